@@ -1,0 +1,221 @@
+"""`jaxmap` commands: parse options, call one library function, render, map errors.
+
+Heavy modules (tree-sitter, networkx, jax) are imported inside the commands that
+need them, so `jaxmap locate` and `--help` start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from jaxmap.errors import JaxmapError, NotFound
+
+_ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
+              "[default: $JAXMAP_ROOT, else the installed jax package].")
+
+
+def _root_option(f):
+    return click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                        default=None, help=_ROOT_HELP)(f)
+
+
+def _absolute_option(f):
+    return click.option("--absolute", is_flag=True,
+                        help="Print absolute paths instead of root-relative ones.")(f)
+
+
+def _json_option(f):
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print one JSON document (schema in the README).")(f)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="jaxmap")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Where everything in JAX's internals is defined: primitives, their rules, definitions."""
+    ctx.obj = {"debug": debug}
+
+
+@cli.command()
+@_root_option
+@click.option("--rebuild", is_flag=True, help="Discard the index and parse every file again.")
+def index(root: Path | None, rebuild: bool) -> None:
+    """Build or refresh the index (only changed files are parsed again)."""
+    from jaxmap.indexer import build_index
+
+    with _progress("indexing") as progress:
+        report = build_index(root, rebuild=rebuild, progress=progress)
+    state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
+    click.echo(f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
+               f"removed), {report.primitives} primitives, {report.rules} rules -> {report.index}")
+
+
+@cli.command()
+@click.argument("name")
+@_root_option
+@click.option("--kind", default=None, metavar="KIND",
+              help="Only this: a rule kind (jvp, lowering, ...) or a result kind "
+                   "(primitive, function, class, variable, module).")
+@_json_option
+@_absolute_option
+def locate(name: str, root: Path | None, kind: str | None, as_json: bool,
+           absolute: bool) -> None:
+    """Where NAME is defined; for a primitive, every rule registered for it."""
+    from jaxmap.locate import RESULT_KINDS, RULE_KINDS
+
+    if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
+        raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS + RESULT_KINDS)}",
+                                 param_hint="--kind")
+    with _open(root) as idx:
+        found = idx.locate(name, kind)
+        path = _path_fn(idx.root, absolute)
+        if as_json:
+            from jaxmap.render import json as render_json
+
+            click.echo(render_json.located_document(idx.root, idx.jax_version, found, path))
+        else:
+            from jaxmap.render import text
+
+            click.echo(text.located(found, path, _source_line(idx.root)))
+
+
+@cli.command()
+@_root_option
+@click.option("--missing", default=None, metavar="KIND",
+              help="Only primitives without a rule of this kind.")
+@_json_option
+@_absolute_option
+def primitives(root: Path | None, missing: str | None, as_json: bool, absolute: bool) -> None:
+    """Every primitive with its rules."""
+    from jaxmap.locate import RULE_KINDS
+
+    if missing is not None and missing not in RULE_KINDS:
+        raise click.BadParameter(f"{missing!r} is not one of: {', '.join(RULE_KINDS)}",
+                                 param_hint="--missing")
+    with _open(root) as idx:
+        prims = idx.primitives(missing)
+        path = _path_fn(idx.root, absolute)
+        if as_json:
+            from jaxmap.render import json as render_json
+
+            click.echo(render_json.primitives_document(idx.root, idx.jax_version, prims, path))
+        else:
+            from jaxmap.render import text
+
+            click.echo(text.primitives_table(prims, path))
+
+
+@cli.command()
+@_root_option
+@_json_option
+@click.option("--show", default=20, show_default=True, help="How many missing/extra to list.")
+def verify(root: Path | None, as_json: bool, show: int) -> None:
+    """Compare the static index with the live registries of the installed jax."""
+    from jaxmap import verify as verify_mod
+
+    with _open(root) as idx:
+        report = verify_mod.verify(idx)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(report.to_dict(), indent=1))
+    else:
+        click.echo(report.summary(show))
+
+
+def _open(root):
+    from jaxmap.locate import open_index
+
+    with _progress("indexing") as progress:
+        return open_index(root, progress=progress)
+
+
+class _progress:
+    """A click progress bar on a terminal; nothing when stderr is piped."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.bar = None
+
+    def __enter__(self):
+        if not sys.stderr.isatty():
+            return None
+        return self._update
+
+    def _update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def _path_fn(root: Path, absolute: bool):
+    if absolute:
+        return lambda p: str(root / p)
+    return lambda p: p
+
+
+def _source_line(root: Path):
+    """The first line of a statement, read from the tree (for `defined by`)."""
+    def read(file: str, line: int) -> str | None:
+        try:
+            with open(root / file, encoding="utf-8", errors="replace") as handle:
+                for number, text in enumerate(handle, 1):
+                    if number == line:
+                        return text.strip()[:100]
+        except OSError:
+            return None
+        return None
+    return read
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (callable in-process by tests)."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        result = cli.main(args=args, prog_name="jaxmap", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except click.exceptions.Abort:
+        click.echo("jaxmap: aborted", err=True)
+        return 130
+    except click.exceptions.Exit as exit_:
+        return exit_.exit_code
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except NotFound as error:
+        message = f"jaxmap: {error}"
+        if error.suggestions:
+            message += "; did you mean: " + ", ".join(error.suggestions) + "?"
+        click.echo(message, err=True)
+        return error.exit_code
+    except JaxmapError as error:
+        if debug:
+            raise
+        click.echo(f"jaxmap: error: {error}", err=True)
+        return error.exit_code
+    except (OSError, RecursionError, MemoryError) as error:
+        if debug:
+            raise
+        click.echo(f"jaxmap: error: {error} (run with --debug for details)", err=True)
+        return 3
+    except Exception as error:  # noqa: BLE001 - never a traceback without --debug
+        if debug:
+            raise
+        click.echo(f"jaxmap: internal error: {type(error).__name__}: {error} "
+                   f"(run with --debug for the traceback)", err=True)
+        return 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

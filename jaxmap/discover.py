@@ -1,0 +1,109 @@
+"""Find the root to index and list its Python files, with their module names."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from jaxmap.errors import RootError
+
+# Directories never worth indexing: caches, VCS data, build outputs, virtualenvs.
+_SKIP_DIRS = frozenset({
+    "__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules",
+    "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache", "bazel-bin", "bazel-out",
+})
+# Files larger than this are generated code (flatbuffers, tables), not hand-written rules.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A Python file under the root: POSIX path relative to it, module name, stat."""
+
+    path: str
+    module: str
+    is_package: bool
+    mtime_ns: int
+    size: int
+
+
+def default_root() -> Path:
+    """The directory that holds the installed `jax` package (e.g. site-packages)."""
+    env = os.environ.get("JAXMAP_ROOT")
+    if env:
+        return Path(env)
+    spec = importlib.util.find_spec("jax")
+    if spec is None or not spec.submodule_search_locations:
+        raise RootError("jax is not installed here; pass --root PATH (a JAX checkout or "
+                        "any directory of Python code)")
+    return Path(next(iter(spec.submodule_search_locations))).parent
+
+
+def resolve_root(root: str | os.PathLike | None) -> Path:
+    """The absolute, real root directory; a clear error if it is unusable."""
+    path = default_root() if root is None else Path(root)
+    if not path.exists():
+        raise RootError(f"root {path} does not exist")
+    if not path.is_dir():
+        raise RootError(f"root {path} is not a directory")
+    return path.resolve()
+
+
+def is_installed_packages_dir(root: Path) -> bool:
+    """True for a site-packages style root, where only the jax package is indexed."""
+    return (root / "jax" / "__init__.py").is_file() and not (root / "jax" / "BUILD").exists() \
+        and (root.name in ("site-packages", "dist-packages") or any(root.glob("jax-*.dist-info")))
+
+
+def list_files(root: Path) -> list[SourceFile]:
+    """Every .py file under the root (only `jax/` for an installed-packages root),
+    sorted by path; symlink loops and unreadable directories are skipped."""
+    top = [root / "jax"] if is_installed_packages_dir(root) else [root]
+    files: list[SourceFile] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    for start in top:
+        _walk(root, start, files, seen_dirs)
+    if not files:
+        raise RootError(f"root {root} holds no Python files")
+    files.sort(key=lambda f: f.path)
+    return files
+
+
+def _walk(root: Path, directory: Path, files: list, seen_dirs: set) -> None:
+    try:
+        info = directory.stat()
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    key = (info.st_dev, info.st_ino)
+    if key in seen_dirs:  # a symlink loop, or a second link to the same tree
+        return
+    seen_dirs.add(key)
+    for entry in sorted(entries, key=lambda e: e.name):
+        try:
+            if entry.is_dir():
+                if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
+                    _walk(root, Path(entry.path), files, seen_dirs)
+            elif entry.name.endswith(".py") and entry.is_file():
+                stat = entry.stat()
+                if stat.st_size <= MAX_FILE_BYTES:
+                    files.append(_source_file(root, Path(entry.path), stat))
+        except OSError:
+            continue
+
+
+def _source_file(root: Path, path: Path, stat: os.stat_result) -> SourceFile:
+    relative = path.relative_to(root).as_posix()
+    module, is_package = module_name(relative)
+    return SourceFile(relative, module, is_package, stat.st_mtime_ns, stat.st_size)
+
+
+def module_name(relative: str) -> tuple[str, bool]:
+    """`jax/_src/lax/__init__.py` -> ('jax._src.lax', True)."""
+    parts = relative[:-3].split("/")
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(parts) or "__init__", is_package

@@ -1,0 +1,93 @@
+"""Plain values passed between the stages: kinds, locations, primitives, rules."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class RuleKind(str, enum.Enum):
+    """What a registered rule does for its primitive."""
+
+    IMPL = "impl"
+    ABSTRACT_EVAL = "abstract_eval"
+    JVP = "jvp"
+    TRANSPOSE = "transpose"
+    LINEARIZATION = "linearization"
+    BATCHING = "batching"
+    LOWERING = "lowering"
+    PARTIAL_EVAL = "partial_eval"
+    DCE = "dce"
+    FORWARDING = "forwarding"
+    CONST_FOLD = "const_fold"
+    STAGING = "staging"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class DefKind(str, enum.Enum):
+    """What a named definition is."""
+
+    FUNCTION = "function"
+    CLASS = "class"
+    VARIABLE = "variable"
+    MODULE = "module"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLoc:
+    """A place in the indexed tree: root-relative POSIX path, 1-based lines."""
+
+    file: str
+    line: int
+    end_line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionRef:
+    """A named function that implements a rule."""
+
+    name: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule registered for a primitive, at one registration statement."""
+
+    kind: RuleKind
+    loc: SourceLoc
+    via: str
+    platform: str | None = None
+    function: FunctionRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    """A primitive: its name string, the variable (or class) that holds it, its rules."""
+
+    name: str
+    variable: str
+    module: str
+    loc: SourceLoc
+    style: str = "classic"
+    rules: tuple[Rule, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A function, class, variable or module defined in the indexed tree."""
+
+    name: str
+    qualname: str
+    kind: DefKind
+    loc: SourceLoc
+    public_paths: tuple[str, ...] = ()
+    summary: str | None = None

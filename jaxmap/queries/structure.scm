@@ -1,0 +1,21 @@
+; Scopes and definitions. Each pattern index is named in extract.py.
+
+; 0: def f(params): ...            -- functions and methods (rules of hijax classes are methods)
+(function_definition
+  name: (identifier) @name
+  parameters: (parameters) @params) @def
+
+; 1: class C(Base, ...): ...       -- Primitive subclasses and hijax VJPHiPrimitive classes
+(class_definition
+  name: (identifier) @name
+  superclasses: (argument_list)? @bases) @def
+
+; 2: @decorator def f(): ...       -- @p.def_impl, @partial(mlir.register_lowering, p), @register_lowering_rule(p)
+(decorated_definition
+  (decorator (_) @decorator)
+  definition: (_) @def) @decorated
+
+; 3: for x in [...]: ...           -- loops over literal lists/tuples of primitives or platforms
+(for_statement
+  left: (_) @target
+  right: (_) @iter) @for

@@ -1,0 +1,125 @@
+"""JAX knowledge as tables: who registers which rule kinds, where primitives come from.
+
+A reference card, not logic. Names are written `module.attr` with the module's leaf
+name; `expand` turns them into the fully qualified names JAX defines them under
+(private `jax._src...` and the public re-export paths), which is what the resolver
+compares against. Helpers that JAX builds on top of these (standard_primitive,
+standard_unop, naryop, linalg_primitive, ...) need no entry: the resolver
+summarises their bodies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jaxmap.models import RuleKind as K
+
+# Where each module leaf used below lives, privately and publicly.
+MODULES: dict[str, tuple[str, ...]] = {
+    "ad": ("jax._src.interpreters.ad", "jax.interpreters.ad"),
+    "batching": ("jax._src.interpreters.batching", "jax.interpreters.batching"),
+    "partial_eval": ("jax._src.interpreters.partial_eval", "jax.interpreters.partial_eval"),
+    "mlir": ("jax._src.interpreters.mlir", "jax.interpreters.mlir"),
+    "dispatch": ("jax._src.dispatch",),
+    "core": ("jax._src.core", "jax.core", "jax.extend.core"),
+    "hijax": ("jax._src.hijax", "jax.experimental.hijax"),
+    "functools": ("functools",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Registrar:
+    """A function that registers rules: which kinds, and where its arguments are."""
+
+    kinds: tuple[K, ...]
+    rule_arg: int | None = 1  # positional index of the rule callable; None: built in
+    platform_arg: int | None = None  # positional index of the platform, if any
+
+
+# Calls `registrar(primitive, ...)`; the primitive is always the first argument.
+CALLS: dict[str, Registrar] = {
+    "ad.defjvp": Registrar((K.JVP,)),
+    "ad.defjvp2": Registrar((K.JVP,)),
+    "ad.defjvp_zero": Registrar((K.JVP,), rule_arg=None),
+    "ad.deflinear": Registrar((K.JVP, K.TRANSPOSE)),
+    "ad.deflinear2": Registrar((K.JVP, K.TRANSPOSE)),
+    "ad.defbilinear": Registrar((K.JVP, K.TRANSPOSE)),
+    "batching.defvectorized": Registrar((K.BATCHING,), rule_arg=None),
+    "batching.defbroadcasting": Registrar((K.BATCHING,), rule_arg=None),
+    "batching.defreducer": Registrar((K.BATCHING,), rule_arg=None),
+    "mlir.register_lowering": Registrar((K.LOWERING,), platform_arg=2),
+    "dispatch.simple_impl": Registrar((K.IMPL,), rule_arg=None),
+}
+
+# Methods of a Primitive: `p.def_impl(f)` or `@p.def_impl`.
+METHODS: dict[str, K] = {
+    "def_impl": K.IMPL,
+    "def_abstract_eval": K.ABSTRACT_EVAL,
+    "def_effectful_abstract_eval": K.ABSTRACT_EVAL,
+    "def_effectful_abstract_eval2": K.ABSTRACT_EVAL,
+}
+
+# Dicts keyed by primitive: `registry[p] = rule`, `registry.update({p: rule})`.
+REGISTRIES: dict[str, K] = {
+    "ad.primitive_jvps": K.JVP,
+    "ad.primitive_transposes": K.TRANSPOSE,
+    "ad.fancy_transposes": K.TRANSPOSE,
+    "ad.primitive_linearizations": K.LINEARIZATION,
+    "batching.primitive_batchers": K.BATCHING,
+    "batching.fancy_primitive_batchers": K.BATCHING,
+    "batching.axis_primitive_batchers": K.BATCHING,
+    "partial_eval.custom_partial_eval_rules": K.PARTIAL_EVAL,
+    "partial_eval.partial_eval_jaxpr_custom_rules": K.PARTIAL_EVAL,
+    "partial_eval.dce_rules": K.DCE,
+    "partial_eval.forwarding_rules": K.FORWARDING,
+    "partial_eval.const_fold_rules": K.CONST_FOLD,
+    "partial_eval.custom_staging_rules": K.STAGING,
+    "mlir._lowerings": K.LOWERING,
+    "mlir._platform_specific_lowerings": K.LOWERING,
+}
+
+# Pallas backends keep their own lowering tables; the backend is the platform.
+PALLAS_LOWERING_TABLES: dict[str, str] = {
+    "jax._src.pallas.mosaic.lowering.lowering_rules": "mosaic_tpu",
+    "jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules": "mosaic_gpu",
+    "jax._src.pallas.triton.lowering.triton_lowering_rules": "triton",
+}
+
+# Classes whose instances are primitives (subclasses are found by the resolver).
+PRIMITIVE_CLASSES = ("core.Primitive",)
+
+# Classes whose subclasses are hijax primitives with rules as methods.
+HIJAX_BASES = ("hijax.VJPHiPrimitive", "hijax.HiPrimitive")
+HIJAX_METHODS: dict[str, K] = {
+    "expand": K.IMPL,
+    "to_lojax": K.IMPL,
+    "abstract_eval": K.ABSTRACT_EVAL,
+    "jvp": K.JVP,
+    "vjp_fwd": K.TRANSPOSE,
+    "vjp_bwd": K.TRANSPOSE,
+    "vjp_bwd_retval": K.TRANSPOSE,
+    "transpose": K.TRANSPOSE,
+    "lin": K.LINEARIZATION,
+    "linearized": K.LINEARIZATION,
+    "batch": K.BATCHING,
+    "batch_dim_rule": K.BATCHING,
+    "dce": K.DCE,
+}
+
+PARTIAL = "functools.partial"
+
+
+def expand(short: str) -> tuple[str, ...]:
+    """`ad.deflinear2` -> every fully qualified name it is defined or exported under."""
+    leaf, _, attr = short.partition(".")
+    return tuple(f"{module}.{attr}" for module in MODULES[leaf])
+
+
+def _by_full_name(table: dict) -> dict:
+    return {full: entry for short, entry in table.items() for full in expand(short)}
+
+
+CALLS_BY_NAME: dict[str, Registrar] = _by_full_name(CALLS)
+REGISTRIES_BY_NAME: dict[str, K] = _by_full_name(REGISTRIES)
+PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s))
+HIJAX_BASE_NAMES = frozenset(n for s in HIJAX_BASES for n in expand(s))

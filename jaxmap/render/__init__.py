@@ -1,0 +1,1 @@
+"""Pure functions from query results to text: plain terminal text and JSON."""

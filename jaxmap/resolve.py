@@ -1,0 +1,666 @@
+"""Cross-file resolution: FileFacts of a whole tree -> primitives, their rules, definitions.
+
+A small abstract interpreter over the events extract.py records. Module-level
+statements run in source order; names resolve through each module's imports and
+re-exports; a function that builds or registers primitives is summarised once
+(what it creates, what it registers on which parameter) and the summary is applied
+at every call site; loops over literal sequences are unrolled; `partial(f, ...)`
+and decorator factories are followed. Registrations made through helpers are
+reported at the module-level statement that triggered them.
+
+Abstract values are tuples:
+  ("prim", pid)               a primitive found in the tree
+  ("new", name)               the primitive a function under summary creates
+  ("param", i)                parameter i of a function under summary
+  ("func", module, qualname)  ("class", module, qualname)  ("module", module)
+  ("sym", qualified_name)     a name outside the tree, or a variable we do not track
+  ("str", s)  ("tuple", items)  ("dict", pairs)  ("lambda", line)
+  ("partial", func, args, kwargs)  ("applied", callee, args)  ("method", target, name)
+  ("?",)                      unknown
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from dataclasses import dataclass, field
+
+from jaxmap import registrars as R
+from jaxmap.models import RuleKind
+
+UNKNOWN = ("?",)
+_MAX_HOPS = 30
+_KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str"})
+
+
+@dataclass
+class Summary:
+    """What calling a function does: registrations on its parameters or on the
+    primitive it creates, and what it returns."""
+
+    regs: list[tuple] = field(default_factory=list)  # (target, kind, via, platform, rule)
+    returns: tuple = UNKNOWN
+
+
+@dataclass
+class Resolution:
+    """The resolver's output, as plain rows."""
+
+    primitives: list[dict]
+    definitions: list[dict]
+    imports: list[tuple[str, str]]  # (module, imported module in the tree)
+    binds: list[tuple[str, str, int, int]]  # (module, function, primitive index, line)
+    diagnostics: list[str]
+    jax_version: str | None
+
+
+@dataclass
+class _Context:
+    """Where evaluation happens: a module's top level, or a function under summary."""
+
+    module: str
+    scope: str
+    locals: dict
+    site: tuple = (0, 0)
+    summary: Summary | None = None
+    decorated: tuple | None = None
+
+
+class Resolver:
+    def __init__(self, files: dict[str, dict]):
+        self.files = files
+        self.modules: dict[str, tuple[str, dict]] = {
+            facts["module"]: (path, facts) for path, facts in sorted(files.items())}
+        self.imports: dict[tuple[str, str], dict[str, str]] = {}
+        self.top_names: dict[str, dict[str, tuple]] = {}
+        for module, (_, facts) in self.modules.items():
+            for scope, alias, target, _line in facts["imports"]:
+                self.imports.setdefault((module, scope), {})[alias] = target
+            names = {}
+            for name, qualname, kind, *_ in facts["defs"]:
+                if qualname == name and kind in ("function", "class"):
+                    names[name] = ("func" if kind == "function" else "class", module, name)
+            self.top_names[module] = names
+        self.envs: dict[str, dict] = {}
+        self.primitives: list[dict] = []
+        self.summaries: dict[tuple[str, str], Summary | None] = {}
+        self.class_kinds: dict[tuple[str, str], str | None] = {}
+        self.diagnostics: list[str] = []
+
+    # -- driver -----------------------------------------------------------------
+
+    def run(self) -> Resolution:
+        for module in self.modules:
+            self.module_env(module)
+        for module in self.modules:
+            self._hijax_classes(module)
+        return Resolution(self.primitives, self._definitions(), self._import_edges(),
+                          self._binds(), self.diagnostics, self._jax_version())
+
+    def _import_edges(self) -> list[tuple[str, str]]:
+        edges = set()
+        for (module, _scope), table in self.imports.items():
+            for target in table.values():
+                parts = target.split(".")
+                for n in range(len(parts), 0, -1):
+                    imported = ".".join(parts[:n])
+                    if imported in self.modules:
+                        if imported != module:
+                            edges.add((module, imported))
+                        break
+        return sorted(edges)
+
+    def _binds(self) -> list[tuple[str, str, int, int]]:
+        """Functions that bind a primitive (`x_p.bind(...)`), by module-level name."""
+        rows = []
+        for module, (_, facts) in self.modules.items():
+            for scope, _loop, tag, name, line in (e for e in facts["events"] if e[2] == "binds"):
+                value = self.lookup(name, _Context(module, scope, {}))
+                if value[0] == "prim":
+                    rows.append((module, scope, value[1], line))
+        return rows
+
+    def module_env(self, module: str) -> dict:
+        """Run a module's top level once; the env of its names (partial while running)."""
+        env = self.envs.get(module)
+        if env is not None:
+            return env
+        env = dict(self.top_names[module])
+        self.envs[module] = env
+        _, facts = self.modules[module]
+        events = [e for e in facts["events"] if e[0] == ""]
+        ctx = _Context(module, "", env)
+        self._block(events, -1, facts["loops"], ctx)
+        return env
+
+    # -- statements ---------------------------------------------------------------
+
+    def _block(self, events: list, loop: int, loops: list, ctx: _Context) -> None:
+        """Evaluate events whose innermost loop is `loop`, unrolling nested loops."""
+        i = 0
+        while i < len(events):
+            event = events[i]
+            if event[1] == loop:
+                self._event(event, ctx)
+                i += 1
+                continue
+            child = self._child_loop(event[1], loop, loops)
+            if child == -1:  # not nested in `loop` after all: evaluate as is
+                self._event(event, ctx)
+                i += 1
+                continue
+            j = i
+            while j < len(events) and self._child_loop(events[j][1], loop, loops) == child:
+                j += 1
+            self._unroll(events[i:j], child, loops, ctx)
+            i = j
+
+    @staticmethod
+    def _child_loop(inner: int, outer: int, loops: list) -> int:
+        """The loop directly inside `outer` that encloses loop `inner`."""
+        while inner != -1 and loops[inner][1] != outer:
+            inner = loops[inner][1]
+        return inner
+
+    def _unroll(self, events: list, loop: int, loops: list, ctx: _Context) -> None:
+        _, _, target, iterable, _line = loops[loop]
+        for item in self._iterate(self.eval(iterable, ctx)):
+            self._bind(target, item, ctx.locals)
+            self._block(events, loop, loops, ctx)
+
+    def _iterate(self, value: tuple) -> list:
+        if value[0] == "tuple":
+            return list(value[1])
+        if value[0] == "dict":
+            return [k for k, _ in value[1]]
+        if value[0] == "applied" and value[1] == ("sym", "zip"):
+            seqs = [self._iterate(a) for a in value[2]]
+            if seqs and all(s != [UNKNOWN] for s in seqs):
+                return [("tuple", tuple(items)) for items in zip(*seqs)]
+        if value[0] == "applied" and value[1][0] == "method" and value[1][2] == "items" \
+                and value[1][1][0] == "dict":
+            return [("tuple", pair) for pair in value[1][1][1]]
+        return [UNKNOWN]
+
+    @staticmethod
+    def _bind(target: tuple, value: tuple, env: dict) -> None:
+        if target[0] == "n" and "." not in target[1]:
+            env[target[1]] = value
+        elif target[0] == "t":
+            items = value[1] if value[0] == "tuple" and len(value[1]) == len(target[1]) \
+                else [UNKNOWN] * len(target[1])
+            for sub, item in zip(target[1], items):
+                Resolver._bind(sub, item, env)
+
+    def _event(self, event: tuple, ctx: _Context) -> None:
+        tag = event[2]
+        ctx.site = event[-2:]
+        if tag == "call":
+            self.eval(event[3], ctx)
+        elif tag == "assign":
+            value = self.eval(event[4], ctx)
+            if not ctx.scope:
+                value = self._module_value(event[3], value, ctx)
+            ctx.locals[event[3]] = value
+        elif tag == "setitem":
+            self._setitem(event[3], event[4], event[5], ctx)
+        elif tag == "dec":
+            self._decorate(event[3], ("func", ctx.module, event[4]), ctx)
+        elif tag == "return" and ctx.summary is not None:
+            value = self.eval(event[3], ctx)
+            if value[0] in ("new", "prim", "param") or ctx.summary.returns == UNKNOWN:
+                ctx.summary.returns = value
+
+    def _module_value(self, name: str, value: tuple, ctx: _Context) -> tuple:
+        """What a module-level name holds: primitives, functions, literals are kept;
+        anything else is known by its qualified name (registries are found that way)."""
+        if value[0] == "prim":
+            prim = self.primitives[value[1]]
+            if prim["variable"] is None:
+                prim["variable"] = name
+        if value[0] in _KEPT_AT_MODULE_LEVEL:
+            return value
+        return ("sym", f"{ctx.module}.{name}")
+
+    def _setitem(self, base: tuple, key: tuple, rule: tuple, ctx: _Context) -> None:
+        via = _text(base) + "[...] ="
+        while base[0] == "sub":
+            base = base[1]
+        table = self.eval(base, ctx)
+        kind_platform = self._registry(table)
+        if kind_platform is not None:
+            kind, platform = kind_platform
+            self._register(self.eval(key, ctx), kind, via, ("str", platform) if platform
+                           else UNKNOWN, self.eval(rule, ctx), ctx)
+
+    def _update_registry(self, table: str, pairs: tuple, ctx: _Context, via: str) -> None:
+        """`registry.update({p: rule, ...})`."""
+        kind_platform = self._registry(("sym", table))
+        if kind_platform is not None:
+            kind, platform = kind_platform
+            for key, rule in pairs:
+                self._register(key, kind, via, ("str", platform) if platform else UNKNOWN,
+                               rule, ctx)
+
+    def _registry(self, value: tuple) -> tuple[RuleKind, str | None] | None:
+        if value[0] != "sym":
+            return None
+        name = value[1]
+        if name in R.REGISTRIES_BY_NAME:
+            return R.REGISTRIES_BY_NAME[name], None
+        if name in R.PALLAS_LOWERING_TABLES:
+            return RuleKind.LOWERING, R.PALLAS_LOWERING_TABLES[name]
+        return None
+
+    def _decorate(self, decorator: tuple, func: tuple, ctx: _Context) -> None:
+        via = "@" + _text(decorator[1] if decorator[0] == "c" else decorator)
+        if decorator[0] == "c":
+            factory = self.eval(decorator[1], ctx)
+            if factory[0] != "sym" or factory[1] != R.PARTIAL:
+                args, kwargs = self._args(decorator[2], decorator[3], ctx)
+                self.call(factory, args, kwargs, ctx, via, decorated=func)
+                return
+        self.call(self.eval(decorator, ctx), (func,), {}, ctx, via)
+
+    # -- expressions --------------------------------------------------------------
+
+    def eval(self, expr: tuple, ctx: _Context) -> tuple:
+        tag = expr[0]
+        if tag == "n":
+            return self.lookup(expr[1], ctx)
+        if tag == "c":
+            callee = self.eval(expr[1], ctx)
+            args, kwargs = self._args(expr[2], expr[3], ctx)
+            return self.call(callee, args, kwargs, ctx, _text(expr[1]))
+        if tag == "s":
+            return ("str", expr[1])
+        if tag == "t":
+            return ("tuple", tuple(self.eval(item, ctx) for item in expr[1]))
+        if tag == "d":
+            return ("dict", tuple((self.eval(k, ctx), self.eval(v, ctx)) for k, v in expr[1]))
+        if tag == "l":
+            return ("lambda", expr[1])
+        return UNKNOWN
+
+    def _args(self, args: tuple, kwargs: dict, ctx: _Context) -> tuple[tuple, dict]:
+        return (tuple(self.eval(a, ctx) for a in args),
+                {k: self.eval(v, ctx) for k, v in kwargs.items()})
+
+    def lookup(self, dotted: str, ctx: _Context) -> tuple:
+        head, _, rest = dotted.partition(".")
+        if head in ctx.locals:
+            return self.attribute(ctx.locals[head], rest)
+        if ctx.scope:
+            found = self._via_imports(ctx.module, ctx.scope, dotted)
+            if found is not None:
+                return found
+            env = self.module_env(ctx.module)
+            if head in env:
+                return self.attribute(env[head], rest)
+        found = self._via_imports(ctx.module, "", dotted)
+        if found is not None:
+            return found
+        return ("sym", dotted)
+
+    def _via_imports(self, module: str, scope: str, dotted: str) -> tuple | None:
+        table = self.imports.get((module, scope))
+        if not table:
+            return None
+        parts = dotted.split(".")
+        for n in range(len(parts), 0, -1):
+            alias = ".".join(parts[:n])
+            if alias in table:
+                return self.qualified(".".join([table[alias], *parts[n:]]))
+        return None
+
+    def attribute(self, value: tuple, rest: str) -> tuple:
+        if not rest:
+            return value
+        if value[0] == "module":
+            return self.qualified(f"{value[1]}.{rest}")
+        if value[0] == "sym":
+            return ("sym", f"{value[1]}.{rest}")
+        if value[0] in ("prim", "param", "new", "dict") and "." not in rest:
+            return ("method", value, rest)
+        if value[0] in ("func", "class"):
+            return ("sym", f"{value[1]}.{value[2]}.{rest}")
+        return UNKNOWN
+
+    def qualified(self, name: str, hops: int = 0) -> tuple:
+        """A fully qualified dotted name -> its value, following re-exports."""
+        parts = name.split(".")
+        for n in range(len(parts), 0, -1):
+            module = ".".join(parts[:n])
+            if module not in self.modules:
+                continue
+            if n == len(parts):
+                return ("module", module)
+            attr, rest = parts[n], ".".join(parts[n + 1:])
+            target = self.imports.get((module, ""), {}).get(attr)
+            if target is not None and hops < _MAX_HOPS:
+                return self.attribute(self.qualified(target, hops + 1), rest)
+            env = self.module_env(module)
+            value = env.get(attr)
+            if value is None or value[0] == "str":
+                value = ("sym", f"{module}.{attr}")
+            return self.attribute(value, rest)
+        return ("sym", name)
+
+    # -- calls ----------------------------------------------------------------------
+
+    def call(self, callee: tuple, args: tuple, kwargs: dict, ctx: _Context, via: str,
+             decorated: tuple | None = None) -> tuple:
+        tag = callee[0]
+        if tag == "partial":
+            return self.call(callee[1], callee[2] + args, {**callee[3], **kwargs}, ctx, via,
+                             decorated)
+        if tag == "method":
+            return self._method(callee[1], callee[2], args, ctx, via, decorated)
+        name = _canonical(callee)
+        if name == R.PARTIAL and args:
+            return ("partial", args[0], args[1:], kwargs)
+        if name and name.endswith(".update") and args and args[0][0] == "dict":
+            self._update_registry(name[:-len(".update")], args[0][1], ctx, via)
+        registrar = R.CALLS_BY_NAME.get(name)
+        if registrar is not None:
+            self._call_registrar(registrar, args, kwargs, ctx, via, decorated)
+            return UNKNOWN
+        if name in R.PRIMITIVE_CLASS_NAMES:
+            return self._construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
+        if tag == "class" and self._class_kind(callee) is not None:
+            created = self._construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
+            init = self._initializer(callee)
+            if init is not None:  # rules a subclass's __init__ registers on `self`
+                self._apply(init, (created, *args), kwargs, ctx, via, None)
+            return created
+        if tag == "func":
+            return self._apply(callee, args, kwargs, ctx, via, decorated)
+        return ("applied", callee, args)
+
+    def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
+        kind = R.METHODS.get(method)
+        if kind is not None:
+            rule = decorated or (args[0] if args else UNKNOWN)
+            self._register(target, kind, via, UNKNOWN, rule, ctx)
+        return ("applied", ("method", target, method), args)
+
+    def _call_registrar(self, registrar, args, kwargs, ctx, via, decorated) -> None:
+        if not args:
+            return
+        platform = kwargs.get("platform", UNKNOWN)
+        if registrar.platform_arg is not None and len(args) > registrar.platform_arg:
+            platform = args[registrar.platform_arg]
+        rule = decorated or UNKNOWN
+        if registrar.rule_arg is not None and len(args) > registrar.rule_arg:
+            rule = next((a for a in args[registrar.rule_arg:] if _callable(a)),
+                        args[registrar.rule_arg])
+        for kind in registrar.kinds:
+            kind_rule = UNKNOWN if kind == RuleKind.JVP and len(registrar.kinds) > 1 else rule
+            self._register(args[0], kind, via, platform, kind_rule, ctx)
+
+    def _construct(self, name: tuple, ctx: _Context) -> tuple:
+        if ctx.summary is not None:
+            return ("new", name)
+        return self._new_primitive(name[1] if name[0] == "str" else None, None, ctx)
+
+    def _new_primitive(self, name, variable, ctx: _Context, style="classic", site=None):
+        path, _ = self.modules[ctx.module]
+        line, end_line = site or ctx.site
+        self.primitives.append({
+            "name": name, "variable": variable, "module": ctx.module, "file": path,
+            "line": line, "end_line": end_line, "style": style, "rules": []})
+        return ("prim", len(self.primitives) - 1)
+
+    def _apply(self, func: tuple, args, kwargs, ctx, via, decorated) -> tuple:
+        summary = self.summary(func[1], func[2])
+        if summary is None:
+            return ("applied", func, args)
+        params = self.modules[func[1]][1]["funcs"][func[2]][0]
+        bound = _bind_params(params, args, kwargs)
+        created = None
+        if summary.returns[0] == "new" or any(r[0][0] == "new" for r in summary.regs):
+            created = self._construct(_subst(summary.returns[1], bound)
+                                      if summary.returns[0] == "new" else UNKNOWN, ctx)
+
+        def subst(value):
+            if value[0] == "new":
+                return created
+            return _subst(value, bound)
+
+        for target, kind, inner_via, platform, rule in summary.regs:
+            rule = subst(rule)
+            if decorated is not None and not _callable(rule):
+                rule = decorated
+            self._register(subst(target), kind, f"{via} > {inner_via}", subst(platform),
+                           rule, ctx)
+        returned = summary.returns
+        return created if returned[0] == "new" else subst(returned)
+
+    def summary(self, module: str, qualname: str) -> Summary | None:
+        key = (module, qualname)
+        if key in self.summaries:
+            return self.summaries[key]
+        _, facts = self.modules[module]
+        if qualname not in facts["funcs"]:
+            return None
+        self.summaries[key] = None  # recursion guard
+        params = facts["funcs"][qualname][0]
+        locals_ = {p: ("param", i) for i, p in enumerate(params) if p != "*"}
+        summary = Summary()
+        ctx = _Context(module, qualname, locals_, summary=summary)
+        events = [e for e in facts["events"] if e[0] == qualname and e[2] != "binds"]
+        self._block(events, -1, facts["loops"], ctx)
+        self.summaries[key] = summary
+        return summary
+
+    # -- registrations --------------------------------------------------------------
+
+    def _register(self, target, kind, via, platform, rule, ctx: _Context) -> None:
+        if ctx.summary is not None:
+            if target[0] in ("param", "new", "prim"):
+                ctx.summary.regs.append((target, kind, via, platform, rule))
+            return
+        if target[0] != "prim":
+            path, _ = self.modules[ctx.module]
+            self.diagnostics.append(
+                f"{path}:{ctx.site[0]}: {kind} rule registered via {via} on a value "
+                f"that is not a known primitive")
+            return
+        self.primitives[target[1]]["rules"].append({
+            "kind": str(kind), "file": self.modules[ctx.module][0], "line": ctx.site[0],
+            "end_line": ctx.site[1], "via": via,
+            "platform": platform[1] if platform[0] == "str" else None,
+            "function": self._function_ref(rule)})
+
+    def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
+        if depth > 4:
+            return None
+        tag = rule[0]
+        if tag == "func":
+            return self._def_location(rule[1], rule[2])
+        if tag == "partial":
+            return self._function_ref(rule[1], depth + 1)
+        if tag == "applied":
+            for arg in rule[2]:
+                found = self._function_ref(arg, depth + 1)
+                if found is not None:
+                    return found
+            return self._function_ref(rule[1], depth + 1)
+        return None
+
+    def _def_location(self, module: str, qualname: str) -> dict | None:
+        path, facts = self.modules[module]
+        spec = facts["funcs"].get(qualname)
+        if spec is None:
+            return None
+        return {"name": qualname.rpartition(".")[2], "file": path, "line": spec[1]}
+
+    # -- classes --------------------------------------------------------------------
+
+    def _class_kind(self, cls: tuple, depth: int = 0) -> str | None:
+        """'primitive' for Primitive subclasses, 'hijax' for hijax bases, else None."""
+        key = (cls[1], cls[2])
+        if key in self.class_kinds:
+            return self.class_kinds[key]
+        self.class_kinds[key] = None
+        _, facts = self.modules[cls[1]]
+        spec = facts["classes"].get(cls[2])
+        kind = None
+        for base in spec[0] if spec else ():
+            value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
+            name = _canonical(value)
+            if name in R.HIJAX_BASE_NAMES:
+                kind = "hijax"
+            elif name in R.PRIMITIVE_CLASS_NAMES:
+                kind = kind or "primitive"
+            elif value[0] == "class" and depth < _MAX_HOPS:
+                kind = kind or self._class_kind(value, depth + 1)
+        self.class_kinds[key] = kind
+        return kind
+
+    def _initializer(self, cls: tuple, depth: int = 0) -> tuple | None:
+        """The `__init__` a class runs: its own, or the nearest base's in the tree."""
+        _, facts = self.modules[cls[1]]
+        if f"{cls[2]}.__init__" in facts["funcs"]:
+            return ("func", cls[1], f"{cls[2]}.__init__")
+        spec = facts["classes"].get(cls[2])
+        for base in spec[0] if spec and depth < _MAX_HOPS else ():
+            value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
+            if value[0] == "class":
+                found = self._initializer(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _hijax_classes(self, module: str) -> None:
+        path, facts = self.modules[module]
+        for qualname, (_, line, end_line, methods) in facts["classes"].items():
+            if "." in qualname or self._class_kind(("class", module, qualname)) != "hijax":
+                continue
+            if f"{module}.{qualname}" in R.HIJAX_BASE_NAMES:
+                continue
+            ctx = _Context(module, "", {})
+            pid = self._new_primitive(qualname, qualname, ctx, "hijax", (line, end_line))[1]
+            for method, (m_line, m_end) in sorted(methods.items(), key=lambda m: m[1]):
+                kind = R.HIJAX_METHODS.get(method)
+                if kind is None:
+                    continue
+                self.primitives[pid]["rules"].append({
+                    "kind": str(kind), "file": path, "line": m_line, "end_line": m_end,
+                    "via": f"{qualname}.{method}", "platform": None,
+                    "function": {"name": method, "file": path, "line": m_line}})
+
+    # -- definitions ----------------------------------------------------------------
+
+    def _definitions(self) -> list[dict]:
+        exports = self._public_paths()
+        rows = []
+        for module, (path, facts) in self.modules.items():
+            rows.append({"name": module.rpartition(".")[2], "qualname": module, "kind": "module",
+                         "module": module, "file": path, "line": 1, "end_line": None,
+                         "public": exports.get((module, ""), []), "summary": facts["doc"]})
+            for name, qualname, kind, line, end_line in facts["defs"]:
+                rows.append({"name": name, "qualname": f"{module}.{qualname}", "kind": kind,
+                             "module": module, "file": path, "line": line,
+                             "end_line": end_line, "public": exports.get((module, qualname), []),
+                             "summary": None})
+        return rows
+
+    def _public_paths(self) -> dict[tuple[str, str], list[str]]:
+        """Public dotted paths (`jax.lax.psum`) each definition is exported under."""
+        exports: dict[tuple[str, str], list[str]] = {}
+        for module in self.modules:
+            if _private(module):
+                continue
+            for name, qualname, *_ in self.modules[module][1]["defs"]:
+                if "." not in qualname and not name.startswith("_"):
+                    exports.setdefault((module, name), []).append(f"{module}.{name}")
+            for alias, target in self.imports.get((module, ""), {}).items():
+                if alias.startswith("_") or "." in alias:
+                    continue
+                key = self._definition_key(self.qualified(target))
+                if key is not None:
+                    exports.setdefault(key, []).append(f"{module}.{alias}")
+        return exports
+
+    def _definition_key(self, value: tuple) -> tuple[str, str] | None:
+        if value[0] in ("func", "class"):
+            return value[1], value[2]
+        if value[0] == "module":
+            return value[1], ""
+        if value[0] == "prim":
+            prim = self.primitives[value[1]]
+            return (prim["module"], prim["variable"]) if prim["variable"] else None
+        if value[0] == "sym":
+            module, _, attr = value[1].rpartition(".")
+            if module in self.modules:
+                return module, attr
+        return None
+
+    def _jax_version(self) -> str | None:
+        if "jax.version" not in self.modules:
+            return None
+        value = self.module_env("jax.version").get("_version")
+        return value[1] if value and value[0] == "str" else None
+
+
+def resolve(files: dict[str, dict]) -> Resolution:
+    """Resolve the facts of every file of a tree (path -> FileFacts)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
+    try:
+        return Resolver(files).run()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split("."))
+
+
+def _canonical(value: tuple) -> str | None:
+    if value[0] == "sym":
+        return value[1]
+    if value[0] in ("func", "class"):
+        return f"{value[1]}.{value[2]}"
+    return None
+
+
+def _callable(value: tuple) -> bool:
+    return value[0] in ("func", "partial", "lambda", "applied", "class")
+
+
+def _text(expr: tuple) -> str:
+    if expr[0] == "n":
+        return expr[1]
+    if expr[0] == "sub":
+        return _text(expr[1]) + "[...]"
+    if expr[0] == "c":
+        return _text(expr[1]) + "(...)"
+    return "..."
+
+
+def _bind_params(params: tuple, args: tuple, kwargs: dict) -> dict[int, tuple]:
+    bound = {}
+    positional = list(itertools.takewhile(lambda p: p != "*", params))
+    for i, value in enumerate(args[:len(positional)]):
+        if value != ("*",):
+            bound[i] = value
+    for i, param in enumerate(params):
+        if param in kwargs:
+            bound[i] = kwargs[param]
+    return bound
+
+
+def _subst(value: tuple, bound: dict[int, tuple]) -> tuple:
+    tag = value[0]
+    if tag == "param":
+        return bound.get(value[1], UNKNOWN)
+    if tag == "partial":
+        return ("partial", _subst(value[1], bound), tuple(_subst(a, bound) for a in value[2]),
+                value[3])
+    if tag == "applied":
+        return ("applied", _subst(value[1], bound), tuple(_subst(a, bound) for a in value[2]))
+    if tag == "tuple":
+        return ("tuple", tuple(_subst(a, bound) for a in value[1]))
+    return value

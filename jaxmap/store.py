@@ -1,0 +1,172 @@
+"""The on-disk index: one SQLite file per root, versioned, written atomically, safe to lose.
+
+A new or updated index is always written to a temporary file beside the old one and
+moved into place with `os.replace`, so readers and concurrent writers only ever see a
+whole index. Anything unreadable (corrupt file, older schema, other jaxmap, grammar
+or Python version) reads as "no index", and the caller rebuilds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import re
+import sqlite3
+import sys
+import tempfile
+from contextlib import closing
+from pathlib import Path
+
+from jaxmap.errors import StoreError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files (
+  path TEXT PRIMARY KEY, module TEXT, mtime_ns INTEGER, size INTEGER, digest TEXT, facts BLOB);
+CREATE TABLE primitives (
+  id INTEGER PRIMARY KEY, name TEXT, variable TEXT, module TEXT, file TEXT,
+  line INTEGER, end_line INTEGER, style TEXT);
+CREATE TABLE rules (
+  primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
+  via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER);
+CREATE TABLE definitions (
+  id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
+  line INTEGER, end_line INTEGER, summary TEXT);
+CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
+CREATE TABLE imports (module TEXT, target TEXT);
+CREATE TABLE binds (module TEXT, function TEXT, primitive_id INTEGER, line INTEGER);
+CREATE TABLE diagnostics (message TEXT);
+CREATE INDEX primitives_name ON primitives (name);
+CREATE INDEX primitives_variable ON primitives (variable);
+CREATE INDEX rules_primitive ON rules (primitive_id);
+CREATE INDEX definitions_name ON definitions (name);
+CREATE INDEX definitions_qualname ON definitions (qualname);
+CREATE INDEX public_paths_path ON public_paths (path);
+"""
+
+
+def cache_dir() -> Path:
+    """`$JAXMAP_CACHE_DIR`, else `$XDG_CACHE_HOME/jaxmap`, else `~/.cache/jaxmap`."""
+    explicit = os.environ.get("JAXMAP_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "jaxmap"
+
+
+def index_path(root: Path) -> Path:
+    """Where the index of `root` lives: one file per root, named after it."""
+    digest = hashlib.sha1(str(root).encode()).hexdigest()[:12]
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", root.name or "root")
+    return cache_dir() / f"{stem}-{digest}.sqlite"
+
+
+def version_key(grammar: str) -> dict[str, str]:
+    """What must match for an index to be reused."""
+    from jaxmap import __version__
+
+    return {"schema": str(SCHEMA_VERSION), "jaxmap": __version__, "grammar": grammar,
+            "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection | None:
+    """Open an index for queries; None if it is missing or not a jaxmap index."""
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        return conn
+    except sqlite3.DatabaseError:
+        return None
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta"))
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def is_current(meta: dict[str, str], expected: dict[str, str]) -> bool:
+    return all(meta.get(key) == value for key, value in expected.items())
+
+
+def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
+    """path -> (mtime_ns, size, digest) of every indexed file."""
+    return {path: (mtime, size, digest) for path, mtime, size, digest
+            in conn.execute("SELECT path, mtime_ns, size, digest FROM files")}
+
+
+def load_facts(conn: sqlite3.Connection, paths) -> dict[str, dict]:
+    """Stored FileFacts of the given paths."""
+    wanted = set(paths)
+    facts = {}
+    for path, blob in conn.execute("SELECT path, facts FROM files"):
+        if path in wanted:
+            try:
+                facts[path] = marshal.loads(blob)
+            except (ValueError, EOFError, TypeError) as error:
+                raise StoreError(f"index entry for {path} is unreadable ({error})") from error
+    return facts
+
+
+def update_stats(path: Path, stats: list[tuple[str, int, int]]) -> None:
+    """Record new (mtime_ns, size) for files whose content did not change."""
+    with closing(sqlite3.connect(path, timeout=30)) as conn, conn:
+        conn.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
+                         [(mtime, size, p) for p, mtime, size in stats])
+
+
+def write(path: Path, meta: dict[str, str], files: list[tuple], resolution) -> None:
+    """Write a whole index to `path` atomically.
+
+    files: (path, module, mtime_ns, size, digest, facts) for every file.
+    resolution: a resolve.Resolution.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        with closing(sqlite3.connect(tmp)) as conn:
+            conn.execute("PRAGMA journal_mode = OFF")
+            conn.execute("PRAGMA synchronous = OFF")
+            conn.executescript(_SCHEMA)
+            _fill(conn, meta, files, resolution)
+            conn.commit()
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _fill(conn: sqlite3.Connection, meta, files, resolution) -> None:
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                     [(p, m, t, s, d, marshal.dumps(f)) for p, m, t, s, d, f in files])
+    conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+        (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
+         p["style"]) for pid, p in enumerate(resolution.primitives)])
+    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
+         *_function_columns(r["function"]))
+        for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p["rules"])])
+    conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (i, d["name"], d["qualname"], d["kind"], d["module"], d["file"], d["line"],
+         d["end_line"], d["summary"]) for i, d in enumerate(resolution.definitions)])
+    conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
+        (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
+    conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
+    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?)", resolution.binds)
+    conn.executemany("INSERT INTO diagnostics VALUES (?)",
+                     [(d,) for d in resolution.diagnostics])
+
+
+def _function_columns(function: dict | None) -> tuple:
+    if function is None:
+        return None, None, None
+    return function["name"], function["file"], function["line"]
