@@ -158,6 +158,34 @@ def parameters(node) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _complement(skipped: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """Byte ranges worth querying: all but the skipped bodies (walking the tree is the
+    costly part of a query)."""
+    ranges, start = [], 0
+    for body_start, body_end in skipped:
+        if body_start > start:
+            ranges.append((start, body_start))
+        start = body_end
+    ranges.append((start, size + 1))
+    return ranges
+
+
+def _skippable_bodies(statements, source: bytes, out: list) -> None:
+    """Bodies of top-level functions and methods that cannot register anything."""
+    for node in statements:
+        if node.type == "decorated_definition":
+            node = node.child_by_field_name("definition")
+        if node.type == "function_definition":
+            body = node.child_by_field_name("body")
+            if body is not None and not _MAY_REGISTER.search(source, node.start_byte,
+                                                             node.end_byte):
+                out.append((body.start_byte, body.end_byte))
+        elif node.type == "class_definition":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                _skippable_bodies(body.named_children, source, out)
+
+
 def _module_doc(root) -> str | None:
     for child in root.named_children:
         if child.type == "comment":
@@ -183,7 +211,7 @@ class _Builder:
         self.imports: list[tuple] = []
         self.loops: list[tuple] = []
         self.events: list[tuple] = []
-        self._qualnames: dict[int, str] = {}
+        self._skipped: set[int] = set()  # start bytes of bodies not walked
 
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
@@ -192,19 +220,19 @@ class _Builder:
 
     def collect(self, root, source: bytes) -> None:
         items = []  # (start, -end, group, pattern index, captures)
-        for name, index, caps in parse.matches(root):
+        skipped: list[tuple[int, int]] = []
+        _skippable_bodies(root.named_children, source, skipped)
+        self._skipped = {start for start, _ in skipped}
+        for name, index, caps in parse.matches(root, _complement(skipped, len(source))):
             node = caps[_MAIN_CAPTURE[name, index]][0]
             items.append((node.start_byte, -node.end_byte, _GROUPS[name], index, caps))
         items.sort(key=lambda item: item[:3])
         stack: list[tuple] = []  # (end_byte, kind, qualname or loop index)
-        skip_until = -1  # end byte of a function whose body cannot matter
         for start, neg_end, group, index, caps in items:
-            if start < skip_until:
-                continue
             while stack and stack[-1][0] <= start:
                 stack.pop()
             if group == 0:
-                skip_until = self._structure(index, caps, stack, -neg_end, source)
+                self._structure(index, caps, stack, -neg_end, source)
             elif group == 1:
                 self._statement(index, caps, stack)
             else:
@@ -234,24 +262,22 @@ class _Builder:
         names = [name for _, kind, name in stack if kind in ("def", "class")]
         return names[-1] + "." if names else ""
 
-    def _structure(self, index, caps, stack, end_byte, source: bytes) -> int:
-        """Open a scope, loop or decorated definition; return the end byte of a
-        function whose body can be skipped, else -1."""
+    def _structure(self, index, caps, stack, end_byte, source: bytes) -> None:
+        """Open a scope, loop or decorated definition."""
         if index == _DECORATED:
             self._decorated(caps, stack)
-            return -1
+            return
         if index == _FOR:
             scope = self._scope(stack)
             node = caps["for"][0]
             self.loops.append((scope, self._loop(stack, scope), value(caps["target"][0]),
                                value(caps["iter"][0]), node.start_point[0] + 1))
             stack.append((end_byte, "for", len(self.loops) - 1))
-            return -1
+            return
         node = caps["def"][0]
         name = _text(caps["name"][0])
         in_function = any(kind == "def" for _, kind, _ in stack)
         qualname = self._prefix(stack) + name
-        self._qualnames[node.start_byte] = qualname
         line, end_line = _lines(node)
         if index == _CLASS:
             bases = arguments(caps["bases"][0])[0] if "bases" in caps else ()
@@ -259,25 +285,23 @@ class _Builder:
             if not in_function:
                 self.defs.append((name, qualname, "class", line, end_line))
             stack.append((end_byte, "class", qualname))
-            return -1
+            return
         owner = stack[-1][2] if stack and stack[-1][1] == "class" else None
         if owner is not None and owner in self.classes:
             self.classes[owner][3][name] = (line, end_line)
         if in_function:
             stack.append((end_byte, "nested", qualname))
-            return -1
+            return
         self.funcs[qualname] = (parameters(caps["params"][0]), line, end_line)
         self.defs.append((name, qualname, "function", line, end_line))
-        body = source[node.start_byte:end_byte]
-        for bound in _BIND.finditer(body):
-            name = _NAME_BEFORE.search(body, max(0, bound.start() - 120), bound.start())
+        start = node.start_byte
+        for bound in _BIND.finditer(source, start, end_byte):
+            name = _NAME_BEFORE.search(source, max(start, bound.start() - 120), bound.start())
             if name:
                 self.events.append((qualname, -1, "binds", name.group().decode(),
-                                    line + body.count(b"\n", 0, bound.start())))
-        if not _MAY_REGISTER.search(body):
-            return end_byte
-        stack.append((end_byte, "def", qualname))
-        return -1
+                                    line + source.count(b"\n", start, bound.start())))
+        if caps["body"][0].start_byte not in self._skipped:
+            stack.append((end_byte, "def", qualname))
 
     def _decorated(self, caps, stack) -> None:
         node = caps["decorated"][0]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-import multiprocessing
+import marshal
 import os
 import sqlite3
 from contextlib import closing
@@ -54,8 +53,8 @@ def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[Path, 
     conn = store.connect_readonly(path)
     if conn is not None:
         with closing(conn):
-            if store.is_current(store.read_meta(conn), _version_key()) and \
-                    _unchanged(root, conn):
+            expected = {**store.query_key(), "root": str(root)}
+            if store.is_current(store.read_meta(conn), expected) and _unchanged(root, conn):
                 return path, None
     report = build_index(root, progress=progress)
     return path, report
@@ -79,7 +78,7 @@ def _unchanged(root: Path, conn: sqlite3.Connection) -> bool:
 def _version_key() -> dict[str, str]:
     from jaxmap import parse
 
-    return store.version_key(parse.grammar_version())
+    return {**store.query_key(), "grammar": parse.grammar_version()}
 
 
 def _update(root: Path, files: list, *, rebuild: bool, progress, jobs) -> IndexReport:
@@ -87,7 +86,8 @@ def _update(root: Path, files: list, *, rebuild: bool, progress, jobs) -> IndexR
     expected = _version_key()
     old_stats, old_facts_source = {}, None
     conn = None if rebuild else store.connect_readonly(path)
-    if conn is not None and store.is_current(store.read_meta(conn), expected):
+    if conn is not None and store.is_current(store.read_meta(conn),
+                                             {**expected, "root": str(root)}):
         try:
             old_stats = store.file_stats(conn)
             old_facts_source = conn
@@ -167,23 +167,27 @@ def extract_files(root: Path, sources: list, *, progress=None, jobs=None) -> lis
             if progress:
                 progress(i + 1, len(tasks))
         return results
+    import multiprocessing
+
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     # Large files first, so no worker is left with one big file at the end.
     order = sorted(range(len(tasks)), key=lambda i: -sources[i].size)
     results: list = [None] * len(tasks)
     with context.Pool(jobs) as pool:
         chunks = pool.imap_unordered(_extract_indexed, [(i, tasks[i]) for i in order],
-                                     chunksize=8)
-        for done, (i, result) in enumerate(chunks, 1):
-            results[i] = result
+                                     chunksize=1)
+        for done, (i, (digest, blob)) in enumerate(chunks, 1):
+            results[i] = (digest, marshal.loads(blob))
             if progress:
                 progress(done, len(tasks))
     return results
 
 
 def _extract_indexed(item: tuple) -> tuple[int, tuple]:
+    """In a worker: marshal is much cheaper than pickle for sending facts back."""
     index, task = item
-    return index, _extract_task(task)
+    digest, facts = _extract_task(task)
+    return index, (digest, marshal.dumps(facts))
 
 
 def _extract_task(task: tuple) -> tuple[str, dict]:
@@ -208,4 +212,6 @@ def _read(root: Path, relative: str) -> bytes | None:
 
 
 def _digest(data: bytes) -> str:
+    import hashlib
+
     return hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -5,7 +5,6 @@ Reads SQLite only: no parsing, no graph, no jax import.
 
 from __future__ import annotations
 
-import difflib
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
@@ -94,6 +93,8 @@ class Index:
 
     def suggest(self, query: str, limit: int = 5) -> tuple[str, ...]:
         """Names close to `query`, for 'did you mean'."""
+        import difflib
+
         leaf = query.rpartition(".")[2]
         names = {row[0] for row in self.conn.execute(
             "SELECT name FROM primitives UNION SELECT variable FROM primitives "

@@ -37,12 +37,23 @@ def _combined() -> tuple[tree_sitter.Query, tuple[tuple[str, int], ...]]:
     return tree_sitter.Query(language(), "\n".join(sources)), tuple(owners)
 
 
-def matches(node: tree_sitter.Node) -> list[tuple[str, int, dict]]:
+def matches(node: tree_sitter.Node, ranges=None) -> list[tuple[str, int, dict]]:
     """Every query's matches over `node`, in one traversal: (query name, pattern index,
-    {capture: [nodes]})."""
+    {capture: [nodes]}). With `ranges` [(start_byte, end_byte)], only matches whose
+    node intersects one of them; a node spanning several ranges is reported once."""
     combined, owners = _combined()
-    return [(*owners[index], caps)
-            for index, caps in tree_sitter.QueryCursor(combined).matches(node)]
+    cursor = tree_sitter.QueryCursor(combined)
+    if ranges is None:
+        return [(*owners[index], caps) for index, caps in cursor.matches(node)]
+    found, seen = [], set()
+    for start, end in ranges:
+        cursor.set_byte_range(start, end)
+        for index, caps in cursor.matches(node):
+            key = (index, *(nodes[0].start_byte for nodes in caps.values()))
+            if key not in seen:
+                seen.add(key)
+                found.append((*owners[index], caps))
+    return found
 
 
 def parse(source: bytes) -> tree_sitter.Tree:

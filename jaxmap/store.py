@@ -8,13 +8,12 @@ or Python version) reads as "no index", and the caller rebuilds.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
 import sqlite3
 import sys
-import tempfile
+import zlib
 from contextlib import closing
 from pathlib import Path
 
@@ -58,17 +57,19 @@ def cache_dir() -> Path:
 
 
 def index_path(root: Path) -> Path:
-    """Where the index of `root` lives: one file per root, named after it."""
-    digest = hashlib.sha1(str(root).encode()).hexdigest()[:12]
+    """Where the index of `root` lives: one file per root, named after it. (The index
+    records its root, so a checksum collision reads as a stale index, not wrong data.)"""
+    digest = f"{zlib.crc32(str(root).encode()):08x}"
     stem = re.sub(r"[^A-Za-z0-9_.-]", "_", root.name or "root")
     return cache_dir() / f"{stem}-{digest}.sqlite"
 
 
-def version_key(grammar: str) -> dict[str, str]:
-    """What must match for an index to be reused."""
+def query_key() -> dict[str, str]:
+    """What must match for an index to be read. `jaxmap index` also checks the grammar
+    version (costly to look up, so not on the query path) and rebuilds on a change."""
     from jaxmap import __version__
 
-    return {"schema": str(SCHEMA_VERSION), "jaxmap": __version__, "grammar": grammar,
+    return {"schema": str(SCHEMA_VERSION), "jaxmap": __version__,
             "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
 
 
@@ -127,6 +128,8 @@ def write(path: Path, meta: dict[str, str], files: list[tuple], resolution) -> N
     files: (path, module, mtime_ns, size, digest, facts) for every file.
     resolution: a resolve.Resolution.
     """
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     os.close(fd)

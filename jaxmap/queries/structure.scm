@@ -3,7 +3,8 @@
 ; 0: def f(params): ...            -- functions and methods (rules of hijax classes are methods)
 (function_definition
   name: (identifier) @name
-  parameters: (parameters) @params) @def
+  parameters: (parameters) @params
+  body: (block) @body) @def
 
 ; 1: class C(Base, ...): ...       -- Primitive subclasses and hijax VJPHiPrimitive classes
 (class_definition
