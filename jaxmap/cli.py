@@ -6,6 +6,7 @@ need them, so `jaxmap locate` and `--help` start fast.
 
 from __future__ import annotations
 
+import json as _json
 import sys
 from pathlib import Path
 
@@ -121,11 +122,42 @@ def verify(root: Path | None, as_json: bool, show: int) -> None:
     with _open(root) as idx:
         report = verify_mod.verify(idx)
     if as_json:
-        import json
-
-        click.echo(json.dumps(report.to_dict(), indent=1))
+        click.echo(_json.dumps(report.to_dict(), indent=1))
     else:
         click.echo(report.summary(show))
+
+
+@cli.command()
+@click.argument("name", required=False)
+@_root_option
+@click.option("--depth", default=1, show_default=True, help="Steps from NAME to include.")
+@click.option("--central", default=0, metavar="N",
+              help="Instead of NAME: the N most central modules (PageRank over imports).")
+@_json_option
+def graph(name: str | None, root: Path | None, depth: int, central: int, as_json: bool) -> None:
+    """Graph questions: what NAME is connected to (defines, imports, has_rule,
+    implemented_by, binds), or which modules are most central."""
+    if not name and not central:
+        raise click.UsageError("give a NAME, or --central N")
+    from jaxmap import graph as graph_mod
+
+    with _open(root) as idx:
+        g = graph_mod.build(idx)
+    if central:
+        rows = graph_mod.central_modules(g, central)
+        click.echo(_json.dumps([{"module": m, "score": round(s, 6)} for m, s in rows], indent=1)
+                   if as_json else "\n".join(f"{s:.4f}  {m}" for m, s in rows))
+        return
+    nodes = graph_mod.matching_nodes(g, name)
+    if not nodes:
+        raise NotFound(f"no node named {name!r} in the graph")
+    edges = [edge for node in nodes for edge in graph_mod.neighbourhood(g, node, depth)]
+    edges = sorted(set(edges))
+    if as_json:
+        click.echo(_json.dumps({"nodes": nodes, "edges": [
+            {"source": u, "kind": k, "target": v} for u, k, v in edges]}, indent=1))
+    else:
+        click.echo("\n".join(f"{u} --{k}--> {v}" for u, k, v in edges))
 
 
 def _open(root):

@@ -12,7 +12,8 @@ FileFacts keys:
 
 Values in events are small tuples (see `value`): ("n", dotted name), ("s", string),
 ("c", callee, args, kwargs), ("t", items), ("d", pairs), ("l", line) for a lambda,
-("sub", base, key), ("x",) for anything else. Statements nested in a function,
+("sub", base, key), ("a", object, attribute) for an attribute of a non-name,
+("x",) for anything else. Statements nested in a function,
 including nested functions, belong to the outermost function's scope; statements in
 a class body belong to the enclosing scope (the module, for top-level classes).
 """
@@ -30,12 +31,12 @@ _MAX_DEPTH = 5
 _PARAM_TYPES = {"identifier", "typed_parameter", "default_parameter", "typed_default_parameter"}
 
 # Pattern indexes in queries/structure.scm and queries/statements.scm.
-_FUNCTION, _CLASS, _DECORATED, _FOR = range(4)
-_CALL, _ASSIGN, _SETITEM, _RETURN = range(4)
+_FUNCTION, _CLASS, _DECORATED, _FOR, _TYPE_ALIAS = range(5)
+_CALL, _ASSIGN, _SETITEM, _RETURN, _UNPACK = range(5)
 _GROUPS = {"structure": 0, "statements": 1, "imports": 2}
 _MAIN_CAPTURE = {
-    **{("structure", i): c for i, c in enumerate(("def", "def", "decorated", "for"))},
-    **{("statements", i): "stmt" for i in range(4)},
+    **{("structure", i): c for i, c in enumerate(("def", "def", "decorated", "for", "def"))},
+    **{("statements", i): "stmt" for i in range(5)},
     **{("imports", i): "import" for i in range(2)},
 }
 # A function body without any of these words can neither build a primitive nor
@@ -93,6 +94,9 @@ def value(node, depth: int = 0) -> tuple:
         name = dotted(node)
         if name is not None:
             return ("n", name)
+        if kind == "attribute" and depth < _MAX_DEPTH:  # table[key].update, f(x).attr
+            return ("a", value(node.child_by_field_name("object"), depth + 1),
+                    _text(node.child_by_field_name("attribute")))
         return OTHER
     if depth >= _MAX_DEPTH:
         return OTHER
@@ -277,6 +281,10 @@ class _Builder:
         node = caps["def"][0]
         name = _text(caps["name"][0])
         in_function = any(kind == "def" for _, kind, _ in stack)
+        if index == _TYPE_ALIAS:
+            if not stack:
+                self.defs.append((name, name, "variable", *_lines(node)))
+            return
         qualname = self._prefix(stack) + name
         line, end_line = _lines(node)
         if index == _CLASS:
@@ -286,9 +294,7 @@ class _Builder:
                 self.defs.append((name, qualname, "class", line, end_line))
             stack.append((end_byte, "class", qualname))
             return
-        owner = stack[-1][2] if stack and stack[-1][1] == "class" else None
-        if owner is not None and owner in self.classes:
-            self.classes[owner][3][name] = (line, end_line)
+        self._class_member(stack, name, line, end_line)
         if in_function:
             stack.append((end_byte, "nested", qualname))
             return
@@ -308,9 +314,10 @@ class _Builder:
         target = caps["def"][0]
         qualname = self._prefix(stack) + _text(target.child_by_field_name("name"))
         scope = self._scope(stack)
-        line, end_line = _lines(node)
+        # Each of stacked decorators is its own registration: it starts the span.
+        line = caps["decorator"][0].start_point[0] + 1
         self.events.append((scope, self._loop(stack, scope), "dec",
-                            value(caps["decorator"][0]), qualname, line, end_line))
+                            value(caps["decorator"][0]), qualname, line, _lines(node)[1]))
 
     # -- statements -----------------------------------------------------------
 
@@ -328,6 +335,11 @@ class _Builder:
                                 line, end_line))
             if not stack:
                 self.defs.append((name, name, "variable", line, end_line))
+            self._class_member(stack, name, line, end_line)
+        elif index == _UNPACK:
+            for target in caps["target"][0].named_children:
+                if target.type == "identifier":
+                    self._class_member(stack, _text(target), line, end_line)
         elif index == _SETITEM:
             target = caps["target"][0]
             key = target.child_by_field_name("subscript")
@@ -337,6 +349,11 @@ class _Builder:
                                 value(caps["value"][0]), line, end_line))
         else:
             self.events.append((scope, loop, "return", value(caps["value"][0]), line, end_line))
+
+    def _class_member(self, stack, name: str, line: int, end_line: int) -> None:
+        """Methods and attributes of a class, as written in its body."""
+        if stack and stack[-1][1] == "class" and stack[-1][2] in self.classes:
+            self.classes[stack[-1][2]][3].setdefault(name, (line, end_line))
 
     def _import(self, node, stack) -> None:
         scope = self._scope(stack)

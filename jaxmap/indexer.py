@@ -76,9 +76,23 @@ def _unchanged(root: Path, conn: sqlite3.Connection) -> bool:
 
 
 def _version_key() -> dict[str, str]:
+    """The query key plus what is too costly for the query path: the grammar version
+    and a checksum of jaxmap's own extraction and resolution code."""
     from jaxmap import parse
 
-    return {**store.query_key(), "grammar": parse.grammar_version()}
+    return {**store.query_key(), "grammar": parse.grammar_version(), "code": _code_checksum()}
+
+
+def _code_checksum() -> str:
+    import zlib
+
+    package = Path(__file__).parent
+    checksum = 0
+    for name in ("extract.py", "resolve.py", "registrars.py", "parse.py", "store.py"):
+        checksum = zlib.crc32((package / name).read_bytes(), checksum)
+    for query in sorted((package / "queries").glob("*.scm")):
+        checksum = zlib.crc32(query.read_bytes(), checksum)
+    return f"{checksum:08x}"
 
 
 def _update(root: Path, files: list, *, rebuild: bool, progress, jobs) -> IndexReport:

@@ -88,8 +88,15 @@ PALLAS_LOWERING_TABLES: dict[str, str] = {
 # Classes whose instances are primitives (subclasses are found by the resolver).
 PRIMITIVE_CLASSES = ("core.Primitive",)
 
-# Classes whose subclasses are hijax primitives with rules as methods.
-HIJAX_BASES = ("hijax.VJPHiPrimitive", "hijax.HiPrimitive")
+# Methods of a Primitive subclass that override the rules of its instances.
+PRIMITIVE_METHODS: dict[str, K] = {"impl": K.IMPL, "abstract_eval": K.ABSTRACT_EVAL}
+
+# Subclasses of these are primitives themselves (one per class, named after it), with
+# their rules as methods: `class SearchSorted(VJPHiPrimitive)`.
+HIJAX_CLASS_BASES = ("hijax.VJPHiPrimitive",)
+# Instances of subclasses of these are primitives whose rules are the class's methods:
+# `box_get_p = BoxGet('box_get')` with `class BoxGet(HiPrimitive)`.
+HI_PRIMITIVE_BASES = ("hijax.HiPrimitive",)
 HIJAX_METHODS: dict[str, K] = {
     "expand": K.IMPL,
     "to_lojax": K.IMPL,
@@ -122,4 +129,5 @@ def _by_full_name(table: dict) -> dict:
 CALLS_BY_NAME: dict[str, Registrar] = _by_full_name(CALLS)
 REGISTRIES_BY_NAME: dict[str, K] = _by_full_name(REGISTRIES)
 PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s))
-HIJAX_BASE_NAMES = frozenset(n for s in HIJAX_BASES for n in expand(s))
+HIJAX_CLASS_BASE_NAMES = frozenset(n for s in HIJAX_CLASS_BASES for n in expand(s))
+HI_PRIMITIVE_BASE_NAMES = frozenset(n for s in HI_PRIMITIVE_BASES for n in expand(s))

@@ -30,7 +30,10 @@ from jaxmap.models import RuleKind
 
 UNKNOWN = ("?",)
 _MAX_HOPS = 30
-_KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str"})
+_KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str",
+                                   "dict", "applied", "lambda", "sym"})
+# Directories of a checkout whose modules are not part of any public API.
+_NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples", "build"})
 
 
 @dataclass
@@ -85,6 +88,7 @@ class Resolver:
         self.primitives: list[dict] = []
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self.class_kinds: dict[tuple[str, str], str | None] = {}
+        self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
         self.diagnostics: list[str] = []
 
     # -- driver -----------------------------------------------------------------
@@ -205,7 +209,7 @@ class Resolver:
         elif tag == "setitem":
             self._setitem(event[3], event[4], event[5], ctx)
         elif tag == "dec":
-            self._decorate(event[3], ("func", ctx.module, event[4]), ctx)
+            self._decorate(event[3], self._decorated_value(ctx.module, event[4]), ctx)
         elif tag == "return" and ctx.summary is not None:
             value = self.eval(event[3], ctx)
             if value[0] in ("new", "prim", "param") or ctx.summary.returns == UNKNOWN:
@@ -218,9 +222,10 @@ class Resolver:
             prim = self.primitives[value[1]]
             if prim["variable"] is None:
                 prim["variable"] = name
-        if value[0] in _KEPT_AT_MODULE_LEVEL:
+        qualified = f"{ctx.module}.{name}"
+        if value[0] in _KEPT_AT_MODULE_LEVEL and self._registry(("sym", qualified)) is None:
             return value
-        return ("sym", f"{ctx.module}.{name}")
+        return ("sym", qualified)
 
     def _setitem(self, base: tuple, key: tuple, rule: tuple, ctx: _Context) -> None:
         via = _text(base) + "[...] ="
@@ -252,6 +257,10 @@ class Resolver:
             return RuleKind.LOWERING, R.PALLAS_LOWERING_TABLES[name]
         return None
 
+    def _decorated_value(self, module: str, qualname: str) -> tuple:
+        kind = "class" if qualname in self.modules[module][1]["classes"] else "func"
+        return (kind, module, qualname)
+
     def _decorate(self, decorator: tuple, func: tuple, ctx: _Context) -> None:
         via = "@" + _text(decorator[1] if decorator[0] == "c" else decorator)
         if decorator[0] == "c":
@@ -269,9 +278,18 @@ class Resolver:
         if tag == "n":
             return self.lookup(expr[1], ctx)
         if tag == "c":
+            if expr[1][0] == "c" and len(expr[2]) == 1 and not expr[3]:
+                # factory(p)(rule): a decorator factory applied by hand
+                self._decorate(expr[1], self.eval(expr[2][0], ctx), ctx)
+                return UNKNOWN
             callee = self.eval(expr[1], ctx)
             args, kwargs = self._args(expr[2], expr[3], ctx)
             return self.call(callee, args, kwargs, ctx, _text(expr[1]))
+        if tag == "a":
+            return self.attribute(self.eval(expr[1], ctx), expr[2])
+        if tag == "sub":  # a table inside a registry is the registry: rules[kernel_type]
+            base = self.eval(expr[1], ctx)
+            return base if self._registry(base) is not None else UNKNOWN
         if tag == "s":
             return ("str", expr[1])
         if tag == "t":
@@ -367,12 +385,8 @@ class Resolver:
             return UNKNOWN
         if name in R.PRIMITIVE_CLASS_NAMES:
             return self._construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
-        if tag == "class" and self._class_kind(callee) is not None:
-            created = self._construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
-            init = self._initializer(callee)
-            if init is not None:  # rules a subclass's __init__ registers on `self`
-                self._apply(init, (created, *args), kwargs, ctx, via, None)
-            return created
+        if tag == "class" and self._class_kind(callee) in ("primitive", "hiprimitive"):
+            return self._instantiate(callee, args, kwargs, ctx, via)
         if tag == "func":
             return self._apply(callee, args, kwargs, ctx, via, decorated)
         return ("applied", callee, args)
@@ -434,7 +448,9 @@ class Resolver:
             self._register(subst(target), kind, f"{via} > {inner_via}", subst(platform),
                            rule, ctx)
         returned = summary.returns
-        return created if returned[0] == "new" else subst(returned)
+        if returned[0] == "new":
+            return created
+        return subst(returned) if returned != UNKNOWN else ("applied", func, args)
 
     def summary(self, module: str, qualname: str) -> Summary | None:
         key = (module, qualname)
@@ -480,6 +496,12 @@ class Resolver:
             return self._def_location(rule[1], rule[2])
         if tag == "partial":
             return self._function_ref(rule[1], depth + 1)
+        if tag == "method" and rule[1][0] == "prim" and rule[1][1] in self.instance_class:
+            member = self._members(self.instance_class[rule[1][1]]).get(rule[2])
+            if member is not None:
+                module, _, line, _ = member
+                return {"name": rule[2], "file": self.modules[module][0], "line": line}
+            return None
         if tag == "applied":
             for arg in rule[2]:
                 found = self._function_ref(arg, depth + 1)
@@ -497,8 +519,58 @@ class Resolver:
 
     # -- classes --------------------------------------------------------------------
 
+    def _instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx: _Context, via: str):
+        """`SomePrimitiveSubclass('name')`: a new primitive, the rules its __init__
+        registers on `self`, and for HiPrimitive subclasses the rule methods."""
+        created = self._construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
+        if created[0] == "prim":
+            self.instance_class[created[1]] = cls
+        init = self._initializer(cls)
+        if init is not None:
+            self._apply(init, (created, *args), kwargs, ctx, via, None)
+        if created[0] == "prim":
+            table = R.HIJAX_METHODS if self._class_kind(cls) == "hiprimitive" \
+                else R.PRIMITIVE_METHODS
+            self._method_rules(created[1], cls, table)
+        return created
+
+    def _method_rules(self, pid: int, cls: tuple, table: dict) -> None:
+        """Rules a Primitive subclass defines as methods, unless already registered."""
+        have = {rule["kind"] for rule in self.primitives[pid]["rules"]}
+        for name, (module, qualname, line, end_line) in self._members(cls).items():
+            kind = table.get(name)
+            if kind is None or str(kind) in have:
+                continue
+            path = self.modules[module][0]
+            self.primitives[pid]["rules"].append({
+                "kind": str(kind), "file": path, "line": line, "end_line": end_line,
+                "via": f"{qualname}", "platform": None,
+                "function": {"name": name, "file": path, "line": line}})
+
+    def _members(self, cls: tuple, depth: int = 0) -> dict[str, tuple]:
+        """Methods and attributes of a class and its in-tree bases, nearest first,
+        stopping at JAX's own Primitive and hijax base classes:
+        name -> (module, qualname, line, end_line)."""
+        name = f"{cls[1]}.{cls[2]}"
+        if name in R.HIJAX_CLASS_BASE_NAMES or name in R.HI_PRIMITIVE_BASE_NAMES \
+                or name in R.PRIMITIVE_CLASS_NAMES or depth > _MAX_HOPS:
+            return {}
+        spec = self.modules[cls[1]][1]["classes"].get(cls[2])
+        if spec is None:
+            return {}
+        members = {}
+        for base in reversed(spec[0]):
+            value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
+            if value[0] == "class":
+                members.update(self._members(value, depth + 1))
+        for member, (line, end_line) in spec[3].items():
+            members[member] = (cls[1], f"{cls[2]}.{member}", line, end_line)
+        return members
+
     def _class_kind(self, cls: tuple, depth: int = 0) -> str | None:
-        """'primitive' for Primitive subclasses, 'hijax' for hijax bases, else None."""
+        """'vjp_hi' for VJPHiPrimitive subclasses (the class is the primitive),
+        'hiprimitive' for HiPrimitive subclasses, 'primitive' for other Primitive
+        subclasses (instances are primitives), else None."""
         key = (cls[1], cls[2])
         if key in self.class_kinds:
             return self.class_kinds[key]
@@ -509,8 +581,10 @@ class Resolver:
         for base in spec[0] if spec else ():
             value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
             name = _canonical(value)
-            if name in R.HIJAX_BASE_NAMES:
-                kind = "hijax"
+            if name in R.HIJAX_CLASS_BASE_NAMES:
+                kind = "vjp_hi"
+            elif name in R.HI_PRIMITIVE_BASE_NAMES:
+                kind = kind or "hiprimitive"
             elif name in R.PRIMITIVE_CLASS_NAMES:
                 kind = kind or "primitive"
             elif value[0] == "class" and depth < _MAX_HOPS:
@@ -534,21 +608,22 @@ class Resolver:
 
     def _hijax_classes(self, module: str) -> None:
         path, facts = self.modules[module]
-        for qualname, (_, line, end_line, methods) in facts["classes"].items():
-            if "." in qualname or self._class_kind(("class", module, qualname)) != "hijax":
-                continue
-            if f"{module}.{qualname}" in R.HIJAX_BASE_NAMES:
+        for qualname, (_, line, end_line, _members) in facts["classes"].items():
+            cls = ("class", module, qualname)
+            if "." in qualname or self._class_kind(cls) != "vjp_hi":
                 continue
             ctx = _Context(module, "", {})
             pid = self._new_primitive(qualname, qualname, ctx, "hijax", (line, end_line))[1]
-            for method, (m_line, m_end) in sorted(methods.items(), key=lambda m: m[1]):
-                kind = R.HIJAX_METHODS.get(method)
+            members = sorted(self._members(cls).items(), key=lambda m: (m[1][0], m[1][2]))
+            for member, (where, member_qualname, m_line, m_end) in members:
+                kind = R.HIJAX_METHODS.get(member)
                 if kind is None:
                     continue
+                member_path = self.modules[where][0]
                 self.primitives[pid]["rules"].append({
-                    "kind": str(kind), "file": path, "line": m_line, "end_line": m_end,
-                    "via": f"{qualname}.{method}", "platform": None,
-                    "function": {"name": method, "file": path, "line": m_line}})
+                    "kind": str(kind), "file": member_path, "line": m_line, "end_line": m_end,
+                    "via": member_qualname, "platform": None,
+                    "function": {"name": member, "file": member_path, "line": m_line}})
 
     # -- definitions ----------------------------------------------------------------
 
@@ -570,7 +645,8 @@ class Resolver:
         """Public dotted paths (`jax.lax.psum`) each definition is exported under."""
         exports: dict[tuple[str, str], list[str]] = {}
         for module in self.modules:
-            if _private(module):
+            if _private(module) or module.partition(".")[0] in _NOT_API \
+                    or "test" in module.rpartition(".")[2]:
                 continue
             for name, qualname, *_ in self.modules[module][1]["defs"]:
                 if "." not in qualname and not name.startswith("_"):
@@ -637,6 +713,8 @@ def _text(expr: tuple) -> str:
         return _text(expr[1]) + "[...]"
     if expr[0] == "c":
         return _text(expr[1]) + "(...)"
+    if expr[0] == "a":
+        return f"{_text(expr[1])}.{expr[2]}"
     return "..."
 
 

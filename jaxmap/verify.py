@@ -161,9 +161,13 @@ def read_runtime() -> Runtime:
             pairs.setdefault(prim.name, set()).add("lowering")
     for prim in _live_primitives(core.Primitive):
         kinds = pairs.setdefault(prim.name, set())
-        if "impl" in vars(prim):
+        # def_impl / def_abstract_eval set instance attributes; a subclass (HiPrimitive's)
+        # may define them as methods instead, `to_lojax` standing for the impl.
+        overrides = {name for name in ("impl", "abstract_eval", "to_lojax")
+                     if getattr(type(prim), name, None) is not getattr(core.Primitive, name, None)}
+        if "impl" in vars(prim) or overrides & {"impl", "to_lojax"}:
             kinds.add("impl")
-        if "abstract_eval" in vars(prim):
+        if "abstract_eval" in vars(prim) or "abstract_eval" in overrides:
             kinds.add("abstract_eval")
     jax_dir = Path(jax.__file__).resolve().parent
     return Runtime(jax.__version__, jax_dir.parent, pairs, _loaded_files(jax_dir))

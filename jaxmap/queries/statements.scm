@@ -13,3 +13,7 @@
 
 ; 3: return value                 -- helpers that return the primitive they built
 (return_statement (_) @value) @stmt
+
+; 4: a, b = value                 -- hijax class attributes: `lin, linearized = linearize_from_jvp`
+(expression_statement
+  (assignment left: (pattern_list) @target right: (_) @value)) @stmt

@@ -20,3 +20,6 @@
 (for_statement
   left: (_) @target
   right: (_) @iter) @for
+
+; 4: type X = ...                  -- PEP 695 aliases (pallas/core.py `type BlockDim = ...`)
+(type_alias_statement . (type (identifier) @name)) @def
