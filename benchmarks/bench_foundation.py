@@ -57,7 +57,7 @@ def _line(label: str, value: str, target: str = "") -> None:
 def cold_index(root: Path, repeat: int) -> None:
     from jaxmap import discover, indexer, parse
 
-    files = discover.list_files(root)
+    files = discover.list_files(root).files
     parse_times, index_times = [], []
     for _ in range(max(3, repeat // 2)):
         start = time.perf_counter()

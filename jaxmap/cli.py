@@ -6,7 +6,6 @@ need them, so `jaxmap locate` and `--help` start fast.
 
 from __future__ import annotations
 
-import json as _json
 import sys
 from pathlib import Path
 
@@ -122,7 +121,9 @@ def verify(root: Path | None, as_json: bool, show: int) -> None:
     with _open(root) as idx:
         report = verify_mod.verify(idx)
     if as_json:
-        click.echo(_json.dumps(report.to_dict(), indent=1))
+        import json
+
+        click.echo(json.dumps(report.to_dict(), indent=1))
     else:
         click.echo(report.summary(show))
 
@@ -139,13 +140,15 @@ def graph(name: str | None, root: Path | None, depth: int, central: int, as_json
     implemented_by, binds), or which modules are most central."""
     if not name and not central:
         raise click.UsageError("give a NAME, or --central N")
+    import json
+
     from jaxmap import graph as graph_mod
 
     with _open(root) as idx:
         g = graph_mod.build(idx)
     if central:
         rows = graph_mod.central_modules(g, central)
-        click.echo(_json.dumps([{"module": m, "score": round(s, 6)} for m, s in rows], indent=1)
+        click.echo(json.dumps([{"module": m, "score": round(s, 6)} for m, s in rows], indent=1)
                    if as_json else "\n".join(f"{s:.4f}  {m}" for m, s in rows))
         return
     nodes = graph_mod.matching_nodes(g, name)
@@ -154,7 +157,7 @@ def graph(name: str | None, root: Path | None, depth: int, central: int, as_json
     edges = [edge for node in nodes for edge in graph_mod.neighbourhood(g, node, depth)]
     edges = sorted(set(edges))
     if as_json:
-        click.echo(_json.dumps({"nodes": nodes, "edges": [
+        click.echo(json.dumps({"nodes": nodes, "edges": [
             {"source": u, "kind": k, "target": v} for u, k, v in edges]}, indent=1))
     else:
         click.echo("\n".join(f"{u} --{k}--> {v}" for u, k, v in edges))
@@ -223,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
     except click.ClickException as error:
-        error.show()
+        hint = " (see jaxmap --help)" if isinstance(error, click.UsageError) else ""
+        click.echo(f"jaxmap: error: {error.format_message()}{hint}", err=True)
         return error.exit_code
     except NotFound as error:
         message = f"jaxmap: {error}"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from jaxmap.errors import RootError
 
@@ -18,8 +17,7 @@ _SKIP_DIRS = frozenset({
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     """A Python file under the root: POSIX path relative to it, module name, stat."""
 
     path: str
@@ -34,6 +32,8 @@ def default_root() -> Path:
     env = os.environ.get("JAXMAP_ROOT")
     if env:
         return Path(env)
+    import importlib.util
+
     spec = importlib.util.find_spec("jax")
     if spec is None or not spec.submodule_search_locations:
         raise RootError("jax is not installed here; pass --root PATH (a JAX checkout or "
@@ -57,21 +57,29 @@ def is_installed_packages_dir(root: Path) -> bool:
         and (root.name in ("site-packages", "dist-packages") or any(root.glob("jax-*.dist-info")))
 
 
-def list_files(root: Path) -> list[SourceFile]:
+class Tree(NamedTuple):
+    """The Python files under a root, and the directories walked with their mtimes
+    (a file added or removed changes its directory's mtime)."""
+
+    files: list[SourceFile]
+    dirs: list[tuple[str, int]]
+
+
+def list_files(root: Path) -> Tree:
     """Every .py file under the root (only `jax/` for an installed-packages root),
     sorted by path; symlink loops and unreadable directories are skipped."""
     top = [root / "jax"] if is_installed_packages_dir(root) else [root]
-    files: list[SourceFile] = []
+    tree = Tree([], [])
     seen_dirs: set[tuple[int, int]] = set()
     for start in top:
-        _walk(root, start, files, seen_dirs)
-    if not files:
+        _walk(root, start, tree, seen_dirs)
+    if not tree.files:
         raise RootError(f"root {root} holds no Python files")
-    files.sort(key=lambda f: f.path)
-    return files
+    tree.files.sort(key=lambda f: f.path)
+    return tree
 
 
-def _walk(root: Path, directory: Path, files: list, seen_dirs: set) -> None:
+def _walk(root: Path, directory: Path, tree: Tree, seen_dirs: set) -> None:
     try:
         info = directory.stat()
         entries = list(os.scandir(directory))
@@ -81,11 +89,13 @@ def _walk(root: Path, directory: Path, files: list, seen_dirs: set) -> None:
     if key in seen_dirs:  # a symlink loop, or a second link to the same tree
         return
     seen_dirs.add(key)
+    tree.dirs.append((directory.relative_to(root).as_posix(), info.st_mtime_ns))
+    files = tree.files
     for entry in sorted(entries, key=lambda e: e.name):
         try:
             if entry.is_dir():
                 if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
-                    _walk(root, Path(entry.path), files, seen_dirs)
+                    _walk(root, Path(entry.path), tree, seen_dirs)
             elif entry.name.endswith(".py") and entry.is_file():
                 stat = entry.stat()
                 if stat.st_size <= MAX_FILE_BYTES:

@@ -6,9 +6,8 @@ import marshal
 import os
 import sqlite3
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from jaxmap import discover, store
 from jaxmap.errors import StoreError
@@ -17,8 +16,7 @@ Progress = Callable[[int, int], None]
 _PARALLEL_MIN_FILES = 48
 
 
-@dataclass(frozen=True, slots=True)
-class IndexReport:
+class IndexReport(NamedTuple):
     """What an index run did."""
 
     root: Path
@@ -41,13 +39,32 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     """Index `root` (default: the installed jax), re-parsing only files whose content
     changed since the last run; `rebuild` starts from nothing."""
     root = discover.resolve_root(root)
-    files = discover.list_files(root)
-    return _update(root, files, rebuild=rebuild, progress=progress, jobs=jobs)
+    tree = discover.list_files(root)
+    path = store.index_path(root)
+    expected = {**_version_key(), "root": str(root)}
+    conn = None if rebuild else store.connect_readonly(path)
+    if conn is None:
+        return _write(root, path, tree, expected, {}, tree.files, 0, True, progress, jobs)
+    with closing(conn):
+        try:
+            old = store.file_stats(conn) if store.is_current(store.read_meta(conn), expected) \
+                else {}
+            unchanged, touched, to_parse = _classify(root, tree.files, old)
+            removed = len(set(old) - {f.path for f in tree.files})
+            if old and not to_parse and not removed:
+                # Same content everywhere: remember new stats, nothing to resolve.
+                store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s in touched],
+                                   tree.dirs)
+                return IndexReport(root, path, len(tree.files), 0, 0, False, *_counts(conn))
+            kept = store.load_facts(conn, unchanged) if old else {}
+        except (StoreError, sqlite3.DatabaseError):
+            return _write(root, path, tree, expected, {}, tree.files, 0, True, progress, jobs)
+    return _write(root, path, tree, expected, kept, to_parse, removed, not old, progress, jobs)
 
 
 def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[Path, IndexReport | None]:
     """The index of `root`, ready for queries: built if missing or unreadable, refreshed
-    if an indexed file changed on disk (checked by stat, without walking the tree)."""
+    if an indexed file or directory changed on disk (checked by stat, no tree walk)."""
     root = discover.resolve_root(root)
     path = store.index_path(root)
     conn = store.connect_readonly(path)
@@ -56,23 +73,65 @@ def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[Path, 
             expected = {**store.query_key(), "root": str(root)}
             if store.is_current(store.read_meta(conn), expected) and _unchanged(root, conn):
                 return path, None
-    report = build_index(root, progress=progress)
-    return path, report
+    return path, build_index(root, progress=progress)
 
 
 def _unchanged(root: Path, conn: sqlite3.Connection) -> bool:
     try:
-        rows = conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
+        files = conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
+        dirs = conn.execute("SELECT path, mtime_ns FROM dirs").fetchall()
     except sqlite3.DatabaseError:
         return False
-    for path, mtime, size in rows:
-        try:
+    try:
+        for path, mtime, size in files:
             stat = os.stat(root / path)
-        except OSError:
-            return False
-        if stat.st_mtime_ns != mtime or stat.st_size != size:
-            return False
-    return bool(rows)
+            if stat.st_mtime_ns != mtime or stat.st_size != size:
+                return False
+        return all(os.stat(root / path).st_mtime_ns == mtime for path, mtime in dirs) \
+            and bool(files)
+    except OSError:
+        return False
+
+
+def _classify(root: Path, files: list, old: dict) -> tuple[list, list, list]:
+    """Paths whose stored facts still hold, sources whose stat changed but content did
+    not (a touch, a checkout), and sources to parse."""
+    unchanged, touched, to_parse = [], [], []
+    for source in files:
+        previous = old.get(source.path)
+        if previous is None:
+            to_parse.append(source)
+        elif previous[:2] == (source.mtime_ns, source.size):
+            unchanged.append(source.path)
+        elif _digest(_read(root, source.path) or b"") == previous[2]:
+            unchanged.append(source.path)
+            touched.append(source)
+        else:
+            to_parse.append(source)
+    return unchanged, touched, to_parse
+
+
+def _write(root, path, tree, expected, kept, to_parse, removed, rebuilt, progress, jobs):
+    """Parse what must be, resolve everything, and write a whole new index."""
+    parsed = dict(zip((s.path for s in to_parse),
+                      extract_files(root, to_parse, progress=progress, jobs=jobs)))
+    rows = []
+    for source in tree.files:
+        digest, facts = parsed.get(source.path) or kept[source.path]
+        rows.append((source.path, source.module, source.mtime_ns, source.size, digest, facts))
+    from jaxmap import resolve
+
+    resolution = resolve.resolve({row[0]: row[5] for row in rows})
+    meta = {**expected, "jax_version": resolution.jax_version or ""}
+    store.write(path, meta, rows, tree.dirs, resolution)
+    rules = sum(len(p["rules"]) for p in resolution.primitives)
+    return IndexReport(root, path, len(tree.files), len(to_parse), removed, rebuilt,
+                       len(resolution.primitives), rules, len(resolution.diagnostics))
+
+
+def _counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    return tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                 for table in ("primitives", "rules", "diagnostics"))
 
 
 def _version_key() -> dict[str, str]:
@@ -93,81 +152,6 @@ def _code_checksum() -> str:
     for query in sorted((package / "queries").glob("*.scm")):
         checksum = zlib.crc32(query.read_bytes(), checksum)
     return f"{checksum:08x}"
-
-
-def _update(root: Path, files: list, *, rebuild: bool, progress, jobs) -> IndexReport:
-    path = store.index_path(root)
-    expected = _version_key()
-    old_stats, old_facts_source = {}, None
-    conn = None if rebuild else store.connect_readonly(path)
-    if conn is not None and store.is_current(store.read_meta(conn),
-                                             {**expected, "root": str(root)}):
-        try:
-            old_stats = store.file_stats(conn)
-            old_facts_source = conn
-        except sqlite3.DatabaseError:
-            old_stats = {}
-    try:
-        return _refresh(root, path, files, old_stats, old_facts_source, expected,
-                        rebuilt=not old_stats, progress=progress, jobs=jobs)
-    finally:
-        if conn is not None:
-            conn.close()
-
-
-def _refresh(root, path, files, old_stats, old_conn, expected, *, rebuilt, progress, jobs):
-    unchanged, touched, to_parse = [], [], []
-    for source in files:
-        old = old_stats.get(source.path)
-        if old and old[:2] == (source.mtime_ns, source.size):
-            unchanged.append((source, old[2]))
-        elif old:
-            touched.append((source, old[2]))
-        else:
-            to_parse.append(source)
-    # A changed stat with the same content (a touch, a checkout) needs no parse.
-    for source, digest in touched:
-        data = _read(root, source.path)
-        if data is not None and _digest(data) == digest:
-            unchanged.append((source, digest))
-        else:
-            to_parse.append(source)
-    removed = len(set(old_stats) - {f.path for f in files})
-    if not rebuilt and not to_parse and not removed:
-        if touched:  # same content, new stat: remember it, nothing to resolve
-            store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s, _ in touched])
-        return _report(root, path, files, 0, 0, False, _counts(path))
-    kept = {}
-    if unchanged:
-        try:
-            kept = store.load_facts(old_conn, [s.path for s, _ in unchanged])
-        except (StoreError, sqlite3.DatabaseError):
-            return _refresh(root, path, files, {}, None, expected, rebuilt=True,
-                            progress=progress, jobs=jobs)
-    parsed = extract_files(root, to_parse, progress=progress, jobs=jobs)
-    rows = [(s.path, s.module, s.mtime_ns, s.size, digest, kept[s.path])
-            for s, digest in unchanged]
-    rows += [(s.path, s.module, s.mtime_ns, s.size, digest, facts)
-             for s, (digest, facts) in zip(to_parse, parsed)]
-    rows.sort(key=lambda row: row[0])
-    from jaxmap import resolve
-
-    resolution = resolve.resolve({row[0]: row[5] for row in rows})
-    meta = {**expected, "root": str(root), "jax_version": resolution.jax_version or ""}
-    store.write(path, meta, rows, resolution)
-    rules = sum(len(p["rules"]) for p in resolution.primitives)
-    return _report(root, path, files, len(to_parse), removed, rebuilt,
-                   (len(resolution.primitives), rules, len(resolution.diagnostics)))
-
-
-def _report(root, path, files, parsed, removed, rebuilt, counts) -> IndexReport:
-    return IndexReport(root, path, len(files), parsed, removed, rebuilt, *counts)
-
-
-def _counts(path: Path) -> tuple[int, int, int]:
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-                     for table in ("primitives", "rules", "diagnostics"))
 
 
 def extract_files(root: Path, sources: list, *, progress=None, jobs=None) -> list[tuple]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from jaxmap.errors import NotFound, StoreError
 from jaxmap.models import (DefKind, Definition, FunctionRef, Primitive, Rule, RuleKind,
@@ -18,8 +18,7 @@ RULE_KINDS = tuple(k.value for k in RuleKind)
 RESULT_KINDS = ("primitive",) + tuple(k.value for k in DefKind)
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(NamedTuple):
     """What `locate` found for one query."""
 
     query: str
@@ -157,9 +156,7 @@ def _rule(row) -> Rule:
 
 
 def _only_kind(prim: Primitive, kind: str) -> Primitive:
-    from dataclasses import replace
-
-    return replace(prim, rules=tuple(r for r in prim.rules if r.kind.value == kind))
+    return prim._replace(rules=tuple(r for r in prim.rules if r.kind.value == kind))
 
 
 def _like(text: str) -> str:

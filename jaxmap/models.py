@@ -1,9 +1,13 @@
-"""Plain values passed between the stages: kinds, locations, primitives, rules."""
+"""Plain values passed between the stages: kinds, locations, primitives, rules.
+
+Immutable NamedTuples rather than dataclasses: they are on the `jaxmap locate` start-up
+path, where creating a dataclass costs several times more.
+"""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 class RuleKind(str, enum.Enum):
@@ -38,8 +42,7 @@ class DefKind(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class SourceLoc:
+class SourceLoc(NamedTuple):
     """A place in the indexed tree: root-relative POSIX path, 1-based lines."""
 
     file: str
@@ -50,16 +53,14 @@ class SourceLoc:
         return f"{self.file}:{self.line}"
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionRef:
+class FunctionRef(NamedTuple):
     """A named function that implements a rule."""
 
     name: str
     loc: SourceLoc
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """One rule registered for a primitive, at one registration statement."""
 
     kind: RuleKind
@@ -69,8 +70,7 @@ class Rule:
     function: FunctionRef | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Primitive:
+class Primitive(NamedTuple):
     """A primitive: its name string, the variable (or class) that holds it, its rules."""
 
     name: str
@@ -78,11 +78,10 @@ class Primitive:
     module: str
     loc: SourceLoc
     style: str = "classic"
-    rules: tuple[Rule, ...] = field(default=())
+    rules: tuple[Rule, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
+class Definition(NamedTuple):
     """A function, class, variable or module defined in the indexed tree."""
 
     name: str

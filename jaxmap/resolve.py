@@ -741,4 +741,6 @@ def _subst(value: tuple, bound: dict[int, tuple]) -> tuple:
         return ("applied", _subst(value[1], bound), tuple(_subst(a, bound) for a in value[2]))
     if tag == "tuple":
         return ("tuple", tuple(_subst(a, bound) for a in value[1]))
+    if tag == "method":  # self.jvp, with self bound at the call site
+        return ("method", _subst(value[1], bound), value[2])
     return value

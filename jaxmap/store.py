@@ -19,12 +19,13 @@ from pathlib import Path
 
 from jaxmap.errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files (
   path TEXT PRIMARY KEY, module TEXT, mtime_ns INTEGER, size INTEGER, digest TEXT, facts BLOB);
+CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER);
 CREATE TABLE primitives (
   id INTEGER PRIMARY KEY, name TEXT, variable TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, style TEXT);
@@ -102,30 +103,36 @@ def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
             in conn.execute("SELECT path, mtime_ns, size, digest FROM files")}
 
 
-def load_facts(conn: sqlite3.Connection, paths) -> dict[str, dict]:
-    """Stored FileFacts of the given paths."""
+def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict]]:
+    """Stored (digest, FileFacts) of the given paths."""
     wanted = set(paths)
     facts = {}
-    for path, blob in conn.execute("SELECT path, facts FROM files"):
+    for path, digest, blob in conn.execute("SELECT path, digest, facts FROM files"):
         if path in wanted:
             try:
-                facts[path] = marshal.loads(blob)
+                facts[path] = digest, marshal.loads(blob)
             except (ValueError, EOFError, TypeError) as error:
                 raise StoreError(f"index entry for {path} is unreadable ({error})") from error
     return facts
 
 
-def update_stats(path: Path, stats: list[tuple[str, int, int]]) -> None:
-    """Record new (mtime_ns, size) for files whose content did not change."""
+def update_stats(path: Path, files: list[tuple[str, int, int]],
+                 dirs: list[tuple[str, int]]) -> None:
+    """Record new (mtime_ns, size) of files whose content did not change, and the
+    directories' mtimes; one transaction."""
     with closing(sqlite3.connect(path, timeout=30)) as conn, conn:
         conn.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
-                         [(mtime, size, p) for p, mtime, size in stats])
+                         [(mtime, size, p) for p, mtime, size in files])
+        conn.execute("DELETE FROM dirs")
+        conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
-def write(path: Path, meta: dict[str, str], files: list[tuple], resolution) -> None:
+def write(path: Path, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
+          resolution) -> None:
     """Write a whole index to `path` atomically.
 
     files: (path, module, mtime_ns, size, digest, facts) for every file.
+    dirs: (path, mtime_ns) of every directory walked.
     resolution: a resolve.Resolution.
     """
     import tempfile
@@ -139,6 +146,7 @@ def write(path: Path, meta: dict[str, str], files: list[tuple], resolution) -> N
             conn.execute("PRAGMA synchronous = OFF")
             conn.executescript(_SCHEMA)
             _fill(conn, meta, files, resolution)
+            conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
             conn.commit()
         os.replace(tmp, path)
     except BaseException:

@@ -1,0 +1,282 @@
+"""The CLI on the minijax fixture, run in-process through `main(argv) -> int`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from markers import ROOT, mark
+
+from jaxmap.cli import cli, main
+
+PSUM_FILE, PSUM_LINE = mark("psum-create")
+
+
+def run(capsys, *argv):
+    """(exit status, stdout, stderr) of `jaxmap ARGV --root minijax`."""
+    code = main([*argv, "--root", str(ROOT)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv) -> dict:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def assert_one_line_error(code: int, out: str, err: str) -> None:
+    assert code != 0
+    assert "Traceback" not in out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jaxmap: "), err
+
+
+# -- locate: every way a JAX developer names a primitive -------------------------------
+
+
+@pytest.mark.parametrize("name", ["psum", "psum_p", "lax.psum", "jax.lax.psum"])
+def test_locate_psum_by_any_name(capsys, name):
+    code, out, err = run(capsys, "locate", name)
+    assert code == 0, err
+    assert out.startswith("primitive psum")
+    assert f"  defined    {PSUM_FILE}:{PSUM_LINE}\n" in out
+    file, line = mark("psum-lowering")
+    assert f"lowering               {file}:{line}  via mlir.register_lowering" in out
+
+
+@pytest.mark.parametrize("name", ["lax.psum", "jax.lax.psum"])
+def test_locate_public_path_finds_the_function(capsys, name):
+    document = run_json(capsys, "locate", name)
+    (definition,) = document["definitions"]
+    assert definition["qualname"] == "jax._src.lax.parallel.psum"
+    assert "jax.lax.psum" in definition["public_paths"]
+    assert [p["name"] for p in document["primitives"]] == ["psum"]
+
+
+@pytest.mark.parametrize("name", ["scatter-add", "scatter_add_p"])
+def test_locate_by_name_string_and_variable(capsys, name):
+    document = run_json(capsys, "locate", name)
+    (prim,) = document["primitives"]
+    assert (prim["name"], prim["variable"]) == ("scatter-add", "scatter_add_p")
+    assert (prim["file"], prim["line"]) == mark("scatter-add-create")
+
+
+def test_locate_public_primitive_path(capsys):
+    document = run_json(capsys, "locate", "jax.lax.add_p")
+    (prim,) = document["primitives"]
+    assert (prim["file"], prim["line"]) == mark("add-create")
+    assert any("jax.lax.add_p" in d["public_paths"] for d in document["definitions"])
+
+
+# -- --json schema ---------------------------------------------------------------------
+
+# The keys the README documents as stable.
+PRIMITIVE_KEYS = {"name", "variable", "module", "style", "file", "line", "end_line", "rules"}
+RULE_KEYS = {"kind", "file", "line", "end_line", "via", "platform", "function"}
+FUNCTION_KEYS = {"name", "file", "line"}
+DEFINITION_KEYS = {"name", "qualname", "kind", "file", "line", "end_line", "public_paths",
+                   "summary"}
+
+
+def _check_primitive(prim: dict) -> None:
+    assert PRIMITIVE_KEYS <= prim.keys()
+    assert isinstance(prim["line"], int) and prim["line"] >= 1
+    assert prim["style"] in ("classic", "hijax")
+    for rule in prim["rules"]:
+        assert RULE_KEYS <= rule.keys()
+        assert rule["line"] <= rule["end_line"]
+        assert rule["platform"] is None or isinstance(rule["platform"], str)
+        if rule["function"] is not None:
+            assert FUNCTION_KEYS <= rule["function"].keys()
+
+
+def test_locate_json_schema(capsys):
+    document = run_json(capsys, "locate", "psum")
+    assert {"root", "jax_version", "query", "primitives", "definitions"} <= document.keys()
+    assert document["root"] == str(ROOT.resolve())
+    assert document["jax_version"] == "0.0.1"
+    assert document["query"] == "psum"
+    (prim,) = document["primitives"]
+    _check_primitive(prim)
+    assert (prim["name"], prim["variable"], prim["file"], prim["line"]) == \
+        ("psum", "psum_p", PSUM_FILE, PSUM_LINE)
+    kinds = sorted(r["kind"] for r in prim["rules"])
+    assert kinds == ["abstract_eval", "batching", "impl", "jvp", "lowering", "transpose"]
+    batcher = next(r for r in prim["rules"] if r["kind"] == "batching")
+    assert batcher["function"]["name"] == "_batched_reduction_collective"
+    assert batcher["end_line"] > batcher["line"]  # a multi-line statement
+    for definition in document["definitions"]:
+        assert DEFINITION_KEYS <= definition.keys()
+    assert [d["qualname"] for d in document["definitions"]] == ["jax._src.lax.parallel.psum"]
+
+
+def test_primitives_json_schema(capsys):
+    document = run_json(capsys, "primitives")
+    assert {"root", "jax_version", "primitives"} <= document.keys()
+    assert document["jax_version"] == "0.0.1"
+    names = [p["name"] for p in document["primitives"]]
+    assert len(names) == 30 and names.count("convert") == 2
+    for prim in document["primitives"]:
+        _check_primitive(prim)
+    platforms = {r["platform"] for p in document["primitives"] for r in p["rules"]}
+    assert {"cpu", "cuda", "rocm", "triton", None} <= platforms
+
+
+def test_primitives_text_lists_each_with_path_line(capsys):
+    code, out, err = run(capsys, "primitives")
+    assert code == 0, err
+    psum = next(line for line in out.splitlines() if line.startswith("psum "))
+    assert f"{PSUM_FILE}:{PSUM_LINE}" in psum
+    assert "lowering" in psum and "transpose" in psum
+
+
+def test_primitives_missing_jvp(capsys):
+    document = run_json(capsys, "primitives", "--missing", "jvp")
+    names = {p["name"] for p in document["primitives"]}
+    assert {"homonym", "pallas_call", "gather", "reduce_sum", "scatter-add",
+            "convert"} <= names
+    assert not names & {"psum", "neg", "sin", "add", "SearchSorted", "closed_call"}
+    for prim in document["primitives"]:
+        assert all(r["kind"] != "jvp" for r in prim["rules"])
+
+
+def test_primitives_missing_text(capsys):
+    code, out, err = run(capsys, "primitives", "--missing", "lowering")
+    assert code == 0, err
+    names = {line.split()[0] for line in out.splitlines()}
+    assert "homonym" in names and "gather" in names
+    assert "psum" not in names and "ragged_all_to_all" not in names
+
+
+# -- locate filters and paths ----------------------------------------------------------
+
+
+def test_kind_lowering_keeps_only_lowerings(capsys):
+    document = run_json(capsys, "locate", "sin", "--kind", "lowering")
+    (prim,) = document["primitives"]
+    assert sorted((r["kind"], r["platform"] or "") for r in prim["rules"]) == [
+        ("lowering", ""), ("lowering", "cpu")]
+    assert document["definitions"] == []
+
+
+def test_kind_lowering_text(capsys):
+    code, out, err = run(capsys, "locate", "ragged_all_to_all", "--kind", "lowering")
+    assert code == 0, err
+    rule_lines = [line for line in out.splitlines() if line.startswith("  ")
+                  and not line.startswith("  defined")]
+    assert len(rule_lines) == 2
+    assert any("lowering[cuda]" in line for line in rule_lines)
+    assert any("lowering[rocm]" in line for line in rule_lines)
+
+
+def test_kind_of_rule_absent_is_not_found(capsys):
+    code, out, err = run(capsys, "locate", "homonym", "--kind", "jvp")
+    assert code == 1
+    assert_one_line_error(code, out, err)
+
+
+def test_kind_function_keeps_only_definitions(capsys):
+    document = run_json(capsys, "locate", "psum", "--kind", "function")
+    assert document["primitives"] == []
+    assert [d["kind"] for d in document["definitions"]] == ["function"]
+
+
+def test_paths_are_root_relative_posix_by_default(capsys):
+    document = run_json(capsys, "locate", "add")
+    files = [document["primitives"][0]["file"]]
+    files += [r["file"] for p in document["primitives"] for r in p["rules"]]
+    files += [d["file"] for d in document["definitions"]]
+    for file in files:
+        assert not Path(file).is_absolute() and "\\" not in file
+        assert (ROOT / file).is_file()
+
+
+def test_absolute_paths(capsys):
+    document = run_json(capsys, "locate", "psum", "--absolute")
+    (prim,) = document["primitives"]
+    assert prim["file"] == str(ROOT.resolve() / PSUM_FILE)
+    for rule in prim["rules"]:
+        assert Path(rule["file"]).is_absolute() and Path(rule["file"]).is_file()
+        if rule["function"]:
+            assert Path(rule["function"]["file"]).is_absolute()
+    code, out, err = run(capsys, "locate", "psum", "--absolute")
+    assert f"{ROOT.resolve() / PSUM_FILE}:{PSUM_LINE}" in out
+
+
+# -- not found -------------------------------------------------------------------------
+
+
+def test_near_miss_suggests(capsys):
+    code, out, err = run(capsys, "locate", "psun")
+    assert code == 1
+    assert_one_line_error(code, out, err)
+    assert "did you mean" in err and "psum" in err
+    assert out == ""
+
+
+def test_nothing_found(capsys):
+    code, out, err = run(capsys, "locate", "qqqqzzzz")
+    assert code == 1
+    assert_one_line_error(code, out, err)
+    assert "did you mean" not in err
+
+
+def test_root_that_does_not_exist(capsys, tmp_path):
+    code = main(["locate", "psum", "--root", str(tmp_path / "nowhere")])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "does not exist" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["locate", "psum", "--kind", "bogus"],
+    ["primitives", "--missing", "bogus"],
+])
+def test_bad_option_value_fails_without_traceback(capsys, argv):
+    code = main([*argv, "--root", str(ROOT)])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert "Traceback" not in out + err
+    assert "bogus" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["locate", "psum", "--kind", "bogus", "--root", str(ROOT)],
+    ["index", "--root", str(ROOT / "jax" / "version.py")],
+])
+def test_usage_errors_are_one_line(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+
+
+# -- index and the click group ----------------------------------------------------------
+
+
+def test_index_then_up_to_date(capsys):
+    code, out, err = run(capsys, "index")
+    assert code == 0, err
+    assert out.startswith("rebuilt:") and "30 primitives" in out
+    code, out, err = run(capsys, "index")
+    assert code == 0, err
+    assert out.startswith("up to date:") and "0 parsed" in out
+    code, out, err = run(capsys, "index", "--rebuild")
+    assert out.startswith("rebuilt:")
+
+
+def test_cli_runner_locate():
+    result = CliRunner().invoke(cli, ["locate", "fused_call", "--root", str(ROOT)])
+    assert result.exit_code == 0, result.output
+    file, line = mark("fused-create")
+    assert f"defined    {file}:{line}" in result.output
+
+
+def test_help_lists_commands(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in ("index", "locate", "primitives"):
+        assert command in out
