@@ -62,7 +62,7 @@ def cold_index(root: Path, repeat: int) -> None:
     for _ in range(max(3, repeat // 2)):
         start = time.perf_counter()
         for source in files:
-            parse.parse((root / source.path).read_bytes())
+            parse.parse((Path(root) / source.path).read_bytes())
         parse_times.append(time.perf_counter() - start)
         start = time.perf_counter()
         indexer.build_index(root, rebuild=True)
@@ -99,7 +99,7 @@ def locate_end_to_end(root: Path, repeat: int) -> None:
             "click": [sys.executable, "-c", "import click"]}
     rg = shutil.which("rg")
     if rg:
-        runs["rg"] = [rg, "-n", "psum_p", str(root / "jax")]
+        runs["rg"] = [rg, "-n", "psum_p", str(Path(root) / "jax")]
     times = {name: [] for name in runs}
     for _ in range(repeat):  # interleaved, so machine noise hits all alike
         for name, command in runs.items():

@@ -6,8 +6,8 @@ need them, so `jaxmap locate` and `--help` start fast.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 import click
 
@@ -18,7 +18,7 @@ _ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
 
 
 def _root_option(f):
-    return click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+    return click.option("--root", type=click.Path(file_okay=False),
                         default=None, help=_ROOT_HELP)(f)
 
 
@@ -44,7 +44,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @cli.command()
 @_root_option
 @click.option("--rebuild", is_flag=True, help="Discard the index and parse every file again.")
-def index(root: Path | None, rebuild: bool) -> None:
+def index(root: str | None, rebuild: bool) -> None:
     """Build or refresh the index (only changed files are parsed again)."""
     from jaxmap.indexer import build_index
 
@@ -63,7 +63,7 @@ def index(root: Path | None, rebuild: bool) -> None:
                    "(primitive, function, class, variable, module).")
 @_json_option
 @_absolute_option
-def locate(name: str, root: Path | None, kind: str | None, as_json: bool,
+def locate(name: str, root: str | None, kind: str | None, as_json: bool,
            absolute: bool) -> None:
     """Where NAME is defined; for a primitive, every rule registered for it."""
     from jaxmap.locate import RESULT_KINDS, RULE_KINDS
@@ -90,7 +90,7 @@ def locate(name: str, root: Path | None, kind: str | None, as_json: bool,
               help="Only primitives without a rule of this kind.")
 @_json_option
 @_absolute_option
-def primitives(root: Path | None, missing: str | None, as_json: bool, absolute: bool) -> None:
+def primitives(root: str | None, missing: str | None, as_json: bool, absolute: bool) -> None:
     """Every primitive with its rules."""
     from jaxmap.locate import RULE_KINDS
 
@@ -114,7 +114,7 @@ def primitives(root: Path | None, missing: str | None, as_json: bool, absolute: 
 @_root_option
 @_json_option
 @click.option("--show", default=20, show_default=True, help="How many missing/extra to list.")
-def verify(root: Path | None, as_json: bool, show: int) -> None:
+def verify(root: str | None, as_json: bool, show: int) -> None:
     """Compare the static index with the live registries of the installed jax."""
     from jaxmap import verify as verify_mod
 
@@ -135,7 +135,7 @@ def verify(root: Path | None, as_json: bool, show: int) -> None:
 @click.option("--central", default=0, metavar="N",
               help="Instead of NAME: the N most central modules (PageRank over imports).")
 @_json_option
-def graph(name: str | None, root: Path | None, depth: int, central: int, as_json: bool) -> None:
+def graph(name: str | None, root: str | None, depth: int, central: int, as_json: bool) -> None:
     """Graph questions: what NAME is connected to (defines, imports, has_rule,
     implemented_by, binds), or which modules are most central."""
     if not name and not central:
@@ -193,17 +193,17 @@ class _progress:
             self.bar.__exit__(*exc)
 
 
-def _path_fn(root: Path, absolute: bool):
+def _path_fn(root: str, absolute: bool):
     if absolute:
-        return lambda p: str(root / p)
+        return lambda p: os.path.join(root, p)
     return lambda p: p
 
 
-def _source_line(root: Path):
+def _source_line(root: str):
     """The first line of a statement, read from the tree (for `defined by`)."""
     def read(file: str, line: int) -> str | None:
         try:
-            with open(root / file, encoding="utf-8", errors="replace") as handle:
+            with open(os.path.join(root, file), encoding="utf-8", errors="replace") as handle:
                 for number, text in enumerate(handle, 1):
                     if number == line:
                         return text.strip()[:100]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import NamedTuple
 
 from jaxmap.errors import RootError
@@ -27,34 +26,42 @@ class SourceFile(NamedTuple):
     size: int
 
 
-def default_root() -> Path:
+# Paths are plain strings here: pathlib's import alone would cost `jaxmap locate` a
+# tenth of its start-up.
+
+
+def default_root() -> str:
     """The directory that holds the installed `jax` package (e.g. site-packages)."""
     env = os.environ.get("JAXMAP_ROOT")
     if env:
-        return Path(env)
+        return env
     import importlib.util
 
     spec = importlib.util.find_spec("jax")
     if spec is None or not spec.submodule_search_locations:
         raise RootError("jax is not installed here; pass --root PATH (a JAX checkout or "
                         "any directory of Python code)")
-    return Path(next(iter(spec.submodule_search_locations))).parent
+    return os.path.dirname(next(iter(spec.submodule_search_locations)))
 
 
-def resolve_root(root: str | os.PathLike | None) -> Path:
+def resolve_root(root: str | os.PathLike | None) -> str:
     """The absolute, real root directory; a clear error if it is unusable."""
-    path = default_root() if root is None else Path(root)
-    if not path.exists():
+    path = default_root() if root is None else os.fspath(root)
+    if not os.path.exists(path):
         raise RootError(f"root {path} does not exist")
-    if not path.is_dir():
+    if not os.path.isdir(path):
         raise RootError(f"root {path} is not a directory")
-    return path.resolve()
+    return os.path.realpath(path)
 
 
-def is_installed_packages_dir(root: Path) -> bool:
+def is_installed_packages_dir(root: str) -> bool:
     """True for a site-packages style root, where only the jax package is indexed."""
-    return (root / "jax" / "__init__.py").is_file() and not (root / "jax" / "BUILD").exists() \
-        and (root.name in ("site-packages", "dist-packages") or any(root.glob("jax-*.dist-info")))
+    jax_dir = os.path.join(root, "jax")
+    if not os.path.isfile(os.path.join(jax_dir, "__init__.py")) or \
+            os.path.exists(os.path.join(jax_dir, "BUILD")):
+        return False
+    return os.path.basename(root) in ("site-packages", "dist-packages") or any(
+        name.startswith("jax-") and name.endswith(".dist-info") for name in os.listdir(root))
 
 
 class Tree(NamedTuple):
@@ -65,10 +72,10 @@ class Tree(NamedTuple):
     dirs: list[tuple[str, int]]
 
 
-def list_files(root: Path) -> Tree:
+def list_files(root: str) -> Tree:
     """Every .py file under the root (only `jax/` for an installed-packages root),
     sorted by path; symlink loops and unreadable directories are skipped."""
-    top = [root / "jax"] if is_installed_packages_dir(root) else [root]
+    top = [os.path.join(root, "jax")] if is_installed_packages_dir(root) else [root]
     tree = Tree([], [])
     seen_dirs: set[tuple[int, int]] = set()
     for start in top:
@@ -79,9 +86,9 @@ def list_files(root: Path) -> Tree:
     return tree
 
 
-def _walk(root: Path, directory: Path, tree: Tree, seen_dirs: set) -> None:
+def _walk(root: str, directory: str, tree: Tree, seen_dirs: set) -> None:
     try:
-        info = directory.stat()
+        info = os.stat(directory)
         entries = list(os.scandir(directory))
     except OSError:
         return
@@ -89,23 +96,28 @@ def _walk(root: Path, directory: Path, tree: Tree, seen_dirs: set) -> None:
     if key in seen_dirs:  # a symlink loop, or a second link to the same tree
         return
     seen_dirs.add(key)
-    tree.dirs.append((directory.relative_to(root).as_posix(), info.st_mtime_ns))
+    tree.dirs.append((_relative(root, directory), info.st_mtime_ns))
     files = tree.files
     for entry in sorted(entries, key=lambda e: e.name):
         try:
             if entry.is_dir():
                 if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
-                    _walk(root, Path(entry.path), tree, seen_dirs)
+                    _walk(root, entry.path, tree, seen_dirs)
             elif entry.name.endswith(".py") and entry.is_file():
                 stat = entry.stat()
                 if stat.st_size <= MAX_FILE_BYTES:
-                    files.append(_source_file(root, Path(entry.path), stat))
+                    files.append(_source_file(root, entry.path, stat))
         except OSError:
             continue
 
 
-def _source_file(root: Path, path: Path, stat: os.stat_result) -> SourceFile:
-    relative = path.relative_to(root).as_posix()
+def _relative(root: str, path: str) -> str:
+    """Root-relative POSIX path."""
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def _source_file(root: str, path: str, stat: os.stat_result) -> SourceFile:
+    relative = _relative(root, path)
     module, is_package = module_name(relative)
     return SourceFile(relative, module, is_package, stat.st_mtime_ns, stat.st_size)
 

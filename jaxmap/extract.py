@@ -298,7 +298,9 @@ class _Builder:
         if in_function:
             stack.append((end_byte, "nested", qualname))
             return
-        self.funcs[qualname] = (parameters(caps["params"][0]), line, end_line)
+        walked = caps["body"][0].start_byte not in self._skipped
+        # A skipped body records no events, so its parameters would never be used.
+        self.funcs[qualname] = (parameters(caps["params"][0]) if walked else (), line, end_line)
         self.defs.append((name, qualname, "function", line, end_line))
         start = node.start_byte
         for bound in _BIND.finditer(source, start, end_byte):
@@ -306,7 +308,7 @@ class _Builder:
             if name:
                 self.events.append((qualname, -1, "binds", name.group().decode(),
                                     line + source.count(b"\n", start, bound.start())))
-        if caps["body"][0].start_byte not in self._skipped:
+        if walked:
             stack.append((end_byte, "def", qualname))
 
     def _decorated(self, caps, stack) -> None:

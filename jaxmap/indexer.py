@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import sqlite3
-from contextlib import closing
-from pathlib import Path
-from typing import Callable, NamedTuple
+from contextlib import closing, contextmanager
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap import discover, store
 from jaxmap.errors import StoreError
 
-Progress = Callable[[int, int], None]
+if TYPE_CHECKING:
+    from typing import Callable
+
+    Progress = Callable[[int, int], None]
 _PARALLEL_MIN_FILES = 48
 
 
 class IndexReport(NamedTuple):
     """What an index run did."""
 
-    root: Path
-    index: Path
+    root: str
+    index: str
     files: int
     parsed: int
     removed: int
@@ -62,7 +65,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     return _write(root, path, tree, expected, kept, to_parse, removed, not old, progress, jobs)
 
 
-def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[Path, IndexReport | None]:
+def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[str, IndexReport | None]:
     """The index of `root`, ready for queries: built if missing or unreadable, refreshed
     if an indexed file or directory changed on disk (checked by stat, no tree walk)."""
     root = discover.resolve_root(root)
@@ -76,24 +79,25 @@ def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[Path, 
     return path, build_index(root, progress=progress)
 
 
-def _unchanged(root: Path, conn: sqlite3.Connection) -> bool:
+def _unchanged(root: str, conn: sqlite3.Connection) -> bool:
     try:
         files = conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
         dirs = conn.execute("SELECT path, mtime_ns FROM dirs").fetchall()
     except sqlite3.DatabaseError:
         return False
+    prefix = f"{root}{os.sep}"  # plain strings: pathlib would double the cost here
     try:
         for path, mtime, size in files:
-            stat = os.stat(root / path)
+            stat = os.stat(prefix + path)
             if stat.st_mtime_ns != mtime or stat.st_size != size:
                 return False
-        return all(os.stat(root / path).st_mtime_ns == mtime for path, mtime in dirs) \
+        return all(os.stat(prefix + path).st_mtime_ns == mtime for path, mtime in dirs) \
             and bool(files)
     except OSError:
         return False
 
 
-def _classify(root: Path, files: list, old: dict) -> tuple[list, list, list]:
+def _classify(root: str, files: list, old: dict) -> tuple[list, list, list]:
     """Paths whose stored facts still hold, sources whose stat changed but content did
     not (a touch, a checkout), and sources to parse."""
     unchanged, touched, to_parse = [], [], []
@@ -113,6 +117,26 @@ def _classify(root: Path, files: list, old: dict) -> tuple[list, list, list]:
 
 def _write(root, path, tree, expected, kept, to_parse, removed, rebuilt, progress, jobs):
     """Parse what must be, resolve everything, and write a whole new index."""
+    with _gc_paused():
+        return _write_unpaused(root, path, tree, expected, kept, to_parse, removed, rebuilt,
+                               progress, jobs)
+
+
+@contextmanager
+def _gc_paused():
+    """Indexing allocates hundreds of thousands of small tuples that all stay alive until
+    the end; the cyclic collector would scan them again and again for nothing."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _write_unpaused(root, path, tree, expected, kept, to_parse, removed, rebuilt, progress,
+                    jobs):
     parsed = dict(zip((s.path for s in to_parse),
                       extract_files(root, to_parse, progress=progress, jobs=jobs)))
     rows = []
@@ -145,16 +169,19 @@ def _version_key() -> dict[str, str]:
 def _code_checksum() -> str:
     import zlib
 
-    package = Path(__file__).parent
+    package = os.path.dirname(__file__)
+    queries = os.path.join(package, "queries")
+    sources = [os.path.join(package, name) for name in
+               ("extract.py", "resolve.py", "registrars.py", "parse.py", "store.py")]
+    sources += sorted(os.path.join(queries, n) for n in os.listdir(queries) if n.endswith(".scm"))
     checksum = 0
-    for name in ("extract.py", "resolve.py", "registrars.py", "parse.py", "store.py"):
-        checksum = zlib.crc32((package / name).read_bytes(), checksum)
-    for query in sorted((package / "queries").glob("*.scm")):
-        checksum = zlib.crc32(query.read_bytes(), checksum)
+    for source in sources:
+        with open(source, "rb") as handle:
+            checksum = zlib.crc32(handle.read(), checksum)
     return f"{checksum:08x}"
 
 
-def extract_files(root: Path, sources: list, *, progress=None, jobs=None) -> list[tuple]:
+def extract_files(root: str, sources: list, *, progress=None, jobs=None) -> list[tuple]:
     """(digest, facts) of each source file, in order, using every core for many files."""
     tasks = [(str(root), s.path, s.module, s.is_package) for s in sources]
     jobs = jobs or os.cpu_count() or 1
@@ -192,7 +219,7 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
     root, relative, module, is_package = task
     from jaxmap import extract
 
-    data = _read(Path(root), relative)
+    data = _read(root, relative)
     if data is None:
         data = b""
     try:
@@ -202,9 +229,10 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
     return _digest(data), facts
 
 
-def _read(root: Path, relative: str) -> bytes | None:
+def _read(root: str, relative: str) -> bytes | None:
     try:
-        return (root / relative).read_bytes()
+        with open(os.path.join(root, relative), "rb") as handle:
+            return handle.read()
     except OSError:
         return None
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
-from pathlib import Path
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound, StoreError
@@ -29,7 +28,7 @@ class Found(NamedTuple):
 class Index:
     """A read-only view of one root's index."""
 
-    def __init__(self, conn: sqlite3.Connection, root: Path, path: Path):
+    def __init__(self, conn: sqlite3.Connection, root: str, path: str):
         self.conn = conn
         self.root = root
         self.path = path
@@ -141,7 +140,7 @@ def open_index(root=None, *, progress=None) -> Index:
     path, _ = indexer.ensure_index(root, progress=progress)
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return Index(conn, Path(dict(conn.execute("SELECT key, value FROM meta"))["root"]),
+        return Index(conn, dict(conn.execute("SELECT key, value FROM meta"))["root"],
                      path)
     except (sqlite3.DatabaseError, KeyError) as error:
         with closing(conn):

@@ -15,7 +15,6 @@ import sqlite3
 import sys
 import zlib
 from contextlib import closing
-from pathlib import Path
 
 from jaxmap.errors import StoreError
 
@@ -39,6 +38,9 @@ CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
 CREATE TABLE imports (module TEXT, target TEXT);
 CREATE TABLE binds (module TEXT, function TEXT, primitive_id INTEGER, line INTEGER);
 CREATE TABLE diagnostics (message TEXT);
+"""
+# Built after the rows are in: cheaper than keeping them up to date on every insert.
+_INDEXES = """
 CREATE INDEX primitives_name ON primitives (name);
 CREATE INDEX primitives_variable ON primitives (variable);
 CREATE INDEX rules_primitive ON rules (primitive_id);
@@ -48,21 +50,22 @@ CREATE INDEX public_paths_path ON public_paths (path);
 """
 
 
-def cache_dir() -> Path:
+def cache_dir() -> str:
     """`$JAXMAP_CACHE_DIR`, else `$XDG_CACHE_HOME/jaxmap`, else `~/.cache/jaxmap`."""
     explicit = os.environ.get("JAXMAP_CACHE_DIR")
     if explicit:
-        return Path(explicit)
+        return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "jaxmap"
+    return os.path.join(base, "jaxmap")
 
 
-def index_path(root: Path) -> Path:
+def index_path(root: str | os.PathLike) -> str:
     """Where the index of `root` lives: one file per root, named after it. (The index
     records its root, so a checksum collision reads as a stale index, not wrong data.)"""
-    digest = f"{zlib.crc32(str(root).encode()):08x}"
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", root.name or "root")
-    return cache_dir() / f"{stem}-{digest}.sqlite"
+    root = os.fspath(root)
+    digest = f"{zlib.crc32(root.encode()):08x}"
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(root) or "root")
+    return os.path.join(cache_dir(), f"{stem}-{digest}.sqlite")
 
 
 def query_key() -> dict[str, str]:
@@ -74,9 +77,9 @@ def query_key() -> dict[str, str]:
             "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
 
 
-def connect_readonly(path: Path) -> sqlite3.Connection | None:
+def connect_readonly(path: str) -> sqlite3.Connection | None:
     """Open an index for queries; None if it is missing or not a jaxmap index."""
-    if not path.is_file():
+    if not os.path.isfile(path):
         return None
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -116,7 +119,7 @@ def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict]]:
     return facts
 
 
-def update_stats(path: Path, files: list[tuple[str, int, int]],
+def update_stats(path: str, files: list[tuple[str, int, int]],
                  dirs: list[tuple[str, int]]) -> None:
     """Record new (mtime_ns, size) of files whose content did not change, and the
     directories' mtimes; one transaction."""
@@ -127,7 +130,7 @@ def update_stats(path: Path, files: list[tuple[str, int, int]],
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
-def write(path: Path, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
+def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
           resolution) -> None:
     """Write a whole index to `path` atomically.
 
@@ -137,8 +140,10 @@ def write(path: Path, meta: dict[str, str], files: list[tuple], dirs: list[tuple
     """
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                               dir=directory)
     os.close(fd)
     try:
         with closing(sqlite3.connect(tmp)) as conn:
@@ -147,6 +152,7 @@ def write(path: Path, meta: dict[str, str], files: list[tuple], dirs: list[tuple
             conn.executescript(_SCHEMA)
             _fill(conn, meta, files, resolution)
             conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+            conn.executescript(_INDEXES)
             conn.commit()
         os.replace(tmp, path)
     except BaseException:

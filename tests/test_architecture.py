@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,15 +48,14 @@ def test_every_query_compiles(name):
 
 
 def test_locate_path_imports_nothing_heavy(installed_index):
-    code = ("import sys, io, contextlib\n"
+    code = ("import sys, io, contextlib, click\n"
+            "before = set(sys.modules)\n"
             "from jaxmap.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    assert main(['locate', 'psum']) == 0\n"
-            "heavy = [m for m in ('tree_sitter', 'networkx', 'jax', 'multiprocessing')"
-            " if m in sys.modules]\n"
-            "print(','.join(heavy))\n")
-    env = {**__import__("os").environ}
-    env["JAXMAP_CACHE_DIR"] = str(installed_index.path.parent)
+            "heavy = ('tree_sitter', 'networkx', 'jax', 'multiprocessing', 'pathlib')\n"
+            "print(','.join(m for m in heavy if m in set(sys.modules) - before))\n")
+    env = {**os.environ, "JAXMAP_CACHE_DIR": os.path.dirname(installed_index.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, check=True).stdout.strip()
     assert out == ""

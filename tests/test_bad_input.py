@@ -66,7 +66,7 @@ def cli_error(argv: list[str], capsys) -> str:
 
 
 def index_file(root: Path) -> Path:
-    return store.index_path(root.resolve())
+    return Path(store.index_path(root.resolve()))
 
 
 # -- roots ----------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_psum_has_every_rule_kind_at_its_statement(installed_index):
     kinds = {r.kind for r in psum.rules}
     assert {RuleKind.IMPL, RuleKind.ABSTRACT_EVAL, RuleKind.JVP, RuleKind.TRANSPOSE,
             RuleKind.BATCHING, RuleKind.LOWERING} <= kinds
-    source = (installed_index.root / psum.loc.file).read_text().splitlines()
+    source = (Path(installed_index.root) / psum.loc.file).read_text().splitlines()
     assert "psum_p" in source[psum.loc.line - 1]
     for rule in psum.rules:
         statement = "\n".join(source[rule.loc.line - 1:rule.loc.end_line])
@@ -54,7 +54,7 @@ def test_rule_functions_point_at_their_def(installed_index):
                 continue
             path = rule.function.loc.file
             if path not in lines_of:
-                lines_of[path] = (installed_index.root / path).read_text().splitlines()
+                lines_of[path] = (Path(installed_index.root) / path).read_text().splitlines()
             text = lines_of[path][rule.function.loc.line - 1]
             assert re.match(rf"\s*(async\s+)?def\s+{re.escape(rule.function.name)}\b", text) \
                 or re.match(rf"\s*{re.escape(rule.function.name)}\b", text), (rule, text)

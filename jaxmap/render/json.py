@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition, Primitive, Rule
 
-PathFn = Callable[[str], str]
+if TYPE_CHECKING:
+    from typing import Callable
+
+    PathFn = Callable[[str], str]
 
 
 def _same(path: str) -> str:
@@ -37,12 +39,12 @@ def definition(d: Definition, path: PathFn = _same) -> dict:
             "public_paths": list(d.public_paths), "summary": d.summary}
 
 
-def primitives_document(root: Path, jax_version, prims, path: PathFn = _same) -> str:
+def primitives_document(root: str, jax_version, prims, path: PathFn = _same) -> str:
     return _dump({"root": str(root), "jax_version": jax_version,
                   "primitives": [primitive(p, path) for p in prims]})
 
 
-def located_document(root: Path, jax_version, found, path: PathFn = _same) -> str:
+def located_document(root: str, jax_version, found, path: PathFn = _same) -> str:
     return _dump({"root": str(root), "jax_version": jax_version, "query": found.query,
                   "primitives": [primitive(p, path) for p in found.primitives],
                   "definitions": [definition(d, path) for d in found.definitions]})

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition, Primitive, Rule
 
-PathFn = Callable[[str], str]
-SourceFn = Callable[[str, int], str | None]
+if TYPE_CHECKING:
+    from typing import Callable
+
+    PathFn = Callable[[str], str]
+    SourceFn = Callable[[str, int], "str | None"]
 
 
 def located(found, path: PathFn, source_line: SourceFn) -> str:
