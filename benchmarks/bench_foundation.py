@@ -145,6 +145,8 @@ def accuracy() -> None:
           f"target >= {TARGETS['pair_recall']:.0%}")
     _line("reported rules the runtime lacks", f"{e['extra']}/{e['checked']} {e['rate']:.1%}",
           f"target <= {TARGETS['extra_rate']:.0%}")
+    f = report["functions"]
+    _line("rule functions the runtime holds", f"{f['confirmed']}/{f['checked']} {f['rate']:.1%}")
 
 
 def _jaxmap() -> str:

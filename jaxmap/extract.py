@@ -8,7 +8,8 @@ FileFacts keys:
   funcs     {qualname: (params, line, end_line)}        scopes that hold events
   imports   [(scope, alias, target, line)]              target is a dotted name
   loops     [(scope, parent, target, iterable, line)]   parent is a loop index or -1
-  events    [(scope, loop, tag, ...)]                   see EVENT_TAGS
+  events    [(scope, loop, tag, ...)]   tags: call, assign, setitem, dec, return, and
+                                        binds (a function's `x.bind(` sites)
 
 Values in events are small tuples (see `value`): ("n", dotted name), ("s", string),
 ("c", callee, args, kwargs), ("t", items), ("d", pairs), ("l", line) for a lambda,

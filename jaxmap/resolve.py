@@ -30,6 +30,7 @@ from jaxmap.models import RuleKind
 
 UNKNOWN = ("?",)
 _MAX_HOPS = 30
+_MACHINERY = "jax._src.interpreters."
 _KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str",
                                    "dict", "applied", "lambda", "sym"})
 # Directories of a checkout whose modules are not part of any public API.
@@ -507,7 +508,12 @@ class Resolver:
                 found = self._function_ref(arg, depth + 1)
                 if found is not None:
                     return found
-            return self._function_ref(rule[1], depth + 1)
+            # A rule factory (`_unary_rule(jnp.negative)`) names the rule; JAX's own
+            # wrappers (`mlir.lower_fun`, `mlir.cache_lowering`) do not.
+            callee = rule[1]
+            if callee[0] == "func" and not callee[1].startswith(_MACHINERY):
+                return self._function_ref(callee, depth + 1)
+            return None
         return None
 
     def _def_location(self, module: str, qualname: str) -> dict | None:

@@ -41,12 +41,21 @@ _SKIP_MODULES = (".tests", "_test", "test_util", "jax_cuda", "mosaic.gpu.example
 
 @dataclass
 class Runtime:
-    """What the running jax registers: name -> kinds, and the files it loaded."""
+    """What the running jax registers: name -> kinds, the functions each (name, kind)
+    reaches as (root-relative file, function name), and the files it loaded."""
 
     version: str
     root: Path
     pairs: dict[str, set[str]]
     loaded_files: set[str]
+    functions: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)
+
+    def add(self, name: str, kind: str, rule) -> None:
+        self.pairs.setdefault(name, set()).add(kind)
+        reached = self.functions.setdefault((name, kind), set())
+        for file, function in rule_functions(rule):
+            if file.startswith(str(self.root) + os.sep):
+                reached.add((Path(file).relative_to(self.root).as_posix(), function))
 
 
 @dataclass
@@ -57,9 +66,11 @@ class Report:
     primitives: tuple[int, int]  # (found, runtime total)
     pairs: tuple[int, int]
     extra_rules: tuple[int, int]  # (static rules the runtime lacks, static rules checked)
+    functions: tuple[int, int] = (0, 0)  # (rule functions the runtime reaches, checked)
     missing_primitives: list[str] = field(default_factory=list)
     missing_pairs: list[str] = field(default_factory=list)
     extra_pairs: list[str] = field(default_factory=list)
+    unconfirmed_functions: list[str] = field(default_factory=list)
 
     @property
     def primitive_recall(self) -> float:
@@ -68,6 +79,10 @@ class Report:
     @property
     def pair_recall(self) -> float:
         return _ratio(*self.pairs)
+
+    @property
+    def function_agreement(self) -> float:
+        return _ratio(*self.functions)
 
     @property
     def extra_rate(self) -> float:
@@ -81,8 +96,11 @@ class Report:
                           "recall": round(self.pair_recall, 4)},
                 "extra_rules": {"extra": self.extra_rules[0], "checked": self.extra_rules[1],
                                 "rate": round(self.extra_rate, 4)},
+                "functions": {"confirmed": self.functions[0], "checked": self.functions[1],
+                              "rate": round(self.function_agreement, 4)},
                 "missing_primitives": self.missing_primitives,
-                "missing_pairs": self.missing_pairs, "extra_pairs": self.extra_pairs}
+                "missing_pairs": self.missing_pairs, "extra_pairs": self.extra_pairs,
+                "unconfirmed_functions": self.unconfirmed_functions}
 
     def summary(self, show: int = 20) -> str:
         lines = [
@@ -92,10 +110,14 @@ class Report:
             f"  (primitive, kind) found   {self.pairs[0]}/{self.pairs[1]} "
             f"({self.pair_recall:.1%})",
             f"  rules the runtime lacks   {self.extra_rules[0]}/{self.extra_rules[1]} "
-            f"({self.extra_rate:.1%})"]
+            f"({self.extra_rate:.1%})",
+            f"  rule functions confirmed  {self.functions[0]}/{self.functions[1]} "
+            f"({self.function_agreement:.1%})"]
         for title, items in (("missing primitives", self.missing_primitives),
                              ("missing (primitive, kind)", self.missing_pairs),
-                             ("extra (primitive, kind)", self.extra_pairs)):
+                             ("extra (primitive, kind)", self.extra_pairs),
+                             ("rule functions the runtime does not reach",
+                              self.unconfirmed_functions)):
             if items:
                 shown = ", ".join(items[:show]) + (" ..." if len(items) > show else "")
                 lines.append(f"  {title}: {shown}")
@@ -115,26 +137,36 @@ def compare(static_primitives, runtime: Runtime) -> Report:
     kinds = {kind for _, _, kind in REGISTRIES} | {"impl", "abstract_eval"}
     static_names = {p.name for p in static_primitives}
     static_pairs: dict[str, set[str]] = {}
-    checked = extra = 0
-    extra_pairs = set()
+    checked = extra = functions_checked = confirmed = 0
+    extra_pairs, unconfirmed = set(), set()
     for prim in static_primitives:
         for rule in prim.rules:
-            if rule.kind.value not in kinds or (rule.platform and rule.platform not in _XLA):
+            kind = rule.kind.value
+            if kind not in kinds or (rule.platform and rule.platform not in _XLA):
                 continue
-            static_pairs.setdefault(prim.name, set()).add(rule.kind.value)
-            if prim.style == "classic" and rule.loc.file in runtime.loaded_files \
-                    and prim.name in runtime.pairs:
-                checked += 1
-                if rule.kind.value not in runtime.pairs[prim.name]:
-                    extra += 1
-                    extra_pairs.add(f"{prim.name}:{rule.kind.value}")
+            static_pairs.setdefault(prim.name, set()).add(kind)
+            if prim.style != "classic" or rule.loc.file not in runtime.loaded_files \
+                    or prim.name not in runtime.pairs:
+                continue
+            checked += 1
+            if kind not in runtime.pairs[prim.name]:
+                extra += 1
+                extra_pairs.add(f"{prim.name}:{kind}")
+            elif rule.function is not None:
+                functions_checked += 1
+                reached = runtime.functions.get((prim.name, kind), set())
+                if (rule.function.loc.file, rule.function.name) in reached:
+                    confirmed += 1
+                else:
+                    unconfirmed.add(f"{prim.name}:{kind}:{rule.function.name}")
     runtime_pairs = {(n, k) for n, ks in runtime.pairs.items() for k in ks}
     found_pairs = {(n, k) for n, k in runtime_pairs if k in static_pairs.get(n, ())}
     missing = sorted(set(runtime.pairs) - static_names)
     return Report(runtime.version, (len(runtime.pairs) - len(missing), len(runtime.pairs)),
-                  (len(found_pairs), len(runtime_pairs)), (extra, checked), missing,
+                  (len(found_pairs), len(runtime_pairs)), (extra, checked),
+                  (confirmed, functions_checked), missing,
                   sorted(f"{n}:{k}" for n, k in runtime_pairs - found_pairs),
-                  sorted(extra_pairs))
+                  sorted(extra_pairs), sorted(unconfirmed))
 
 
 _XLA = {"cpu", "cuda", "rocm", "tpu", "gpu", "oneapi", "metal", "iree"}
@@ -150,36 +182,67 @@ def read_runtime() -> Runtime:
     _import_submodules(jax)
     from jax._src import core
 
-    pairs: dict[str, set[str]] = {}
+    jax_dir = Path(jax.__file__).resolve().parent
+    runtime = Runtime(jax.__version__, jax_dir.parent, {}, _loaded_files(jax_dir))
     for module_name, attr, kind in REGISTRIES:
         table = getattr(importlib.import_module(module_name), attr, None)
-        for prim in _keys(table):
-            pairs.setdefault(prim.name, set()).add(kind)
+        for prim, rule in _items(table):
+            runtime.add(prim.name, kind, rule)
     mlir = importlib.import_module("jax._src.interpreters.mlir")
     for table in getattr(mlir, "_platform_specific_lowerings", {}).values():
-        for prim in _keys(table):
-            pairs.setdefault(prim.name, set()).add("lowering")
+        for prim, rule in _items(table):
+            runtime.add(prim.name, "lowering", rule)
     for prim in _live_primitives(core.Primitive):
-        kinds = pairs.setdefault(prim.name, set())
-        # def_impl / def_abstract_eval set instance attributes; a subclass (HiPrimitive's)
-        # may define them as methods instead, `to_lojax` standing for the impl.
-        overrides = {name for name in ("impl", "abstract_eval", "to_lojax")
-                     if getattr(type(prim), name, None) is not getattr(core.Primitive, name, None)}
-        if "impl" in vars(prim) or overrides & {"impl", "to_lojax"}:
-            kinds.add("impl")
-        if "abstract_eval" in vars(prim) or "abstract_eval" in overrides:
-            kinds.add("abstract_eval")
-    jax_dir = Path(jax.__file__).resolve().parent
-    return Runtime(jax.__version__, jax_dir.parent, pairs, _loaded_files(jax_dir))
+        runtime.pairs.setdefault(prim.name, set())
+        # def_impl / def_abstract_eval set instance attributes; a subclass may define
+        # them as methods instead (HiPrimitive's, with `to_lojax` standing for the impl).
+        for kind, names in (("impl", ("impl", "to_lojax")), ("abstract_eval", ("abstract_eval",))):
+            for name in names:
+                method = getattr(type(prim), name, None)
+                if name in vars(prim) and name != "to_lojax":
+                    runtime.add(prim.name, kind, vars(prim)[name])
+                elif method is not None and method is not getattr(core.Primitive, name, None):
+                    runtime.add(prim.name, kind, method)
+    return runtime
 
 
-def _keys(table) -> list:
+def _items(table) -> list:
     if table is None:
         return []
     try:
-        return [k for k in dict(table) if hasattr(k, "name")]
+        return [(k, v) for k, v in dict(table).items() if hasattr(k, "name")]
     except TypeError:
         return []
+
+
+def rule_functions(rule, depth: int = 0) -> set[tuple[str, str]]:
+    """(source file, function name) of every function a stored rule object reaches:
+    through partial's function and arguments, closure cells, `__wrapped__`, `.rule`."""
+    import functools
+
+    found: set[tuple[str, str]] = set()
+    if depth > 4 or rule is None:
+        return found
+    code = getattr(rule, "__code__", None)
+    if code is not None:
+        found.add((os.path.realpath(code.co_filename), rule.__name__))
+        for cell in getattr(rule, "__closure__", None) or ():
+            try:
+                contents = cell.cell_contents
+            except ValueError:
+                continue
+            if callable(contents):
+                found |= rule_functions(contents, depth + 1)
+    if isinstance(rule, functools.partial):
+        for part in (rule.func, *rule.args, *rule.keywords.values()):
+            for item in part if isinstance(part, (list, tuple)) else (part,):
+                if callable(item):
+                    found |= rule_functions(item, depth + 1)
+    for attr in ("__wrapped__", "__func__", "rule"):
+        inner = getattr(rule, attr, None)
+        if inner is not None and inner is not rule and callable(inner):
+            found |= rule_functions(inner, depth + 1)
+    return found
 
 
 def _import_submodules(jax) -> None:

@@ -31,6 +31,13 @@ def test_few_rules_the_runtime_lacks(report):
     assert report.extra_rate <= 0.01, report.extra_pairs
 
 
+def test_rule_functions_are_the_ones_the_runtime_holds(report):
+    # Unreachable ones are rules from both branches of an `if` in a helper, or rules a
+    # later registration overwrote; see `jaxmap verify`.
+    assert report.functions[1] > 1000
+    assert report.function_agreement >= 0.95, report.unconfirmed_functions
+
+
 def test_psum_has_every_rule_kind_at_its_statement(installed_index):
     found = installed_index.locate("psum", kind="primitive")
     [psum] = [p for p in found.primitives if p.variable == "psum_p"]
