@@ -44,15 +44,25 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @cli.command()
 @_root_option
 @click.option("--rebuild", is_flag=True, help="Discard the index and parse every file again.")
-def index(root: str | None, rebuild: bool) -> None:
+@_json_option
+def index(root: str | None, rebuild: bool, as_json: bool) -> None:
     """Build or refresh the index (only changed files are parsed again)."""
     from jaxmap.indexer import build_index
 
     with _progress("indexing") as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
+    if as_json:
+        import json
+
+        from jaxmap.locate import diagnostics
+
+        click.echo(json.dumps({**report._asdict(), "changed": report.changed,
+                               "diagnostic_messages": diagnostics(report.index)}, indent=1))
+        return
     state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
     click.echo(f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
-               f"removed), {report.primitives} primitives, {report.rules} rules -> {report.index}")
+               f"removed), {report.primitives} primitives, {report.rules} rules, "
+               f"{report.diagnostics} diagnostics -> {report.index}")
 
 
 @cli.command()

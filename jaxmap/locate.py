@@ -148,6 +148,13 @@ def open_index(root=None, *, progress=None) -> Index:
                              f"run `jaxmap index --rebuild`") from error
 
 
+def diagnostics(index_path: str) -> list[str]:
+    """What the resolver could not place (a rule registered on a value it could not
+    trace to a primitive), with locations."""
+    with closing(sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)) as conn:
+        return [row[0] for row in conn.execute("SELECT message FROM diagnostics ORDER BY rowid")]
+
+
 def _rule(row) -> Rule:
     _, _, kind, file, line, end_line, via, platform, f_name, f_file, f_line = row
     function = FunctionRef(f_name, SourceLoc(f_file, f_line)) if f_name else None
