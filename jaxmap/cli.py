@@ -44,13 +44,21 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @cli.command()
 @_root_option
 @click.option("--rebuild", is_flag=True, help="Discard the index and parse every file again.")
+@click.option("--snapshot", "snapshot_file", default=None, metavar="FILE",
+              help="Also write a compact snapshot of the primitive index (.json.gz).")
+@click.option("--force", is_flag=True, help="Overwrite an existing snapshot FILE.")
 @_json_option
-def index(root: str | None, rebuild: bool, as_json: bool) -> None:
+def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: bool,
+          as_json: bool) -> None:
     """Build or refresh the index (only changed files are parsed again)."""
     from jaxmap.indexer import build_index
 
+    if snapshot_file and os.path.exists(snapshot_file) and not force:
+        raise JaxmapError(f"{snapshot_file} exists; pass --force to overwrite it")
     with _progress("indexing") as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
+    if snapshot_file:
+        _write_snapshot(root, snapshot_file)
     if as_json:
         import json
 
@@ -68,20 +76,24 @@ def index(root: str | None, rebuild: bool, as_json: bool) -> None:
 @cli.command()
 @click.argument("name")
 @_root_option
+@click.option("--jax", "jax_version", default=None, metavar="VERSION",
+              help="Answer from the committed snapshot of this jax release (see indexes/).")
 @click.option("--kind", default=None, metavar="KIND",
               help="Only this: a rule kind (jvp, lowering, ...) or a result kind "
                    "(primitive, function, class, variable, module).")
 @_json_option
 @_absolute_option
-def locate(name: str, root: str | None, kind: str | None, as_json: bool,
-           absolute: bool) -> None:
+def locate(name: str, root: str | None, jax_version: str | None, kind: str | None,
+           as_json: bool, absolute: bool) -> None:
     """Where NAME is defined; for a primitive, every rule registered for it."""
     from jaxmap.locate import RESULT_KINDS, RULE_KINDS
 
     if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
         raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS + RESULT_KINDS)}",
                                  param_hint="--kind")
-    with _open(root) as idx:
+    if jax_version and root:
+        raise click.UsageError("--jax and --root are alternatives; give one")
+    with _open_version(jax_version) if jax_version else _open(root) as idx:
         found = idx.locate(name, kind)
         path = _path_fn(idx.root, absolute)
         if as_json:
@@ -171,6 +183,55 @@ def graph(name: str | None, root: str | None, depth: int, central: int, as_json:
             {"source": u, "kind": k, "target": v} for u, k, v in edges]}, indent=1))
     else:
         click.echo("\n".join(f"{u} --{k}--> {v}" for u, k, v in edges))
+
+
+@cli.command()
+@click.argument("old")
+@click.argument("new")
+@_json_option
+def diff(old: str, new: str, as_json: bool) -> None:
+    """Primitives and rules added, removed or moved between OLD and NEW: jax versions
+    with a snapshot (0.4.38) or roots (paths)."""
+    from jaxmap import diff as diff_mod
+
+    with _open_either(old) as before, _open_either(new) as after:
+        result = diff_mod.compare(_label(old, before), before.primitives(),
+                                  _label(new, after), after.primitives())
+    if as_json:
+        import json
+
+        click.echo(json.dumps(result.to_dict(), indent=1))
+    else:
+        click.echo(diff_mod.render_text(result))
+
+
+def _open_either(version_or_root: str):
+    """A path that exists is a root; anything else names a snapshot version."""
+    if os.path.isdir(version_or_root):
+        return _open(version_or_root)
+    return _open_version(version_or_root)
+
+
+def _open_version(version: str):
+    from jaxmap import snapshot
+
+    return snapshot.load(snapshot.find(version))
+
+
+def _label(argument: str, idx) -> str:
+    return f"jax {idx.jax_version}" if idx.jax_version and not os.path.isdir(argument) \
+        else argument
+
+
+def _write_snapshot(root, snapshot_file: str) -> None:
+    from jaxmap import snapshot
+
+    with _open(root) as idx:
+        data = snapshot.export(idx)
+    tmp = f"{snapshot_file}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, snapshot_file)
 
 
 def _open(root):

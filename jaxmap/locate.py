@@ -99,6 +99,13 @@ class Index:
             "UNION SELECT name FROM definitions") if row[0]}
         return tuple(difflib.get_close_matches(leaf, sorted(names), n=limit, cutoff=0.75))
 
+    def public_definitions(self) -> list[Definition]:
+        """Definitions exported under a public path, in path order."""
+        rows = self.conn.execute(
+            "SELECT * FROM definitions WHERE id IN (SELECT definition_id FROM public_paths) "
+            "ORDER BY file, line, qualname").fetchall()
+        return [self._definition(row) for row in rows]
+
     # -- primitives ------------------------------------------------------------------
 
     def primitives(self, missing: str | None = None) -> list[Primitive]:

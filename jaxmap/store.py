@@ -161,6 +161,20 @@ def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[
         raise
 
 
+def fill_from_documents(conn: sqlite3.Connection, meta: dict[str, str], primitives: list[dict],
+                        definitions: list[dict]) -> None:
+    """Fill an empty database from JSON documents (a snapshot): primitives in the
+    `primitives --json` schema, definitions in the `locate --json` one."""
+    from types import SimpleNamespace
+
+    rows = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
+            for d in definitions]
+    conn.executescript(_SCHEMA)
+    _fill(conn, meta, [], SimpleNamespace(primitives=primitives, definitions=rows, imports=[],
+                                          binds=[], diagnostics=[]))
+    conn.executescript(_INDEXES)
+
+
 def _fill(conn: sqlite3.Connection, meta, files, resolution) -> None:
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",

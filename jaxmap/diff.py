@@ -1,0 +1,121 @@
+"""What changed between two indexes (two jax versions, or two trees).
+
+Primitives are matched by name and module, then by name alone where that is unique
+on both sides (a primitive that moved module); rules by (kind, platform). Line numbers drift between versions, so a rule counts as
+moved only when its file or its function changed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+from jaxmap.models import Primitive
+
+
+class RuleChange(NamedTuple):
+    primitive: str
+    kind: str
+    platform: str | None
+    change: str  # added, removed, moved
+    old: tuple[str, ...]  # "file:line (function)" of each registration before
+    new: tuple[str, ...]
+
+
+class IndexDiff(NamedTuple):
+    old: str
+    new: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    rules: tuple[RuleChange, ...]
+
+    def to_dict(self) -> dict:
+        return {"old": self.old, "new": self.new, "primitives_added": list(self.added),
+                "primitives_removed": list(self.removed),
+                "rules": [change._asdict() for change in self.rules]}
+
+
+def compare(old_label: str, old: list[Primitive], new_label: str,
+            new: list[Primitive]) -> IndexDiff:
+    pairs, added, removed = _match(old, new)
+    label = _labeller(new)
+    changes = []
+    for before, after in sorted(pairs, key=lambda pair: label(pair[1])):
+        changes += _rule_changes(label(after), before, after)
+    return IndexDiff(old_label, new_label, tuple(sorted(map(label, added))),
+                     tuple(sorted(map(_labeller(old), removed))), tuple(changes))
+
+
+def _match(old: list[Primitive], new: list[Primitive]):
+    """(old, new) pairs, then the new ones left unmatched, then the old ones."""
+    by_place = {(p.name, p.module): p for p in old}
+    pairs, rest_new = [], []
+    for prim in new:
+        match = by_place.pop((prim.name, prim.module), None)
+        (pairs.append((match, prim)) if match else rest_new.append(prim))
+    rest_old = list(by_place.values())
+    old_counts = Counter(p.name for p in rest_old)
+    new_counts = Counter(p.name for p in rest_new)
+    by_name = {p.name: p for p in rest_old if old_counts[p.name] == 1}
+    added = []
+    for prim in rest_new:
+        match = by_name.pop(prim.name, None) if new_counts[prim.name] == 1 else None
+        (pairs.append((match, prim)) if match else added.append(prim))
+    removed = [p for p in rest_old if by_name.get(p.name) is p or old_counts[p.name] > 1]
+    return pairs, added, removed
+
+
+def _labeller(prims: list[Primitive]):
+    """`name`, or `name@module` for a name several primitives share."""
+    counts = Counter(p.name for p in prims)
+    return lambda p: p.name if counts[p.name] == 1 else f"{p.name}@{p.module}"
+
+
+def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
+    before, after = _by_kind(old), _by_kind(new)
+    changes = []
+    for kind, platform in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "")):
+        was, now = before.get((kind, platform)), after.get((kind, platform))
+        if was is None:
+            change = "added"
+        elif now is None:
+            change = "removed"
+        elif {_where(r) for r in was} != {_where(r) for r in now}:
+            change = "moved"
+        else:
+            continue
+        changes.append(RuleChange(key, kind, platform, change,
+                                  tuple(_describe(r) for r in was or ()),
+                                  tuple(_describe(r) for r in now or ())))
+    return changes
+
+
+def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
+    grouped: dict[tuple[str, str | None], list] = {}
+    for rule in prim.rules:
+        grouped.setdefault((rule.kind.value, rule.platform), []).append(rule)
+    return grouped
+
+
+def _where(rule) -> tuple[str, str | None]:
+    return rule.loc.file, rule.function.name if rule.function else None
+
+
+def _describe(rule) -> str:
+    text = f"{rule.loc.file}:{rule.loc.line}"
+    return f"{text} ({rule.function.name})" if rule.function else text
+
+
+def render_text(diff: IndexDiff) -> str:
+    lines = [f"{diff.old} -> {diff.new}",
+             f"primitives added ({len(diff.added)}): {', '.join(diff.added) or '-'}",
+             f"primitives removed ({len(diff.removed)}): {', '.join(diff.removed) or '-'}"]
+    for change in ("added", "removed", "moved"):
+        rows = [c for c in diff.rules if c.change == change]
+        lines.append(f"rules {change} ({len(rows)}):")
+        for c in rows:
+            kind = c.kind + (f"[{c.platform}]" if c.platform else "")
+            where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
+                     "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
+            lines.append(f"  {c.primitive:<28} {kind:<22} {where}")
+    return "\n".join(lines)

@@ -1,0 +1,94 @@
+"""Committed snapshots of a jax release's primitive index (`indexes/jax-X.Y.Z.json.gz`).
+
+A snapshot holds every primitive with its rules (the `primitives --json` schema) and
+the public definitions (those with a public path), so `locate --jax X.Y.Z` and
+`diff` answer for releases that are not installed. Loading one gives an in-memory
+index that the ordinary queries run on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import sqlite3
+
+from jaxmap import store
+from jaxmap.errors import JaxmapError
+from jaxmap.locate import Index
+
+FORMAT = 1
+_NAME = re.compile(r"jax-(\d+(?:\.\d+)*)\.json\.gz\Z")
+
+
+class SnapshotError(JaxmapError):
+    """A snapshot is missing, unreadable, or of another format."""
+
+
+def directories() -> list[str]:
+    """Where snapshots are looked for: `$JAXMAP_INDEXES`, the installed package data,
+    and the `indexes/` folder of a source checkout."""
+    found = []
+    explicit = os.environ.get("JAXMAP_INDEXES")
+    if explicit:
+        found.append(explicit)
+    try:
+        from importlib import resources
+
+        found.append(str(resources.files("jaxmap_indexes")))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    found.append(os.path.join(os.path.dirname(os.path.dirname(__file__)), "indexes"))
+    return [d for d in dict.fromkeys(found) if os.path.isdir(d)]
+
+
+def available() -> dict[str, str]:
+    """version -> snapshot path, first directory wins."""
+    versions: dict[str, str] = {}
+    for directory in directories():
+        for name in sorted(os.listdir(directory)):
+            match = _NAME.match(name)
+            if match:
+                versions.setdefault(match.group(1), os.path.join(directory, name))
+    return versions
+
+
+def find(version: str) -> str:
+    versions = available()
+    if version not in versions:
+        known = ", ".join(sorted(versions, key=_version_key)) or "none"
+        raise SnapshotError(f"no snapshot for jax {version} (available: {known})")
+    return versions[version]
+
+
+def export(index: Index) -> bytes:
+    """A deterministic gzip'd JSON snapshot of an open index."""
+    from jaxmap.render import json as render_json
+
+    document = {"format": FORMAT, "jax_version": index.jax_version,
+                "primitives": [render_json.primitive(p) for p in index.primitives()],
+                "definitions": [render_json.definition(d) for d in index.public_definitions()]}
+    text = json.dumps(document, separators=(",", ":"), sort_keys=True)
+    return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+
+def load(path: str) -> Index:
+    """Open a snapshot file as a read-only, in-memory index."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError, EOFError) as error:
+        raise SnapshotError(f"cannot read snapshot {path} ({error})") from error
+    if document.get("format") != FORMAT:
+        raise SnapshotError(f"snapshot {path} has format {document.get('format')!r}, "
+                            f"this jaxmap reads format {FORMAT}")
+    conn = sqlite3.connect(":memory:")
+    store.fill_from_documents(conn, {"root": f"jax {document['jax_version']} (snapshot)",
+                                     "jax_version": document["jax_version"] or ""},
+                              document["primitives"], document["definitions"])
+    return Index(conn, f"jax {document['jax_version']} (snapshot)", path)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
