@@ -185,6 +185,45 @@ def graph(name: str | None, root: str | None, depth: int, central: int, as_json:
         click.echo("\n".join(f"{u} --{k}--> {v}" for u, k, v in edges))
 
 
+@cli.command("repo-map")
+@_root_option
+@click.option("-o", "--output", default="REPO-MAP.md", show_default=True, metavar="FILE",
+              help="Where to write the map; - for standard output.")
+@click.option("--force", is_flag=True, help="Overwrite FILE even if jaxmap did not write it.")
+def repo_map(root: str | None, output: str, force: bool) -> None:
+    """Write REPO-MAP.md: layout, pipeline, primitive coverage, gaps, central modules,
+    where to add things, all from the index."""
+    from jaxmap import discover, repomap
+    from jaxmap.render import markdown
+
+    if output != "-" and os.path.exists(output) and not force and not _generated(output):
+        raise JaxmapError(f"{output} exists and was not written by jaxmap repo-map; "
+                          f"pass --force to overwrite it")
+    with _open(root) as idx:
+        data = repomap.gather(idx, links=not discover.is_installed_packages_dir(idx.root))
+    text = markdown.repo_map(data)
+    if output == "-":
+        click.echo(text, nl=False)
+        return
+    _write_atomically(output, text.encode())
+    click.echo(f"wrote {output}: {len(data.primitives)} primitives, "
+               f"{sum(len(m) for m in data.modules.values())} modules")
+
+
+def _generated(path: str) -> bool:
+    from jaxmap.render.markdown import HEADER
+
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.readline().rstrip("\n") == HEADER
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    tmp = f"{path}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+
+
 @cli.command()
 @click.argument("old")
 @click.argument("new")
@@ -227,11 +266,7 @@ def _write_snapshot(root, snapshot_file: str) -> None:
     from jaxmap import snapshot
 
     with _open(root) as idx:
-        data = snapshot.export(idx)
-    tmp = f"{snapshot_file}.tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, snapshot_file)
+        _write_atomically(snapshot_file, snapshot.export(idx))
 
 
 def _open(root):

@@ -73,8 +73,20 @@ def neighbourhood(graph: nx.MultiDiGraph, node: str, depth: int = 1) -> list[tup
 
 
 def central_modules(graph: nx.MultiDiGraph, count: int = 20) -> list[tuple[str, float]]:
-    """Modules ranked by PageRank over import and definition edges."""
+    """Modules ranked by PageRank over the import graph."""
     modules = graph.subgraph(n for n, d in graph.nodes(data=True) if d.get("kind") == "module")
-    ranks = nx.pagerank(nx.DiGraph(modules)) if modules.number_of_nodes() else {}
-    ranked = sorted(ranks.items(), key=lambda item: (-item[1], item[0]))
-    return [(node.split(":", 1)[1], score) for node, score in ranked[:count]]
+    return _top(modules, "module:", count)
+
+
+def central_functions(graph: nx.MultiDiGraph, count: int = 20) -> list[tuple[str, float]]:
+    """Functions ranked by PageRank over the whole graph: those that implement many
+    rules, or that rules and bound primitives lead to, come first."""
+    return _top(graph, "function:", count)
+
+
+def _top(graph, prefix: str, count: int) -> list[tuple[str, float]]:
+    ranks = nx.pagerank(nx.DiGraph(graph)) if graph.number_of_nodes() else {}
+    # Rounded, so that the order does not depend on the last bits of a float.
+    ranked = sorted(((node, round(score, 6)) for node, score in ranks.items()
+                     if node.startswith(prefix)), key=lambda item: (-item[1], item[0]))
+    return [(node[len(prefix):], score) for node, score in ranked[:count]]

@@ -115,6 +115,31 @@ HIJAX_METHODS: dict[str, K] = {
 
 PARTIAL = "functools.partial"
 
+# Where REPO-MAP.md's "where to add things" prefers its examples from: the plain
+# primitives of jax.lax, rather than higher-order ones such as jit.
+EXAMPLE_MODULES = ("jax._src.lax.lax", "jax._src.lax.")
+
+# The stages of JAX's pipeline, for REPO-MAP.md: a heading, then the definitions (by
+# qualified-name suffix) that show where the stage lives. Names a version lacks are
+# skipped.
+PIPELINE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Public API (jit, grad, vmap)", ("api.jit", "api.grad", "api.vmap")),
+    ("Tracing", ("core.Trace", "core.Tracer", "core.EvalTrace")),
+    ("Jaxprs", ("core.Jaxpr", "core.ClosedJaxpr", "core.JaxprEqn",
+                "partial_eval.trace_to_jaxpr_dynamic")),
+    ("Primitives", ("core.Primitive", "core.Primitive.bind")),
+    ("Dispatch (eager execution)", ("dispatch.apply_primitive",)),
+    ("Autodiff: JVP, linearize, transpose", ("ad.JVPTrace", "ad.linearize", "ad.backward_pass")),
+    ("Batching (vmap)", ("batching.BatchTrace",)),
+    ("Partial evaluation and DCE", ("partial_eval.JaxprTrace", "partial_eval.DynamicJaxprTrace",
+                                    "partial_eval.dce_jaxpr")),
+    ("MLIR lowering", ("mlir.register_lowering", "mlir.lower_jaxpr_to_module",
+                       "mlir.jaxpr_subcomp")),
+    ("Sharding and pxla", ("pxla.lower_sharding_computation", "sharding_impls.NamedSharding",
+                           "mesh.Mesh")),
+    ("Compilation", ("compiler.compile_or_get_cached",)),
+)
+
 
 def expand(short: str) -> tuple[str, ...]:
     """`ad.deflinear2` -> every fully qualified name it is defined or exported under."""

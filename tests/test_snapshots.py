@@ -1,0 +1,163 @@
+"""Snapshots (index --snapshot, locate --jax), diff between two trees or versions, and
+scripts/jax_repo_locator.py with and without the package importable."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from markers import ROOT
+
+from jaxmap import snapshot
+from jaxmap.cli import main
+from jaxmap.locate import open_index
+
+REPO = Path(__file__).resolve().parent.parent
+LOCATOR = REPO / "scripts" / "jax_repo_locator.py"
+COMMITTED_VERSIONS = ("0.4.38", "0.6.2", "0.10.2")
+
+
+def run_json(capsys, *argv) -> dict:
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+# -- snapshots ------------------------------------------------------------------------
+
+
+def test_snapshot_round_trip_answers_like_the_live_index(tmp_path, capsys):
+    target = tmp_path / "jax-0.0.1.json.gz"
+    assert main(["index", "--root", str(ROOT), "--snapshot", str(target)]) == 0
+    assert target.read_bytes() == snapshot.export(open_index(ROOT))  # deterministic
+    with open_index(ROOT) as live, snapshot.load(str(target)) as snap:
+        assert snap.jax_version == live.jax_version == "0.0.1"
+        assert snap.primitives() == live.primitives()
+        found = snap.locate("jax.lax.psum")
+        assert [p.name for p in found.primitives] == ["psum"]
+        assert [d.public_paths for d in found.definitions] == [("jax.lax.psum",)]
+
+
+def test_snapshot_file_is_not_overwritten_without_force(tmp_path, capsys):
+    target = tmp_path / "snap.json.gz"
+    target.write_bytes(b"mine")
+    assert main(["index", "--root", str(ROOT), "--snapshot", str(target)]) != 0
+    assert target.read_bytes() == b"mine"
+    assert main(["index", "--root", str(ROOT), "--snapshot", str(target), "--force"]) == 0
+
+
+@pytest.mark.parametrize("version", COMMITTED_VERSIONS)
+def test_committed_snapshots_answer_locate(version, capsys):
+    document = run_json(capsys, "locate", "psum", "--jax", version)
+    [psum] = document["primitives"]
+    assert document["jax_version"] == version
+    assert {"impl", "abstract_eval", "jvp", "transpose", "batching", "lowering"} <= {
+        r["kind"] for r in psum["rules"]}
+
+
+def test_unknown_version_lists_the_available_ones(capsys):
+    assert main(["locate", "psum", "--jax", "9.9.9"]) != 0
+    err = capsys.readouterr().err
+    assert "no snapshot for jax 9.9.9" in err and "0.4.38" in err
+
+
+def test_corrupt_snapshot_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    (tmp_path / "jax-1.2.3.json.gz").write_bytes(b"not gzip")
+    monkeypatch.setenv("JAXMAP_INDEXES", str(tmp_path))
+    assert main(["locate", "psum", "--jax", "1.2.3"]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith("jaxmap: error: cannot read snapshot") and "Traceback" not in err
+
+
+# -- diff -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_trees(tmp_path):
+    """The fixture, and a copy where a primitive was added, one removed, a rule added,
+    a rule removed, and a rule moved to another function."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(ROOT, old)
+    shutil.copytree(ROOT, new)
+    lax = new / "jax" / "_src" / "lax" / "lax.py"
+    text = lax.read_text()
+    text = text.replace("ad.defjvp2(exp_p, _exp_jvp)", "pass")  # exp loses its jvp
+    text = text.replace("mlir.register_lowering(sin_p, _sin_lowering)",
+                        "mlir.register_lowering(sin_p, _sin_cpu_lowering)")  # moved
+    text += "\nbrand_new_p = core.Primitive('brand_new')\nbrand_new_p.def_impl(_exp_jvp)\n"
+    text += "mlir.register_lowering(sign_p, _sin_lowering)\n"  # sign gains a lowering
+    lax.write_text(text)
+    (new / "jax" / "_src" / "lax" / "old_convert.py").unlink()  # the second convert goes
+    return old, new
+
+
+def test_diff_between_two_trees(two_trees, capsys):
+    old, new = two_trees
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert result["primitives_added"] == ["brand_new"]
+    assert result["primitives_removed"] == ["convert@jax._src.lax.old_convert"]
+    changes = {(c["primitive"], c["kind"], c["platform"], c["change"]) for c in result["rules"]}
+    assert changes == {("exp", "jvp", None, "removed"), ("sign", "lowering", None, "added"),
+                       ("sin", "lowering", None, "moved")}
+
+
+def test_diff_between_versions_reports_real_changes(capsys):
+    result = run_json(capsys, "diff", "0.4.38", "0.10.2")
+    assert result["old"] == "jax 0.4.38" and result["new"] == "jax 0.10.2"
+    assert "SearchSorted" in result["primitives_added"]  # hijax arrived after 0.4.38
+    assert "pjit" in result["primitives_removed"]  # renamed jit
+    assert not set(result["primitives_added"]) & set(result["primitives_removed"])
+
+
+def test_diff_of_a_version_with_itself_is_empty(capsys):
+    result = run_json(capsys, "diff", "0.6.2", "0.6.2")
+    assert result["primitives_added"] == result["primitives_removed"] == result["rules"] == []
+
+
+# -- scripts/jax_repo_locator.py ------------------------------------------------------
+
+
+def locator(*args: str, package: bool) -> subprocess.CompletedProcess:
+    """Run the script; without the package: an isolated Python with no site-packages."""
+    flags = [] if package else ["-I", "-S"]
+    return subprocess.run([sys.executable, *flags, str(LOCATOR), *args], capture_output=True,
+                          text=True, cwd=REPO)
+
+
+@pytest.mark.parametrize("name", ["psum", "lax.psum", "jax.lax.psum_p", "scatter-add", "cumsum"])
+def test_locator_gives_the_same_answers_with_and_without_the_package(name):
+    without = locator(name, "--jax", "0.10.2", "--json", package=False)
+    with_package = locator(name, "--jax", "0.10.2", "--json", package=True)
+    assert without.returncode == with_package.returncode == 0, without.stderr + with_package.stderr
+    assert json.loads(without.stdout) == json.loads(with_package.stdout)
+    assert json.loads(without.stdout)["primitives"]
+
+
+def test_locator_without_the_package_defaults_to_the_newest_snapshot():
+    result = locator("psum", package=False)
+    assert result.returncode == 0
+    assert result.stdout.startswith("primitive psum\n  defined    jax/_src/lax/parallel.py:")
+
+
+def test_locator_errors_are_one_line():
+    missing = locator("psumm", package=False)
+    assert missing.returncode == 1 and "did you mean: psum" in missing.stderr
+    rooted = locator("psum", "--root", str(ROOT), package=False)
+    assert rooted.returncode == 2 and rooted.stderr.count("\n") == 1
+    assert "needs the jaxmap package" in rooted.stderr
+
+
+def test_locator_with_the_package_is_jaxmap_locate(tmp_path):
+    env_cache = {"JAXMAP_CACHE_DIR": str(tmp_path)}
+    import os
+
+    result = subprocess.run([sys.executable, str(LOCATOR), "psum", "--root", str(ROOT), "--json"],
+                            capture_output=True, text=True, env={**os.environ, **env_cache})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["root"] == str(ROOT.resolve())
