@@ -111,7 +111,7 @@ def value(node, depth: int = 0) -> tuple:
         return ("t", tuple(value(c, depth + 1) for c in node.named_children if c.type != "comment"))
     if kind == "parenthesized_expression":
         inner = [c for c in node.named_children if c.type != "comment"]
-        return value(inner[0], depth) if len(inner) == 1 else OTHER
+        return value(inner[0], depth + 1) if len(inner) == 1 else OTHER
     if kind == "dictionary":
         return ("d", tuple(_pair(c, depth + 1) for c in node.named_children if c.type == "pair"))
     if kind == "lambda":
@@ -236,12 +236,15 @@ class _Builder:
         for start, neg_end, group, index, caps in items:
             while stack and stack[-1][0] <= start:
                 stack.pop()
-            if group == 0:
-                self._structure(index, caps, stack, -neg_end, source)
-            elif group == 1:
-                self._statement(index, caps, stack)
-            else:
-                self._import(caps["import"][0], stack)
+            try:
+                if group == 0:
+                    self._structure(index, caps, stack, -neg_end, source)
+                elif group == 1:
+                    self._statement(index, caps, stack)
+                else:
+                    self._import(caps["import"][0], stack)
+            except RecursionError:  # a pathological expression: lose it, not the file
+                continue
 
     # -- scopes ---------------------------------------------------------------
 

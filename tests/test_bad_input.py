@@ -129,6 +129,21 @@ def test_messy_tree_still_indexes(messy):
         assert len([p for p in idx.primitives() if p.name == "good"]) == 1
 
 
+def test_huge_and_deeply_nested_files_do_not_stop_the_index(tree):
+    from jaxmap.discover import MAX_FILE_BYTES
+
+    filler = "x = 1\n" * (MAX_FILE_BYTES // 6 + 1)
+    write(tree, "pkg/huge.py", "from jax._src import core\nhuge_p = core.Primitive('huge')\n"
+          + filler)
+    write(tree, "pkg/deep.py", "from jax._src import core\ndeep_p = core.Primitive('deep')\n"
+          "y = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
+          "core.f(" * 400 + "deep_p" + ")" * 400 + "\n")
+    report = build_index(tree)
+    assert report.files == 3  # huge.py is generated-size: skipped
+    with open_index(tree) as idx:
+        assert sorted(p.name for p in idx.primitives()) == ["deep", "good"]
+
+
 def test_latin1_file_is_read_not_fatal(messy):
     with open_index(messy) as idx:
         (latin,) = idx.locate("latin").primitives
