@@ -35,10 +35,9 @@ def _json_option(f):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="jaxmap")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """Where everything in JAX's internals is defined: primitives, their rules, definitions."""
-    ctx.obj = {"debug": debug}
+    # --debug is read by main(), which decides how errors are shown.
 
 
 @cli.command()

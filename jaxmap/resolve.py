@@ -67,12 +67,10 @@ class _Context:
     locals: dict
     site: tuple = (0, 0)
     summary: Summary | None = None
-    decorated: tuple | None = None
 
 
 class Resolver:
     def __init__(self, files: dict[str, dict]):
-        self.files = files
         self.modules: dict[str, tuple[str, dict]] = {
             facts["module"]: (path, facts) for path, facts in sorted(files.items())}
         self.imports: dict[tuple[str, str], dict[str, str]] = {}
