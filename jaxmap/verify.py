@@ -37,6 +37,10 @@ REGISTRIES = (
 # Submodules that are test helpers, need a GPU toolchain, or start services on import.
 _SKIP_MODULES = (".tests", "_test", "test_util", "jax_cuda", "mosaic.gpu.examples",
                  "collect_profile", "test_loader", "test_multiprocess")
+# Public entry points imported before the walk: some private modules only import
+# cleanly after them (jax 0.4.38's Pallas lowering has a circular import otherwise).
+_ENTRY_MODULES = ("jax.experimental.pallas", "jax.experimental.pallas.tpu",
+                  "jax.experimental.pallas.triton", "jax.experimental.pallas.mosaic_gpu")
 
 
 @dataclass
@@ -249,13 +253,18 @@ def _import_submodules(jax) -> None:
     sink = io.StringIO()
     with warnings.catch_warnings(), redirect_stdout(sink), redirect_stderr(sink):
         warnings.simplefilter("ignore")
+        for name in _ENTRY_MODULES:
+            _try_import(name)
         for info in pkgutil.walk_packages(jax.__path__, "jax.", onerror=lambda name: None):
-            if any(skip in info.name for skip in _SKIP_MODULES):
-                continue
-            try:
-                importlib.import_module(info.name)
-            except BaseException:  # noqa: BLE001 - optional backends fail in many ways
-                continue
+            if not any(skip in info.name for skip in _SKIP_MODULES):
+                _try_import(info.name)
+
+
+def _try_import(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except BaseException:  # noqa: BLE001 - optional backends fail in many ways
+        pass
 
 
 def _live_primitives(primitive_type) -> list:
