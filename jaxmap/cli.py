@@ -184,6 +184,57 @@ def graph(name: str | None, root: str | None, depth: int, central: int, as_json:
         click.echo("\n".join(f"{u} --{k}--> {v}" for u, k, v in edges))
 
 
+@cli.command("new-primitive")
+@click.argument("name")
+@click.option("--out", type=click.Path(), default=None,
+              help="Directory for NAME.py and test_NAME.py [default: .].")
+@click.option("--in-tree", is_flag=True, help="Add the primitive inside the JAX tree at --root.")
+@click.option("--root", type=click.Path(file_okay=False), default=None,
+              help="With --in-tree: the JAX checkout to edit. Otherwise: the tree whose "
+                   "primitive names NAME must not clash with [default: the installed jax].")
+@click.option("--module", default=None,
+              help="With --in-tree: implementation module [default: jax/_src/lax/NAME.py].")
+@click.option("--tests-dir", type=click.Path(file_okay=False), default=None,
+              help="With --in-tree: where NAME_test.py goes [default: ROOT/tests].")
+@click.option("--style", type=click.Choice(["classic", "hijax"]), default="classic",
+              show_default=True)
+@click.option("--arity", type=int, default=1, show_default=True, help="Number of array operands.")
+@click.option("--linear", is_flag=True, help="Linear in its operands: deflinear + a transpose rule.")
+@click.option("--multiple-results", is_flag=True, help="Two results instead of one.")
+@click.option("--params", default=None, metavar="KEY=TYPE,...",
+              help="Static parameters; TYPE is float, int, bool or str.")
+@click.option("--platform", "platforms", multiple=True,
+              help="Also register a lowering for this platform (cpu, cuda, rocm, tpu); repeatable.")
+@click.option("--lowering", type=click.Choice(["lower_fun", "hlo"]), default="lower_fun",
+              show_default=True, help="mlir.lower_fun of a jnp reference, or StableHLO ops.")
+@click.option("--no-tests", is_flag=True, help="Do not generate a test module.")
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite files that exist.")
+def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, linear,
+                  multiple_results, params, platforms, lowering, no_tests, dry_run, force):
+    """Generate a primitive NAME with every rule registered, and tests that pass."""
+    from jaxmap import scaffold
+
+    spec = scaffold.PrimitiveSpec(
+        name=name, arity=arity, linear=linear, multiple_results=multiple_results,
+        params=scaffold.parse_params(params), platforms=tuple(platforms), style=style,
+        lowering=lowering, tests=not no_tests)
+    if in_tree:
+        changes = scaffold.generate(spec, in_tree_root=root or os.curdir, module=module,
+                                    tests_dir=tests_dir)
+    else:
+        if module or tests_dir:
+            raise click.UsageError("--module and --tests-dir need --in-tree")
+        changes = scaffold.generate(spec, out=out, index_root=root)
+    click.echo(scaffold.render_diff(changes), nl=False)
+    if dry_run:
+        click.echo(f"dry run: {len(changes)} files would change; nothing written", err=True)
+        return
+    written = scaffold.apply(changes, force=force)
+    click.echo(f"wrote {len(written)} files for primitive {name!r}: "
+               + ", ".join(c.label for c in changes), err=True)
+
+
 @cli.command("repo-map")
 @_root_option
 @click.option("-o", "--output", default="REPO-MAP.md", show_default=True, metavar="FILE",

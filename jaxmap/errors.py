@@ -27,3 +27,19 @@ class NotFound(JaxmapError):
 
 class VerifyError(JaxmapError):
     """The runtime registries of the installed jax cannot be read."""
+
+
+class SpecError(JaxmapError):
+    """A generated primitive's name or options are invalid or contradict each other."""
+
+
+class NameTaken(JaxmapError):
+    """A primitive of that name already exists in the tree checked against."""
+
+
+class TargetError(JaxmapError):
+    """A file or directory to write is unusable: exists, not a directory, not writable."""
+
+
+class AnchorError(JaxmapError):
+    """An existing file lacks the statement an in-tree insertion goes after."""

@@ -1,0 +1,1 @@
+"""Committed snapshots of released jax versions' primitive indexes (package data)."""

@@ -1,0 +1,71 @@
+"""`jaxmap new-primitive`: generate a JAX primitive, its rules and its tests.
+
+  generate(spec, out=..., or in_tree_root=...) -> list[FileChange]   (writes nothing)
+  render_diff(changes) -> str
+  apply(changes, force=False) -> list[str]                            (the paths written)
+
+Generators return file changes; only `apply` touches the disk.
+"""
+
+from __future__ import annotations
+
+import os
+
+from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
+from jaxmap.scaffold.files import FileChange, apply, new_file, render_diff
+from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
+
+__all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
+           "TargetError", "apply", "generate", "parse_params", "render_diff"]
+
+
+def generate(spec: PrimitiveSpec, *, out: str | None = None,
+             in_tree_root: str | None = None, module: str | None = None,
+             export_module: str | None = None, tests_dir: str | None = None,
+             index_root: str | None = None) -> list[FileChange]:
+    """The file changes that add `spec`'s primitive; nothing is written.
+
+    Out of tree (default): `<out>/<name>.py` and `<out>/test_<name>.py`, out
+    defaulting to the working directory; the name must not be a primitive of
+    `index_root` (default: the installed jax). In tree (`in_tree_root` given):
+    the module (`module`, default a new `jax/_src/lax/<name>.py`), the export
+    (`export_module`, default `jax/lax/__init__.py`) and `<tests_dir>/<name>_test.py`
+    (default `<root>/tests`); the name must not be a primitive of that root.
+    """
+    spec.validate()
+    if in_tree_root is not None:
+        from jaxmap.discover import resolve_root
+        from jaxmap.scaffold import in_tree
+
+        root = resolve_root(in_tree_root)
+        result = in_tree.changes(spec, root, module,
+                                 export_module or in_tree.EXPORT_MODULE, tests_dir)
+        check_name_free(spec, root)
+        return result
+    if module or export_module or tests_dir:
+        raise SpecError("--module applies only with --in-tree")
+    result = _out_of_tree(spec, os.path.abspath(out or os.curdir))
+    check_name_free(spec, index_root)
+    return result
+
+
+def _out_of_tree(spec: PrimitiveSpec, out: str) -> list[FileChange]:
+    from jaxmap.scaffold import out_of_tree
+
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise TargetError(f"--out {out} is a file; give a directory")
+    return [new_file(os.path.join(out, path), path, text)
+            for path, text in out_of_tree.files(spec).items()]
+
+
+def check_name_free(spec: PrimitiveSpec, root: str | None) -> None:
+    """NameTaken if a primitive of `root`'s index (default: the installed jax)
+    already has the name (or, for hijax, the class name)."""
+    from jaxmap.locate import open_index
+
+    wanted = {spec.name, spec.class_name} if spec.style == "hijax" else {spec.name}
+    with open_index(root) as index:
+        clash = next((p for p in index.primitives() if p.name in wanted), None)
+    if clash is not None:
+        raise NameTaken(f"a primitive named {clash.name!r} already exists at "
+                        f"{clash.loc.file}:{clash.loc.line}; choose another name")

@@ -1,0 +1,128 @@
+"""File changes: what they are, their unified diff, and writing them safely.
+
+Writes are atomic per file (a temporary file in the same directory, then
+os.replace); every target is checked before the first write, and a failure
+part-way restores what was already written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from typing import NamedTuple
+
+from jaxmap.errors import TargetError
+
+
+class FileChange(NamedTuple):
+    """One file to write: `old` is None for a new file, else the text it replaces.
+
+    `label` is the path shown in diffs; `overwrite` marks a generated file that
+    replaces an existing one (allowed only with force), as opposed to an edit.
+    """
+
+    path: str
+    label: str
+    old: str | None
+    new: str
+    overwrite: bool = False
+
+
+def new_file(path: str, label: str, text: str) -> FileChange:
+    """A generated file; if one exists there already, a change that overwrites it."""
+    check_directory(os.path.dirname(path) or ".")
+    if os.path.isdir(path):
+        raise TargetError(f"{path} is a directory; remove it or choose another name")
+    old = read(path) if os.path.exists(path) else None
+    return FileChange(path, label, old, text, overwrite=old is not None)
+
+
+def read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TargetError(f"cannot read {path}: {error}") from error
+
+
+def check_directory(path: str) -> None:
+    """`path` is, or can be created as, a directory jaxmap may write into."""
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        raise TargetError(f"{probe} is a file, not a directory; give a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise TargetError(f"directory {probe} is not writable; choose another or "
+                          f"fix its permissions")
+
+
+def render_diff(changes: list[FileChange]) -> str:
+    """A unified diff of every change (new files against /dev/null)."""
+    parts = []
+    for change in changes:
+        before = "/dev/null" if change.old is None else f"a/{change.label}"
+        parts.extend(difflib.unified_diff(
+            (change.old or "").splitlines(keepends=True),
+            change.new.splitlines(keepends=True), before, f"b/{change.label}"))
+    return "".join(parts)
+
+
+def apply(changes: list[FileChange], force: bool = False) -> list[str]:
+    """Write every change, or none: the paths written. TargetError if a file exists
+    that would be overwritten without `force`, or changed since it was read."""
+    for change in changes:
+        _check(change, force)
+    done: list[FileChange] = []
+    try:
+        for change in changes:
+            os.makedirs(os.path.dirname(change.path) or ".", exist_ok=True)
+            _write(change.path, change.new)
+            done.append(change)
+    except OSError as error:
+        _restore(done)
+        raise TargetError(f"cannot write {change.path}: {error}; nothing was changed") \
+            from error
+    return [change.path for change in changes]
+
+
+def _check(change: FileChange, force: bool) -> None:
+    check_directory(os.path.dirname(change.path) or ".")
+    exists = os.path.exists(change.path)
+    if change.old is None and exists and not force:
+        raise TargetError(f"{change.path} appeared since it was generated; "
+                          f"run again, or pass --force to overwrite it")
+    if change.overwrite and not force:
+        raise TargetError(f"{change.path} exists; pass --force to overwrite it")
+    if change.old is not None and not change.overwrite and (
+            not exists or read(change.path) != change.old):
+        raise TargetError(f"{change.path} changed since it was read; run again")
+
+
+def _write(path: str, text: str) -> None:
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".jaxmap-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if os.path.exists(path):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _restore(done: list[FileChange]) -> None:
+    for change in reversed(done):
+        try:
+            if change.old is None:
+                os.unlink(change.path)
+            else:
+                _write(change.path, change.old)
+        except OSError:
+            pass

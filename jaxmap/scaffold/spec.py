@@ -1,0 +1,133 @@
+"""What to generate: a frozen PrimitiveSpec, its validation, and `--params` parsing."""
+
+from __future__ import annotations
+
+import keyword
+import re
+import sys
+from dataclasses import dataclass
+
+from jaxmap.errors import SpecError
+
+STYLES = ("classic", "hijax")
+LOWERINGS = ("lower_fun", "hlo")
+PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+PARAM_TYPES = ("float", "int", "bool", "str")
+MAX_ARITY = 8
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# Names the generated modules define or import at top level; a primitive so named
+# would shadow them.
+_MODULE_NAMES = frozenset({
+    "jax", "jnp", "np", "numpy", "lax", "core", "ad", "batching", "mlir", "hlo",
+    "dispatch", "partial", "functools", "pytest", "jtu", "Primitive",
+    "VJPHiPrimitive", "instantiate_zeros", "check_grads",
+})
+# Names the generated rules use for their own arguments and locals.
+_RULE_NAMES = frozenset({
+    "ctx", "args", "dims", "axis_data", "size", "primals", "tangents", "ct", "cts",
+    "g", "res", "params", "aval", "aval_out", "out", "nzs_in", "accums", "self",
+    "platform", "value", "prod", "term", "out0", "out1", "g0", "g1", "accum",
+    "operand", "operands", "scalar", "batch",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class PrimitiveSpec:
+    """One primitive to generate.
+
+    `params` are static parameters as (name, type) pairs, type one of PARAM_TYPES;
+    `platforms` get a platform-specific lowering besides the default one.
+    """
+
+    name: str
+    arity: int = 1
+    linear: bool = False
+    multiple_results: bool = False
+    params: tuple[tuple[str, str], ...] = ()
+    platforms: tuple[str, ...] = ()
+    style: str = "classic"
+    lowering: str = "lower_fun"
+    tests: bool = True
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        """The operand names the generated code uses: x, y, z, then x0, x1, ..."""
+        if self.arity <= 3:
+            return ("x", "y", "z")[:self.arity]
+        return tuple(f"x{i}" for i in range(self.arity))
+
+    @property
+    def class_name(self) -> str:
+        """The hijax class name: `my_op` -> `MyOp`."""
+        return "".join(part[:1].upper() + part[1:] for part in self.name.split("_"))
+
+    def validate(self) -> PrimitiveSpec:
+        """Raise SpecError (one line) for anything that cannot be generated."""
+        _check_name(self.name)
+        if not isinstance(self.arity, int) or not 1 <= self.arity <= MAX_ARITY:
+            raise SpecError(f"--arity must be between 1 and {MAX_ARITY}, got {self.arity}")
+        if self.linear and self.multiple_results:
+            raise SpecError("--linear with --multiple-results is not supported; "
+                            "generate two linear primitives instead")
+        _check_choice("--style", self.style, STYLES)
+        _check_choice("--lowering", self.lowering, LOWERINGS)
+        for platform in self.platforms:
+            _check_choice("--platform", platform, PLATFORMS)
+        if len(set(self.platforms)) != len(self.platforms):
+            raise SpecError("--platform repeats a platform; give each once")
+        if self.style == "hijax" and (self.platforms or self.lowering != "lower_fun"):
+            raise SpecError("--platform and --lowering hlo need --style classic: a hijax "
+                            "primitive lowers through its `expand` method")
+        self._check_params()
+        return self
+
+    def _check_params(self) -> None:
+        seen = {self.name, *self.operands, *(f"t{x}" for x in self.operands)}
+        for pname, ptype in self.params:
+            _check_identifier(pname, "parameter")
+            if pname in seen or pname in _RULE_NAMES or pname in _MODULE_NAMES:
+                raise SpecError(f"parameter name {pname!r} clashes with a name the "
+                                f"generated code uses; choose another")
+            _check_choice(f"the type of parameter {pname!r}", ptype, PARAM_TYPES)
+            seen.add(pname)
+
+
+def parse_params(text: str | None) -> tuple[tuple[str, str], ...]:
+    """`'scale=float,n=int'` -> (('scale', 'float'), ('n', 'int')); SpecError if malformed."""
+    if not text or not text.strip():
+        return ()
+    pairs = []
+    for item in text.split(","):
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if not eq or not key or not value:
+            raise SpecError(f"--params wants key=type pairs separated by commas "
+                            f"(e.g. scale=float,n=int), got {item.strip()!r}")
+        pairs.append((key, value))
+    return tuple(pairs)
+
+
+def _check_name(name: str) -> None:
+    _check_identifier(name, "primitive")
+    if name.startswith("_"):
+        raise SpecError(f"primitive name {name!r} starts with '_'; the public function "
+                        f"needs a public name")
+    if name in _MODULE_NAMES or name in _RULE_NAMES:
+        raise SpecError(f"primitive name {name!r} would shadow a name the generated code "
+                        f"uses; choose another")
+    if name in sys.stdlib_module_names:
+        raise SpecError(f"primitive name {name!r} is a standard-library module; the "
+                        f"generated module would shadow it")
+
+
+def _check_identifier(name: str, what: str) -> None:
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise SpecError(f"{what} name {name!r} is not a valid Python identifier "
+                        f"(letters, digits, '_'; not starting with a digit)")
+    if keyword.iskeyword(name):
+        raise SpecError(f"{what} name {name!r} is a Python keyword; choose another")
+
+
+def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise SpecError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
