@@ -20,6 +20,7 @@ ALLOWED = {
     "networkx": {"graph.py"},
     "jax": {"verify.py"},
     "click": {"cli.py"},
+    "jinja2": {"render.py"},  # jaxmap/scaffold/render.py
 }
 
 

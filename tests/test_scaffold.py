@@ -275,3 +275,31 @@ def test_in_tree_in_a_copy_of_installed_jax(tmp_path):
         assert "jax.lax.jm_fused" in public.public_paths
     with pytest.raises(NameTaken, match="already"):
         generate(IN_TREE[0], in_tree_root=str(root), tests_dir=str(tests))
+
+
+# -- the command line -------------------------------------------------------------------
+
+def test_cli_dry_run_prints_the_diff_and_writes_nothing(tmp_path, shared_index, capsys):
+    from jaxmap.cli import main
+
+    out = tmp_path / "pkg"
+    assert main(["new-primitive", "jm_cli_prim", "--out", str(out), "--arity", "2",
+                 "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "+++ b/jm_cli_prim.py" in captured.out and "+++ b/test_jm_cli_prim.py" in captured.out
+    assert "jm_cli_prim_p = core.Primitive('jm_cli_prim')" in captured.out
+    assert "nothing written" in captured.err and not out.exists()
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["new-primitive", "class"], "keyword"),
+    (["new-primitive", "psum"], "already exists"),
+    (["new-primitive", "ok_name", "--module", "jax/_src/lax/lax.py"], "--in-tree"),
+])
+def test_cli_errors_are_one_line(argv, fragment, tmp_path, shared_index, capsys):
+    from jaxmap.cli import main
+
+    assert main([*argv, "--out", str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("jaxmap: ") and fragment in err
+    assert not (tmp_path / "out").exists()
