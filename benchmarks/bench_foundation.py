@@ -150,7 +150,9 @@ def accuracy() -> None:
 
 
 def _jaxmap() -> str:
-    found = shutil.which("jaxmap")
+    """The `jaxmap` command of this Python's environment (not just the first on PATH)."""
+    beside = Path(sys.executable).with_name("jaxmap")
+    found = str(beside) if beside.exists() else shutil.which("jaxmap")
     if not found:
         sys.exit("the `jaxmap` command is not installed: pip install .")
     return found
