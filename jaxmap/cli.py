@@ -226,6 +226,8 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
         if module or tests_dir:
             raise click.UsageError("--module and --tests-dir need --in-tree")
         changes = scaffold.generate(spec, out=out, index_root=root)
+    if not dry_run:
+        scaffold.check(changes, force=force)  # refuse before showing a diff we won't apply
     click.echo(scaffold.render_diff(changes), nl=False)
     if dry_run:
         click.echo(f"dry run: {len(changes)} files would change; nothing written", err=True)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
-from jaxmap.scaffold.files import FileChange, apply, new_file, render_diff
+from jaxmap.scaffold.files import FileChange, apply, check, new_file, render_diff
 from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
-           "TargetError", "apply", "generate", "parse_params", "render_diff"]
+           "TargetError", "apply", "check", "generate", "parse_params", "render_diff"]
 
 
 def generate(spec: PrimitiveSpec, *, out: str | None = None,

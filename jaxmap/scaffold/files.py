@@ -69,11 +69,16 @@ def render_diff(changes: list[FileChange]) -> str:
     return "".join(parts)
 
 
-def apply(changes: list[FileChange], force: bool = False) -> list[str]:
-    """Write every change, or none: the paths written. TargetError if a file exists
-    that would be overwritten without `force`, or changed since it was read."""
+def check(changes: list[FileChange], force: bool = False) -> None:
+    """TargetError if a change cannot be applied: a file exists that would be
+    overwritten without `force`, or changed since it was read."""
     for change in changes:
         _check(change, force)
+
+
+def apply(changes: list[FileChange], force: bool = False) -> list[str]:
+    """Write every change, or none (after `check`): the paths written."""
+    check(changes, force)
     done: list[FileChange] = []
     try:
         for change in changes:
