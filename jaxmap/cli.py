@@ -61,10 +61,12 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
     if as_json:
         import json
 
-        from jaxmap.locate import diagnostics
+        from jaxmap.locate import open_index
 
+        with open_index(root) as idx:
+            messages = idx.diagnostics()
         click.echo(json.dumps({**report._asdict(), "changed": report.changed,
-                               "diagnostic_messages": diagnostics(report.index)}, indent=1))
+                               "diagnostic_messages": messages}, indent=1))
         return
     state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
     click.echo(f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "

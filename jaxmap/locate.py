@@ -9,6 +9,7 @@ import sqlite3
 from contextlib import closing
 from typing import NamedTuple
 
+from jaxmap import store
 from jaxmap.errors import NotFound, StoreError
 from jaxmap.models import (DefKind, Definition, FunctionRef, Primitive, Rule, RuleKind,
                            SourceLoc)
@@ -26,13 +27,13 @@ class Found(NamedTuple):
 
 
 class Index:
-    """A read-only view of one root's index."""
+    """A read-only view of one root's index (or of a snapshot: then `root` is a label)."""
 
-    def __init__(self, conn: sqlite3.Connection, root: str, path: str):
+    def __init__(self, conn: sqlite3.Connection, path: str):
         self.conn = conn
-        self.root = root
         self.path = path
         self.meta = dict(conn.execute("SELECT key, value FROM meta"))
+        self.root = self.meta["root"]
 
     def close(self) -> None:
         self.conn.close()
@@ -87,7 +88,7 @@ class Index:
                 "OR id IN (SELECT definition_id FROM public_paths WHERE path = ? "
                 "OR path LIKE ? ESCAPE '!') ORDER BY file, line",
                 (query, "%." + _like(query), query, "%." + _like(query)))
-        return [self._definition(row) for row in rows.fetchall()]
+        return self._definitions(rows.fetchall())
 
     def suggest(self, query: str, limit: int = 5) -> tuple[str, ...]:
         """Names close to `query`, for 'did you mean'."""
@@ -104,7 +105,12 @@ class Index:
         rows = self.conn.execute(
             "SELECT * FROM definitions WHERE id IN (SELECT definition_id FROM public_paths) "
             "ORDER BY file, line, qualname").fetchall()
-        return [self._definition(row) for row in rows]
+        return self._definitions(rows)
+
+    def diagnostics(self) -> list[str]:
+        """What the resolver could not place (a rule registered on a value it could not
+        trace to a primitive), with locations."""
+        return [row[0] for row in self.conn.execute("SELECT message FROM diagnostics ORDER BY rowid")]
 
     # -- primitives ------------------------------------------------------------------
 
@@ -132,12 +138,19 @@ class Index:
         return Primitive(name or "", variable or "", module, SourceLoc(file, line, end_line),
                          style, tuple(rules))
 
-    def _definition(self, row) -> Definition:
-        did, name, qualname, kind, module, file, line, end_line, summary = row
-        public = tuple(r[0] for r in self.conn.execute(
-            "SELECT path FROM public_paths WHERE definition_id = ? ORDER BY path", (did,)))
-        return Definition(name, qualname, DefKind(kind), SourceLoc(file, line, end_line),
-                          public, summary)
+    def _definitions(self, rows) -> list[Definition]:
+        """Definitions of rows, with their public paths fetched in one query."""
+        ids = [row[0] for row in rows]
+        public: dict[int, list[str]] = {}
+        for start in range(0, len(ids), 900):  # SQLite's limit on bound parameters
+            chunk = ids[start:start + 900]
+            for did, path in self.conn.execute(
+                    f"SELECT definition_id, path FROM public_paths WHERE definition_id IN "
+                    f"({','.join('?' * len(chunk))}) ORDER BY path", chunk):
+                public.setdefault(did, []).append(path)
+        return [Definition(name, qualname, DefKind(kind), SourceLoc(file, line, end_line),
+                           tuple(public.get(did, ())), summary)
+                for did, name, qualname, kind, _module, file, line, end_line, summary in rows]
 
 
 def open_index(root=None, *, progress=None) -> Index:
@@ -145,21 +158,16 @@ def open_index(root=None, *, progress=None) -> Index:
     from jaxmap import indexer
 
     path, _ = indexer.ensure_index(root, progress=progress)
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = store.connect_readonly(path)
     try:
-        return Index(conn, dict(conn.execute("SELECT key, value FROM meta"))["root"],
-                     path)
+        if conn is None:
+            raise sqlite3.DatabaseError("not a jaxmap index")
+        return Index(conn, path)
     except (sqlite3.DatabaseError, KeyError) as error:
-        with closing(conn):
-            raise StoreError(f"the index at {path} is unreadable ({error}); "
-                             f"run `jaxmap index --rebuild`") from error
-
-
-def diagnostics(index_path: str) -> list[str]:
-    """What the resolver could not place (a rule registered on a value it could not
-    trace to a primitive), with locations."""
-    with closing(sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)) as conn:
-        return [row[0] for row in conn.execute("SELECT message FROM diagnostics ORDER BY rowid")]
+        if conn is not None:
+            conn.close()
+        raise StoreError(f"the index at {path} is unreadable ({error}); "
+                         f"run `jaxmap index --rebuild`") from error
 
 
 def _rule(row) -> Rule:

@@ -87,7 +87,7 @@ def load(path: str) -> Index:
     store.fill_from_documents(conn, {"root": f"jax {document['jax_version']} (snapshot)",
                                      "jax_version": document["jax_version"] or ""},
                               document["primitives"], document["definitions"])
-    return Index(conn, f"jax {document['jax_version']} (snapshot)", path)
+    return Index(conn, path)
 
 
 def _version_key(version: str) -> tuple[int, ...]:

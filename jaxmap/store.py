@@ -18,7 +18,7 @@ from contextlib import closing
 
 from jaxmap.errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -47,7 +47,10 @@ CREATE INDEX rules_primitive ON rules (primitive_id);
 CREATE INDEX definitions_name ON definitions (name);
 CREATE INDEX definitions_qualname ON definitions (qualname);
 CREATE INDEX public_paths_path ON public_paths (path);
+CREATE INDEX public_paths_definition ON public_paths (definition_id);
 """
+TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
+                    "public_paths", "imports", "binds", "diagnostics"})
 
 
 def cache_dir() -> str:
@@ -90,8 +93,12 @@ def connect_readonly(path: str) -> sqlite3.Connection | None:
 
 
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    """The index's meta table; empty if it is unreadable or a table is missing (a
+    damaged index reads as no index, so it is rebuilt)."""
     try:
-        return dict(conn.execute("SELECT key, value FROM meta"))
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return dict(conn.execute("SELECT key, value FROM meta")) if tables == TABLES else {}
     except sqlite3.DatabaseError:
         return {}
 
