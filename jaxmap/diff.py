@@ -1,13 +1,14 @@
 """What changed between two indexes (two jax versions, or two trees).
 
-Primitives are matched by name and module, then by name alone where that is unique
-on both sides (a primitive that moved module); rules by (kind, platform). Line numbers drift between versions, so a rule counts as
+Primitives are matched by name, module and variable, then by name and module, then by
+name alone (a primitive that moved module); within one key, in source order. Rules
+are matched by (kind, platform). Line numbers drift between versions, so a rule counts as
 moved only when its file or its function changed.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from jaxmap.models import Primitive
@@ -46,29 +47,38 @@ def compare(old_label: str, old: list[Primitive], new_label: str,
                      tuple(sorted(map(_labeller(old), removed))), tuple(changes))
 
 
+_MATCH_KEYS = (lambda p: (p.name, p.module, p.variable), lambda p: (p.name, p.module),
+               lambda p: p.name)
+
+
 def _match(old: list[Primitive], new: list[Primitive]):
     """(old, new) pairs, then the new ones left unmatched, then the old ones."""
-    by_place = {(p.name, p.module): p for p in old}
-    pairs, rest_new = [], []
-    for prim in new:
-        match = by_place.pop((prim.name, prim.module), None)
-        (pairs.append((match, prim)) if match else rest_new.append(prim))
-    rest_old = list(by_place.values())
-    old_counts = Counter(p.name for p in rest_old)
-    new_counts = Counter(p.name for p in rest_new)
-    by_name = {p.name: p for p in rest_old if old_counts[p.name] == 1}
-    added = []
-    for prim in rest_new:
-        match = by_name.pop(prim.name, None) if new_counts[prim.name] == 1 else None
-        (pairs.append((match, prim)) if match else added.append(prim))
-    removed = [p for p in rest_old if by_name.get(p.name) is p or old_counts[p.name] > 1]
-    return pairs, added, removed
+    pairs = []
+    for key in _MATCH_KEYS:
+        waiting = defaultdict(list)
+        for prim in old:
+            waiting[key(prim)].append(prim)
+        unmatched = []
+        for prim in new:
+            group = waiting.get(key(prim))
+            (pairs.append((group.pop(0), prim)) if group else unmatched.append(prim))
+        old, new = [p for group in waiting.values() for p in group], unmatched
+    return pairs, new, old
 
 
 def _labeller(prims: list[Primitive]):
-    """`name`, or `name@module` for a name several primitives share."""
-    counts = Counter(p.name for p in prims)
-    return lambda p: p.name if counts[p.name] == 1 else f"{p.name}@{p.module}"
+    """`name`; `name@module` for a name several primitives share; `name@module:line`
+    where that is still not unique."""
+    names = Counter(p.name for p in prims)
+    places = Counter((p.name, p.module) for p in prims)
+
+    def label(p: Primitive) -> str:
+        if names[p.name] == 1:
+            return p.name
+        if places[p.name, p.module] == 1:
+            return f"{p.name}@{p.module}"
+        return f"{p.name}@{p.module}:{p.loc.line}"
+    return label
 
 
 def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:

@@ -161,3 +161,20 @@ def test_locator_with_the_package_is_jaxmap_locate(tmp_path):
                             capture_output=True, text=True, env={**os.environ, **env_cache})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["root"] == str(ROOT.resolve())
+
+
+def test_diff_keeps_primitives_that_share_a_name_and_module(tmp_path, capsys):
+    old, new = tmp_path / "old", tmp_path / "new"
+    source = ("from jax._src import core\n"
+              "a_p = core.Primitive('same')\nb_p = core.Primitive('same')\n"
+              "c_p = core.Primitive('same')\n")
+    for root in (old, new):
+        (root / "pkg").mkdir(parents=True)
+        (root / "pkg" / "__init__.py").write_text("")
+        (root / "pkg" / "m.py").write_text(source)
+    (new / "pkg" / "m.py").write_text(source + "b_p.def_impl(lambda x: x)\n")
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert result["primitives_added"] == result["primitives_removed"] == []
+    [change] = result["rules"]
+    assert (change["primitive"], change["kind"], change["change"]) == (
+        "same@pkg.m:3", "impl", "added")
