@@ -52,12 +52,12 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
     """Build or refresh the index (only changed files are parsed again)."""
     from jaxmap.indexer import build_index
 
-    if snapshot_file and os.path.exists(snapshot_file) and not force:
-        raise JaxmapError(f"{snapshot_file} exists; pass --force to overwrite it")
+    if snapshot_file:
+        _check_output(snapshot_file, force)
     with _progress("indexing") as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
     if snapshot_file:
-        _write_snapshot(root, snapshot_file)
+        _write_snapshot(report.index, snapshot_file)
     if as_json:
         import json
 
@@ -92,8 +92,9 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
     if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
         raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS + RESULT_KINDS)}",
                                  param_hint="--kind")
-    if jax_version and root:
-        raise click.UsageError("--jax and --root are alternatives; give one")
+    if jax_version and (root or absolute):
+        raise click.UsageError("--jax answers from a snapshot, which has no files on disk: "
+                               "it takes neither --root nor --absolute")
     with _open_version(jax_version) if jax_version else _open(root) as idx:
         found = idx.locate(name, kind)
         path = _path_fn(idx.root, absolute)
@@ -136,11 +137,13 @@ def primitives(root: str | None, missing: str | None, as_json: bool, absolute: b
 @cli.command()
 @_root_option
 @_json_option
-@click.option("--show", default=20, show_default=True, help="How many missing/extra to list.")
+@click.option("--show", default=20, show_default=True, type=click.IntRange(min=0),
+              help="How many missing/extra to list.")
 def verify(root: str | None, as_json: bool, show: int) -> None:
     """Compare the static index with the live registries of the installed jax."""
     from jaxmap import verify as verify_mod
 
+    verify_mod.check_root(root)  # before indexing a tree the runtime cannot speak for
     with _open(root) as idx:
         report = verify_mod.verify(idx)
     if as_json:
@@ -154,11 +157,13 @@ def verify(root: str | None, as_json: bool, show: int) -> None:
 @cli.command()
 @click.argument("name", required=False)
 @_root_option
-@click.option("--depth", default=1, show_default=True, help="Steps from NAME to include.")
-@click.option("--central", default=0, metavar="N",
+@click.option("--depth", default=1, show_default=True, type=click.IntRange(min=0),
+              help="Steps from NAME to include.")
+@click.option("--central", default=None, metavar="N", type=click.IntRange(min=1),
               help="Instead of NAME: the N most central modules (PageRank over imports).")
 @_json_option
-def graph(name: str | None, root: str | None, depth: int, central: int, as_json: bool) -> None:
+def graph(name: str | None, root: str | None, depth: int, central: int | None,
+          as_json: bool) -> None:
     """Graph questions: what NAME is connected to (defines, imports, has_rule,
     implemented_by, binds), or which modules are most central."""
     if not name and not central:
@@ -225,9 +230,8 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
         changes = scaffold.generate(spec, in_tree_root=root or os.curdir, module=module,
                                     tests_dir=tests_dir)
     else:
-        if module or tests_dir:
-            raise click.UsageError("--module and --tests-dir need --in-tree")
-        changes = scaffold.generate(spec, out=out, index_root=root)
+        changes = scaffold.generate(spec, out=out, index_root=root, module=module,
+                                    tests_dir=tests_dir)
     if not dry_run:
         scaffold.check(changes, force=force)  # refuse before showing a diff we won't apply
     click.echo(scaffold.render_diff(changes), nl=False)
@@ -250,32 +254,40 @@ def repo_map(root: str | None, output: str, force: bool) -> None:
     from jaxmap import discover, repomap
     from jaxmap.render import markdown
 
-    if output != "-" and os.path.exists(output) and not force and not _generated(output):
-        raise JaxmapError(f"{output} exists and was not written by jaxmap repo-map; "
-                          f"pass --force to overwrite it")
+    if output != "-":
+        _check_output(output, force or _generated(output))
     with _open(root) as idx:
         data = repomap.gather(idx, links=not discover.is_installed_packages_dir(idx.root))
     text = markdown.repo_map(data)
+    from jaxmap import atomic
+
     if output == "-":
         click.echo(text, nl=False)
         return
-    _write_atomically(output, text.encode())
+    atomic.write(output, text)
     click.echo(f"wrote {output}: {len(data.primitives)} primitives, "
                f"{sum(len(m) for m in data.modules.values())} modules")
 
 
 def _generated(path: str) -> bool:
+    """Whether `path` is a map jaxmap repo-map wrote (so it may be replaced)."""
     from jaxmap.render.markdown import HEADER
 
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return handle.readline().rstrip("\n") == HEADER
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.readline().rstrip("\n") == HEADER
+    except OSError:
+        return False
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
+def _check_output(path: str, force: bool) -> None:
+    """Before any work: the output's directory is writable, and an existing file is
+    only replaced with --force."""
+    from jaxmap import atomic
+
+    atomic.check_directory(os.path.dirname(path) or ".")
+    if os.path.exists(path) and not force:
+        raise JaxmapError(f"{path} exists; pass --force to overwrite it")
 
 
 @cli.command()
@@ -316,11 +328,12 @@ def _label(argument: str, idx) -> str:
         else argument
 
 
-def _write_snapshot(root, snapshot_file: str) -> None:
-    from jaxmap import snapshot
+def _write_snapshot(index_path: str, snapshot_file: str) -> None:
+    from jaxmap import atomic, snapshot, store
+    from jaxmap.locate import Index
 
-    with _open(root) as idx:
-        _write_atomically(snapshot_file, snapshot.export(idx))
+    with Index(store.connect_readonly(index_path), index_path) as idx:
+        atomic.write(snapshot_file, snapshot.export(idx))
 
 
 def _open(root):

@@ -55,9 +55,10 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             unchanged, touched, to_parse = _classify(root, tree.files, old)
             removed = len(set(old) - {f.path for f in tree.files})
             if old and not to_parse and not removed:
-                # Same content everywhere: remember new stats, nothing to resolve.
-                store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s in touched],
-                                   tree.dirs)
+                # Same content everywhere: nothing to resolve; remember any new stats.
+                if touched or store.dir_stats(conn) != dict(tree.dirs):
+                    store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s in touched],
+                                       tree.dirs)
                 return IndexReport(root, path, len(tree.files), 0, 0, False, *_counts(conn))
             kept = store.load_facts(conn, unchanged) if old else {}
         except (StoreError, sqlite3.DatabaseError):

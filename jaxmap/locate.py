@@ -6,7 +6,6 @@ Reads SQLite only: no parsing, no graph, no jax import.
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
 from typing import NamedTuple
 
 from jaxmap import store

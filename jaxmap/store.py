@@ -2,7 +2,8 @@
 
 A new or updated index is always written to a temporary file beside the old one and
 moved into place with `os.replace`, so readers and concurrent writers only ever see a
-whole index. Anything unreadable (corrupt file, older schema, other jaxmap, grammar
+whole index; the one write in place is a single transaction that records new file
+and directory stats when no content changed. Anything unreadable (corrupt file, older schema, other jaxmap, grammar
 or Python version) reads as "no index", and the caller rebuilds.
 """
 
@@ -111,6 +112,11 @@ def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
     """path -> (mtime_ns, size, digest) of every indexed file."""
     return {path: (mtime, size, digest) for path, mtime, size, digest
             in conn.execute("SELECT path, mtime_ns, size, digest FROM files")}
+
+
+def dir_stats(conn: sqlite3.Connection) -> dict[str, int]:
+    """path -> mtime_ns of every directory walked."""
+    return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
 
 
 def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict]]:

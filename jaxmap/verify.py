@@ -128,13 +128,21 @@ class Report:
         return "\n".join(lines)
 
 
+def check_root(root) -> None:
+    """VerifyError unless `root` (None: the default) is where the installed jax lives:
+    the runtime can only vouch for its own source."""
+    from jaxmap import discover
+
+    installed, given = discover.resolve_root(None), discover.resolve_root(root)
+    if given != installed:
+        raise VerifyError(f"verify compares the index of the installed jax ({installed}) "
+                          f"with its runtime; {given} is another tree")
+
+
 def verify(index) -> Report:
     """Compare an open locate.Index of the installed jax with its live registries."""
-    runtime = read_runtime()
-    if Path(index.root).resolve() != runtime.root.resolve():
-        raise VerifyError(f"verify compares the index of the installed jax ({runtime.root}) "
-                          f"with its runtime; this index is of {index.root}")
-    return compare(index.primitives(), runtime)
+    check_root(index.root)
+    return compare(index.primitives(), read_runtime())
 
 
 def compare(static_primitives, runtime: Runtime) -> Report:

@@ -42,8 +42,10 @@ def generate(spec: PrimitiveSpec, *, out: str | None = None,
                                  export_module or in_tree.EXPORT_MODULE, tests_dir)
         check_name_free(spec, root)
         return result
-    if module or export_module or tests_dir:
-        raise SpecError("--module applies only with --in-tree")
+    given = [flag for flag, value in (("--module", module), ("--export-module", export_module),
+                                      ("--tests-dir", tests_dir)) if value]
+    if given:
+        raise SpecError(f"{', '.join(given)} applies only with --in-tree")
     result = _out_of_tree(spec, os.path.abspath(out or os.curdir))
     check_name_free(spec, index_root)
     return result

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 from typing import NamedTuple
 
+from jaxmap import atomic
+from jaxmap.atomic import check_directory
 from jaxmap.errors import TargetError
 
 
@@ -46,18 +47,6 @@ def read(path: str) -> str:
         raise TargetError(f"cannot read {path}: {error}") from error
 
 
-def check_directory(path: str) -> None:
-    """`path` is, or can be created as, a directory jaxmap may write into."""
-    probe = os.path.abspath(path)
-    while not os.path.exists(probe):
-        probe = os.path.dirname(probe)
-    if not os.path.isdir(probe):
-        raise TargetError(f"{probe} is a file, not a directory; give a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise TargetError(f"directory {probe} is not writable; choose another or "
-                          f"fix its permissions")
-
-
 def render_diff(changes: list[FileChange]) -> str:
     """A unified diff of every change (new files against /dev/null)."""
     parts = []
@@ -82,8 +71,7 @@ def apply(changes: list[FileChange], force: bool = False) -> list[str]:
     done: list[FileChange] = []
     try:
         for change in changes:
-            os.makedirs(os.path.dirname(change.path) or ".", exist_ok=True)
-            _write(change.path, change.new)
+            atomic.write(change.path, change.new)
             done.append(change)
     except OSError as error:
         _restore(done)
@@ -105,29 +93,12 @@ def _check(change: FileChange, force: bool) -> None:
         raise TargetError(f"{change.path} changed since it was read; run again")
 
 
-def _write(path: str, text: str) -> None:
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".jaxmap-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _restore(done: list[FileChange]) -> None:
     for change in reversed(done):
         try:
             if change.old is None:
                 os.unlink(change.path)
             else:
-                _write(change.path, change.old)
+                atomic.write(change.path, change.old)
         except OSError:
             pass
