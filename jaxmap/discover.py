@@ -7,11 +7,10 @@ from typing import NamedTuple
 
 from jaxmap.errors import RootError
 
-# Directories never worth indexing: caches, VCS data, build outputs, virtualenvs.
-_SKIP_DIRS = frozenset({
-    "__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules",
-    "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache", "bazel-bin", "bazel-out",
-})
+# Directories never worth indexing: caches, build outputs, virtualenvs; and every
+# directory whose name starts with a dot (VCS data, tool caches).
+_SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "build", "dist", "bazel-bin",
+                        "bazel-out"})
 # Files larger than this are generated code (flatbuffers, tables), not hand-written rules.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 

@@ -11,6 +11,8 @@ FileFacts keys:
   events    [(scope, loop, tag, ...)]   tags: call, assign, setitem, dec, return, and
                                         binds (a function's `x.bind(` sites)
 
+An `error` key, set by the indexer, says why a file could not be indexed.
+
 Values in events are small tuples (see `value`): ("n", dotted name), ("s", string),
 ("c", callee, args, kwargs), ("t", items), ("d", pairs), ("l", line) for a lambda,
 ("sub", base, key), ("a", object, attribute) for an attribute of a non-name,

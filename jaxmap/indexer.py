@@ -162,9 +162,15 @@ def _counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
 def _version_key() -> dict[str, str]:
     """The query key plus what is too costly for the query path: the grammar version
     and a checksum of jaxmap's own extraction and resolution code."""
-    from jaxmap import parse
+    return {**store.query_key(), "grammar": _grammar_version(), "code": _code_checksum()}
 
-    return {**store.query_key(), "grammar": parse.grammar_version(), "code": _code_checksum()}
+
+def _grammar_version() -> str:
+    """Versions of the packages that decide what a parse yields (read from their
+    metadata: importing tree_sitter is not needed to know them)."""
+    from importlib.metadata import version
+
+    return f"tree-sitter {version('tree-sitter')}, tree-sitter-python {version('tree-sitter-python')}"
 
 
 def _code_checksum() -> str:
@@ -173,7 +179,8 @@ def _code_checksum() -> str:
     package = os.path.dirname(__file__)
     queries = os.path.join(package, "queries")
     sources = [os.path.join(package, name) for name in
-               ("extract.py", "resolve.py", "registrars.py", "parse.py", "store.py")]
+               ("discover.py", "extract.py", "indexer.py", "parse.py", "registrars.py",
+                "resolve.py", "store.py")]
     sources += sorted(os.path.join(queries, n) for n in os.listdir(queries) if n.endswith(".scm"))
     checksum = 0
     for source in sources:
@@ -221,13 +228,15 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
     from jaxmap import extract
 
     data = _read(root, relative)
-    if data is None:
-        data = b""
+    error = None if data is not None else "unreadable"
     try:
-        facts = extract.extract(data, module, is_package)
-    except (RecursionError, ValueError, UnicodeError):
+        facts = extract.extract(data or b"", module, is_package)
+    except (RecursionError, ValueError, UnicodeError) as problem:
+        error = f"{type(problem).__name__}: {problem}"
         facts = extract.extract(b"", module, is_package)
-    return _digest(data), facts
+    if error:
+        facts["error"] = f"{relative}: not indexed ({error})"
+    return _digest(data or b""), facts
 
 
 def _read(root: str, relative: str) -> bytes | None:

@@ -59,9 +59,3 @@ def matches(node: tree_sitter.Node, ranges=None) -> list[tuple[str, int, dict]]:
 def parse(source: bytes) -> tree_sitter.Tree:
     return parser().parse(source)
 
-
-def grammar_version() -> str:
-    """Versions that change what a parse yields; part of the index's cache key."""
-    from importlib.metadata import version
-
-    return f"tree-sitter {version('tree-sitter')}, tree-sitter-python {version('tree-sitter-python')}"

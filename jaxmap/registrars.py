@@ -78,6 +78,10 @@ REGISTRIES: dict[str, K] = {
     "mlir._platform_specific_lowerings": K.LOWERING,
 }
 
+# Platforms of XLA lowerings (`register_lowering(..., platform=...)`), as opposed to the
+# Pallas backends below.
+XLA_PLATFORMS = frozenset({"cpu", "cuda", "rocm", "gpu", "tpu", "oneapi", "metal", "iree"})
+
 # Pallas backends keep their own lowering tables; the backend is the platform.
 PALLAS_LOWERING_TABLES: dict[str, str] = {
     "jax._src.pallas.mosaic.lowering.lowering_rules": "mosaic_tpu",

@@ -16,13 +16,13 @@ from jaxmap import registrars as R
 # Columns of the coverage matrix, in order; lowering is split by platform.
 COVERAGE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batching", "lowering",
                   "partial_eval", "dce")
-_XLA_PLATFORMS = ("cpu", "cuda", "rocm", "gpu", "tpu")
 
 
 class Module(NamedTuple):
     name: str
     file: str
     purpose: str
+    documented: bool  # the purpose is the module docstring's first line
 
 
 class Stage(NamedTuple):
@@ -81,7 +81,8 @@ def _modules(index, prims) -> list[Module]:
     rows = index.conn.execute(
         "SELECT qualname, file, summary FROM definitions WHERE kind = 'module' ORDER BY qualname")
     return [Module(name, file, summary or _derived_purpose(defined[name], registered[file],
-                                                           counts[name], imports[name]))
+                                                           counts[name], imports[name]),
+                   bool(summary))
             for name, file, summary in rows]
 
 
@@ -117,8 +118,8 @@ def _top_level(modules: list[Module]) -> tuple[tuple[str, str], ...]:
     rows = []
     for directory, members in sorted(by_directory.items()):
         package = next((m for m in members if m.file == f"{directory}/__init__.py"), None)
-        purpose = package.purpose if package and not package.purpose.startswith(
-            ("defines", "registers", "no definitions")) else f"{len(members)} modules"
+        purpose = package.purpose if package and package.documented \
+            else f"{len(members)} modules"
         rows.append((directory, purpose))
     return tuple(rows)
 
@@ -161,7 +162,7 @@ def _gaps(prims) -> tuple[tuple[str, tuple[str, ...]], ...]:
     classic = [p for p in prims if p.style == "classic"]
     kinds = {id(p): {r.kind.value for r in p.rules} for p in classic}
     xla_lowered = {id(p) for p in classic for r in p.rules
-                   if r.kind.value == "lowering" and (r.platform is None or r.platform in _XLA_PLATFORMS)}
+                   if r.kind.value == "lowering" and (r.platform is None or r.platform in R.XLA_PLATFORMS)}
     linear = {id(p) for p in classic for r in p.rules if "deflinear" in r.via or "defbilinear" in r.via}
     checks = (
         ("without an abstract eval rule", lambda p: "abstract_eval" not in kinds[id(p)]),

@@ -34,7 +34,7 @@ _MACHINERY = "jax._src.interpreters."
 _KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str",
                                    "dict", "applied", "lambda", "sym"})
 # Directories of a checkout whose modules are not part of any public API.
-_NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples", "build"})
+_NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
 
 
 @dataclass
@@ -76,6 +76,8 @@ class Resolver:
         self.imports: dict[tuple[str, str], dict[str, str]] = {}
         self.top_names: dict[str, dict[str, tuple]] = {}
         for module, (_, facts) in self.modules.items():
+            if "error" in facts:
+                self.diagnostics.append(facts["error"])
             for scope, alias, target, _line in facts["imports"]:
                 self.imports.setdefault((module, scope), {})[alias] = target
             names = {}

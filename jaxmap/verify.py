@@ -16,24 +16,14 @@ from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jaxmap import registrars as R
 from jaxmap.errors import VerifyError
 
-# Runtime registries, by module and attribute, and the rule kind each holds.
-REGISTRIES = (
-    ("jax._src.interpreters.ad", "primitive_jvps", "jvp"),
-    ("jax._src.interpreters.ad", "primitive_transposes", "transpose"),
-    ("jax._src.interpreters.ad", "fancy_transposes", "transpose"),
-    ("jax._src.interpreters.ad", "primitive_linearizations", "linearization"),
-    ("jax._src.interpreters.batching", "fancy_primitive_batchers", "batching"),
-    ("jax._src.interpreters.batching", "primitive_batchers", "batching"),
-    ("jax._src.interpreters.partial_eval", "custom_partial_eval_rules", "partial_eval"),
-    ("jax._src.interpreters.partial_eval", "partial_eval_jaxpr_custom_rules", "partial_eval"),
-    ("jax._src.interpreters.partial_eval", "dce_rules", "dce"),
-    ("jax._src.interpreters.partial_eval", "forwarding_rules", "forwarding"),
-    ("jax._src.interpreters.partial_eval", "const_fold_rules", "const_fold"),
-    ("jax._src.interpreters.partial_eval", "custom_staging_rules", "staging"),
-    ("jax._src.interpreters.mlir", "_lowerings", "lowering"),
-)
+# Runtime registries (module, attribute, rule kind), from the same table the index uses;
+# the per-platform lowerings, a dict of dicts, are read on their own.
+REGISTRIES = tuple(
+    (R.MODULES[short.partition(".")[0]][0], short.partition(".")[2], kind.value)
+    for short, kind in R.REGISTRIES.items() if short != "mlir._platform_specific_lowerings")
 # Submodules that are test helpers, need a GPU toolchain, or start services on import.
 _SKIP_MODULES = (".tests", "_test", "test_util", "jax_cuda", "mosaic.gpu.examples",
                  "collect_profile", "test_loader", "test_multiprocess")
@@ -154,7 +144,7 @@ def compare(static_primitives, runtime: Runtime) -> Report:
     for prim in static_primitives:
         for rule in prim.rules:
             kind = rule.kind.value
-            if kind not in kinds or (rule.platform and rule.platform not in _XLA):
+            if kind not in kinds or (rule.platform and rule.platform not in R.XLA_PLATFORMS):
                 continue
             static_pairs.setdefault(prim.name, set()).add(kind)
             if prim.style != "classic" or rule.loc.file not in runtime.loaded_files \
@@ -179,9 +169,6 @@ def compare(static_primitives, runtime: Runtime) -> Report:
                   (confirmed, functions_checked), missing,
                   sorted(f"{n}:{k}" for n, k in runtime_pairs - found_pairs),
                   sorted(extra_pairs), sorted(unconfirmed))
-
-
-_XLA = {"cpu", "cuda", "rocm", "tpu", "gpu", "oneapi", "metal", "iree"}
 
 
 def read_runtime() -> Runtime:
