@@ -5,7 +5,7 @@ FileFacts keys:
   defs      [(name, qualname, kind, line, end_line)]   module-level functions, classes,
                                 variables, and methods (qualname `Class.method`)
   classes   {qualname: (bases, line, end_line, {method: (line, end_line)})}
-  funcs     {qualname: (params, line, end_line)}        scopes that hold events
+  funcs     {qualname: (params, line, end_line, walked)}  scopes; walked: body read
   imports   [(scope, alias, target, line)]              target is a dotted name
   loops     [(scope, parent, target, iterable, line)]   parent is a loop index or -1
   events    [(scope, loop, tag, ...)]   tags: call, assign, setitem, dec, return, and
@@ -47,6 +47,11 @@ _MAIN_CAPTURE = {
 _MAY_REGISTER = re.compile(
     rb"Primitive|primitive|def_[a-z]|register|rules|batchers|defjvp|deflinear|defbilinear"
     rb"|defvectorized|defbroadcasting|defreducer|_lowerings")
+# `x_p = helper(...)`: helper builds a primitive whatever words its body uses, so its
+# body is walked even without any of the words above.
+_PRIMITIVE_FACTORY = re.compile(
+    rb"^[ \t]*[A-Za-z_][A-Za-z0-9_]*_p[ \t]*(?::[^=\n]*)?=[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*\.)*"
+    rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(", re.M)
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
@@ -177,20 +182,21 @@ def _complement(skipped: list[tuple[int, int]], size: int) -> list[tuple[int, in
     return ranges
 
 
-def _skippable_bodies(statements, source: bytes, out: list) -> None:
-    """Bodies of top-level functions and methods that cannot register anything."""
+def _skippable_bodies(statements, source: bytes, factories: set[bytes], out: list) -> None:
+    """Bodies of top-level functions and methods that cannot register anything: no
+    registration word, and not called to make an `x_p` in this file."""
     for node in statements:
         if node.type == "decorated_definition":
             node = node.child_by_field_name("definition")
         if node.type == "function_definition":
             body = node.child_by_field_name("body")
-            if body is not None and not _MAY_REGISTER.search(source, node.start_byte,
-                                                             node.end_byte):
+            if body is not None and node.child_by_field_name("name").text not in factories \
+                    and not _MAY_REGISTER.search(source, node.start_byte, node.end_byte):
                 out.append((body.start_byte, body.end_byte))
         elif node.type == "class_definition":
             body = node.child_by_field_name("body")
             if body is not None:
-                _skippable_bodies(body.named_children, source, out)
+                _skippable_bodies(body.named_children, source, factories, out)
 
 
 def _module_doc(root) -> str | None:
@@ -228,7 +234,8 @@ class _Builder:
     def collect(self, root, source: bytes) -> None:
         items = []  # (start, -end, group, pattern index, captures)
         skipped: list[tuple[int, int]] = []
-        _skippable_bodies(root.named_children, source, skipped)
+        factories = {m.group(1) for m in _PRIMITIVE_FACTORY.finditer(source)}
+        _skippable_bodies(root.named_children, source, factories, skipped)
         self._skipped = {start for start, _ in skipped}
         for name, index, caps in parse.matches(root, _complement(skipped, len(source))):
             node = caps[_MAIN_CAPTURE[name, index]][0]
@@ -306,7 +313,8 @@ class _Builder:
             return
         walked = caps["body"][0].start_byte not in self._skipped
         # A skipped body records no events, so its parameters would never be used.
-        self.funcs[qualname] = (parameters(caps["params"][0]) if walked else (), line, end_line)
+        self.funcs[qualname] = (parameters(caps["params"][0]) if walked else (), line, end_line,
+                                walked)
         self.defs.append((name, qualname, "function", line, end_line))
         start = node.start_byte
         for bound in _BIND.finditer(source, start, end_byte):

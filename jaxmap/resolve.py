@@ -223,10 +223,23 @@ class Resolver:
             prim = self.primitives[value[1]]
             if prim["variable"] is None:
                 prim["variable"] = name
+        if name.endswith("_p") and value[0] == "applied" and value[1][0] == "func":
+            self._unread_factory(name, value[1], ctx)
         qualified = f"{ctx.module}.{name}"
         if value[0] in _KEPT_AT_MODULE_LEVEL and self._registry(("sym", qualified)) is None:
             return value
         return ("sym", qualified)
+
+    def _unread_factory(self, name: str, func: tuple, ctx: _Context) -> None:
+        """`x_p = helper(...)` where extraction skipped helper's body (it mentions no
+        primitive or registration word): say so, as x_p may be a primitive we miss."""
+        spec = self.modules[func[1]][1]["funcs"].get(func[2])
+        if spec is not None and not spec[3]:
+            path, _ = self.modules[ctx.module]
+            self.diagnostics.append(
+                f"{path}:{ctx.site[0]}: {name} = {func[2]}(...): the body of {func[1]}."
+                f"{func[2]} was not read (it mentions no primitive or registration), so a "
+                f"primitive it may build is not indexed")
 
     def _setitem(self, base: tuple, key: tuple, rule: tuple, ctx: _Context) -> None:
         via = _text(base) + "[...] ="

@@ -365,3 +365,52 @@ def test_paths_are_root_relative_posix(prims):
         for loc in (prim.loc, rule.loc) + ((rule.function.loc,) if rule.function else ()):
             assert not loc.file.startswith("/") and "\\" not in loc.file
             assert (ROOT / loc.file).is_file()
+
+
+# -- helpers whose bodies mention no registration word -------------------------------
+
+HELPERS = """\
+from jax._src import core
+from jax._src.interpreters import ad
+
+
+def make_prim(n):
+  return core.Primitive(n)
+
+
+def unop(n):
+  return make_prim(n)
+
+
+def wrap(n, jvp):
+  q = unop(n)
+  ad.defjvp(q, jvp)
+  return q
+
+
+def elsewhere(n):
+  return make_prim(n)
+
+
+def _jvp(g, x):
+  return g
+
+
+a_p = unop('a')
+b_p = wrap('b', _jvp)
+"""
+
+
+def test_factories_called_to_make_an_x_p_are_read(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS)
+    (tmp_path / "pkg" / "other.py").write_text(
+        "from pkg import helpers\n\nc_p = helpers.unop('c')\nd_p = helpers.elsewhere('d')\n")
+    with open_index(tmp_path) as idx:
+        prims = {p.name: p for p in idx.primitives()}
+        assert set(prims) == {"a", "b", "c"}
+        assert [r.kind.value for r in prims["b"].rules] == ["jvp"]
+        # `elsewhere` is used only from another file, so its body was not read: said so.
+        [message] = idx.diagnostics()
+    assert message.startswith("pkg/other.py:4: d_p = elsewhere(...)")
