@@ -179,8 +179,8 @@ def _code_checksum() -> str:
     package = os.path.dirname(__file__)
     queries = os.path.join(package, "queries")
     sources = [os.path.join(package, name) for name in
-               ("discover.py", "extract.py", "indexer.py", "parse.py", "registrars.py",
-                "resolve.py", "store.py")]
+               ("classes.py", "discover.py", "exports.py", "extract.py", "indexer.py",
+                "parse.py", "registrars.py", "resolve.py", "store.py", "values.py")]
     sources += sorted(os.path.join(queries, n) for n in os.listdir(queries) if n.endswith(".scm"))
     checksum = 0
     for source in sources:

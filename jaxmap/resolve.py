@@ -1,40 +1,29 @@
 """Cross-file resolution: FileFacts of a whole tree -> primitives, their rules, definitions.
 
-A small abstract interpreter over the events extract.py records. Module-level
-statements run in source order; names resolve through each module's imports and
-re-exports; a function that builds or registers primitives is summarised once
-(what it creates, what it registers on which parameter) and the summary is applied
-at every call site; loops over literal sequences are unrolled; `partial(f, ...)`
-and decorator factories are followed. Registrations made through helpers are
-reported at the module-level statement that triggered them.
-
-Abstract values are tuples:
-  ("prim", pid)               a primitive found in the tree
-  ("new", name)               the primitive a function under summary creates
-  ("param", i)                parameter i of a function under summary
-  ("func", module, qualname)  ("class", module, qualname)  ("module", module)
-  ("sym", qualified_name)     a name outside the tree, or a variable we do not track
-  ("str", s)  ("tuple", items)  ("dict", pairs)  ("lambda", line)
-  ("partial", func, args, kwargs)  ("applied", callee, args)  ("method", target, name)
-  ("?",)                      unknown
+A small abstract interpreter over the events extract.py records, on the values of
+values.py. Module-level statements run in source order; names resolve through each
+module's imports and re-exports; a function that builds or registers primitives is
+summarised once (what it creates, what it registers on which parameter) and the
+summary is applied at every call site; loops over literal sequences are unrolled;
+`partial(f, ...)` and decorator factories are followed. Registrations made through
+helpers are reported at the module-level statement that triggered them.
 """
 
 from __future__ import annotations
 
-import itertools
 import sys
 from dataclasses import dataclass, field
 
+from jaxmap import exports
 from jaxmap import registrars as R
+from jaxmap.classes import PrimitiveClasses
 from jaxmap.models import RuleKind
+from jaxmap.values import (MAX_HOPS, UNKNOWN, bind_params, canonical, is_callable, rule_row,
+                           substitute, text)
 
-UNKNOWN = ("?",)
-_MAX_HOPS = 30
 _MACHINERY = "jax._src.interpreters."
 _KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str",
                                    "dict", "applied", "lambda", "sym"})
-# Directories of a checkout whose modules are not part of any public API.
-_NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
 
 
 @dataclass
@@ -69,7 +58,9 @@ class _Context:
     summary: Summary | None = None
 
 
-class Resolver:
+class Resolver(PrimitiveClasses):
+    """Runs every module's top level once and collects primitives and rules."""
+
     def __init__(self, files: dict[str, dict]):
         self.modules: dict[str, tuple[str, dict]] = {
             facts["module"]: (path, facts) for path, facts in sorted(files.items())}
@@ -90,6 +81,7 @@ class Resolver:
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self.class_kinds: dict[tuple[str, str], str | None] = {}
         self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
+        self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
         self.diagnostics: list[str] = []
 
     # -- driver -----------------------------------------------------------------
@@ -99,31 +91,17 @@ class Resolver:
             self.module_env(module)
         for module in self.modules:
             self._hijax_classes(module)
-        return Resolution(self.primitives, self._definitions(), self._import_edges(),
-                          self._binds(), self.diagnostics, self._jax_version())
+        return Resolution(self.primitives, exports.definitions(self),
+                          exports.import_edges(self), exports.binds(self), self.diagnostics,
+                          self._jax_version())
 
-    def _import_edges(self) -> list[tuple[str, str]]:
-        edges = set()
-        for (module, _scope), table in self.imports.items():
-            for target in table.values():
-                parts = target.split(".")
-                for n in range(len(parts), 0, -1):
-                    imported = ".".join(parts[:n])
-                    if imported in self.modules:
-                        if imported != module:
-                            edges.add((module, imported))
-                        break
-        return sorted(edges)
+    def lookup_in(self, module: str, scope: str, dotted: str) -> tuple:
+        """What `dotted` means in a function (`scope`) or at the top of `module`."""
+        return self.lookup(dotted, _Context(module, scope, {}))
 
-    def _binds(self) -> list[tuple[str, str, int, int]]:
-        """Functions that bind a primitive (`x_p.bind(...)`), by module-level name."""
-        rows = []
-        for module, (_, facts) in self.modules.items():
-            for scope, _loop, tag, name, line in (e for e in facts["events"] if e[2] == "binds"):
-                value = self.lookup(name, _Context(module, scope, {}))
-                if value[0] == "prim":
-                    rows.append((module, scope, value[1], line))
-        return rows
+    def evaluate_at_module(self, module: str, expr: tuple) -> tuple:
+        """An expression's value at the top level of `module`."""
+        return self.eval(expr, _Context(module, "", self.module_env(module)))
 
     def module_env(self, module: str) -> dict:
         """Run a module's top level once; the env of its names (partial while running)."""
@@ -242,7 +220,7 @@ class Resolver:
                 f"primitive it may build is not indexed")
 
     def _setitem(self, base: tuple, key: tuple, rule: tuple, ctx: _Context) -> None:
-        via = _text(base) + "[...] ="
+        via = text(base) + "[...] ="
         while base[0] == "sub":
             base = base[1]
         table = self.eval(base, ctx)
@@ -276,7 +254,7 @@ class Resolver:
         return (kind, module, qualname)
 
     def _decorate(self, decorator: tuple, func: tuple, ctx: _Context) -> None:
-        via = "@" + _text(decorator[1] if decorator[0] == "c" else decorator)
+        via = "@" + text(decorator[1] if decorator[0] == "c" else decorator)
         if decorator[0] == "c":
             factory = self.eval(decorator[1], ctx)
             if factory[0] != "sym" or factory[1] != R.PARTIAL:
@@ -298,7 +276,7 @@ class Resolver:
                 return UNKNOWN
             callee = self.eval(expr[1], ctx)
             args, kwargs = self._args(expr[2], expr[3], ctx)
-            return self.call(callee, args, kwargs, ctx, _text(expr[1]))
+            return self.call(callee, args, kwargs, ctx, text(expr[1]))
         if tag == "a":
             return self.attribute(self.eval(expr[1], ctx), expr[2])
         if tag == "sub":  # a table inside a registry is the registry: rules[kernel_type]
@@ -369,7 +347,7 @@ class Resolver:
                 return ("module", module)
             attr, rest = parts[n], ".".join(parts[n + 1:])
             target = self.imports.get((module, ""), {}).get(attr)
-            if target is not None and hops < _MAX_HOPS:
+            if target is not None and hops < MAX_HOPS:
                 return self.attribute(self.qualified(target, hops + 1), rest)
             env = self.module_env(module)
             value = env.get(attr)
@@ -388,7 +366,7 @@ class Resolver:
                              decorated)
         if tag == "method":
             return self._method(callee[1], callee[2], args, ctx, via, decorated)
-        name = _canonical(callee)
+        name = canonical(callee)
         if name == R.PARTIAL and args:
             return ("partial", args[0], args[1:], kwargs)
         if name and name.endswith(".update") and args and args[0][0] == "dict":
@@ -420,7 +398,7 @@ class Resolver:
             platform = args[registrar.platform_arg]
         rule = decorated or UNKNOWN
         if registrar.rule_arg is not None and len(args) > registrar.rule_arg:
-            rule = next((a for a in args[registrar.rule_arg:] if _callable(a)),
+            rule = next((a for a in args[registrar.rule_arg:] if is_callable(a)),
                         args[registrar.rule_arg])
         for kind in registrar.kinds:
             kind_rule = UNKNOWN if kind == RuleKind.JVP and len(registrar.kinds) > 1 else rule
@@ -429,14 +407,15 @@ class Resolver:
     def _construct(self, name: tuple, ctx: _Context) -> tuple:
         if ctx.summary is not None:
             return ("new", name)
-        return self._new_primitive(name[1] if name[0] == "str" else None, None, ctx)
+        return self._new_primitive(name[1] if name[0] == "str" else None, None, ctx.module,
+                                   ctx.site)
 
-    def _new_primitive(self, name, variable, ctx: _Context, style="classic", site=None):
-        path, _ = self.modules[ctx.module]
-        line, end_line = site or ctx.site
+    def _new_primitive(self, name, variable, module: str, site: tuple, style="classic"):
+        line, end_line = site
         self.primitives.append({
-            "name": name, "variable": variable, "module": ctx.module, "file": path,
-            "line": line, "end_line": end_line, "style": style, "rules": []})
+            "name": name, "variable": variable, "module": module,
+            "file": self.modules[module][0], "line": line, "end_line": end_line,
+            "style": style, "rules": []})
         return ("prim", len(self.primitives) - 1)
 
     def _apply(self, func: tuple, args, kwargs, ctx, via, decorated) -> tuple:
@@ -444,20 +423,20 @@ class Resolver:
         if summary is None:
             return ("applied", func, args)
         params = self.modules[func[1]][1]["funcs"][func[2]][0]
-        bound = _bind_params(params, args, kwargs)
+        bound = bind_params(params, args, kwargs)
         created = None
         if summary.returns[0] == "new" or any(r[0][0] == "new" for r in summary.regs):
-            created = self._construct(_subst(summary.returns[1], bound)
+            created = self._construct(substitute(summary.returns[1], bound)
                                       if summary.returns[0] == "new" else UNKNOWN, ctx)
 
         def subst(value):
             if value[0] == "new":
                 return created
-            return _subst(value, bound)
+            return substitute(value, bound)
 
         for target, kind, inner_via, platform, rule in summary.regs:
             rule = subst(rule)
-            if decorated is not None and not _callable(rule):
+            if decorated is not None and not is_callable(rule):
                 rule = decorated
             self._register(subst(target), kind, f"{via} > {inner_via}", subst(platform),
                            rule, ctx)
@@ -496,11 +475,9 @@ class Resolver:
                 f"{path}:{ctx.site[0]}: {kind} rule registered via {via} on a value "
                 f"that is not a known primitive")
             return
-        self.primitives[target[1]]["rules"].append({
-            "kind": str(kind), "file": self.modules[ctx.module][0], "line": ctx.site[0],
-            "end_line": ctx.site[1], "via": via,
-            "platform": platform[1] if platform[0] == "str" else None,
-            "function": self._function_ref(rule)})
+        self.primitives[target[1]]["rules"].append(rule_row(
+            kind, self.modules[ctx.module][0], ctx.site[0], ctx.site[1], via,
+            platform[1] if platform[0] == "str" else None, self._function_ref(rule)))
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
         if depth > 4:
@@ -536,162 +513,6 @@ class Resolver:
             return None
         return {"name": qualname.rpartition(".")[2], "file": path, "line": spec[1]}
 
-    # -- classes --------------------------------------------------------------------
-
-    def _instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx: _Context, via: str):
-        """`SomePrimitiveSubclass('name')`: a new primitive, the rules its __init__
-        registers on `self`, and for HiPrimitive subclasses the rule methods."""
-        created = self._construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
-        if created[0] == "prim":
-            self.instance_class[created[1]] = cls
-        init = self._initializer(cls)
-        if init is not None:
-            self._apply(init, (created, *args), kwargs, ctx, via, None)
-        if created[0] == "prim":
-            table = R.HIJAX_METHODS if self._class_kind(cls) == "hiprimitive" \
-                else R.PRIMITIVE_METHODS
-            self._method_rules(created[1], cls, table)
-        return created
-
-    def _method_rules(self, pid: int, cls: tuple, table: dict) -> None:
-        """Rules a Primitive subclass defines as methods, unless already registered."""
-        have = {rule["kind"] for rule in self.primitives[pid]["rules"]}
-        for name, (module, qualname, line, end_line) in self._members(cls).items():
-            kind = table.get(name)
-            if kind is None or str(kind) in have:
-                continue
-            path = self.modules[module][0]
-            self.primitives[pid]["rules"].append({
-                "kind": str(kind), "file": path, "line": line, "end_line": end_line,
-                "via": f"{qualname}", "platform": None,
-                "function": {"name": name, "file": path, "line": line}})
-
-    def _members(self, cls: tuple, depth: int = 0) -> dict[str, tuple]:
-        """Methods and attributes of a class and its in-tree bases, nearest first,
-        stopping at JAX's own Primitive and hijax base classes:
-        name -> (module, qualname, line, end_line)."""
-        name = f"{cls[1]}.{cls[2]}"
-        if name in R.HIJAX_CLASS_BASE_NAMES or name in R.HI_PRIMITIVE_BASE_NAMES \
-                or name in R.PRIMITIVE_CLASS_NAMES or depth > _MAX_HOPS:
-            return {}
-        spec = self.modules[cls[1]][1]["classes"].get(cls[2])
-        if spec is None:
-            return {}
-        members = {}
-        for base in reversed(spec[0]):
-            value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
-            if value[0] == "class":
-                members.update(self._members(value, depth + 1))
-        for member, (line, end_line) in spec[3].items():
-            members[member] = (cls[1], f"{cls[2]}.{member}", line, end_line)
-        return members
-
-    def _class_kind(self, cls: tuple, depth: int = 0) -> str | None:
-        """'vjp_hi' for VJPHiPrimitive subclasses (the class is the primitive),
-        'hiprimitive' for HiPrimitive subclasses, 'primitive' for other Primitive
-        subclasses (instances are primitives), else None."""
-        key = (cls[1], cls[2])
-        if key in self.class_kinds:
-            return self.class_kinds[key]
-        self.class_kinds[key] = None
-        _, facts = self.modules[cls[1]]
-        spec = facts["classes"].get(cls[2])
-        kind = None
-        for base in spec[0] if spec else ():
-            value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
-            name = _canonical(value)
-            if name in R.HIJAX_CLASS_BASE_NAMES:
-                kind = "vjp_hi"
-            elif name in R.HI_PRIMITIVE_BASE_NAMES:
-                kind = kind or "hiprimitive"
-            elif name in R.PRIMITIVE_CLASS_NAMES:
-                kind = kind or "primitive"
-            elif value[0] == "class" and depth < _MAX_HOPS:
-                kind = kind or self._class_kind(value, depth + 1)
-        self.class_kinds[key] = kind
-        return kind
-
-    def _initializer(self, cls: tuple, depth: int = 0) -> tuple | None:
-        """The `__init__` a class runs: its own, or the nearest base's in the tree."""
-        _, facts = self.modules[cls[1]]
-        if f"{cls[2]}.__init__" in facts["funcs"]:
-            return ("func", cls[1], f"{cls[2]}.__init__")
-        spec = facts["classes"].get(cls[2])
-        for base in spec[0] if spec and depth < _MAX_HOPS else ():
-            value = self.eval(base, _Context(cls[1], "", self.module_env(cls[1])))
-            if value[0] == "class":
-                found = self._initializer(value, depth + 1)
-                if found is not None:
-                    return found
-        return None
-
-    def _hijax_classes(self, module: str) -> None:
-        path, facts = self.modules[module]
-        for qualname, (_, line, end_line, _members) in facts["classes"].items():
-            cls = ("class", module, qualname)
-            if "." in qualname or self._class_kind(cls) != "vjp_hi":
-                continue
-            ctx = _Context(module, "", {})
-            pid = self._new_primitive(qualname, qualname, ctx, "hijax", (line, end_line))[1]
-            members = sorted(self._members(cls).items(), key=lambda m: (m[1][0], m[1][2]))
-            for member, (where, member_qualname, m_line, m_end) in members:
-                kind = R.HIJAX_METHODS.get(member)
-                if kind is None:
-                    continue
-                member_path = self.modules[where][0]
-                self.primitives[pid]["rules"].append({
-                    "kind": str(kind), "file": member_path, "line": m_line, "end_line": m_end,
-                    "via": member_qualname, "platform": None,
-                    "function": {"name": member, "file": member_path, "line": m_line}})
-
-    # -- definitions ----------------------------------------------------------------
-
-    def _definitions(self) -> list[dict]:
-        exports = self._public_paths()
-        rows = []
-        for module, (path, facts) in self.modules.items():
-            rows.append({"name": module.rpartition(".")[2], "qualname": module, "kind": "module",
-                         "module": module, "file": path, "line": 1, "end_line": None,
-                         "public": exports.get((module, ""), []), "summary": facts["doc"]})
-            for name, qualname, kind, line, end_line in facts["defs"]:
-                rows.append({"name": name, "qualname": f"{module}.{qualname}", "kind": kind,
-                             "module": module, "file": path, "line": line,
-                             "end_line": end_line, "public": exports.get((module, qualname), []),
-                             "summary": None})
-        return rows
-
-    def _public_paths(self) -> dict[tuple[str, str], list[str]]:
-        """Public dotted paths (`jax.lax.psum`) each definition is exported under."""
-        exports: dict[tuple[str, str], list[str]] = {}
-        for module in self.modules:
-            if _private(module) or module.partition(".")[0] in _NOT_API \
-                    or "test" in module.rpartition(".")[2]:
-                continue
-            for name, qualname, *_ in self.modules[module][1]["defs"]:
-                if "." not in qualname and not name.startswith("_"):
-                    exports.setdefault((module, name), []).append(f"{module}.{name}")
-            for alias, target in self.imports.get((module, ""), {}).items():
-                if alias.startswith("_") or "." in alias:
-                    continue
-                key = self._definition_key(self.qualified(target))
-                if key is not None:
-                    exports.setdefault(key, []).append(f"{module}.{alias}")
-        return exports
-
-    def _definition_key(self, value: tuple) -> tuple[str, str] | None:
-        if value[0] in ("func", "class"):
-            return value[1], value[2]
-        if value[0] == "module":
-            return value[1], ""
-        if value[0] == "prim":
-            prim = self.primitives[value[1]]
-            return (prim["module"], prim["variable"]) if prim["variable"] else None
-        if value[0] == "sym":
-            module, _, attr = value[1].rpartition(".")
-            if module in self.modules:
-                return module, attr
-        return None
-
     def _jax_version(self) -> str | None:
         if "jax.version" not in self.modules:
             return None
@@ -707,59 +528,3 @@ def resolve(files: dict[str, dict]) -> Resolution:
         return Resolver(files).run()
     finally:
         sys.setrecursionlimit(limit)
-
-
-def _private(module: str) -> bool:
-    return any(part.startswith("_") for part in module.split("."))
-
-
-def _canonical(value: tuple) -> str | None:
-    if value[0] == "sym":
-        return value[1]
-    if value[0] in ("func", "class"):
-        return f"{value[1]}.{value[2]}"
-    return None
-
-
-def _callable(value: tuple) -> bool:
-    return value[0] in ("func", "partial", "lambda", "applied", "class")
-
-
-def _text(expr: tuple) -> str:
-    if expr[0] == "n":
-        return expr[1]
-    if expr[0] == "sub":
-        return _text(expr[1]) + "[...]"
-    if expr[0] == "c":
-        return _text(expr[1]) + "(...)"
-    if expr[0] == "a":
-        return f"{_text(expr[1])}.{expr[2]}"
-    return "..."
-
-
-def _bind_params(params: tuple, args: tuple, kwargs: dict) -> dict[int, tuple]:
-    bound = {}
-    positional = list(itertools.takewhile(lambda p: p != "*", params))
-    for i, value in enumerate(args[:len(positional)]):
-        if value != ("*",):
-            bound[i] = value
-    for i, param in enumerate(params):
-        if param in kwargs:
-            bound[i] = kwargs[param]
-    return bound
-
-
-def _subst(value: tuple, bound: dict[int, tuple]) -> tuple:
-    tag = value[0]
-    if tag == "param":
-        return bound.get(value[1], UNKNOWN)
-    if tag == "partial":
-        return ("partial", _subst(value[1], bound), tuple(_subst(a, bound) for a in value[2]),
-                value[3])
-    if tag == "applied":
-        return ("applied", _subst(value[1], bound), tuple(_subst(a, bound) for a in value[2]))
-    if tag == "tuple":
-        return ("tuple", tuple(_subst(a, bound) for a in value[1]))
-    if tag == "method":  # self.jvp, with self bound at the call site
-        return ("method", _subst(value[1], bound), value[2])
-    return value
