@@ -9,7 +9,7 @@ import sqlite3
 from typing import NamedTuple
 
 from jaxmap import store
-from jaxmap.errors import NotFound, StoreError
+from jaxmap.errors import JaxmapError, NotFound, StoreError
 from jaxmap.models import (DefKind, Definition, FunctionRef, Primitive, Rule, RuleKind,
                            SourceLoc)
 
@@ -50,19 +50,19 @@ class Index:
     # -- locate --------------------------------------------------------------------
 
     def locate(self, name: str, kind: str | None = None) -> Found:
-        """Primitives and definitions that `name` may mean; NotFound with suggestions
-        when there are none."""
+        """Primitives and definitions that `name` may mean, optionally only one `kind`
+        (a rule kind: primitives with such rules, only those shown; or a result kind);
+        NotFound with suggestions when there are none."""
         query = name.strip()
         if not query:
             raise NotFound("give a name to locate, e.g. `jaxmap locate psum`")
+        if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
+            raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}")
         rule_kind = kind if kind in RULE_KINDS else None
-        want = {kind} if kind in RESULT_KINDS else set(RESULT_KINDS)
-        if rule_kind:
-            want = {"primitive"}
+        want = {"primitive"} if rule_kind else {kind} if kind else set(RESULT_KINDS)
         prims = self._primitives_named(query) if "primitive" in want else []
         if rule_kind:
-            prims = [_only_kind(p, rule_kind) for p in prims]
-            prims = [p for p in prims if p.rules]
+            prims = [p for p in (_only_kind(p, rule_kind) for p in prims) if p.rules]
         defs = [d for d in self._definitions_named(query) if d.kind.value in want]
         if not prims and not defs:
             raise NotFound(f"nothing named {query!r} in the index of {self.root}",
