@@ -5,9 +5,11 @@ FileFacts keys:
   defs      [(name, qualname, kind, line, end_line)]   module-level functions, classes,
                                 variables, and methods (qualname `Class.method`)
   classes   {qualname: (bases, line, end_line, {method: (line, end_line)})}
-  funcs     {qualname: (params, line, end_line, walked)}  scopes; walked: body read
+  funcs     {qualname: (params, line, end_line, walked, defaults)}  scopes; walked: body
+                                read; defaults: {param: value}
   imports   [(scope, alias, target, line)]              target is a dotted name
-  loops     [(scope, parent, target, iterable, line)]   parent is a loop index or -1
+  loops     [(scope, parent, target, iterable, line)]   parent is a loop index or -1; an
+                                if/else branch is a loop over ("g", condition, branch)
   events    [(scope, loop, tag, ...)]   tags: call, assign, setitem, dec, return, and
                                         binds (a function's `x.bind(` sites)
 
@@ -16,7 +18,7 @@ An `error` key, set by the indexer, says why a file could not be indexed.
 Values in events are small tuples (see `value`): ("n", dotted name), ("s", string),
 ("c", callee, args, kwargs), ("t", items), ("d", pairs), ("l", line) for a lambda,
 ("sub", base, key), ("a", object, attribute) for an attribute of a non-name,
-("x",) for anything else. Statements nested in a function,
+("k", True/False/None), ("not", operand), ("x",) for anything else. Statements nested in a function,
 including nested functions, belong to the outermost function's scope; statements in
 a class body belong to the enclosing scope (the module, for top-level classes).
 """
@@ -32,13 +34,15 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
 _MAX_DEPTH = 5
 _PARAM_TYPES = {"identifier", "typed_parameter", "default_parameter", "typed_default_parameter"}
+_CONSTANTS = {"true": True, "false": False, "none": None}
 
 # Pattern indexes in queries/structure.scm and queries/statements.scm.
-_FUNCTION, _CLASS, _DECORATED, _FOR, _TYPE_ALIAS = range(5)
+_FUNCTION, _CLASS, _DECORATED, _FOR, _TYPE_ALIAS, _IF, _ELSE = range(7)
 _CALL, _ASSIGN, _SETITEM, _RETURN, _UNPACK = range(5)
 _GROUPS = {"structure": 0, "statements": 1, "imports": 2}
 _MAIN_CAPTURE = {
-    **{("structure", i): c for i, c in enumerate(("def", "def", "decorated", "for", "def"))},
+    **{("structure", i): c for i, c in enumerate(
+        ("def", "def", "decorated", "for", "def", "body", "body"))},
     **{("statements", i): "stmt" for i in range(5)},
     **{("imports", i): "import" for i in range(2)},
 }
@@ -123,6 +127,10 @@ def value(node, depth: int = 0) -> tuple:
         return ("d", tuple(_pair(c, depth + 1) for c in node.named_children if c.type == "pair"))
     if kind == "lambda":
         return ("l", node.start_point[0] + 1)
+    if kind in _CONSTANTS:
+        return ("k", _CONSTANTS[kind])
+    if kind == "not_operator":
+        return ("not", value(node.child_by_field_name("argument"), depth + 1))
     if kind == "subscript":
         key = node.child_by_field_name("subscript")
         return ("sub", value(node.child_by_field_name("value"), depth + 1),
@@ -153,9 +161,10 @@ def arguments(node, depth: int = 0) -> tuple[tuple, dict]:
     return tuple(args), kwargs
 
 
-def parameters(node) -> tuple[str, ...]:
-    """Parameter names in order; `*args` as '*', keyword-only ones after it."""
-    names = []
+def parameters(node) -> tuple[tuple[str, ...], dict[str, tuple]]:
+    """Parameter names in order (`*args` as '*', keyword-only ones after it), and the
+    default values of those that have one."""
+    names, defaults = [], {}
     for child in node.named_children:
         kind = child.type
         if kind in _PARAM_TYPES:
@@ -163,11 +172,14 @@ def parameters(node) -> tuple[str, ...]:
                 child.child_by_field_name("name") or child.named_children[0])
             if ident.type == "identifier":
                 names.append(_text(ident))
+                default = child.child_by_field_name("value")
+                if default is not None:
+                    defaults[names[-1]] = value(default)
             else:  # typed *args / **kwargs
                 names.append("*")
         elif kind in ("list_splat_pattern", "keyword_separator", "dictionary_splat_pattern"):
             names.append("*")
-    return tuple(names)
+    return tuple(names), defaults
 
 
 def _complement(skipped: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
@@ -291,6 +303,13 @@ class _Builder:
                                value(caps["iter"][0]), node.start_point[0] + 1))
             stack.append((end_byte, "for", len(self.loops) - 1))
             return
+        if index in (_IF, _ELSE):  # a branch is a loop that runs once or never
+            scope = self._scope(stack)
+            guard = ("g", value(caps["condition"][0]), index == _IF)
+            self.loops.append((scope, self._loop(stack, scope), OTHER, guard,
+                               caps["if"][0].start_point[0] + 1))
+            stack.append((end_byte, "for", len(self.loops) - 1))
+            return
         node = caps["def"][0]
         name = _text(caps["name"][0])
         in_function = any(kind == "def" for _, kind, _ in stack)
@@ -313,8 +332,8 @@ class _Builder:
             return
         walked = caps["body"][0].start_byte not in self._skipped
         # A skipped body records no events, so its parameters would never be used.
-        self.funcs[qualname] = (parameters(caps["params"][0]) if walked else (), line, end_line,
-                                walked)
+        params, defaults = parameters(caps["params"][0]) if walked else ((), {})
+        self.funcs[qualname] = (params, line, end_line, walked, defaults)
         self.defs.append((name, qualname, "function", line, end_line))
         start = node.start_byte
         for bound in _BIND.finditer(source, start, end_byte):

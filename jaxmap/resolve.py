@@ -18,8 +18,8 @@ from jaxmap import exports
 from jaxmap import registrars as R
 from jaxmap.classes import PrimitiveClasses
 from jaxmap.models import RuleKind
-from jaxmap.values import (MAX_HOPS, UNKNOWN, bind_params, canonical, is_callable, rule_row,
-                           substitute, text)
+from jaxmap.values import (MAX_HOPS, UNKNOWN, bind_params, canonical, is_callable,
+                           mentions_param, rule_row, substitute, text, truth_of)
 
 _MACHINERY = "jax._src.interpreters."
 _KEPT_AT_MODULE_LEVEL = frozenset({"prim", "func", "class", "module", "tuple", "partial", "str",
@@ -31,7 +31,9 @@ class Summary:
     """What calling a function does: registrations on its parameters or on the
     primitive it creates, and what it returns."""
 
-    regs: list[tuple] = field(default_factory=list)  # (target, kind, via, platform, rule)
+    # (target, kind, via, platform, rule, guards); guards: ((condition, branch), ...) on
+    # parameters, decided where the summary is applied.
+    regs: list[tuple] = field(default_factory=list)
     returns: tuple = UNKNOWN
 
 
@@ -56,6 +58,7 @@ class _Context:
     locals: dict
     site: tuple = (0, 0)
     summary: Summary | None = None
+    guards: list = field(default_factory=list)  # open `if` branches on parameters
 
 
 class Resolver(PrimitiveClasses):
@@ -147,9 +150,30 @@ class Resolver(PrimitiveClasses):
 
     def _unroll(self, events: list, loop: int, loops: list, ctx: _Context) -> None:
         _, _, target, iterable, _line = loops[loop]
+        if iterable[0] == "g":
+            self._branch(events, loop, loops, ctx, iterable)
+            return
         for item in self._iterate(self.eval(iterable, ctx)):
             self._bind(target, item, ctx.locals)
             self._block(events, loop, loops, ctx)
+
+    def _branch(self, events: list, loop: int, loops: list, ctx: _Context, guard: tuple):
+        """An if/else branch: skipped when its condition is known to go the other way;
+        under summary, a condition on parameters guards the registrations inside."""
+        condition = self.eval(guard[1], ctx)
+        truth = truth_of(condition)
+        if truth is not None:
+            if truth == guard[2]:
+                self._block(events, loop, loops, ctx)
+            return
+        guarded = ctx.summary is not None and mentions_param(condition)
+        if guarded:
+            ctx.guards.append((condition, guard[2]))
+        try:
+            self._block(events, loop, loops, ctx)
+        finally:
+            if guarded:
+                ctx.guards.pop()
 
     def _iterate(self, value: tuple) -> list:
         if value[0] == "tuple":
@@ -290,6 +314,12 @@ class Resolver(PrimitiveClasses):
             return ("dict", tuple((self.eval(k, ctx), self.eval(v, ctx)) for k, v in expr[1]))
         if tag == "l":
             return ("lambda", expr[1])
+        if tag == "k":
+            return ("const", expr[1])
+        if tag == "not":
+            operand = self.eval(expr[1], ctx)
+            truth = truth_of(operand)
+            return ("const", not truth) if truth is not None else ("not", operand)
         return UNKNOWN
 
     def _args(self, args: tuple, kwargs: dict, ctx: _Context) -> tuple[tuple, dict]:
@@ -422,8 +452,8 @@ class Resolver(PrimitiveClasses):
         summary = self.summary(func[1], func[2])
         if summary is None:
             return ("applied", func, args)
-        params = self.modules[func[1]][1]["funcs"][func[2]][0]
-        bound = bind_params(params, args, kwargs)
+        params, _, _, _, defaults = self.modules[func[1]][1]["funcs"][func[2]]
+        bound = bind_params(params, args, kwargs, defaults)
         created = None
         if summary.returns[0] == "new" or any(r[0][0] == "new" for r in summary.regs):
             created = self._construct(substitute(summary.returns[1], bound)
@@ -434,12 +464,15 @@ class Resolver(PrimitiveClasses):
                 return created
             return substitute(value, bound)
 
-        for target, kind, inner_via, platform, rule in summary.regs:
+        for target, kind, inner_via, platform, rule, guards in summary.regs:
+            guards = tuple((subst(condition), branch) for condition, branch in guards)
+            if any(truth_of(condition) not in (None, branch) for condition, branch in guards):
+                continue  # registered in a branch this call does not take
             rule = subst(rule)
             if decorated is not None and not is_callable(rule):
                 rule = decorated
             self._register(subst(target), kind, f"{via} > {inner_via}", subst(platform),
-                           rule, ctx)
+                           rule, ctx, tuple(g for g in guards if truth_of(g[0]) is None))
         returned = summary.returns
         if returned[0] == "new":
             return created
@@ -464,10 +497,12 @@ class Resolver(PrimitiveClasses):
 
     # -- registrations --------------------------------------------------------------
 
-    def _register(self, target, kind, via, platform, rule, ctx: _Context) -> None:
+    def _register(self, target, kind, via, platform, rule, ctx: _Context,
+                  guards: tuple = ()) -> None:
         if ctx.summary is not None:
             if target[0] in ("param", "new", "prim"):
-                ctx.summary.regs.append((target, kind, via, platform, rule))
+                ctx.summary.regs.append((target, kind, via, platform, rule,
+                                         (*ctx.guards, *guards)))
             return
         if target[0] != "prim":
             path, _ = self.modules[ctx.module]

@@ -8,6 +8,7 @@ Values are tuples:
   ("sym", qualified_name)     a name outside the tree, or a variable we do not track
   ("str", s)  ("tuple", items)  ("dict", pairs)  ("lambda", line)
   ("partial", func, args, kwargs)  ("applied", callee, args)  ("method", target, name)
+  ("const", True/False/None)  ("not", value)  (a negation not known yet)
   ("?",)                      unknown
 """
 
@@ -50,8 +51,28 @@ def rule_row(kind, file: str, line: int, end_line: int, via: str, platform: str 
             "platform": platform, "function": function}
 
 
-def bind_params(params: tuple, args: tuple, kwargs: dict) -> dict[int, tuple]:
-    """Parameter index -> argument value, for positional and keyword arguments."""
+def truth_of(value: tuple) -> bool | None:
+    """Whether a value is truthy, where that is known (constants, strings, tuples)."""
+    tag = value[0]
+    if tag == "const":
+        return bool(value[1])
+    if tag in ("str", "tuple"):
+        return bool(value[1])
+    if tag == "not":
+        inner = truth_of(value[1])
+        return None if inner is None else not inner
+    return None
+
+
+def mentions_param(value: tuple) -> bool:
+    """Whether a value depends on a parameter of the function under summary."""
+    return value[0] == "param" or (value[0] == "not" and mentions_param(value[1]))
+
+
+def bind_params(params: tuple, args: tuple, kwargs: dict,
+                defaults: dict | None = None) -> dict[int, tuple]:
+    """Parameter index -> argument value, for positional and keyword arguments, and
+    literal defaults (`supports_batching=True`) for parameters not passed."""
     bound = {}
     positional = []
     for param in params:
@@ -64,6 +85,10 @@ def bind_params(params: tuple, args: tuple, kwargs: dict) -> dict[int, tuple]:
     for i, param in enumerate(params):
         if param in kwargs:
             bound[i] = kwargs[param]
+        elif i not in bound and param in (defaults or {}):
+            default = defaults[param]
+            if default[0] in ("k", "s"):
+                bound[i] = ("const", default[1]) if default[0] == "k" else ("str", default[1])
     return bound
 
 
@@ -82,4 +107,8 @@ def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
         return ("tuple", tuple(substitute(a, bound) for a in value[1]))
     if tag == "method":  # self.jvp, with self bound at the call site
         return ("method", substitute(value[1], bound), value[2])
+    if tag == "not":
+        inner = substitute(value[1], bound)
+        truth = truth_of(inner)
+        return ("const", not truth) if truth is not None else ("not", inner)
     return value

@@ -414,3 +414,52 @@ def test_factories_called_to_make_an_x_p_are_read(tmp_path):
         # `elsewhere` is used only from another file, so its body was not read: said so.
         [message] = idx.diagnostics()
     assert message.startswith("pkg/other.py:4: d_p = elsewhere(...)")
+
+
+# -- registrations under `if` in a helper ---------------------------------------------
+
+GUARDED = """\
+from jax._src import core
+from jax._src.interpreters import ad, batching
+
+
+def _one(x):
+  return x
+
+
+def _many(x):
+  return [x]
+
+
+def linalg_like(name, multiple_results=False, supports_batching=True):
+  prim = core.Primitive(name)
+  if multiple_results:
+    prim.def_abstract_eval(_many)
+  else:
+    prim.def_abstract_eval(_one)
+  if not supports_batching:
+    return prim
+  batching.primitive_batchers[prim] = _one
+  if supports_batching:
+    ad.primitive_jvps[prim] = _one
+  return prim
+
+
+plain_p = linalg_like('plain')
+multi_p = linalg_like('multi', multiple_results=True, supports_batching=False)
+if False:
+  ad.primitive_jvps[plain_p] = _many
+"""
+
+
+def test_branches_a_call_does_not_take_register_nothing(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "m.py").write_text(GUARDED)
+    with open_index(tmp_path) as idx:
+        prims = {p.name: {(r.kind.value, r.function.name if r.function else None)
+                          for r in p.rules} for p in idx.primitives()}
+    assert prims["plain"] == {("abstract_eval", "_one"), ("batching", "_one"), ("jvp", "_one")}
+    # multiple_results=True takes the `if`; supports_batching=False skips the batcher
+    # and the jvp under `if supports_batching:`. (The early return is not followed.)
+    assert prims["multi"] == {("abstract_eval", "_many"), ("batching", "_one")}

@@ -23,3 +23,13 @@
 
 ; 4: type X = ...                  -- PEP 695 aliases (pallas/core.py `type BlockDim = ...`)
 (type_alias_statement . (type (identifier) @name)) @def
+
+; 5: if cond: <body>               -- `if supports_batching: batching.primitive_batchers[prim] = ...`
+(if_statement
+  condition: (_) @condition
+  consequence: (block) @body) @if
+
+; 6: else: <body>                  -- `if multiple_results: ... else: prim.def_abstract_eval(...)`
+(if_statement
+  condition: (_) @condition
+  alternative: (else_clause body: (block) @body)) @if
