@@ -56,15 +56,15 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         _check_output(snapshot_file, force)
     with _progress("indexing") as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
-    if snapshot_file:
-        _write_snapshot(report.index, snapshot_file)
+    messages = []
+    if snapshot_file or as_json:
+        with _open_built(report.index) as idx:  # just built: no need to check it again
+            if snapshot_file:
+                _write_snapshot(idx, snapshot_file)
+            messages = idx.diagnostics()
     if as_json:
         import json
 
-        from jaxmap.locate import open_index
-
-        with open_index(root) as idx:
-            messages = idx.diagnostics()
         click.echo(json.dumps({**report._asdict(), "changed": report.changed,
                                "diagnostic_messages": messages}, indent=1))
         return
@@ -328,12 +328,17 @@ def _label(argument: str, idx) -> str:
         else argument
 
 
-def _write_snapshot(index_path: str, snapshot_file: str) -> None:
-    from jaxmap import atomic, snapshot, store
+def _open_built(index_path: str):
+    from jaxmap import store
     from jaxmap.locate import Index
 
-    with Index(store.connect_readonly(index_path), index_path) as idx:
-        atomic.write(snapshot_file, snapshot.export(idx))
+    return Index(store.connect_readonly(index_path), index_path)
+
+
+def _write_snapshot(idx, snapshot_file: str) -> None:
+    from jaxmap import atomic, snapshot
+
+    atomic.write(snapshot_file, snapshot.export(idx))
 
 
 def _open(root):
