@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from jaxmap import parse
+from jaxmap import parse, skim
 
 OTHER = ("x",)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
@@ -52,21 +52,35 @@ _MAY_REGISTER = re.compile(
     rb"Primitive|primitive|def_[a-z]|register|rules|batchers|defjvp|deflinear|defbilinear"
     rb"|defvectorized|defbroadcasting|defreducer|_lowerings")
 # `x_p = helper(...)`: helper builds a primitive whatever words its body uses, so its
-# body is walked even without any of the words above.
+# body is walked even without any of the words above. The search starts at `_p` (a
+# literal is found fast); what comes before it on the line is checked on each match.
 _PRIMITIVE_FACTORY = re.compile(
-    rb"^[ \t]*[A-Za-z_][A-Za-z0-9_]*_p[ \t]*(?::[^=\n]*)?=[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*\.)*"
-    rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(", re.M)
+    rb"_p[ \t]*(?::[^=\n]*)?=[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
+_STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
-def extract(source: bytes, module: str, is_package: bool = False) -> dict:
+def extract(source: bytes, module: str, is_package: bool = False, *,
+            full_parse: bool = False) -> dict:
     """Facts of one file, given its source bytes, dotted module name, and whether
-    it is a package's `__init__`."""
-    root = parse.parse(source).root_node
-    builder = _Builder(module, is_package)
+    it is a package's `__init__`. Function bodies that cannot register anything are
+    not read, and not even parsed (see skim.py) unless `full_parse`: the slower
+    reference the tests compare with, which must give the same facts."""
+    unread = _unread_bodies(source)
+    root = parse.parse(source, () if full_parse else unread).root_node
+    builder = _Builder(module, is_package, {body.start: body.end for body in unread})
     builder.collect(root, source)
     return builder.facts(_module_doc(root))
+
+
+def _unread_bodies(source: bytes) -> list[skim.Body]:
+    """Bodies with no registration word that are not called to make an `x_p` here."""
+    factories = {m.group(1) for m in _PRIMITIVE_FACTORY.finditer(source)
+                 if _STATEMENT_START.fullmatch(source, source.rfind(b"\n", 0, m.start()) + 1,
+                                               m.start())}
+    return [body for body in skim.function_bodies(source) if body.name not in factories
+            and not _MAY_REGISTER.search(source, body.start, body.end)]
 
 
 def _text(node) -> str:
@@ -182,35 +196,6 @@ def parameters(node) -> tuple[tuple[str, ...], dict[str, tuple]]:
     return tuple(names), defaults
 
 
-def _complement(skipped: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
-    """Byte ranges worth querying: all but the skipped bodies (walking the tree is the
-    costly part of a query)."""
-    ranges, start = [], 0
-    for body_start, body_end in skipped:
-        if body_start > start:
-            ranges.append((start, body_start))
-        start = body_end
-    ranges.append((start, size + 1))
-    return ranges
-
-
-def _skippable_bodies(statements, source: bytes, factories: set[bytes], out: list) -> None:
-    """Bodies of top-level functions and methods that cannot register anything: no
-    registration word, and not called to make an `x_p` in this file."""
-    for node in statements:
-        if node.type == "decorated_definition":
-            node = node.child_by_field_name("definition")
-        if node.type == "function_definition":
-            body = node.child_by_field_name("body")
-            if body is not None and node.child_by_field_name("name").text not in factories \
-                    and not _MAY_REGISTER.search(source, node.start_byte, node.end_byte):
-                out.append((body.start_byte, body.end_byte))
-        elif node.type == "class_definition":
-            body = node.child_by_field_name("body")
-            if body is not None:
-                _skippable_bodies(body.named_children, source, factories, out)
-
-
 def _module_doc(root) -> str | None:
     for child in root.named_children:
         if child.type == "comment":
@@ -227,7 +212,7 @@ def _module_doc(root) -> str | None:
 class _Builder:
     """Walks query matches in source order, keeping a stack of open scopes and loops."""
 
-    def __init__(self, module: str, is_package: bool):
+    def __init__(self, module: str, is_package: bool, unread: dict[int, int]):
         self.module = module
         self.is_package = is_package
         self.defs: list[tuple] = []
@@ -236,7 +221,7 @@ class _Builder:
         self.imports: list[tuple] = []
         self.loops: list[tuple] = []
         self.events: list[tuple] = []
-        self._skipped: set[int] = set()  # start bytes of bodies not walked
+        self._unread = unread  # function start byte -> end of its unparsed body
 
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
@@ -245,11 +230,7 @@ class _Builder:
 
     def collect(self, root, source: bytes) -> None:
         items = []  # (start, -end, group, pattern index, captures)
-        skipped: list[tuple[int, int]] = []
-        factories = {m.group(1) for m in _PRIMITIVE_FACTORY.finditer(source)}
-        _skippable_bodies(root.named_children, source, factories, skipped)
-        self._skipped = {start for start, _ in skipped}
-        for name, index, caps in parse.matches(root, _complement(skipped, len(source))):
+        for name, index, caps in parse.matches(root):
             node = caps[_MAIN_CAPTURE[name, index]][0]
             items.append((node.start_byte, -node.end_byte, _GROUPS[name], index, caps))
         items.sort(key=lambda item: item[:3])
@@ -257,6 +238,8 @@ class _Builder:
         for start, neg_end, group, index, caps in items:
             while stack and stack[-1][0] <= start:
                 stack.pop()
+            if stack and stack[-1][1] == "unread":  # only with a full parse
+                continue
             try:
                 if group == 0:
                     self._structure(index, caps, stack, -neg_end, source)
@@ -330,19 +313,18 @@ class _Builder:
         if in_function:
             stack.append((end_byte, "nested", qualname))
             return
-        walked = caps["body"][0].start_byte not in self._skipped
-        # A skipped body records no events, so its parameters would never be used.
+        start = node.start_byte
+        walked = start not in self._unread
+        # An unread body records no events, so its parameters would never be used.
         params, defaults = parameters(caps["params"][0]) if walked else ((), {})
         self.funcs[qualname] = (params, line, end_line, walked, defaults)
         self.defs.append((name, qualname, "function", line, end_line))
-        start = node.start_byte
-        for bound in _BIND.finditer(source, start, end_byte):
+        for bound in _BIND.finditer(source, start, self._unread.get(start, end_byte)):
             name = _NAME_BEFORE.search(source, max(start, bound.start() - 120), bound.start())
             if name:
                 self.events.append((qualname, -1, "binds", name.group().decode(),
                                     line + source.count(b"\n", start, bound.start())))
-        if walked:
-            stack.append((end_byte, "def", qualname))
+        stack.append((end_byte, "def" if walked else "unread", qualname))
 
     def _decorated(self, caps, stack) -> None:
         node = caps["decorated"][0]

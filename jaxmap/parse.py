@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import tree_sitter
 import tree_sitter_python
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from jaxmap import skim
 
 # Query files, run together as one query so each tree is traversed once.
 QUERY_NAMES = ("structure", "statements", "imports")
@@ -37,25 +43,34 @@ def _combined() -> tuple[tree_sitter.Query, tuple[tuple[str, int], ...]]:
     return tree_sitter.Query(language(), "\n".join(sources)), tuple(owners)
 
 
-def matches(node: tree_sitter.Node, ranges=None) -> list[tuple[str, int, dict]]:
+def matches(node: tree_sitter.Node) -> list[tuple[str, int, dict]]:
     """Every query's matches over `node`, in one traversal: (query name, pattern index,
-    {capture: [nodes]}). With `ranges` [(start_byte, end_byte)], only matches whose
-    node intersects one of them; a node spanning several ranges is reported once."""
+    {capture: [nodes]})."""
     combined, owners = _combined()
-    cursor = tree_sitter.QueryCursor(combined)
-    if ranges is None:
-        return [(*owners[index], caps) for index, caps in cursor.matches(node)]
-    found, seen = [], set()
-    for start, end in ranges:
-        cursor.set_byte_range(start, end)
-        for index, caps in cursor.matches(node):
-            key = (index, *(nodes[0].start_byte for nodes in caps.values()))
-            if key not in seen:
-                seen.add(key)
-                found.append((*owners[index], caps))
-    return found
+    return [(*owners[index], caps)
+            for index, caps in tree_sitter.QueryCursor(combined).matches(node)]
 
 
-def parse(source: bytes) -> tree_sitter.Tree:
-    return parser().parse(source)
-
+def parse(source: bytes, left_out: Sequence[skim.Body] = ()) -> tree_sitter.Tree:
+    """The syntax tree of `source`, where each function body in `left_out` is read as
+    the single statement `0` on its last code line: the parser skips the rest, and
+    every node keeps its true position (the function ends on its true last line)."""
+    if not left_out:
+        return parser().parse(source)
+    text = bytearray(source)
+    ranges, start, row = [], 0, 0
+    for body in left_out:
+        text[body.indent:body.end] = b"0".ljust(body.end - body.indent)
+        if body.first < body.last:  # both are line starts, so every boundary is at column 0
+            end_row = row + source.count(b"\n", start, body.first)
+            ranges.append(tree_sitter.Range((row, 0), (end_row, 0), start, body.first))
+            row, start = end_row + source.count(b"\n", body.first, body.last), body.last
+    last_line = source.rfind(b"\n") + 1
+    end_point = (row + source.count(b"\n", start), len(source) - last_line)
+    ranges.append(tree_sitter.Range((row, 0), end_point, start, len(source)))
+    reader = parser()
+    reader.included_ranges = ranges
+    try:
+        return reader.parse(bytes(text))
+    finally:
+        reader.included_ranges = []
