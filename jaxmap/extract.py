@@ -70,7 +70,7 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     unread = _unread_bodies(source)
     root = parse.parse(source, () if full_parse else unread).root_node
     builder = _Builder(module, is_package, {body.start: body.end for body in unread})
-    builder.collect(root, source)
+    builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
     return builder.facts(_module_doc(root))
 
 
@@ -221,16 +221,16 @@ class _Builder:
         self.imports: list[tuple] = []
         self.loops: list[tuple] = []
         self.events: list[tuple] = []
-        self._unread = unread  # function start byte -> end of its unparsed body
+        self.unread = unread  # function start byte -> end of its unread body
 
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "loops": self.loops,
                 "events": self.events}
 
-    def collect(self, root, source: bytes) -> None:
+    def collect(self, matches: list[tuple[str, int, dict]], source: bytes) -> None:
         items = []  # (start, -end, group, pattern index, captures)
-        for name, index, caps in parse.matches(root):
+        for name, index, caps in matches:
             node = caps[_MAIN_CAPTURE[name, index]][0]
             items.append((node.start_byte, -node.end_byte, _GROUPS[name], index, caps))
         items.sort(key=lambda item: item[:3])
@@ -314,12 +314,12 @@ class _Builder:
             stack.append((end_byte, "nested", qualname))
             return
         start = node.start_byte
-        walked = start not in self._unread
+        walked = start not in self.unread
         # An unread body records no events, so its parameters would never be used.
         params, defaults = parameters(caps["params"][0]) if walked else ((), {})
         self.funcs[qualname] = (params, line, end_line, walked, defaults)
         self.defs.append((name, qualname, "function", line, end_line))
-        for bound in _BIND.finditer(source, start, self._unread.get(start, end_byte)):
+        for bound in _BIND.finditer(source, start, self.unread.get(start, end_byte)):
             name = _NAME_BEFORE.search(source, max(start, bound.start() - 120), bound.start())
             if name:
                 self.events.append((qualname, -1, "binds", name.group().decode(),

@@ -10,12 +10,13 @@ import tree_sitter
 import tree_sitter_python
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Container, Sequence
 
     from jaxmap import skim
 
 # Query files, run together as one query so each tree is traversed once.
-QUERY_NAMES = ("structure", "statements", "imports")
+QUERY_NAMES = ("structure", "statements", "imports", "blocks")
+_FUNCTION, _COMPOUND = range(2)  # pattern indexes in blocks.scm
 
 
 @functools.cache
@@ -43,12 +44,46 @@ def _combined() -> tuple[tree_sitter.Query, tuple[tuple[str, int], ...]]:
     return tree_sitter.Query(language(), "\n".join(sources)), tuple(owners)
 
 
-def matches(node: tree_sitter.Node) -> list[tuple[str, int, dict]]:
-    """Every query's matches over `node`, in one traversal: (query name, pattern index,
-    {capture: [nodes]})."""
+def matches(root: tree_sitter.Node, unread: Container[int] | None = None
+            ) -> list[tuple[str, int, dict]]:
+    """Every fact query's matches over the statements of `root` and the bodies of the
+    functions it defines: (query name, pattern index, {capture: [nodes]}). A function
+    whose start byte is in `unread` is not entered; without `unread`, the whole tree
+    is queried, expressions and all.
+
+    The query engine visits every node below where it starts, and most nodes are parts
+    of expressions, where no pattern starts. So each block of statements is queried to
+    depth 2 only (its statements, and the definition inside a decorated one), the
+    blocks query (blocks.scm) leads to the blocks inside compound statements, and only
+    the body of a function that is read is queried in full."""
     combined, owners = _combined()
-    return [(*owners[index], caps)
-            for index, caps in tree_sitter.QueryCursor(combined).matches(node)]
+    if unread is None or root.has_error:  # statements may hang off error nodes
+        found = tree_sitter.QueryCursor(combined).matches(root)
+        return [(*owners[index], caps) for index, caps in found if owners[index][0] != "blocks"]
+    statements = tree_sitter.QueryCursor(combined)
+    statements.set_max_start_depth(2)
+    everything = tree_sitter.QueryCursor(combined)
+    found, blocks = [], [root]
+    while blocks:
+        for index, caps in statements.matches(blocks.pop()):
+            name, pattern = owners[index]
+            if name != "blocks":
+                found.append((name, pattern, caps))
+            elif pattern == _COMPOUND:
+                _inner_blocks(caps["compound"][0], blocks)
+            elif caps["function"][0].start_byte not in unread:
+                found += [(*owners[i], c) for i, c in everything.matches(caps["body"][0])
+                          if owners[i][0] != "blocks"]
+    return found
+
+
+def _inner_blocks(node: tree_sitter.Node, blocks: list) -> None:
+    """The blocks of a compound statement, through its clauses (`elif`, `except`, ...)."""
+    for child in node.children:
+        if child.type == "block":
+            blocks.append(child)
+        elif child.type.endswith("_clause"):
+            _inner_blocks(child, blocks)
 
 
 def parse(source: bytes, left_out: Sequence[skim.Body] = ()) -> tree_sitter.Tree:
