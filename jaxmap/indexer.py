@@ -140,13 +140,13 @@ def _write_unpaused(root, path, tree, expected, kept, to_parse, removed, rebuilt
                     jobs):
     parsed = dict(zip((s.path for s in to_parse),
                       extract_files(root, to_parse, progress=progress, jobs=jobs)))
-    rows = []
+    rows, facts = [], {}
     for source in tree.files:
-        digest, facts = parsed.get(source.path) or kept[source.path]
-        rows.append((source.path, source.module, source.mtime_ns, source.size, digest, facts))
+        digest, facts[source.path], blob = parsed.get(source.path) or kept[source.path]
+        rows.append((source.path, source.module, source.mtime_ns, source.size, digest, blob))
     from jaxmap import resolve
 
-    resolution = resolve.resolve({row[0]: row[5] for row in rows})
+    resolution = resolve.resolve(facts)
     meta = {**expected, "jax_version": resolution.jax_version or ""}
     store.write(path, meta, rows, tree.dirs, resolution)
     rules = sum(len(p["rules"]) for p in resolution.primitives)
@@ -190,13 +190,15 @@ def _code_checksum() -> str:
 
 
 def extract_files(root: str, sources: list, *, progress=None, jobs=None) -> list[tuple]:
-    """(digest, facts) of each source file, in order, using every core for many files."""
+    """(digest, facts, facts marshalled) of each source file, in order, using every
+    core for many files."""
     tasks = [(str(root), s.path, s.module, s.is_package) for s in sources]
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
         results = []
         for i, task in enumerate(tasks):
-            results.append(_extract_task(task))
+            digest, blob = _extract_task(task)
+            results.append((digest, marshal.loads(blob), blob))
             if progress:
                 progress(i + 1, len(tasks))
         return results
@@ -210,20 +212,20 @@ def extract_files(root: str, sources: list, *, progress=None, jobs=None) -> list
         chunks = pool.imap_unordered(_extract_indexed, [(i, tasks[i]) for i in order],
                                      chunksize=1)
         for done, (i, (digest, blob)) in enumerate(chunks, 1):
-            results[i] = (digest, marshal.loads(blob))
+            results[i] = (digest, marshal.loads(blob), blob)
             if progress:
                 progress(done, len(tasks))
     return results
 
 
-def _extract_indexed(item: tuple) -> tuple[int, tuple]:
-    """In a worker: marshal is much cheaper than pickle for sending facts back."""
+def _extract_indexed(item: tuple) -> tuple[int, tuple[str, bytes]]:
     index, task = item
-    digest, facts = _extract_task(task)
-    return index, (digest, marshal.dumps(facts))
+    return index, _extract_task(task)
 
 
-def _extract_task(task: tuple) -> tuple[str, dict]:
+def _extract_task(task: tuple) -> tuple[str, bytes]:
+    """(digest, facts marshalled) of one file: marshal is much cheaper than pickle for
+    sending facts back from a worker, and the index stores them so."""
     root, relative, module, is_package = task
     from jaxmap import extract
 
@@ -236,7 +238,7 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
         facts = extract.extract(b"", module, is_package)
     if error:
         facts["error"] = f"{relative}: not indexed ({error})"
-    return _digest(data or b""), facts
+    return _digest(data or b""), marshal.dumps(facts)
 
 
 def _read(root: str, relative: str) -> bytes | None:

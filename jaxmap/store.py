@@ -119,14 +119,14 @@ def dir_stats(conn: sqlite3.Connection) -> dict[str, int]:
     return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
 
 
-def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict]]:
-    """Stored (digest, FileFacts) of the given paths."""
+def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, bytes]]:
+    """Stored (digest, FileFacts, FileFacts marshalled) of the given paths."""
     wanted = set(paths)
     facts = {}
     for path, digest, blob in conn.execute("SELECT path, digest, facts FROM files"):
         if path in wanted:
             try:
-                facts[path] = digest, marshal.loads(blob)
+                facts[path] = digest, marshal.loads(blob), blob
             except (ValueError, EOFError, TypeError) as error:
                 raise StoreError(f"index entry for {path} is unreadable ({error})") from error
     return facts
@@ -147,7 +147,7 @@ def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[
           resolution) -> None:
     """Write a whole index to `path` atomically.
 
-    files: (path, module, mtime_ns, size, digest, facts) for every file.
+    files: (path, module, mtime_ns, size, digest, marshalled facts) for every file.
     dirs: (path, mtime_ns) of every directory walked.
     resolution: a resolve.Resolution.
     """
@@ -190,8 +190,7 @@ def fill_from_documents(conn: sqlite3.Connection, meta: dict[str, str], primitiv
 
 def _fill(conn: sqlite3.Connection, meta, files, resolution) -> None:
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
-    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                     [(p, m, t, s, d, marshal.dumps(f)) for p, m, t, s, d, f in files])
+    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", files)
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
          p["style"]) for pid, p in enumerate(resolution.primitives)])
