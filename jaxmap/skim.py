@@ -33,7 +33,8 @@ class Body(NamedTuple):
 def function_bodies(source: bytes) -> list[Body]:
     """Bodies of module-level functions and of methods (of classes nested at module
     level only), in source order."""
-    if b"\r" in source or _TAB_INDENT.search(source) or _HEADER_AT_START.match(source):
+    if b"\r" in source or _HEADER_AT_START.match(source) or (
+            (b"\t" in source or b"\f" in source) and _TAB_INDENT.search(source)):
         return []
     found: list[Body] = []
     _members(source, 0, len(source), 0, found)
