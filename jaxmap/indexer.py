@@ -191,41 +191,100 @@ def _code_checksum() -> str:
 
 def extract_files(root: str, sources: list, *, progress=None, jobs=None) -> list[tuple]:
     """(digest, facts, facts marshalled) of each source file, in order, using every
-    core for many files."""
+    core for many files: this process and `jobs - 1` helpers take files, largest
+    first, from one shared counter, and the helpers send theirs back as they finish."""
     tasks = [(str(root), s.path, s.module, s.is_package) for s in sources]
     jobs = jobs or os.cpu_count() or 1
+    results = _Results(len(tasks), progress)
     if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
-        results = []
-        for i, task in enumerate(tasks):
-            digest, blob = _extract_task(task)
-            results.append((digest, marshal.loads(blob), blob))
-            if progress:
-                progress(i + 1, len(tasks))
-        return results
+        for index, task in enumerate(tasks):
+            results.extract(index, task)
+        return results.items
     import multiprocessing
 
+    from jaxmap import parse
+
+    parse.warm_up()  # compiled once here, inherited by forked helpers
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    # Large files first, so no worker is left with one big file at the end.
     order = sorted(range(len(tasks)), key=lambda i: -sources[i].size)
-    results: list = [None] * len(tasks)
-    with context.Pool(jobs) as pool:
-        chunks = pool.imap_unordered(_extract_indexed, [(i, tasks[i]) for i in order],
-                                     chunksize=1)
-        for done, (i, (digest, blob)) in enumerate(chunks, 1):
-            results[i] = (digest, marshal.loads(blob), blob)
-            if progress:
-                progress(done, len(tasks))
-    return results
+    counter = context.Value("i", 0)
+    helpers = [_start_helper(context, [tasks[i] for i in order], counter)
+               for _ in range(jobs - 1)]
+    try:
+        open_pipes = [receiver for _, receiver in helpers]
+        while (position := _take(counter, len(order))) is not None:
+            results.extract(order[position], tasks[order[position]])
+            open_pipes = [r for r in open_pipes if results.receive(r, order, wait=False)]
+        for receiver in open_pipes:
+            results.receive(receiver, order, wait=True)
+        for process, _ in helpers:
+            process.join()
+    finally:
+        for process, _ in helpers:
+            if process.is_alive():
+                process.terminate()
+    for index, item in enumerate(results.items):  # what a helper took but did not send
+        if item is None:
+            results.extract(index, tasks[index])
+    return results.items
 
 
-def _extract_indexed(item: tuple) -> tuple[int, tuple[str, bytes]]:
-    index, task = item
-    return index, _extract_task(task)
+class _Results:
+    """(digest, facts, facts marshalled) by task index, with progress reported."""
+
+    def __init__(self, total: int, progress):
+        self.items: list = [None] * total
+        self.done = 0
+        self.progress = progress
+
+    def extract(self, index: int, task: tuple) -> None:
+        digest, facts = _extract_task(task)
+        self._add(index, digest, facts, marshal.dumps(facts))
+
+    def receive(self, receiver, order: list, *, wait: bool) -> bool:
+        """Take what a helper has sent (with `wait`, all it will send); False once it
+        has closed its end."""
+        try:
+            while wait or receiver.poll():
+                position, digest, blob = receiver.recv()
+                self._add(order[position], digest, marshal.loads(blob), blob)
+        except EOFError:
+            return False
+        return True
+
+    def _add(self, index: int, digest: str, facts: dict, blob: bytes) -> None:
+        self.items[index] = digest, facts, blob
+        self.done += 1
+        if self.progress:
+            self.progress(self.done, len(self.items))
 
 
-def _extract_task(task: tuple) -> tuple[str, bytes]:
-    """(digest, facts marshalled) of one file: marshal is much cheaper than pickle for
-    sending facts back from a worker, and the index stores them so."""
+def _start_helper(context, tasks: list, counter) -> tuple:
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_help, args=(tasks, counter, sender), daemon=True)
+    process.start()
+    sender.close()
+    return process, receiver
+
+
+def _help(tasks: list, counter, sender) -> None:
+    """In a helper process: marshal is much cheaper than pickle for sending facts."""
+    with sender:
+        while (position := _take(counter, len(tasks))) is not None:
+            digest, facts = _extract_task(tasks[position])
+            sender.send((position, digest, marshal.dumps(facts)))
+
+
+def _take(counter, total: int) -> int | None:
+    """The next position to extract, or None when all are taken."""
+    with counter.get_lock():
+        position = counter.value
+        counter.value = position + 1
+    return position if position < total else None
+
+
+def _extract_task(task: tuple) -> tuple[str, dict]:
+    """(digest, facts) of one file."""
     root, relative, module, is_package = task
     from jaxmap import extract
 
@@ -238,7 +297,7 @@ def _extract_task(task: tuple) -> tuple[str, bytes]:
         facts = extract.extract(b"", module, is_package)
     if error:
         facts["error"] = f"{relative}: not indexed ({error})"
-    return _digest(data or b""), marshal.dumps(facts)
+    return _digest(data or b""), facts
 
 
 def _read(root: str, relative: str) -> bytes | None:

@@ -29,6 +29,12 @@ def parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(language())
 
 
+def warm_up() -> None:
+    """Set up the parser and compile the queries now (before forking helpers)."""
+    parser()
+    _combined()
+
+
 def query_source(name: str) -> str:
     return resources.files("jaxmap.queries").joinpath(f"{name}.scm").read_text()
 

@@ -1,0 +1,43 @@
+"""Parallel extraction: helpers share the files with this process and send theirs back;
+the result must not depend on how many took part, nor on a helper dying."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from jaxmap import discover, indexer
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="helpers are forked")
+
+
+@pytest.fixture(scope="module")
+def jax_files():
+    root = discover.resolve_root(None)
+    return root, discover.list_files(root).files[:120]
+
+
+def test_any_number_of_helpers_gives_the_same_results(jax_files):
+    root, files = jax_files
+    alone = indexer.extract_files(root, files, jobs=1)
+    assert indexer.extract_files(root, files, jobs=3) == alone
+    assert [facts["module"] for _, facts, _ in alone] == [f.module for f in files]
+
+
+def test_files_a_dying_helper_took_are_extracted_here(jax_files, monkeypatch):
+    root, files = jax_files
+    alone = indexer.extract_files(root, files, jobs=1)
+    parent, extract_task = os.getpid(), indexer._extract_task
+
+    def dies_in_a_helper(task):  # on the first file it takes, which is then lost
+        if os.getpid() != parent:
+            os._exit(1)
+        return extract_task(task)
+
+    monkeypatch.setattr(indexer, "_extract_task", dies_in_a_helper)
+    seen = []
+    results = indexer.extract_files(root, files, jobs=2,
+                                    progress=lambda done, total: seen.append((done, total)))
+    assert results == alone
+    assert seen[-1] == (len(files), len(files))
