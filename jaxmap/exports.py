@@ -84,5 +84,54 @@ def binds(resolver) -> list[tuple[str, str, int, int]]:
     return rows
 
 
+def tests(resolver, binds: list[tuple[str, str, int, int]]) -> list[tuple[int, str, str, int]]:
+    """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
+    each `test*` function that uses the primitive or calls a function binding it (or
+    calling, in its own module, one that does)."""
+    if not any(facts["tests"] for _, facts in resolver.modules.values()):
+        return []
+    binders = _binders(resolver, binds)
+    rows = set()
+    for module, (path, facts) in resolver.modules.items():
+        exercised: dict[str, tuple[int, ...]] = {}  # name -> primitives, per module
+        for qualname, (line, names) in facts["tests"].items():
+            for name in names:
+                if name not in exercised:
+                    exercised[name] = _primitives_of(resolver.lookup_in(module, "", name),
+                                                     binders)
+                rows.update((pid, qualname, path, line) for pid in exercised[name])
+    return sorted(rows)
+
+
+def _binders(resolver, binds: list[tuple[str, str, int, int]]) -> dict[tuple, set[int]]:
+    """(module, function) -> primitives it binds, itself or through functions of its
+    module that it calls."""
+    binders: dict[tuple[str, str], set[int]] = {}
+    for module, function, pid, _line in binds:
+        binders.setdefault((module, function), set()).add(pid)
+    changed = True
+    while changed:  # chains of helpers are short; each pass adds one link
+        changed = False
+        for module, (_, facts) in resolver.modules.items():
+            for caller, callees in facts["calls"].items():
+                bound = set().union(*(binders.get((module, c), ()) for c in callees))
+                known = binders.setdefault((module, caller), set())
+                if not bound <= known:
+                    known |= bound
+                    changed = True
+    return binders
+
+
+def _primitives_of(value: tuple, binders: dict) -> tuple[int, ...]:
+    """The primitive a used name is (or whose method it is), or those it binds."""
+    if value[0] == "method":
+        value = value[1]
+    if value[0] == "prim":
+        return (value[1],)
+    if value[0] == "func":
+        return tuple(binders.get((value[1], value[2]), ()))
+    return ()
+
+
 def _private(module: str) -> bool:
     return any(part.startswith("_") for part in module.split("."))

@@ -12,6 +12,13 @@ FileFacts keys:
                                 if/else branch is a loop over ("g", condition, branch)
   events    [(scope, loop, tag, ...)]   tags: call, assign, setitem, dec, return, and
                                         binds (a function's `x.bind(` sites)
+  tests     {qualname: (line, names)}   in a test module (see `is_test_module`), each
+                                `test*` function or method and the dotted names it
+                                calls or that end in `_p`, read from its text
+  calls     {qualname: (names)}         module-level functions of this file that each
+                                function calls, of those that reach a `.bind(`
+                                (`psum` calls `_psum_is_async`, which calls `_psum`,
+                                which binds `psum_p`)
 
 An `error` key, set by the indexer, says why a file could not be indexed.
 
@@ -25,6 +32,7 @@ a class body belong to the enclosing scope (the module, for top-level classes).
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from jaxmap import parse, skim
@@ -58,6 +66,9 @@ _PRIMITIVE_FACTORY = re.compile(
     rb"_p[ \t]*(?::[^=\n]*)?=[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
+# A dotted name that is called, or that ends in `_p` (a primitive used as a value).
+_USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
+_NAME_CHAR = re.compile(rb"[\w.]")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
@@ -72,6 +83,13 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     builder = _Builder(module, is_package, {body.start: body.end for body in unread})
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
     return builder.facts(_module_doc(root))
+
+
+def is_test_module(module: str) -> bool:
+    """A module of tests: in a `tests` (or `test`) package, or named `test_*`/`*_test`."""
+    *packages, leaf = module.split(".")
+    return bool({"tests", "test"} & set(packages)) or leaf.startswith("test_") \
+        or leaf.endswith("_test")
 
 
 def _unread_bodies(source: bytes) -> list[skim.Body]:
@@ -221,12 +239,16 @@ class _Builder:
         self.imports: list[tuple] = []
         self.loops: list[tuple] = []
         self.events: list[tuple] = []
+        self.tests: dict[str, tuple] = {}
+        self.calls: dict[str, tuple] = {}
+        self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
+        self._test_module = is_test_module(module)
         self.unread = unread  # function start byte -> end of its unread body
 
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "loops": self.loops,
-                "events": self.events}
+                "events": self.events, "tests": self.tests, "calls": self.calls}
 
     def collect(self, matches: list[tuple[str, int, dict]], source: bytes) -> None:
         items = []  # (start, -end, group, pattern index, captures)
@@ -249,6 +271,28 @@ class _Builder:
                     self._import(caps["import"][0], stack)
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
+        self._calls_to_binders(source)
+
+    def _calls_to_binders(self, source: bytes) -> None:
+        """Which functions call a module-level function of this file that binds, or
+        that calls one that does (one more search per link of the chain)."""
+        reaches = {e[0] for e in self.events if e[2] == "binds" and "." not in e[0]}
+        starts = [span[0] for span in self._spans]
+        calls: dict[str, set[str]] = {}
+        frontier = reaches
+        while frontier:
+            for callee in frontier:
+                call = callee.encode() + b"("
+                at = source.find(call)
+                while at >= 0:
+                    i = bisect.bisect_right(starts, at) - 1
+                    if i >= 0 and at < self._spans[i][1] and self._spans[i][2] != callee \
+                            and not _NAME_CHAR.match(source, at - 1):
+                        calls.setdefault(self._spans[i][2], set()).add(callee)
+                    at = source.find(call, at + 1)
+            frontier = {caller for caller in calls if "." not in caller} - reaches
+            reaches |= frontier
+        self.calls = {caller: tuple(sorted(names)) for caller, names in calls.items()}
 
     # -- scopes ---------------------------------------------------------------
 
@@ -319,12 +363,24 @@ class _Builder:
         params, defaults = parameters(caps["params"][0]) if walked else ((), {})
         self.funcs[qualname] = (params, line, end_line, walked, defaults)
         self.defs.append((name, qualname, "function", line, end_line))
-        for bound in _BIND.finditer(source, start, self.unread.get(start, end_byte)):
-            name = _NAME_BEFORE.search(source, max(start, bound.start() - 120), bound.start())
-            if name:
-                self.events.append((qualname, -1, "binds", name.group().decode(),
-                                    line + source.count(b"\n", start, bound.start())))
+        end = self.unread.get(start, end_byte)
+        self._spans.append((start, end, qualname))
+        self._read_text(name, qualname, line, source, start, end)
         stack.append((end_byte, "def" if walked else "unread", qualname))
+
+    def _read_text(self, name: str, qualname: str, line: int, source: bytes, start: int,
+                   end: int) -> None:
+        """What a function's text shows, read or not: the `x.bind(` sites, and in a
+        test module what a test calls."""
+        if self._test_module and name.startswith("test"):
+            used = {m.group(1).decode() for m in _USED.finditer(source, start, end)}
+            self.tests[qualname] = (line, tuple(sorted(used)))
+        for bound in _BIND.finditer(source, start, end):
+            bound_name = _NAME_BEFORE.search(source, max(start, bound.start() - 120),
+                                             bound.start())
+            if bound_name:
+                self.events.append((qualname, -1, "binds", bound_name.group().decode(),
+                                    line + source.count(b"\n", start, bound.start())))
 
     def _decorated(self, caps, stack) -> None:
         node = caps["decorated"][0]

@@ -75,7 +75,13 @@ class Index:
         rows = self.conn.execute(
             "SELECT * FROM primitives WHERE name IN (?, ?) OR variable = ? ORDER BY file, line",
             (leaf, stem, leaf)).fetchall()
-        return [self._primitive(row) for row in rows]
+        return [self._primitive(row)._replace(tests=self._tests(row[0])) for row in rows]
+
+    def _tests(self, pid: int) -> tuple[FunctionRef, ...]:
+        """Test functions that use the primitive or call a function that binds it."""
+        return tuple(FunctionRef(name, SourceLoc(file, line)) for name, file, line in
+                     self.conn.execute("SELECT name, file, line FROM tests WHERE "
+                                       "primitive_id = ? ORDER BY file, line", (pid,)))
 
     def _definitions_named(self, query: str) -> list[Definition]:
         if "." not in query:

@@ -71,7 +71,8 @@ class Rule(NamedTuple):
 
 
 class Primitive(NamedTuple):
-    """A primitive: its name string, the variable (or class) that holds it, its rules."""
+    """A primitive: its name string, the variable (or class) that holds it, its rules,
+    and (from `locate`) the test functions that exercise it."""
 
     name: str
     variable: str
@@ -79,6 +80,7 @@ class Primitive(NamedTuple):
     loc: SourceLoc
     style: str = "classic"
     rules: tuple[Rule, ...] = ()
+    tests: tuple[FunctionRef, ...] = ()
 
 
 class Definition(NamedTuple):

@@ -45,6 +45,7 @@ class Resolution:
     definitions: list[dict]
     imports: list[tuple[str, str]]  # (module, imported module in the tree)
     binds: list[tuple[str, str, int, int]]  # (module, function, primitive index, line)
+    tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
     diagnostics: list[str]
     jax_version: str | None
 
@@ -94,9 +95,10 @@ class Resolver(PrimitiveClasses):
             self.module_env(module)
         for module in self.modules:
             self._hijax_classes(module)
+        binds = exports.binds(self)
         return Resolution(self.primitives, exports.definitions(self),
-                          exports.import_edges(self), exports.binds(self), self.diagnostics,
-                          self._jax_version())
+                          exports.import_edges(self), binds, exports.tests(self, binds),
+                          self.diagnostics, self._jax_version())
 
     def lookup_in(self, module: str, scope: str, dotted: str) -> tuple:
         """What `dotted` means in a function (`scope`) or at the top of `module`."""

@@ -19,7 +19,7 @@ from contextlib import closing
 
 from jaxmap.errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -38,6 +38,7 @@ CREATE TABLE definitions (
 CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
 CREATE TABLE imports (module TEXT, target TEXT);
 CREATE TABLE binds (module TEXT, function TEXT, primitive_id INTEGER, line INTEGER);
+CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
 CREATE TABLE diagnostics (message TEXT);
 """
 # Built after the rows are in: cheaper than keeping them up to date on every insert.
@@ -45,13 +46,14 @@ _INDEXES = """
 CREATE INDEX primitives_name ON primitives (name);
 CREATE INDEX primitives_variable ON primitives (variable);
 CREATE INDEX rules_primitive ON rules (primitive_id);
+CREATE INDEX tests_primitive ON tests (primitive_id);
 CREATE INDEX definitions_name ON definitions (name);
 CREATE INDEX definitions_qualname ON definitions (qualname);
 CREATE INDEX public_paths_path ON public_paths (path);
 CREATE INDEX public_paths_definition ON public_paths (definition_id);
 """
 TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
-                    "public_paths", "imports", "binds", "diagnostics"})
+                    "public_paths", "imports", "binds", "tests", "diagnostics"})
 
 
 def cache_dir() -> str:
@@ -184,7 +186,7 @@ def fill_from_documents(conn: sqlite3.Connection, meta: dict[str, str], primitiv
             for d in definitions]
     conn.executescript(_SCHEMA)
     _fill(conn, meta, [], SimpleNamespace(primitives=primitives, definitions=rows, imports=[],
-                                          binds=[], diagnostics=[]))
+                                          binds=[], tests=[], diagnostics=[]))
     conn.executescript(_INDEXES)
 
 
@@ -205,6 +207,7 @@ def _fill(conn: sqlite3.Connection, meta, files, resolution) -> None:
         (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?)", resolution.binds)
+    conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
 

@@ -77,7 +77,8 @@ def _match(snapshot: dict, query: str) -> tuple[list, list]:
     last dotted part); a definition by name, or by qualified or public path (suffix)."""
     leaf = query.rpartition(".")[2]
     stem = leaf[:-2] if leaf.endswith("_p") else leaf
-    primitives = [p for p in snapshot["primitives"]
+    # A snapshot is built from a wheel, which has no tests to list.
+    primitives = [{**p, "tests": []} for p in snapshot["primitives"]
                   if p["name"] in (leaf, stem) or p["variable"] == leaf]
 
     def named(d: dict) -> bool:

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# The fixture trees are source to index, not tests to run (minijax has a `*_test.py`).
+collect_ignore = ["fixtures"]
 
 
 @pytest.fixture(autouse=True)

@@ -114,6 +114,21 @@ def test_locate_json_schema(capsys):
     assert [d["qualname"] for d in document["definitions"]] == ["jax._src.lax.parallel.psum"]
 
 
+def test_locate_lists_the_tests_that_exercise_a_primitive(capsys):
+    (prim,) = run_json(capsys, "locate", "psum")["primitives"]
+    expected = [("ParallelTest.testPsum", *mark("test-psum")),
+                ("ParallelTest.testPsumPrimitive", *mark("test-psum-primitive")),
+                ("ParallelTest.testPmean", *mark("test-pmean"))]  # through two helpers
+    assert [(t["name"], t["file"], t["line"]) for t in prim["tests"]] == expected
+    (neg,) = run_json(capsys, "locate", "neg_p")["primitives"]
+    assert [t["name"] for t in neg["tests"]] == ["test_neg"]
+    (add,) = run_json(capsys, "locate", "add_p")["primitives"]
+    assert add["tests"] == []
+    code, out, _ = run(capsys, "locate", "psum")
+    file, line = mark("test-psum")
+    assert code == 0 and f"tested by              {file}:{line}  ParallelTest.testPsum" in out
+
+
 def test_primitives_json_schema(capsys):
     document = run_json(capsys, "primitives")
     assert {"root", "jax_version", "primitives"} <= document.keys()

@@ -46,7 +46,9 @@ def primitives_document(root: str, jax_version, prims, path: PathFn = _same) -> 
 
 def located_document(root: str, jax_version, found, path: PathFn = _same) -> str:
     return _dump({"root": str(root), "jax_version": jax_version, "query": found.query,
-                  "primitives": [primitive(p, path) for p in found.primitives],
+                  "primitives": [{**primitive(p, path), "tests": [
+                      {"name": t.name, "file": path(t.loc.file), "line": t.loc.line}
+                      for t in p.tests]} for p in found.primitives],
                   "definitions": [definition(d, path) for d in found.definitions]})
 
 

@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     SourceFn = Callable[[str, int], "str | None"]
 
 
+_TESTS_SHOWN = 5
+
+
 def located(found, path: PathFn, source_line: SourceFn) -> str:
     blocks = [primitive(p, path, source_line) for p in found.primitives]
     if found.definitions:
@@ -30,6 +33,11 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn) -> str:
     lines += [rule_line(r, path) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
+    for i, test in enumerate(prim.tests[:_TESTS_SHOWN]):
+        label = "tested by" if i == 0 else ""
+        lines.append(f"  {label:<22} {path(test.loc.file)}:{test.loc.line}  {test.name}")
+    if len(prim.tests) > _TESTS_SHOWN:
+        lines.append(f"  {'':<22} ... {len(prim.tests) - _TESTS_SHOWN} more (--json lists all)")
     return "\n".join(lines)
 
 
