@@ -15,10 +15,10 @@ FileFacts keys:
   tests     {qualname: (line, names)}   in a test module (see `is_test_module`), each
                                 `test*` function or method and the dotted names it
                                 calls or that end in `_p`, read from its text
-  calls     {qualname: (names)}         module-level functions of this file that each
-                                function calls, of those that reach a `.bind(`
-                                (`psum` calls `_psum_is_async`, which calls `_psum`,
-                                which binds `psum_p`)
+  calls     {qualname: (names)}         private module-level functions of this file
+                                that each function calls, of those that reach a
+                                `.bind(` (`psum` calls `_psum_is_async`, which calls
+                                `_psum`, which binds `psum_p`)
 
 An `error` key, set by the indexer, says why a file could not be indexed.
 
@@ -274,9 +274,11 @@ class _Builder:
         self._calls_to_binders(source)
 
     def _calls_to_binders(self, source: bytes) -> None:
-        """Which functions call a module-level function of this file that binds, or
-        that calls one that does (one more search per link of the chain)."""
-        reaches = {e[0] for e in self.events if e[2] == "binds" and "." not in e[0]}
+        """Which functions call a private module-level function of this file that binds,
+        or that calls one that does (one more search per link of the chain). Public
+        functions end a chain: tests call those themselves."""
+        reaches = {e[0] for e in self.events if e[2] == "binds" and e[0][0] == "_"
+                   and "." not in e[0]}
         starts = [span[0] for span in self._spans]
         calls: dict[str, set[str]] = {}
         frontier = reaches
@@ -290,7 +292,7 @@ class _Builder:
                             and not _NAME_CHAR.match(source, at - 1):
                         calls.setdefault(self._spans[i][2], set()).add(callee)
                     at = source.find(call, at + 1)
-            frontier = {caller for caller in calls if "." not in caller} - reaches
+            frontier = {c for c in calls if c[0] == "_" and "." not in c} - reaches
             reaches |= frontier
         self.calls = {caller: tuple(sorted(names)) for caller, names in calls.items()}
 
