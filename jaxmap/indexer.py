@@ -268,11 +268,26 @@ def _start_helper(context, tasks: list, counter) -> tuple:
 
 
 def _help(tasks: list, counter, sender) -> None:
-    """In a helper process: marshal is much cheaper than pickle for sending facts."""
+    """In a helper process: extract, and leave sending to a thread, so that a result
+    larger than the pipe's buffer does not stop the work until the main process reads
+    it (it reads between files of its own). Marshal is much cheaper than pickle."""
+    import queue
+    import threading
+
+    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    sending = threading.Thread(target=_send_all, args=(outbox, sender))
+    sending.start()
+    while (position := _take(counter, len(tasks))) is not None:
+        digest, facts = _extract_task(tasks[position])
+        outbox.put((position, digest, marshal.dumps(facts)))
+    outbox.put(None)
+    sending.join()
+
+
+def _send_all(outbox, sender) -> None:
     with sender:
-        while (position := _take(counter, len(tasks))) is not None:
-            digest, facts = _extract_task(tasks[position])
-            sender.send((position, digest, marshal.dumps(facts)))
+        while (item := outbox.get()) is not None:
+            sender.send(item)
 
 
 def _take(counter, total: int) -> int | None:
