@@ -217,8 +217,10 @@ def graph(name: str | None, root: str | None, depth: int, central: int | None,
 @click.option("--no-tests", is_flag=True, help="Do not generate a test module.")
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite files that exist.")
+@_json_option
 def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, linear,
-                  multiple_results, params, platforms, lowering, no_tests, dry_run, force):
+                  multiple_results, params, platforms, lowering, no_tests, dry_run, force,
+                  as_json):
     """Generate a primitive NAME with every rule registered, and tests that pass."""
     from jaxmap import scaffold
 
@@ -234,6 +236,14 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
                                     tests_dir=tests_dir)
     if not dry_run:
         scaffold.check(changes, force=force)  # refuse before showing a diff we won't apply
+    if as_json:
+        from jaxmap.render import json as json_render
+
+        if not dry_run:
+            scaffold.apply(changes, force=force)
+        click.echo(json_render.scaffold_document(
+            name, changes, [scaffold.render_diff([c]) for c in changes], dry_run))
+        return
     click.echo(scaffold.render_diff(changes), nl=False)
     if dry_run:
         click.echo(f"dry run: {len(changes)} files would change; nothing written", err=True)
@@ -248,16 +258,23 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
 @click.option("-o", "--output", default="REPO-MAP.md", show_default=True, metavar="FILE",
               help="Where to write the map; - for standard output.")
 @click.option("--force", is_flag=True, help="Overwrite FILE even if jaxmap did not write it.")
-def repo_map(root: str | None, output: str, force: bool) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print what the map shows as one JSON document; write no file.")
+def repo_map(root: str | None, output: str, force: bool, as_json: bool) -> None:
     """Write REPO-MAP.md: layout, pipeline, primitive coverage, gaps, central modules,
     where to add things, all from the index."""
     from jaxmap import discover, repomap
     from jaxmap.render import markdown
 
-    if output != "-":
+    if output != "-" and not as_json:
         _check_output(output, force or _generated(output))
     with _open(root) as idx:
         data = repomap.gather(idx, links=not discover.is_installed_packages_dir(idx.root))
+    if as_json:
+        from jaxmap.render import json as json_render
+
+        click.echo(json_render.repo_map_document(data))
+        return
     text = markdown.repo_map(data)
     from jaxmap import atomic
 

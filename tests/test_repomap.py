@@ -3,6 +3,7 @@ overwrite protection, and the committed map of the pinned jax kept fresh."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -125,6 +126,23 @@ def test_cli_writes_and_refuses_to_overwrite_a_foreign_file(tmp_path, capsys):
     assert "--force" in capsys.readouterr().err
     assert mine.read_text() == "my notes\n"
     assert main(["repo-map", "--root", str(ROOT), "-o", str(mine), "--force"]) == 0
+
+
+def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
+    target = tmp_path / "MAP.md"
+    capsys.readouterr()
+    assert main(["repo-map", "--root", str(ROOT), "-o", str(target), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert not target.exists()
+    assert {"jax_version", "files", "top_level", "areas", "pipeline", "primitives", "gaps",
+            "central_modules", "central_functions", "registries"} == document.keys()
+    with open_index(ROOT) as idx:
+        assert [p["name"] for p in document["primitives"]] == \
+            [p.name for p in repomap.gather(idx, links=False).primitives]
+    psum = next(p for p in document["primitives"] if p["name"] == "psum")
+    assert (psum["file"], psum["line"]) == mark("psum-create")
+    impl = next(r for r in document["registries"] if r["kind"] == "impl")
+    assert impl["registrars"] and {"name", "file", "line"} == impl["registrars"][0].keys()
 
 
 def test_committed_repo_map_is_fresh(installed_index):

@@ -291,6 +291,28 @@ def test_cli_dry_run_prints_the_diff_and_writes_nothing(tmp_path, shared_index, 
     assert "nothing written" in captured.err and not out.exists()
 
 
+def test_cli_json_lists_each_file_with_its_diff(tmp_path, shared_index, capsys):
+    import json
+
+    from jaxmap.cli import main
+
+    out = tmp_path / "pkg"
+    argv = ["new-primitive", "jm_json_prim", "--out", str(out), "--json"]
+    assert main([*argv, "--dry-run"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["dry_run"] is True and not out.exists()
+    assert main(argv) == 0
+    written = json.loads(capsys.readouterr().out)
+    assert written["dry_run"] is False and written["name"] == "jm_json_prim"
+    assert [(f["label"], f["action"]) for f in written["files"]] == \
+        [("jm_json_prim.py", "create"), ("test_jm_json_prim.py", "create")]
+    for entry in written["files"]:
+        lines = (out / entry["label"]).read_text().splitlines()
+        assert entry["diff"].startswith(f"--- /dev/null\n+++ b/{entry['label']}\n")
+        assert [line[1:] for line in entry["diff"].splitlines()[3:]] == lines
+        assert entry["path"] == str(out / entry["label"])
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["new-primitive", "class"], "keyword"),
     (["new-primitive", "psum"], "already exists"),

@@ -52,5 +52,39 @@ def located_document(root: str, jax_version, found, path: PathFn = _same) -> str
                   "definitions": [definition(d, path) for d in found.definitions]})
 
 
+def repo_map_document(data) -> str:
+    """What REPO-MAP.md shows (a repomap.RepoMap), as data."""
+    def place(name: str, file: str, line: int) -> dict:
+        return {"name": name, "file": file, "line": line}
+
+    return _dump({
+        "jax_version": data.jax_version, "files": data.files,
+        "top_level": [{"directory": d, "purpose": p} for d, p in data.top_level],
+        "areas": {area: [{"module": m.name, "file": m.file, "purpose": m.purpose,
+                          "documented": m.documented} for m in modules]
+                  for area, modules in data.modules.items()},
+        "pipeline": [{"heading": s.heading, "places": [place(*p) for p in s.places]}
+                     for s in data.stages],
+        "primitives": [primitive(p) for p in data.primitives],
+        "gaps": [{"title": title, "primitives": list(labels)} for title, labels in data.gaps],
+        "central_modules": [{"name": n, "score": s} for n, s in data.central_modules],
+        "central_functions": [{"name": n, "score": s} for n, s in data.central_functions],
+        "registries": [{"kind": r.kind, "registrars": [place(*p) for p in r.registrars],
+                        "example": None if r.example is None else dict(zip(
+                            ("primitive", "file", "line", "via", "function"), r.example))}
+                       for r in data.registries]})
+
+
+def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool) -> str:
+    """What `new-primitive` wrote (or, with `dry_run`, would write): each file with
+    its action and unified diff."""
+    def action(change) -> str:
+        return "create" if change.old is None else "overwrite" if change.overwrite else "edit"
+
+    return _dump({"name": name, "dry_run": dry_run, "files": [
+        {"path": c.path, "label": c.label, "action": action(c), "diff": diff}
+        for c, diff in zip(changes, diffs)]})
+
+
 def _dump(document: dict) -> str:
     return json.dumps(document, indent=1)
