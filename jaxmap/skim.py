@@ -25,8 +25,8 @@ class Body(NamedTuple):
     name: bytes
     start: int  # the `def` (or `async`) keyword
     first: int  # start of the body's first line
-    last: int  # start of the body's last code line
-    indent: int  # first character of that line
+    last: int  # start of the body's last line (code, or a trailing comment)
+    indent: int  # where on that line a statement at the body's indentation goes
     end: int  # end of that line, trailing spaces left out
 
 
@@ -79,9 +79,10 @@ def _members(source: bytes, start: int, end: int, indent: int, found: list) -> N
             if member:
                 _members(source, body, extent, member.end() - member.start() - 2, found)
         else:
-            settled = _settled(source, header.group(2), header.start() + 1 + indent, body, extent)
+            settled = _settled(source, body, extent)
             if settled:
-                found.append(settled)
+                found.append(Body(header.group(2), header.start() + 1 + indent, body,
+                                  *settled))
 
 
 def _header_end(source: bytes, position: int, end: int) -> int | None:
@@ -100,13 +101,39 @@ def _header_end(source: bytes, position: int, end: int) -> int | None:
     return None
 
 
-def _settled(source: bytes, name: bytes, start: int, first: int, extent: int) -> Body | None:
-    """The body in [first, extent) when the text alone says where it ends."""
+def _settled(source: bytes, first: int, extent: int) -> tuple[int, int, int] | None:
+    """(last, indent, end) of the body in [first, extent) when the text alone says
+    where it ends: its last line (code, or a comment the parser counts in, see
+    `_trailing_comments`), where a statement standing for the body goes on that line
+    (at the body's own indentation), and the end of that line."""
     last, end = _last_code_line(source, first, extent)
     if last is None or source.endswith(b"\\", first, end) or not _balanced(source, first, end) \
             or source.count(b'"""', first, end) % 2 or source.count(b"'''", first, end) % 2:
         return None
-    return Body(name, start, first, last, _CODE_LINE.match(source, last).end() - 1, end)
+    statement = _FIRST_CODE_LINE.search(source, first - 1, extent)
+    indent = statement.end() - statement.start() - 2
+    if _CODE_LINE.match(source, last).end() - 1 - last < indent:  # a continuation line
+        return None
+    last, end = _trailing_comments(source, last, end, extent, indent)
+    return last, last + indent, end
+
+
+def _trailing_comments(source: bytes, last: int, end: int, extent: int,
+                       indent: int) -> tuple[int, int]:
+    """Start and end of the body's last line, counting as the parser does the comment
+    lines after its last code line that are indented at least as deep as the body."""
+    position = end + 1
+    while position < extent:
+        line_end = source.find(b"\n", position, extent)
+        line_end = extent if line_end < 0 else line_end
+        text = source[position:line_end].rstrip()
+        code = text.lstrip(b" ")
+        if code:  # only comments follow the last code line
+            if len(text) - len(code) < indent:
+                break
+            last, end = position, position + len(text)
+        position = line_end + 1
+    return last, end
 
 
 def _last_code_line(source: bytes, first: int, extent: int) -> tuple[int | None, int]:

@@ -43,6 +43,23 @@ CASES = {
         def g():
             pass
         """, {"f", "g"}),
+    "trailing comments as deep as the body belong to it": ("""
+        class A:
+          def m(self):
+            with x:
+              y = 1
+            # counted in: as deep as the body
+
+              # deeper, after a blank line: counted in too
+           # shallower than the body: not counted
+          def n(self):
+            pass
+        """, {"m", "n"}),
+    "a last line left of the body's indentation is left to the parser": ("""
+        def f():
+            return g(
+          1)
+        """, set()),
     "short last line": ("""
         def f():
             return g(
