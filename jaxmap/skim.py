@@ -4,9 +4,10 @@ text alone, so the parser can leave out the ones extraction would not read.
 Only functions at column 0 and methods of classes at column 0 (and of classes nested
 in those) are reported, the scopes extract.py may skip. A body is reported only when
 the text settles its extent: it ends before the next code line indented no deeper
-than its `def`, and within it brackets and triple quotes balance and no line ends in
-a backslash. Anything else (tabs or CR in indentation, a header the text cannot
-close, a one-line body) is left to the parser, which reads it as usual.
+than its `def` (with the comments after it that the parser counts in), and within it
+brackets and triple quotes balance and no line ends in a backslash. Anything else
+(tabs or CR in indentation, a header the text cannot close or that lies inside a
+triple-quoted string, a one-line body) is left to the parser, which reads it as usual.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def function_bodies(source: bytes) -> list[Body]:
             (b"\t" in source or b"\f" in source) and _TAB_INDENT.search(source)):
         return []
     found: list[Body] = []
-    _members(source, 0, len(source), 0, found)
+    _members(source, 0, len(source), 0, _InString(source), found)
     return found
 
 
@@ -61,14 +62,16 @@ _CODE_LINE = re.compile(rb" *[^ \n#]")
 _FIRST_CODE_LINE = re.compile(rb"\n *[^ \n#]")
 
 
-def _members(source: bytes, start: int, end: int, indent: int, found: list) -> None:
+def _members(source: bytes, start: int, end: int, indent: int, in_string: _InString,
+             found: list) -> None:
     """Functions and classes written at exactly `indent` columns on the lines that
     start in [start, end)."""
     find_header, find_closing = _header(indent).search, _closing(indent).search
     position = max(start - 1, 0)
     while header := find_header(source, position, end):
         body = _header_end(source, header.end(), end)
-        if body is None:  # a one-line body, or a header the text cannot close
+        # A header inside a string (`SCRIPT = """\ndef main(): ...`) is text.
+        if body is None or in_string(header.start() + 1):
             position = header.end()
             continue
         closing = find_closing(source, body - 1, end)
@@ -77,12 +80,31 @@ def _members(source: bytes, start: int, end: int, indent: int, found: list) -> N
         if header.group(1) == b"class":
             member = _FIRST_CODE_LINE.search(source, body - 1, extent)
             if member:
-                _members(source, body, extent, member.end() - member.start() - 2, found)
+                _members(source, body, extent, member.end() - member.start() - 2, in_string,
+                         found)
         else:
             settled = _settled(source, body, extent)
             if settled:
                 found.append(Body(header.group(2), header.start() + 1 + indent, body,
                                   *settled))
+
+
+class _InString:
+    """Whether a line starts inside a triple-quoted string, by the parity of the triple
+    quotes before it; asked for lines in source order, it counts each byte once."""
+
+    def __init__(self, source: bytes):
+        self.source = source
+        self.counted = 0
+        self.open = [0, 0]  # parity of the two kinds of triple quote before `counted`
+
+    def __call__(self, line: int) -> bool:
+        if line < self.counted:
+            self.counted, self.open = 0, [0, 0]
+        for i, quote in enumerate((b'"""', b"'''")):
+            self.open[i] ^= self.source.count(quote, self.counted, line) & 1
+        self.counted = line
+        return any(self.open)
 
 
 def _header_end(source: bytes, position: int, end: int) -> int | None:

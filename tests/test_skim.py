@@ -115,16 +115,21 @@ CASES = {
             def f():
                 return 1
         """, set()),
-    "a `def` inside the module docstring stays text": ('''
+    "a `def` inside a string is text": ('''
         """Example:
 
         def fake():
             body
         """
 
+        SCRIPT = """
+        def main():
+            print(1)
+        """
+
         def real():
             return 1
-        ''', {"fake", "real"}),
+        ''', {"real"}),
     "a file that opens with a header": ("def f():\n    return 1\n", set()),
     "tab indentation": ("def f():\n\treturn 1\n", set()),
     "CR line endings": ("def f():\r\n    return 1\r\n", set()),
