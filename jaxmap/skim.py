@@ -99,8 +99,6 @@ class _InString:
         self.open = [0, 0]  # parity of the two kinds of triple quote before `counted`
 
     def __call__(self, line: int) -> bool:
-        if line < self.counted:
-            self.counted, self.open = 0, [0, 0]
         for i, quote in enumerate((b'"""', b"'''")):
             self.open[i] ^= self.source.count(quote, self.counted, line) & 1
         self.counted = line
@@ -144,7 +142,7 @@ def _trailing_comments(source: bytes, last: int, end: int, extent: int,
                        indent: int) -> tuple[int, int]:
     """Start and end of the body's last line, counting as the parser does the comment
     lines after its last code line that are indented at least as deep as the body."""
-    position = end + 1
+    position = source.find(b"\n", end, extent) + 1 or extent
     while position < extent:
         line_end = source.find(b"\n", position, extent)
         line_end = extent if line_end < 0 else line_end
