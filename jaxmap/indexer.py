@@ -161,7 +161,7 @@ def _counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
 
 def _version_key() -> dict[str, str]:
     """The query key plus what is too costly for the query path: the grammar version
-    and a checksum of jaxmap's own extraction and resolution code."""
+    and a checksum of jaxmap's own code and queries."""
     return {**store.query_key(), "grammar": _grammar_version(), "code": _code_checksum()}
 
 
@@ -174,13 +174,13 @@ def _grammar_version() -> str:
 
 
 def _code_checksum() -> str:
+    """Of every module of the package and every query, listed from the directory so
+    that no module that shapes the index can be left out."""
     import zlib
 
     package = os.path.dirname(__file__)
     queries = os.path.join(package, "queries")
-    sources = [os.path.join(package, name) for name in
-               ("classes.py", "discover.py", "exports.py", "extract.py", "indexer.py",
-                "parse.py", "registrars.py", "resolve.py", "store.py", "values.py")]
+    sources = sorted(os.path.join(package, n) for n in os.listdir(package) if n.endswith(".py"))
     sources += sorted(os.path.join(queries, n) for n in os.listdir(queries) if n.endswith(".scm"))
     checksum = 0
     for source in sources:
