@@ -3,8 +3,7 @@
 ; 0: def f(params): ...            -- functions and methods (rules of hijax classes are methods)
 (function_definition
   name: (identifier) @name
-  parameters: (parameters) @params
-  body: (block) @body) @def
+  parameters: (parameters) @params) @def
 
 ; 1: class C(Base, ...): ...       -- Primitive subclasses and hijax VJPHiPrimitive classes
 (class_definition
