@@ -237,11 +237,11 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
     if not dry_run:
         scaffold.check(changes, force=force)  # refuse before showing a diff we won't apply
     if as_json:
-        from jaxmap.render import json as json_render
+        from jaxmap.render import json as render_json
 
         if not dry_run:
             scaffold.apply(changes, force=force)
-        click.echo(json_render.scaffold_document(
+        click.echo(render_json.scaffold_document(
             name, changes, [scaffold.render_diff([c]) for c in changes], dry_run))
         return
     click.echo(scaffold.render_diff(changes), nl=False)
@@ -271,9 +271,9 @@ def repo_map(root: str | None, output: str, force: bool, as_json: bool) -> None:
     with _open(root) as idx:
         data = repomap.gather(idx, links=not discover.is_installed_packages_dir(idx.root))
     if as_json:
-        from jaxmap.render import json as json_render
+        from jaxmap.render import json as render_json
 
-        click.echo(json_render.repo_map_document(data))
+        click.echo(render_json.repo_map_document(data))
         return
     text = markdown.repo_map(data)
     from jaxmap import atomic

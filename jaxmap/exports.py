@@ -1,5 +1,6 @@
 """After resolution: the rows of definitions (with the public paths they are exported
-under), module import edges, and the functions that bind each primitive."""
+under), module import edges, the functions that bind each primitive, and the tests
+that exercise it."""
 
 from __future__ import annotations
 
