@@ -101,6 +101,7 @@ def test_existing_file_needs_force(tmp_path, shared_index):
     target = tmp_path / "jm_keep.py"
     target.write_text("mine\n")
     changes = generate(PrimitiveSpec("jm_keep"), out=str(tmp_path))
+    assert [c.action for c in changes] == ["overwrite", "create"]
     with pytest.raises(TargetError, match="--force"):
         apply(changes)
     assert target.read_text() == "mine\n"
@@ -212,6 +213,7 @@ def test_in_tree_existing_module_gets_minimal_insertions(tmp_path):
     labels = [c.label for c in changes]
     assert labels == ["jax/_src/lax/lax.py", "jax/lax/__init__.py",
                       "tests/jm_into_test.py"]
+    assert [c.action for c in changes] == ["edit", "edit", "create"]
     new = changes[0].new
     assert new.startswith('"""lax."""\n\nimport numpy as np\n\nfrom jax._src import core\n'
                           'from functools import partial\n')

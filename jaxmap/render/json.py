@@ -78,11 +78,8 @@ def repo_map_document(data) -> str:
 def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool) -> str:
     """What `new-primitive` wrote (or, with `dry_run`, would write): each file with
     its action and unified diff."""
-    def action(change) -> str:
-        return "create" if change.old is None else "overwrite" if change.overwrite else "edit"
-
     return _dump({"name": name, "dry_run": dry_run, "files": [
-        {"path": c.path, "label": c.label, "action": action(c), "diff": diff}
+        {"path": c.path, "label": c.label, "action": c.action, "diff": diff}
         for c, diff in zip(changes, diffs)]})
 
 

@@ -29,6 +29,11 @@ class FileChange(NamedTuple):
     new: str
     overwrite: bool = False
 
+    @property
+    def action(self) -> str:
+        """`create`, `edit` or `overwrite`."""
+        return "create" if self.old is None else "overwrite" if self.overwrite else "edit"
+
 
 def new_file(path: str, label: str, text: str) -> FileChange:
     """A generated file; if one exists there already, a change that overwrites it."""
