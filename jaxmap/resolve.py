@@ -69,6 +69,7 @@ class Resolver(PrimitiveClasses):
         self.modules: dict[str, tuple[str, dict]] = {
             facts["module"]: (path, facts) for path, facts in sorted(files.items())}
         self.imports: dict[tuple[str, str], dict[str, str]] = {}
+        self.diagnostics: list[str] = []
         self.top_names: dict[str, dict[str, tuple]] = {}
         for module, (_, facts) in self.modules.items():
             if "error" in facts:
@@ -86,7 +87,6 @@ class Resolver(PrimitiveClasses):
         self.class_kinds: dict[tuple[str, str], str | None] = {}
         self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
         self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
-        self.diagnostics: list[str] = []
 
     # -- driver -----------------------------------------------------------------
 

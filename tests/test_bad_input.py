@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -171,6 +172,27 @@ def test_unreadable_file_is_skipped(tree):
         assert "good" in names(tree)
     finally:
         secret.chmod(0o644)
+
+
+def test_file_that_vanishes_after_discovery_is_a_diagnostic(tree, monkeypatch, capsys):
+    """A file listed by discovery but gone when read is reported, not fatal (runs as
+    root too, unlike the chmod test above)."""
+    from jaxmap import discover
+
+    gone = write(tree, "pkg/gone.py", GOOD.replace("good", "gone"))
+    list_files = discover.list_files
+
+    def list_then_delete(root):
+        listed = list_files(root)
+        gone.unlink()
+        return listed
+
+    monkeypatch.setattr(discover, "list_files", list_then_delete)
+    assert main(["index", "--json", "--root", str(tree)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["diagnostic_messages"] == ["pkg/gone.py: not indexed (unreadable)"]
+    monkeypatch.undo()
+    assert "good" in names(tree)
 
 
 # -- the index file itself ---------------------------------------------------------------
