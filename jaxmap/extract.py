@@ -1,33 +1,17 @@
-"""One file's syntax tree -> FileFacts, a plain, marshal-able dict. No disk I/O.
+"""One file's syntax tree -> its facts (the stored form of facts.FileFacts). No disk I/O.
 
-FileFacts keys:
-  module, doc                   dotted module name, first line of the module docstring
-  defs      [(name, qualname, kind, line, end_line)]   module-level functions, classes,
-                                variables, and methods (qualname `Class.method`)
-  classes   {qualname: (bases, line, end_line, {method: (line, end_line)})}
-  funcs     {qualname: (params, line, end_line, walked, defaults)}  scopes; walked: body
-                                read; defaults: {param: value}
-  imports   [(scope, alias, target, line)]              target is a dotted name
-  loops     [(scope, parent, target, iterable, line)]   parent is a loop index or -1; an
-                                if/else branch is a loop over ("g", condition, branch)
-  events    [(scope, loop, tag, ...)]   tags: call, assign, setitem, dec, return, and
-                                        binds (a function's `x.bind(` sites)
-  tests     {qualname: (line, names)}   in a test module (see `is_test_module`), each
-                                `test*` function or method and the dotted names it
-                                calls or that end in `_p`, read from its text
-  calls     {qualname: (names)}         private module-level functions of this file
-                                that each function calls, of those that reach a
-                                `.bind(` (`psum` calls `_psum_is_async`, which calls
-                                `_psum`, which binds `psum_p`)
+The facts are a plain, marshal-able dict with the keys of `facts.FileFacts`; events and
+blocks are stored as `facts.stored(record)`, every other record as a plain tuple in its
+fields' order. What each record means is documented in facts.py. Statements nested in a
+function, including nested functions, belong to the outermost function's scope;
+statements in a class body belong to the enclosing scope (the module, for top-level
+classes). Only functions whose body may register something are walked; every
+function's text is still read for `x.bind(` sites and, in a test module, for the names
+its tests use. `calls` maps each function to the private module-level functions of
+this file it calls, of those that reach a `.bind(` (`psum` calls `_psum_is_async`,
+which calls `_psum`, which binds `psum_p`).
 
 An `error` key, set by the indexer, says why a file could not be indexed.
-
-Values in events are small tuples (see `value`): ("n", dotted name), ("s", string),
-("c", callee, args, kwargs), ("t", items), ("d", pairs), ("l", line) for a lambda,
-("sub", base, key), ("a", object, attribute) for an attribute of a non-name,
-("k", True/False/None), ("not", operand), ("x",) for anything else. Statements nested in a function,
-including nested functions, belong to the outermost function's scope; statements in
-a class body belong to the enclosing scope (the module, for top-level classes).
 """
 
 from __future__ import annotations
@@ -36,24 +20,46 @@ import bisect
 import re
 
 from jaxmap import parse, skim
+from jaxmap.facts import (
+    ATTRIBUTE,
+    CALL,
+    CONST,
+    DICT,
+    EVENTS,
+    LAMBDA,
+    NAME,
+    NOT,
+    SPLAT,
+    STR,
+    SUBSCRIPT,
+    TUPLE,
+    UNKNOWN,
+    Assign,
+    Binds,
+    Branch,
+    Call,
+    ClassSpec,
+    Decorate,
+    Definition,
+    FuncSpec,
+    Import,
+    Loop,
+    Return,
+    SetItem,
+    Test,
+    stored,
+)
 
-OTHER = ("x",)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
 _MAX_DEPTH = 5
 _PARAM_TYPES = {"identifier", "typed_parameter", "default_parameter", "typed_default_parameter"}
 _CONSTANTS = {"true": True, "false": False, "none": None}
 
-# Pattern indexes in queries/structure.scm and queries/statements.scm.
-_FUNCTION, _CLASS, _DECORATED, _FOR, _TYPE_ALIAS, _IF, _ELSE = range(7)
-_CALL, _ASSIGN, _SETITEM, _RETURN, _UNPACK = range(5)
-_GROUPS = {"structure": 0, "statements": 1, "imports": 2}
-_MAIN_CAPTURE = {
-    **{("structure", i): c for i, c in enumerate(
-        ("def", "def", "decorated", "for", "def", "body", "body"))},
-    **{("statements", i): "stmt" for i in range(5)},
-    **{("imports", i): "import" for i in range(2)},
-}
+# The order of facts that start and end at the same place: scopes before statements.
+_ORDER = {"function": 0, "class": 0, "decorated": 0, "loop": 0, "type_alias": 0, "if": 0,
+          "else": 0, "call": 1, "assign": 1, "setitem": 1, "return": 1, "unpack": 1,
+          "import": 2}
 # A function body without any of these words can neither build a primitive nor
 # register a rule, so its statements are not walked (most of JAX's code).
 _MAY_REGISTER = re.compile(
@@ -132,52 +138,77 @@ def string_literal(node) -> str | None:
 
 
 def value(node, depth: int = 0) -> tuple:
-    """A small tuple that says what an expression is, as far as resolution needs."""
-    kind = node.type
-    if kind in ("identifier", "attribute"):
-        name = dotted(node)
-        if name is not None:
-            return ("n", name)
-        if kind == "attribute" and depth < _MAX_DEPTH:  # table[key].update, f(x).attr
-            return ("a", value(node.child_by_field_name("object"), depth + 1),
-                    _text(node.child_by_field_name("attribute")))
-        return OTHER
-    if depth >= _MAX_DEPTH:
-        return OTHER
-    if kind == "call":
-        args, kwargs = arguments(node.child_by_field_name("arguments"), depth + 1)
-        return ("c", value(node.child_by_field_name("function"), depth + 1), args, kwargs)
-    if kind == "string":
-        literal = string_literal(node)
-        return OTHER if literal is None else ("s", literal)
-    if kind in ("tuple", "list", "expression_list", "pattern_list", "tuple_pattern", "list_pattern"):
-        return ("t", tuple(value(c, depth + 1) for c in node.named_children if c.type != "comment"))
-    if kind == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        return value(inner[0], depth + 1) if len(inner) == 1 else OTHER
-    if kind == "dictionary":
-        return ("d", tuple(_pair(c, depth + 1) for c in node.named_children if c.type == "pair"))
-    if kind == "lambda":
-        return ("l", node.start_point[0] + 1)
-    if kind in _CONSTANTS:
-        return ("k", _CONSTANTS[kind])
-    if kind == "not_operator":
-        return ("not", value(node.child_by_field_name("argument"), depth + 1))
-    if kind == "subscript":
-        key = node.child_by_field_name("subscript")
-        return ("sub", value(node.child_by_field_name("value"), depth + 1),
-                value(key, depth + 1) if key is not None else OTHER)
-    return OTHER
+    """A small tuple that says what an expression is, as far as resolution needs
+    (facts.py lists the shapes); UNKNOWN for anything else."""
+    handler = _EXPRESSIONS.get(node.type)
+    if handler is None or (depth >= _MAX_DEPTH and node.type not in _SHALLOW):
+        return UNKNOWN
+    return handler(node, depth)
+
+
+def _name(node, depth: int) -> tuple:
+    name = dotted(node)
+    if name is not None:
+        return (NAME, name)
+    if node.type == "attribute" and depth < _MAX_DEPTH:  # table[key].update, f(x).attr
+        return (ATTRIBUTE, value(node.child_by_field_name("object"), depth + 1),
+                _text(node.child_by_field_name("attribute")))
+    return UNKNOWN
+
+
+def _call(node, depth: int) -> tuple:
+    args, kwargs = arguments(node.child_by_field_name("arguments"), depth + 1)
+    return (CALL, value(node.child_by_field_name("function"), depth + 1), args, kwargs)
+
+
+def _string(node, depth: int) -> tuple:
+    literal = string_literal(node)
+    return UNKNOWN if literal is None else (STR, literal)
+
+
+def _sequence(node, depth: int) -> tuple:
+    return (TUPLE, tuple(value(c, depth + 1) for c in node.named_children
+                         if c.type != "comment"))
+
+
+def _parenthesized(node, depth: int) -> tuple:
+    inner = [c for c in node.named_children if c.type != "comment"]
+    return value(inner[0], depth + 1) if len(inner) == 1 else UNKNOWN
+
+
+def _dictionary(node, depth: int) -> tuple:
+    return (DICT, tuple(_pair(c, depth + 1) for c in node.named_children if c.type == "pair"))
+
+
+def _subscript(node, depth: int) -> tuple:
+    key = node.child_by_field_name("subscript")
+    return (SUBSCRIPT, value(node.child_by_field_name("value"), depth + 1),
+            value(key, depth + 1) if key is not None else UNKNOWN)
 
 
 def _pair(node, depth: int) -> tuple:
     return value(node.child_by_field_name("key"), depth), value(node.child_by_field_name("value"), depth)
 
 
+_EXPRESSIONS = {
+    "identifier": _name, "attribute": _name, "call": _call, "string": _string,
+    **dict.fromkeys(("tuple", "list", "expression_list", "pattern_list", "tuple_pattern",
+                     "list_pattern"), _sequence),
+    "parenthesized_expression": _parenthesized, "dictionary": _dictionary,
+    "lambda": lambda node, depth: (LAMBDA, node.start_point[0] + 1),
+    **{constant: (lambda node, depth, v=v: (CONST, v)) for constant, v in _CONSTANTS.items()},
+    "not_operator": lambda node, depth: (NOT, value(node.child_by_field_name("argument"),
+                                                    depth + 1)),
+    "subscript": _subscript,
+}
+# Names are read at any depth: a dotted name is never deep.
+_SHALLOW = frozenset({"identifier", "attribute"})
+
+
 def arguments(node, depth: int = 0) -> tuple[tuple, dict]:
     """Positional and keyword argument values of a call's argument list."""
     if node is None or node.type != "argument_list":
-        return ((OTHER,) if node is not None else ()), {}
+        return ((UNKNOWN,) if node is not None else ()), {}
     args, kwargs = [], {}
     for child in node.named_children:
         kind = child.type
@@ -187,7 +218,7 @@ def arguments(node, depth: int = 0) -> tuple[tuple, dict]:
         elif kind == "comment":
             continue
         elif kind in ("list_splat", "dictionary_splat"):
-            args.append(("*",))
+            args.append((SPLAT,))
         else:
             args.append(value(child, depth))
     return tuple(args), kwargs
@@ -228,7 +259,8 @@ def _module_doc(root) -> str | None:
 
 
 class _Builder:
-    """Walks query matches in source order, keeping a stack of open scopes and loops."""
+    """Walks query matches in source order, keeping a stack of open scopes and blocks.
+    Each kind of match has its handler (`_HANDLERS`)."""
 
     def __init__(self, module: str, is_package: bool, unread: dict[int, int]):
         self.module = module
@@ -237,38 +269,35 @@ class _Builder:
         self.classes: dict[str, tuple] = {}
         self.funcs: dict[str, tuple] = {}
         self.imports: list[tuple] = []
-        self.loops: list[tuple] = []
+        self.blocks: list[tuple] = []
         self.events: list[tuple] = []
         self.tests: dict[str, tuple] = {}
         self.calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
         self.unread = unread  # function start byte -> end of its unread body
+        self._source = b""
 
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
-                "funcs": self.funcs, "imports": self.imports, "loops": self.loops,
+                "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
                 "events": self.events, "tests": self.tests, "calls": self.calls}
 
-    def collect(self, matches: list[tuple[str, int, dict]], source: bytes) -> None:
-        items = []  # (start, -end, group, pattern index, captures)
-        for name, index, caps in matches:
-            node = caps[_MAIN_CAPTURE[name, index]][0]
-            items.append((node.start_byte, -node.end_byte, _GROUPS[name], index, caps))
+    def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
+        self._source = source
+        items = []  # (start, -end, order, kind, captures)
+        for kind, caps in matches:
+            node = caps[kind][0]
+            items.append((node.start_byte, -node.end_byte, _ORDER[kind], kind, caps))
         items.sort(key=lambda item: item[:3])
-        stack: list[tuple] = []  # (end_byte, kind, qualname or loop index)
-        for start, neg_end, group, index, caps in items:
+        stack: list[tuple] = []  # (end_byte, frame kind, qualname or block index)
+        for start, neg_end, _order, kind, caps in items:
             while stack and stack[-1][0] <= start:
                 stack.pop()
             if stack and stack[-1][1] == "unread":  # only with a full parse
                 continue
             try:
-                if group == 0:
-                    self._structure(index, caps, stack, -neg_end, source)
-                elif group == 1:
-                    self._statement(index, caps, stack)
-                else:
-                    self._import(caps["import"][0], stack)
+                _HANDLERS[kind](self, caps, stack, -neg_end)
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
         self._calls_to_binders(source)
@@ -277,8 +306,8 @@ class _Builder:
         """Which functions call a private module-level function of this file that binds,
         or that calls one that does (one more search per link of the chain). Public
         functions end a chain: tests call those themselves."""
-        reaches = {e[0] for e in self.events if e[2] == "binds" and e[0][0] == "_"
-                   and "." not in e[0]}
+        reaches = {scope for tag, scope, *_ in self.events
+                   if EVENTS[tag] is Binds and scope[0] == "_" and "." not in scope}
         starts = [span[0] for span in self._spans]
         calls: dict[str, set[str]] = {}
         frontier = reaches
@@ -307,11 +336,12 @@ class _Builder:
         return ""
 
     @staticmethod
-    def _loop(stack, scope: str) -> int:
+    def _block(stack, scope: str) -> int:
+        """The innermost open loop or branch inside `scope`, -1 if none."""
         for _, kind, name in reversed(stack):
             if kind == "def" and name == scope:
                 return -1
-            if kind == "for":
+            if kind == "block":
                 return name
         return -1
 
@@ -320,117 +350,132 @@ class _Builder:
         names = [name for _, kind, name in stack if kind in ("def", "class")]
         return names[-1] + "." if names else ""
 
-    def _structure(self, index, caps, stack, end_byte, source: bytes) -> None:
-        """Open a scope, loop or decorated definition."""
-        if index == _DECORATED:
-            self._decorated(caps, stack)
-            return
-        if index == _FOR:
-            scope = self._scope(stack)
-            node = caps["for"][0]
-            self.loops.append((scope, self._loop(stack, scope), value(caps["target"][0]),
-                               value(caps["iter"][0]), node.start_point[0] + 1))
-            stack.append((end_byte, "for", len(self.loops) - 1))
-            return
-        if index in (_IF, _ELSE):  # a branch is a loop that runs once or never
-            scope = self._scope(stack)
-            guard = ("g", value(caps["condition"][0]), index == _IF)
-            self.loops.append((scope, self._loop(stack, scope), OTHER, guard,
-                               caps["if"][0].start_point[0] + 1))
-            stack.append((end_byte, "for", len(self.loops) - 1))
-            return
-        node = caps["def"][0]
-        name = _text(caps["name"][0])
-        in_function = any(kind == "def" for _, kind, _ in stack)
-        if index == _TYPE_ALIAS:
-            if not stack:
-                self.defs.append((name, name, "variable", *_lines(node)))
-            return
+    def _open_block(self, record, stack, end_byte: int) -> None:
+        self.blocks.append(stored(record))
+        stack.append((end_byte, "block", len(self.blocks) - 1))
+
+    def _loop(self, caps, stack, end_byte: int) -> None:
+        scope = self._scope(stack)
+        self._open_block(Loop(scope, self._block(stack, scope), value(caps["loop.target"][0]),
+                              value(caps["loop.iterable"][0]), _lines(caps["loop"][0])[0]),
+                         stack, end_byte)
+
+    def _branch(self, kind: str, caps, stack, end_byte: int) -> None:
+        scope = self._scope(stack)
+        self._open_block(Branch(scope, self._block(stack, scope),
+                                value(caps[kind + ".condition"][0]), kind == "if",
+                                _lines(caps[kind + ".statement"][0])[0]), stack, end_byte)
+
+    def _type_alias(self, caps, stack, end_byte: int) -> None:
+        if not stack:
+            name = _text(caps["type_alias.name"][0])
+            self.defs.append(tuple(Definition(name, name, "variable",
+                                              *_lines(caps["type_alias"][0]))))
+
+    def _class(self, caps, stack, end_byte: int) -> None:
+        node = caps["class"][0]
+        name = _text(caps["class.name"][0])
         qualname = self._prefix(stack) + name
         line, end_line = _lines(node)
-        if index == _CLASS:
-            bases = arguments(caps["bases"][0])[0] if "bases" in caps else ()
-            self.classes[qualname] = (bases, line, end_line, {})
-            if not in_function:
-                self.defs.append((name, qualname, "class", line, end_line))
-            stack.append((end_byte, "class", qualname))
-            return
+        bases = arguments(caps["class.bases"][0])[0] if "class.bases" in caps else ()
+        self.classes[qualname] = tuple(ClassSpec(bases, line, end_line, {}))
+        if not any(kind == "def" for _, kind, _ in stack):
+            self.defs.append(tuple(Definition(name, qualname, "class", line, end_line)))
+        stack.append((end_byte, "class", qualname))
+
+    def _function(self, caps, stack, end_byte: int) -> None:
+        node = caps["function"][0]
+        name = _text(caps["function.name"][0])
+        qualname = self._prefix(stack) + name
+        line, end_line = _lines(node)
         self._class_member(stack, name, line, end_line)
-        if in_function:
+        if any(kind == "def" for _, kind, _ in stack):
             stack.append((end_byte, "nested", qualname))
             return
         start = node.start_byte
         walked = start not in self.unread
         # An unread body records no events, so its parameters would never be used.
-        params, defaults = parameters(caps["params"][0]) if walked else ((), {})
-        self.funcs[qualname] = (params, line, end_line, walked, defaults)
-        self.defs.append((name, qualname, "function", line, end_line))
+        params, defaults = parameters(caps["function.params"][0]) if walked else ((), {})
+        self.funcs[qualname] = tuple(FuncSpec(params, line, end_line, walked, defaults))
+        self.defs.append(tuple(Definition(name, qualname, "function", line, end_line)))
         end = self.unread.get(start, end_byte)
         self._spans.append((start, end, qualname))
-        self._read_text(name, qualname, line, source, start, end)
+        self._read_text(name, qualname, line, start, end)
         stack.append((end_byte, "def" if walked else "unread", qualname))
 
-    def _read_text(self, name: str, qualname: str, line: int, source: bytes, start: int,
-                   end: int) -> None:
+    def _read_text(self, name: str, qualname: str, line: int, start: int, end: int) -> None:
         """What a function's text shows, read or not: the `x.bind(` sites, and in a
         test module what a test calls."""
+        source = self._source
         if self._test_module and name.startswith("test"):
             used = {m.group(1).decode() for m in _USED.finditer(source, start, end)}
-            self.tests[qualname] = (line, tuple(sorted(used)))
+            self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
         for bound in _BIND.finditer(source, start, end):
             bound_name = _NAME_BEFORE.search(source, max(start, bound.start() - 120),
                                              bound.start())
             if bound_name:
-                self.events.append((qualname, -1, "binds", bound_name.group().decode(),
-                                    line + source.count(b"\n", start, bound.start())))
+                self.events.append(stored(Binds(
+                    qualname, -1, bound_name.group().decode(),
+                    line + source.count(b"\n", start, bound.start()))))
 
-    def _decorated(self, caps, stack) -> None:
-        node = caps["decorated"][0]
-        target = caps["def"][0]
+    def _decorated(self, caps, stack, end_byte: int) -> None:
+        target = caps["decorated.definition"][0]
         qualname = self._prefix(stack) + _text(target.child_by_field_name("name"))
         scope = self._scope(stack)
+        decorator = caps["decorated.decorator"][0]
         # Each of stacked decorators is its own registration: it starts the span.
-        line = caps["decorator"][0].start_point[0] + 1
-        self.events.append((scope, self._loop(stack, scope), "dec",
-                            value(caps["decorator"][0]), qualname, line, _lines(node)[1]))
+        self.events.append(stored(Decorate(
+            scope, self._block(stack, scope), value(decorator), qualname,
+            decorator.start_point[0] + 1, _lines(caps["decorated"][0])[1])))
 
     # -- statements -----------------------------------------------------------
 
-    def _statement(self, index, caps, stack) -> None:
+    def _statement(self, stack) -> tuple[str, int]:
+        """The scope and block of a statement."""
         scope = self._scope(stack)
-        loop = self._loop(stack, scope)
-        line, end_line = _lines(caps["stmt"][0])
-        if index == _CALL:
-            call = value(caps["call"][0])
-            if call[0] == "c":
-                self.events.append((scope, loop, "call", call, line, end_line))
-        elif index == _ASSIGN:
-            name = _text(caps["target"][0])
-            self.events.append((scope, loop, "assign", name, value(caps["value"][0]),
-                                line, end_line))
-            if not stack:
-                self.defs.append((name, name, "variable", line, end_line))
-            self._class_member(stack, name, line, end_line)
-        elif index == _UNPACK:
-            for target in caps["target"][0].named_children:
-                if target.type == "identifier":
-                    self._class_member(stack, _text(target), line, end_line)
-        elif index == _SETITEM:
-            target = caps["target"][0]
-            key = target.child_by_field_name("subscript")
-            self.events.append((scope, loop, "setitem",
-                                value(target.child_by_field_name("value")),
-                                value(key) if key is not None else OTHER,
-                                value(caps["value"][0]), line, end_line))
-        else:
-            self.events.append((scope, loop, "return", value(caps["value"][0]), line, end_line))
+        return scope, self._block(stack, scope)
+
+    def _call_statement(self, caps, stack, end_byte: int) -> None:
+        call = value(caps["call.call"][0])
+        if call[0] == CALL:
+            self.events.append(stored(Call(*self._statement(stack), call,
+                                           *_lines(caps["call"][0]))))
+
+    def _assign(self, caps, stack, end_byte: int) -> None:
+        name = _text(caps["assign.target"][0])
+        line, end_line = _lines(caps["assign"][0])
+        self.events.append(stored(Assign(*self._statement(stack), name,
+                                         value(caps["assign.value"][0]), line, end_line)))
+        if not stack:
+            self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
+        self._class_member(stack, name, line, end_line)
+
+    def _unpack(self, caps, stack, end_byte: int) -> None:
+        line, end_line = _lines(caps["unpack"][0])
+        for target in caps["unpack.target"][0].named_children:
+            if target.type == "identifier":
+                self._class_member(stack, _text(target), line, end_line)
+
+    def _setitem(self, caps, stack, end_byte: int) -> None:
+        target = caps["setitem.target"][0]
+        key = target.child_by_field_name("subscript")
+        self.events.append(stored(SetItem(
+            *self._statement(stack), value(target.child_by_field_name("value")),
+            value(key) if key is not None else UNKNOWN, value(caps["setitem.value"][0]),
+            *_lines(caps["setitem"][0]))))
+
+    def _return(self, caps, stack, end_byte: int) -> None:
+        self.events.append(stored(Return(*self._statement(stack),
+                                         value(caps["return.value"][0]),
+                                         *_lines(caps["return"][0]))))
 
     def _class_member(self, stack, name: str, line: int, end_line: int) -> None:
         """Methods and attributes of a class, as written in its body."""
         if stack and stack[-1][1] == "class" and stack[-1][2] in self.classes:
             self.classes[stack[-1][2]][3].setdefault(name, (line, end_line))
 
-    def _import(self, node, stack) -> None:
+    def _import(self, caps, stack, end_byte: int) -> None:
+        node = caps["import"][0]
         scope = self._scope(stack)
         line = node.start_point[0] + 1
         if node.type == "import_statement":
@@ -438,10 +483,11 @@ class _Builder:
                 if child.type == "dotted_name":
                     target = _text(child)
                     # `import a.b` binds `a`; record the full path so `a.b.x` resolves.
-                    self.imports.append((scope, target, target, line))
+                    self.imports.append(tuple(Import(scope, target, target, line)))
                 elif child.type == "aliased_import":
-                    self.imports.append((scope, _text(child.child_by_field_name("alias")),
-                                         _text(child.child_by_field_name("name")), line))
+                    self.imports.append(tuple(Import(
+                        scope, _text(child.child_by_field_name("alias")),
+                        _text(child.child_by_field_name("name")), line)))
             return
         source = node.child_by_field_name("module_name")
         base = self._absolute(_text(source)) if source is not None else None
@@ -453,7 +499,8 @@ class _Builder:
                 alias = _text(child.child_by_field_name("alias"))
             else:
                 name = alias = _text(child)
-            self.imports.append((scope, alias, f"{base}.{name}" if base else name, line))
+            self.imports.append(tuple(Import(scope, alias, f"{base}.{name}" if base else name,
+                                             line)))
 
     def _absolute(self, source: str) -> str | None:
         """Resolve a relative `from ..x import` against this module's package."""
@@ -468,3 +515,15 @@ class _Builder:
         base = ".".join(package[:len(package) - up])
         rest = source[dots:]
         return f"{base}.{rest}".strip(".") if rest else base
+
+
+_HANDLERS = {
+    "function": _Builder._function, "class": _Builder._class,
+    "decorated": _Builder._decorated, "loop": _Builder._loop,
+    "type_alias": _Builder._type_alias,
+    "if": lambda self, caps, stack, end: self._branch("if", caps, stack, end),
+    "else": lambda self, caps, stack, end: self._branch("else", caps, stack, end),
+    "call": _Builder._call_statement, "assign": _Builder._assign,
+    "setitem": _Builder._setitem, "return": _Builder._return, "unpack": _Builder._unpack,
+    "import": _Builder._import,
+}

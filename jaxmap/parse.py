@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,10 @@ if TYPE_CHECKING:
 
 # Query files, run together as one query so each tree is traversed once.
 QUERY_NAMES = ("structure", "statements", "imports", "blocks")
-_FUNCTION, _COMPOUND = range(2)  # pattern indexes in blocks.scm
+# Kinds of the patterns in blocks.scm: where statements are, not facts.
+_BLOCK_KINDS = frozenset({"function_body", "compound"})
+_KIND_CAPTURE = re.compile(r"@([A-Za-z_]\w*)(?![\w.])")
+_COMMENT = re.compile(r";[^\n]*")
 
 
 @functools.cache
@@ -40,46 +44,52 @@ def query_source(name: str) -> str:
 
 
 @functools.cache
-def _combined() -> tuple[tree_sitter.Query, tuple[tuple[str, int], ...]]:
-    """All query files compiled as one; maps a combined pattern index to (file, index)."""
-    sources, owners = [], []
-    for name in QUERY_NAMES:
-        single = tree_sitter.Query(language(), query_source(name))
-        owners.extend((name, i) for i in range(single.pattern_count))
-        sources.append(query_source(name))
-    return tree_sitter.Query(language(), "\n".join(sources)), tuple(owners)
+def _combined() -> tuple[tree_sitter.Query, tuple[str, ...]]:
+    """All query files compiled as one, and the kind of each of its patterns: the name
+    of its one capture without a dot (`@function`, beside `@function.name`)."""
+    text = "\n".join(query_source(name) for name in QUERY_NAMES)
+    query = tree_sitter.Query(language(), text)
+    source = text.encode()
+    kinds = []
+    for index in range(query.pattern_count):
+        pattern = source[query.start_byte_for_pattern(index):
+                         query.end_byte_for_pattern(index)].decode()
+        (kind,) = set(_KIND_CAPTURE.findall(_COMMENT.sub("", pattern)))
+        kinds.append(kind)
+    return query, tuple(kinds)
 
 
 def matches(root: tree_sitter.Node, unread: Container[int] | None = None
-            ) -> list[tuple[str, int, dict]]:
+            ) -> list[tuple[str, dict]]:
     """Every fact query's matches over the statements of `root` and the bodies of the
-    functions it defines: (query name, pattern index, {capture: [nodes]}). A function
-    whose start byte is in `unread` is not entered; without `unread`, the whole tree
-    is queried, expressions and all.
+    functions it defines: (pattern kind, {capture: [nodes]}). A function whose start
+    byte is in `unread` is not entered; without `unread`, the whole tree is queried,
+    expressions and all.
 
     The query engine visits every node below where it starts, and most nodes are parts
     of expressions, where no pattern starts. So each block of statements is queried to
     depth 2 only (its statements, and the definition inside a decorated one), the
     blocks query (blocks.scm) leads to the blocks inside compound statements, and only
     the body of a function that is read is queried in full."""
-    combined, owners = _combined()
+    combined, kinds = _combined()
     if unread is None or root.has_error:  # statements may hang off error nodes
         found = tree_sitter.QueryCursor(combined).matches(root)
-        return [(*owners[index], caps) for index, caps in found if owners[index][0] != "blocks"]
+        return [(kinds[index], caps) for index, caps in found
+                if kinds[index] not in _BLOCK_KINDS]
     statements = tree_sitter.QueryCursor(combined)
     statements.set_max_start_depth(2)
     everything = tree_sitter.QueryCursor(combined)
     found, blocks = [], [root]
     while blocks:
         for index, caps in statements.matches(blocks.pop()):
-            name, pattern = owners[index]
-            if name != "blocks":
-                found.append((name, pattern, caps))
-            elif pattern == _COMPOUND:
+            kind = kinds[index]
+            if kind not in _BLOCK_KINDS:
+                found.append((kind, caps))
+            elif kind == "compound":
                 _inner_blocks(caps["compound"][0], blocks)
-            elif caps["function"][0].start_byte not in unread:
-                found += [(*owners[i], c) for i, c in everything.matches(caps["body"][0])
-                          if owners[i][0] != "blocks"]
+            elif caps["function_body"][0].start_byte not in unread:
+                found += [(kinds[i], c) for i, c in everything.matches(caps["function_body.body"][0])
+                          if kinds[i] not in _BLOCK_KINDS]
     return found
 
 

@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from jaxmap import discover, extract, parse, skim
+from jaxmap.facts import Binds, FileFacts
 
 CASES = {
     "top-level function": ("""
@@ -159,9 +160,9 @@ def test_unread_body_keeps_its_binds():
         def _f_impl(x):
             return other_p.bind(x)
         """)
-    assert [event[3] for event in extract.extract(source, "m")["events"]
-            if event[2] == "binds"] == ["other_p"]
-    assert not extract.extract(source, "m")["funcs"]["_f_impl"][3]  # not walked
+    facts = FileFacts.wrap(extract.extract(source, "m"))
+    assert [event.name for event in facts.events if isinstance(event, Binds)] == ["other_p"]
+    assert not facts.funcs["_f_impl"].walked
 
 
 def test_installed_jax_gives_the_same_facts_skimmed_and_fully_parsed():

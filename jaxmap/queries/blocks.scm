@@ -2,9 +2,9 @@
 ; follows these to the blocks inside them, so the query engine never walks expressions
 ; outside the bodies of functions that are read. Not facts: parse.py keeps them.
 
-; 0: a function: its body is queried in full when the function is read
-(function_definition body: (block) @body) @function
+; a function: its body is queried in full when the function is read
+(function_definition body: (block) @function_body.body) @function_body
 
-; 1: statements whose clauses hold blocks (`if ...: else:`, `try: except:`, a class body)
+; statements whose clauses hold blocks (`if ...: else:`, `try: except:`, a class body)
 [(if_statement) (for_statement) (while_statement) (try_statement) (with_statement)
  (match_statement) (class_definition)] @compound

@@ -1,8 +1,8 @@
 ; Imports and their aliases: `import a.b as c`, `from jax._src.interpreters import ad`,
 ; `from jax._src import core as jax_core`, relative `from . import x`.
 
-; 0: import a.b / import a.b as c
+; import a.b / import a.b as c
 (import_statement) @import
 
-; 1: from m import x / from m import x as y / from . import x
+; from m import x / from m import x as y / from . import x
 (import_from_statement) @import

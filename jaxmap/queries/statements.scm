@@ -1,19 +1,20 @@
 ; Statements that can construct a primitive, register a rule, or pass a primitive along.
+; Each pattern's kind capture is the whole statement; `kind.field` captures are its parts.
 
-; 0: f(...) as a statement        -- ad.deflinear2(p, t), mlir.register_lowering(p, rule), p.def_impl(f)
-(expression_statement (call) @call) @stmt
+; f(...) as a statement        -- ad.deflinear2(p, t), mlir.register_lowering(p, rule), p.def_impl(f)
+(expression_statement (call) @call.call) @call
 
-; 1: x = value                    -- psum_p = core.Primitive('psum'); reducer_p = standard_primitive(...)
+; x = value                    -- psum_p = core.Primitive('psum'); reducer_p = standard_primitive(...)
 (expression_statement
-  (assignment left: (identifier) @target right: (_) @value)) @stmt
+  (assignment left: (identifier) @assign.target right: (_) @assign.value)) @assign
 
-; 2: table[key] = value           -- ad.primitive_jvps[p] = f; batching.fancy_primitive_batchers[p] = f
+; table[key] = value           -- ad.primitive_jvps[p] = f; batching.fancy_primitive_batchers[p] = f
 (expression_statement
-  (assignment left: (subscript) @target right: (_) @value)) @stmt
+  (assignment left: (subscript) @setitem.target right: (_) @setitem.value)) @setitem
 
-; 3: return value                 -- helpers that return the primitive they built
-(return_statement (_) @value) @stmt
+; return value                 -- helpers that return the primitive they built
+(return_statement (_) @return.value) @return
 
-; 4: a, b = value                 -- hijax class attributes: `lin, linearized = linearize_from_jvp`
+; a, b = value                 -- hijax class attributes: `lin, linearized = linearize_from_jvp`
 (expression_statement
-  (assignment left: (pattern_list) @target right: (_) @value)) @stmt
+  (assignment left: (pattern_list) @unpack.target right: (_) @unpack.value)) @unpack

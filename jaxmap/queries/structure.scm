@@ -1,34 +1,35 @@
-; Scopes and definitions. Each pattern index is named in extract.py.
+; Scopes and definitions. extract.py picks each pattern by its kind capture (the one
+; capture without a dot); `kind.field` captures are its parts.
 
-; 0: def f(params): ...            -- functions and methods (rules of hijax classes are methods)
+; def f(params): ...            -- functions and methods (rules of hijax classes are methods)
 (function_definition
-  name: (identifier) @name
-  parameters: (parameters) @params) @def
+  name: (identifier) @function.name
+  parameters: (parameters) @function.params) @function
 
-; 1: class C(Base, ...): ...       -- Primitive subclasses and hijax VJPHiPrimitive classes
+; class C(Base, ...): ...       -- Primitive subclasses and hijax VJPHiPrimitive classes
 (class_definition
-  name: (identifier) @name
-  superclasses: (argument_list)? @bases) @def
+  name: (identifier) @class.name
+  superclasses: (argument_list)? @class.bases) @class
 
-; 2: @decorator def f(): ...       -- @p.def_impl, @partial(mlir.register_lowering, p), @register_lowering_rule(p)
+; @decorator def f(): ...       -- @p.def_impl, @partial(mlir.register_lowering, p), @register_lowering_rule(p)
 (decorated_definition
-  (decorator (_) @decorator)
-  definition: (_) @def) @decorated
+  (decorator (_) @decorated.decorator)
+  definition: (_) @decorated.definition) @decorated
 
-; 3: for x in [...]: ...           -- loops over literal lists/tuples of primitives or platforms
+; for x in [...]: ...           -- loops over literal lists/tuples of primitives or platforms
 (for_statement
-  left: (_) @target
-  right: (_) @iter) @for
+  left: (_) @loop.target
+  right: (_) @loop.iterable) @loop
 
-; 4: type X = ...                  -- PEP 695 aliases (pallas/core.py `type BlockDim = ...`)
-(type_alias_statement . (type (identifier) @name)) @def
+; type X = ...                  -- PEP 695 aliases (pallas/core.py `type BlockDim = ...`)
+(type_alias_statement . (type (identifier) @type_alias.name)) @type_alias
 
-; 5: if cond: <body>               -- `if supports_batching: batching.primitive_batchers[prim] = ...`
+; if cond: <body>               -- `if supports_batching: batching.primitive_batchers[prim] = ...`
 (if_statement
-  condition: (_) @condition
-  consequence: (block) @body) @if
+  condition: (_) @if.condition
+  consequence: (block) @if) @if.statement
 
-; 6: else: <body>                  -- `if multiple_results: ... else: prim.def_abstract_eval(...)`
+; else: <body>                  -- `if multiple_results: ... else: prim.def_abstract_eval(...)`
 (if_statement
-  condition: (_) @condition
-  alternative: (else_clause body: (block) @body)) @if
+  condition: (_) @else.condition
+  alternative: (else_clause body: (block) @else)) @else.statement

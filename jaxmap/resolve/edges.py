@@ -4,107 +4,113 @@ that exercise it."""
 
 from __future__ import annotations
 
+from jaxmap.facts import CLASS, FUNC, METHOD, MODULE, PRIM, SYM, Binds
+from jaxmap.resolve.findings import Findings
+from jaxmap.resolve.names import Names
+
 # Directories of a checkout whose modules are not part of any public API.
 _NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
 
 
-def definitions(resolver) -> list[dict]:
+def definitions(names: Names, findings: Findings) -> list[dict]:
     """Every module and every definition of the tree, as store rows."""
-    exports = _public_paths(resolver)
+    exports = _public_paths(names, findings)
     rows = []
-    for module, (path, facts) in resolver.modules.items():
+    for module, (path, facts) in names.modules.items():
         rows.append({"name": module.rpartition(".")[2], "qualname": module, "kind": "module",
                      "module": module, "file": path, "line": 1, "end_line": None,
-                     "public": exports.get((module, ""), []), "summary": facts["doc"]})
-        for name, qualname, kind, line, end_line in facts["defs"]:
-            rows.append({"name": name, "qualname": f"{module}.{qualname}", "kind": kind,
-                         "module": module, "file": path, "line": line, "end_line": end_line,
-                         "public": exports.get((module, qualname), []), "summary": None})
+                     "public": exports.get((module, ""), []), "summary": facts.doc})
+        for d in facts.defs:
+            rows.append({"name": d.name, "qualname": f"{module}.{d.qualname}", "kind": d.kind,
+                         "module": module, "file": path, "line": d.line,
+                         "end_line": d.end_line,
+                         "public": exports.get((module, d.qualname), []), "summary": None})
     return rows
 
 
-def _public_paths(resolver) -> dict[tuple[str, str], list[str]]:
+def _public_paths(names: Names, findings: Findings) -> dict[tuple[str, str], list[str]]:
     """Public dotted paths (`jax.lax.psum`) each definition is exported under."""
     exports: dict[tuple[str, str], list[str]] = {}
-    for module in resolver.modules:
+    for module, (_, facts) in names.modules.items():
         if _private(module) or module.partition(".")[0] in _NOT_API \
                 or "test" in module.rpartition(".")[2]:
             continue
-        for name, qualname, *_ in resolver.modules[module][1]["defs"]:
-            if "." not in qualname and not name.startswith("_"):
-                exports.setdefault((module, name), []).append(f"{module}.{name}")
-        for alias, target in resolver.imports.get((module, ""), {}).items():
+        for d in facts.defs:
+            if "." not in d.qualname and not d.name.startswith("_"):
+                exports.setdefault((module, d.name), []).append(f"{module}.{d.name}")
+        for alias, target in names.imports.get((module, ""), {}).items():
             if alias.startswith("_") or "." in alias:
                 continue
-            key = _definition_key(resolver, resolver.qualified(target))
+            key = _definition_key(names, findings, names.qualified(target))
             if key is not None:
                 exports.setdefault(key, []).append(f"{module}.{alias}")
     return exports
 
 
-def _definition_key(resolver, value: tuple) -> tuple[str, str] | None:
+def _definition_key(names: Names, findings: Findings, value: tuple) -> tuple[str, str] | None:
     """(module, qualname) of the definition a value is, if it is one in the tree."""
-    if value[0] in ("func", "class"):
+    tag = value[0]
+    if tag in (FUNC, CLASS):
         return value[1], value[2]
-    if value[0] == "module":
+    if tag == MODULE:
         return value[1], ""
-    if value[0] == "prim":
-        prim = resolver.primitives[value[1]]
+    if tag == PRIM:
+        prim = findings.primitives[value[1]]
         return (prim["module"], prim["variable"]) if prim["variable"] else None
-    if value[0] == "sym":
+    if tag == SYM:
         module, _, attr = value[1].rpartition(".")
-        if module in resolver.modules:
+        if module in names.modules:
             return module, attr
     return None
 
 
-def import_edges(resolver) -> list[tuple[str, str]]:
+def import_edges(names: Names) -> list[tuple[str, str]]:
     """(module, module it imports), both in the tree."""
     edges = set()
-    for (module, _scope), table in resolver.imports.items():
+    for (module, _scope), table in names.imports.items():
         for target in table.values():
             parts = target.split(".")
             for n in range(len(parts), 0, -1):
                 imported = ".".join(parts[:n])
-                if imported in resolver.modules:
+                if imported in names.modules:
                     if imported != module:
                         edges.add((module, imported))
                     break
     return sorted(edges)
 
 
-def binds(resolver) -> list[tuple[str, str, int, int]]:
+def binds(names: Names) -> list[tuple[str, str, int, int]]:
     """Functions that bind a primitive (`x_p.bind(...)`): (module, function, primitive
     index, line)."""
     rows = []
-    for module, (_, facts) in resolver.modules.items():
-        for scope, _loop, tag, name, line in (e for e in facts["events"] if e[2] == "binds"):
-            value = resolver.lookup_in(module, scope, name)
-            if value[0] == "prim":
-                rows.append((module, scope, value[1], line))
+    for module, (_, facts) in names.modules.items():
+        for event in facts.events:
+            if isinstance(event, Binds):
+                value = names.lookup(event.name, module, event.scope)
+                if value[0] == PRIM:
+                    rows.append((module, event.scope, value[1], event.line))
     return rows
 
 
-def tests(resolver, binds: list[tuple[str, str, int, int]]) -> list[tuple[int, str, str, int]]:
+def tests(names: Names, binds: list[tuple[str, str, int, int]]) -> list[tuple[int, str, str, int]]:
     """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
     each `test*` function that uses the primitive or calls a function binding it (or
     calling, in its own module, one that does)."""
-    if not any(facts["tests"] for _, facts in resolver.modules.values()):
+    if not any(facts.tests for _, facts in names.modules.values()):
         return []
-    binders = _binders(resolver, binds)
+    binders = _binders(names, binds)
     rows = set()
-    for module, (path, facts) in resolver.modules.items():
+    for module, (path, facts) in names.modules.items():
         exercised: dict[str, tuple[int, ...]] = {}  # name -> primitives, per module
-        for qualname, (line, names) in facts["tests"].items():
-            for name in names:
+        for qualname, test in facts.tests.items():
+            for name in test.names:
                 if name not in exercised:
-                    exercised[name] = _primitives_of(resolver.lookup_in(module, "", name),
-                                                     binders)
-                rows.update((pid, qualname, path, line) for pid in exercised[name])
+                    exercised[name] = _primitives_of(names.lookup(name, module), binders)
+                rows.update((pid, qualname, path, test.line) for pid in exercised[name])
     return sorted(rows)
 
 
-def _binders(resolver, binds: list[tuple[str, str, int, int]]) -> dict[tuple, set[int]]:
+def _binders(names: Names, binds: list[tuple[str, str, int, int]]) -> dict[tuple, set[int]]:
     """(module, function) -> primitives it binds, itself or through functions of its
     module that it calls."""
     binders: dict[tuple[str, str], set[int]] = {}
@@ -113,8 +119,8 @@ def _binders(resolver, binds: list[tuple[str, str, int, int]]) -> dict[tuple, se
     changed = True
     while changed:  # chains of helpers are short; each pass adds one link
         changed = False
-        for module, (_, facts) in resolver.modules.items():
-            for caller, callees in facts["calls"].items():
+        for module, (_, facts) in names.modules.items():
+            for caller, callees in facts.calls.items():
                 bound = set().union(*(binders.get((module, c), ()) for c in callees))
                 known = binders.setdefault((module, caller), set())
                 if not bound <= known:
@@ -125,11 +131,11 @@ def _binders(resolver, binds: list[tuple[str, str, int, int]]) -> dict[tuple, se
 
 def _primitives_of(value: tuple, binders: dict) -> tuple[int, ...]:
     """The primitive a used name is (or whose method it is), or those it binds."""
-    if value[0] == "method":
+    if value[0] == METHOD:
         value = value[1]
-    if value[0] == "prim":
+    if value[0] == PRIM:
         return (value[1],)
-    if value[0] == "func":
+    if value[0] == FUNC:
         return tuple(binders.get((value[1], value[2]), ()))
     return ()
 

@@ -1,0 +1,217 @@
+"""The schema between extract and resolve: every tag, the one UNKNOWN, named records.
+
+extract.py writes a file's facts as plain dicts, tuples and strings, because the index
+stores them with marshal, which takes no named tuples. `FileFacts.wrap` turns that
+stored form into the records below, and the resolver reads them by name only.
+
+Expressions and the resolver's values are small tuples whose first item is a tag.
+Literals are the same tuple as an expression and as a value: a string expression
+`(STR, "psum")` evaluates to itself.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+UNKNOWN = ("?",)  # an expression extract does not model, or a value not known
+
+# -- expressions (what extract records) and the literals shared with values -------------
+NAME = "n"  # (NAME, "a.b.c"): a dotted name
+ATTRIBUTE = "a"  # (ATTRIBUTE, object, "attr"): an attribute of something not a name
+CALL = "c"  # (CALL, callee, args, {keyword: value})
+SUBSCRIPT = "sub"  # (SUBSCRIPT, base, key)
+SPLAT = "*"  # (SPLAT,): `*args` or `**kwargs` in a call
+STR = "s"  # (STR, "text")
+CONST = "k"  # (CONST, True | False | None)
+TUPLE = "t"  # (TUPLE, items): tuples and lists
+DICT = "d"  # (DICT, ((key, value), ...))
+LAMBDA = "l"  # (LAMBDA, line)
+NOT = "not"  # (NOT, operand)
+
+# -- values only the resolver makes --------------------------------------------------------
+PRIM = "prim"  # (PRIM, index): a primitive found in the tree
+NEW = "new"  # (NEW, name): the primitive a function under summary creates
+PARAM = "param"  # (PARAM, i): parameter i of a function under summary
+FUNC = "func"  # (FUNC, module, qualname)
+CLASS = "class"  # (CLASS, module, qualname)
+MODULE = "module"  # (MODULE, module)
+SYM = "sym"  # (SYM, "qualified.name"): outside the tree, or a variable not tracked
+PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs): functools.partial(...)
+APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
+METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
+
+# -- records -----------------------------------------------------------------------------
+# Each statement and block records the function it is in (`scope`: the outermost
+# function's qualname, '' at module level) and its innermost loop or branch (`block`: an
+# index into FileFacts.blocks, -1 for none).
+
+
+class Call(NamedTuple):
+    """`f(...)` as a statement."""
+
+    scope: str
+    block: int
+    call: tuple
+    line: int
+    end_line: int
+
+
+class Assign(NamedTuple):
+    """`name = value`."""
+
+    scope: str
+    block: int
+    name: str
+    value: tuple
+    line: int
+    end_line: int
+
+
+class SetItem(NamedTuple):
+    """`table[key] = value`."""
+
+    scope: str
+    block: int
+    table: tuple
+    key: tuple
+    value: tuple
+    line: int
+    end_line: int
+
+
+class Decorate(NamedTuple):
+    """`@decorator` on the definition `qualname`."""
+
+    scope: str
+    block: int
+    decorator: tuple
+    qualname: str
+    line: int
+    end_line: int
+
+
+class Return(NamedTuple):
+    """`return value`."""
+
+    scope: str
+    block: int
+    value: tuple
+    line: int
+    end_line: int
+
+
+class Binds(NamedTuple):
+    """A `name.bind(` in a function's text (read even where the body is not walked)."""
+
+    scope: str
+    block: int
+    name: str
+    line: int
+
+
+class Loop(NamedTuple):
+    """`for target in iterable:`."""
+
+    scope: str
+    parent: int
+    target: tuple
+    iterable: tuple
+    line: int
+
+
+class Branch(NamedTuple):
+    """The body of `if condition:` (taken=True) or of its `else:` (taken=False)."""
+
+    scope: str
+    parent: int
+    condition: tuple
+    taken: bool
+    line: int
+
+
+class Definition(NamedTuple):
+    """A module-level function, class or variable, or a method (`Class.method`)."""
+
+    name: str
+    qualname: str
+    kind: str
+    line: int
+    end_line: int
+
+
+class ClassSpec(NamedTuple):
+    """A class: its base expressions, and its members as written, name -> lines."""
+
+    bases: tuple
+    line: int
+    end_line: int
+    members: dict
+
+
+class FuncSpec(NamedTuple):
+    """A function or method. `walked`: its body was read (else it has no events);
+    `defaults`: parameter -> default expression."""
+
+    params: tuple
+    line: int
+    end_line: int
+    walked: bool
+    defaults: dict
+
+
+class Import(NamedTuple):
+    """`alias` names `target` (a dotted name) in `scope`."""
+
+    scope: str
+    alias: str
+    target: str
+    line: int
+
+
+class Test(NamedTuple):
+    """A test function: its line and the dotted names its text calls or uses."""
+
+    line: int
+    names: tuple
+
+
+EVENTS = {"call": Call, "assign": Assign, "setitem": SetItem, "dec": Decorate,
+          "return": Return, "binds": Binds}
+BLOCKS = {"for": Loop, "if": Branch}
+_EVENT_TAGS = {record: tag for tag, record in EVENTS.items()}
+_BLOCK_TAGS = {record: tag for tag, record in BLOCKS.items()}
+
+
+def stored(record: NamedTuple) -> tuple:
+    """The plain form of an event or block, as extract writes it: its tag, then its fields."""
+    tag = _EVENT_TAGS.get(type(record)) or _BLOCK_TAGS[type(record)]
+    return (tag, *record)
+
+
+class FileFacts(NamedTuple):
+    """One file's facts, read by name."""
+
+    module: str
+    doc: str | None
+    defs: tuple[Definition, ...]
+    classes: dict[str, ClassSpec]
+    funcs: dict[str, FuncSpec]
+    imports: tuple[Import, ...]
+    blocks: tuple[Loop | Branch, ...]
+    events: tuple
+    tests: dict[str, Test]
+    calls: dict[str, tuple]
+    error: str | None
+
+    @classmethod
+    def wrap(cls, raw: dict) -> FileFacts:
+        """Records from the stored form (extract's dict)."""
+        return cls(
+            raw["module"], raw["doc"], tuple(map(Definition._make, raw["defs"])),
+            {q: ClassSpec._make(spec) for q, spec in raw["classes"].items()},
+            {q: FuncSpec._make(spec) for q, spec in raw["funcs"].items()},
+            tuple(map(Import._make, raw["imports"])),
+            tuple(BLOCKS[b[0]]._make(b[1:]) for b in raw["blocks"]),
+            tuple(EVENTS[e[0]]._make(e[1:]) for e in raw["events"]),
+            {q: Test._make(test) for q, test in raw["tests"].items()},
+            raw["calls"], raw.get("error"))

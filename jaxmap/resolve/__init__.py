@@ -1,0 +1,67 @@
+"""Cross-file resolution: the facts of a whole tree -> primitives, their rules,
+definitions, import edges, binders and tests.
+
+Three collaborators, composed here: `Names` (modules, imports, lookup), the
+`Interpreter` (runs modules, summarises helpers; with `Classes` for classes that make
+primitives), and `Findings` (primitives, rules, diagnostics). `edges` turns what they
+found into the remaining rows.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from jaxmap.facts import STR, FileFacts
+from jaxmap.resolve import edges
+from jaxmap.resolve.classes import Classes
+from jaxmap.resolve.findings import Findings
+from jaxmap.resolve.interpreter import Interpreter
+from jaxmap.resolve.names import Names
+
+
+@dataclass
+class Resolution:
+    """The resolver's output, as plain rows."""
+
+    primitives: list[dict]
+    definitions: list[dict]
+    imports: list[tuple[str, str]]  # (module, imported module in the tree)
+    binds: list[tuple[str, str, int, int]]  # (module, function, primitive index, line)
+    tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
+    diagnostics: list[str]
+    jax_version: str | None
+
+
+def resolve(files: dict[str, dict]) -> Resolution:
+    """Resolve the facts of every file of a tree (path -> stored facts, see extract.py)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
+    try:
+        return _resolve({path: FileFacts.wrap(raw) for path, raw in files.items()})
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _resolve(files: dict[str, FileFacts]) -> Resolution:
+    names = Names(files)
+    findings = Findings(names)
+    findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
+                                if facts.error)
+    interpreter = Interpreter(names, findings)
+    classes = Classes(names, findings, interpreter)
+    for module in names.modules:
+        interpreter.module_env(module)
+    for module in names.modules:
+        classes.hijax_classes(module)
+    binds = edges.binds(names)
+    return Resolution(findings.primitives, edges.definitions(names, findings),
+                      edges.import_edges(names), binds, edges.tests(names, binds),
+                      findings.diagnostics, _jax_version(names, interpreter))
+
+
+def _jax_version(names: Names, interpreter: Interpreter) -> str | None:
+    if "jax.version" not in names.modules:
+        return None
+    value = interpreter.module_env("jax.version").get("_version")
+    return value[1] if value and value[0] == STR else None

@@ -1,0 +1,44 @@
+"""What resolution finds: primitives with their rules, and diagnostics."""
+
+from __future__ import annotations
+
+from jaxmap.resolve.names import Names
+
+
+class Findings:
+    """Primitives (rows of the `primitives --json` schema, rules included) in the order
+    they are found, and the diagnostics of things that could not be resolved."""
+
+    def __init__(self, names: Names):
+        self.names = names
+        self.primitives: list[dict] = []
+        self.diagnostics: list[str] = []
+
+    def new_primitive(self, name: str | None, variable: str | None, module: str,
+                      site: tuple[int, int], style: str = "classic") -> int:
+        """Record a primitive constructed at `site` of `module`; its index."""
+        line, end_line = site
+        self.primitives.append({
+            "name": name, "variable": variable, "module": module,
+            "file": self.names.path(module), "line": line, "end_line": end_line,
+            "style": style, "rules": []})
+        return len(self.primitives) - 1
+
+    def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
+                 platform: str | None, function: dict | None) -> None:
+        """A rule of primitive `pid`, registered at `site` of `module`."""
+        line, end_line = site
+        self.primitives[pid]["rules"].append({
+            "kind": str(kind), "file": self.names.path(module), "line": line,
+            "end_line": end_line, "via": via, "platform": platform, "function": function})
+
+    def kinds_of(self, pid: int) -> set[str]:
+        return {rule["kind"] for rule in self.primitives[pid]["rules"]}
+
+    def name_variable(self, pid: int, variable: str) -> None:
+        """The module-level name a primitive is first assigned to."""
+        if self.primitives[pid]["variable"] is None:
+            self.primitives[pid]["variable"] = variable
+
+    def diagnose(self, module: str, line: int, message: str) -> None:
+        self.diagnostics.append(f"{self.names.path(module)}:{line}: {message}")

@@ -1,0 +1,481 @@
+"""A small abstract interpreter over a tree's facts.
+
+Module-level statements run in source order; a function that builds or registers
+primitives is summarised once (what it creates, what it registers on which parameter)
+and the summary is applied at every call site; loops over literal sequences are
+unrolled; branches whose condition is known are taken or skipped; `partial(f, ...)`
+and decorator factories are followed. Registrations made through helpers are
+reported at the module-level statement that triggered them. Statements and
+expressions are evaluated through tables of handlers, one per record type or tag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jaxmap import registrars as R
+from jaxmap.facts import (
+    APPLIED,
+    ATTRIBUTE,
+    CALL,
+    CLASS,
+    CONST,
+    DICT,
+    FUNC,
+    LAMBDA,
+    METHOD,
+    MODULE,
+    NAME,
+    NEW,
+    NOT,
+    PARAM,
+    PARTIAL,
+    PRIM,
+    SPLAT,
+    STR,
+    SUBSCRIPT,
+    SYM,
+    TUPLE,
+    UNKNOWN,
+    Assign,
+    Branch,
+    Call,
+    Decorate,
+    Loop,
+    Return,
+    SetItem,
+)
+from jaxmap.models import RuleKind
+from jaxmap.resolve.findings import Findings
+from jaxmap.resolve.names import Names
+from jaxmap.resolve.values import (
+    bind_params,
+    canonical,
+    is_callable,
+    items_of,
+    mentions_param,
+    negation,
+    substitute,
+    text,
+    truth_of,
+)
+
+_KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
+                                   APPLIED, LAMBDA, SYM})
+_FUNCTION_ONLY = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
+_MACHINERY = "jax._src.interpreters."
+
+
+@dataclass
+class Summary:
+    """What calling a function does: registrations on its parameters or on the
+    primitive it creates, and what it returns."""
+
+    # (target, kind, via, platform, rule, guards); guards: ((condition, branch), ...) on
+    # parameters, decided where the summary is applied.
+    regs: list[tuple] = field(default_factory=list)
+    returns: tuple = UNKNOWN
+
+
+@dataclass
+class Context:
+    """Where evaluation happens: a module's top level, or a function under summary."""
+
+    module: str
+    scope: str
+    locals: dict
+    site: tuple = (0, 0)
+    summary: Summary | None = None
+    guards: list = field(default_factory=list)  # open `if` branches on parameters
+
+
+class Interpreter:
+    """Runs modules and summarises functions; registrations go to `findings`.
+    `classes` (set when composed) knows which classes make primitives."""
+
+    def __init__(self, names: Names, findings: Findings):
+        self.names = names
+        self.findings = findings
+        self.classes = None
+        self.envs: dict[str, dict] = {}
+        self.summaries: dict[tuple[str, str], Summary | None] = {}
+        names.env_of = self.module_env
+
+    def module_env(self, module: str) -> dict:
+        """Run a module's top level once; the env of its names (partial while running)."""
+        env = self.envs.get(module)
+        if env is not None:
+            return env
+        env = dict(self.names.top_names[module])
+        self.envs[module] = env
+        facts = self.names.facts(module)
+        events = [e for e in facts.events if e.scope == "" and type(e) in _STATEMENTS]
+        self._block(events, -1, facts.blocks, Context(module, "", env))
+        return env
+
+    def evaluate_at_module(self, module: str, expr: tuple) -> tuple:
+        """An expression's value at the top level of `module`."""
+        return self.eval(expr, Context(module, "", self.module_env(module)))
+
+    # -- blocks -------------------------------------------------------------------
+
+    def _block(self, events: list, block: int, blocks: tuple, ctx: Context) -> None:
+        """Evaluate events whose innermost block is `block`, entering nested ones."""
+        i = 0
+        while i < len(events):
+            event = events[i]
+            child = -1 if event.block == block else _child(event.block, block, blocks)
+            if child == -1:  # in `block` itself (or not nested in it after all)
+                ctx.site = (event.line, event.end_line)
+                _STATEMENTS[type(event)](self, event, ctx)
+                i += 1
+                continue
+            j = i
+            while j < len(events) and _child(events[j].block, block, blocks) == child:
+                j += 1
+            if isinstance(blocks[child], Loop):
+                self._unroll(events[i:j], child, blocks, ctx)
+            else:
+                self._branch(events[i:j], child, blocks, ctx)
+            i = j
+
+    def _unroll(self, events: list, index: int, blocks: tuple, ctx: Context) -> None:
+        loop = blocks[index]
+        for item in self._iterate(self.eval(loop.iterable, ctx)):
+            _bind(loop.target, item, ctx.locals)
+            self._block(events, index, blocks, ctx)
+
+    def _branch(self, events: list, index: int, blocks: tuple, ctx: Context) -> None:
+        """An if/else body: skipped when its condition is known to go the other way;
+        under summary, a condition on parameters guards the registrations inside."""
+        branch: Branch = blocks[index]
+        condition = self.eval(branch.condition, ctx)
+        truth = truth_of(condition)
+        if truth is not None:
+            if truth == branch.taken:
+                self._block(events, index, blocks, ctx)
+            return
+        guarded = ctx.summary is not None and mentions_param(condition)
+        if guarded:
+            ctx.guards.append((condition, branch.taken))
+        try:
+            self._block(events, index, blocks, ctx)
+        finally:
+            if guarded:
+                ctx.guards.pop()
+
+    def _iterate(self, value: tuple) -> list:
+        items = items_of(value)
+        if items is not None:
+            return list(items)
+        if value[0] == APPLIED and value[1] == (SYM, "zip"):
+            seqs = [self._iterate(a) for a in value[2]]
+            if seqs and all(s != [UNKNOWN] for s in seqs):
+                return [(TUPLE, tuple(items)) for items in zip(*seqs)]
+        if value[0] == APPLIED and value[1][0] == METHOD and value[1][2] == "items" \
+                and value[1][1][0] == DICT:
+            return [(TUPLE, pair) for pair in value[1][1][1]]
+        return [UNKNOWN]
+
+    # -- statements ---------------------------------------------------------------
+
+    def _call_statement(self, event: Call, ctx: Context) -> None:
+        self.eval(event.call, ctx)
+
+    def _assign(self, event: Assign, ctx: Context) -> None:
+        value = self.eval(event.value, ctx)
+        if not ctx.scope:
+            value = self._module_value(event.name, value, ctx)
+        ctx.locals[event.name] = value
+
+    def _setitem(self, event: SetItem, ctx: Context) -> None:
+        base = event.table
+        via = text(base) + "[...] ="
+        while base[0] == SUBSCRIPT:
+            base = base[1]
+        kind_platform = self.registry(self.eval(base, ctx))
+        if kind_platform is not None:
+            kind, platform = kind_platform
+            self.register(self.eval(event.key, ctx), kind, via, _platform_value(platform),
+                          self.eval(event.value, ctx), ctx)
+
+    def _decorate_statement(self, event: Decorate, ctx: Context) -> None:
+        facts = self.names.facts(ctx.module)
+        kind = CLASS if event.qualname in facts.classes else FUNC
+        self._decorate(event.decorator, (kind, ctx.module, event.qualname), ctx)
+
+    def _return(self, event: Return, ctx: Context) -> None:
+        if ctx.summary is None:
+            return
+        value = self.eval(event.value, ctx)
+        if value[0] in (NEW, PRIM, PARAM) or ctx.summary.returns == UNKNOWN:
+            ctx.summary.returns = value
+
+    def _module_value(self, name: str, value: tuple, ctx: Context) -> tuple:
+        """What a module-level name holds: primitives, functions, literals are kept;
+        anything else is known by its qualified name (registries are found that way)."""
+        if value[0] == PRIM:
+            self.findings.name_variable(value[1], name)
+        if name.endswith("_p") and value[0] == APPLIED and value[1][0] == FUNC:
+            self._unread_factory(name, value[1], ctx)
+        qualified = f"{ctx.module}.{name}"
+        if value[0] in _KEPT_AT_MODULE_LEVEL and self.registry((SYM, qualified)) is None:
+            return value
+        return (SYM, qualified)
+
+    def _unread_factory(self, name: str, func: tuple, ctx: Context) -> None:
+        """`x_p = helper(...)` where extraction skipped helper's body (it mentions no
+        primitive or registration word): say so, as x_p may be a primitive we miss."""
+        spec = self.names.facts(func[1]).funcs.get(func[2])
+        if spec is not None and not spec.walked:
+            self.findings.diagnose(
+                ctx.module, ctx.site[0],
+                f"{name} = {func[2]}(...): the body of {func[1]}.{func[2]} was not read (it "
+                f"mentions no primitive or registration), so a primitive it may build is "
+                f"not indexed")
+
+    def _update_registry(self, table: str, pairs: tuple, ctx: Context, via: str) -> None:
+        """`registry.update({p: rule, ...})`."""
+        kind_platform = self.registry((SYM, table))
+        if kind_platform is not None:
+            kind, platform = kind_platform
+            for key, rule in pairs:
+                self.register(key, kind, via, _platform_value(platform), rule, ctx)
+
+    @staticmethod
+    def registry(value: tuple) -> tuple[RuleKind, str | None] | None:
+        """(kind, platform) of a registry value, if it is one."""
+        if value[0] != SYM:
+            return None
+        name = value[1]
+        if name in R.REGISTRIES_BY_NAME:
+            return R.REGISTRIES_BY_NAME[name], None
+        if name in R.PALLAS_LOWERING_TABLES:
+            return RuleKind.LOWERING, R.PALLAS_LOWERING_TABLES[name]
+        return None
+
+    def _decorate(self, decorator: tuple, func: tuple, ctx: Context) -> None:
+        applied = decorator[0] == CALL
+        via = "@" + text(decorator[1] if applied else decorator)
+        if applied:
+            factory = self.eval(decorator[1], ctx)
+            if factory[0] != SYM or factory[1] != R.PARTIAL:
+                args, kwargs = self._args(decorator[2], decorator[3], ctx)
+                self.call(factory, args, kwargs, ctx, via, decorated=func)
+                return
+        self.call(self.eval(decorator, ctx), (func,), {}, ctx, via)
+
+    # -- expressions --------------------------------------------------------------
+
+    def eval(self, expr: tuple, ctx: Context) -> tuple:
+        handler = _EXPRESSIONS.get(expr[0])
+        return UNKNOWN if handler is None else handler(self, expr, ctx)
+
+    def _name(self, expr: tuple, ctx: Context) -> tuple:
+        return self.names.lookup(expr[1], ctx.module, ctx.scope, ctx.locals)
+
+    def _call_expr(self, expr: tuple, ctx: Context) -> tuple:
+        if expr[1][0] == CALL and len(expr[2]) == 1 and not expr[3]:
+            # factory(p)(rule): a decorator factory applied by hand
+            self._decorate(expr[1], self.eval(expr[2][0], ctx), ctx)
+            return UNKNOWN
+        callee = self.eval(expr[1], ctx)
+        args, kwargs = self._args(expr[2], expr[3], ctx)
+        return self.call(callee, args, kwargs, ctx, text(expr[1]))
+
+    def _attribute(self, expr: tuple, ctx: Context) -> tuple:
+        return self.names.attribute(self.eval(expr[1], ctx), expr[2])
+
+    def _subscript(self, expr: tuple, ctx: Context) -> tuple:
+        """A table inside a registry is the registry: `rules[kernel_type]`."""
+        base = self.eval(expr[1], ctx)
+        return base if self.registry(base) is not None else UNKNOWN
+
+    def _tuple(self, expr: tuple, ctx: Context) -> tuple:
+        return (TUPLE, tuple(self.eval(item, ctx) for item in expr[1]))
+
+    def _dict(self, expr: tuple, ctx: Context) -> tuple:
+        return (DICT, tuple((self.eval(k, ctx), self.eval(v, ctx)) for k, v in expr[1]))
+
+    def _not(self, expr: tuple, ctx: Context) -> tuple:
+        return negation(self.eval(expr[1], ctx))
+
+    def _args(self, args: tuple, kwargs: dict, ctx: Context) -> tuple[tuple, dict]:
+        return (tuple(self.eval(a, ctx) for a in args),
+                {k: self.eval(v, ctx) for k, v in kwargs.items()})
+
+    # -- calls ----------------------------------------------------------------------
+
+    def call(self, callee: tuple, args: tuple, kwargs: dict, ctx: Context, via: str,
+             decorated: tuple | None = None) -> tuple:
+        tag = callee[0]
+        if tag == PARTIAL:
+            return self.call(callee[1], callee[2] + args, {**callee[3], **kwargs}, ctx, via,
+                             decorated)
+        if tag == METHOD:
+            return self._method(callee[1], callee[2], args, ctx, via, decorated)
+        name = canonical(callee)
+        if name == R.PARTIAL and args:
+            return (PARTIAL, args[0], args[1:], kwargs)
+        if name and name.endswith(".update") and args and args[0][0] == DICT:
+            self._update_registry(name[:-len(".update")], args[0][1], ctx, via)
+        registrar = R.CALLS_BY_NAME.get(name)
+        if registrar is not None:
+            self._call_registrar(registrar, args, kwargs, ctx, via, decorated)
+            return UNKNOWN
+        if name in R.PRIMITIVE_CLASS_NAMES:
+            return self.construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
+        if tag == CLASS and self.classes.makes_primitives(callee):
+            return self.classes.instantiate(callee, args, kwargs, ctx, via)
+        if tag == FUNC:
+            return self.apply(callee, args, kwargs, ctx, via, decorated)
+        return (APPLIED, callee, args)
+
+    def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
+        kind = R.METHODS.get(method)
+        if kind is not None:
+            rule = decorated or (args[0] if args else UNKNOWN)
+            self.register(target, kind, via, UNKNOWN, rule, ctx)
+        return (APPLIED, (METHOD, target, method), args)
+
+    def _call_registrar(self, registrar, args, kwargs, ctx, via, decorated) -> None:
+        if not args:
+            return
+        platform = kwargs.get("platform", UNKNOWN)
+        if registrar.platform_arg is not None and len(args) > registrar.platform_arg:
+            platform = args[registrar.platform_arg]
+        rule = decorated or UNKNOWN
+        if registrar.rule_arg is not None and len(args) > registrar.rule_arg:
+            rule = next((a for a in args[registrar.rule_arg:] if is_callable(a)),
+                        args[registrar.rule_arg])
+        for kind in registrar.kinds:
+            kind_rule = UNKNOWN if kind == RuleKind.JVP and len(registrar.kinds) > 1 else rule
+            self.register(args[0], kind, via, platform, kind_rule, ctx)
+
+    def construct(self, name: tuple, ctx: Context) -> tuple:
+        """A primitive made here: under summary, the one the function creates."""
+        if ctx.summary is not None:
+            return (NEW, name)
+        pid = self.findings.new_primitive(name[1] if name[0] == STR else None, None,
+                                          ctx.module, ctx.site)
+        return (PRIM, pid)
+
+    def apply(self, func: tuple, args, kwargs, ctx, via, decorated) -> tuple:
+        """A call of a function of the tree: its summary, applied to the arguments."""
+        summary = self.summary(func[1], func[2])
+        if summary is None:
+            return (APPLIED, func, args)
+        spec = self.names.facts(func[1]).funcs[func[2]]
+        bound = bind_params(spec.params, args, kwargs, spec.defaults)
+        created = None
+        if summary.returns[0] == NEW or any(r[0][0] == NEW for r in summary.regs):
+            created = self.construct(substitute(summary.returns[1], bound)
+                                     if summary.returns[0] == NEW else UNKNOWN, ctx)
+
+        def subst(value):
+            return created if value[0] == NEW else substitute(value, bound)
+
+        for target, kind, inner_via, platform, rule, guards in summary.regs:
+            guards = tuple((subst(condition), branch) for condition, branch in guards)
+            if any(truth_of(condition) not in (None, branch) for condition, branch in guards):
+                continue  # registered in a branch this call does not take
+            rule = subst(rule)
+            if decorated is not None and not is_callable(rule):
+                rule = decorated
+            self.register(subst(target), kind, f"{via} > {inner_via}", subst(platform), rule,
+                          ctx, tuple(g for g in guards if truth_of(g[0]) is None))
+        returned = summary.returns
+        if returned[0] == NEW:
+            return created
+        return subst(returned) if returned != UNKNOWN else (APPLIED, func, args)
+
+    def summary(self, module: str, qualname: str) -> Summary | None:
+        key = (module, qualname)
+        if key in self.summaries:
+            return self.summaries[key]
+        facts = self.names.facts(module)
+        if qualname not in facts.funcs:
+            return None
+        self.summaries[key] = None  # recursion guard
+        params = facts.funcs[qualname].params
+        locals_ = {p: (PARAM, i) for i, p in enumerate(params) if p != "*"}
+        summary = Summary()
+        ctx = Context(module, qualname, locals_, summary=summary)
+        events = [e for e in facts.events if e.scope == qualname and type(e) in _STATEMENTS]
+        self._block(events, -1, facts.blocks, ctx)
+        self.summaries[key] = summary
+        return summary
+
+    # -- registrations --------------------------------------------------------------
+
+    def register(self, target, kind, via, platform, rule, ctx: Context,
+                 guards: tuple = ()) -> None:
+        """A rule registration: kept in the summary of the function being summarised,
+        else added to the primitive it names."""
+        if ctx.summary is not None:
+            if target[0] in _FUNCTION_ONLY:
+                ctx.summary.regs.append((target, kind, via, platform, rule,
+                                         (*ctx.guards, *guards)))
+            return
+        if target[0] != PRIM:
+            self.findings.diagnose(ctx.module, ctx.site[0], f"{kind} rule registered via {via} "
+                                   f"on a value that is not a known primitive")
+            return
+        self.findings.add_rule(target[1], kind, ctx.module, ctx.site, via,
+                               platform[1] if platform[0] == STR else None,
+                               self._function_ref(rule))
+
+    def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
+        """The named function a rule value is, or is made from."""
+        if depth > 4:
+            return None
+        tag = rule[0]
+        if tag == FUNC:
+            return self.names.def_location(rule[1], rule[2])
+        if tag == PARTIAL:
+            return self._function_ref(rule[1], depth + 1)
+        if tag == METHOD and rule[1][0] == PRIM:
+            return self.classes.instance_member(rule[1][1], rule[2])
+        if tag == APPLIED:
+            for arg in rule[2]:
+                found = self._function_ref(arg, depth + 1)
+                if found is not None:
+                    return found
+            # A rule factory (`_unary_rule(jnp.negative)`) names the rule; JAX's own
+            # wrappers (`mlir.lower_fun`, `mlir.cache_lowering`) do not.
+            callee = rule[1]
+            if callee[0] == FUNC and not callee[1].startswith(_MACHINERY):
+                return self._function_ref(callee, depth + 1)
+        return None
+
+
+def _child(inner: int, outer: int, blocks: tuple) -> int:
+    """The block directly inside `outer` that encloses block `inner` (-1: none)."""
+    while inner != -1 and blocks[inner].parent != outer:
+        inner = blocks[inner].parent
+    return inner
+
+
+def _bind(target: tuple, value: tuple, env: dict) -> None:
+    """Assign a loop item to the loop's target names."""
+    if target[0] == NAME and "." not in target[1]:
+        env[target[1]] = value
+    elif target[0] == TUPLE:
+        items = value[1] if value[0] == TUPLE and len(value[1]) == len(target[1]) \
+            else [UNKNOWN] * len(target[1])
+        for sub, item in zip(target[1], items):
+            _bind(sub, item, env)
+
+
+def _platform_value(platform: str | None) -> tuple:
+    return (STR, platform) if platform else UNKNOWN
+
+
+_STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
+               SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
+               Return: Interpreter._return}
+# Literals (STR, CONST, LAMBDA) and SPLAT evaluate to themselves; other tags are unknown.
+_EXPRESSIONS = {NAME: Interpreter._name, CALL: Interpreter._call_expr,
+                ATTRIBUTE: Interpreter._attribute, SUBSCRIPT: Interpreter._subscript,
+                TUPLE: Interpreter._tuple, DICT: Interpreter._dict, NOT: Interpreter._not,
+                **dict.fromkeys((STR, CONST, LAMBDA, SPLAT), lambda self, expr, ctx: expr)}

@@ -1,0 +1,121 @@
+"""The name tables of a tree: its modules, their imports and top-level definitions,
+and what a dotted name means in a module or function, following re-exports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jaxmap.facts import (
+    CLASS,
+    DICT,
+    FUNC,
+    METHOD,
+    MODULE,
+    NEW,
+    PARAM,
+    PRIM,
+    STR,
+    SYM,
+    UNKNOWN,
+    FileFacts,
+)
+from jaxmap.resolve.values import MAX_HOPS
+
+
+class Names:
+    """Modules by name, import tables by (module, scope), and name lookup. The values
+    of a module's top-level names come from `env_of(module)`, which runs the module
+    (the interpreter provides it once composed)."""
+
+    def __init__(self, files: dict[str, FileFacts]):
+        self.modules: dict[str, tuple[str, FileFacts]] = {
+            facts.module: (path, facts) for path, facts in sorted(files.items())}
+        self.imports: dict[tuple[str, str], dict[str, str]] = {}
+        self.top_names: dict[str, dict[str, tuple]] = {}
+        self.env_of: Callable[[str], dict] = lambda module: {}
+        for module, (_, facts) in self.modules.items():
+            for imported in facts.imports:
+                self.imports.setdefault((module, imported.scope), {})[imported.alias] = \
+                    imported.target
+            self.top_names[module] = {
+                d.name: (FUNC if d.kind == "function" else CLASS, module, d.name)
+                for d in facts.defs
+                if d.qualname == d.name and d.kind in ("function", "class")}
+
+    def path(self, module: str) -> str:
+        return self.modules[module][0]
+
+    def facts(self, module: str) -> FileFacts:
+        return self.modules[module][1]
+
+    def lookup(self, dotted: str, module: str, scope: str = "", local: dict | None = None
+               ) -> tuple:
+        """What `dotted` means in function `scope` of `module` (its top level when
+        scope is ''), given the function's local values."""
+        head, _, rest = dotted.partition(".")
+        if local and head in local:
+            return self.attribute(local[head], rest)
+        if scope:
+            found = self._via_imports(module, scope, dotted)
+            if found is not None:
+                return found
+            env = self.env_of(module)
+            if head in env:
+                return self.attribute(env[head], rest)
+        found = self._via_imports(module, "", dotted)
+        if found is not None:
+            return found
+        return (SYM, dotted)
+
+    def _via_imports(self, module: str, scope: str, dotted: str) -> tuple | None:
+        table = self.imports.get((module, scope))
+        if not table:
+            return None
+        parts = dotted.split(".")
+        for n in range(len(parts), 0, -1):
+            alias = ".".join(parts[:n])
+            if alias in table:
+                return self.qualified(".".join([table[alias], *parts[n:]]))
+        return None
+
+    def attribute(self, value: tuple, rest: str) -> tuple:
+        """`value.rest`, for a dotted `rest` ('' is the value itself)."""
+        if not rest:
+            return value
+        tag = value[0]
+        if tag == MODULE:
+            return self.qualified(f"{value[1]}.{rest}")
+        if tag == SYM:
+            return (SYM, f"{value[1]}.{rest}")
+        if tag in (PRIM, PARAM, NEW, DICT) and "." not in rest:
+            return (METHOD, value, rest)
+        if tag in (FUNC, CLASS):
+            return (SYM, f"{value[1]}.{value[2]}.{rest}")
+        return UNKNOWN
+
+    def qualified(self, name: str, hops: int = 0) -> tuple:
+        """A fully qualified dotted name -> its value, following re-exports."""
+        parts = name.split(".")
+        for n in range(len(parts), 0, -1):
+            module = ".".join(parts[:n])
+            if module not in self.modules:
+                continue
+            if n == len(parts):
+                return (MODULE, module)
+            attr, rest = parts[n], ".".join(parts[n + 1:])
+            target = self.imports.get((module, ""), {}).get(attr)
+            if target is not None and hops < MAX_HOPS:
+                return self.attribute(self.qualified(target, hops + 1), rest)
+            value = self.env_of(module).get(attr)
+            if value is None or value[0] == STR:
+                value = (SYM, f"{module}.{attr}")
+            return self.attribute(value, rest)
+        return (SYM, name)
+
+    def def_location(self, module: str, qualname: str) -> dict | None:
+        """A function's name, file and line, as a rule's `function`."""
+        spec = self.facts(module).funcs.get(qualname)
+        if spec is None:
+            return None
+        return {"name": qualname.rpartition(".")[2], "file": self.path(module),
+                "line": spec.line}
