@@ -67,3 +67,36 @@ def test_import_jaxmap_has_no_side_effects():
                           "print(sorted(m for m in sys.modules if m.startswith('jaxmap')))"],
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "['jaxmap']"
+
+
+def _tag_checks(path: Path) -> list[str]:
+    """Places outside facts.py that spell a fact tag: a string compared with item 0
+    (`x[0] == "prim"`), or a tuple display that starts with a string (`("sym", n)`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) \
+                and isinstance(node.left.slice, ast.Constant) and node.left.slice.value == 0 \
+                and any(isinstance(c, ast.Constant) and c.value in _TAGS
+                        for c in node.comparators):
+            found.append(f"{path.name}:{node.lineno}")
+        if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant) \
+                and isinstance(node.elts[0].value, str) and node.elts[0].value in _TAGS:
+            found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def _fact_tags() -> set[str]:
+    from jaxmap import facts
+
+    tags = {value for name, value in vars(facts).items()
+            if name.isupper() and isinstance(value, str)}
+    return tags | set(facts.EVENTS) | set(facts.BLOCKS) | {facts.UNKNOWN[0]}
+
+
+_TAGS = _fact_tags()
+_FACT_READERS = [PACKAGE / "extract.py", *sorted((PACKAGE / "resolve").glob("*.py"))]
+
+
+@pytest.mark.parametrize("path", _FACT_READERS, ids=lambda p: p.name)
+def test_only_the_schema_module_spells_fact_tags(path):
+    assert _tag_checks(path) == []
