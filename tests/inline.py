@@ -1,0 +1,34 @@
+"""Resolve a few small sources given inline: the resolver's one-line test harness.
+
+    res = resolve_sources({"pkg/a.py": "from jax._src import core\\np = core.Primitive('p')"})
+    rules(res, "p") == [("impl", None, "_impl")]
+
+Sources are dedented; module names come from their paths, as in a real tree.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from jaxmap import discover, extract
+from jaxmap.resolve import Resolution, resolve
+
+
+def resolve_sources(sources: dict[str, str]) -> Resolution:
+    files = {}
+    for path, text in sources.items():
+        module, is_package = discover.module_name(path)
+        files[path] = extract.extract(textwrap.dedent(text).encode(), module, is_package)
+    return resolve(files)
+
+
+def primitive(resolution: Resolution, name: str) -> dict:
+    """The one primitive named `name`."""
+    (found,) = [p for p in resolution.primitives if p["name"] == name]
+    return found
+
+
+def rules(resolution: Resolution, name: str) -> list[tuple[str, str | None, str | None]]:
+    """(kind, platform, rule function name) of each rule of primitive `name`."""
+    return [(r["kind"], r["platform"], r["function"] and r["function"]["name"])
+            for r in primitive(resolution, name)["rules"]]

@@ -1,0 +1,203 @@
+"""The resolver on inline sources: one idiom or one error path per test."""
+
+from __future__ import annotations
+
+from inline import primitive, resolve_sources, rules
+
+CORE = "from jax._src import core\nfrom jax._src.interpreters import ad, batching, mlir\n"
+
+
+def test_constructor_and_methods():
+    res = resolve_sources({"m.py": CORE + """
+        def _impl(x): return x
+        p = core.Primitive('p')
+        p.def_impl(_impl)
+        """})
+    assert rules(res, "p") == [("impl", None, "_impl")]
+    assert primitive(res, "p")["variable"] == "p"
+
+
+def test_registry_setitem_and_update():
+    res = resolve_sources({"m.py": CORE + """
+        def _jvp(*a): pass
+        def _batch(*a): pass
+        p = core.Primitive('p')
+        ad.primitive_jvps[p] = _jvp
+        batching.primitive_batchers.update({p: _batch})
+        """})
+    assert rules(res, "p") == [("jvp", None, "_jvp"), ("batching", None, "_batch")]
+
+
+def test_helper_receiving_the_primitive_is_summarised():
+    res = resolve_sources({"m.py": CORE + """
+        def _t(*a): pass
+        def _register(prim, transpose):
+          ad.deflinear2(prim, transpose)
+        p = core.Primitive('p')
+        _register(p, _t)
+        """})
+    assert rules(res, "p") == [("jvp", None, None), ("transpose", None, "_t")]
+
+
+def test_factory_that_returns_a_new_primitive():
+    res = resolve_sources({"m.py": CORE + """
+        def _lower(*a): pass
+        def make(name):
+          prim = core.Primitive(name)
+          mlir.register_lowering(prim, _lower)
+          return prim
+        p = make('made')
+        """})
+    assert rules(res, "made") == [("lowering", None, "_lower")]
+    assert primitive(res, "made")["variable"] == "p"
+
+
+def test_loop_over_a_literal_tuple_and_zip():
+    res = resolve_sources({"m.py": CORE + """
+        def _l(*a): pass
+        a = core.Primitive('a'); b = core.Primitive('b')
+        for prim, platform in zip((a, b), ('cpu', 'tpu')):
+          mlir.register_lowering(prim, _l, platform=platform)
+        """})
+    assert rules(res, "a") == [("lowering", "cpu", "_l")]
+    assert rules(res, "b") == [("lowering", "tpu", "_l")]
+
+
+def test_branch_on_a_parameter_is_decided_per_call():
+    res = resolve_sources({"m.py": CORE + """
+        def _b(*a): pass
+        def register(prim, batch=True):
+          if batch:
+            batching.primitive_batchers[prim] = _b
+          else:
+            prim.def_impl(_b)
+        p = core.Primitive('p'); q = core.Primitive('q')
+        register(p)
+        register(q, batch=False)
+        """})
+    assert rules(res, "p") == [("batching", None, "_b")]
+    assert rules(res, "q") == [("impl", None, "_b")]
+
+
+def test_known_false_branch_at_module_level_is_skipped():
+    res = resolve_sources({"m.py": CORE + """
+        def _i(*a): pass
+        p = core.Primitive('p')
+        if False:
+          p.def_impl(_i)
+        """})
+    assert rules(res, "p") == []
+
+
+def test_decorators_plain_and_partial():
+    res = resolve_sources({"m.py": CORE + """
+        from functools import partial
+        p = core.Primitive('p')
+        @p.def_abstract_eval
+        def _abstract(x): return x
+        @partial(mlir.register_lowering, p, platform='cpu')
+        def _lower(ctx, x): return [x]
+        """})
+    assert rules(res, "p") == [("abstract_eval", None, "_abstract"),
+                               ("lowering", "cpu", "_lower")]
+
+
+def test_partial_rule_names_the_function_inside():
+    res = resolve_sources({"m.py": CORE + """
+        from functools import partial
+        def _rule(axis, *a): pass
+        p = core.Primitive('p')
+        ad.primitive_jvps[p] = partial(_rule, 0)
+        """})
+    assert rules(res, "p") == [("jvp", None, "_rule")]
+
+
+def test_names_resolve_through_reexports_and_relative_imports():
+    res = resolve_sources({
+        "pkg/__init__.py": "from .impl import p as p\n",
+        "pkg/impl.py": CORE + "p = core.Primitive('p')\n",
+        "user.py": "import pkg\ndef _i(x): pass\npkg.p.def_impl(_i)\n",
+    })
+    assert rules(res, "p") == [("impl", None, "_i")]
+
+
+def test_primitive_subclass_instance_gets_its_method_rules():
+    res = resolve_sources({"m.py": CORE + """
+        class MyPrimitive(core.Primitive):
+          def impl(self, x): return x
+        p = MyPrimitive('p')
+        """})
+    assert rules(res, "p") == [("impl", None, "impl")]
+
+
+def test_vjp_hi_primitive_subclass_is_a_primitive():
+    res = resolve_sources({"m.py": """
+        from jax._src import hijax
+        class Base(hijax.VJPHiPrimitive):
+          pass
+        class MyOp(Base):
+          def expand(self, x): return x
+          def vjp_fwd(self, x): return x
+        """})
+    assert primitive(res, "MyOp")["style"] == "hijax"
+    assert rules(res, "MyOp") == [("impl", None, "expand"), ("transpose", None, "vjp_fwd")]
+
+
+def test_splat_arguments_leave_later_parameters_unknown():
+    res = resolve_sources({"m.py": CORE + """
+        def _i(*a): pass
+        def register(prim, flag, other):
+          prim.def_impl(_i)
+          other.def_impl(_i)
+        p = core.Primitive('p'); q = core.Primitive('q')
+        middle = ()
+        register(p, *middle, q)
+        """})
+    # `*middle` may hold any number of arguments: q is not known to be `other`.
+    assert rules(res, "p") == [("impl", None, "_i")]
+    assert rules(res, "q") == []
+
+
+# -- error paths ------------------------------------------------------------------------
+
+
+def test_rule_on_something_not_a_primitive_is_a_diagnostic():
+    res = resolve_sources({"m.py": CORE + "def _i(x): pass\nad.primitive_jvps[mystery] = _i\n"})
+    assert res.diagnostics == ["m.py:4: jvp rule registered via ad.primitive_jvps[...] = on "
+                               "a value that is not a known primitive"]
+
+
+def test_unread_factory_is_a_diagnostic():
+    """A helper in another module whose body has no registration word is not read."""
+    res = resolve_sources({"h.py": "import os\n\ndef helper(name):\n  x = name\n  return x\n",
+                           "m.py": "from h import helper\nx_p = helper('x')\n"})
+    assert res.diagnostics[0].startswith("m.py:2: x_p = helper(...): the body of h.helper "
+                                         "was not read")
+
+
+def test_a_file_that_could_not_be_read_is_a_diagnostic_not_a_crash():
+    from jaxmap import extract
+    from jaxmap.resolve import resolve
+
+    broken = {**extract.extract(b"", "gone"), "error": "gone.py: not indexed (unreadable)"}
+    ok = extract.extract((CORE + "p = core.Primitive('p')\n").encode(), "m")
+    res = resolve({"gone.py": broken, "m.py": ok})
+    assert res.diagnostics == ["gone.py: not indexed (unreadable)"]
+    assert [p["name"] for p in res.primitives] == ["p"]
+
+
+def test_recursive_helpers_terminate():
+    res = resolve_sources({"m.py": CORE + """
+        def _i(x): pass
+        def a(prim): b(prim); prim.def_impl(_i)
+        def b(prim): a(prim)
+        p = core.Primitive('p')
+        a(p)
+        """})
+    assert ("impl", None, "_i") in rules(res, "p")
+
+
+def test_import_cycles_terminate():
+    res = resolve_sources({"a.py": "from b import y\nx = 1\n",
+                           "b.py": "from a import x\ny = x\n"})
+    assert res.primitives == [] and res.diagnostics == []
