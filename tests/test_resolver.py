@@ -163,8 +163,8 @@ def test_splat_arguments_leave_later_parameters_unknown():
 
 def test_rule_on_something_not_a_primitive_is_a_diagnostic():
     res = resolve_sources({"m.py": CORE + "def _i(x): pass\nad.primitive_jvps[mystery] = _i\n"})
-    assert res.diagnostics == ["m.py:4: jvp rule registered via ad.primitive_jvps[...] = on "
-                               "a value that is not a known primitive"]
+    assert res.diagnostics == [("m.py:4: jvp rule registered via ad.primitive_jvps[...] = on "
+                                "a value that is not a known primitive")]
 
 
 def test_unread_factory_is_a_diagnostic():

@@ -2,9 +2,10 @@
 definitions, import edges, binders and tests.
 
 Three collaborators, composed here: `Names` (modules, imports, lookup), the
-`Interpreter` (runs modules, summarises helpers; with `Classes` for classes that make
-primitives), and `Findings` (primitives, rules, diagnostics). `edges` turns what they
-found into the remaining rows.
+`Interpreter` (runs modules, summarises helpers; it composes `Classes`, for classes
+that make primitives, and `Registrations`, for how a registration becomes a rule), and
+`Findings` (primitives, rules, diagnostics). `edges` turns what they found into the
+remaining rows.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 
 from jaxmap.facts import STR, FileFacts
 from jaxmap.resolve import edges
-from jaxmap.resolve.classes import Classes
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.interpreter import Interpreter
 from jaxmap.resolve.names import Names
@@ -49,11 +49,10 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
                                 if facts.error)
     interpreter = Interpreter(names, findings)
-    classes = Classes(names, findings, interpreter)
     for module in names.modules:
         interpreter.module_env(module)
     for module in names.modules:
-        classes.hijax_classes(module)
+        interpreter.classes.hijax_classes(module)
     binds = edges.binds(names)
     return Resolution(findings.primitives, edges.definitions(names, findings),
                       edges.import_edges(names), binds, edges.tests(names, binds),

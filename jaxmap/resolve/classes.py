@@ -24,7 +24,6 @@ class Classes:
         self.kinds: dict[tuple[str, str], str | None] = {}
         self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
         self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
-        interpreter.classes = self
 
     def makes_primitives(self, cls: tuple) -> bool:
         """Whether instances of `cls` are primitives."""

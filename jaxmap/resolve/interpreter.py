@@ -11,8 +11,6 @@ expressions are evaluated through tables of handlers, one per record type or tag
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from jaxmap import registrars as R
 from jaxmap.facts import (
     APPLIED,
@@ -45,9 +43,11 @@ from jaxmap.facts import (
     Return,
     SetItem,
 )
-from jaxmap.models import RuleKind
+from jaxmap.resolve.classes import Classes
+from jaxmap.resolve.context import Context, Summary
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
+from jaxmap.resolve.registrations import Registrations, registry
 from jaxmap.resolve.values import (
     bind_params,
     canonical,
@@ -62,41 +62,18 @@ from jaxmap.resolve.values import (
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
                                    APPLIED, LAMBDA, SYM})
-_FUNCTION_ONLY = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
-_MACHINERY = "jax._src.interpreters."
-
-
-@dataclass
-class Summary:
-    """What calling a function does: registrations on its parameters or on the
-    primitive it creates, and what it returns."""
-
-    # (target, kind, via, platform, rule, guards); guards: ((condition, branch), ...) on
-    # parameters, decided where the summary is applied.
-    regs: list[tuple] = field(default_factory=list)
-    returns: tuple = UNKNOWN
-
-
-@dataclass
-class Context:
-    """Where evaluation happens: a module's top level, or a function under summary."""
-
-    module: str
-    scope: str
-    locals: dict
-    site: tuple = (0, 0)
-    summary: Summary | None = None
-    guards: list = field(default_factory=list)  # open `if` branches on parameters
 
 
 class Interpreter:
-    """Runs modules and summarises functions; registrations go to `findings`.
-    `classes` (set when composed) knows which classes make primitives."""
+    """Runs modules and summarises functions, with two collaborators of its own:
+    `classes` (classes that make primitives) and `registrations` (which record rules
+    into `findings`)."""
 
     def __init__(self, names: Names, findings: Findings):
         self.names = names
         self.findings = findings
-        self.classes = None
+        self.classes = Classes(names, findings, self)
+        self.registrations = Registrations(names, findings, self.classes)
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         names.env_of = self.module_env
@@ -193,11 +170,10 @@ class Interpreter:
         via = text(base) + "[...] ="
         while base[0] == SUBSCRIPT:
             base = base[1]
-        kind_platform = self.registry(self.eval(base, ctx))
-        if kind_platform is not None:
-            kind, platform = kind_platform
-            self.register(self.eval(event.key, ctx), kind, via, _platform_value(platform),
-                          self.eval(event.value, ctx), ctx)
+        table = self.eval(base, ctx)
+        if registry(table) is not None:
+            self.registrations.into_table(table, self.eval(event.key, ctx),
+                                          self.eval(event.value, ctx), ctx, via)
 
     def _decorate_statement(self, event: Decorate, ctx: Context) -> None:
         facts = self.names.facts(ctx.module)
@@ -219,7 +195,7 @@ class Interpreter:
         if name.endswith("_p") and value[0] == APPLIED and value[1][0] == FUNC:
             self._unread_factory(name, value[1], ctx)
         qualified = f"{ctx.module}.{name}"
-        if value[0] in _KEPT_AT_MODULE_LEVEL and self.registry((SYM, qualified)) is None:
+        if value[0] in _KEPT_AT_MODULE_LEVEL and registry((SYM, qualified)) is None:
             return value
         return (SYM, qualified)
 
@@ -233,26 +209,6 @@ class Interpreter:
                 f"{name} = {func[2]}(...): the body of {func[1]}.{func[2]} was not read (it "
                 f"mentions no primitive or registration), so a primitive it may build is "
                 f"not indexed")
-
-    def _update_registry(self, table: str, pairs: tuple, ctx: Context, via: str) -> None:
-        """`registry.update({p: rule, ...})`."""
-        kind_platform = self.registry((SYM, table))
-        if kind_platform is not None:
-            kind, platform = kind_platform
-            for key, rule in pairs:
-                self.register(key, kind, via, _platform_value(platform), rule, ctx)
-
-    @staticmethod
-    def registry(value: tuple) -> tuple[RuleKind, str | None] | None:
-        """(kind, platform) of a registry value, if it is one."""
-        if value[0] != SYM:
-            return None
-        name = value[1]
-        if name in R.REGISTRIES_BY_NAME:
-            return R.REGISTRIES_BY_NAME[name], None
-        if name in R.PALLAS_LOWERING_TABLES:
-            return RuleKind.LOWERING, R.PALLAS_LOWERING_TABLES[name]
-        return None
 
     def _decorate(self, decorator: tuple, func: tuple, ctx: Context) -> None:
         applied = decorator[0] == CALL
@@ -289,7 +245,7 @@ class Interpreter:
     def _subscript(self, expr: tuple, ctx: Context) -> tuple:
         """A table inside a registry is the registry: `rules[kernel_type]`."""
         base = self.eval(expr[1], ctx)
-        return base if self.registry(base) is not None else UNKNOWN
+        return base if registry(base) is not None else UNKNOWN
 
     def _tuple(self, expr: tuple, ctx: Context) -> tuple:
         return (TUPLE, tuple(self.eval(item, ctx) for item in expr[1]))
@@ -318,10 +274,10 @@ class Interpreter:
         if name == R.PARTIAL and args:
             return (PARTIAL, args[0], args[1:], kwargs)
         if name and name.endswith(".update") and args and args[0][0] == DICT:
-            self._update_registry(name[:-len(".update")], args[0][1], ctx, via)
+            self.registrations.update(name[:-len(".update")], args[0][1], ctx, via)
         registrar = R.CALLS_BY_NAME.get(name)
         if registrar is not None:
-            self._call_registrar(registrar, args, kwargs, ctx, via, decorated)
+            self.registrations.call_registrar(registrar, args, kwargs, ctx, via, decorated)
             return UNKNOWN
         if name in R.PRIMITIVE_CLASS_NAMES:
             return self.construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
@@ -332,25 +288,8 @@ class Interpreter:
         return (APPLIED, callee, args)
 
     def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
-        kind = R.METHODS.get(method)
-        if kind is not None:
-            rule = decorated or (args[0] if args else UNKNOWN)
-            self.register(target, kind, via, UNKNOWN, rule, ctx)
+        self.registrations.method(target, method, args, ctx, via, decorated)
         return (APPLIED, (METHOD, target, method), args)
-
-    def _call_registrar(self, registrar, args, kwargs, ctx, via, decorated) -> None:
-        if not args:
-            return
-        platform = kwargs.get("platform", UNKNOWN)
-        if registrar.platform_arg is not None and len(args) > registrar.platform_arg:
-            platform = args[registrar.platform_arg]
-        rule = decorated or UNKNOWN
-        if registrar.rule_arg is not None and len(args) > registrar.rule_arg:
-            rule = next((a for a in args[registrar.rule_arg:] if is_callable(a)),
-                        args[registrar.rule_arg])
-        for kind in registrar.kinds:
-            kind_rule = UNKNOWN if kind == RuleKind.JVP and len(registrar.kinds) > 1 else rule
-            self.register(args[0], kind, via, platform, kind_rule, ctx)
 
     def construct(self, name: tuple, ctx: Context) -> tuple:
         """A primitive made here: under summary, the one the function creates."""
@@ -382,8 +321,9 @@ class Interpreter:
             rule = subst(rule)
             if decorated is not None and not is_callable(rule):
                 rule = decorated
-            self.register(subst(target), kind, f"{via} > {inner_via}", subst(platform), rule,
-                          ctx, tuple(g for g in guards if truth_of(g[0]) is None))
+            self.registrations.register(subst(target), kind, f"{via} > {inner_via}",
+                                        subst(platform), rule, ctx,
+                                        tuple(g for g in guards if truth_of(g[0]) is None))
         returned = summary.returns
         if returned[0] == NEW:
             return created
@@ -406,49 +346,6 @@ class Interpreter:
         self.summaries[key] = summary
         return summary
 
-    # -- registrations --------------------------------------------------------------
-
-    def register(self, target, kind, via, platform, rule, ctx: Context,
-                 guards: tuple = ()) -> None:
-        """A rule registration: kept in the summary of the function being summarised,
-        else added to the primitive it names."""
-        if ctx.summary is not None:
-            if target[0] in _FUNCTION_ONLY:
-                ctx.summary.regs.append((target, kind, via, platform, rule,
-                                         (*ctx.guards, *guards)))
-            return
-        if target[0] != PRIM:
-            self.findings.diagnose(ctx.module, ctx.site[0], f"{kind} rule registered via {via} "
-                                   f"on a value that is not a known primitive")
-            return
-        self.findings.add_rule(target[1], kind, ctx.module, ctx.site, via,
-                               platform[1] if platform[0] == STR else None,
-                               self._function_ref(rule))
-
-    def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
-        """The named function a rule value is, or is made from."""
-        if depth > 4:
-            return None
-        tag = rule[0]
-        if tag == FUNC:
-            return self.names.def_location(rule[1], rule[2])
-        if tag == PARTIAL:
-            return self._function_ref(rule[1], depth + 1)
-        if tag == METHOD and rule[1][0] == PRIM:
-            return self.classes.instance_member(rule[1][1], rule[2])
-        if tag == APPLIED:
-            for arg in rule[2]:
-                found = self._function_ref(arg, depth + 1)
-                if found is not None:
-                    return found
-            # A rule factory (`_unary_rule(jnp.negative)`) names the rule; JAX's own
-            # wrappers (`mlir.lower_fun`, `mlir.cache_lowering`) do not.
-            callee = rule[1]
-            if callee[0] == FUNC and not callee[1].startswith(_MACHINERY):
-                return self._function_ref(callee, depth + 1)
-        return None
-
-
 def _child(inner: int, outer: int, blocks: tuple) -> int:
     """The block directly inside `outer` that encloses block `inner` (-1: none)."""
     while inner != -1 and blocks[inner].parent != outer:
@@ -465,10 +362,6 @@ def _bind(target: tuple, value: tuple, env: dict) -> None:
             else [UNKNOWN] * len(target[1])
         for sub, item in zip(target[1], items):
             _bind(sub, item, env)
-
-
-def _platform_value(platform: str | None) -> tuple:
-    return (STR, platform) if platform else UNKNOWN
 
 
 _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,

@@ -1,0 +1,30 @@
+"""Where evaluation happens, and what a function under summary does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jaxmap.facts import UNKNOWN
+
+
+@dataclass
+class Summary:
+    """What calling a function does: registrations on its parameters or on the
+    primitive it creates, and what it returns."""
+
+    # (target, kind, via, platform, rule, guards); guards: ((condition, branch), ...) on
+    # parameters, decided where the summary is applied.
+    regs: list[tuple] = field(default_factory=list)
+    returns: tuple = UNKNOWN
+
+
+@dataclass
+class Context:
+    """Where evaluation happens: a module's top level, or a function under summary."""
+
+    module: str
+    scope: str
+    locals: dict
+    site: tuple = (0, 0)
+    summary: Summary | None = None
+    guards: list = field(default_factory=list)  # open `if` branches on parameters
