@@ -179,9 +179,11 @@ def _code_checksum() -> str:
     import zlib
 
     package = os.path.dirname(__file__)
-    queries = os.path.join(package, "queries")
-    sources = sorted(os.path.join(package, n) for n in os.listdir(package) if n.endswith(".py"))
-    sources += sorted(os.path.join(queries, n) for n in os.listdir(queries) if n.endswith(".scm"))
+    sources = []
+    for folder, suffix in (("", ".py"), ("resolve", ".py"), ("queries", ".scm")):
+        folder = os.path.join(package, folder)
+        sources += sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                          if n.endswith(suffix))
     checksum = 0
     for source in sources:
         with open(source, "rb") as handle:
