@@ -20,35 +20,10 @@ import bisect
 import re
 
 from jaxmap import parse, skim
-from jaxmap.facts import (
-    ATTRIBUTE,
-    CALL,
-    CONST,
-    DICT,
-    EVENTS,
-    LAMBDA,
-    NAME,
-    NOT,
-    SPLAT,
-    STR,
-    SUBSCRIPT,
-    TUPLE,
-    UNKNOWN,
-    Assign,
-    Binds,
-    Branch,
-    Call,
-    ClassSpec,
-    Decorate,
-    Definition,
-    FuncSpec,
-    Import,
-    Loop,
-    Return,
-    SetItem,
-    Test,
-    stored,
-)
+from jaxmap.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, EVENTS, LAMBDA, NAME, NOT, SPLAT,
+                          STR, SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call,
+                          ClassSpec, Decorate, Definition, FuncSpec, Import, Loop, Return,
+                          SetItem, Test, Unpack, STAR, stored)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
@@ -75,6 +50,8 @@ _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
 _NAME_CHAR = re.compile(rb"[\w.]")
+_DOCSTRING_START = re.compile(rb'[ \t]*[rRuU]?("""|\'\'\'|"|\')')
+_OVERLOAD = re.compile(r"(?:[A-Za-z_]\w*\.)*overload")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
@@ -86,7 +63,7 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     reference the tests compare with, which must give the same facts."""
     unread = _unread_bodies(source)
     root = parse.parse(source, () if full_parse else unread).root_node
-    builder = _Builder(module, is_package, {body.start: body.end for body in unread})
+    builder = _Builder(module, is_package, unread)
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
     return builder.facts(_module_doc(root))
 
@@ -180,6 +157,14 @@ def _dictionary(node, depth: int) -> tuple:
     return (DICT, tuple(_pair(c, depth + 1) for c in node.named_children if c.type == "pair"))
 
 
+def _binary(node, depth: int) -> tuple:
+    """`a + b`, the one operator resolution follows (names built from parameters)."""
+    if node.child_by_field_name("operator").type != "+":
+        return UNKNOWN
+    return (ADD, value(node.child_by_field_name("left"), depth + 1),
+            value(node.child_by_field_name("right"), depth + 1))
+
+
 def _subscript(node, depth: int) -> tuple:
     key = node.child_by_field_name("subscript")
     return (SUBSCRIPT, value(node.child_by_field_name("value"), depth + 1),
@@ -199,7 +184,7 @@ _EXPRESSIONS = {
     **{constant: (lambda node, depth, v=v: (CONST, v)) for constant, v in _CONSTANTS.items()},
     "not_operator": lambda node, depth: (NOT, value(node.child_by_field_name("argument"),
                                                     depth + 1)),
-    "subscript": _subscript,
+    "subscript": _subscript, "binary_operator": _binary,
 }
 # Names are read at any depth: a dotted name is never deep.
 _SHALLOW = frozenset({"identifier", "attribute"})
@@ -245,6 +230,17 @@ def parameters(node) -> tuple[tuple[str, ...], dict[str, tuple]]:
     return tuple(names), defaults
 
 
+def _docstring(source: bytes, at: int) -> str | None:
+    """The first line of the docstring that opens a body starting at byte `at`."""
+    opening = _DOCSTRING_START.match(source, at)
+    if opening is None:
+        return None
+    end = source.find(opening.group(1), opening.end())
+    lines = source[opening.end():end].decode("utf-8", "replace").strip().splitlines() \
+        if end >= 0 else []
+    return lines[0].strip() if lines else None
+
+
 def _module_doc(root) -> str | None:
     for child in root.named_children:
         if child.type == "comment":
@@ -262,7 +258,7 @@ class _Builder:
     """Walks query matches in source order, keeping a stack of open scopes and blocks.
     Each kind of match has its handler (`_HANDLERS`)."""
 
-    def __init__(self, module: str, is_package: bool, unread: dict[int, int]):
+    def __init__(self, module: str, is_package: bool, unread: list[skim.Body]):
         self.module = module
         self.is_package = is_package
         self.defs: list[tuple] = []
@@ -275,7 +271,9 @@ class _Builder:
         self.calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
-        self.unread = unread  # function start byte -> end of its unread body
+        self.unread = {body.start: body.end for body in unread}  # def start -> body end
+        self._body_first = {body.start: body.first for body in unread}
+        self._overloads: set[int] = set()  # start bytes of `@overload` stubs
         self._source = b""
 
     def facts(self, doc: str | None) -> dict:
@@ -380,7 +378,8 @@ class _Builder:
         bases = arguments(caps["class.bases"][0])[0] if "class.bases" in caps else ()
         self.classes[qualname] = tuple(ClassSpec(bases, line, end_line, {}))
         if not any(kind == "def" for _, kind, _ in stack):
-            self.defs.append(tuple(Definition(name, qualname, "class", line, end_line)))
+            doc = _docstring(self._source, node.child_by_field_name("body").start_byte)
+            self.defs.append(tuple(Definition(name, qualname, "class", line, end_line, doc)))
         stack.append((end_byte, "class", qualname))
 
     def _function(self, caps, stack, end_byte: int) -> None:
@@ -388,16 +387,22 @@ class _Builder:
         name = _text(caps["function.name"][0])
         qualname = self._prefix(stack) + name
         line, end_line = _lines(node)
-        self._class_member(stack, name, line, end_line)
+        start = node.start_byte
+        stub = start in self._overloads
+        if not stub:
+            self._class_member(stack, name, line, end_line)
         if any(kind == "def" for _, kind, _ in stack):
             stack.append((end_byte, "nested", qualname))
             return
-        start = node.start_byte
         walked = start not in self.unread
         # An unread body records no events, so its parameters would never be used.
         params, defaults = parameters(caps["function.params"][0]) if walked else ((), {})
         self.funcs[qualname] = tuple(FuncSpec(params, line, end_line, walked, defaults))
-        self.defs.append(tuple(Definition(name, qualname, "function", line, end_line)))
+        if not stub:
+            body = self._body_first[start] if not walked else \
+                node.child_by_field_name("body").start_byte
+            self.defs.append(tuple(Definition(name, qualname, "function", line, end_line,
+                                              _docstring(self._source, body))))
         end = self.unread.get(start, end_byte)
         self._spans.append((start, end, qualname))
         self._read_text(name, qualname, line, start, end)
@@ -423,6 +428,8 @@ class _Builder:
         qualname = self._prefix(stack) + _text(target.child_by_field_name("name"))
         scope = self._scope(stack)
         decorator = caps["decorated.decorator"][0]
+        if _OVERLOAD.fullmatch(_text(decorator)):
+            self._overloads.add(target.start_byte)
         # Each of stacked decorators is its own registration: it starts the span.
         self.events.append(stored(Decorate(
             scope, self._block(stack, scope), value(decorator), qualname,
@@ -452,9 +459,15 @@ class _Builder:
 
     def _unpack(self, caps, stack, end_byte: int) -> None:
         line, end_line = _lines(caps["unpack"][0])
-        for target in caps["unpack.target"][0].named_children:
+        targets = caps["unpack.target"][0]
+        self.events.append(stored(Unpack(*self._statement(stack), value(targets),
+                                         value(caps["unpack.value"][0]), line, end_line)))
+        for target in targets.named_children:
             if target.type == "identifier":
-                self._class_member(stack, _text(target), line, end_line)
+                name = _text(target)
+                if not stack:
+                    self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
+                self._class_member(stack, name, line, end_line)
 
     def _setitem(self, caps, stack, end_byte: int) -> None:
         target = caps["setitem.target"][0]
@@ -483,24 +496,33 @@ class _Builder:
                 if child.type == "dotted_name":
                     target = _text(child)
                     # `import a.b` binds `a`; record the full path so `a.b.x` resolves.
-                    self.imports.append(tuple(Import(scope, target, target, line)))
+                    self.imports.append(tuple(Import(scope, target, target, line, False)))
                 elif child.type == "aliased_import":
-                    self.imports.append(tuple(Import(
-                        scope, _text(child.child_by_field_name("alias")),
-                        _text(child.child_by_field_name("name")), line)))
+                    alias = _text(child.child_by_field_name("alias"))
+                    target = _text(child.child_by_field_name("name"))
+                    self.imports.append(tuple(Import(scope, alias, target, line,
+                                                     self._reexport(alias, target))))
             return
         source = node.child_by_field_name("module_name")
         base = self._absolute(_text(source)) if source is not None else None
         if base is None:
             return
+        if any(child.type == "wildcard_import" for child in node.children):
+            self.imports.append(tuple(Import(scope, STAR, base, line, True)))
         for child in node.children_by_field_name("name"):
-            if child.type == "aliased_import":
+            explicit = child.type == "aliased_import"
+            if explicit:
                 name = _text(child.child_by_field_name("name"))
                 alias = _text(child.child_by_field_name("alias"))
             else:
                 name = alias = _text(child)
             self.imports.append(tuple(Import(scope, alias, f"{base}.{name}" if base else name,
-                                             line)))
+                                             line, explicit and self._reexport(alias, name))))
+
+    def _reexport(self, alias: str, name: str) -> bool:
+        """Whether an import with an `as` clause re-exports: `as` the same name, or any
+        `as` in a package's `__init__` (`from m import Array as ndarray`)."""
+        return alias == name or self.is_package
 
     def _absolute(self, source: str) -> str | None:
         """Resolve a relative `from ..x import` against this module's package."""

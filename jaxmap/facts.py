@@ -27,10 +27,11 @@ TUPLE = "t"  # (TUPLE, items): tuples and lists
 DICT = "d"  # (DICT, ((key, value), ...))
 LAMBDA = "l"  # (LAMBDA, line)
 NOT = "not"  # (NOT, operand)
+ADD = "+"  # (ADD, left, right): `name + "_wrapper"`; a value only while a side is a PARAM
 
 # -- values only the resolver makes --------------------------------------------------------
 PRIM = "prim"  # (PRIM, index): a primitive found in the tree
-NEW = "new"  # (NEW, name): the primitive a function under summary creates
+NEW = "new"  # (NEW, name, k): the k-th primitive a function under summary creates
 PARAM = "param"  # (PARAM, i): parameter i of a function under summary
 FUNC = "func"  # (FUNC, module, qualname)
 CLASS = "class"  # (CLASS, module, qualname)
@@ -39,6 +40,7 @@ SYM = "sym"  # (SYM, "qualified.name"): outside the tree, or a variable not trac
 PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs): functools.partial(...)
 APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
 METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
+RULES = "rules"  # (RULES, (rule, ...)): one registration's functions (defbilinear's two)
 
 # -- records -----------------------------------------------------------------------------
 # Each statement and block records the function it is in (`scope`: the outermost
@@ -74,6 +76,17 @@ class SetItem(NamedTuple):
     block: int
     table: tuple
     key: tuple
+    value: tuple
+    line: int
+    end_line: int
+
+
+class Unpack(NamedTuple):
+    """`a, b = value`."""
+
+    scope: str
+    block: int
+    targets: tuple
     value: tuple
     line: int
     end_line: int
@@ -130,13 +143,16 @@ class Branch(NamedTuple):
 
 
 class Definition(NamedTuple):
-    """A module-level function, class or variable, or a method (`Class.method`)."""
+    """A module-level function, class or variable, or a method (`Class.method`); `doc`
+    is the first line of a function's or class's docstring. `@overload` stubs are not
+    definitions: the implementation they declare is."""
 
     name: str
     qualname: str
     kind: str
     line: int
     end_line: int
+    doc: str | None = None
 
 
 class ClassSpec(NamedTuple):
@@ -160,12 +176,18 @@ class FuncSpec(NamedTuple):
 
 
 class Import(NamedTuple):
-    """`alias` names `target` (a dotted name) in `scope`."""
+    """`alias` names `target` (a dotted name) in `scope`. `reexport`: written as a
+    re-export (`from m import f as f`, or any `as` in a package's `__init__`); a star
+    import (`from m import *`) has alias STAR and the module as target."""
 
     scope: str
     alias: str
     target: str
     line: int
+    reexport: bool
+
+
+STAR = "*"
 
 
 class Test(NamedTuple):
@@ -175,8 +197,8 @@ class Test(NamedTuple):
     names: tuple
 
 
-EVENTS = {"call": Call, "assign": Assign, "setitem": SetItem, "dec": Decorate,
-          "return": Return, "binds": Binds}
+EVENTS = {"call": Call, "assign": Assign, "unpack": Unpack, "setitem": SetItem,
+          "dec": Decorate, "return": Return, "binds": Binds}
 BLOCKS = {"for": Loop, "if": Branch}
 _EVENT_TAGS = {record: tag for tag, record in EVENTS.items()}
 _BLOCK_TAGS = {record: tag for tag, record in BLOCKS.items()}

@@ -33,6 +33,7 @@ class Registrar:
 
     kinds: tuple[K, ...]
     rule_arg: int | None = 1  # positional index of the rule callable; None: built in
+    rule_count: int = 1  # how many rule functions follow, from rule_arg on
     platform_arg: int | None = None  # positional index of the platform, if any
 
 
@@ -43,7 +44,7 @@ CALLS: dict[str, Registrar] = {
     "ad.defjvp_zero": Registrar((K.JVP,), rule_arg=None),
     "ad.deflinear": Registrar((K.JVP, K.TRANSPOSE)),
     "ad.deflinear2": Registrar((K.JVP, K.TRANSPOSE)),
-    "ad.defbilinear": Registrar((K.JVP, K.TRANSPOSE)),
+    "ad.defbilinear": Registrar((K.JVP, K.TRANSPOSE), rule_count=2),  # left, right transposes
     "batching.defvectorized": Registrar((K.BATCHING,), rule_arg=None),
     "batching.defbroadcasting": Registrar((K.BATCHING,), rule_arg=None),
     "batching.defreducer": Registrar((K.BATCHING,), rule_arg=None),
@@ -97,13 +98,15 @@ PRIMITIVE_METHODS: dict[str, K] = {"impl": K.IMPL, "abstract_eval": K.ABSTRACT_E
 
 # Subclasses of these are primitives themselves (one per class, named after it), with
 # their rules as methods: `class SearchSorted(VJPHiPrimitive)`.
-HIJAX_CLASS_BASES = ("hijax.VJPHiPrimitive",)
+# `HiPrim` is the name from jax 0.12 on (`VJPHiPrimitive` before).
+HIJAX_CLASS_BASES = ("hijax.VJPHiPrimitive", "hijax.HiPrim")
 # Instances of subclasses of these are primitives whose rules are the class's methods:
 # `box_get_p = BoxGet('box_get')` with `class BoxGet(HiPrimitive)`.
 HI_PRIMITIVE_BASES = ("hijax.HiPrimitive",)
 HIJAX_METHODS: dict[str, K] = {
     "expand": K.IMPL,
     "to_lojax": K.IMPL,
+    "physicalize": K.IMPL,  # jax 0.12's name for lowering to low-level jax
     "abstract_eval": K.ABSTRACT_EVAL,
     "jvp": K.JVP,
     "vjp_fwd": K.TRANSPOSE,
@@ -115,6 +118,7 @@ HIJAX_METHODS: dict[str, K] = {
     "batch": K.BATCHING,
     "batch_dim_rule": K.BATCHING,
     "dce": K.DCE,
+    "staging": K.STAGING,
 }
 
 PARTIAL = "functools.partial"

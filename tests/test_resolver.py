@@ -201,3 +201,176 @@ def test_import_cycles_terminate():
     res = resolve_sources({"a.py": "from b import y\nx = 1\n",
                            "b.py": "from a import x\ny = x\n"})
     assert res.primitives == [] and res.diagnostics == []
+
+
+# -- idioms of newer releases -------------------------------------------------------------
+
+
+def test_loop_over_a_parameter_default_is_unrolled_per_call():
+    res = resolve_sources({"m.py": CORE + """
+        from functools import partial
+        def _l(ctx, x, prefix): pass
+        def register_cpu_gpu(prim, rule, platforms=("cpu", "cuda")):
+          for platform in platforms:
+            mlir.register_lowering(prim, partial(rule, prefix=platform), platform=platform)
+        a = core.Primitive('a'); b = core.Primitive('b')
+        register_cpu_gpu(a, _l)
+        register_cpu_gpu(b, _l, platforms=("rocm",))
+        """})
+    assert rules(res, "a") == [("lowering", "cpu", "_l"), ("lowering", "cuda", "_l")]
+    assert rules(res, "b") == [("lowering", "rocm", "_l")]
+
+
+def test_loop_over_a_parameter_through_two_helpers():
+    res = resolve_sources({"m.py": CORE + """
+        def _l(*a): pass
+        def inner(prim, platforms):
+          for platform in platforms:
+            mlir.register_lowering(prim, _l, platform=platform)
+        def outer(prim, platforms=("tpu",)):
+          inner(prim, platforms)
+        a = core.Primitive('a')
+        outer(a)
+        """})
+    assert rules(res, "a") == [("lowering", "tpu", "_l")]
+
+
+def test_helper_that_returns_two_primitives_unpacked_at_module_level():
+    res = resolve_sources({"m.py": CORE + """
+        def _i(*a): pass
+        def make_pair(name):
+          fwd = core.Primitive(name)
+          wrapper = core.Primitive(name + "_wrapper")
+          wrapper.def_impl(_i)
+          return fwd, wrapper
+        attn_p, attn_wrapper_p = make_pair("attention")
+        """})
+    assert [(p["name"], p["variable"]) for p in res.primitives] == [
+        ("attention", "attn_p"), ("attention_wrapper", "attn_wrapper_p")]
+    assert rules(res, "attention_wrapper") == [("impl", None, "_i")]
+
+
+def test_defbilinear_names_both_transposes():
+    res = resolve_sources({"m.py": CORE + """
+        def _left(*a): pass
+        def _right(*a): pass
+        mul_p = core.Primitive('mul')
+        ad.defbilinear(mul_p, _left, _right)
+        """})
+    (transpose,) = [r for r in primitive(res, "mul")["rules"] if r["kind"] == "transpose"]
+    assert transpose["function"]["name"] == "_left"
+    assert [f["name"] for f in transpose["functions"]] == ["_left", "_right"]
+
+
+def test_platform_alias_expands_through_the_trees_own_table():
+    res = resolve_sources({
+        "jax/_src/xla_bridge.py": '_platform_aliases = {"cuda": "gpu", "rocm": "gpu"}\n',
+        "m.py": CORE + """
+        def _l(*a): pass
+        p = core.Primitive('p')
+        mlir.register_lowering(p, _l, platform='gpu')
+        mlir.register_lowering(p, _l, platform='tpu')
+        mlir.register_lowering(p, _l)
+        """})
+    assert res.platform_aliases == {"gpu": ["cuda", "rocm"]}
+    assert [(r["platform"], r["platforms"]) for r in primitive(res, "p")["rules"]] == [
+        ("gpu", ["cuda", "rocm"]), ("tpu", ["tpu"]), (None, [])]
+
+
+def test_without_an_alias_table_gpu_stays_gpu():
+    res = resolve_sources({"m.py": CORE + """
+        def _l(*a): pass
+        p = core.Primitive('p')
+        mlir.register_lowering(p, _l, platform='gpu')
+        """})
+    assert [r["platforms"] for r in primitive(res, "p")["rules"]] == [["gpu"]]
+
+
+def test_hiprim_subclasses_of_subclasses_are_primitives():
+    res = resolve_sources({
+        "jax/_src/hijax.py": "class HiPrim:\n  def expand(self, *a): pass\n",
+        "m.py": """
+        from jax._src import hijax
+        class Base(hijax.HiPrim):
+          def jvp(self, primals, tangents): pass
+        class Einsum(Base):
+          def expand(self, *a): pass
+          def batch(self, axis_data, args, dims): pass
+        """})
+    assert [p["name"] for p in res.primitives if p["style"] == "hijax"] == ["Base", "Einsum"]
+    assert rules(res, "Einsum") == [("jvp", None, "jvp"), ("impl", None, "expand"),
+                                    ("batching", None, "batch")]
+
+
+# -- definitions and public paths --------------------------------------------------------
+
+
+def definition(resolution, qualname: str, kind: str | None = None) -> dict:
+    (found,) = [d for d in resolution.definitions
+                if d["qualname"] == qualname and kind in (None, d["kind"])]
+    return found
+
+
+def test_overload_stubs_fold_into_the_implementation():
+    source = ("from typing import overload\nimport typing\n@overload\n"
+              "def f(x: int) -> int: ...\n@typing.overload\ndef f(x: str) -> str: ...\n"
+              "def f(x):\n  return x\n")
+    res = resolve_sources({"m.py": source})
+    implementation = source.splitlines().index("def f(x):") + 1
+    assert [(d["qualname"], d["line"]) for d in res.definitions if d["name"] == "f"] == [
+        ("m.f", implementation)]
+
+
+def test_docstring_first_lines_are_summaries():
+    res = resolve_sources({"m.py": '''
+        """The module."""
+        import os
+
+        def read(x):
+          """Read a thing.
+
+          More words.
+          """
+          a = x
+          return a
+
+        class Box:
+          \'\'\'Holds a value.\'\'\'
+        '''})
+    assert [definition(res, q)["summary"] for q in ("m", "m.read", "m.Box")] == [
+        "The module.", "Read a thing.", "Holds a value."]
+
+
+def test_public_paths_follow_reexports_not_internal_imports():
+    res = resolve_sources({
+        "pkg/_src/impl.py": "def jit(f): return f\ndef grad(f): return f\n"
+                            "from pkg._src import helpers\n",
+        "pkg/_src/helpers.py": "def util(): pass\n",
+        "pkg/__init__.py": "from pkg._src.impl import jit as jit\n"
+                           "from pkg._src.impl import grad as gradient\n",
+        "pkg/api.py": "from pkg._src.impl import grad\nfrom pkg._src import helpers\n"
+                      "def public(): pass\n",
+        "pkg/listed.py": "from pkg._src.impl import grad\n__all__ = ['grad']\n"
+                         "def unlisted(): pass\n",
+        "pkg/star.py": "from pkg.listed import *\n",
+    })
+    assert definition(res, "pkg._src.impl.jit")["public"] == ["pkg.jit"]
+    assert sorted(definition(res, "pkg._src.impl.grad")["public"]) == [
+        "pkg.gradient", "pkg.listed.grad", "pkg.star.grad"]
+    assert definition(res, "pkg._src.helpers")["public"] == []  # only imported for use
+    assert definition(res, "pkg.api.public")["public"] == ["pkg.api.public"]
+    assert definition(res, "pkg.listed.unlisted")["public"] == []
+
+
+def test_a_wrapped_function_is_public_under_its_name():
+    res = resolve_sources({
+        "pkg/_src/api.py": """
+        from pkg._src.util import boundary
+        def jit(f):
+          return f
+        jit = boundary(jit)
+        """,
+        "pkg/_src/util.py": "def boundary(f):\n  return f\n",
+        "pkg/__init__.py": "from pkg._src.api import jit as jit\n",
+    })
+    assert definition(res, "pkg._src.api.jit", "function")["public"] == ["pkg.jit"]

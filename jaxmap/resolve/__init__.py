@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from jaxmap.facts import STR, FileFacts
+from jaxmap.facts import DICT, STR, UNKNOWN, FileFacts
 from jaxmap.resolve import edges
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.interpreter import Interpreter
@@ -31,6 +31,7 @@ class Resolution:
     tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
     diagnostics: list[str]
     jax_version: str | None
+    platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
 
 
 def resolve(files: dict[str, dict]) -> Resolution:
@@ -53,10 +54,29 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
         interpreter.module_env(module)
     for module in names.modules:
         interpreter.classes.hijax_classes(module)
+    aliases = _platform_aliases(interpreter)
+    findings.expand_platforms(aliases)
     binds = edges.binds(names)
     return Resolution(findings.primitives, edges.definitions(names, findings),
                       edges.import_edges(names), binds, edges.tests(names, binds),
-                      findings.diagnostics, _jax_version(names, interpreter))
+                      findings.diagnostics, _jax_version(names, interpreter), aliases)
+
+
+# Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).
+_ALIAS_TABLE = ("jax._src.xla_bridge", "_platform_aliases")
+
+
+def _platform_aliases(interpreter: Interpreter) -> dict[str, list[str]]:
+    """alias -> platforms, read from the tree's own table (none if it has no such table)."""
+    module, name = _ALIAS_TABLE
+    if module not in interpreter.names.modules:
+        return {}
+    table = interpreter.module_env(module).get(name, UNKNOWN)
+    aliases: dict[str, list[str]] = {}
+    for platform, alias in table[1] if table[0] == DICT else ():
+        if platform[0] == STR and alias[0] == STR:
+            aliases.setdefault(alias[1], []).append(platform[1])
+    return aliases
 
 
 def _jax_version(names: Names, interpreter: Interpreter) -> str | None:

@@ -65,7 +65,7 @@ class Classes:
                      end_line: int) -> None:
         """A rule that is a class member: registered where it is defined."""
         self.findings.add_rule(pid, kind, module, (line, end_line), qualname, None,
-                               {"name": name, "file": self.names.path(module), "line": line})
+                               [{"name": name, "file": self.names.path(module), "line": line}])
 
     def members(self, cls: tuple, depth: int = 0) -> dict[str, tuple]:
         """Methods and attributes of a class and its in-tree bases, nearest first,

@@ -4,9 +4,10 @@ that exercise it."""
 
 from __future__ import annotations
 
-from jaxmap.facts import CLASS, FUNC, METHOD, MODULE, PRIM, SYM, Binds
+from jaxmap.facts import APPLIED, CLASS, FUNC, METHOD, MODULE, PRIM, STR, SYM, TUPLE, Binds
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
+from jaxmap.resolve.values import MAX_HOPS
 
 # Directories of a checkout whose modules are not part of any public API.
 _NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
@@ -24,31 +25,60 @@ def definitions(names: Names, findings: Findings) -> list[dict]:
             rows.append({"name": d.name, "qualname": f"{module}.{d.qualname}", "kind": d.kind,
                          "module": module, "file": path, "line": d.line,
                          "end_line": d.end_line,
-                         "public": exports.get((module, d.qualname), []), "summary": None})
+                         "public": exports.get((module, d.qualname), []), "summary": d.doc})
     return rows
 
 
 def _public_paths(names: Names, findings: Findings) -> dict[tuple[str, str], list[str]]:
-    """Public dotted paths (`jax.lax.psum`) each definition is exported under."""
+    """Public dotted paths (`jax.lax.psum`) each definition is exported under: the
+    names a user can import from a public module. A module with a literal `__all__`
+    exports those names; otherwise its public definitions and the imports it writes
+    as re-exports (`from m import f as f`) or star-imports."""
     exports: dict[tuple[str, str], list[str]] = {}
-    for module, (_, facts) in names.modules.items():
-        if _private(module) or module.partition(".")[0] in _NOT_API \
-                or "test" in module.rpartition(".")[2]:
+    for module in names.modules:
+        if not _public_module(module):
             continue
-        for d in facts.defs:
-            if "." not in d.qualname and not d.name.startswith("_"):
-                exports.setdefault((module, d.name), []).append(f"{module}.{d.name}")
-        for alias, target in names.imports.get((module, ""), {}).items():
-            if alias.startswith("_") or "." in alias:
-                continue
-            key = _definition_key(names, findings, names.qualified(target))
-            if key is not None:
-                exports.setdefault(key, []).append(f"{module}.{alias}")
+        for name, key in sorted(_exported(names, findings, module).items()):
+            exports.setdefault(key, []).append(f"{module}.{name}")
     return exports
 
 
-def _definition_key(names: Names, findings: Findings, value: tuple) -> tuple[str, str] | None:
-    """(module, qualname) of the definition a value is, if it is one in the tree."""
+def _exported(names: Names, findings: Findings, module: str, depth: int = 0
+              ) -> dict[str, tuple[str, str]]:
+    """name -> (module, qualname) of the definition, for what `module` exports."""
+    listed = _all(names, module)
+    found: dict[str, tuple[str, str]] = {}
+    for star in names.stars.get(module, ()) if depth < MAX_HOPS else ():
+        if star in names.modules:
+            found.update(_exported(names, findings, star, depth + 1))
+    for d in names.facts(module).defs:
+        if "." not in d.qualname and (d.name in listed if listed is not None
+                                      else not d.name.startswith("_")):
+            found[d.name] = (module, d.name)
+    reexports = names.reexports.get(module, set())
+    for alias, target in names.imports.get((module, ""), {}).items():
+        if "." in alias or (alias not in listed if listed is not None
+                            else alias.startswith("_") or alias not in reexports):
+            continue
+        key = _definition_key(names, findings, names.qualified(target),
+                              target.rpartition(".")[2])
+        if key is not None:
+            found[alias] = key
+    return found if listed is None else {n: k for n, k in found.items() if n in listed}
+
+
+def _all(names: Names, module: str) -> set[str] | None:
+    """The names of a module's literal `__all__`, if it has one."""
+    value = names.env_of(module).get("__all__")
+    if value is None or value[0] != TUPLE or any(item[0] != STR for item in value[1]):
+        return None
+    return {item[1] for item in value[1]}
+
+
+def _definition_key(names: Names, findings: Findings, value: tuple, leaf: str
+                    ) -> tuple[str, str] | None:
+    """(module, qualname) of the definition a value is, if it is one in the tree. A
+    wrapped function (`jit = api_boundary(jit)`) is the function of that name."""
     tag = value[0]
     if tag in (FUNC, CLASS):
         return value[1], value[2]
@@ -61,14 +91,18 @@ def _definition_key(names: Names, findings: Findings, value: tuple) -> tuple[str
         module, _, attr = value[1].rpartition(".")
         if module in names.modules:
             return module, attr
+    if tag == APPLIED:
+        wrapped = [a for a in value[2] if a[0] in (FUNC, CLASS) and a[2] == leaf]
+        return (wrapped[0][1], wrapped[0][2]) if wrapped else None
     return None
 
 
 def import_edges(names: Names) -> list[tuple[str, str]]:
     """(module, module it imports), both in the tree."""
     edges = set()
-    for (module, _scope), table in names.imports.items():
-        for target in table.values():
+    tables = [(module, table.values()) for (module, _scope), table in names.imports.items()]
+    for module, targets in tables + list(names.stars.items()):
+        for target in targets:
             parts = target.split(".")
             for n in range(len(parts), 0, -1):
                 imported = ".".join(parts[:n])
@@ -140,5 +174,7 @@ def _primitives_of(value: tuple, binders: dict) -> tuple[int, ...]:
     return ()
 
 
-def _private(module: str) -> bool:
-    return any(part.startswith("_") for part in module.split("."))
+def _public_module(module: str) -> bool:
+    """Not private, not in a checkout's tests/docs/benchmarks/examples, not a test."""
+    return not any(part.startswith("_") for part in module.split(".")) \
+        and module.partition(".")[0] not in _NOT_API and "test" not in module.rpartition(".")[2]

@@ -25,12 +25,22 @@ class Findings:
         return len(self.primitives) - 1
 
     def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
-                 platform: str | None, function: dict | None) -> None:
-        """A rule of primitive `pid`, registered at `site` of `module`."""
+                 platform: str | None, functions: list[dict]) -> None:
+        """A rule of primitive `pid`, registered at `site` of `module`, implemented by
+        `functions` (most rules have one; defbilinear's transpose has two)."""
         line, end_line = site
         self.primitives[pid]["rules"].append({
             "kind": str(kind), "file": self.names.path(module), "line": line,
-            "end_line": end_line, "via": via, "platform": platform, "function": function})
+            "end_line": end_line, "via": via, "platform": platform,
+            "function": functions[0] if functions else None, "functions": functions})
+
+    def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
+        """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:
+        cuda and rocm, as the tree's own alias table says); none for a default rule."""
+        for primitive in self.primitives:
+            for rule in primitive["rules"]:
+                platform = rule["platform"]
+                rule["platforms"] = list(aliases.get(platform, [platform])) if platform else []
 
     def kinds_of(self, pid: int) -> set[str]:
         return {rule["kind"] for rule in self.primitives[pid]["rules"]}

@@ -12,53 +12,19 @@ expressions are evaluated through tables of handlers, one per record type or tag
 from __future__ import annotations
 
 from jaxmap import registrars as R
-from jaxmap.facts import (
-    APPLIED,
-    ATTRIBUTE,
-    CALL,
-    CLASS,
-    CONST,
-    DICT,
-    FUNC,
-    LAMBDA,
-    METHOD,
-    MODULE,
-    NAME,
-    NEW,
-    NOT,
-    PARAM,
-    PARTIAL,
-    PRIM,
-    SPLAT,
-    STR,
-    SUBSCRIPT,
-    SYM,
-    TUPLE,
-    UNKNOWN,
-    Assign,
-    Branch,
-    Call,
-    Decorate,
-    Loop,
-    Return,
-    SetItem,
-)
+from jaxmap.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
+                          METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM, SPLAT, STR,
+                          SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call, Decorate, Loop,
+                          Return, SetItem, Unpack)
 from jaxmap.resolve.classes import Classes
 from jaxmap.resolve.context import Context, Summary
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
 from jaxmap.resolve.registrations import Registrations, registry
-from jaxmap.resolve.values import (
-    bind_params,
-    canonical,
-    is_callable,
-    items_of,
-    mentions_param,
-    negation,
-    substitute,
-    text,
-    truth_of,
-)
+from jaxmap.resolve.values import (bind_params, canonical, concatenation, depends_on_params,
+                                   is_callable, items_of, mentions_new, mentions_param,
+                                   negation, news_in, substitute, text, truth_of,
+                                   with_created)
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
                                    APPLIED, LAMBDA, SYM})
@@ -76,6 +42,7 @@ class Interpreter:
         self.registrations = Registrations(names, findings, self.classes)
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
+        self._specialising: set[tuple[str, str]] = set()
         names.env_of = self.module_env
 
     def module_env(self, module: str) -> dict:
@@ -118,7 +85,10 @@ class Interpreter:
 
     def _unroll(self, events: list, index: int, blocks: tuple, ctx: Context) -> None:
         loop = blocks[index]
-        for item in self._iterate(self.eval(loop.iterable, ctx)):
+        iterable = self.eval(loop.iterable, ctx)
+        if ctx.summary is not None and depends_on_params(iterable):
+            ctx.summary.loops_over_params = True
+        for item in self._iterate(iterable):
             _bind(loop.target, item, ctx.locals)
             self._block(events, index, blocks, ctx)
 
@@ -164,6 +134,12 @@ class Interpreter:
         if not ctx.scope:
             value = self._module_value(event.name, value, ctx)
         ctx.locals[event.name] = value
+
+    def _unpack(self, event: Unpack, ctx: Context) -> None:
+        items: dict = {}
+        _bind(event.targets, self.eval(event.value, ctx), items)
+        for name, value in items.items():
+            ctx.locals[name] = self._module_value(name, value, ctx) if not ctx.scope else value
 
     def _setitem(self, event: SetItem, ctx: Context) -> None:
         base = event.table
@@ -256,6 +232,9 @@ class Interpreter:
     def _not(self, expr: tuple, ctx: Context) -> tuple:
         return negation(self.eval(expr[1], ctx))
 
+    def _add(self, expr: tuple, ctx: Context) -> tuple:
+        return concatenation(self.eval(expr[1], ctx), self.eval(expr[2], ctx))
+
     def _args(self, args: tuple, kwargs: dict, ctx: Context) -> tuple[tuple, dict]:
         return (tuple(self.eval(a, ctx) for a in args),
                 {k: self.eval(v, ctx) for k, v in kwargs.items()})
@@ -292,9 +271,10 @@ class Interpreter:
         return (APPLIED, (METHOD, target, method), args)
 
     def construct(self, name: tuple, ctx: Context) -> tuple:
-        """A primitive made here: under summary, the one the function creates."""
+        """A primitive made here: under summary, one the function creates."""
         if ctx.summary is not None:
-            return (NEW, name)
+            ctx.summary.created.append(name)
+            return (NEW, name, len(ctx.summary.created) - 1)
         pid = self.findings.new_primitive(name[1] if name[0] == STR else None, None,
                                           ctx.module, ctx.site)
         return (PRIM, pid)
@@ -306,13 +286,17 @@ class Interpreter:
             return (APPLIED, func, args)
         spec = self.names.facts(func[1]).funcs[func[2]]
         bound = bind_params(spec.params, args, kwargs, spec.defaults)
-        created = None
-        if summary.returns[0] == NEW or any(r[0][0] == NEW for r in summary.regs):
-            created = self.construct(substitute(summary.returns[1], bound)
-                                     if summary.returns[0] == NEW else UNKNOWN, ctx)
+        specialised = self._specialise(func, spec.params, bound) \
+            if summary.loops_over_params else None
+        if specialised is not None:  # its parameters are the arguments already
+            summary, bound = specialised, None
+        if ctx.summary is not None and summary.loops_over_params:
+            ctx.summary.loops_over_params = True
+        created = {k: self.construct(_with_args(summary.created[k], bound), ctx)
+                   for k in _created_used(summary)}
 
         def subst(value):
-            return created if value[0] == NEW else substitute(value, bound)
+            return with_created(_with_args(value, bound), created)
 
         for target, kind, inner_via, platform, rule, guards in summary.regs:
             guards = tuple((subst(condition), branch) for condition, branch in guards)
@@ -324,12 +308,11 @@ class Interpreter:
             self.registrations.register(subst(target), kind, f"{via} > {inner_via}",
                                         subst(platform), rule, ctx,
                                         tuple(g for g in guards if truth_of(g[0]) is None))
-        returned = summary.returns
-        if returned[0] == NEW:
-            return created
-        return subst(returned) if returned != UNKNOWN else (APPLIED, func, args)
+        return subst(summary.returns) if summary.returns != UNKNOWN \
+            else (APPLIED, func, args)
 
     def summary(self, module: str, qualname: str) -> Summary | None:
+        """What calling a function does, with PARAM values for its parameters."""
         key = (module, qualname)
         if key in self.summaries:
             return self.summaries[key]
@@ -338,13 +321,45 @@ class Interpreter:
             return None
         self.summaries[key] = None  # recursion guard
         params = facts.funcs[qualname].params
-        locals_ = {p: (PARAM, i) for i, p in enumerate(params) if p != "*"}
-        summary = Summary()
-        ctx = Context(module, qualname, locals_, summary=summary)
-        events = [e for e in facts.events if e.scope == qualname and type(e) in _STATEMENTS]
-        self._block(events, -1, facts.blocks, ctx)
+        summary = self._summarise(module, qualname, {p: (PARAM, i) for i, p in
+                                                      enumerate(params) if p != "*"})
         self.summaries[key] = summary
         return summary
+
+    def _specialise(self, func: tuple, params: tuple, bound: dict) -> Summary | None:
+        """The summary of one call, its body run with the arguments themselves (None
+        under recursion, or where an argument is a primitive an outer summary creates)."""
+        key = (func[1], func[2])
+        if key in self._specialising or any(mentions_new(v) for v in bound.values()):
+            return None
+        self._specialising.add(key)
+        try:
+            return self._summarise(func[1], func[2], {p: bound.get(i, UNKNOWN) for i, p in
+                                                      enumerate(params) if p != "*"})
+        finally:
+            self._specialising.discard(key)
+
+    def _summarise(self, module: str, qualname: str, locals_: dict) -> Summary:
+        summary = Summary()
+        ctx = Context(module, qualname, locals_, summary=summary)
+        facts = self.names.facts(module)
+        events = [e for e in facts.events if e.scope == qualname and type(e) in _STATEMENTS]
+        self._block(events, -1, facts.blocks, ctx)
+        return summary
+
+
+def _with_args(value: tuple, bound: dict | None) -> tuple:
+    """A summary's value with its parameters replaced (None: they already were)."""
+    return value if bound is None else substitute(value, bound)
+
+
+def _created_used(summary: Summary) -> list[int]:
+    """The primitives a summary creates that a call makes: those it returns or
+    registers rules on, in the order it creates them."""
+    used = {value[2] for value in news_in(summary.returns)}
+    used.update(target[2] for target, *_ in summary.regs if target[0] == NEW)
+    return sorted(used)
+
 
 def _child(inner: int, outer: int, blocks: tuple) -> int:
     """The block directly inside `outer` that encloses block `inner` (-1: none)."""
@@ -365,10 +380,12 @@ def _bind(target: tuple, value: tuple, env: dict) -> None:
 
 
 _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
+               Unpack: Interpreter._unpack,
                SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
                Return: Interpreter._return}
 # Literals (STR, CONST, LAMBDA) and SPLAT evaluate to themselves; other tags are unknown.
 _EXPRESSIONS = {NAME: Interpreter._name, CALL: Interpreter._call_expr,
                 ATTRIBUTE: Interpreter._attribute, SUBSCRIPT: Interpreter._subscript,
                 TUPLE: Interpreter._tuple, DICT: Interpreter._dict, NOT: Interpreter._not,
+                ADD: Interpreter._add,
                 **dict.fromkeys((STR, CONST, LAMBDA, SPLAT), lambda self, expr, ctx: expr)}

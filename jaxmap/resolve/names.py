@@ -5,20 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jaxmap.facts import (
-    CLASS,
-    DICT,
-    FUNC,
-    METHOD,
-    MODULE,
-    NEW,
-    PARAM,
-    PRIM,
-    STR,
-    SYM,
-    UNKNOWN,
-    FileFacts,
-)
+from jaxmap.facts import (CLASS, DICT, FUNC, METHOD, MODULE, NEW, PARAM, PRIM, STAR, STR, SYM,
+                          UNKNOWN, FileFacts)
 from jaxmap.resolve.values import MAX_HOPS
 
 
@@ -31,12 +19,19 @@ class Names:
         self.modules: dict[str, tuple[str, FileFacts]] = {
             facts.module: (path, facts) for path, facts in sorted(files.items())}
         self.imports: dict[tuple[str, str], dict[str, str]] = {}
+        self.reexports: dict[str, set[str]] = {}  # module -> aliases written as re-exports
+        self.stars: dict[str, list[str]] = {}  # module -> modules it star-imports
         self.top_names: dict[str, dict[str, tuple]] = {}
         self.env_of: Callable[[str], dict] = lambda module: {}
         for module, (_, facts) in self.modules.items():
             for imported in facts.imports:
+                if imported.alias == STAR:
+                    self.stars.setdefault(module, []).append(imported.target)
+                    continue
                 self.imports.setdefault((module, imported.scope), {})[imported.alias] = \
                     imported.target
+                if imported.reexport and not imported.scope:
+                    self.reexports.setdefault(module, set()).add(imported.alias)
             self.top_names[module] = {
                 d.name: (FUNC if d.kind == "function" else CLASS, module, d.name)
                 for d in facts.defs

@@ -5,18 +5,8 @@ with the function the rule is."""
 from __future__ import annotations
 
 from jaxmap import registrars as R
-from jaxmap.facts import (
-    APPLIED,
-    FUNC,
-    METHOD,
-    NEW,
-    PARAM,
-    PARTIAL,
-    PRIM,
-    STR,
-    SYM,
-    UNKNOWN,
-)
+from jaxmap.facts import (APPLIED, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR, SYM,
+                          UNKNOWN)
 from jaxmap.models import RuleKind
 from jaxmap.resolve.context import Context
 from jaxmap.resolve.findings import Findings
@@ -80,9 +70,11 @@ class Registrations:
         if registrar.platform_arg is not None and len(args) > registrar.platform_arg:
             platform = args[registrar.platform_arg]
         rule = decorated or UNKNOWN
-        if registrar.rule_arg is not None and len(args) > registrar.rule_arg:
-            rule = next((a for a in args[registrar.rule_arg:] if is_callable(a)),
-                        args[registrar.rule_arg])
+        first = registrar.rule_arg
+        if first is not None and registrar.rule_count > 1:
+            rule = (RULES, args[first:first + registrar.rule_count])
+        elif first is not None and len(args) > first:
+            rule = next((a for a in args[first:] if is_callable(a)), args[first])
         for kind in registrar.kinds:
             kind_rule = UNKNOWN if kind == RuleKind.JVP and len(registrar.kinds) > 1 else rule
             self.register(args[0], kind, via, platform, kind_rule, ctx)
@@ -100,9 +92,10 @@ class Registrations:
             self.findings.diagnose(ctx.module, ctx.site[0], f"{kind} rule registered via {via} "
                                    f"on a value that is not a known primitive")
             return
+        rules = rule[1] if rule[0] == RULES else (rule,)
+        functions = [f for f in map(self._function_ref, rules) if f is not None]
         self.findings.add_rule(target[1], kind, ctx.module, ctx.site, via,
-                               platform[1] if platform[0] == STR else None,
-                               self._function_ref(rule))
+                               platform[1] if platform[0] == STR else None, functions)
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
         """The named function a rule value is, or is made from."""

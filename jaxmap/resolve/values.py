@@ -2,27 +2,9 @@
 
 from __future__ import annotations
 
-from jaxmap.facts import (
-    APPLIED,
-    ATTRIBUTE,
-    CALL,
-    CLASS,
-    CONST,
-    DICT,
-    FUNC,
-    LAMBDA,
-    METHOD,
-    NAME,
-    NOT,
-    PARAM,
-    PARTIAL,
-    SPLAT,
-    STR,
-    SUBSCRIPT,
-    SYM,
-    TUPLE,
-    UNKNOWN,
-)
+from jaxmap.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
+                          METHOD, NAME, NEW, NOT, PARAM, PARTIAL, RULES, SPLAT, STR, SUBSCRIPT,
+                          SYM, TUPLE, UNKNOWN)
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
 _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS})
@@ -73,14 +55,68 @@ def negation(value: tuple) -> tuple:
 
 
 def mentions_param(value: tuple) -> bool:
-    """Whether a value depends on a parameter of the function under summary."""
+    """Whether a condition depends on a parameter of the function under summary."""
     return value[0] == PARAM or (value[0] == NOT and mentions_param(value[1]))
+
+
+def depends_on_params(value: tuple) -> bool:
+    """Whether a parameter appears anywhere in a value (`zip(platforms, rules)`)."""
+    return _contains(value, PARAM)
+
+
+def mentions_new(value: tuple) -> bool:
+    """Whether a value holds a primitive that a function under summary creates."""
+    return _contains(value, NEW)
+
+
+def _contains(value, tag: str) -> bool:
+    """Whether a value, or any value inside it (items, arguments, keywords), has `tag`."""
+    if isinstance(value, dict):
+        return any(_contains(item, tag) for item in value.values())
+    if not isinstance(value, tuple) or not value:
+        return False
+    if isinstance(value[0], str):  # a tagged value
+        return value[0] == tag or any(_contains(item, tag) for item in value[1:])
+    return any(_contains(item, tag) for item in value)  # a tuple of values or pairs
+
+
+def news_in(value: tuple) -> list[tuple]:
+    """The NEW values a returned value is or holds (`return fwd_p, bwd_p`)."""
+    if value[0] == NEW:
+        return [value]
+    if value[0] == TUPLE:
+        return [new for item in value[1] for new in news_in(item)]
+    return []
+
+
+def with_created(value: tuple, created: dict[int, tuple]) -> tuple:
+    """`value` with each NEW replaced by the primitive a call created for it."""
+    if value[0] == NEW:
+        return created.get(value[2], UNKNOWN)
+    if value[0] == TUPLE:
+        return (TUPLE, tuple(with_created(item, created) for item in value[1]))
+    return value
+
+
+def concatenation(left: tuple, right: tuple) -> tuple:
+    """`left + right`: a string where both are; kept while a parameter is in it."""
+    if left[0] == STR and right[0] == STR:
+        return (STR, left[1] + right[1])
+    if depends_on_params(left) or depends_on_params(right):
+        return (ADD, left, right)
+    return UNKNOWN
+
+
+def is_literal(expr: tuple) -> bool:
+    """A string, a constant, or a tuple of literals: its own value, needing no names."""
+    return expr[0] in (CONST, STR) or (expr[0] == TUPLE and all(map(is_literal, expr[1])))
 
 
 def bind_params(params: tuple, args: tuple, kwargs: dict,
                 defaults: dict | None = None) -> dict[int, tuple]:
     """Parameter index -> argument value, for positional and keyword arguments, and
-    literal defaults (`supports_batching=True`) for parameters not passed. From a
+    literal defaults (`supports_batching=True`, `platforms=("cpu", "cuda")`) for
+    parameters not passed. From a
     `*args` argument on, positions are not known: those parameters stay unbound."""
     positional = []
     for param in params:
@@ -97,7 +133,7 @@ def bind_params(params: tuple, args: tuple, kwargs: dict,
         if param in kwargs:
             bound[i] = kwargs[param]
         elif i not in bound and not unknown_from <= i < len(positional) \
-                and (defaults or {}).get(param, UNKNOWN)[0] in (CONST, STR):
+                and is_literal((defaults or {}).get(param, UNKNOWN)):
             bound[i] = defaults[param]
     return bound
 
@@ -113,12 +149,14 @@ def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
     if tag == APPLIED:
         return (APPLIED, substitute(value[1], bound),
                 tuple(substitute(a, bound) for a in value[2]))
-    if tag == TUPLE:
-        return (TUPLE, tuple(substitute(a, bound) for a in value[1]))
+    if tag in (TUPLE, RULES):
+        return (tag, tuple(substitute(a, bound) for a in value[1]))
     if tag == METHOD:  # self.jvp, with self bound at the call site
         return (METHOD, substitute(value[1], bound), value[2])
     if tag == NOT:
         return negation(substitute(value[1], bound))
+    if tag == ADD:
+        return concatenation(substitute(value[1], bound), substitute(value[2], bound))
     return value
 
 
