@@ -47,6 +47,7 @@ _PRIMITIVE_FACTORY = re.compile(
     rb"_p[ \t]*(?::[^=\n]*)?=[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
+_TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
 _NAME_CHAR = re.compile(rb"[\w.]")
@@ -269,6 +270,7 @@ class _Builder:
         self.events: list[tuple] = []
         self.tests: dict[str, tuple] = {}
         self.calls: dict[str, tuple] = {}
+        self.trace_calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
         self.unread = {body.start: body.end for body in unread}  # def start -> body end
@@ -279,7 +281,8 @@ class _Builder:
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
-                "events": self.events, "tests": self.tests, "calls": self.calls}
+                "events": self.events, "tests": self.tests, "calls": self.calls,
+                "trace_calls": self.trace_calls}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -409,12 +412,16 @@ class _Builder:
         stack.append((end_byte, "def" if walked else "unread", qualname))
 
     def _read_text(self, name: str, qualname: str, line: int, start: int, end: int) -> None:
-        """What a function's text shows, read or not: the `x.bind(` sites, and in a
-        test module what a test calls."""
+        """What a function's text shows, read or not: the `x.bind(` sites, the Trace
+        methods it calls (`trace.process_custom_jvp_call(`), and in a test module what
+        a test calls."""
         source = self._source
         if self._test_module and name.startswith("test"):
             used = {m.group(1).decode() for m in _USED.finditer(source, start, end)}
             self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
+        methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
+        if methods:
+            self.trace_calls[qualname] = tuple(sorted(methods))
         for bound in _BIND.finditer(source, start, end):
             bound_name = _NAME_BEFORE.search(source, max(start, bound.start() - 120),
                                              bound.start())

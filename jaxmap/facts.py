@@ -222,7 +222,8 @@ class FileFacts(NamedTuple):
     blocks: tuple[Loop | Branch, ...]
     events: tuple
     tests: dict[str, Test]
-    calls: dict[str, tuple]
+    calls: dict[str, tuple]  # function -> private binders of this file it calls
+    trace_calls: dict[str, tuple]  # function -> Trace methods it calls (`process_map`)
     error: str | None
 
     @classmethod
@@ -236,4 +237,4 @@ class FileFacts(NamedTuple):
             tuple(BLOCKS[b[0]]._make(b[1:]) for b in raw["blocks"]),
             tuple(EVENTS[e[0]]._make(e[1:]) for e in raw["events"]),
             {q: Test._make(test) for q, test in raw["tests"].items()},
-            raw["calls"], raw.get("error"))
+            raw["calls"], raw["trace_calls"], raw.get("error"))

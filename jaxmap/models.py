@@ -25,6 +25,27 @@ class RuleKind(str, enum.Enum):
     FORWARDING = "forwarding"
     CONST_FOLD = "const_fold"
     STAGING = "staging"
+    TYPECHECK = "typecheck"
+    PRETTY_PRINT = "pretty_print"
+    DISCHARGE = "discharge"
+    REMAT = "remat"
+    PARAM_UPDATE = "param_update"
+    CHECKIFY = "checkify"
+    SHARD_MAP_EAGER = "shard_map_eager"
+    JET = "jet"
+    SPARSE = "sparse"
+    KEY_REUSE = "key_reuse"
+    ROOFLINE = "roofline"
+    PALLAS_COST = "pallas_cost"
+    PALLAS_INTERPRET = "pallas_interpret"
+    PALLAS_PHYSICALIZE = "pallas_physicalize"
+    PALLAS_FUSIBLE = "pallas_fusible"
+    PALLAS_BLOCK_SPEC_PULL = "pallas_block_spec_pull"
+    PALLAS_BLOCK_SPEC_PUSH = "pallas_block_spec_push"
+    PALLAS_BLOCK_SPEC_USAGE = "pallas_block_spec_usage"
+    PALLAS_BLOCK_SPEC_EVAL = "pallas_block_spec_eval"
+    PALLAS_RESOURCES = "pallas_resources"
+    TRACE = "trace"  # a Trace method that handles a call-like primitive
 
     def __str__(self) -> str:
         return self.value

@@ -134,7 +134,7 @@ def test_primitives_json_schema(capsys):
     assert {"root", "jax_version", "primitives"} <= document.keys()
     assert document["jax_version"] == "0.0.1"
     names = [p["name"] for p in document["primitives"]]
-    assert len(names) == 30 and names.count("convert") == 2
+    assert len(names) == 31 and names.count("convert") == 2
     for prim in document["primitives"]:
         _check_primitive(prim)
     platforms = {r["platform"] for p in document["primitives"] for r in p["rules"]}
@@ -275,7 +275,7 @@ def test_usage_errors_are_one_line(capsys, argv):
 def test_index_then_up_to_date(capsys):
     code, out, err = run(capsys, "index")
     assert code == 0, err
-    assert out.startswith("rebuilt:") and "30 primitives" in out
+    assert out.startswith("rebuilt:") and "31 primitives" in out
     code, out, err = run(capsys, "index")
     assert code == 0, err
     assert out.startswith("up to date:") and "0 parsed" in out

@@ -202,7 +202,7 @@ KINDS = {
              (K.LOWERING, None)},
     "ragged_all_to_all": {(K.LOWERING, "cuda"), (K.LOWERING, "rocm")},
     "neg": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), (K.JVP, None),
-            (K.TRANSPOSE, None), (K.LOWERING, None), (K.LOWERING, "triton")},
+            (K.TRANSPOSE, None), (K.LOWERING, None), (K.LOWERING, "triton"), (K.JET, None)},
     "sin": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), (K.JVP, None),
             (K.LINEARIZATION, None), (K.LOWERING, None), (K.LOWERING, "cpu")},
     "add": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), (K.JVP, None),
@@ -216,7 +216,7 @@ KINDS = {
     "pallas_call": {(K.IMPL, None)},
     "SearchSorted": {(K.IMPL, None), (K.TRANSPOSE, None), (K.JVP, None), (K.BATCHING, None),
                      (K.DCE, None)},
-    "homonym": set(),
+    "homonym": {(K.JET, None)},  # jet's own deflinear: a jet rule, not a JVP
 }
 
 
@@ -239,6 +239,7 @@ CREATED = {
     "pallas_call": ("pallas_call_p", "pallas-call-create", "classic"),
     "SearchSorted": ("SearchSorted", "searchsorted-class", "hijax"),
     "homonym": ("homonym_p", "homonym-create", "classic"),
+    "bare": ("bare_p", "bare-create", "classic"),
     "convert@jax._src.lax.lax": ("convert_p", "convert-create-lax", "classic"),
     "convert@jax._src.lax.old_convert": ("convert_p", "convert-create-old", "classic"),
 }
@@ -258,7 +259,7 @@ def test_exactly_the_fixture_primitives(prims):
     assert names == sorted([
         "SearchSorted", "add", "add_any", "all_gather_done", "all_gather_start", "ceil",
         "closed_call", "compute_on", "convert", "convert", "exp", "floor", "fused_call",
-        "gather", "homonym", "mul", "neg", "pallas_call", "pmax", "pmin", "psum",
+        "bare", "gather", "homonym", "mul", "neg", "pallas_call", "pmax", "pmin", "psum",
         "ragged_all_to_all", "reduce_max", "reduce_min", "reduce_precision", "reduce_sum",
         "scatter-add", "sign", "sin", "sub"])
 
@@ -267,7 +268,7 @@ def test_no_diagnostics_on_the_fixture():
     """Every registration in the fixture is understood: none becomes a diagnostic."""
     report = build_index(ROOT)
     assert report.diagnostics == 0
-    assert report.primitives == 30
+    assert report.primitives == 31
 
 
 # -- invariants ------------------------------------------------------------------------
@@ -327,9 +328,10 @@ def test_linear_registrars_give_a_jvp_and_a_transpose(prims, selector, key, via)
 
 def test_homonyms_register_nothing(prims):
     homonym = find(prims, "homonym")
-    assert homonym.rules == ()
+    assert [rule.kind for rule in homonym.rules] == [K.JET]
     for prim, rule in _all_rules(prims):
-        assert rule.loc.file not in ("jax/_src/homonyms.py", "jax/experimental/jet.py"), \
+        assert rule.loc.file != "jax/_src/homonyms.py", (prim.name, rule)
+        assert rule.loc.file != "jax/experimental/jet.py" or rule.kind == K.JET, \
             (prim.name, rule)
     for key in ("homonym-register-lowering", "homonym-local-register-lowering",
                 "homonym-custom-jvp", "jet-deflinear-homonym", "jet-deflinear-neg"):

@@ -374,3 +374,71 @@ def test_a_wrapped_function_is_public_under_its_name():
         "pkg/__init__.py": "from pkg._src.api import jit as jit\n",
     })
     assert definition(res, "pkg._src.api.jit", "function")["public"] == ["pkg.jit"]
+
+
+def test_loop_over_a_modules_primitives_with_an_isinstance_filter():
+    res = resolve_sources({
+        "ops.py": CORE + "a_p = core.Primitive('a')\nb_p = core.Primitive('b')\n"
+                         "def helper(): pass\nNAMES = ('x',)\n",
+        "jax/experimental/roofline/roofline.py": """
+        _rooflines = {}
+        def register_standard_roofline(prim):
+          def rule(ctx): pass
+          _rooflines[prim] = rule
+        """,
+        "m.py": CORE + """
+        import itertools
+        import ops
+        from jax.experimental.roofline import roofline
+        c_p = core.Primitive('c')
+        for prim in itertools.chain(ops.__dict__.values(), [c_p]):
+          if isinstance(prim, core.Primitive):
+            roofline.register_standard_roofline(prim)
+        """})
+    assert [rules(res, n) for n in "abc"] == [[("roofline", None, None)]] * 3
+    assert res.diagnostics == []
+
+
+# -- registries beyond the autodiff/batching/lowering ones ----------------------------------
+
+
+def test_more_registries_are_kinds():
+    res = resolve_sources({
+        "jax/_src/state/discharge.py": """
+        _discharge_rules = {}
+        def register_discharge_rule(prim):
+          def register(f):
+            _discharge_rules[prim] = f
+          return register
+        """,
+        "m.py": CORE + """
+        from jax._src.state import discharge
+        def _typecheck(*a): pass
+        def _pp(*a): pass
+        p = core.Primitive('p')
+        core.custom_typechecks[p] = _typecheck
+        core.pp_eqn_rules[p] = _pp
+        @discharge.register_discharge_rule(p)
+        def _discharge(*a): pass
+        """})
+    assert rules(res, "p") == [("typecheck", None, "_typecheck"),
+                               ("pretty_print", None, "_pp"),
+                               ("discharge", None, "_discharge")]
+
+
+def test_call_like_primitive_is_handled_by_trace_methods():
+    res = resolve_sources({"m.py": """
+        from jax._src import core
+        class CallPrimitive(core.Primitive):
+          def bind_with_trace(self, trace, args, params):
+            return trace.process_call(self, args)
+        class EvalTrace:
+          def process_call(self, primitive, args):
+            return primitive
+        class JVPTrace:
+          def process_call(self, primitive, args):
+            return primitive
+        call_p = CallPrimitive('call')
+        """})
+    assert [(r["kind"], r["via"]) for r in primitive(res, "call")["rules"]] == [
+        ("trace", "EvalTrace.process_call"), ("trace", "JVPTrace.process_call")]

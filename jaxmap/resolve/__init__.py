@@ -54,6 +54,7 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
         interpreter.module_env(module)
     for module in names.modules:
         interpreter.classes.hijax_classes(module)
+    interpreter.classes.trace_rules()
     aliases = _platform_aliases(interpreter)
     findings.expand_platforms(aliases)
     binds = edges.binds(names)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from jaxmap import registrars as R
 from jaxmap.facts import CLASS, FUNC, PRIM, UNKNOWN
+from jaxmap.models import RuleKind
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
 from jaxmap.resolve.values import MAX_HOPS, canonical
@@ -132,6 +133,27 @@ class Classes:
                 kind = R.HIJAX_METHODS.get(member)
                 if kind is not None:
                     self._member_rule(pid, kind, member, where, member_qualname, m_line, m_end)
+
+    def trace_rules(self) -> None:
+        """For a primitive whose class binds by calling a Trace method
+        (`trace.process_custom_jvp_call(...)` in `bind_with_trace`), each class that
+        defines that method handles it: a TRACE rule per method."""
+        handlers: dict[str, list[tuple]] = {}  # method -> (module, class, line, end_line)
+        for module, (_, facts) in self.names.modules.items():
+            for qualname, spec in facts.classes.items():
+                for member, (line, end_line) in spec.members.items():
+                    if member.startswith("process_"):
+                        handlers.setdefault(member, []).append((module, qualname, line,
+                                                                end_line))
+        for pid, cls in self.instance_class.items():
+            binder = self.members(cls).get("bind_with_trace")
+            if binder is None:
+                continue
+            module, qualname, _, _ = binder
+            for method in self.names.facts(module).trace_calls.get(qualname, ()):
+                for where, owner, line, end_line in handlers.get(method, ()):
+                    self._member_rule(pid, RuleKind.TRACE, method, where,
+                                      f"{owner}.{method}", line, end_line)
 
     def _bases(self, cls: tuple) -> tuple:
         """The values of a class's base-class expressions, evaluated once."""

@@ -28,6 +28,9 @@ from jaxmap.resolve.values import (bind_params, canonical, concatenation, depend
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
                                    APPLIED, LAMBDA, SYM})
+# Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
+_KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL})
+_MODULE_VALUES = ".__dict__.values"
 
 
 class Interpreter:
@@ -122,6 +125,12 @@ class Interpreter:
         if value[0] == APPLIED and value[1][0] == METHOD and value[1][2] == "items" \
                 and value[1][1][0] == DICT:
             return [(TUPLE, pair) for pair in value[1][1][1]]
+        if value[0] == APPLIED and value[1] == (SYM, "itertools.chain"):
+            return [item for arg in value[2] for item in self._iterate(arg)]
+        if value[0] == APPLIED and value[1][0] == SYM and value[1][1].endswith(_MODULE_VALUES):
+            module = value[1][1][:-len(_MODULE_VALUES)]
+            if module in self.names.modules:  # `lax.__dict__.values()`
+                return _module_values(self.module_env(module))
         return [UNKNOWN]
 
     # -- statements ---------------------------------------------------------------
@@ -252,6 +261,9 @@ class Interpreter:
         name = canonical(callee)
         if name == R.PARTIAL and args:
             return (PARTIAL, args[0], args[1:], kwargs)
+        if name == "isinstance" and len(args) == 2 and canonical(args[1]) in \
+                R.PRIMITIVE_CLASS_NAMES and args[0][0] in _KNOWN_KINDS:
+            return (CONST, args[0][0] == PRIM)
         if name and name.endswith(".update") and args and args[0][0] == DICT:
             self.registrations.update(name[:-len(".update")], args[0][1], ctx, via)
         registrar = R.CALLS_BY_NAME.get(name)
@@ -359,6 +371,14 @@ def _created_used(summary: Summary) -> list[int]:
     used = {value[2] for value in news_in(summary.returns)}
     used.update(target[2] for target, *_ in summary.regs if target[0] == NEW)
     return sorted(used)
+
+
+def _module_values(env: dict) -> list:
+    """What iterating a module's `__dict__.values()` gives, as far as it matters: its
+    values of known kinds, and one UNKNOWN standing for all the others (a primitive
+    the resolver did not find would be one of those)."""
+    known = [value for value in env.values() if value[0] in _KNOWN_KINDS]
+    return known + [UNKNOWN] if len(known) < len(env) else known
 
 
 def _child(inner: int, outer: int, blocks: tuple) -> int:
