@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from jaxmap import exports
 from jaxmap import registrars as R
 from jaxmap.classes import PrimitiveClasses
-from jaxmap.models import RuleKind
+from jaxmap.models import Resolution, RuleKind
 from jaxmap.values import (MAX_HOPS, UNKNOWN, bind_params, canonical, is_callable,
                            mentions_param, rule_row, substitute, text, truth_of)
 
@@ -35,19 +35,6 @@ class Summary:
     # parameters, decided where the summary is applied.
     regs: list[tuple] = field(default_factory=list)
     returns: tuple = UNKNOWN
-
-
-@dataclass
-class Resolution:
-    """The resolver's output, as plain rows."""
-
-    primitives: list[dict]
-    definitions: list[dict]
-    imports: list[tuple[str, str]]  # (module, imported module in the tree)
-    binds: list[tuple[str, str, int, int]]  # (module, function, primitive index, line)
-    tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
-    diagnostics: list[str]
-    jax_version: str | None
 
 
 @dataclass
