@@ -58,7 +58,9 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         report = build_index(root, rebuild=rebuild, progress=progress)
     messages = []
     if snapshot_file or as_json:
-        with _open_built(report.index) as idx:  # just built: no need to check it again
+        from jaxmap.index import open_file
+
+        with open_file(report.index) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
             messages = idx.diagnostics()
@@ -345,13 +347,6 @@ def _label(argument: str, idx) -> str:
         else argument
 
 
-def _open_built(index_path: str):
-    from jaxmap import store
-    from jaxmap.locate import Index
-
-    return Index(store.connect_readonly(index_path), index_path)
-
-
 def _write_snapshot(idx, snapshot_file: str) -> None:
     from jaxmap import atomic, snapshot
 
@@ -359,7 +354,7 @@ def _write_snapshot(idx, snapshot_file: str) -> None:
 
 
 def _open(root):
-    from jaxmap.locate import open_index
+    from jaxmap.index import open_index
 
     with _progress("indexing") as progress:
         return open_index(root, progress=progress)

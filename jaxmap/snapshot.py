@@ -15,7 +15,7 @@ import re
 
 from jaxmap import store
 from jaxmap.errors import SnapshotError
-from jaxmap.locate import Index
+from jaxmap.index import Index
 from jaxmap.models import Resolution
 
 FORMAT = 1

@@ -130,7 +130,7 @@ def check_root(root) -> None:
 
 
 def verify(index) -> Report:
-    """Compare an open locate.Index of the installed jax with its live registries."""
+    """Compare an open index.Index of the installed jax with its live registries."""
     check_root(index.root)
     return compare(index.primitives(), read_runtime())
 
