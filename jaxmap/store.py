@@ -149,6 +149,12 @@ def update_stats(path: str, files: list[tuple[str, int, int]],
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
+def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """How many primitives, rules and diagnostics the index holds."""
+    return tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                 for table in ("primitives", "rules", "diagnostics"))
+
+
 def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
           resolution: Resolution) -> None:
     """Write a whole index to `path` atomically.
