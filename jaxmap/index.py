@@ -8,59 +8,14 @@ the same queries (its `root` is then a label).
 from __future__ import annotations
 
 import sqlite3
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from jaxmap import store
 from jaxmap.errors import StoreError
-from jaxmap.models import (
-    Definition,
-    DefKind,
-    FunctionRef,
-    Primitive,
-    Rule,
-    RuleKind,
-    SourceLoc,
-)
+from jaxmap.models import Definition, DefKind, FunctionRef, Primitive, Rule, RuleKind, SourceLoc
 
-
-class DefinitionRow(NamedTuple):
-    """A definition as stored, with the module that defines it."""
-
-    qualname: str
-    kind: str
-    module: str
-    file: str
-    line: int
-    summary: str | None
-
-
-class PrimitiveRow(NamedTuple):
-    """A primitive as stored; `id` is what rules and binds refer to."""
-
-    id: int
-    name: str | None
-    module: str
-    file: str
-    line: int
-
-
-class RuleRow(NamedTuple):
-    primitive_id: int
-    kind: str
-    file: str
-    line: int
-    function_file: str | None
-    function_line: int | None
-
-
-class Bind(NamedTuple):
-    """A function (by module and name) that binds a primitive."""
-
-    module: str
-    function: str
-    primitive_id: int
-    line: int
-
+if TYPE_CHECKING:
+    from jaxmap.rows import Bind, DefinitionRow, PrimitiveRow, RuleRow
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
@@ -191,14 +146,20 @@ class Index:
     # -- everything, for the graph and the map ---------------------------------------
 
     def definition_rows(self) -> list[DefinitionRow]:
+        from jaxmap.rows import DefinitionRow
+
         return [DefinitionRow(*row) for row in self._conn.execute(
             "SELECT qualname, kind, module, file, line, summary FROM definitions ORDER BY id")]
 
     def primitive_rows(self) -> list[PrimitiveRow]:
+        from jaxmap.rows import PrimitiveRow
+
         return [PrimitiveRow(*row) for row in self._conn.execute(
             "SELECT id, name, module, file, line FROM primitives ORDER BY id")]
 
     def rule_rows(self) -> list[RuleRow]:
+        from jaxmap.rows import RuleRow
+
         return [RuleRow(*row) for row in self._conn.execute(
             "SELECT primitive_id, kind, file, line, function_file, function_line FROM rules "
             "ORDER BY rowid")]
@@ -208,6 +169,8 @@ class Index:
         return self._conn.execute("SELECT module, target FROM imports ORDER BY rowid").fetchall()
 
     def binds(self) -> list[Bind]:
+        from jaxmap.rows import Bind
+
         return [Bind(*row) for row in self._conn.execute(
             "SELECT module, function, primitive_id, line FROM binds ORDER BY rowid")]
 

@@ -109,16 +109,16 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool) -> _Plan | 
 
 def _unchanged(root: str, conn: sqlite3.Connection) -> bool:
     try:
-        files, dirs = store.file_stats(conn), store.dir_stats(conn)
+        files, dirs = store.stamps(conn)
     except sqlite3.DatabaseError:
         return False
     prefix = f"{root}{os.sep}"  # plain strings: pathlib would double the cost here
     try:
-        for path, (mtime, size, _digest) in files.items():
+        for path, mtime, size in files:
             stat = os.stat(prefix + path)
             if stat.st_mtime_ns != mtime or stat.st_size != size:
                 return False
-        return all(os.stat(prefix + path).st_mtime_ns == mtime for path, mtime in dirs.items()) \
+        return all(os.stat(prefix + path).st_mtime_ns == mtime for path, mtime in dirs) \
             and bool(files)
     except OSError:
         return False

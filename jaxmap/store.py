@@ -120,6 +120,13 @@ def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
             in conn.execute("SELECT path, mtime_ns, size, digest FROM files")}
 
 
+def stamps(conn: sqlite3.Connection) -> tuple[list, list]:
+    """(path, mtime_ns, size) of every indexed file and (path, mtime_ns) of every
+    directory walked: what a query checks before trusting the index."""
+    return (conn.execute("SELECT path, mtime_ns, size FROM files").fetchall(),
+            conn.execute("SELECT path, mtime_ns FROM dirs").fetchall())
+
+
 def dir_stats(conn: sqlite3.Connection) -> dict[str, int]:
     """path -> mtime_ns of every directory walked."""
     return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
