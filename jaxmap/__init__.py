@@ -17,7 +17,7 @@ def __getattr__(name):
 
         return getattr(indexer, name)
     if name == "open_index":
-        from jaxmap.locate import open_index
+        from jaxmap.index import open_index
 
         return open_index
     raise AttributeError(f"module 'jaxmap' has no attribute {name!r}")

@@ -1,35 +1,45 @@
-"""Writing a file so that nobody sees half of it: a temporary file in the same
-directory, then `os.replace`; on failure the temporary file is removed."""
+"""The one way jaxmap replaces a file, so that nobody sees half of it: write a
+temporary file in the same directory, then `os.replace`; on failure the temporary
+file is removed."""
 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 from jaxmap.errors import TargetError
 
 
-def write(path: str, data: str | bytes) -> None:
-    """Replace `path` with `data` atomically, keeping an existing file's permissions;
-    missing parent directories are created."""
+@contextmanager
+def replacing(path: str):
+    """Yield a temporary path to fill; on success it replaces `path` (keeping an
+    existing file's permissions), on any error it is removed. Missing parent
+    directories are created."""
     import tempfile
 
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".jaxmap-", suffix=".tmp", dir=directory)
+    os.close(fd)
     try:
-        if isinstance(data, str):
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(data)
-        else:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-        mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644
-        os.chmod(tmp, mode)
+        yield tmp
+        os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write(path: str, data: str | bytes) -> None:
+    """Replace `path` with `data` atomically."""
+    with replacing(path) as tmp:
+        if isinstance(data, str):
+            with open(tmp, "w", encoding="utf-8", newline="") as handle:
+                handle.write(data)
+        else:
+            with open(tmp, "wb") as handle:
+                handle.write(data)
 
 
 def check_directory(path: str) -> None:

@@ -35,9 +35,10 @@ def _json_option(f):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="jaxmap")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-def cli(debug: bool) -> None:
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
     """Where everything in JAX's internals is defined: primitives, their rules, definitions."""
-    # --debug is read by main(), which decides how errors are shown.
+    ctx.ensure_object(dict)["debug"] = debug  # main() reads it to decide how errors show
 
 
 @cli.command()
@@ -51,6 +52,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
           as_json: bool) -> None:
     """Build or refresh the index (only changed files are parsed again)."""
     from jaxmap.indexer import build_index
+    from jaxmap.render import text
 
     if snapshot_file:
         _check_output(snapshot_file, force)
@@ -58,20 +60,18 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         report = build_index(root, rebuild=rebuild, progress=progress)
     messages = []
     if snapshot_file or as_json:
-        with _open_built(report.index) as idx:  # just built: no need to check it again
+        from jaxmap.index import open_file
+
+        with open_file(report.index) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
             messages = idx.diagnostics()
     if as_json:
-        import json
+        from jaxmap.render import json as render_json
 
-        click.echo(json.dumps({**report._asdict(), "changed": report.changed,
-                               "diagnostic_messages": messages}, indent=1))
+        click.echo(render_json.index_document(report, messages))
         return
-    state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
-    click.echo(f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
-               f"removed), {report.primitives} primitives, {report.rules} rules, "
-               f"{report.diagnostics} diagnostics -> {report.index}")
+    click.echo(text.index_report(report))
 
 
 @cli.command()
@@ -142,16 +142,14 @@ def primitives(root: str | None, missing: str | None, as_json: bool, absolute: b
 def verify(root: str | None, as_json: bool, show: int) -> None:
     """Compare the static index with the live registries of the installed jax."""
     from jaxmap import verify as verify_mod
+    from jaxmap.render import json as render_json
+    from jaxmap.render import text
 
     verify_mod.check_root(root)  # before indexing a tree the runtime cannot speak for
     with _open(root) as idx:
         report = verify_mod.verify(idx)
-    if as_json:
-        import json
-
-        click.echo(json.dumps(report.to_dict(), indent=1))
-    else:
-        click.echo(report.summary(show))
+    click.echo(render_json.verify_document(report) if as_json
+               else text.verify_summary(report, show))
 
 
 @cli.command()
@@ -168,27 +166,21 @@ def graph(name: str | None, root: str | None, depth: int, central: int | None,
     implemented_by, binds), or which modules are most central."""
     if not name and not central:
         raise click.UsageError("give a NAME, or --central N")
-    import json
-
     from jaxmap import graph as graph_mod
+    from jaxmap.render import json as render_json
+    from jaxmap.render import text
 
     with _open(root) as idx:
         g = graph_mod.build(idx)
     if central:
         rows = graph_mod.central_modules(g, central)
-        click.echo(json.dumps([{"module": m, "score": round(s, 6)} for m, s in rows], indent=1)
-                   if as_json else "\n".join(f"{s:.4f}  {m}" for m, s in rows))
+        click.echo(render_json.ranking_document(rows) if as_json else text.ranking(rows))
         return
     nodes = graph_mod.matching_nodes(g, name)
     if not nodes:
         raise NotFound(f"no node named {name!r} in the graph")
-    edges = [edge for node in nodes for edge in graph_mod.neighbourhood(g, node, depth)]
-    edges = sorted(set(edges))
-    if as_json:
-        click.echo(json.dumps({"nodes": nodes, "edges": [
-            {"source": u, "kind": k, "target": v} for u, k, v in edges]}, indent=1))
-    else:
-        click.echo("\n".join(f"{u} --{k}--> {v}" for u, k, v in edges))
+    edges = sorted({edge for node in nodes for edge in graph_mod.neighbourhood(g, node, depth)})
+    click.echo(render_json.graph_document(nodes, edges) if as_json else text.edges(edges))
 
 
 @cli.command("new-primitive")
@@ -223,6 +215,7 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
                   as_json):
     """Generate a primitive NAME with every rule registered, and tests that pass."""
     from jaxmap import scaffold
+    from jaxmap.render import text
 
     spec = scaffold.PrimitiveSpec(
         name=name, arity=arity, linear=linear, multiple_results=multiple_results,
@@ -246,11 +239,10 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
         return
     click.echo(scaffold.render_diff(changes), nl=False)
     if dry_run:
-        click.echo(f"dry run: {len(changes)} files would change; nothing written", err=True)
+        click.echo(text.scaffold_dry_run(changes), err=True)
         return
     written = scaffold.apply(changes, force=force)
-    click.echo(f"wrote {len(written)} files for primitive {name!r}: "
-               + ", ".join(c.label for c in changes), err=True)
+    click.echo(text.scaffold_written(name, changes, written), err=True)
 
 
 @cli.command("repo-map")
@@ -264,7 +256,7 @@ def repo_map(root: str | None, output: str, force: bool, as_json: bool) -> None:
     """Write REPO-MAP.md: layout, pipeline, primitive coverage, gaps, central modules,
     where to add things, all from the index."""
     from jaxmap import discover, repomap
-    from jaxmap.render import markdown
+    from jaxmap.render import markdown, text
 
     if output != "-" and not as_json:
         _check_output(output, force or _generated(output))
@@ -275,15 +267,14 @@ def repo_map(root: str | None, output: str, force: bool, as_json: bool) -> None:
 
         click.echo(render_json.repo_map_document(data))
         return
-    text = markdown.repo_map(data)
+    page = markdown.repo_map(data)
     from jaxmap import atomic
 
     if output == "-":
-        click.echo(text, nl=False)
+        click.echo(page, nl=False)
         return
-    atomic.write(output, text)
-    click.echo(f"wrote {output}: {len(data.primitives)} primitives, "
-               f"{sum(len(m) for m in data.modules.values())} modules")
+    atomic.write(output, page)
+    click.echo(text.map_written(output, data))
 
 
 def _generated(path: str) -> bool:
@@ -315,16 +306,14 @@ def diff(old: str, new: str, as_json: bool) -> None:
     """Primitives and rules added, removed or moved between OLD and NEW: jax versions
     with a snapshot (0.4.38) or roots (paths)."""
     from jaxmap import diff as diff_mod
+    from jaxmap.render import json as render_json
+    from jaxmap.render import text
 
     with _open_either(old) as before, _open_either(new) as after:
-        result = diff_mod.compare(_label(old, before), before.primitives(),
-                                  _label(new, after), after.primitives())
-    if as_json:
-        import json
-
-        click.echo(json.dumps(result.to_dict(), indent=1))
-    else:
-        click.echo(diff_mod.render_text(result))
+        result = diff_mod.compare(
+            text.diff_side(old, before.jax_version, os.path.isdir(old)), before.primitives(),
+            text.diff_side(new, after.jax_version, os.path.isdir(new)), after.primitives())
+    click.echo(render_json.diff_document(result) if as_json else text.index_diff(result))
 
 
 def _open_either(version_or_root: str):
@@ -340,18 +329,6 @@ def _open_version(version: str):
     return snapshot.load(snapshot.find(version))
 
 
-def _label(argument: str, idx) -> str:
-    return f"jax {idx.jax_version}" if idx.jax_version and not os.path.isdir(argument) \
-        else argument
-
-
-def _open_built(index_path: str):
-    from jaxmap import store
-    from jaxmap.locate import Index
-
-    return Index(store.connect_readonly(index_path), index_path)
-
-
 def _write_snapshot(idx, snapshot_file: str) -> None:
     from jaxmap import atomic, snapshot
 
@@ -359,7 +336,7 @@ def _write_snapshot(idx, snapshot_file: str) -> None:
 
 
 def _open(root):
-    from jaxmap.locate import open_index
+    from jaxmap.index import open_index
 
     with _progress("indexing") as progress:
         return open_index(root, progress=progress)
@@ -411,9 +388,9 @@ def _source_line(root: str):
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (callable in-process by tests)."""
     args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args
+    options: dict = {}  # filled by the group from its parsed options
     try:
-        result = cli.main(args=args, prog_name="jaxmap", standalone_mode=False)
+        result = cli.main(args=args, prog_name="jaxmap", standalone_mode=False, obj=options)
         return result if isinstance(result, int) else 0
     except click.exceptions.Abort:
         click.echo("jaxmap: aborted", err=True)
@@ -431,17 +408,17 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(message, err=True)
         return error.exit_code
     except JaxmapError as error:
-        if debug:
+        if options.get("debug"):
             raise
         click.echo(f"jaxmap: error: {error}", err=True)
         return error.exit_code
     except (OSError, RecursionError, MemoryError) as error:
-        if debug:
+        if options.get("debug"):
             raise
         click.echo(f"jaxmap: error: {error} (run with --debug for details)", err=True)
         return 3
     except Exception as error:  # noqa: BLE001 - never a traceback without --debug
-        if debug:
+        if options.get("debug"):
             raise
         click.echo(f"jaxmap: internal error: {type(error).__name__}: {error} "
                    f"(run with --debug for the traceback)", err=True)

@@ -30,11 +30,6 @@ class IndexDiff(NamedTuple):
     removed: tuple[str, ...]
     rules: tuple[RuleChange, ...]
 
-    def to_dict(self) -> dict:
-        return {"old": self.old, "new": self.new, "primitives_added": list(self.added),
-                "primitives_removed": list(self.removed),
-                "rules": [change._asdict() for change in self.rules]}
-
 
 def compare(old_label: str, old: list[Primitive], new_label: str,
             new: list[Primitive]) -> IndexDiff:
@@ -114,18 +109,3 @@ def _where(rule) -> tuple[str, str | None]:
 def _describe(rule) -> str:
     text = f"{rule.loc.file}:{rule.loc.line}"
     return f"{text} ({rule.function.name})" if rule.function else text
-
-
-def render_text(diff: IndexDiff) -> str:
-    lines = [f"{diff.old} -> {diff.new}",
-             f"primitives added ({len(diff.added)}): {', '.join(diff.added) or '-'}",
-             f"primitives removed ({len(diff.removed)}): {', '.join(diff.removed) or '-'}"]
-    for change in ("added", "removed", "moved"):
-        rows = [c for c in diff.rules if c.change == change]
-        lines.append(f"rules {change} ({len(rows)}):")
-        for c in rows:
-            kind = c.kind + (f"[{c.platform}]" if c.platform else "")
-            where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
-                     "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
-            lines.append(f"  {c.primitive:<28} {kind:<22} {where}")
-    return "\n".join(lines)

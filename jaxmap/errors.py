@@ -43,3 +43,7 @@ class TargetError(JaxmapError):
 
 class AnchorError(JaxmapError):
     """An existing file lacks the statement an in-tree insertion goes after."""
+
+
+class SnapshotError(JaxmapError):
+    """A snapshot is missing, unreadable, or of another format."""

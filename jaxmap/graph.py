@@ -13,43 +13,35 @@ import networkx as nx
 
 
 def build(index) -> nx.MultiDiGraph:
-    """The graph of an open locate.Index."""
+    """The graph of an open index.Index."""
     graph = nx.MultiDiGraph()
-    conn = index.conn
-    for qualname, kind, module, file, line in conn.execute(
-            "SELECT qualname, kind, module, file, line FROM definitions"):
-        if kind == "module":
-            graph.add_node(f"module:{qualname}", kind="module", file=file, line=line)
-        elif kind == "function":
-            node = f"function:{qualname}"
-            graph.add_node(node, kind="function", file=file, line=line)
-            graph.add_edge(f"module:{module}", node, kind="defines")
-    for module, target in conn.execute("SELECT module, target FROM imports"):
+    definitions = index.definition_rows()
+    for d in definitions:
+        if d.kind == "module":
+            graph.add_node(f"module:{d.qualname}", kind="module", file=d.file, line=d.line)
+        elif d.kind == "function":
+            node = f"function:{d.qualname}"
+            graph.add_node(node, kind="function", file=d.file, line=d.line)
+            graph.add_edge(f"module:{d.module}", node, kind="defines")
+    for module, target in index.imports():
         graph.add_edge(f"module:{module}", f"module:{target}", kind="imports")
     prims, names = {}, {}
-    for pid, name, module, file, line in conn.execute(
-            "SELECT id, name, module, file, line FROM primitives"):
-        prims[pid], names[pid] = f"primitive:{name}@{file}:{line}", name
-        graph.add_node(prims[pid], kind="primitive", file=file, line=line)
-        graph.add_edge(f"module:{module}", prims[pid], kind="defines")
-    functions = _functions_by_location(conn)
-    for pid, kind, file, line, f_file, f_line in conn.execute(
-            "SELECT primitive_id, kind, file, line, function_file, function_line FROM rules"):
-        rule = f"rule:{names[pid]}:{kind}@{file}:{line}"
-        graph.add_node(rule, kind="rule", file=file, line=line)
-        graph.add_edge(prims[pid], rule, kind="has_rule")
-        target = functions.get((f_file, f_line))
+    for p in index.primitive_rows():
+        prims[p.id], names[p.id] = f"primitive:{p.name}@{p.file}:{p.line}", p.name
+        graph.add_node(prims[p.id], kind="primitive", file=p.file, line=p.line)
+        graph.add_edge(f"module:{p.module}", prims[p.id], kind="defines")
+    functions = {(d.file, d.line): f"function:{d.qualname}" for d in definitions
+                 if d.kind == "function"}
+    for r in index.rule_rows():
+        rule = f"rule:{names[r.primitive_id]}:{r.kind}@{r.file}:{r.line}"
+        graph.add_node(rule, kind="rule", file=r.file, line=r.line)
+        graph.add_edge(prims[r.primitive_id], rule, kind="has_rule")
+        target = functions.get((r.function_file, r.function_line))
         if target is not None:
             graph.add_edge(rule, target, kind="implemented_by")
-    for module, function, pid, _line in conn.execute(
-            "SELECT module, function, primitive_id, line FROM binds"):
-        graph.add_edge(f"function:{module}.{function}", prims[pid], kind="binds")
+    for b in index.binds():
+        graph.add_edge(f"function:{b.module}.{b.function}", prims[b.primitive_id], kind="binds")
     return graph
-
-
-def _functions_by_location(conn) -> dict[tuple[str, int], str]:
-    return {(file, line): f"function:{qualname}" for qualname, file, line in conn.execute(
-        "SELECT qualname, file, line FROM definitions WHERE kind = 'function'")}
 
 
 def matching_nodes(graph: nx.MultiDiGraph, name: str) -> list[str]:

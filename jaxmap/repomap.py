@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from jaxmap import registrars as R
+from jaxmap.models import RuleKind
 
 # Columns of the coverage matrix, in order; lowering is split by platform.
 COVERAGE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batching", "lowering",
@@ -51,14 +52,13 @@ class RepoMap(NamedTuple):
 
 
 def gather(index, *, links: bool, rank: int = 25) -> RepoMap:
-    """Everything REPO-MAP.md shows, from an open locate.Index."""
+    """Everything REPO-MAP.md shows, from an open index.Index."""
     from jaxmap import graph
 
     prims = sorted(index.primitives(), key=lambda p: (p.module, p.name, p.loc.line))
     modules = _modules(index, prims)
     g = graph.build(index)
-    files = index.conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    return RepoMap(index.jax_version, files, links, _top_level(modules), _areas(modules),
+    return RepoMap(index.jax_version, index.file_count(), links, _top_level(modules), _areas(modules),
                    _stages(index), tuple(prims), _gaps(prims),
                    tuple(graph.central_modules(g, rank)), tuple(graph.central_functions(g, rank)),
                    _registries(index, prims))
@@ -70,20 +70,19 @@ def _modules(index, prims) -> list[Module]:
     for prim in prims:
         for rule in prim.rules:
             registered[rule.loc.file][rule.kind.value] += 1
+    definitions = index.definition_rows()
     counts: dict[str, Counter] = defaultdict(Counter)
-    for module, kind, count in index.conn.execute(
-            "SELECT module, kind, COUNT(*) FROM definitions WHERE kind != 'module' "
-            "GROUP BY module, kind"):
-        counts[module][kind] = count
+    for d in definitions:
+        if d.kind != "module":
+            counts[d.module][d.kind] += 1
     imports: dict[str, list[str]] = defaultdict(list)
-    for module, target in index.conn.execute("SELECT module, target FROM imports ORDER BY target"):
+    for module, target in sorted(index.imports(), key=lambda edge: edge[1]):
         imports[module].append(target)
-    rows = index.conn.execute(
-        "SELECT qualname, file, summary FROM definitions WHERE kind = 'module' ORDER BY qualname")
-    return [Module(name, file, summary or _derived_purpose(defined[name], registered[file],
-                                                           counts[name], imports[name]),
-                   bool(summary))
-            for name, file, summary in rows]
+    rows = sorted((d for d in definitions if d.kind == "module"), key=lambda d: d.qualname)
+    return [Module(d.qualname, d.file, d.summary or _derived_purpose(
+                defined[d.qualname], registered[d.file], counts[d.qualname],
+                imports[d.qualname]), bool(d.summary))
+            for d in rows]
 
 
 def _derived_purpose(primitives: int, rules: Counter, definitions: Counter,
@@ -142,12 +141,9 @@ def _stages(index) -> tuple[Stage, ...]:
     for heading, names in R.PIPELINE:
         places = []
         for name in names:
-            row = index.conn.execute(
-                "SELECT qualname, file, line FROM definitions WHERE qualname LIKE ? ESCAPE '!' "
-                "ORDER BY (qualname LIKE 'jax.!_src.%' ESCAPE '!') DESC, length(qualname), "
-                "qualname LIMIT 1", ("%." + name.replace("_", "!_"),)).fetchone()
-            if row:
-                places.append(tuple(row))
+            place = index.definition_ending(name)
+            if place:
+                places.append(place)
         if places:
             stages.append(Stage(heading, tuple(places)))
     return tuple(stages)
@@ -196,15 +192,13 @@ def _registries(index, prims) -> tuple[Registry, ...]:
         by_kind[kind.value].append(f"core.Primitive.{method}")
     coverage = {id(p): len({r.kind for r in p.rules}) for p in prims}
     result = []
-    for kind in (k.value for k in R.K):
+    for kind in (k.value for k in RuleKind):
         places = []
         for short in by_kind.get(kind, ()):
             leaf, _, attr = short.partition(".")
-            row = index.conn.execute(
-                "SELECT file, line FROM definitions WHERE qualname = ?",
-                (f"{R.MODULES[leaf][0]}.{attr}",)).fetchone()
-            if row:
-                places.append((short, *row))
+            place = index.place(f"{R.MODULES[leaf][0]}.{attr}")
+            if place:
+                places.append((short, *place))
         candidates = [(_preference(p.module), -coverage[id(p)], p.name, r.loc.file, r.loc.line,
                        p, r) for p in prims
                       for r in p.rules if r.kind.value == kind and r.function is not None

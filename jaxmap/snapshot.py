@@ -12,18 +12,14 @@ import gzip
 import json
 import os
 import re
-import sqlite3
 
 from jaxmap import store
-from jaxmap.errors import JaxmapError
-from jaxmap.locate import Index
+from jaxmap.errors import SnapshotError
+from jaxmap.index import Index
+from jaxmap.models import Resolution
 
 FORMAT = 1
 _NAME = re.compile(r"jax-(\d+(?:\.\d+)*)\.json\.gz\Z")
-
-
-class SnapshotError(JaxmapError):
-    """A snapshot is missing, unreadable, or of another format."""
 
 
 def directories() -> list[str]:
@@ -83,11 +79,18 @@ def load(path: str) -> Index:
     if document.get("format") != FORMAT:
         raise SnapshotError(f"snapshot {path} has format {document.get('format')!r}, "
                             f"this jaxmap reads format {FORMAT}")
-    conn = sqlite3.connect(":memory:")
-    store.fill_from_documents(conn, {"root": f"jax {document['jax_version']} (snapshot)",
-                                     "jax_version": document["jax_version"] or ""},
-                              document["primitives"], document["definitions"])
-    return Index(conn, path)
+    version = document["jax_version"]
+    meta = {"root": f"jax {version} (snapshot)", "jax_version": version or ""}
+    return Index(store.in_memory(meta, _resolution(document)), path)
+
+
+def _resolution(document: dict) -> Resolution:
+    """The snapshot's documents as the rows the store writes: primitives are already
+    in that schema; definitions (`locate --json`'s) get back their module."""
+    definitions = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
+                   for d in document["definitions"]]
+    return Resolution(document["primitives"], definitions, [], [], [], [],
+                      document["jax_version"], {})
 
 
 def _version_key(version: str) -> tuple[int, ...]:

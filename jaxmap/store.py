@@ -1,10 +1,12 @@
-"""The on-disk index: one SQLite file per root, versioned, written atomically, safe to lose.
+"""The write side of the index: one SQLite file per root, versioned, written
+atomically, safe to lose; and the bookkeeping an incremental update reads (meta,
+file and directory stats, stored facts). Queries are index.py's.
 
-A new or updated index is always written to a temporary file beside the old one and
-moved into place with `os.replace`, so readers and concurrent writers only ever see a
-whole index; the one write in place is a single transaction that records new file
-and directory stats when no content changed. Anything unreadable (corrupt file, older schema, other jaxmap, grammar
-or Python version) reads as "no index", and the caller rebuilds.
+A new or updated index is always written whole through atomic.replacing, so readers
+and concurrent writers only ever see a whole index; the one write in place is a single
+transaction that records new file and directory stats when no content changed.
+Anything unreadable (corrupt file, older schema, other jaxmap, grammar or Python
+version) reads as "no index", and the caller rebuilds.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import sys
 import zlib
 from contextlib import closing
 
+from jaxmap import atomic
 from jaxmap.errors import StoreError
+from jaxmap.models import Resolution
 
 SCHEMA_VERSION = 4
 
@@ -116,6 +120,13 @@ def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
             in conn.execute("SELECT path, mtime_ns, size, digest FROM files")}
 
 
+def stamps(conn: sqlite3.Connection) -> tuple[list, list]:
+    """(path, mtime_ns, size) of every indexed file and (path, mtime_ns) of every
+    directory walked: what a query checks before trusting the index."""
+    return (conn.execute("SELECT path, mtime_ns, size FROM files").fetchall(),
+            conn.execute("SELECT path, mtime_ns FROM dirs").fetchall())
+
+
 def dir_stats(conn: sqlite3.Connection) -> dict[str, int]:
     """path -> mtime_ns of every directory walked."""
     return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
@@ -145,52 +156,35 @@ def update_stats(path: str, files: list[tuple[str, int, int]],
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
+def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """How many primitives, rules and diagnostics the index holds."""
+    return tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                 for table in ("primitives", "rules", "diagnostics"))
+
+
 def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
-          resolution) -> None:
+          resolution: Resolution) -> None:
     """Write a whole index to `path` atomically.
 
     files: (path, module, mtime_ns, size, digest, marshalled facts) for every file.
     dirs: (path, mtime_ns) of every directory walked.
-    resolution: a resolve.Resolution.
     """
-    import tempfile
-
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
-                               dir=directory)
-    os.close(fd)
-    try:
-        with closing(sqlite3.connect(tmp)) as conn:
-            conn.execute("PRAGMA journal_mode = OFF")
-            conn.execute("PRAGMA synchronous = OFF")
-            conn.executescript(_SCHEMA)
-            _fill(conn, meta, files, resolution)
-            conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
-            conn.executescript(_INDEXES)
-            conn.commit()
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic.replacing(path) as tmp, closing(sqlite3.connect(tmp)) as conn:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        _create(conn, meta, files, dirs, resolution)
+        conn.commit()
 
 
-def fill_from_documents(conn: sqlite3.Connection, meta: dict[str, str], primitives: list[dict],
-                        definitions: list[dict]) -> None:
-    """Fill an empty database from JSON documents (a snapshot): primitives in the
-    `primitives --json` schema, definitions in the `locate --json` one."""
-    from types import SimpleNamespace
+def in_memory(meta: dict[str, str], resolution: Resolution) -> sqlite3.Connection:
+    """An index held in memory, with no files (a snapshot read back)."""
+    conn = sqlite3.connect(":memory:")
+    _create(conn, meta, [], [], resolution)
+    return conn
 
-    rows = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
-            for d in definitions]
+
+def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution) -> None:
     conn.executescript(_SCHEMA)
-    _fill(conn, meta, [], SimpleNamespace(primitives=primitives, definitions=rows, imports=[],
-                                          binds=[], tests=[], diagnostics=[]))
-    conn.executescript(_INDEXES)
-
-
-def _fill(conn: sqlite3.Connection, meta, files, resolution) -> None:
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", files)
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
@@ -210,6 +204,8 @@ def _fill(conn: sqlite3.Connection, meta, files, resolution) -> None:
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
+    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+    conn.executescript(_INDEXES)
 
 
 def _function_columns(function: dict | None) -> tuple:

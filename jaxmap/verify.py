@@ -82,41 +82,6 @@ class Report:
     def extra_rate(self) -> float:
         return self.extra_rules[0] / self.extra_rules[1] if self.extra_rules[1] else 0.0
 
-    def to_dict(self) -> dict:
-        return {"jax_version": self.jax_version,
-                "primitives": {"found": self.primitives[0], "total": self.primitives[1],
-                               "recall": round(self.primitive_recall, 4)},
-                "pairs": {"found": self.pairs[0], "total": self.pairs[1],
-                          "recall": round(self.pair_recall, 4)},
-                "extra_rules": {"extra": self.extra_rules[0], "checked": self.extra_rules[1],
-                                "rate": round(self.extra_rate, 4)},
-                "functions": {"confirmed": self.functions[0], "checked": self.functions[1],
-                              "rate": round(self.function_agreement, 4)},
-                "missing_primitives": self.missing_primitives,
-                "missing_pairs": self.missing_pairs, "extra_pairs": self.extra_pairs,
-                "unconfirmed_functions": self.unconfirmed_functions}
-
-    def summary(self, show: int = 20) -> str:
-        lines = [
-            f"jax {self.jax_version}: static index vs live registries",
-            f"  primitives found          {self.primitives[0]}/{self.primitives[1]} "
-            f"({self.primitive_recall:.1%})",
-            f"  (primitive, kind) found   {self.pairs[0]}/{self.pairs[1]} "
-            f"({self.pair_recall:.1%})",
-            f"  rules the runtime lacks   {self.extra_rules[0]}/{self.extra_rules[1]} "
-            f"({self.extra_rate:.1%})",
-            f"  rule functions confirmed  {self.functions[0]}/{self.functions[1]} "
-            f"({self.function_agreement:.1%})"]
-        for title, items in (("missing primitives", self.missing_primitives),
-                             ("missing (primitive, kind)", self.missing_pairs),
-                             ("extra (primitive, kind)", self.extra_pairs),
-                             ("rule functions the runtime does not reach",
-                              self.unconfirmed_functions)):
-            if items:
-                shown = ", ".join(items[:show]) + (" ..." if len(items) > show else "")
-                lines.append(f"  {title}: {shown}")
-        return "\n".join(lines)
-
 
 def check_root(root) -> None:
     """VerifyError unless `root` (None: the default) is where the installed jax lives:
@@ -130,7 +95,7 @@ def check_root(root) -> None:
 
 
 def verify(index) -> Report:
-    """Compare an open locate.Index of the installed jax with its live registries."""
+    """Compare an open index.Index of the installed jax with its live registries."""
     check_root(index.root)
     return compare(index.primitives(), read_runtime())
 

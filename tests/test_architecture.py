@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,77 @@ def test_import_jaxmap_has_no_side_effects():
                           "print(sorted(m for m in sys.modules if m.startswith('jaxmap')))"],
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "['jaxmap']"
+
+
+def _package_files():
+    return [(path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text()))
+            for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def _calls(tree: ast.AST):
+    """(receiver name or None, function name, call node) of every call."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                receiver = func.value.id if isinstance(func.value, ast.Name) else None
+                yield receiver, func.attr, node
+            elif isinstance(func, ast.Name):
+                yield None, func.id, node
+
+
+_SQL = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|PRAGMA)\b")
+
+
+def test_only_the_read_api_and_the_store_run_sql():
+    """index.py reads the index, store.py writes it; nothing else holds a connection."""
+    offenders = []
+    for name, tree in _package_files():
+        if name in ("index.py", "store.py"):
+            continue
+        offenders += [f"{name}:{node.lineno} {func}" for receiver, func, node in _calls(tree)
+                      if func in ("execute", "executemany", "executescript")
+                      or (receiver, func) == ("sqlite3", "connect")]
+        offenders += [f"{name}:{node.lineno} SQL text" for node in ast.walk(tree)
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                      and _SQL.match(node.value)]
+    assert offenders == []
+
+
+def test_only_the_cli_writes_to_the_terminal():
+    offenders = [f"{name}:{node.lineno}" for name, tree in _package_files()
+                 for receiver, func, node in _calls(tree)
+                 if func == "print" and receiver is None
+                 or (receiver, func) in (("click", "echo"), ("click", "secho"))
+                 and name != "cli.py"]
+    assert offenders == []
+
+
+def test_the_cli_formats_nothing_itself():
+    """What a command prints comes from render/; cli.py's own f-strings are the
+    messages of errors it raises and of the errors main() reports."""
+    tree = ast.parse((PACKAGE / "cli.py").read_text())
+    allowed = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) or isinstance(node, ast.FunctionDef) and node.name == "main":
+            allowed.update(id(inner) for inner in ast.walk(node))
+    strays = [node.lineno for node in ast.walk(tree)
+              if isinstance(node, ast.JoinedStr) and id(node) not in allowed]
+    strays += [node.lineno for _, func, node in _calls(tree) if id(node) not in allowed
+               and func == "join" and isinstance(node.func.value, ast.Constant)]
+    assert strays == []
+    assert "json" not in _imported_modules(PACKAGE / "cli.py")
+
+
+def test_only_render_builds_multiline_text():
+    """Output text is render/'s; scaffold/ builds the files it generates, parse.py the
+    source of its queries."""
+    offenders = [f"{name}:{node.lineno}" for name, tree in _package_files()
+                 if not name.startswith(("render/", "scaffold/")) and name != "parse.py"
+                 for _, func, node in _calls(tree)
+                 if func == "join" and isinstance(node.func.value, ast.Constant)
+                 and node.func.value.value == "\n"]
+    assert offenders == []
 
 
 def _tag_checks(path: Path) -> list[str]:

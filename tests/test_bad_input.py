@@ -15,8 +15,8 @@ import pytest
 from jaxmap import store
 from jaxmap.cli import main
 from jaxmap.errors import JaxmapError, RootError
+from jaxmap.index import open_index
 from jaxmap.indexer import build_index
-from jaxmap.locate import open_index
 
 GOOD = """\
 from jax._src import core

@@ -247,6 +247,20 @@ def test_root_that_does_not_exist(capsys, tmp_path):
     assert "does not exist" in err
 
 
+def test_debug_before_the_command_raises_instead(tmp_path):
+    from jaxmap.errors import RootError
+
+    with pytest.raises(RootError):
+        main(["--debug", "locate", "psum", "--root", str(tmp_path / "nowhere")])
+
+
+def test_debug_after_the_command_is_a_usage_error(capsys, tmp_path):
+    code = main(["locate", "psum", "--debug", "--root", str(tmp_path / "nowhere")])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "--debug" in err
+
+
 @pytest.mark.parametrize("argv", [
     ["locate", "psum", "--kind", "bogus"],
     ["primitives", "--missing", "bogus"],

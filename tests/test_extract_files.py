@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from jaxmap import discover, indexer
+from jaxmap import discover, worker
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="helpers are forked")
 
@@ -20,24 +20,24 @@ def jax_files():
 
 def test_any_number_of_helpers_gives_the_same_results(jax_files):
     root, files = jax_files
-    alone = indexer.extract_files(root, files, jobs=1)
-    assert indexer.extract_files(root, files, jobs=3) == alone
+    alone = worker.extract_files(root, files, jobs=1)
+    assert worker.extract_files(root, files, jobs=3) == alone
     assert [facts["module"] for _, facts, _ in alone] == [f.module for f in files]
 
 
 def test_files_a_dying_helper_took_are_extracted_here(jax_files, monkeypatch):
     root, files = jax_files
-    alone = indexer.extract_files(root, files, jobs=1)
-    parent, extract_task = os.getpid(), indexer._extract_task
+    alone = worker.extract_files(root, files, jobs=1)
+    parent, extract_task = os.getpid(), worker._extract_task
 
     def dies_in_a_helper(task):  # on the first file it takes, which is then lost
         if os.getpid() != parent:
             os._exit(1)
         return extract_task(task)
 
-    monkeypatch.setattr(indexer, "_extract_task", dies_in_a_helper)
+    monkeypatch.setattr(worker, "_extract_task", dies_in_a_helper)
     seen = []
-    results = indexer.extract_files(root, files, jobs=2,
+    results = worker.extract_files(root, files, jobs=2,
                                     progress=lambda done, total: seen.append((done, total)))
     assert results == alone
     assert seen[-1] == (len(files), len(files))

@@ -14,8 +14,8 @@ import pytest
 
 from markers import ROOT, mark, source_lines
 
+from jaxmap.index import open_index
 from jaxmap.indexer import build_index
-from jaxmap.locate import open_index
 from jaxmap.models import RuleKind as K
 
 

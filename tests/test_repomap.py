@@ -13,7 +13,7 @@ from markers import ROOT, mark
 
 from jaxmap import repomap
 from jaxmap.cli import main
-from jaxmap.locate import open_index
+from jaxmap.index import open_index
 from jaxmap.render import markdown
 
 COMMITTED = Path(__file__).resolve().parent.parent / "REPO-MAP.md"

@@ -15,7 +15,7 @@ from markers import ROOT
 
 from jaxmap import snapshot
 from jaxmap.cli import main
-from jaxmap.locate import open_index
+from jaxmap.index import open_index
 
 REPO = Path(__file__).resolve().parent.parent
 LOCATOR = REPO / "scripts" / "jax_repo_locator.py"

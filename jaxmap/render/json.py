@@ -83,5 +83,46 @@ def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool) -> st
         for c, diff in zip(changes, diffs)]})
 
 
-def _dump(document: dict) -> str:
+def index_document(report, messages: list[str]) -> str:
+    """An indexer.IndexReport, with the resolver's diagnostics."""
+    return _dump({**report._asdict(), "changed": report.changed,
+                  "diagnostic_messages": messages})
+
+
+def verify_document(report) -> str:
+    """A verify.Report: figures, then every difference by name."""
+    return _dump({"jax_version": report.jax_version,
+                  "primitives": {"found": report.primitives[0], "total": report.primitives[1],
+                                 "recall": round(report.primitive_recall, 4)},
+                  "pairs": {"found": report.pairs[0], "total": report.pairs[1],
+                            "recall": round(report.pair_recall, 4)},
+                  "extra_rules": {"extra": report.extra_rules[0],
+                                  "checked": report.extra_rules[1],
+                                  "rate": round(report.extra_rate, 4)},
+                  "functions": {"confirmed": report.functions[0],
+                                "checked": report.functions[1],
+                                "rate": round(report.function_agreement, 4)},
+                  "missing_primitives": report.missing_primitives,
+                  "missing_pairs": report.missing_pairs, "extra_pairs": report.extra_pairs,
+                  "unconfirmed_functions": report.unconfirmed_functions})
+
+
+def diff_document(diff) -> str:
+    """A diff.IndexDiff."""
+    return _dump({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
+                  "primitives_removed": list(diff.removed),
+                  "rules": [change._asdict() for change in diff.rules]})
+
+
+def ranking_document(rows: list[tuple[str, float]]) -> str:
+    """`graph --central`: modules with their scores, best first."""
+    return _dump([{"module": name, "score": round(score, 6)} for name, score in rows])
+
+
+def graph_document(nodes: list[str], edges: list[tuple[str, str, str]]) -> str:
+    return _dump({"nodes": nodes, "edges": [{"source": u, "kind": k, "target": v}
+                                            for u, k, v in edges]})
+
+
+def _dump(document: dict | list) -> str:
     return json.dumps(document, indent=1)

@@ -62,3 +62,77 @@ def primitives_table(prims: list[Primitive], path: PathFn) -> str:
         kinds = sorted({r.kind.value for r in p.rules})
         lines.append(f"{p.name:<32} {path(p.loc.file)}:{p.loc.line}  {' '.join(kinds) or '-'}")
     return "\n".join(lines)
+
+
+def index_report(report) -> str:
+    """One line for an indexer.IndexReport."""
+    state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
+    return (f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
+            f"removed), {report.primitives} primitives, {report.rules} rules, "
+            f"{report.diagnostics} diagnostics -> {report.index}")
+
+
+def verify_summary(report, show: int = 20) -> str:
+    """A verify.Report: the figures, then up to `show` of each kind of difference."""
+    lines = [f"jax {report.jax_version}: static index vs live registries"]
+    for label, (found, total), share in (
+            ("primitives found", report.primitives, report.primitive_recall),
+            ("(primitive, kind) found", report.pairs, report.pair_recall),
+            ("rules the runtime lacks", report.extra_rules, report.extra_rate),
+            ("rule functions confirmed", report.functions, report.function_agreement)):
+        lines.append(f"  {label:<25} {found}/{total} ({share:.1%})")
+    for title, items in (("missing primitives", report.missing_primitives),
+                         ("missing (primitive, kind)", report.missing_pairs),
+                         ("extra (primitive, kind)", report.extra_pairs),
+                         ("rule functions the runtime does not reach",
+                          report.unconfirmed_functions)):
+        if items:
+            shown = ", ".join(items[:show]) + (" ..." if len(items) > show else "")
+            lines.append(f"  {title}: {shown}")
+    return "\n".join(lines)
+
+
+def diff_side(argument: str, jax_version: str | None, is_root: bool) -> str:
+    """How `diff` names one side: `jax 0.4.38` for a snapshot, else the root given."""
+    return f"jax {jax_version}" if jax_version and not is_root else argument
+
+
+def index_diff(diff) -> str:
+    """A diff.IndexDiff: primitives added and removed, then rules by change."""
+    lines = [f"{diff.old} -> {diff.new}",
+             f"primitives added ({len(diff.added)}): {', '.join(diff.added) or '-'}",
+             f"primitives removed ({len(diff.removed)}): {', '.join(diff.removed) or '-'}"]
+    for change in ("added", "removed", "moved"):
+        rows = [c for c in diff.rules if c.change == change]
+        lines.append(f"rules {change} ({len(rows)}):")
+        for c in rows:
+            kind = c.kind + (f"[{c.platform}]" if c.platform else "")
+            where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
+                     "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
+            lines.append(f"  {c.primitive:<28} {kind:<22} {where}")
+    return "\n".join(lines)
+
+
+def ranking(rows: list[tuple[str, float]]) -> str:
+    """(name, score) rows, best first: `0.0123  jax._src.core`."""
+    return "\n".join(f"{score:.4f}  {name}" for name, score in rows)
+
+
+def edges(rows: list[tuple[str, str, str]]) -> str:
+    """(source, kind, target) graph edges: `a --kind--> b`."""
+    return "\n".join(f"{u} --{k}--> {v}" for u, k, v in rows)
+
+
+def map_written(path: str, data) -> str:
+    """What `repo-map` wrote (a repomap.RepoMap to `path`)."""
+    return (f"wrote {path}: {len(data.primitives)} primitives, "
+            f"{sum(len(m) for m in data.modules.values())} modules")
+
+
+def scaffold_dry_run(changes) -> str:
+    return f"dry run: {len(changes)} files would change; nothing written"
+
+
+def scaffold_written(name: str, changes, written) -> str:
+    return (f"wrote {len(written)} files for primitive {name!r}: "
+            + ", ".join(c.label for c in changes))

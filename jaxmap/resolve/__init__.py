@@ -11,27 +11,13 @@ remaining rows.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
 from jaxmap.facts import DICT, STR, UNKNOWN, FileFacts
+from jaxmap.models import Resolution
 from jaxmap.resolve import edges
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.interpreter import Interpreter
 from jaxmap.resolve.names import Names
-
-
-@dataclass
-class Resolution:
-    """The resolver's output, as plain rows."""
-
-    primitives: list[dict]
-    definitions: list[dict]
-    imports: list[tuple[str, str]]  # (module, imported module in the tree)
-    binds: list[tuple[str, str, int, int]]  # (module, function, primitive index, line)
-    tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
-    diagnostics: list[str]
-    jax_version: str | None
-    platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
 
 
 def resolve(files: dict[str, dict]) -> Resolution:

@@ -1,0 +1,46 @@
+"""Row types of the whole-index reads (index.py's definition_rows, primitive_rows,
+rule_rows, binds), for the graph and the repo map: a module of their own so that
+`jaxmap locate` does not pay for creating them."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class DefinitionRow(NamedTuple):
+    """A definition as stored, with the module that defines it."""
+
+    qualname: str
+    kind: str
+    module: str
+    file: str
+    line: int
+    summary: str | None
+
+
+class PrimitiveRow(NamedTuple):
+    """A primitive as stored; `id` is what rules and binds refer to."""
+
+    id: int
+    name: str | None
+    module: str
+    file: str
+    line: int
+
+
+class RuleRow(NamedTuple):
+    primitive_id: int
+    kind: str
+    file: str
+    line: int
+    function_file: str | None
+    function_line: int | None
+
+
+class Bind(NamedTuple):
+    """A function (by module and name) that binds a primitive."""
+
+    module: str
+    function: str
+    primitive_id: int
+    line: int
