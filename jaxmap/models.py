@@ -88,8 +88,10 @@ class Rule(NamedTuple):
     kind: RuleKind
     loc: SourceLoc
     via: str
-    platform: str | None = None
+    platform: str | None = None  # as registered (`gpu`)
     function: FunctionRef | None = None
+    platforms: tuple[str, ...] = ()  # what `platform` stands for (cuda, rocm); () if none
+    functions: tuple[FunctionRef, ...] = ()  # every rule function, `function` first
 
 
 class Primitive(NamedTuple):

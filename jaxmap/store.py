@@ -11,6 +11,7 @@ version) reads as "no index", and the caller rebuilds.
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 import re
@@ -23,7 +24,7 @@ from jaxmap import atomic
 from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -35,7 +36,8 @@ CREATE TABLE primitives (
   line INTEGER, end_line INTEGER, style TEXT);
 CREATE TABLE rules (
   primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
-  via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER);
+  via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
+  platforms TEXT, functions TEXT);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, summary TEXT);
@@ -190,9 +192,9 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
          p["style"]) for pid, p in enumerate(resolution.primitives)])
-    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
-         *_function_columns(r["function"]))
+         *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r))
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p["rules"])])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (i, d["name"], d["qualname"], d["kind"], d["module"], d["file"], d["line"],
@@ -206,6 +208,19 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
                      [(d,) for d in resolution.diagnostics])
     conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
     conn.executescript(_INDEXES)
+
+
+def _platforms(rule: dict) -> list[str]:
+    """A rule's expanded platforms (a snapshot of an older jaxmap has none recorded)."""
+    if "platforms" in rule:
+        return rule["platforms"]
+    return [rule["platform"]] if rule["platform"] else []
+
+
+def _more_functions(rule: dict) -> str | None:
+    """The rule functions after the first (defbilinear's right transpose), as JSON."""
+    more = rule.get("functions", [])[1:]
+    return json.dumps([[f["name"], f["file"], f["line"]] for f in more]) if more else None
 
 
 def _function_columns(function: dict | None) -> tuple:

@@ -98,11 +98,12 @@ def _text(primitives: list, definitions: list) -> str:
         lines = [f"{'hijax primitive' if p['style'] == 'hijax' else 'primitive'} {p['name']}",
                  f"  defined    {p['file']}:{p['line']}"]
         for r in p["rules"]:
-            kind = r["kind"] + (f"[{r['platform']}]" if r["platform"] else "")
+            kind = r["kind"] + _platform_label(r)
             line = f"  {kind:<22} {r['file']}:{r['line']}  via {r['via']}"
-            if r["function"]:
-                f = r["function"]
-                line += f"  -> {f['name']} {f['file']}:{f['line']}"
+            functions = r.get("functions", [r["function"]] if r["function"] else [])
+            if functions:
+                line += "  -> " + ", ".join(f"{f['name']} {f['file']}:{f['line']}"
+                                            for f in functions)
             lines.append(line)
         blocks.append("\n".join(lines))
     if definitions:
@@ -111,6 +112,16 @@ def _text(primitives: list, definitions: list) -> str:
             + (f"  (public: {', '.join(d['public_paths'])})" if d["public_paths"] else "")
             for d in definitions))
     return "\n\n".join(blocks)
+
+
+def _platform_label(rule: dict) -> str:
+    """`[tpu]`, or `[gpu: cuda, rocm]` where the registered platform is an alias."""
+    platform, platforms = rule["platform"], rule.get("platforms", [])
+    if not platform:
+        return ""
+    if platforms and platforms != [platform]:
+        return f"[{platform}: {', '.join(platforms)}]"
+    return f"[{platform}]"
 
 
 def _snapshots() -> dict[str, str]:

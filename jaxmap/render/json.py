@@ -24,13 +24,12 @@ def primitive(prim: Primitive, path: PathFn = _same) -> dict:
 
 
 def rule(r: Rule, path: PathFn = _same) -> dict:
-    function = None
-    if r.function is not None:
-        function = {"name": r.function.name, "file": path(r.function.loc.file),
-                    "line": r.function.loc.line}
+    functions = [{"name": f.name, "file": path(f.loc.file), "line": f.loc.line}
+                 for f in r.functions]
     return {"kind": r.kind.value, "file": path(r.loc.file), "line": r.loc.line,
             "end_line": r.loc.end_line, "via": r.via, "platform": r.platform,
-            "function": function}
+            "platforms": list(r.platforms), "function": functions[0] if functions else None,
+            "functions": functions}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:

@@ -42,11 +42,21 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn) -> str:
 
 
 def rule_line(r: Rule, path: PathFn) -> str:
-    kind = r.kind.value + (f"[{r.platform}]" if r.platform else "")
+    kind = r.kind.value + platform_label(r)
     text = f"  {kind:<22} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
-    if r.function is not None:
-        text += f"  -> {r.function.name} {path(r.function.loc.file)}:{r.function.loc.line}"
+    if r.functions:
+        text += "  -> " + ", ".join(f"{f.name} {path(f.loc.file)}:{f.loc.line}"
+                                    for f in r.functions)
     return text
+
+
+def platform_label(r: Rule) -> str:
+    """`[tpu]`, or `[gpu: cuda, rocm]` where the registered platform is an alias."""
+    if not r.platform:
+        return ""
+    if r.platforms and list(r.platforms) != [r.platform]:
+        return f"[{r.platform}: {', '.join(r.platforms)}]"
+    return f"[{r.platform}]"
 
 
 def definition(d: Definition, path: PathFn) -> str:
