@@ -27,6 +27,12 @@ def _absolute_option(f):
                         help="Print absolute paths instead of root-relative ones.")(f)
 
 
+def _platform_option(f):
+    return click.option("--platform", default=None, metavar="PLATFORM",
+                        help="Only the lowerings that serve this platform (cpu, cuda, rocm, "
+                             "tpu, or a Pallas backend): its own, else the default.")(f)
+
+
 def _json_option(f):
     return click.option("--json", "as_json", is_flag=True,
                         help="Print one JSON document (schema in the README).")(f)
@@ -82,10 +88,11 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
 @click.option("--kind", default=None, metavar="KIND",
               help="Only this: a rule kind (jvp, lowering, ...) or a result kind "
                    "(primitive, function, class, variable, module).")
+@_platform_option
 @_json_option
 @_absolute_option
 def locate(name: str, root: str | None, jax_version: str | None, kind: str | None,
-           as_json: bool, absolute: bool) -> None:
+           platform: str | None, as_json: bool, absolute: bool) -> None:
     """Where NAME is defined; for a primitive, every rule registered for it."""
     from jaxmap.locate import RESULT_KINDS, RULE_KINDS
 
@@ -96,7 +103,7 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
         raise click.UsageError("--jax answers from a snapshot, which has no files on disk: "
                                "it takes neither --root nor --absolute")
     with _open_version(jax_version) if jax_version else _open(root) as idx:
-        found = idx.locate(name, kind)
+        found = idx.locate(name, kind, platform)
         path = _path_fn(idx.root, absolute)
         if as_json:
             from jaxmap.render import json as render_json
@@ -110,19 +117,25 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
 
 @cli.command()
 @_root_option
-@click.option("--missing", default=None, metavar="KIND",
-              help="Only primitives without a rule of this kind.")
+@click.option("--missing", multiple=True, metavar="KIND",
+              help="Only primitives without a rule of this kind (repeatable: none of them).")
+@click.option("--has", multiple=True, metavar="KIND",
+              help="Only primitives with a rule of this kind (repeatable: all of them).")
+@_platform_option
 @_json_option
 @_absolute_option
-def primitives(root: str | None, missing: str | None, as_json: bool, absolute: bool) -> None:
+def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
+               platform: str | None, as_json: bool, absolute: bool) -> None:
     """Every primitive with its rules."""
-    from jaxmap.locate import RULE_KINDS
+    from jaxmap.locate import RULE_KINDS, select
 
-    if missing is not None and missing not in RULE_KINDS:
-        raise click.BadParameter(f"{missing!r} is not one of: {', '.join(RULE_KINDS)}",
-                                 param_hint="--missing")
+    for hint, kinds in (("--missing", missing), ("--has", has)):
+        for kind in kinds:
+            if kind not in RULE_KINDS:
+                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
+                                         param_hint=hint)
     with _open(root) as idx:
-        prims = idx.primitives(missing)
+        prims = select(idx.primitives(), missing, has, platform)
         path = _path_fn(idx.root, absolute)
         if as_json:
             from jaxmap.render import json as render_json

@@ -166,6 +166,14 @@ def _binary(node, depth: int) -> tuple:
             value(node.child_by_field_name("right"), depth + 1))
 
 
+def _lambda(node, depth: int) -> tuple:
+    """(LAMBDA, line, params, defaults, body): a lambda's body is followed when called."""
+    params = node.child_by_field_name("parameters")
+    names, defaults = parameters(params) if params is not None else ((), {})
+    return (LAMBDA, node.start_point[0] + 1, names, defaults,
+            value(node.child_by_field_name("body"), depth + 1))
+
+
 def _subscript(node, depth: int) -> tuple:
     key = node.child_by_field_name("subscript")
     return (SUBSCRIPT, value(node.child_by_field_name("value"), depth + 1),
@@ -181,7 +189,7 @@ _EXPRESSIONS = {
     **dict.fromkeys(("tuple", "list", "expression_list", "pattern_list", "tuple_pattern",
                      "list_pattern"), _sequence),
     "parenthesized_expression": _parenthesized, "dictionary": _dictionary,
-    "lambda": lambda node, depth: (LAMBDA, node.start_point[0] + 1),
+    "lambda": lambda node, depth: _lambda(node, depth),
     **{constant: (lambda node, depth, v=v: (CONST, v)) for constant, v in _CONSTANTS.items()},
     "not_operator": lambda node, depth: (NOT, value(node.child_by_field_name("argument"),
                                                     depth + 1)),

@@ -25,7 +25,7 @@ STR = "s"  # (STR, "text")
 CONST = "k"  # (CONST, True | False | None)
 TUPLE = "t"  # (TUPLE, items): tuples and lists
 DICT = "d"  # (DICT, ((key, value), ...))
-LAMBDA = "l"  # (LAMBDA, line)
+LAMBDA = "l"  # (LAMBDA, line, params, defaults, body)
 NOT = "not"  # (NOT, operand)
 ADD = "+"  # (ADD, left, right): `name + "_wrapper"`; a value only while a side is a PARAM
 

@@ -45,25 +45,21 @@ class Index:
     def jax_version(self) -> str | None:
         return self.meta.get("jax_version") or None
 
-    def locate(self, name: str, kind: str | None = None):
+    def locate(self, name: str, kind: str | None = None, platform: str | None = None):
         """locate.locate on this index (a locate.Found)."""
         from jaxmap import locate
 
-        return locate.locate(self, name, kind)
+        return locate.locate(self, name, kind, platform)
 
     # -- primitives ------------------------------------------------------------------
 
-    def primitives(self, missing: str | None = None) -> list[Primitive]:
-        """Every primitive with its rules; with `missing`, only those lacking that kind."""
+    def primitives(self) -> list[Primitive]:
+        """Every primitive with its rules."""
         rules: dict[int, list[Rule]] = {}
         for row in self._conn.execute(f"SELECT {_RULE} FROM rules ORDER BY primitive_id, seq"):
             rules.setdefault(row[0], []).append(_rule(row))
-        result = []
-        for row in self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives ORDER BY id"):
-            prim = _primitive(row, rules.get(row[0], ()))
-            if missing is None or all(r.kind.value != missing for r in prim.rules):
-                result.append(prim)
-        return result
+        return [_primitive(row, rules.get(row[0], ())) for row in
+                self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives ORDER BY id")]
 
     def primitives_named(self, name: str, stem: str) -> list[Primitive]:
         """Primitives whose name string is `name` or `stem`, or whose variable is

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from jaxmap import registrars as R
 from jaxmap.errors import JaxmapError, NotFound
 from jaxmap.index import open_index  # noqa: F401 - scaffold opens the index through here
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
@@ -25,10 +26,11 @@ class Found(NamedTuple):
     definitions: tuple[Definition, ...]
 
 
-def locate(index, name: str, kind: str | None = None) -> Found:
+def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
     """Primitives and definitions that `name` may mean in an open index.Index,
     optionally only one `kind` (a rule kind: primitives with such rules, only those
-    shown; or a result kind); NotFound with suggestions when there are none."""
+    shown; or a result kind) and only the lowerings that serve `platform`; NotFound
+    with suggestions when there are none, or with the kinds a primitive does have."""
     query = name.strip()
     if not query:
         raise NotFound("give a name to locate, e.g. `jaxmap locate psum`")
@@ -36,14 +38,62 @@ def locate(index, name: str, kind: str | None = None) -> Found:
         raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}")
     rule_kind = kind if kind in RULE_KINDS else None
     want = {"primitive"} if rule_kind else {kind} if kind else set(RESULT_KINDS)
-    prims = index.primitives_named(*_spellings(query)) if "primitive" in want else []
+    named = index.primitives_named(*_spellings(query)) if "primitive" in want else []
+    prims = [for_platform(p, platform) for p in named] if platform else named
     if rule_kind:
         prims = [p for p in (_only_kind(p, rule_kind) for p in prims) if p.rules]
-    defs = [d for d in index.definitions_named(query) if d.kind.value in want]
+        if named and not prims:
+            raise NotFound(_lacks(named, rule_kind, platform))
+    defs = _definitions(index, query, want)
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
     return Found(query, tuple(prims), tuple(defs))
+
+
+def _definitions(index, query: str, want: set[str]) -> list[Definition]:
+    """Definitions named `query`, reading a conventional alias (`jnp.einsum`) as the
+    module it stands for, then as written."""
+    head, dot, rest = query.partition(".")
+    spellings = [f"{R.USER_ALIASES[head]}.{rest}"] if dot and head in R.USER_ALIASES else []
+    for spelling in spellings + [query]:
+        defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
+        if defs:
+            return defs
+    return []
+
+
+def _lacks(prims: list[Primitive], kind: str, platform: str | None) -> str:
+    """`primitive while has no dce rule; it has: impl, jvp, ...`."""
+    where = f" for {platform}" if platform else ""
+    return "; ".join(
+        f"primitive {p.name} has no {kind} rule{where}; it has: "
+        f"{', '.join(sorted({r.kind.value for r in p.rules})) or 'no rules at all'}"
+        for p in prims)
+
+
+def for_platform(prim: Primitive, platform: str) -> Primitive:
+    """`prim` with only the lowerings that serve `platform`: those registered for it,
+    else its default lowering. Rules of other kinds stay."""
+    lowerings = [r for r in prim.rules if r.kind == RuleKind.LOWERING]
+    specific = [r for r in lowerings if platform in (r.platforms or (r.platform,))]
+    keep = specific or [r for r in lowerings if r.platform is None]
+    return prim._replace(rules=tuple(r for r in prim.rules
+                                     if r.kind != RuleKind.LOWERING or r in keep))
+
+
+def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
+           platform: str | None = None) -> list[Primitive]:
+    """The primitives lacking every kind in `missing` and having every kind in `has`
+    (lowerings counted for `platform` only, when given)."""
+    chosen = []
+    for prim in prims:
+        if platform:
+            prim = for_platform(prim, platform)
+        kinds = {r.kind.value for r in prim.rules}
+        if not kinds & set(missing) and set(has) <= kinds:
+            chosen.append(prim)
+    return chosen
 
 
 def suggest(index, query: str, limit: int = 5) -> tuple[str, ...]:

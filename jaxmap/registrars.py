@@ -167,6 +167,28 @@ HIJAX_METHODS: dict[str, K] = {
 
 PARTIAL = "functools.partial"
 
+# The conventional import aliases users and agents write: `jnp.einsum` is
+# `jax.numpy.einsum`. README lists them.
+USER_ALIASES: dict[str, str] = {
+    "jnp": "jax.numpy",
+    "lax": "jax.lax",
+    "jsp": "jax.scipy",
+    "jex": "jax.extend",
+    "jr": "jax.random",
+    "jrandom": "jax.random",
+    "jtu": "jax._src.test_util",
+    "jsparse": "jax.experimental.sparse",
+    "pl": "jax.experimental.pallas",
+    "pltpu": "jax.experimental.pallas.tpu",
+    "plgpu": "jax.experimental.pallas.mosaic_gpu",
+    "plsc": "jax.experimental.pallas.tpu_sc",
+    "mgpu": "jax.experimental.mosaic.gpu",
+    "mlir": "jax.interpreters.mlir",
+    "ad": "jax.interpreters.ad",
+    "batching": "jax.interpreters.batching",
+    "pe": "jax.interpreters.partial_eval",
+}
+
 # Where REPO-MAP.md's "where to add things" prefers its examples from: the plain
 # primitives of jax.lax, rather than higher-order ones such as jit.
 EXAMPLE_MODULES = ("jax._src.lax.lax", "jax._src.lax.")

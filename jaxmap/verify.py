@@ -43,6 +43,8 @@ class Runtime:
     pairs: dict[str, set[str]]
     loaded_files: set[str]
     functions: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)
+    # (primitive name, platform) of each live lowering; "default" for mlir._lowerings
+    lowerings: set[tuple[str, str]] = field(default_factory=set)
 
     def add(self, name: str, kind: str, rule) -> None:
         self.pairs.setdefault(name, set()).add(kind)
@@ -61,10 +63,14 @@ class Report:
     pairs: tuple[int, int]
     extra_rules: tuple[int, int]  # (static rules the runtime lacks, static rules checked)
     functions: tuple[int, int] = (0, 0)  # (rule functions the runtime reaches, checked)
+    platform_recall: tuple[int, int] = (0, 0)  # (live lowering pairs found, live pairs)
+    platform_precision: tuple[int, int] = (0, 0)  # (static pairs confirmed, checked)
     missing_primitives: list[str] = field(default_factory=list)
     missing_pairs: list[str] = field(default_factory=list)
     extra_pairs: list[str] = field(default_factory=list)
     unconfirmed_functions: list[str] = field(default_factory=list)
+    missing_platforms: list[str] = field(default_factory=list)
+    extra_platforms: list[str] = field(default_factory=list)
 
     @property
     def primitive_recall(self) -> float:
@@ -77,6 +83,14 @@ class Report:
     @property
     def function_agreement(self) -> float:
         return _ratio(*self.functions)
+
+    @property
+    def platform_pair_recall(self) -> float:
+        return _ratio(*self.platform_recall)
+
+    @property
+    def platform_pair_precision(self) -> float:
+        return _ratio(*self.platform_precision)
 
     @property
     def extra_rate(self) -> float:
@@ -129,11 +143,37 @@ def compare(static_primitives, runtime: Runtime) -> Report:
     runtime_pairs = {(n, k) for n, ks in runtime.pairs.items() for k in ks}
     found_pairs = {(n, k) for n, k in runtime_pairs if k in static_pairs.get(n, ())}
     missing = sorted(set(runtime.pairs) - static_names)
+    static_lowerings, checked_lowerings = _lowering_pairs(static_primitives, runtime)
+    confirmed_lowerings = checked_lowerings & runtime.lowerings
+    found_lowerings = runtime.lowerings & static_lowerings
     return Report(runtime.version, (len(runtime.pairs) - len(missing), len(runtime.pairs)),
                   (len(found_pairs), len(runtime_pairs)), (extra, checked),
-                  (confirmed, functions_checked), missing,
+                  (confirmed, functions_checked),
+                  (len(found_lowerings), len(runtime.lowerings)),
+                  (len(confirmed_lowerings), len(checked_lowerings)), missing,
                   sorted(f"{n}:{k}" for n, k in runtime_pairs - found_pairs),
-                  sorted(extra_pairs), sorted(unconfirmed))
+                  sorted(extra_pairs), sorted(unconfirmed),
+                  sorted(f"{n}:{p}" for n, p in runtime.lowerings - static_lowerings),
+                  sorted(f"{n}:{p}" for n, p in checked_lowerings - runtime.lowerings))
+
+
+def _lowering_pairs(static_primitives, runtime: Runtime) -> tuple[set, set]:
+    """(primitive, platform) of every static XLA lowering, its platform expanded
+    ("default" for a rule registered without one); and those the runtime could have
+    (in a file it loaded, for a primitive it has)."""
+    names = {n for n, _ in runtime.lowerings} | set(runtime.pairs)
+    pairs, checked = set(), set()
+    for prim in static_primitives:
+        for rule in prim.rules:
+            if rule.kind.value != "lowering" or (rule.platform and rule.platform
+                                                 not in R.XLA_PLATFORMS):
+                continue
+            for platform in rule.platforms or ("default",):
+                pairs.add((prim.name, platform))
+                if prim.style == "classic" and prim.name in names \
+                        and rule.loc.file in runtime.loaded_files:
+                    checked.add((prim.name, platform))
+    return pairs, checked
 
 
 def read_runtime() -> Runtime:
@@ -149,13 +189,15 @@ def read_runtime() -> Runtime:
     jax_dir = Path(jax.__file__).resolve().parent
     runtime = Runtime(jax.__version__, jax_dir.parent, {}, _loaded_files(jax_dir))
     for module_name, attr, kind in REGISTRIES:
-        table = getattr(importlib.import_module(module_name), attr, None)
+        table = getattr(_module(module_name), attr, None)
         for prim, rule in _items(table):
             runtime.add(prim.name, kind, rule)
     mlir = importlib.import_module("jax._src.interpreters.mlir")
-    for table in getattr(mlir, "_platform_specific_lowerings", {}).values():
+    runtime.lowerings = {(prim.name, "default") for prim, _ in _items(mlir._lowerings)}
+    for platform, table in getattr(mlir, "_platform_specific_lowerings", {}).items():
         for prim, rule in _items(table):
             runtime.add(prim.name, "lowering", rule)
+            runtime.lowerings.add((prim.name, platform))
     for prim in _live_primitives(core.Primitive):
         runtime.pairs.setdefault(prim.name, set())
         # def_impl / def_abstract_eval set instance attributes; a subclass may define
@@ -168,6 +210,14 @@ def read_runtime() -> Runtime:
                 elif method is not None and method is not getattr(core.Primitive, name, None):
                     runtime.add(prim.name, kind, method)
     return runtime
+
+
+def _module(name: str):
+    """An imported module, or None where this jax has no such module."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def _items(table) -> list:

@@ -309,3 +309,47 @@ def test_help_lists_commands(capsys):
     out = capsys.readouterr().out
     for command in ("index", "locate", "primitives"):
         assert command in out
+
+
+# -- filters and honest misses (#9) -----------------------------------------------------
+
+
+def test_kind_missing_from_a_primitive_says_so_and_lists_what_it_has(capsys):
+    code, out, err = run(capsys, "locate", "psum", "--kind", "dce")
+    assert code == 1 and out == ""
+    assert err.strip().startswith("jaxmap: primitive psum has no dce rule; it has: ")
+    assert "batching" in err and "did you mean" not in err
+
+
+def test_missing_and_has_combine(capsys):
+    document = run_json(capsys, "primitives", "--missing", "jvp", "--missing", "batching",
+                        "--has", "impl")
+    assert document["primitives"]
+    for prim in document["primitives"]:
+        kinds = {r["kind"] for r in prim["rules"]}
+        assert not kinds & {"jvp", "batching"} and "impl" in kinds
+
+
+def test_platform_keeps_the_lowerings_that_serve_it(capsys):
+    cpu = run_json(capsys, "locate", "sin", "--platform", "cpu")
+    [prim] = cpu["primitives"]
+    assert [r["platform"] for r in prim["rules"] if r["kind"] == "lowering"] == ["cpu"]
+    tpu = run_json(capsys, "locate", "sin", "--platform", "tpu")
+    [prim] = tpu["primitives"]
+    assert [r["platform"] for r in prim["rules"] if r["kind"] == "lowering"] == [None]
+    assert {r["kind"] for r in prim["rules"]} > {"lowering"}  # other kinds stay
+
+
+def test_gpu_alias_expands_through_the_trees_table(capsys):
+    [prim] = run_json(capsys, "locate", "exp", "--kind", "lowering")["primitives"]
+    [gpu] = [r for r in prim["rules"] if r["platform"] == "gpu"]
+    assert gpu["platforms"] == ["cuda", "rocm"]
+    code, out, err = run(capsys, "locate", "exp", "--platform", "rocm")
+    assert "lowering[gpu: cuda, rocm]" in out
+
+
+def test_primitives_text_has_a_platform_column(capsys):
+    code, out, err = run(capsys, "primitives")
+    assert code == 0, err
+    [line] = [line for line in out.splitlines() if line.startswith("sin ")]
+    assert line.endswith("[lowering: cpu default]")

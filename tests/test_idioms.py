@@ -130,6 +130,8 @@ RULES = [
     ("sin", K.LOWERING, None, "sin-lowering", "_sin_lowering", "mlir.register_lowering"),
     ("sin", K.LOWERING, "cpu", "sin-lowering-cpu", "_sin_cpu_lowering",
      "mlir.register_lowering"),
+    ("exp", K.LOWERING, "gpu", "exp-gpu-lowering", "_exp_gpu_lowering",
+     "mlir.register_lowering"),
     ("compute_on", K.LOWERING, None, "compute-on-lowering", "_compute_on_lowering",
      "@partial"),
     ("fused_call", K.LOWERING, None, "fused-lowering", "_fused_impl",

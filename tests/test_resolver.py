@@ -442,3 +442,27 @@ def test_call_like_primitive_is_handled_by_trace_methods():
         """})
     assert [(r["kind"], r["via"]) for r in primitive(res, "call")["rules"]] == [
         ("trace", "EvalTrace.process_call"), ("trace", "JVPTrace.process_call")]
+
+
+def test_a_lambda_that_registers_is_followed_when_called():
+    res = resolve_sources({"m.py": CORE + """
+        from functools import partial
+        def _rule(prim, *a): pass
+        def register(prim):
+          def wrap(f):
+            ad.primitive_jvps[prim] = f
+          return wrap
+        register_binop = lambda prim: register(prim)(partial(_rule, prim))
+        p = core.Primitive('p')
+        register_binop(p)
+        """})
+    assert rules(res, "p") == [("jvp", None, "_rule")]
+
+
+def test_the_same_diagnostic_is_said_once():
+    res = resolve_sources({"m.py": CORE + """
+        def _i(x): pass
+        for _ in (1, 2, 3):
+          ad.primitive_jvps[mystery] = _i
+        """})
+    assert len(res.diagnostics) == 1

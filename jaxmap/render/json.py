@@ -101,9 +101,17 @@ def verify_document(report) -> str:
                   "functions": {"confirmed": report.functions[0],
                                 "checked": report.functions[1],
                                 "rate": round(report.function_agreement, 4)},
+                  "lowering_platforms": {
+                      "found": report.platform_recall[0], "total": report.platform_recall[1],
+                      "recall": round(report.platform_pair_recall, 4),
+                      "confirmed": report.platform_precision[0],
+                      "checked": report.platform_precision[1],
+                      "precision": round(report.platform_pair_precision, 4)},
                   "missing_primitives": report.missing_primitives,
                   "missing_pairs": report.missing_pairs, "extra_pairs": report.extra_pairs,
-                  "unconfirmed_functions": report.unconfirmed_functions})
+                  "unconfirmed_functions": report.unconfirmed_functions,
+                  "missing_lowering_platforms": report.missing_platforms,
+                  "extra_lowering_platforms": report.extra_platforms})
 
 
 def diff_document(diff) -> str:

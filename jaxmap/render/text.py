@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jaxmap.models import Definition, Primitive, Rule
+from jaxmap.models import Definition, Primitive, Rule, RuleKind
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -67,10 +67,16 @@ def definition(d: Definition, path: PathFn) -> str:
 
 
 def primitives_table(prims: list[Primitive], path: PathFn) -> str:
+    """A line a primitive: name, where it is defined, its rule kinds, and the
+    platforms its lowerings serve (`default` for the rule registered without one)."""
     lines = []
     for p in prims:
         kinds = sorted({r.kind.value for r in p.rules})
-        lines.append(f"{p.name:<32} {path(p.loc.file)}:{p.loc.line}  {' '.join(kinds) or '-'}")
+        platforms = sorted({platform for r in p.rules if r.kind == RuleKind.LOWERING
+                            for platform in (r.platforms or ("default",))})
+        where = f"{path(p.loc.file)}:{p.loc.line}"
+        lines.append(f"{p.name:<32} {where:<48} {' '.join(kinds) or '-'}"
+                     + (f"  [lowering: {' '.join(platforms)}]" if platforms else ""))
     return "\n".join(lines)
 
 
@@ -89,11 +95,17 @@ def verify_summary(report, show: int = 20) -> str:
             ("primitives found", report.primitives, report.primitive_recall),
             ("(primitive, kind) found", report.pairs, report.pair_recall),
             ("rules the runtime lacks", report.extra_rules, report.extra_rate),
-            ("rule functions confirmed", report.functions, report.function_agreement)):
+            ("rule functions confirmed", report.functions, report.function_agreement),
+            ("lowering platforms found", report.platform_recall,
+             report.platform_pair_recall),
+            ("lowering platforms right", report.platform_precision,
+             report.platform_pair_precision)):
         lines.append(f"  {label:<25} {found}/{total} ({share:.1%})")
     for title, items in (("missing primitives", report.missing_primitives),
                          ("missing (primitive, kind)", report.missing_pairs),
                          ("extra (primitive, kind)", report.extra_pairs),
+                         ("missing (primitive, platform)", report.missing_platforms),
+                         ("extra (primitive, platform)", report.extra_platforms),
                          ("rule functions the runtime does not reach",
                           report.unconfirmed_functions)):
         if items:

@@ -13,6 +13,7 @@ class Findings:
         self.names = names
         self.primitives: list[dict] = []
         self.diagnostics: list[str] = []
+        self._said: set[str] = set()
 
     def new_primitive(self, name: str | None, variable: str | None, module: str,
                       site: tuple[int, int], style: str = "classic") -> int:
@@ -51,4 +52,8 @@ class Findings:
             self.primitives[pid]["variable"] = variable
 
     def diagnose(self, module: str, line: int, message: str) -> None:
-        self.diagnostics.append(f"{self.names.path(module)}:{line}: {message}")
+        """Say what could not be resolved, once per place and message."""
+        diagnostic = f"{self.names.path(module)}:{line}: {message}"
+        if diagnostic not in self._said:
+            self._said.add(diagnostic)
+            self.diagnostics.append(diagnostic)

@@ -31,6 +31,7 @@ _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, ST
 # Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
 _KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL})
 _MODULE_VALUES = ".__dict__.values"
+_MAX_LAMBDA_DEPTH = 8  # lambdas calling lambdas (or themselves)
 
 
 class Interpreter:
@@ -46,6 +47,7 @@ class Interpreter:
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
+        self._lambda_depth = 0
         names.env_of = self.module_env
 
     def module_env(self, module: str) -> dict:
@@ -130,7 +132,11 @@ class Interpreter:
         if value[0] == APPLIED and value[1][0] == SYM and value[1][1].endswith(_MODULE_VALUES):
             module = value[1][1][:-len(_MODULE_VALUES)]
             if module in self.names.modules:  # `lax.__dict__.values()`
-                return _module_values(self.module_env(module))
+                imported = self.names.imports.get((module, ""), {}).values()
+                values = [*self.module_env(module).values(),
+                          *map(self.names.qualified, imported)]
+                return _module_values([v for v in values if v[0] != SYM
+                                       or self.names.in_tree(v[1])])
         return [UNKNOWN]
 
     # -- statements ---------------------------------------------------------------
@@ -276,7 +282,22 @@ class Interpreter:
             return self.classes.instantiate(callee, args, kwargs, ctx, via)
         if tag == FUNC:
             return self.apply(callee, args, kwargs, ctx, via, decorated)
+        if tag == LAMBDA and self._lambda_depth < _MAX_LAMBDA_DEPTH:
+            return self._call_lambda(callee, args, kwargs, ctx)
         return (APPLIED, callee, args)
+
+    def _call_lambda(self, func: tuple, args: tuple, kwargs: dict, ctx: Context) -> tuple:
+        """A lambda's body, evaluated where it is called, its parameters bound."""
+        _, _, params, defaults, body = func
+        bound = bind_params(params, args, kwargs, defaults)
+        local = {**ctx.locals, **{p: bound.get(i, UNKNOWN) for i, p in enumerate(params)
+                                  if p != "*"}}
+        inner = Context(ctx.module, ctx.scope, local, ctx.site, ctx.summary, ctx.guards)
+        self._lambda_depth += 1
+        try:
+            return self.eval(body, inner)
+        finally:
+            self._lambda_depth -= 1
 
     def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
         self.registrations.method(target, method, args, ctx, via, decorated)
@@ -373,12 +394,13 @@ def _created_used(summary: Summary) -> list[int]:
     return sorted(used)
 
 
-def _module_values(env: dict) -> list:
+def _module_values(values: list) -> list:
     """What iterating a module's `__dict__.values()` gives, as far as it matters: its
-    values of known kinds, and one UNKNOWN standing for all the others (a primitive
-    the resolver did not find would be one of those)."""
-    known = [value for value in env.values() if value[0] in _KNOWN_KINDS]
-    return known + [UNKNOWN] if len(known) < len(env) else known
+    values (defined or imported; names from outside the tree left out) of known kinds,
+    and one UNKNOWN standing for all the others (a primitive the resolver did not find
+    would be one of those)."""
+    known = [value for value in values if value[0] in _KNOWN_KINDS]
+    return known + [UNKNOWN] if len(known) < len(values) else known
 
 
 def _child(inner: int, outer: int, blocks: tuple) -> int:

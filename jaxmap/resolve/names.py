@@ -107,6 +107,11 @@ class Names:
             return self.attribute(value, rest)
         return (SYM, name)
 
+    def in_tree(self, dotted: str) -> bool:
+        """Whether a qualified name lies in a module of the tree."""
+        parts = dotted.split(".")
+        return any(".".join(parts[:n]) in self.modules for n in range(len(parts), 0, -1))
+
     def def_location(self, module: str, qualname: str) -> dict | None:
         """A function's name, file and line, as a rule's `function`."""
         spec = self.facts(module).funcs.get(qualname)
