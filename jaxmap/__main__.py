@@ -1,7 +1,5 @@
 """`python -m jaxmap`."""
 
-import sys
+from jaxmap.entry import run
 
-from jaxmap.cli import main
-
-sys.exit(main())
+run()

@@ -2,8 +2,10 @@
 
 Primitives are matched by name, module and variable, then by name and module, then by
 name alone (a primitive that moved module); within one key, in source order. Rules
-are matched by (kind, platform). Line numbers drift between versions, so a rule counts as
-moved only when its file or its function changed.
+are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
+rocm ones, so a release that registers them one by one removes nothing). Line numbers
+drift between versions, so a rule counts as moved only when its file or its function
+changed.
 """
 
 from __future__ import annotations
@@ -98,7 +100,8 @@ def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
 def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
     grouped: dict[tuple[str, str | None], list] = {}
     for rule in prim.rules:
-        grouped.setdefault((rule.kind.value, rule.platform), []).append(rule)
+        for platform in rule.platforms or (rule.platform,):
+            grouped.setdefault((rule.kind.value, platform), []).append(rule)
     return grouped
 
 

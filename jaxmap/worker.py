@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import signal
 
 _PARALLEL_MIN_FILES = 48
 
@@ -81,9 +82,19 @@ class _Results:
 
 
 def _start_helper(context, tasks: list, counter) -> tuple:
+    """A forked helper that ignores Ctrl-C: the main process alone handles it (and ends
+    the helpers), so an interrupt prints no traceback from any of them. SIGINT stays
+    blocked from the fork until the helper has set it to be ignored."""
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_help, args=(tasks, counter, sender), daemon=True)
-    process.start()
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     sender.close()
     return process, receiver
 
@@ -95,6 +106,9 @@ def _help(tasks: list, counter, sender) -> None:
     import queue
     import threading
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     outbox: queue.SimpleQueue = queue.SimpleQueue()
     sending = threading.Thread(target=_send_all, args=(outbox, sender))
     sending.start()

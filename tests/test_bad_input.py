@@ -404,3 +404,31 @@ def test_errors_are_jaxmap_errors(tmp_path):
     """Library errors for bad roots share one base class the CLI maps to exit codes."""
     with pytest.raises(JaxmapError):
         open_index(tmp_path / "missing")
+
+
+def test_ctrl_c_at_any_moment_is_one_message_and_exit_130(tmp_path):
+    """SIGINT while the CLI imports, while helpers extract, while it resolves: never a
+    traceback from any process, and the index built before stays whole."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "JAXMAP_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "jaxmap"]
+    subprocess.run(command + ["index"], env=env, check=True, capture_output=True)
+    [before] = [(p, p.stat().st_mtime_ns) for p in tmp_path.glob("*.sqlite")]
+    for delay in (0.05, 0.3, 0.8, 1.5):
+        run = subprocess.Popen(command + ["index", "--rebuild"], env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=120)
+        if run.returncode == 0:
+            continue  # finished before the signal came
+        assert run.returncode == 130, err
+        assert err.strip() == "jaxmap: aborted"
+        assert [(p, p.stat().st_mtime_ns) for p in tmp_path.glob("*.sqlite")] == [before]
+    found = subprocess.run(command + ["locate", "psum"], env=env, capture_output=True,
+                           text=True)
+    assert found.returncode == 0 and "psum_p" in found.stdout

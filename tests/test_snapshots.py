@@ -178,3 +178,22 @@ def test_diff_keeps_primitives_that_share_a_name_and_module(tmp_path, capsys):
     [change] = result["rules"]
     assert (change["primitive"], change["kind"], change["change"]) == (
         "same@pkg.m:3", "impl", "added")
+
+
+def test_diff_compares_expanded_platforms(tmp_path, capsys):
+    """A release that registers cuda and rocm one by one, where the older one said
+    platform='gpu', removes no lowering; dropping rocm does."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(ROOT, old)
+    shutil.copytree(ROOT, new)
+    lax = new / "jax" / "_src" / "lax" / "lax.py"
+    lax.write_text(lax.read_text().replace(
+        "mlir.register_lowering(exp_p, _exp_gpu_lowering, platform='gpu')",
+        "for _platform in ('cuda', 'rocm'):\n"
+        "  mlir.register_lowering(exp_p, _exp_gpu_lowering, platform=_platform)"))
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert [c for c in result["rules"] if c["primitive"] == "exp"] == []
+    lax.write_text(lax.read_text().replace("('cuda', 'rocm')", "('cuda',)"))
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert [(c["kind"], c["platform"], c["change"]) for c in result["rules"]
+            if c["primitive"] == "exp"] == [("lowering", "rocm", "removed")]
