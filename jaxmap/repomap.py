@@ -356,8 +356,8 @@ def _helpers(prims, rank: int) -> tuple[tuple[Place, int], ...]:
     served: dict[tuple, set] = defaultdict(set)
     for i, prim in enumerate(prims):
         for rule in prim.rules:
-            if rule.function is not None:
-                served[rule.function.name, rule.function.loc.file, rule.function.loc.line].add(i)
+            for function in rule.functions or [rule.function] if rule.function else ():
+                served[function.name, function.loc.file, function.loc.line].add(i)
     ranked = sorted(served.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return tuple((Place(*key), len(users)) for key, users in ranked[:rank] if len(users) > 1)
 

@@ -338,7 +338,8 @@ def primitives_page(data, map_file: str = "REPO-MAP.md") -> str:
 
 def _primitive_row(prim, link, links: bool) -> str:
     def where(rule) -> str:
-        name = f"{rule.function.name} " if rule.function else ""
+        functions = [f.name for f in rule.functions or [rule.function] if f]
+        name = ", ".join(functions) + " " if functions else ""
         if rule.loc.file != prim.loc.file:
             return link(rule.loc.file, rule.loc.line, name.strip() or None)
         return link(rule.loc.file, rule.loc.line, f"{name}L{rule.loc.line}") if links \
