@@ -261,18 +261,27 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
 @cli.command("repo-map")
 @_root_option
 @click.option("-o", "--output", default="REPO-MAP.md", show_default=True, metavar="FILE",
-              help="Where to write the map; - for standard output.")
+              help="Where to write the map (and, beside it, FILE-PRIMITIVES.md); "
+                   "- for standard output.")
+@click.option("--budget", type=click.IntRange(min=1), default=None, metavar="TOKENS",
+              help="Fit the map into TOKENS tokens (estimated as characters / 3), keeping "
+                   "orientation first; the per-primitive page is not written.")
 @click.option("--force", is_flag=True, help="Overwrite FILE even if jaxmap did not write it.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print what the map shows as one JSON document; write no file.")
-def repo_map(root: str | None, output: str, force: bool, as_json: bool) -> None:
-    """Write REPO-MAP.md: layout, pipeline, primitive coverage, gaps, central modules,
-    where to add things, all from the index."""
+def repo_map(root: str | None, output: str, budget: int | None, force: bool,
+             as_json: bool) -> None:
+    """Write REPO-MAP.md: JAX's subsystems, how a jit call flows, entry points,
+    contributor paths, where to add things, gaps, hubs and layout, all from the index;
+    and REPO-MAP-PRIMITIVES.md, every primitive's rules."""
     from jaxmap import discover, repomap
     from jaxmap.render import markdown, text
 
-    if output != "-" and not as_json:
-        _check_output(output, force or _generated(output))
+    targets = [] if output == "-" or as_json else [output]
+    if targets and budget is None:
+        targets.append(markdown.primitives_path(output))
+    for target in targets:
+        _check_output(target, force or _generated(target))
     with _open(root) as idx:
         data = repomap.gather(idx, links=not discover.is_installed_packages_dir(idx.root))
     if as_json:
@@ -280,14 +289,16 @@ def repo_map(root: str | None, output: str, force: bool, as_json: bool) -> None:
 
         click.echo(render_json.repo_map_document(data))
         return
-    page = markdown.repo_map(data)
-    from jaxmap import atomic
-
-    if output == "-":
+    page = markdown.repo_map(data, budget, os.path.basename(markdown.primitives_path(output)))
+    if not targets:
         click.echo(page, nl=False)
         return
+    from jaxmap import atomic
+
     atomic.write(output, page)
-    click.echo(text.map_written(output, data))
+    if len(targets) > 1:
+        atomic.write(targets[1], markdown.primitives_page(data, os.path.basename(output)))
+    click.echo(text.map_written(targets, data, markdown.estimate_tokens(page)))
 
 
 def _generated(path: str) -> bool:

@@ -126,11 +126,12 @@ class Index:
 
     def definition_ending(self, name: str) -> tuple[str, str, int] | None:
         """(qualname, file, line) of the definition whose qualified name ends with
-        `.name` (case-insensitively): under jax._src first, then the shortest."""
+        `.name` (case-insensitively): under jax._src first, then the shortest; of several
+        definitions of one name (`@overload` stubs, then the function), the last."""
         row = self._conn.execute(
             "SELECT qualname, file, line FROM definitions WHERE qualname LIKE ? ESCAPE '!' "
             "ORDER BY (qualname LIKE 'jax.!_src.%' ESCAPE '!') DESC, length(qualname), "
-            "qualname LIMIT 1", ("%." + _like(name),)).fetchone()
+            "qualname, file, line DESC LIMIT 1", ("%." + _like(name),)).fetchone()
         return tuple(row) if row else None
 
     def place(self, qualname: str) -> tuple[str, int] | None:

@@ -21,11 +21,18 @@ PINNED_JAX = "0.10.2"
 
 
 @pytest.fixture(scope="module")
-def text(tmp_path_factory):
+def pages(tmp_path_factory):
+    """(REPO-MAP.md, REPO-MAP-PRIMITIVES.md) of the fixture tree."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JAXMAP_CACHE_DIR", str(tmp_path_factory.mktemp("repomap-cache")))
         with open_index(ROOT) as idx:
-            return markdown.repo_map(repomap.gather(idx, links=True))
+            data = repomap.gather(idx, links=True)
+    return markdown.repo_map(data), markdown.primitives_page(data)
+
+
+@pytest.fixture(scope="module")
+def text(pages):
+    return pages[0]
 
 
 def section(text: str, title: str) -> str:
@@ -39,66 +46,118 @@ def test_header_names_the_version_and_counts(text):
     assert "31 primitives" in text.splitlines()[3]
 
 
-def test_layout_gives_each_module_a_purpose(text):
-    layout = section(text, "Layout")
-    # From the module docstring.
-    assert "| `jax._src.lax.parallel` | Stand-in for jax._src.lax.parallel: collectives. |" \
-        in layout
-    # The top-level directory takes its package docstring.
-    assert "| `jax/` | Stand-in for the jax package: a few public names. |" in layout
-    assert "<details><summary><b>jax/_src</b>" in layout
+def test_orientation_comes_first(text):
+    titles = re.findall(r"^## (.*)$", text, re.M)
+    # The fixture defines none of the entry points, so that section is left out.
+    assert titles[:3] == ["Subsystems", "Pipeline: how jax.jit(f)(x) runs", "Contributing"]
+    assert "Entry points" not in text
 
 
-def test_derived_purpose_when_there_is_no_docstring():
-    purpose = repomap._derived_purpose(3, {"lowering": 5, "jvp": 2}, {}, [])
-    assert purpose == "defines 3 primitives; registers 7 rules (lowering, jvp)"
-    assert repomap._derived_purpose(0, {}, {}, ["jax._src.lax.lax"]) == \
-        "re-exports from `jax._src.lax.lax`"
-
-
-def test_pipeline_links_each_stage_to_its_definition(text):
-    pipeline = section(text, "Pipeline")
+def test_subsystems_name_modules_entry_points_and_connections(text):
+    subsystems = section(text, "Subsystems")
+    lax = next(r for r in subsystems.splitlines() if r.startswith("| **lax** |"))
     file, _ = mark("psum-create")
-    assert "| Primitives | [`core.Primitive`](jax/_src/core.py#L4)" in pipeline
-    assert "[`mlir.register_lowering`](jax/_src/interpreters/mlir.py#L" in pipeline
-    assert "Tracing" not in pipeline  # the fixture defines no Trace class: no row
+    assert "`jax._src.lax` (6 modules, 23 primitives)" in lax
+    assert f"[`parallel.psum`]({file}#L" in lax
+    assert "uses Core and tracing" in lax
+    assert "| **Export** |" not in subsystems  # the fixture has no jax._src.export
 
 
-def test_primitive_table_links_every_registration(text):
-    table = section(text, "Primitives")
+def test_pipeline_flow_and_stages_link_definitions(text):
+    flow = section(text, "Pipeline: how jax.jit(f)(x) runs")
+    assert "each jax operation binds a primitive: [`Primitive.bind`](jax/_src/core.py#L" \
+        in flow
+    stages = section(text, "Where each stage lives")
+    assert "| Primitives | [`core.Primitive`](jax/_src/core.py#L4)" in stages
+    assert "[`mlir.register_lowering`](jax/_src/interpreters/mlir.py#L" in stages
+    assert "Tracing" not in stages  # the fixture defines no Trace class: no row
+
+
+def test_contributing_reads_the_tests_from_the_tree(text):
+    contributing = section(text, "Contributing")
+    assert "- Tests: 1 module `tests/*_test.py` (e.g. `tests/parallel_test.py`)" in contributing
+    assert "`docs/autodidax.md`" in contributing and "CHANGELOG.md" in contributing
+
+
+def test_layout_has_a_row_per_package(text):
+    layout = section(text, "Layout")
+    # The package docstring, then its modules.
+    assert "| `jax` | 1 | Stand-in for the jax package: a few public names. — version |" in layout
+    assert "| `jax._src.lax` | 5 | lax, old_convert, parallel, slicing, utils |" in layout
+    assert "| `tests` | 1 | parallel_test |" in layout
+
+
+def test_module_purposes_name_things_instead_of_counting():
+    purpose = repomap._derived_purpose(["b", "a", "c", "d"], {"lowering": 5, "jvp": 2}, {}, [])
+    assert purpose == "primitives a, b, c, …; lowering and jvp rules"
+    assert repomap._derived_purpose([], {}, {"function": ["f", "g"]}, ["x"]) == "functions f, g"
+    assert repomap._derived_purpose([], {}, {}, ["jax._src.lax.lax"]) == \
+        "re-exports `jax._src.lax.lax`"
+
+
+def test_primitive_page_names_every_rule_function(pages):
+    _, primitives = pages
     file, line = mark("psum-create")
-    row = next(r for r in table.splitlines() if r.startswith(f"| [`psum`]({file}#L{line})"))
+    row = next(r for r in primitives.splitlines() if r.startswith(f"| [`psum`]({file}#L{line})"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     impl, aeval, jvp, transpose, batching, lowering, pe, dce, platforms = cells[1:]
-    assert impl == f"[L{mark('psum-impl')[1]}]({file}#L{mark('psum-impl')[1]})"
-    assert jvp == transpose == f"[L{mark('psum-deflinear2')[1]}]({file}#L{mark('psum-deflinear2')[1]})"
-    assert batching.endswith(f"#L{mark('psum-batcher')[1]})")
+    impl_line = mark("psum-impl")[1]
+    assert impl == f"[apply_primitive L{impl_line}]({file}#L{impl_line})"
+    linear = mark("psum-deflinear2")[1]
+    assert jvp == f"[L{linear}]({file}#L{linear})"  # deflinear2 builds the JVP itself
+    assert transpose == f"[_psum_transpose_rule L{linear}]({file}#L{linear})"
+    assert batching.startswith("[_batched_reduction_collective L")
     assert pe == dce == platforms == "—"
-    sin_row = next(r for r in table.splitlines() if "[`sin`]" in r)
-    assert f"cpu [L{mark('sin-lowering-cpu')[1]}]" in sin_row
+    sin_row = next(r for r in primitives.splitlines() if "[`sin`]" in r)
+    assert f"cpu [_sin_cpu_lowering L{mark('sin-lowering-cpu')[1]}]" in sin_row
 
 
-def test_gaps_list_primitives_lacking_a_kind(text):
+def test_gaps_separate_surprises_from_families_lacking_rules_by_design(text):
     gaps = section(text, "Gaps")
-    no_jvp = re.search(r"<summary>(\d+) without a JVP rule</summary>\n\n(.*?)\n", gaps).group(2)
+    assert "- *async halves*: the `_start`/`_done` halves of asynchronous collectives (2)" \
+        in gaps
+    no_jvp = next(r for r in gaps.splitlines() if "without a JVP rule |" in r)
     assert "`reduce_sum`" in no_jvp and "`psum`" not in no_jvp
+    assert no_jvp.endswith("| 2 async halves, 2 internal calls |")
+    assert "_start`" not in no_jvp.split("|")[2]  # counted with its family, not listed
     assert "`SearchSorted`" not in gaps  # hijax classes are not checked
-    assert re.search(r"<summary>1 with no rules at all</summary>\n\n`bare`", gaps)
+    assert "| 1 with no rules at all | `bare` | — |" in gaps
 
 
-def test_central_modules_are_ranked(text):
-    central = section(text, "Central modules and functions")
-    rows = [r for r in central.splitlines() if re.match(r"\| \d+ \|", r)]
-    assert rows and "`jax._src.core`" in " ".join(rows[:5])
-    scores = [float(r.split("|")[3]) for r in rows if r.split("|")[2].strip()]
-    assert scores == sorted(scores, reverse=True)
+def test_hubs_are_ranked_and_infrastructure_is_apart(text):
+    central = section(text, "Central modules")
+    rows = [r.split("|") for r in central.splitlines() if re.match(r"\| \d+ \|", r)]
+    hubs = [r[2].strip(" `") for r in rows]
+    means = [int(r[3]) * int(r[4]) for r in rows]
+    assert hubs[0] == "jax._src.lax.parallel" and means == sorted(means, reverse=True)
+    infrastructure = re.search(r"^Infrastructure: (.*)$", central, re.M).group(1)
+    assert infrastructure.startswith("`jax._src.core` (11)")
+    assert "jax._src.core" not in hubs
 
 
-def test_where_to_add_things_names_registries_and_an_example(text):
+def test_where_to_add_things_quotes_the_error_and_names_registries(text):
     where = section(text, "Where to add things")
     jvp = re.search(r"### jvp\n(.*?)(?=\n### |\Z)", where, re.S).group(1)
+    assert "- JAX says, when it is missing: `Differentiation rule for '{name}' not " \
+        "implemented`" in jvp
     assert "`ad.primitive_jvps` — defined at [jax/_src/interpreters/ad.py:6]" in jvp
     assert "- example: " in jvp
+    dce = re.search(r"### dce\n(.*?)(?=\n### |\Z)", where, re.S).group(1)
+    assert "JAX says" not in dce  # a missing DCE rule falls back to a default
+
+
+def test_primitives_defined_in_tests_are_left_out(tmp_path):
+    core = "class Primitive:\n  def __init__(self, name):\n    self.name = name\n"
+    make = "from jax._src import core\n{0}_p = core.Primitive('{0}')\n"
+    for path, text in {"jax/__init__.py": "", "jax/_src/__init__.py": "",
+                       "jax/_src/core.py": core, "jax/_src/ops.py": make.format("real"),
+                       "tests/ops_test.py": make.format("fake"),
+                       "docs/example.py": make.format("sample")}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    with open_index(tmp_path) as idx:
+        assert sorted(p.name for p in idx.primitives()) == ["fake", "real", "sample"]
+        assert [p.name for p in repomap.gather(idx, links=True).primitives] == ["real"]
 
 
 def test_plain_locations_outside_a_checkout():
@@ -116,9 +175,14 @@ def test_output_is_deterministic(text):
 def test_cli_writes_and_refuses_to_overwrite_a_foreign_file(tmp_path, capsys):
     target = tmp_path / "MAP.md"
     assert main(["repo-map", "--root", str(ROOT), "-o", str(target)]) == 0
-    first = target.read_bytes()
+    first, primitives = target.read_bytes(), (tmp_path / "MAP-PRIMITIVES.md").read_text()
+    assert "(MAP-PRIMITIVES.md)" in first.decode() and "[MAP.md](MAP.md)" in primitives
     assert main(["repo-map", "--root", str(ROOT), "-o", str(target)]) == 0  # its own: fine
     assert target.read_bytes() == first
+    (tmp_path / "MAP-PRIMITIVES.md").write_text("my table\n")
+    capsys.readouterr()
+    assert main(["repo-map", "--root", str(ROOT), "-o", str(target)]) != 0
+    assert "MAP-PRIMITIVES.md exists" in capsys.readouterr().err
     mine = tmp_path / "NOTES.md"
     mine.write_text("my notes\n")
     capsys.readouterr()
@@ -134,8 +198,11 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert main(["repo-map", "--root", str(ROOT), "-o", str(target), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert not target.exists()
-    assert {"jax_version", "files", "top_level", "areas", "pipeline", "primitives", "gaps",
-            "central_modules", "central_functions", "registries"} == document.keys()
+    assert {"jax_version", "files", "subsystems", "jit_flow", "pipeline", "entry_points",
+            "contributing", "packages", "modules", "primitives", "families", "gaps", "hubs",
+            "infrastructure", "rule_helpers", "registries"} == document.keys()
+    parallel = next(m for m in document["modules"] if m["module"] == "jax._src.lax.parallel")
+    assert parallel["purpose"] == "Stand-in for jax._src.lax.parallel: collectives."
     with open_index(ROOT) as idx:
         assert [p["name"] for p in document["primitives"]] == \
             [p.name for p in repomap.gather(idx, links=False).primitives]
@@ -145,10 +212,40 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert impl["registrars"] and {"name", "file", "line"} == impl["registrars"][0].keys()
 
 
-def test_committed_repo_map_is_fresh(installed_index):
+@pytest.fixture(scope="module")
+def installed_map(installed_index):
+    return repomap.gather(installed_index, links=False)
+
+
+@pytest.mark.parametrize("budget", [1000, 2000, 8000, 32000, 64000])
+def test_a_budget_is_respected(installed_map, budget):
+    assert markdown.estimate_tokens(markdown.repo_map(installed_map, budget)) <= budget
+
+
+def test_a_small_budget_still_names_the_subsystems_and_the_pipeline(installed_map):
+    text = markdown.repo_map(installed_map, 2000)
+    assert all(f"| **{s.name}** |" in text for s in installed_map.subsystems)
+    flow = section(text, "Pipeline: how jax.jit(f)(x) runs")
+    assert len(re.findall(r"^\d\. ", flow, re.M)) == len(installed_map.flow) >= 5
+    assert markdown.repo_map(installed_map, 2000) == text  # deterministic
+
+
+def test_a_budget_too_small_for_the_header_is_one_line(capsys):
+    assert main(["repo-map", "--root", str(ROOT), "-o", "-", "--budget", "20"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jaxmap: error: a budget of 20 tokens") and err.count("\n") == 1
+
+
+def test_committed_repo_map_is_fresh(installed_index, installed_map):
     if installed_index.jax_version != PINNED_JAX:
         pytest.skip(f"REPO-MAP.md is generated from jax {PINNED_JAX}; "
                     f"jax {installed_index.jax_version} is installed")
-    fresh = markdown.repo_map(repomap.gather(installed_index, links=False))
+    fresh = markdown.repo_map(installed_map)
     assert COMMITTED.read_text(encoding="utf-8") == fresh, \
         "REPO-MAP.md is stale: run `jaxmap repo-map -o REPO-MAP.md`"
+    assert COMMITTED.with_name(markdown.PRIMITIVES_FILE).read_text(encoding="utf-8") == \
+        markdown.primitives_page(installed_map), "REPO-MAP-PRIMITIVES.md is stale"
+    lines = fresh.splitlines()
+    orientation = ["## Subsystems", "## Pipeline: how jax.jit(f)(x) runs", "## Contributing"]
+    assert all(title in lines[:200] for title in orientation)
+    assert len(fresh.encode()) < 60_000

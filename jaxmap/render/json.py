@@ -56,19 +56,36 @@ def repo_map_document(data) -> str:
     def place(name: str, file: str, line: int) -> dict:
         return {"name": name, "file": file, "line": line}
 
+    def stages(rows) -> list:
+        return [{"heading": s.heading, "places": [place(*p) for p in s.places]} for s in rows]
+
+    c = data.contributing
     return _dump({
         "jax_version": data.jax_version, "files": data.files,
-        "top_level": [{"directory": d, "purpose": p} for d, p in data.top_level],
-        "areas": {area: [{"module": m.name, "file": m.file, "purpose": m.purpose,
-                          "documented": m.documented} for m in modules]
-                  for area, modules in data.modules.items()},
-        "pipeline": [{"heading": s.heading, "places": [place(*p) for p in s.places]}
-                     for s in data.stages],
+        "subsystems": [{"name": s.name, "does": s.does, "modules": [p.name for p in s.modules],
+                        "module_count": s.module_count, "primitive_count": s.primitive_count,
+                        "entry_points": [place(*p) for p in s.entries], "uses": list(s.uses),
+                        "used_by": list(s.used_by)} for s in data.subsystems],
+        "jit_flow": stages(data.flow), "pipeline": stages(data.stages),
+        "entry_points": [place(*p) for p in data.entry_points],
+        "contributing": {"test_modules": c.test_modules, "test_examples": list(c.test_examples),
+                         "docs": [{"path": p, "why": w} for p, w in c.docs],
+                         "jaxlib": c.jaxlib and place(*c.jaxlib),
+                         "ladder": [{"rung": label, **place(*p)} for label, p in c.ladder]},
+        "packages": [{"name": p.name, "modules": list(p.modules), "purpose": p.purpose}
+                     for p in data.packages],
+        "modules": [{"module": m.name, "file": m.file, "purpose": m.purpose,
+                     "documented": m.documented} for m in data.modules],
         "primitives": [primitive(p) for p in data.primitives],
-        "gaps": [{"title": title, "primitives": list(labels)} for title, labels in data.gaps],
-        "central_modules": [{"name": n, "score": s} for n, s in data.central_modules],
-        "central_functions": [{"name": n, "score": s} for n, s in data.central_functions],
-        "registries": [{"kind": r.kind, "registrars": [place(*p) for p in r.registrars],
+        "families": [{"name": f.name, "description": f.description,
+                      "primitives": list(f.members)} for f in data.families],
+        "gaps": [{"title": g.title, "surprises": list(g.surprises),
+                  "by_design": dict(g.by_design)} for g in data.gaps],
+        "hubs": [{"name": n, "imported_by": by, "imports": to} for n, by, to in data.hubs],
+        "infrastructure": [{"name": n, "imported_by": by} for n, by in data.infrastructure],
+        "rule_helpers": [{**place(*p), "primitives": n} for p, n in data.helpers],
+        "registries": [{"kind": r.kind, "error": r.error,
+                        "registrars": [place(*p) for p in r.registrars],
                         "example": None if r.example is None else dict(zip(
                             ("primitive", "file", "line", "via", "function"), r.example))}
                        for r in data.registries]})

@@ -145,10 +145,10 @@ def edges(rows: list[tuple[str, str, str]]) -> str:
     return "\n".join(f"{u} --{k}--> {v}" for u, k, v in rows)
 
 
-def map_written(path: str, data) -> str:
-    """What `repo-map` wrote (a repomap.RepoMap to `path`)."""
-    return (f"wrote {path}: {len(data.primitives)} primitives, "
-            f"{sum(len(m) for m in data.modules.values())} modules")
+def map_written(paths: list[str], data, tokens: int) -> str:
+    """What `repo-map` wrote: a repomap.RepoMap to `paths` (the map first)."""
+    return (f"wrote {' and '.join(paths)}: {len(data.primitives)} primitives, "
+            f"{len(data.modules)} modules; the map is about {tokens} tokens")
 
 
 def scaffold_dry_run(changes) -> str:
