@@ -2,10 +2,10 @@
 
 The facts are a plain, marshal-able dict with the keys of `facts.FileFacts`; events and
 blocks are stored as `facts.stored(record)`, every other record as a plain tuple in its
-fields' order. What each record means is documented in facts.py. Statements nested in a
-function, including nested functions, belong to the outermost function's scope;
-statements in a class body belong to the enclosing scope (the module, for top-level
-classes). Only functions whose body may register something are walked; every
+fields' order. What each record means is documented in facts.py. Statements belong to
+the innermost function around them (a nested function is a scope of its own, bound to
+its name by a Define event where it is defined); statements in a class body belong to
+the enclosing scope (the module, for top-level classes). Only functions whose body may register something are walked; every
 function's text is still read for `x.bind(` sites and, in a test module, for the names
 its tests use. `calls` maps each function to the private module-level functions of
 this file it calls, of those that reach a `.bind(` (`psum` calls `_psum_is_async`,
@@ -22,8 +22,8 @@ import re
 from jaxmap import parse, skim
 from jaxmap.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, EVENTS, LAMBDA, NAME, NOT, SPLAT,
                           STR, SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call,
-                          ClassSpec, Decorate, Definition, FuncSpec, Import, Loop, Return,
-                          SetItem, Test, Unpack, STAR, stored)
+                          ClassSpec, Decorate, Define, Definition, FuncSpec, Import, Loop,
+                          Return, SetItem, Test, Unpack, STAR, stored)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
@@ -338,9 +338,9 @@ class _Builder:
 
     @staticmethod
     def _scope(stack) -> str:
-        """Qualname of the outermost open function, '' at module or class level."""
-        for _, kind, name in stack:
-            if kind == "def":
+        """Qualname of the innermost open function, '' at module or class level."""
+        for _, kind, name in reversed(stack):
+            if kind == "function":
                 return name
         return ""
 
@@ -348,7 +348,7 @@ class _Builder:
     def _block(stack, scope: str) -> int:
         """The innermost open loop or branch inside `scope`, -1 if none."""
         for _, kind, name in reversed(stack):
-            if kind == "def" and name == scope:
+            if kind == "function" and name == scope:
                 return -1
             if kind == "block":
                 return name
@@ -356,7 +356,7 @@ class _Builder:
 
     @staticmethod
     def _prefix(stack) -> str:
-        names = [name for _, kind, name in stack if kind in ("def", "class")]
+        names = [name for _, kind, name in stack if kind in ("function", "class")]
         return names[-1] + "." if names else ""
 
     def _open_block(self, record, stack, end_byte: int) -> None:
@@ -388,7 +388,7 @@ class _Builder:
         line, end_line = _lines(node)
         bases = arguments(caps["class.bases"][0])[0] if "class.bases" in caps else ()
         self.classes[qualname] = tuple(ClassSpec(bases, line, end_line, {}))
-        if not any(kind == "def" for _, kind, _ in stack):
+        if not any(kind == "function" for _, kind, _ in stack):
             doc = _docstring(self._source, node.child_by_field_name("body").start_byte)
             self.defs.append(tuple(Definition(name, qualname, "class", line, end_line, doc)))
         stack.append((end_byte, "class", qualname))
@@ -402,8 +402,8 @@ class _Builder:
         stub = start in self._overloads
         if not stub:
             self._class_member(stack, name, line, end_line)
-        if any(kind == "def" for _, kind, _ in stack):
-            stack.append((end_byte, "nested", qualname))
+        if any(kind == "function" for _, kind, _ in stack):
+            self._nested_function(caps, stack, end_byte, name, qualname)
             return
         walked = start not in self.unread
         # An unread body records no events, so its parameters would never be used.
@@ -417,7 +417,19 @@ class _Builder:
         end = self.unread.get(start, end_byte)
         self._spans.append((start, end, qualname))
         self._read_text(name, qualname, line, start, end)
-        stack.append((end_byte, "def" if walked else "unread", qualname))
+        stack.append((end_byte, "function" if walked else "unread", qualname))
+
+    def _nested_function(self, caps, stack, end_byte: int, name: str, qualname: str) -> None:
+        """A function inside a function: its own scope, bound to its name where it is
+        defined (in a method of a local class, only the scope)."""
+        line, end_line = _lines(caps["function"][0])
+        params, defaults = parameters(caps["function.params"][0])
+        self.funcs[qualname] = tuple(FuncSpec(params, line, end_line, True, defaults))
+        if stack[-1][1] != "class":
+            enclosing = self._scope(stack)
+            self.events.append(stored(Define(enclosing, self._block(stack, enclosing), name,
+                                             qualname, line, end_line)))
+        stack.append((end_byte, "function", qualname))
 
     def _read_text(self, name: str, qualname: str, line: int, start: int, end: int) -> None:
         """What a function's text shows, read or not: the `x.bind(` sites, the Trace

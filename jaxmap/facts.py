@@ -41,10 +41,12 @@ PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs): functools.partial(...)
 APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
 METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
 RULES = "rules"  # (RULES, (rule, ...)): one registration's functions (defbilinear's two)
+CLOSURE = "closure"  # (CLOSURE, module, qualname, env): a nested function, with the locals
+                     # of the function that defined it
 
 # -- records -----------------------------------------------------------------------------
-# Each statement and block records the function it is in (`scope`: the outermost
-# function's qualname, '' at module level) and its innermost loop or branch (`block`: an
+# Each statement and block records the function it is in (`scope`: the innermost
+# function's qualname, `outer.inner` for a nested one, '' at module level) and its innermost loop or branch (`block`: an
 # index into FileFacts.blocks, -1 for none).
 
 
@@ -98,6 +100,18 @@ class Decorate(NamedTuple):
     scope: str
     block: int
     decorator: tuple
+    qualname: str
+    line: int
+    end_line: int
+
+
+class Define(NamedTuple):
+    """`def name(...)` nested in a function: binds `name` there to the nested function
+    `qualname` (`outer.name`), whose statements have that scope."""
+
+    scope: str
+    block: int
+    name: str
     qualname: str
     line: int
     end_line: int
@@ -198,7 +212,7 @@ class Test(NamedTuple):
 
 
 EVENTS = {"call": Call, "assign": Assign, "unpack": Unpack, "setitem": SetItem,
-          "dec": Decorate, "return": Return, "binds": Binds}
+          "dec": Decorate, "def": Define, "return": Return, "binds": Binds}
 BLOCKS = {"for": Loop, "if": Branch}
 _EVENT_TAGS = {record: tag for tag, record in EVENTS.items()}
 _BLOCK_TAGS = {record: tag for tag, record in BLOCKS.items()}

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
-         "function_file, function_line, platforms, functions")
+         "function_file, function_line, platforms, functions, condition")
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
 
 
@@ -211,7 +211,7 @@ def _primitive(row, rules) -> Primitive:
 
 def _rule(row) -> Rule:
     _pid, kind, file, line, end_line, via, platform, f_name, f_file, f_line, platforms, \
-        more = row
+        more, condition = row
     function = FunctionRef(f_name, SourceLoc(f_file, f_line)) if f_name else None
     functions = (function,) if function else ()
     if more:
@@ -219,7 +219,7 @@ def _rule(row) -> Rule:
 
         functions += tuple(FunctionRef(n, SourceLoc(f, li)) for n, f, li in json.loads(more))
     return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
-                tuple(platforms.split(",")) if platforms else (), functions)
+                tuple(platforms.split(",")) if platforms else (), functions, condition)
 
 
 def _like(text: str) -> str:

@@ -92,6 +92,7 @@ class Rule(NamedTuple):
     function: FunctionRef | None = None
     platforms: tuple[str, ...] = ()  # what `platform` stands for (cuda, rocm); () if none
     functions: tuple[FunctionRef, ...] = ()  # every rule function, `function` first
+    condition: str | None = None  # an `if` around the registration nothing decides
 
 
 class Primitive(NamedTuple):

@@ -39,6 +39,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "mosaic_gpu": ("jax._src.pallas.mosaic_gpu.lowering",),
     "hijax": ("jax._src.hijax", "jax.experimental.hijax"),
     "functools": ("functools",),
+    "util": ("jax._src.util", "jaxlib.utils"),  # jax 0.12 takes safe_zip from jaxlib
 }
 
 
@@ -166,6 +167,8 @@ HIJAX_METHODS: dict[str, K] = {
 }
 
 PARTIAL = "functools.partial"
+# Functions that zip like the builtin (JAX modules rebind `zip` to its checked version).
+ZIPS = ("util.safe_zip",)
 
 # The conventional import aliases users and agents write: `jnp.einsum` is
 # `jax.numpy.einsum`. README lists them.
@@ -228,5 +231,6 @@ def _by_full_name(table: dict) -> dict:
 CALLS_BY_NAME: dict[str, Registrar] = _by_full_name(CALLS)
 REGISTRIES_BY_NAME: dict[str, K] = _by_full_name(REGISTRIES)
 PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s))
+ZIP_NAMES = frozenset(n for s in ZIPS for n in expand(s))
 HIJAX_CLASS_BASE_NAMES = frozenset(n for s in HIJAX_CLASS_BASES for n in expand(s))
 HI_PRIMITIVE_BASE_NAMES = frozenset(n for s in HI_PRIMITIVE_BASES for n in expand(s))

@@ -24,7 +24,7 @@ from jaxmap import atomic
 from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -37,7 +37,7 @@ CREATE TABLE primitives (
 CREATE TABLE rules (
   primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
   via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
-  platforms TEXT, functions TEXT);
+  platforms TEXT, functions TEXT, condition TEXT);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, summary TEXT);
@@ -192,9 +192,10 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
          p["style"]) for pid, p in enumerate(resolution.primitives)])
-    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
-         *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r))
+         *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r),
+         r.get("condition"))
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p["rules"])])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (i, d["name"], d["qualname"], d["kind"], d["module"], d["file"], d["line"],

@@ -65,6 +65,9 @@ class Report:
     functions: tuple[int, int] = (0, 0)  # (rule functions the runtime reaches, checked)
     platform_recall: tuple[int, int] = (0, 0)  # (live lowering pairs found, live pairs)
     platform_precision: tuple[int, int] = (0, 0)  # (static pairs confirmed, checked)
+    # Rules registered under an `if` the index cannot decide (an installed CUDA plugin):
+    # (those the runtime here has, those in files it loaded); not counted as extra.
+    conditional: tuple[int, int] = (0, 0)
     missing_primitives: list[str] = field(default_factory=list)
     missing_pairs: list[str] = field(default_factory=list)
     extra_pairs: list[str] = field(default_factory=list)
@@ -118,22 +121,27 @@ def compare(static_primitives, runtime: Runtime) -> Report:
     kinds = {kind for _, _, kind in REGISTRIES} | {"impl", "abstract_eval"}
     static_names = {p.name for p in static_primitives}
     static_pairs: dict[str, set[str]] = {}
-    checked = extra = functions_checked = confirmed = 0
+    checked = extra = functions_checked = confirmed = conditional = conditional_live = 0
     extra_pairs, unconfirmed = set(), set()
     for prim in static_primitives:
+        overridden = _overridden(prim.rules)
         for rule in prim.rules:
             kind = rule.kind.value
-            if kind not in kinds or (rule.platform and rule.platform not in R.XLA_PLATFORMS):
+            if kind not in kinds or not _xla(rule):
                 continue
             static_pairs.setdefault(prim.name, set()).add(kind)
             if prim.style != "classic" or rule.loc.file not in runtime.loaded_files \
                     or prim.name not in runtime.pairs:
                 continue
+            if rule.condition:
+                conditional += 1
+                conditional_live += kind in runtime.pairs[prim.name]
+                continue
             checked += 1
             if kind not in runtime.pairs[prim.name]:
                 extra += 1
                 extra_pairs.add(f"{prim.name}:{kind}")
-            elif rule.function is not None:
+            elif rule.function is not None and rule not in overridden:
                 functions_checked += 1
                 reached = runtime.functions.get((prim.name, kind), set())
                 if (rule.function.loc.file, rule.function.name) in reached:
@@ -150,27 +158,45 @@ def compare(static_primitives, runtime: Runtime) -> Report:
                   (len(found_pairs), len(runtime_pairs)), (extra, checked),
                   (confirmed, functions_checked),
                   (len(found_lowerings), len(runtime.lowerings)),
-                  (len(confirmed_lowerings), len(checked_lowerings)), missing,
+                  (len(confirmed_lowerings), len(checked_lowerings)),
+                  (conditional_live, conditional), missing,
                   sorted(f"{n}:{k}" for n, k in runtime_pairs - found_pairs),
                   sorted(extra_pairs), sorted(unconfirmed),
                   sorted(f"{n}:{p}" for n, p in runtime.lowerings - static_lowerings),
                   sorted(f"{n}:{p}" for n, p in checked_lowerings - runtime.lowerings))
 
 
+def _xla(rule) -> bool:
+    """A default rule, or one for an XLA platform (not a Pallas backend's table)."""
+    return not rule.platform or rule.platform.lower() in R.XLA_PLATFORMS
+
+
+def _overridden(rules) -> list:
+    """Rules a later registration of the same kind and platform in the same file
+    replaces (a standard rule for every primitive, then specific ones): the runtime
+    holds only the last, so only the last one's function can be confirmed."""
+    last = {}
+    for rule in rules:
+        key = (rule.kind, rule.platform, rule.loc.file)
+        if key not in last or rule.loc.line > last[key].loc.line:
+            last[key] = rule
+    return [rule for rule in rules if last[(rule.kind, rule.platform, rule.loc.file)]
+            is not rule]
+
+
 def _lowering_pairs(static_primitives, runtime: Runtime) -> tuple[set, set]:
     """(primitive, platform) of every static XLA lowering, its platform expanded
     ("default" for a rule registered without one); and those the runtime could have
-    (in a file it loaded, for a primitive it has)."""
+    (in a file it loaded, for a primitive it has, under no undecided condition)."""
     names = {n for n, _ in runtime.lowerings} | set(runtime.pairs)
     pairs, checked = set(), set()
     for prim in static_primitives:
         for rule in prim.rules:
-            if rule.kind.value != "lowering" or (rule.platform and rule.platform
-                                                 not in R.XLA_PLATFORMS):
+            if rule.kind.value != "lowering" or not _xla(rule):
                 continue
             for platform in rule.platforms or ("default",):
                 pairs.add((prim.name, platform))
-                if prim.style == "classic" and prim.name in names \
+                if prim.style == "classic" and prim.name in names and not rule.condition \
                         and rule.loc.file in runtime.loaded_files:
                     checked.add((prim.name, platform))
     return pairs, checked

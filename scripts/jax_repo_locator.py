@@ -104,6 +104,8 @@ def _text(primitives: list, definitions: list) -> str:
             if functions:
                 line += "  -> " + ", ".join(f"{f['name']} {f['file']}:{f['line']}"
                                             for f in functions)
+            if r.get("condition"):
+                line += f"  (only if {r['condition']})"
             lines.append(line)
         blocks.append("\n".join(lines))
     if definitions:

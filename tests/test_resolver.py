@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from inline import primitive, resolve_sources, rules
 
 CORE = "from jax._src import core\nfrom jax._src.interpreters import ad, batching, mlir\n"
@@ -395,7 +397,7 @@ def test_loop_over_a_modules_primitives_with_an_isinstance_filter():
           if isinstance(prim, core.Primitive):
             roofline.register_standard_roofline(prim)
         """})
-    assert [rules(res, n) for n in "abc"] == [[("roofline", None, None)]] * 3
+    assert [rules(res, n) for n in "abc"] == [[("roofline", None, "rule")]] * 3  # nested def
     assert res.diagnostics == []
 
 
@@ -466,3 +468,65 @@ def test_the_same_diagnostic_is_said_once():
           ad.primitive_jvps[mystery] = _i
         """})
     assert len(res.diagnostics) == 1
+
+
+def test_zip_rebound_to_jaxs_checked_zip_still_unrolls():
+    res = resolve_sources({
+        "jax/_src/util.py": "def safe_zip(*args):\n  return list(zip(*args))\n",
+        "m.py": CORE + """
+        from jax._src.util import safe_zip
+        unsafe_zip, zip = zip, safe_zip
+        def _l(*a): pass
+        a = core.Primitive('a'); b = core.Primitive('b')
+        for p, plat in zip([a, b], ['cpu', 'tpu']):
+          mlir.register_lowering(p, _l, platform=plat)
+        """})
+    assert rules(res, "a") == [("lowering", "cpu", "_l")]
+    assert rules(res, "b") == [("lowering", "tpu", "_l")]
+
+
+def test_a_registration_under_an_undecided_condition_says_so():
+    res = resolve_sources({"m.py": CORE + """
+        from jax._src.lib import gpu_sparse
+        def _l(*a): pass
+        p = core.Primitive('p')
+        if gpu_sparse.cuda_is_supported:
+          mlir.register_lowering(p, _l, platform='cuda')
+        else:
+          mlir.register_lowering(p, _l)
+        """})
+    assert [(r["platform"], r["condition"]) for r in primitive(res, "p")["rules"]] == [
+        ("cuda", "gpu_sparse.cuda_is_supported"), (None, "not gpu_sparse.cuda_is_supported")]
+
+
+def test_nested_functions_run_where_they_are_called():
+    """`def register(fn, platform=None)` inside a helper, called twice; and a decorator
+    factory that returns its nested `decorator`."""
+    source = CORE + textwrap.dedent("""
+        from functools import partial
+        def _scan(*a): pass
+        def _window(*a): pass
+        def make(name):
+          prim = core.Primitive(name)
+          def register(fn, platform=None):
+            mlir.register_lowering(prim, fn, platform=platform)
+          register(partial(_scan, 1), 'METAL')
+          register(_window)
+          return prim
+        cumsum_p = make('cumsum')
+        rules_table = {}
+        def register_rule(prim):
+          def decorator(rule):
+            ad.primitive_jvps[prim] = rule
+            return rule
+          return decorator
+        @register_rule(cumsum_p)
+        def _cumsum_jvp(*a): pass
+        """)
+    res = resolve_sources({"m.py": source})
+    assert rules(res, "cumsum") == [("lowering", "METAL", "_scan"),
+                                    ("lowering", None, "_window"),
+                                    ("jvp", None, "_cumsum_jvp")]
+    [jvp] = [r for r in primitive(res, "cumsum")["rules"] if r["kind"] == "jvp"]
+    assert jvp["via"] == "@register_rule > ad.primitive_jvps[...] ="
+    assert jvp["line"] == source.splitlines().index("@register_rule(cumsum_p)") + 1

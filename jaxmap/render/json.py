@@ -29,7 +29,7 @@ def rule(r: Rule, path: PathFn = _same) -> dict:
     return {"kind": r.kind.value, "file": path(r.loc.file), "line": r.loc.line,
             "end_line": r.loc.end_line, "via": r.via, "platform": r.platform,
             "platforms": list(r.platforms), "function": functions[0] if functions else None,
-            "functions": functions}
+            "functions": functions, "condition": r.condition}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:
@@ -124,6 +124,8 @@ def verify_document(report) -> str:
                       "confirmed": report.platform_precision[0],
                       "checked": report.platform_precision[1],
                       "precision": round(report.platform_pair_precision, 4)},
+                  "conditional_rules": {"checked": report.conditional[1],
+                                        "live": report.conditional[0]},
                   "missing_primitives": report.missing_primitives,
                   "missing_pairs": report.missing_pairs, "extra_pairs": report.extra_pairs,
                   "unconfirmed_functions": report.unconfirmed_functions,

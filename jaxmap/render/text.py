@@ -47,6 +47,8 @@ def rule_line(r: Rule, path: PathFn) -> str:
     if r.functions:
         text += "  -> " + ", ".join(f"{f.name} {path(f.loc.file)}:{f.loc.line}"
                                     for f in r.functions)
+    if r.condition:
+        text += f"  (only if {r.condition})"
     return text
 
 
@@ -101,6 +103,9 @@ def verify_summary(report, show: int = 20) -> str:
             ("lowering platforms right", report.platform_precision,
              report.platform_pair_precision)):
         lines.append(f"  {label:<25} {found}/{total} ({share:.1%})")
+    live, conditional = report.conditional
+    lines.append(f"  {'rules under a condition':<25} {conditional} (not counted as extra; "
+                 f"{live} registered in this runtime)")
     for title, items in (("missing primitives", report.missing_primitives),
                          ("missing (primitive, kind)", report.missing_pairs),
                          ("extra (primitive, kind)", report.extra_pairs),

@@ -14,6 +14,7 @@ class Findings:
         self.primitives: list[dict] = []
         self.diagnostics: list[str] = []
         self._said: set[str] = set()
+        self._rules: set[tuple] = set()
 
     def new_primitive(self, name: str | None, variable: str | None, module: str,
                       site: tuple[int, int], style: str = "classic") -> int:
@@ -26,14 +27,22 @@ class Findings:
         return len(self.primitives) - 1
 
     def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
-                 platform: str | None, functions: list[dict]) -> None:
+                 platform: str | None, functions: list[dict], condition: str | None = None
+                 ) -> None:
         """A rule of primitive `pid`, registered at `site` of `module`, implemented by
-        `functions` (most rules have one; defbilinear's transpose has two)."""
+        `functions` (most rules have one; defbilinear's transpose has two), under
+        `condition` when an `if` the resolver cannot decide surrounds it."""
         line, end_line = site
+        key = (pid, str(kind), module, line, via, platform, tuple(
+            (f["file"], f["line"]) for f in functions), condition)
+        if key in self._rules:  # one statement registering it twice (two Pallas kernel types)
+            return
+        self._rules.add(key)
         self.primitives[pid]["rules"].append({
             "kind": str(kind), "file": self.names.path(module), "line": line,
             "end_line": end_line, "via": via, "platform": platform,
-            "function": functions[0] if functions else None, "functions": functions})
+            "function": functions[0] if functions else None, "functions": functions,
+            "condition": condition})
 
     def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
         """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:

@@ -12,26 +12,30 @@ expressions are evaluated through tables of handlers, one per record type or tag
 from __future__ import annotations
 
 from jaxmap import registrars as R
-from jaxmap.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
+from jaxmap.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
+                          LAMBDA,
                           METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM, SPLAT, STR,
-                          SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call, Decorate, Loop,
-                          Return, SetItem, Unpack)
+                          SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call, Decorate,
+                          Define, Loop, Return, SetItem, Unpack)
 from jaxmap.resolve.classes import Classes
 from jaxmap.resolve.context import Context, Summary
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
 from jaxmap.resolve.registrations import Registrations, registry
-from jaxmap.resolve.values import (bind_params, canonical, concatenation, depends_on_params,
+from jaxmap.resolve.values import (bind_params, canonical, concatenation, condition_text,
+                                   depends_on_params,
                                    is_callable, items_of, mentions_new, mentions_param,
                                    negation, news_in, substitute, text, truth_of,
                                    with_created)
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
-                                   APPLIED, LAMBDA, SYM})
+                                   APPLIED, LAMBDA, SYM, CLOSURE})
 # Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
-_KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL})
+_KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
+                          CLOSURE})
 _MODULE_VALUES = ".__dict__.values"
-_MAX_LAMBDA_DEPTH = 8  # lambdas calling lambdas (or themselves)
+_ZIP = (SYM, "zip")
+_MAX_INLINE_DEPTH = 8  # lambdas and nested functions calling others (or themselves)
 
 
 class Interpreter:
@@ -47,7 +51,7 @@ class Interpreter:
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
-        self._lambda_depth = 0
+        self._inline_depth = 0  # lambdas and nested functions being run where called
         names.env_of = self.module_env
 
     def module_env(self, module: str) -> dict:
@@ -75,7 +79,8 @@ class Interpreter:
             event = events[i]
             child = -1 if event.block == block else _child(event.block, block, blocks)
             if child == -1:  # in `block` itself (or not nested in it after all)
-                ctx.site = (event.line, event.end_line)
+                if ctx.returned is None:
+                    ctx.site = (event.line, event.end_line)
                 _STATEMENTS[type(event)](self, event, ctx)
                 i += 1
                 continue
@@ -108,19 +113,19 @@ class Interpreter:
                 self._block(events, index, blocks, ctx)
             return
         guarded = ctx.summary is not None and mentions_param(condition)
-        if guarded:
-            ctx.guards.append((condition, branch.taken))
+        opened = ctx.guards if guarded else ctx.conditions
+        opened.append((condition, branch.taken) if guarded else
+                      condition_text(branch.condition, branch.taken))
         try:
             self._block(events, index, blocks, ctx)
         finally:
-            if guarded:
-                ctx.guards.pop()
+            opened.pop()
 
     def _iterate(self, value: tuple) -> list:
         items = items_of(value)
         if items is not None:
             return list(items)
-        if value[0] == APPLIED and value[1] == (SYM, "zip"):
+        if value[0] == APPLIED and value[1] == _ZIP:
             seqs = [self._iterate(a) for a in value[2]]
             if seqs and all(s != [UNKNOWN] for s in seqs):
                 return [(TUPLE, tuple(items)) for items in zip(*seqs)]
@@ -171,7 +176,13 @@ class Interpreter:
         kind = CLASS if event.qualname in facts.classes else FUNC
         self._decorate(event.decorator, (kind, ctx.module, event.qualname), ctx)
 
+    def _define(self, event: Define, ctx: Context) -> None:
+        ctx.locals[event.name] = (CLOSURE, ctx.module, event.qualname, ctx.locals)
+
     def _return(self, event: Return, ctx: Context) -> None:
+        if ctx.returned is not None:
+            ctx.returned.append(self.eval(event.value, ctx))
+            return
         if ctx.summary is None:
             return
         value = self.eval(event.value, ctx)
@@ -196,7 +207,7 @@ class Interpreter:
         spec = self.names.facts(func[1]).funcs.get(func[2])
         if spec is not None and not spec.walked:
             self.findings.diagnose(
-                ctx.module, ctx.site[0],
+                ctx.site_in, ctx.site[0],
                 f"{name} = {func[2]}(...): the body of {func[1]}.{func[2]} was not read (it "
                 f"mentions no primitive or registration), so a primitive it may build is "
                 f"not indexed")
@@ -208,7 +219,9 @@ class Interpreter:
             factory = self.eval(decorator[1], ctx)
             if factory[0] != SYM or factory[1] != R.PARTIAL:
                 args, kwargs = self._args(decorator[2], decorator[3], ctx)
-                self.call(factory, args, kwargs, ctx, via, decorated=func)
+                made = self.call(factory, args, kwargs, ctx, via, decorated=func)
+                if made[0] == CLOSURE:  # `def deco(f): ...; return deco`: apply it
+                    self.call(made, (func,), {}, ctx, via)
                 return
         self.call(self.eval(decorator, ctx), (func,), {}, ctx, via)
 
@@ -267,6 +280,8 @@ class Interpreter:
         name = canonical(callee)
         if name == R.PARTIAL and args:
             return (PARTIAL, args[0], args[1:], kwargs)
+        if name in R.ZIP_NAMES:
+            return (APPLIED, _ZIP, args)
         if name == "isinstance" and len(args) == 2 and canonical(args[1]) in \
                 R.PRIMITIVE_CLASS_NAMES and args[0][0] in _KNOWN_KINDS:
             return (CONST, args[0][0] == PRIM)
@@ -282,9 +297,33 @@ class Interpreter:
             return self.classes.instantiate(callee, args, kwargs, ctx, via)
         if tag == FUNC:
             return self.apply(callee, args, kwargs, ctx, via, decorated)
-        if tag == LAMBDA and self._lambda_depth < _MAX_LAMBDA_DEPTH:
+        if tag == LAMBDA and self._inline_depth < _MAX_INLINE_DEPTH:
             return self._call_lambda(callee, args, kwargs, ctx)
+        if tag == CLOSURE and self._inline_depth < _MAX_INLINE_DEPTH:
+            return self._call_closure(callee, args, kwargs, ctx, via)
         return (APPLIED, callee, args)
+
+    def _call_closure(self, func: tuple, args: tuple, kwargs: dict, ctx: Context,
+                      via: str) -> tuple:
+        """A nested function's body, run where it is called (in the caller's summary, at
+        the caller's site) with the locals it was defined with and its arguments; its
+        value is what its first `return` gives."""
+        _, module, qualname, env = func
+        facts = self.names.facts(module)
+        spec = facts.funcs[qualname]
+        bound = bind_params(spec.params, args, kwargs, spec.defaults)
+        local = {**env, **{p: bound.get(i, UNKNOWN) for i, p in enumerate(spec.params)
+                           if p != "*"}}
+        inner = Context(module, qualname, local, ctx.site, ctx.summary, ctx.guards,
+                        ctx.conditions, returned=[], via=f"{ctx.via}{via} > ",
+                        site_module=ctx.site_in)
+        events = [e for e in facts.events if e.scope == qualname and type(e) in _STATEMENTS]
+        self._inline_depth += 1
+        try:
+            self._block(events, -1, facts.blocks, inner)
+        finally:
+            self._inline_depth -= 1
+        return inner.returned[0] if inner.returned else (APPLIED, func, args)
 
     def _call_lambda(self, func: tuple, args: tuple, kwargs: dict, ctx: Context) -> tuple:
         """A lambda's body, evaluated where it is called, its parameters bound."""
@@ -292,12 +331,13 @@ class Interpreter:
         bound = bind_params(params, args, kwargs, defaults)
         local = {**ctx.locals, **{p: bound.get(i, UNKNOWN) for i, p in enumerate(params)
                                   if p != "*"}}
-        inner = Context(ctx.module, ctx.scope, local, ctx.site, ctx.summary, ctx.guards)
-        self._lambda_depth += 1
+        inner = Context(ctx.module, ctx.scope, local, ctx.site, ctx.summary, ctx.guards,
+                        ctx.conditions, ctx.returned, ctx.via, ctx.site_module)
+        self._inline_depth += 1
         try:
             return self.eval(body, inner)
         finally:
-            self._lambda_depth -= 1
+            self._inline_depth -= 1
 
     def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
         self.registrations.method(target, method, args, ctx, via, decorated)
@@ -309,7 +349,7 @@ class Interpreter:
             ctx.summary.created.append(name)
             return (NEW, name, len(ctx.summary.created) - 1)
         pid = self.findings.new_primitive(name[1] if name[0] == STR else None, None,
-                                          ctx.module, ctx.site)
+                                          ctx.site_in, ctx.site)
         return (PRIM, pid)
 
     def apply(self, func: tuple, args, kwargs, ctx, via, decorated) -> tuple:
@@ -331,7 +371,7 @@ class Interpreter:
         def subst(value):
             return with_created(_with_args(value, bound), created)
 
-        for target, kind, inner_via, platform, rule, guards in summary.regs:
+        for target, kind, inner_via, platform, rule, guards, conditions in summary.regs:
             guards = tuple((subst(condition), branch) for condition, branch in guards)
             if any(truth_of(condition) not in (None, branch) for condition, branch in guards):
                 continue  # registered in a branch this call does not take
@@ -340,7 +380,8 @@ class Interpreter:
                 rule = decorated
             self.registrations.register(subst(target), kind, f"{via} > {inner_via}",
                                         subst(platform), rule, ctx,
-                                        tuple(g for g in guards if truth_of(g[0]) is None))
+                                        tuple(g for g in guards if truth_of(g[0]) is None),
+                                        conditions)
         return subst(summary.returns) if summary.returns != UNKNOWN \
             else (APPLIED, func, args)
 
@@ -422,7 +463,7 @@ def _bind(target: tuple, value: tuple, env: dict) -> None:
 
 
 _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
-               Unpack: Interpreter._unpack,
+               Unpack: Interpreter._unpack, Define: Interpreter._define,
                SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
                Return: Interpreter._return}
 # Literals (STR, CONST, LAMBDA) and SPLAT evaluate to themselves; other tags are unknown.

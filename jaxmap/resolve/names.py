@@ -51,9 +51,12 @@ class Names:
         if local and head in local:
             return self.attribute(local[head], rest)
         if scope:
-            found = self._via_imports(module, scope, dotted)
-            if found is not None:
-                return found
+            enclosing = scope
+            while enclosing:  # a nested function sees the imports of those around it
+                found = self._via_imports(module, enclosing, dotted)
+                if found is not None:
+                    return found
+                enclosing = enclosing.rpartition(".")[0]
             env = self.env_of(module)
             if head in env:
                 return self.attribute(env[head], rest)

@@ -5,8 +5,8 @@ with the function the rule is."""
 from __future__ import annotations
 
 from jaxmap import registrars as R
-from jaxmap.facts import (APPLIED, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR, SYM,
-                          UNKNOWN)
+from jaxmap.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR,
+                          SYM, UNKNOWN)
 from jaxmap.models import RuleKind
 from jaxmap.resolve.context import Context
 from jaxmap.resolve.findings import Findings
@@ -80,29 +80,36 @@ class Registrations:
             self.register(args[0], kind, via, platform, kind_rule, ctx)
 
     def register(self, target, kind, via, platform, rule, ctx: Context,
-                 guards: tuple = ()) -> None:
+                 guards: tuple = (), conditions: tuple = ()) -> None:
         """A rule registration: kept in the summary of the function being summarised,
-        else added to the primitive it names."""
+        else added to the primitive it names (with the conditions nothing decided)."""
+        conditions = (*ctx.conditions, *conditions)
+        via = ctx.via + via
         if ctx.summary is not None:
             if target[0] in _SUMMARY_TARGETS:
                 ctx.summary.regs.append((target, kind, via, platform, rule,
-                                         (*ctx.guards, *guards)))
+                                         (*ctx.guards, *guards), conditions))
             return
         if target[0] != PRIM:
-            self.findings.diagnose(ctx.module, ctx.site[0], f"{kind} rule registered via {via} "
+            self.findings.diagnose(ctx.site_in, ctx.site[0], f"{kind} rule registered via {via} "
                                    f"on a value that is not a known primitive")
             return
         rules = rule[1] if rule[0] == RULES else (rule,)
         functions = [f for f in map(self._function_ref, rules) if f is not None]
-        self.findings.add_rule(target[1], kind, ctx.module, ctx.site, via,
-                               platform[1] if platform[0] == STR else None, functions)
+        self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via,
+                               platform[1] if platform[0] == STR else None, functions,
+                               " and ".join(conditions) or None)
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
         """The named function a rule value is, or is made from."""
         if depth > 4:
             return None
         tag = rule[0]
-        if tag == FUNC:
+        if tag == CLOSURE and rule[1].startswith(_MACHINERY):
+            # `mlir.cache_lowering(f)` returns its own nested function: name `f`.
+            return next(filter(None, (self._function_ref(v, depth + 1) for v in
+                                      rule[3].values() if v[0] != CLOSURE)), None)
+        if tag in (FUNC, CLOSURE):
             return self.names.def_location(rule[1], rule[2])
         if tag == PARTIAL:
             return self._function_ref(rule[1], depth + 1)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from jaxmap.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
                           METHOD, NAME, NEW, NOT, PARAM, PARTIAL, RULES, SPLAT, STR, SUBSCRIPT,
-                          SYM, TUPLE, UNKNOWN)
+                          SYM, TUPLE, UNKNOWN, CLOSURE)
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
-_CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS})
+_CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
 
 
 def canonical(value: tuple) -> str | None:
@@ -35,6 +35,12 @@ def text(expr: tuple) -> str:
     if tag == ATTRIBUTE:
         return f"{text(expr[1])}.{expr[2]}"
     return "..."
+
+
+def condition_text(expr: tuple, taken: bool = True) -> str:
+    """How an `if` condition reads, negated for its `else` branch."""
+    written = text(expr[1]) if expr[0] == NOT else text(expr)
+    return written if (expr[0] == NOT) != taken else f"not {written}"
 
 
 def truth_of(value: tuple) -> bool | None:
@@ -75,6 +81,8 @@ def _contains(value, tag: str) -> bool:
         return any(_contains(item, tag) for item in value.values())
     if not isinstance(value, tuple) or not value:
         return False
+    if value[0] == CLOSURE:  # its locals may hold itself: not looked into
+        return tag == CLOSURE
     if isinstance(value[0], str):  # a tagged value
         return value[0] == tag or any(_contains(item, tag) for item in value[1:])
     return any(_contains(item, tag) for item in value)  # a tuple of values or pairs
@@ -95,6 +103,8 @@ def with_created(value: tuple, created: dict[int, tuple]) -> tuple:
         return created.get(value[2], UNKNOWN)
     if value[0] == TUPLE:
         return (TUPLE, tuple(with_created(item, created) for item in value[1]))
+    if value[0] == CLOSURE:
+        return (CLOSURE, value[1], value[2], _map_locals(value[3], with_created, created))
     return value
 
 
@@ -157,7 +167,15 @@ def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
         return negation(substitute(value[1], bound))
     if tag == ADD:
         return concatenation(substitute(value[1], bound), substitute(value[2], bound))
+    if tag == CLOSURE:
+        return (CLOSURE, value[1], value[2], _map_locals(value[3], substitute, bound))
     return value
+
+
+def _map_locals(env: dict, function, arg) -> dict:
+    """A closure's locals with `function(value, arg)` applied, closures left as they are
+    (they may be the closure itself)."""
+    return {k: v if v[0] == CLOSURE else function(v, arg) for k, v in env.items()}
 
 
 def items_of(value: tuple) -> tuple | None:
