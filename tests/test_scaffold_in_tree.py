@@ -206,3 +206,18 @@ def test_in_a_copy_of_installed_jax(tmp_path):
         assert "jax.lax.jm_fused" in public.public_paths
     with pytest.raises(NameTaken, match="already"):
         generate(IN_TREE[0], in_tree_root=str(root))
+
+
+@pytest.mark.parametrize("arity, helper", [(1, "standard_unop(_float, 'jm_new')"),
+                                           (2, "standard_naryop([_float, _float], 'jm_new')")])
+def test_a_module_with_lax_helpers_gets_a_primitive_like_its_neighbours(tmp_path, arity,
+                                                                       helper):
+    root = _mini_tree(tmp_path)
+    special = root / "jax" / "_src" / "lax" / "special.py"
+    special.write_text("from jax._src.lax.lax import _float, standard_naryop, "
+                       "standard_unop\n")
+    change = _changes(root, PrimitiveSpec("jm_new", arity=arity),
+                      module="jax/_src/lax/special.py")["jax/_src/lax/special.py"]
+    assert f"jm_new_p = {helper}\n" in change.new
+    for absent in ("core.Primitive", "def_abstract_eval", "def_impl", "batching."):
+        assert absent not in change.new

@@ -18,10 +18,11 @@ TEST_VALUES = {"float": "1.5", "int": "3", "bool": "True", "str": "'default'"}
 
 
 def context(spec: PrimitiveSpec, release: Release, *, in_tree: bool = False,
-            ns: str | None = None) -> dict:
+            ns: str | None = None, lax_helper: str | None = None) -> dict:
     """Everything a template needs for `spec` on `release`; `in_tree` picks JAX's
     internal idioms, `ns` the qualifier of lax's math functions (default `lax.`
-    in tree, `jnp.` out of tree)."""
+    in tree, `jnp.` out of tree), `lax_helper` the lax.py factory (standard_unop,
+    standard_naryop) that builds the primitive, where the target module has it."""
     xs = list(spec.operands)
     names = [p for p, _ in spec.params]
     ns = ns if ns is not None else "lax." if in_tree else "jnp."
@@ -49,6 +50,7 @@ def context(spec: PrimitiveSpec, release: Release, *, in_tree: bool = False,
         "platforms": list(spec.platforms),
         "platforms_repr": repr(tuple(spec.platforms)),
         "in_tree": in_tree,
+        "lax_helper": lax_helper,
         "ns": ns.rstrip(".") or "lax",
         "reference_role": _reference_role(spec, in_tree),
         "outputs": placeholder.outputs(spec, ns, prefix),

@@ -80,14 +80,25 @@ def _implementation(spec, root, relative, release) -> FileChange:
                                                     imports.IN_TREE_MODULE, sort=False))
     old = read(path)
     tree = _parse(old, relative)
-    taken = {spec.name, f"{spec.name}_p"} & _top_level_names(tree)
+    bound = _top_level_names(tree)
+    taken = {spec.name, f"{spec.name}_p"} & bound
     if taken:
         raise NameTaken(f"{relative} already defines {', '.join(sorted(taken))}; "
                         f"choose another name or module")
+    ctx = {**ctx, "lax_helper": _lax_helper(spec, bound)}
     body = fill_block("classic.py.j2", "body", ctx)
-    lines = imports.missing(imports.IN_TREE_MODULE, body, _top_level_names(tree))
+    lines = imports.missing(imports.IN_TREE_MODULE, body, bound)
     new = anchors.insert(old, _last_import_end(tree, relative, lambda node: True), lines)
     return FileChange(path, relative, old, new.rstrip("\n") + "\n\n\n" + body)
+
+
+def _lax_helper(spec: PrimitiveSpec, bound: set[str]) -> str | None:
+    """The factory lax's own elementwise primitives use, where the module binds it
+    (and `_float`) and the primitive fits it: one result, float operands."""
+    helper = "standard_unop" if spec.arity == 1 else "standard_naryop"
+    if spec.multiple_results or not {helper, "_float"} <= bound:
+        return None
+    return helper
 
 
 def _export(spec, root, dotted) -> FileChange:
