@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
@@ -46,8 +47,10 @@ def fill_block(template: str, block: str, context: dict) -> str:
 
 
 def _tidy(text: str) -> str:
-    """No trailing blanks, exactly one final newline."""
-    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
+    """No trailing blanks, at most two blank lines in a row (where a template left
+    out a section), exactly one final newline."""
+    text = "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+    return re.sub(r"\n{4,}", "\n\n\n", text) + "\n"
 
 
 def fit(expr: str, indent: int, suffix: str = "", lead: str = "") -> str:
