@@ -76,7 +76,7 @@ def venv(release: str, directory: Path) -> Path:
             capture_output=True, text=True, check=False)
         if install.returncode == 0:
             return python
-        errors.append(install.stderr.strip().splitlines()[-1:])
+        errors.append(" ".join(install.stderr.split())[-300:])
     raise RuntimeError(f"cannot install jax {release} with any of {PYTHONS}: {errors}")
 
 
