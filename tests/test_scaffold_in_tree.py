@@ -225,3 +225,19 @@ def test_a_module_with_lax_helpers_gets_a_primitive_like_its_neighbours(tmp_path
     assert f"jm_new_p = {helper}\n" in change.new
     for absent in ("core.Primitive", "def_abstract_eval", "def_impl", "batching."):
         assert absent not in change.new
+
+
+@pytest.mark.parametrize("version, present, absent", [
+    ("0.4.38", ["import contextlib\n", "jtu.set_host_platform_device_count(8)",
+                "from jax.experimental.shard_map import shard_map\n", "check_rep=False"],
+     ["request_cpu_devices", "jax.shard_map("]),
+    ("0.11.1", ["jtu.request_cpu_devices(8)\n", "jax.shard_map(grad,"],
+     ["contextlib", "set_host_platform_device_count", "check_rep"]),
+])
+def test_the_test_follows_the_checkouts_release(tmp_path, version, present, absent):
+    root = _mini_tree(tmp_path)
+    (root / "jax" / "version.py").write_text(f'_version = "{version}"\n')
+    test = _changes(root)["tests/jm_new_test.py"].new
+    assert all(text in test for text in present), test
+    assert not any(text in test for text in absent), test
+

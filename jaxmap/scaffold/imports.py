@@ -61,6 +61,7 @@ IN_TREE_MODULE = (
 )
 
 IN_TREE_TEST = (
+    Import("contextlib", section=STDLIB),
     Import("absl.testing", "absltest"), Import("absl.testing", "parameterized"),
     Import("numpy", asname="np"),
     Import("jax", section=LOCAL), Import("jax", "export", section=LOCAL),
