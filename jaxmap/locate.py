@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 from jaxmap import registrars as R
 from jaxmap.errors import JaxmapError, NotFound
-from jaxmap.index import open_index  # noqa: F401 - scaffold opens the index through here
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 RULE_KINDS = tuple(k.value for k in RuleKind)

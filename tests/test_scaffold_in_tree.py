@@ -177,7 +177,7 @@ IN_TREE = [PrimitiveSpec("jm_fused", arity=2, params=(("scale", "float"),),
 
 def test_in_a_copy_of_installed_jax(tmp_path):
     pytest.importorskip("absl", reason="JAX's test utilities need absl-py")
-    from jaxmap.locate import open_index
+    from jaxmap.index import open_index
 
     root = tmp_path / "root"
     _copy_installed_jax(root)

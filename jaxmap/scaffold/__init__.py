@@ -68,7 +68,7 @@ def _out_of_tree(spec: PrimitiveSpec, release: Release, out: str) -> list[FileCh
 def check_name_free(spec: PrimitiveSpec, root: str | None) -> None:
     """NameTaken if a primitive of `root`'s index (default: the installed jax)
     already has the name (or, for hijax, the class name)."""
-    from jaxmap.locate import open_index
+    from jaxmap.index import open_index
 
     wanted = {spec.name, spec.class_name} if spec.style == "hijax" else {spec.name}
     with open_index(root) as index:
