@@ -21,30 +21,35 @@ from jaxmap.scaffold.files import FileChange, new_file
 from jaxmap.scaffold.render import render
 
 
-class Kind(NamedTuple):
-    """One `jaxmap new` kind: {style: module template}, its test template, extra
-    files as (path pattern with {name}, template), and the `versions` features
-    the target release must have, each as (feature, what needs it)."""
+class Style(NamedTuple):
+    """A module template and the `versions` features the target release must have."""
 
-    modules: dict[str, str]
+    template: str
+    needs: tuple[str, ...] = ()
+
+
+class Kind(NamedTuple):
+    """One `jaxmap new` kind: its styles (classic first), its test template, and
+    extra files as (path pattern with {name}, template)."""
+
+    styles: dict[str, Style]
     test: str
     extras: tuple[tuple[str, str], ...] = ()
-    needs: tuple[tuple[str, str], ...] = ()
 
 
 KINDS: dict[str, Kind] = {
-    "custom-jvp": Kind({"classic": "new_custom_jvp.py.j2"}, "new_custom_jvp_test.py.j2"),
-    "custom-vjp": Kind({"classic": "new_custom_vjp.py.j2",
-                        "hijax": "new_custom_vjp_hijax.py.j2"}, "new_custom_vjp_test.py.j2"),
-    "export": Kind({"classic": "new_export.py.j2"}, "new_export_test.py.j2"),
-    "custom-partitioning": Kind({"classic": "new_custom_partitioning.py.j2"},
+    "custom-jvp": Kind({"classic": Style("new_custom_jvp.py.j2")}, "new_custom_jvp_test.py.j2"),
+    "custom-vjp": Kind({"classic": Style("new_custom_vjp.py.j2"),
+                        "hijax": Style("new_custom_vjp_hijax.py.j2", ("hijax_base",))},
+                       "new_custom_vjp_test.py.j2"),
+    "export": Kind({"classic": Style("new_export.py.j2")}, "new_export_test.py.j2"),
+    "custom-partitioning": Kind({"classic": Style("new_custom_partitioning.py.j2")},
                                 "new_custom_partitioning_test.py.j2"),
-    "pallas": Kind({"classic": "new_pallas.py.j2"}, "new_pallas_test.py.j2",
-                   needs=(("pallas_gpu", "`jaxmap new pallas`"),)),
-    "ffi": Kind({"classic": "new_ffi.py.j2"}, "new_ffi_test.py.j2",
-                (("{name}.cc", "new_ffi.cc.j2"),),
-                needs=(("ffi_module", "`jaxmap new ffi`"),
-                       ("hijax_base", "`jaxmap new ffi` (its hijax wrapper)"))),
+    "pallas": Kind({"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
+                   "new_pallas_test.py.j2"),
+    # The hijax wrapper is what makes the FFI call transformable.
+    "ffi": Kind({"classic": Style("new_ffi.py.j2", ("ffi_module", "hijax_base"))},
+                "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),)),
 }
 # `primitive` is `jaxmap new-primitive` with its defaults (classic or hijax).
 NAMES = tuple(KINDS) + ("primitive",)
@@ -75,6 +80,15 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     return [new_file(os.path.join(out, path), path, text) for path, text in files.items()]
 
 
+def styles(kind: str) -> tuple[str, ...]:
+    """The styles `kind` offers, classic first."""
+    if kind == "primitive":
+        from jaxmap.scaffold.spec import STYLES
+
+        return STYLES
+    return tuple(KINDS[kind].styles)
+
+
 def check_name(name: str) -> None:
     """SpecError unless `name` can be a module and a function of generated code."""
     if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):
@@ -86,17 +100,16 @@ def check_name(name: str) -> None:
 
 
 def _files(kind: Kind, kind_name: str, name: str, style: str, release) -> dict:
-    if style not in kind.modules:
+    if style not in kind.styles:
         raise SpecError(f"{kind_name} has no style {style!r}; one of "
-                        f"{', '.join(kind.modules)}")
-    needs = kind.needs + ((("hijax_base", f"`jaxmap new {kind_name} --style hijax`"),)
-                          if style == "hijax" else ())
-    for feature, what in needs:
-        release.require(feature, what)
+                        f"{', '.join(kind.styles)}")
+    command = f"`jaxmap new {kind_name}" + (f" --style {style}`" if style != "classic" else "`")
+    for feature in kind.styles[style].needs:
+        release.require(feature, command)
     ctx = {"kind": kind_name, "name": name, "style": style, "facts": release.needs(),
            "cls": "".join(part[:1].upper() + part[1:] for part in name.split("_")),
            "rung": rungs.rung_of(kind_name), "jax_version": release.text}
-    files = {f"{name}.py": render(kind.modules[style], ctx),
+    files = {f"{name}.py": render(kind.styles[style].template, ctx),
              f"test_{name}.py": render(kind.test, ctx)}
     for pattern, template in kind.extras:
         files[pattern.format(name=name)] = render(template, ctx)
