@@ -242,9 +242,9 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
         if not dry_run:
             scaffold.apply(changes, force=force)
         click.echo(render_json.scaffold_document(
-            name, changes, [scaffold.render_diff([c]) for c in changes], dry_run))
+            name, changes, [scaffold.unified_diff([c]) for c in changes], dry_run))
         return
-    click.echo(scaffold.render_diff(changes), nl=False)
+    click.echo(scaffold.unified_diff(changes), nl=False)
     if dry_run:
         click.echo(f"dry run: {len(changes)} files would change; nothing written", err=True)
         return

@@ -20,7 +20,7 @@ ALLOWED = {
     "networkx": {"graph.py"},
     "jax": {"verify.py"},
     "click": {"cli.py"},
-    "jinja2": {"render.py"},  # jaxmap/scaffold/render.py
+    "jinja2": {"templating.py"},  # jaxmap/scaffold/templating.py
 }
 
 

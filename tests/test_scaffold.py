@@ -22,7 +22,7 @@ from jaxmap.scaffold import (
     apply,
     generate,
     parse_params,
-    render_diff,
+    unified_diff,
 )
 
 
@@ -91,7 +91,7 @@ def test_no_tests_generates_the_module_only(tmp_path, shared_index):
 def test_dry_run_is_a_diff_and_writes_nothing(tmp_path, shared_index):
     out = tmp_path / "pkg"
     changes = generate(PrimitiveSpec("jm_dry", arity=2), out=str(out))
-    diff = render_diff(changes)
+    diff = unified_diff(changes)
     assert "--- /dev/null\n+++ b/jm_dry.py\n" in diff
     assert "+jm_dry_p = core.Primitive('jm_dry')" in diff
     assert not out.exists()
@@ -106,7 +106,7 @@ def test_existing_file_needs_force(tmp_path, shared_index):
         apply(changes)
     assert target.read_text() == "mine\n"
     assert not (tmp_path / "test_jm_keep.py").exists()
-    assert "-mine" in render_diff(changes)
+    assert "-mine" in unified_diff(changes)
     apply(changes, force=True)
     assert "jm_keep_p" in target.read_text()
     assert not list(tmp_path.glob(".jaxmap-*"))
@@ -253,7 +253,7 @@ def test_in_tree_in_a_copy_of_installed_jax(tmp_path):
     _copy_installed_jax(root)
     for spec in IN_TREE:
         changes = generate(spec, in_tree_root=str(root), tests_dir=str(tests))
-        assert "+++ b/jax/lax/__init__.py" in render_diff(changes)
+        assert "+++ b/jax/lax/__init__.py" in unified_diff(changes)
         apply(changes)
     env = {**os.environ, "PYTHONPATH": str(root)}
     code = "import jax, jax.lax as l; print(jax.__file__, l.jm_fused, l.jm_fused_linear_p)"

@@ -1,7 +1,7 @@
 """`jaxmap new-primitive`: generate a JAX primitive, its rules and its tests.
 
   generate(spec, out=..., or in_tree_root=...) -> list[FileChange]   (writes nothing)
-  render_diff(changes) -> str
+  unified_diff(changes) -> str
   apply(changes, force=False) -> list[str]                            (the paths written)
 
 Generators return file changes; only `apply` touches the disk.
@@ -12,25 +12,25 @@ from __future__ import annotations
 import os
 
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
-from jaxmap.scaffold.files import FileChange, apply, check, new_file, render_diff
+from jaxmap.scaffold.files import FileChange, apply, check, new_file, unified_diff
 from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
-           "TargetError", "apply", "check", "generate", "parse_params", "render_diff"]
+           "TargetError", "apply", "check", "generate", "parse_params", "unified_diff"]
 
 
 def generate(spec: PrimitiveSpec, *, out: str | None = None,
              in_tree_root: str | None = None, module: str | None = None,
-             export_module: str | None = None, tests_dir: str | None = None,
+             tests_dir: str | None = None,
              index_root: str | None = None) -> list[FileChange]:
     """The file changes that add `spec`'s primitive; nothing is written.
 
     Out of tree (default): `<out>/<name>.py` and `<out>/test_<name>.py`, out
     defaulting to the working directory; the name must not be a primitive of
     `index_root` (default: the installed jax). In tree (`in_tree_root` given):
-    the module (`module`, default a new `jax/_src/lax/<name>.py`), the export
-    (`export_module`, default `jax/lax/__init__.py`) and `<tests_dir>/<name>_test.py`
-    (default `<root>/tests`); the name must not be a primitive of that root.
+    the module (`module`, default a new `jax/_src/lax/<name>.py`), its export
+    from `jax/lax/__init__.py` and `<tests_dir>/<name>_test.py` (default
+    `<root>/tests`); the name must not be a primitive of that root.
     """
     spec.validate()
     if in_tree_root is not None:
@@ -38,12 +38,11 @@ def generate(spec: PrimitiveSpec, *, out: str | None = None,
         from jaxmap.scaffold import in_tree
 
         root = resolve_root(in_tree_root)
-        result = in_tree.changes(spec, root, module,
-                                 export_module or in_tree.EXPORT_MODULE, tests_dir)
+        result = in_tree.changes(spec, root, module, tests_dir)
         check_name_free(spec, root)
         return result
-    given = [flag for flag, value in (("--module", module), ("--export-module", export_module),
-                                      ("--tests-dir", tests_dir)) if value]
+    given = [flag for flag, value in (("--module", module), ("--tests-dir", tests_dir))
+             if value]
     if given:
         raise SpecError(f"{', '.join(given)} applies only with --in-tree")
     result = _out_of_tree(spec, os.path.abspath(out or os.curdir))

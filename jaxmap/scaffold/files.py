@@ -52,7 +52,7 @@ def read(path: str) -> str:
         raise TargetError(f"cannot read {path}: {error}") from error
 
 
-def render_diff(changes: list[FileChange]) -> str:
+def unified_diff(changes: list[FileChange]) -> str:
     """A unified diff of every change (new files against /dev/null)."""
     parts = []
     for change in changes:

@@ -14,7 +14,7 @@ import os
 from jaxmap.scaffold.context import context
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
 from jaxmap.scaffold.files import FileChange, new_file, read
-from jaxmap.scaffold.render import render, render_block
+from jaxmap.scaffold.templating import fill, fill_block
 from jaxmap.scaffold.spec import PrimitiveSpec
 
 EXPORT_MODULE = "jax/lax/__init__.py"
@@ -26,7 +26,6 @@ def default_module(spec: PrimitiveSpec) -> str:
 
 
 def changes(spec: PrimitiveSpec, root: str, module: str | None = None,
-            export_module: str = EXPORT_MODULE,
             tests_dir: str | None = None) -> list[FileChange]:
     """Every file change that adds `spec` to the JAX tree at `root`."""
     if spec.style != "classic":
@@ -38,7 +37,7 @@ def changes(spec: PrimitiveSpec, root: str, module: str | None = None,
     relative = _module_path(module or default_module(spec), root)
     ctx = context(spec, in_tree=True)
     result = [_implementation(spec, root, relative, ctx),
-              _export(spec, root, export_module, _dotted(relative))]
+              _export(spec, root, EXPORT_MODULE, _dotted(relative))]
     if spec.tests:
         result.append(_tests(spec, root, tests_dir, ctx))
     return result
@@ -64,7 +63,7 @@ def _dotted(relative: str) -> str:
 def _implementation(spec, root, relative, ctx) -> FileChange:
     path = os.path.join(root, relative)
     if not os.path.exists(path):
-        return new_file(path, relative, render("classic.py.j2", ctx))
+        return new_file(path, relative, fill("classic.py.j2", ctx))
     old = read(path)
     tree = _parse(old, relative)
     taken = {spec.name, f"{spec.name}_p"} & _top_level_names(tree)
@@ -73,10 +72,10 @@ def _implementation(spec, root, relative, ctx) -> FileChange:
                         f"choose another name or module")
     lines = old.splitlines(keepends=True)
     present = {line.strip() for line in lines}
-    imports = [line for line in render_block("classic.py.j2", "imports", ctx).splitlines()
+    imports = [line for line in fill_block("classic.py.j2", "imports", ctx).splitlines()
                if line.strip() and line.strip() not in present]
     anchor = _last_import_end(tree, relative, lambda node: True)
-    body = render_block("classic.py.j2", "body", ctx)
+    body = fill_block("classic.py.j2", "body", ctx)
     new = "".join(lines[:anchor] + [line + "\n" for line in imports] + lines[anchor:])
     new = new.rstrip("\n") + "\n\n" + body
     return FileChange(path, relative, old, new)
@@ -109,7 +108,7 @@ def _tests(spec, root, tests_dir, ctx) -> FileChange:
     label = os.path.relpath(path, root).replace(os.sep, "/")
     if label.startswith("../"):
         label = path
-    return new_file(path, label, render("test.py.j2", ctx))
+    return new_file(path, label, fill("test.py.j2", ctx))
 
 
 def _parse(text: str, label: str) -> ast.Module:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jaxmap.scaffold.context import context
-from jaxmap.scaffold.render import render
+from jaxmap.scaffold.templating import fill
 from jaxmap.scaffold.spec import PrimitiveSpec
 
 
@@ -11,7 +11,7 @@ def files(spec: PrimitiveSpec) -> dict[str, str]:
     """{relative path: text}: `<name>.py` and, unless `spec.tests` is off, its tests."""
     ctx = context(spec)
     template = "hijax.py.j2" if spec.style == "hijax" else "classic.py.j2"
-    result = {f"{spec.name}.py": render(template, ctx)}
+    result = {f"{spec.name}.py": fill(template, ctx)}
     if spec.tests:
-        result[f"test_{spec.name}.py"] = render("test.py.j2", ctx)
+        result[f"test_{spec.name}.py"] = fill("test.py.j2", ctx)
     return result

@@ -23,12 +23,12 @@ def _environment():
     return env
 
 
-def render(template: str, context: dict) -> str:
+def fill(template: str, context: dict) -> str:
     """The whole template rendered with `context`."""
     return _tidy(_environment().get_template(template).render(context))
 
 
-def render_block(template: str, block: str, context: dict) -> str:
+def fill_block(template: str, block: str, context: dict) -> str:
     """One `{% block %}` of a template, rendered with `context`."""
     tmpl = _environment().get_template(template)
     return _tidy("".join(tmpl.blocks[block](tmpl.new_context(context))))
