@@ -269,7 +269,7 @@ def new(kind, name, out, style, dry_run, force, as_json):
     """Start a rung of the ladder: KIND is custom-vjp, custom-jvp, export,
     custom-partitioning, pallas, ffi or primitive; tests included."""
     from jaxmap.render import json as render_json
-    from jaxmap.scaffold import apply, check, kinds, render_diff
+    from jaxmap.scaffold import apply, check, kinds, unified_diff
 
     changes = kinds.generate(kind, name, out=out, style=style)
     if not dry_run:
@@ -277,9 +277,9 @@ def new(kind, name, out, style, dry_run, force, as_json):
         apply(changes, force=force)
     if as_json:
         click.echo(render_json.scaffold_document(
-            name, changes, [render_diff([c]) for c in changes], dry_run))
+            name, changes, [unified_diff([c]) for c in changes], dry_run))
         return
-    click.echo(render_diff(changes), nl=False)
+    click.echo(unified_diff(changes), nl=False)
     state = "would write" if dry_run else "wrote"
     click.echo(f"{state} {len(changes)} files for {kind} {name!r}: "
                + ", ".join(c.label for c in changes), err=True)

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from jaxmap.errors import SpecError, TargetError
 from jaxmap.scaffold import rungs
 from jaxmap.scaffold.files import FileChange, new_file
-from jaxmap.scaffold.render import render
+from jaxmap.scaffold.templating import fill
 
 
 class Style(NamedTuple):
@@ -109,10 +109,10 @@ def _files(kind: Kind, kind_name: str, name: str, style: str, release) -> dict:
     ctx = {"kind": kind_name, "name": name, "style": style, "facts": release.needs(),
            "cls": "".join(part[:1].upper() + part[1:] for part in name.split("_")),
            "rung": rungs.rung_of(kind_name), "jax_version": release.text}
-    files = {f"{name}.py": render(kind.styles[style].template, ctx),
-             f"test_{name}.py": render(kind.test, ctx)}
+    files = {f"{name}.py": fill(kind.styles[style].template, ctx),
+             f"test_{name}.py": fill(kind.test, ctx)}
     for pattern, template in kind.extras:
-        files[pattern.format(name=name)] = render(template, ctx)
+        files[pattern.format(name=name)] = fill(template, ctx)
     return files
 
 
