@@ -53,6 +53,9 @@ STEPS: dict[str, tuple[tuple[Version, object], ...]] = {
     # which takes a `sharding_rule`, is the default from 0.7.0; GSPMD before it asks
     # for the propagation callbacks instead.
     "partitioning_rule": ((OLDEST, "callbacks"), ((0, 7, 0), "sharding_rule")),
+    # custom_partitioning reads the mesh from a `with mesh:` context (an empty Mesh
+    # without one, and XLA aborts); measured on 0.4.30, no longer needed on 0.4.38.
+    "partitioning_mesh_context": ((OLDEST, True), ((0, 4, 38), None)),
     # Pallas: `BlockSpec(block_shape, index_map)` from 0.4.31 (index_map came first
     # before), and the GPU backend kernels compile with: Triton until 0.11.0
     # deprecates it, Mosaic GPU from then.

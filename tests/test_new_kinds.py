@@ -63,11 +63,24 @@ def test_module_opens_with_its_rung_and_marks_the_math(kind, name, style, tmp_pa
     module = files[f"{name}.py"]
     doc = ast.get_docstring(ast.parse(module))
     rung = rung_of(kind)
-    assert f"Rung {rung.number} of the escalation ladder" in doc
+    assert f"Rung {rung.number} of the escalation ladder: {rung.title}." in doc
     assert "Use it when:" in doc and "Not when:" in doc
     sources = [text for path, text in files.items() if not path.startswith("test_")]
     assert all(re.search(r"(#|//) TODO\(jaxmap\): ", text) for text in sources)
     assert set(files) >= {f"{name}.py", f"test_{name}.py"}
+
+
+@pytest.mark.parametrize("version", ["0.4.38", "0.6.2", "0.10.2", "0.12.0.1"])
+def test_generated_lines_fit_80_columns(version, tmp_path):
+    for kind, name, style in CASES[:-1]:
+        try:
+            changes = kinds.generate(kind, name, out=str(tmp_path), style=style,
+                                     jax_version=version)
+        except UnsupportedRelease:
+            continue
+        for change in changes:
+            long = [line for line in change.new.splitlines() if len(line) > 80]
+            assert not long, (change.label, long)
 
 
 @pytest.mark.parametrize("kind, name, style", CASES[:-1], ids=lambda v: str(v))
@@ -100,7 +113,6 @@ def test_primitive_is_new_primitive(tmp_path, shared_index):
 @pytest.mark.parametrize("kind, style, version, first", [
     ("pallas", None, "0.4.30", "0.4.31"),
     ("ffi", None, "0.4.38", "0.5.0"),
-    ("ffi", None, "0.6.2", "0.9.0"),
     ("custom-vjp", "hijax", "0.8.3", "0.9.0"),
 ])
 def test_a_release_without_the_kind_is_refused_with_the_first_that_has_it(
@@ -121,6 +133,14 @@ def test_custom_partitioning_follows_the_partitioner(version, present, absent, t
     compile(module, "jm_cp.py", "exec")
 
 
+@pytest.mark.parametrize("version, needed", [("0.4.30", True), ("0.4.38", False)])
+def test_custom_partitioning_tests_enter_the_mesh_where_the_release_needs_it(
+        version, needed, tmp_path):
+    test = kinds.generate("custom-partitioning", "jm_cp", out=str(tmp_path),
+                          jax_version=version)[1].new
+    assert ("  with mesh:" in test) == needed
+
+
 @pytest.mark.parametrize("version, backend, other", [
     ("0.10.2", "pallas import triton", "mosaic_gpu"),
     ("0.11.1", "pallas import mosaic_gpu", "triton as"),
@@ -128,6 +148,14 @@ def test_custom_partitioning_follows_the_partitioner(version, present, absent, t
 def test_pallas_gpu_backend_follows_the_release(version, backend, other, tmp_path):
     module = kinds.generate("pallas", "jm_pl", out=str(tmp_path), jax_version=version)[0].new
     assert backend in module and other not in module
+
+
+@pytest.mark.parametrize("version, wrapper", [("0.6.2", "@jax.custom_vjp"),
+                                              ("0.10.2", "(VJPHiPrimitive):")])
+def test_ffi_is_made_transformable_the_releases_way(version, wrapper, tmp_path):
+    module = kinds.generate("ffi", "jm_ffi", out=str(tmp_path), jax_version=version)[0].new
+    assert wrapper in module
+    assert ('vmap_method="broadcast_all"' in module) == (version == "0.6.2")
 
 
 def test_hijax_base_class_follows_the_release(tmp_path):

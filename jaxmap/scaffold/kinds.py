@@ -47,8 +47,7 @@ KINDS: dict[str, Kind] = {
                                 "new_custom_partitioning_test.py.j2"),
     "pallas": Kind({"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
                    "new_pallas_test.py.j2"),
-    # The hijax wrapper is what makes the FFI call transformable.
-    "ffi": Kind({"classic": Style("new_ffi.py.j2", ("ffi_module", "hijax_base"))},
+    "ffi": Kind({"classic": Style("new_ffi.py.j2", ("ffi_module",))},
                 "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),)),
 }
 # `primitive` is `jaxmap new-primitive` with its defaults (classic or hijax).
