@@ -56,8 +56,10 @@ NAMES = tuple(KINDS) + ("primitive",)
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 # Top-level names the generated modules and tests import or define.
 _RESERVED = frozenset({"jax", "jnp", "np", "numpy", "pytest", "pl", "export", "ctypes",
-                       "functools", "os", "shutil", "subprocess", "sys", "check_grads",
-                       "custom_partitioning", "NamedSharding", "P"})
+                       "functools", "importlib", "os", "shutil", "subprocess", "sys",
+                       "check_grads", "custom_partitioning", "NamedSharding", "Mesh", "P",
+                       "build", "register", "compiler", "load", "serialize", "input_spec",
+                       "stablehlo_text", "module", "mesh"})
 
 
 def generate(kind: str, name: str, *, out: str | None = None, style: str | None = None,
@@ -72,9 +74,9 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     out = os.path.abspath(out or os.curdir)
     if os.path.exists(out) and not os.path.isdir(out):
         raise TargetError(f"--out {out} is a file; give a directory")
-    release = versions.release(jax_version) if jax_version else versions.installed()
     if kind == "primitive":
         return _primitive(name, out, style)
+    release = versions.release(jax_version) if jax_version else versions.installed()
     files = _files(KINDS[kind], kind, name, style or "classic", release)
     return [new_file(os.path.join(out, path), path, text) for path, text in files.items()]
 
