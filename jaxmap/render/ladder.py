@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import textwrap
+
+WIDTH = 88
 
 
 def text(ladder) -> str:
@@ -16,17 +19,22 @@ def text(ladder) -> str:
         lines += _items("use when", rung.use_when)
         lines += _items("not when", rung.avoid_when)
         lines += _items("ask", rung.ask)
-        lines += _items("start", step.commands)
-        lines += _items("lives in", [_place(p) for p in step.places])
+        lines += _items("start", step.commands, wrap=False)
+        lines += _items("lives in", [_place(p) for p in step.places], wrap=False)
         lines.append("")
     lines.append("Before climbing a rung, check:")
     lines += [f"  [ ] {item}" for item in ladder.checklist]
     return "\n".join(lines)
 
 
-def _items(label: str, items) -> list[str]:
+def _items(label: str, items, wrap: bool = True) -> list[str]:
+    """`label:` then one item a line; prose wrapped at WIDTH under its own start."""
     head = f"   {label + ':':<10}"
-    return [f"{head if i == 0 else ' ' * len(head)}{item}" for i, item in enumerate(items)]
+    pad = " " * len(head)
+    width = WIDTH if wrap else 10_000
+    return [line for i, item in enumerate(items) for line in textwrap.wrap(
+        item, width, initial_indent=head if i == 0 else pad, subsequent_indent=pad + "  ",
+        break_on_hyphens=False)]
 
 
 def _place(place) -> str:
