@@ -43,9 +43,16 @@ STEPS: dict[str, tuple[tuple[Version, object], ...]] = {
     # jax.experimental.hijax's base class. 0.8.x has VJPHiPrimitive, but with
     # `vjp_fwd(self, *args)` (no `nzs_in`) and no `transpose`: not supported.
     "hijax_base": ((OLDEST, None), ((0, 9, 0), "VJPHiPrimitive"), ((0, 11, 2), "HiPrim")),
-    # The accumulator class a hijax `transpose` receives, public from 0.11.0; a
-    # linear hijax primitive needs it to tell operands being transposed from values.
-    "hijax_grad_accum": ((OLDEST, None), ((0, 11, 0), "GradAccum")),
+    # How a hijax `transpose` tells an operand being transposed (an accumulator)
+    # from a value: hijax calls `transpose` from 0.9.2; its accumulator class is
+    # public (jax.experimental.hijax.GradAccum) from 0.11.0.
+    "hijax_accum_check": ((OLDEST, None), ((0, 9, 2), "hasattr({}, 'accum')"),
+                          ((0, 11, 0), "isinstance({}, GradAccum)")),
+    # A regex for an equation of a hijax primitive (class name `{}`) in a jaxpr.
+    "hijax_jaxpr_eqn": ((OLDEST, None), ((0, 9, 0), r"call_hi_primitive\[_prim={}\["),
+                        ((0, 12, 0), r"= {}[\[ ]")),
+    # The arguments of mlir.aval_to_ir_type in a lowering rule.
+    "aval_to_ir_type_args": ((OLDEST, "aval"), ((0, 10, 1), "ctx.module_context, aval")),
     # A package jax.export imports at module level without declaring it.
     "export_undeclared_import": ((OLDEST, "absl"), ((0, 6, 2), None)),
     # -- new KIND (the escalation ladder) --------------------------------------------

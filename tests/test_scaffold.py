@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
-import sys
 
 import pytest
 from scaffold_cases import BAD_PARAMS, BAD_SPECS, CASES
+from scaffold_run import expect_clean_pass, lint, run_pytest
 
+from jaxmap import versions
 from jaxmap.errors import JaxmapError
 from jaxmap.scaffold import (
-    AnchorError,
     NameTaken,
     PrimitiveSpec,
     SpecError,
     TargetError,
+    UnsupportedRelease,
     apply,
     generate,
     parse_params,
@@ -32,36 +31,14 @@ def shared_index(installed_index, monkeypatch):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", os.path.dirname(installed_index.path))
 
 
-def _run_pytest(directory, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "-W", "error::DeprecationWarning", "-rs", str(directory)],
-        capture_output=True, text=True, cwd=directory, env=env, timeout=600,
-        check=False)
-
-
-def _expect_clean_pass(result):
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    summary = result.stdout.strip().splitlines()[-1]
-    assert "passed" in summary and "failed" not in summary, summary
-    if _has_flatbuffers():
-        assert "skipped" not in summary, result.stdout[-2000:]
-    assert "warning" not in summary, result.stdout[-4000:]
-
-
-def _has_flatbuffers():
-    import importlib.util
-
-    return importlib.util.find_spec("flatbuffers") is not None
-
-
 # -- out of tree: the option matrix ------------------------------------------------------
 
 def test_generated_matrix_passes_its_own_tests(tmp_path, shared_index):
     for spec in CASES:
         apply(generate(spec, out=str(tmp_path)))
     assert len(list(tmp_path.glob("test_*.py"))) == len(CASES)
-    _expect_clean_pass(_run_pytest(tmp_path))
+    lint(tmp_path, sorted(tmp_path.glob("*.py")))
+    expect_clean_pass(run_pytest(tmp_path))
 
 
 @pytest.mark.parametrize("spec", CASES, ids=lambda s: s.name)
@@ -81,6 +58,54 @@ def test_generated_code_follows_house_style(spec, shared_index, tmp_path):
     else:
         assert f"class {spec.class_name}(VJPHiPrimitive):" in module
     assert re.search(rf"^def {spec.name}\(", module, re.MULTILINE)
+
+
+@pytest.mark.parametrize("spec, release, fragment", [
+    (PrimitiveSpec("jm_h", style="hijax"), "0.5.3",
+     "--style hijax needs jax 0.9.0 or newer; the target is jax 0.5.3"),
+    (PrimitiveSpec("jm_h", style="hijax", linear=True), "0.9.0",
+     "--style hijax --linear needs jax 0.9.2 or newer; the target is jax 0.9.0"),
+], ids=["hijax", "hijax-linear"])
+def test_a_style_the_release_lacks_is_refused(spec, release, fragment, tmp_path):
+    with pytest.raises(UnsupportedRelease) as error:
+        generate(spec, out=str(tmp_path), release=versions.release(release))
+    assert str(error.value) == fragment
+    _assert_one_line_and_nothing_written(error, tmp_path)
+
+
+@pytest.mark.parametrize("release, present, absent", [
+    ("0.4.30", ["batching.primitive_batchers[", "mlir.aval_to_ir_type(aval)"],
+     ["fancy_primitive_batchers"]),
+    ("0.10.2", ["batching.fancy_primitive_batchers[",
+                "mlir.aval_to_ir_type(ctx.module_context, aval)"], ["primitive_batchers["]),
+])
+def test_the_module_follows_the_release_table(release, present, absent, tmp_path,
+                                               shared_index):
+    spec = PrimitiveSpec("jm_rel", arity=2, lowering="hlo")
+    changes = generate(spec, out=str(tmp_path), release=versions.release(release))
+    module = changes[0].new
+    assert all(text in module for text in present), module
+    assert not any(f"batching.{text}" in module for text in absent), module
+
+
+@pytest.mark.parametrize("release, fragment", [
+    ("0.5.3", "from jax.experimental.shard_map import shard_map"),
+    ("0.5.3", "check_rep=False"),
+    ("0.5.3", 'pytest.importorskip(\n      "absl"'),
+    ("0.12.0.1", "jax.shard_map(grad,"),
+])
+def test_the_tests_follow_the_release_table(release, fragment, tmp_path, shared_index):
+    changes = generate(PrimitiveSpec("jm_rel"), out=str(tmp_path),
+                       release=versions.release(release))
+    assert fragment in changes[1].new
+
+
+def test_hijax_base_class_follows_the_release(tmp_path, shared_index):
+    for release, base in [("0.10.2", "VJPHiPrimitive"), ("0.12.0.1", "HiPrim")]:
+        (module, _) = generate(PrimitiveSpec("jm_hj", style="hijax"), out=str(tmp_path),
+                               release=versions.release(release))
+        assert f"from jax.experimental.hijax import {base}," in module.new
+        assert f"class JmHj({base}):" in module.new
 
 
 def test_no_tests_generates_the_module_only(tmp_path, shared_index):
@@ -169,114 +194,6 @@ def test_unwritable_directory(tmp_path, shared_index, monkeypatch):
 def test_module_without_in_tree_is_an_error(tmp_path):
     with pytest.raises(SpecError, match="--in-tree"):
         generate(PrimitiveSpec("jm_x"), out=str(tmp_path), module="jax/_src/x.py")
-
-
-# -- in tree -----------------------------------------------------------------------------
-
-def _mini_tree(root, lax_init="from jax._src.lax.lax import (\n  add as add,\n)\n"):
-    (root / "jax" / "lax").mkdir(parents=True)
-    (root / "jax" / "_src" / "lax").mkdir(parents=True)
-    (root / "jax" / "__init__.py").write_text("")
-    (root / "jax" / "lax" / "__init__.py").write_text(lax_init)
-    (root / "jax" / "_src" / "lax" / "lax.py").write_text(
-        '"""lax."""\n\nimport numpy as np\n\nfrom jax._src import core\n\n\n'
-        'def add(x, y):\n  return x + y\n')
-    (root / "tests").mkdir()
-    return root
-
-
-def _snapshot(root):
-    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def test_in_tree_missing_anchor_changes_nothing(tmp_path):
-    root = _mini_tree(tmp_path / "tree", lax_init="__all__ = []\n")
-    before = _snapshot(root)
-    with pytest.raises(AnchorError, match="no top-level import") as error:
-        generate(PrimitiveSpec("jm_x"), in_tree_root=str(root))
-    assert "\n" not in str(error.value)
-    assert _snapshot(root) == before
-
-
-def test_in_tree_hijax_is_refused(tmp_path):
-    root = _mini_tree(tmp_path / "tree")
-    with pytest.raises(SpecError, match="classic"):
-        generate(PrimitiveSpec("jm_x", style="hijax"), in_tree_root=str(root))
-
-
-def test_in_tree_existing_module_gets_minimal_insertions(tmp_path):
-    root = _mini_tree(tmp_path / "tree")
-    lax_py = root / "jax" / "_src" / "lax" / "lax.py"
-    old = lax_py.read_text()
-    changes = generate(PrimitiveSpec("jm_into", arity=2), in_tree_root=str(root),
-                       module="jax._src.lax.lax")
-    labels = [c.label for c in changes]
-    assert labels == ["jax/_src/lax/lax.py", "jax/lax/__init__.py",
-                      "tests/jm_into_test.py"]
-    assert [c.action for c in changes] == ["edit", "edit", "create"]
-    new = changes[0].new
-    assert new.startswith('"""lax."""\n\nimport numpy as np\n\nfrom jax._src import core\n'
-                          'from functools import partial\n')
-    assert new.count("from jax._src import core\n") == 1
-    assert _only_insertions(old, new)
-    assert "jm_into_p = core.Primitive('jm_into')" in new
-    assert changes[1].new.endswith("from jax._src.lax.lax import (\n  jm_into as jm_into,\n"
-                                   "  jm_into_p as jm_into_p,\n)\n")
-    with pytest.raises(NameTaken, match="already defines add"):
-        generate(PrimitiveSpec("add"), in_tree_root=str(root), module="jax/_src/lax/lax.py")
-
-
-def _only_insertions(old, new):
-    import difflib
-
-    matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines())
-    return {op for op, *_ in matcher.get_opcodes()} <= {"equal", "insert"}
-
-
-def _copy_installed_jax(root):
-    import jax
-
-    shutil.copytree(jax.__path__[0], root / "jax",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-
-
-IN_TREE = [PrimitiveSpec("jm_fused", arity=2, params=(("scale", "float"),),
-                         platforms=("cuda", "tpu")),
-           PrimitiveSpec("jm_fused_linear", arity=2, linear=True, lowering="hlo")]
-
-
-def test_in_tree_in_a_copy_of_installed_jax(tmp_path):
-    from jaxmap.locate import open_index
-
-    root, tests = tmp_path / "root", tmp_path / "tests"
-    tests.mkdir()
-    _copy_installed_jax(root)
-    for spec in IN_TREE:
-        changes = generate(spec, in_tree_root=str(root), tests_dir=str(tests))
-        assert "+++ b/jax/lax/__init__.py" in unified_diff(changes)
-        apply(changes)
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    code = "import jax, jax.lax as l; print(jax.__file__, l.jm_fused, l.jm_fused_linear_p)"
-    check = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=env, cwd=tmp_path, check=False)
-    assert check.returncode == 0 and str(root) in check.stdout, check.stderr
-    _expect_clean_pass(_run_pytest(tests, env=env))
-    with open_index(str(root)) as index:
-        for spec in IN_TREE:
-            (prim,) = index.locate(spec.name, "primitive").primitives
-            kinds = {(r.kind.value, r.platform) for r in prim.rules}
-            expected = {("impl", None), ("abstract_eval", None), ("jvp", None),
-                        ("batching", None), ("lowering", None)}
-            expected |= {("lowering", p) for p in spec.platforms}
-            if spec.linear:
-                expected.add(("transpose", None))
-            assert expected <= kinds, kinds
-            assert prim.loc.file == f"jax/_src/lax/{spec.name}.py"
-        (public,) = [d for d in index.locate("jm_fused").definitions
-                     if d.kind.value == "function"]
-        assert "jax.lax.jm_fused" in public.public_paths
-    with pytest.raises(NameTaken, match="already"):
-        generate(IN_TREE[0], in_tree_root=str(root), tests_dir=str(tests))
 
 
 # -- the command line -------------------------------------------------------------------

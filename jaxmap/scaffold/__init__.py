@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import os
 
+from jaxmap import versions
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
 from jaxmap.scaffold.files import FileChange, apply, check, new_file, unified_diff
 from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
+from jaxmap.versions import Release, UnsupportedRelease
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
-           "TargetError", "apply", "check", "generate", "parse_params", "unified_diff"]
+           "TargetError", "UnsupportedRelease", "apply", "check", "generate", "parse_params", "unified_diff"]
 
 
 def generate(spec: PrimitiveSpec, *, out: str | None = None,
              in_tree_root: str | None = None, module: str | None = None,
-             tests_dir: str | None = None,
-             index_root: str | None = None) -> list[FileChange]:
+             tests_dir: str | None = None, index_root: str | None = None,
+             release: Release | None = None) -> list[FileChange]:
     """The file changes that add `spec`'s primitive; nothing is written.
 
     Out of tree (default): `<out>/<name>.py` and `<out>/test_<name>.py`, out
@@ -31,6 +33,8 @@ def generate(spec: PrimitiveSpec, *, out: str | None = None,
     the module (`module`, default a new `jax/_src/lax/<name>.py`), its export
     from `jax/lax/__init__.py` and `<tests_dir>/<name>_test.py` (default
     `<root>/tests`); the name must not be a primitive of that root.
+    The code targets `release`, by default the installed jax's, or in tree the
+    checkout's; a release that lacks what the spec needs is UnsupportedRelease.
     """
     spec.validate()
     if in_tree_root is not None:
@@ -38,25 +42,27 @@ def generate(spec: PrimitiveSpec, *, out: str | None = None,
         from jaxmap.scaffold import in_tree
 
         root = resolve_root(in_tree_root)
-        result = in_tree.changes(spec, root, module, tests_dir)
+        result = in_tree.changes(spec, root, release or versions.of_checkout(root),
+                                 module, tests_dir)
         check_name_free(spec, root)
         return result
     given = [flag for flag, value in (("--module", module), ("--tests-dir", tests_dir))
              if value]
     if given:
         raise SpecError(f"{', '.join(given)} applies only with --in-tree")
-    result = _out_of_tree(spec, os.path.abspath(out or os.curdir))
+    result = _out_of_tree(spec, release or versions.installed(),
+                          os.path.abspath(out or os.curdir))
     check_name_free(spec, index_root)
     return result
 
 
-def _out_of_tree(spec: PrimitiveSpec, out: str) -> list[FileChange]:
+def _out_of_tree(spec: PrimitiveSpec, release: Release, out: str) -> list[FileChange]:
     from jaxmap.scaffold import out_of_tree
 
     if os.path.exists(out) and not os.path.isdir(out):
         raise TargetError(f"--out {out} is a file; give a directory")
     return [new_file(os.path.join(out, path), path, text)
-            for path, text in out_of_tree.files(spec).items()]
+            for path, text in out_of_tree.files(spec, release).items()]
 
 
 def check_name_free(spec: PrimitiveSpec, root: str | None) -> None:

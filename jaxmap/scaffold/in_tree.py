@@ -1,9 +1,12 @@
-"""In-tree: a primitive inside a JAX tree, where a contributor would add it.
+"""In-tree: a primitive inside a JAX tree, added the way a JAX commit adds one.
 
-The implementation goes to a new module (default `jax/_src/lax/<name>.py`) or is
-appended to an existing one, the export into `jax/lax/__init__.py`, the tests to
-`tests/<name>_test.py`. Edits to existing files are insertions after an anchor
-statement found with `ast`; a missing anchor is an AnchorError and changes nothing.
+The implementation goes to a new module (default `jax/_src/lax/<name>.py`, with
+JAX's license header) or is appended to an existing one; the export into
+`jax/lax/__init__.py` (into the import block from that module when it has one);
+the name into `docs/jax.lax.rst`; an entry into `CHANGELOG.md` under the
+unreleased version; an absltest `tests/<name>_test.py` and its target in
+`tests/BUILD`. Edits to existing files are insertions after an anchor; a missing
+anchor is an AnchorError and changes nothing.
 """
 
 from __future__ import annotations
@@ -11,13 +14,19 @@ from __future__ import annotations
 import ast
 import os
 
-from jaxmap.scaffold.context import context
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
+from jaxmap.scaffold import anchors, imports
+from jaxmap.scaffold.context import context
 from jaxmap.scaffold.files import FileChange, new_file, read
-from jaxmap.scaffold.templating import fill, fill_block
 from jaxmap.scaffold.spec import PrimitiveSpec
+from jaxmap.scaffold.templating import fill_block, fill_module
+from jaxmap.versions import Release
 
 EXPORT_MODULE = "jax/lax/__init__.py"
+DOCS_PAGE = "docs/jax.lax.rst"
+CHANGELOG = "CHANGELOG.md"
+# The module that defines lax's math functions itself: there they need no `lax.`.
+LAX_MODULE = "jax/_src/lax/lax.py"
 
 
 def default_module(spec: PrimitiveSpec) -> str:
@@ -25,9 +34,9 @@ def default_module(spec: PrimitiveSpec) -> str:
     return f"jax/_src/lax/{spec.name}.py"
 
 
-def changes(spec: PrimitiveSpec, root: str, module: str | None = None,
+def changes(spec: PrimitiveSpec, root: str, release: Release, module: str | None = None,
             tests_dir: str | None = None) -> list[FileChange]:
-    """Every file change that adds `spec` to the JAX tree at `root`."""
+    """Every file change that adds `spec` to the JAX tree at `root` (jax `release`)."""
     if spec.style != "classic":
         raise SpecError("--in-tree generates a classic primitive; --style hijax is "
                         "for out-of-tree modules")
@@ -35,11 +44,14 @@ def changes(spec: PrimitiveSpec, root: str, module: str | None = None,
         raise TargetError(f"{root} holds no jax/ package; --in-tree wants a JAX "
                           f"checkout (or a directory holding jax/)")
     relative = _module_path(module or default_module(spec), root)
-    ctx = context(spec, in_tree=True)
-    result = [_implementation(spec, root, relative, ctx),
-              _export(spec, root, EXPORT_MODULE, _dotted(relative))]
+    result = [_implementation(spec, root, relative, release),
+              _export(spec, root, _dotted(relative)),
+              _edit(root, DOCS_PAGE, lambda text: anchors.docs_entry(
+                  text, DOCS_PAGE, "Operators", spec.name)),
+              _edit(root, CHANGELOG, lambda text: anchors.changelog_entry(
+                  text, CHANGELOG, f"Added {{func}}`jax.lax.{spec.name}`."))]
     if spec.tests:
-        result.append(_tests(spec, root, tests_dir, ctx))
+        result += _tests(spec, root, tests_dir, release)
     return result
 
 
@@ -60,55 +72,104 @@ def _dotted(relative: str) -> str:
     return relative[:-3].replace("/", ".")
 
 
-def _implementation(spec, root, relative, ctx) -> FileChange:
+def _implementation(spec, root, relative, release) -> FileChange:
     path = os.path.join(root, relative)
+    ctx = context(spec, release, in_tree=True, ns="" if relative == LAX_MODULE else None)
     if not os.path.exists(path):
-        return new_file(path, relative, fill("classic.py.j2", ctx))
+        return new_file(path, relative, fill_module("classic.py.j2", ctx,
+                                                    imports.IN_TREE_MODULE, sort=False))
     old = read(path)
     tree = _parse(old, relative)
-    taken = {spec.name, f"{spec.name}_p"} & _top_level_names(tree)
+    bound = _top_level_names(tree)
+    taken = {spec.name, f"{spec.name}_p"} & bound
     if taken:
         raise NameTaken(f"{relative} already defines {', '.join(sorted(taken))}; "
                         f"choose another name or module")
-    lines = old.splitlines(keepends=True)
-    present = {line.strip() for line in lines}
-    imports = [line for line in fill_block("classic.py.j2", "imports", ctx).splitlines()
-               if line.strip() and line.strip() not in present]
-    anchor = _last_import_end(tree, relative, lambda node: True)
+    ctx = {**ctx, "lax_helper": _lax_helper(spec, bound)}
     body = fill_block("classic.py.j2", "body", ctx)
-    new = "".join(lines[:anchor] + [line + "\n" for line in imports] + lines[anchor:])
-    new = new.rstrip("\n") + "\n\n" + body
-    return FileChange(path, relative, old, new)
+    lines = imports.missing(imports.IN_TREE_MODULE, body, bound)
+    new = anchors.insert(old, _last_import_end(tree, relative, lambda node: True), lines)
+    return FileChange(path, relative, old, new.rstrip("\n") + "\n\n\n" + body)
 
 
-def _export(spec, root, export_module, dotted) -> FileChange:
-    path = os.path.join(root, export_module)
+def _lax_helper(spec: PrimitiveSpec, bound: set[str]) -> str | None:
+    """The factory lax's own elementwise primitives use, where the module binds it
+    (and `_float`) and the primitive fits it: one result, float operands."""
+    helper = "standard_unop" if spec.arity == 1 else "standard_naryop"
+    if spec.multiple_results or not {helper, "_float"} <= bound:
+        return None
+    return helper
+
+
+def _export(spec, root, dotted) -> FileChange:
+    path = os.path.join(root, EXPORT_MODULE)
     if not os.path.isfile(path):
-        raise AnchorError(f"{export_module} not found under {root}; pass the module "
-                          f"that should export {spec.name}")
+        raise AnchorError(f"{EXPORT_MODULE} not found under {root}; add the export of "
+                          f"{spec.name} by hand")
     old = read(path)
-    tree = _parse(old, export_module)
+    tree = _parse(old, EXPORT_MODULE)
     if {spec.name, f"{spec.name}_p"} & _top_level_names(tree):
-        raise NameTaken(f"{export_module} already exports {spec.name}; choose another "
+        raise NameTaken(f"{EXPORT_MODULE} already exports {spec.name}; choose another "
                         f"name")
-    anchor = _last_import_end(tree, export_module, _imports_from_src)
-    block = (f"from {dotted} import (\n  {spec.name} as {spec.name},\n"
-             f"  {spec.name}_p as {spec.name}_p,\n)\n")
-    lines = old.splitlines(keepends=True)
-    return FileChange(path, export_module, old,
-                      "".join(lines[:anchor] + [block] + lines[anchor:]))
+    names = [spec.name, f"{spec.name}_p"]
+    block = _import_block(tree, dotted)
+    if block is None:
+        anchor = _last_import_end(tree, EXPORT_MODULE, _imports_from_src)
+        lines = [f"from {dotted} import (", *(f"  {n} as {n}," for n in names), ")"]
+        return FileChange(path, EXPORT_MODULE, old, anchors.insert(old, anchor, lines))
+    later = [a.lineno for a in block.names if a.name > spec.name]
+    index = (later[0] if later else block.names[-1].lineno + 1) - 1
+    indent = " " * block.names[0].col_offset
+    return FileChange(path, EXPORT_MODULE, old, anchors.insert(
+        old, index, [f"{indent}{n} as {n}," for n in names]))
 
 
-def _tests(spec, root, tests_dir, ctx) -> FileChange:
+def _import_block(tree: ast.Module, dotted: str) -> ast.ImportFrom | None:
+    """The `from <dotted> import (...)` statement with one name per line, if any."""
+    for node in tree.body:
+        if (isinstance(node, ast.ImportFrom) and node.module == dotted
+                and len({a.lineno for a in node.names}) == len(node.names)
+                and node.names[0].lineno > node.lineno):
+            return node
+    return None
+
+
+def _edit(root: str, label: str, edit) -> FileChange:
+    """The change `edit` (text -> text, raising AnchorError) makes to `root/label`
+    (`label` may be absolute)."""
+    path = os.path.join(root, label)
+    if not os.path.isfile(path):
+        raise AnchorError(f"{label} not found under {root}; --in-tree edits it as a "
+                          f"JAX commit would, so it wants a full checkout")
+    old = read(path)
+    return FileChange(path, label, old, edit(old))
+
+
+def _tests(spec, root, tests_dir, release) -> list[FileChange]:
+    """The absltest module and its target in the tests directory's BUILD."""
     directory = tests_dir or os.path.join(root, "tests")
     if not os.path.isdir(directory):
         raise TargetError(f"no tests directory {directory}; give one, or generate "
                           f"without tests")
     path = os.path.join(directory, f"{spec.name}_test.py")
+    ctx = context(spec, release, in_tree=True)
+    test = new_file(path, _label(path, root), fill_module(
+        "test_absltest.py.j2", ctx, _test_imports(release), sort=False))
+    build = _label(os.path.join(directory, "BUILD"), root)
+    return [test, _edit(root, build, lambda text: anchors.build_target(
+        text, build, f"{spec.name}_test"))]
+
+
+def _test_imports(release: Release) -> tuple[imports.Import, ...]:
+    if release.get("shard_map_module") == "jax":
+        return imports.IN_TREE_TEST
+    return imports.IN_TREE_TEST + (imports.Import(release.get("shard_map_module"),
+                                                  "shard_map", section=imports.LOCAL),)
+
+
+def _label(path: str, root: str) -> str:
     label = os.path.relpath(path, root).replace(os.sep, "/")
-    if label.startswith("../"):
-        label = path
-    return new_file(path, label, fill("test.py.j2", ctx))
+    return path if label.startswith("../") else label
 
 
 def _parse(text: str, label: str) -> ast.Module:

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+from jaxmap.scaffold import imports
 from jaxmap.scaffold.context import context
-from jaxmap.scaffold.templating import fill
+from jaxmap.scaffold.imports import Import
 from jaxmap.scaffold.spec import PrimitiveSpec
+from jaxmap.scaffold.templating import fill_module
+from jaxmap.versions import Release
 
 
-def files(spec: PrimitiveSpec) -> dict[str, str]:
-    """{relative path: text}: `<name>.py` and, unless `spec.tests` is off, its tests."""
-    ctx = context(spec)
-    template = "hijax.py.j2" if spec.style == "hijax" else "classic.py.j2"
-    result = {f"{spec.name}.py": fill(template, ctx)}
+def files(spec: PrimitiveSpec, release: Release) -> dict[str, str]:
+    """{relative path: text}: `<name>.py` and, unless `spec.tests` is off, its tests,
+    written for `release`; UnsupportedRelease if it lacks what `spec` needs."""
+    hijax = spec.style == "hijax"
+    table = _hijax_imports(spec, release) if hijax else imports.OUT_OF_TREE
+    ctx = context(spec, release)
+    result = {f"{spec.name}.py": fill_module(f"{spec.style}.py.j2", ctx, table)}
     if spec.tests:
-        result[f"test_{spec.name}.py"] = fill("test.py.j2", ctx)
+        table = imports.OUT_OF_TREE + (
+            Import(release.get("shard_map_module"), "shard_map"),
+            Import(spec.name, spec.name, section=imports.LOCAL))
+        result[f"test_{spec.name}.py"] = fill_module("test_pytest.py.j2", ctx, table)
     return result
+
+
+def _hijax_imports(spec: PrimitiveSpec, release: Release) -> tuple[Import, ...]:
+    """What a hijax module may import; UnsupportedRelease if the release lacks it."""
+    base = release.require("hijax_base", "--style hijax")
+    if spec.linear:
+        release.require("hijax_accum_check", "--style hijax --linear")
+    return imports.OUT_OF_TREE + tuple(Import("jax.experimental.hijax", name)
+                                       for name in (base, "instantiate_zeros", "GradAccum"))

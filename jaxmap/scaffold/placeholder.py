@@ -3,8 +3,9 @@
 Elementwise over operands of one shape; numeric parameters scale the result.
   non-linear: out = F * (sin(x0) + x0 * x1 * ...), second result F * (cos(x0) + x0 + x1 + ...)
   linear:     out = F * (2 * x0 + 3 * x1 + ...), so the transpose is exact
-where F is the product of the int/float parameters. `ns` is the namespace that holds
-sin/cos: 'np' (the NumPy reference), 'jnp' (out of tree) or 'lax' (in tree).
+where F is the product of the int/float parameters. `ns` qualifies sin/cos: 'np.'
+(the NumPy reference), 'jnp.' (out of tree), 'lax.' (in tree) or '' (inside
+jax/_src/lax/lax.py, which defines them).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ def outputs(spec: PrimitiveSpec, ns: str, prefix: str = "") -> list[str]:
     xs, f = spec.operands, factor(spec, prefix)
     if spec.linear:
         return [_scaled(f, _sum(f"{i + 2} * {x}" for i, x in enumerate(xs)))]
-    first = _scaled(f, _sum([f"{ns}.sin({xs[0]})", _mul(*xs)]))
+    first = _scaled(f, _sum([f"{ns}sin({xs[0]})", _mul(*xs)]))
     if not spec.multiple_results:
         return [first]
-    return [first, _scaled(f, _sum([f"{ns}.cos({xs[0]})", *xs]))]
+    return [first, _scaled(f, _sum([f"{ns}cos({xs[0]})", *xs]))]
 
 
 def partials(spec: PrimitiveSpec, ns: str, prefix: str = "") -> list[list[str]]:
@@ -34,12 +35,12 @@ def partials(spec: PrimitiveSpec, ns: str, prefix: str = "") -> list[list[str]]:
     xs, f = spec.operands, factor(spec, prefix)
     if spec.linear:
         return [[coefficient(spec, i, prefix) for i in range(len(xs))]]
-    first = [_scaled(f, _sum(([f"{ns}.cos({x})"] if i == 0 else [])
+    first = [_scaled(f, _sum(([f"{ns}cos({x})"] if i == 0 else [])
                              + [_mul(*(y for y in xs if y != x))]))
              for i, x in enumerate(xs)]
     if not spec.multiple_results:
         return [first]
-    second = [_scaled(f, f"1 - {ns}.sin({xs[0]})" if i == 0 else "1")
+    second = [_scaled(f, f"1 - {ns}sin({xs[0]})" if i == 0 else "1")
               for i in range(len(xs))]
     return [first, second]
 

@@ -16,21 +16,24 @@ PARAM_TYPES = ("float", "int", "bool", "str")
 MAX_ARITY = 8
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# Names the generated modules define or import at top level; a primitive so named
-# would shadow them.
+# Names the generated modules and tests define or import at top level; a primitive
+# so named would shadow them.
 _MODULE_NAMES = frozenset({
     "jax", "jnp", "np", "numpy", "lax", "core", "ad", "batching", "mlir", "hlo",
-    "dispatch", "partial", "functools", "pytest", "jtu", "Primitive",
-    "VJPHiPrimitive", "instantiate_zeros", "check_grads",
+    "dispatch", "partial", "functools", "pytest", "jtu", "Primitive", "VJPHiPrimitive",
+    "HiPrim", "GradAccum", "instantiate_zeros", "check_grads", "export", "importlib",
+    "os", "re", "subprocess", "sys", "Mesh", "NamedSharding", "P", "shard_map",
+    "absltest", "parameterized",
 })
-# Names the generated rules use for their own arguments and locals.
+# Names the generated rules use for their own arguments and locals, and attributes
+# of a hijax primitive (its parameters become attributes too).
 _RULE_NAMES = frozenset({
     "ctx", "args", "dims", "axis_data", "size", "primals", "tangents", "ct", "cts",
-    "g", "res", "params", "aval", "aval_out", "out", "nzs_in", "accums", "self",
-    "platform", "value", "prod", "term", "out0", "out1", "g0", "g1", "accum",
-    "operand", "operands", "scalar", "batch",
+    "g", "gs", "res", "params", "aval", "out", "out_aval", "nzs_in", "accums", "self",
+    "platform", "value", "prod", "term", "out0", "out1", "g0", "g1", "accum", "ir_type",
+    "operand", "operands", "scalar", "batch", "batched", "in_avals", "expand", "jvp",
+    "vjp_fwd", "vjp_bwd_retval", "transpose", "effects",
 })
-
 
 @dataclass(frozen=True, slots=True)
 class PrimitiveSpec:
@@ -83,14 +86,32 @@ class PrimitiveSpec:
         return self
 
     def _check_params(self) -> None:
-        seen = {self.name, *self.operands, *(f"t{x}" for x in self.operands)}
+        seen = set()
         for pname, ptype in self.params:
             _check_identifier(pname, "parameter")
-            if pname in seen or pname in _RULE_NAMES or pname in _MODULE_NAMES:
-                raise SpecError(f"parameter name {pname!r} clashes with a name the "
-                                f"generated code uses; choose another")
-            _check_choice(f"the type of parameter {pname!r}", ptype, PARAM_TYPES)
+            if pname in seen:
+                raise SpecError(f"--params gives parameter {pname!r} twice; give each "
+                                f"parameter once")
+            reserved = self._reserved(pname)
+            if reserved:
+                raise SpecError(f"parameter name {pname!r} is reserved: the generated "
+                                f"code uses it for {reserved}; choose another")
+            if ptype not in PARAM_TYPES:
+                raise SpecError(f"parameter {pname!r} has unknown type {ptype!r}; "
+                                f"types are {', '.join(PARAM_TYPES)}")
             seen.add(pname)
+
+    def _reserved(self, pname: str) -> str | None:
+        """What the generated code uses `pname` for, if anything."""
+        if pname == self.name:
+            return "the primitive's function"
+        if pname in self.operands or pname in (f"t{x}" for x in self.operands):
+            return "an operand or its tangent"
+        if pname in _MODULE_NAMES:
+            return "a module-level name"
+        if pname in _RULE_NAMES:
+            return "a rule's argument or local"
+        return None
 
 
 def parse_params(text: str | None) -> tuple[tuple[str, str], ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
@@ -20,12 +21,23 @@ def _environment():
     env.filters["typeof"] = lambda name: f"jax.typeof({name})"
     env.filters["fit"] = fit
     env.filters["fit_line"] = fit_line
+    env.filters["call"] = call
+    env.filters["repr"] = repr
     return env
 
 
 def fill(template: str, context: dict) -> str:
     """The whole template rendered with `context`."""
     return _tidy(_environment().get_template(template).render(context))
+
+
+def fill_module(template: str, context: dict, table, *, sort: bool = True) -> str:
+    """The whole template, its `imports` those of `table` its code uses (see
+    imports.needed for `sort`)."""
+    from jaxmap.scaffold import imports
+
+    draft = fill(template, {**context, "imports": ""})
+    return fill(template, {**context, "imports": imports.needed(table, draft, sort=sort)})
 
 
 def fill_block(template: str, block: str, context: dict) -> str:
@@ -35,8 +47,10 @@ def fill_block(template: str, block: str, context: dict) -> str:
 
 
 def _tidy(text: str) -> str:
-    """No trailing blanks, exactly one final newline."""
-    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
+    """No trailing blanks, at most two blank lines in a row (where a template left
+    out a section), exactly one final newline."""
+    text = "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+    return re.sub(r"\n{4,}", "\n\n\n", text) + "\n"
 
 
 def fit(expr: str, indent: int, suffix: str = "", lead: str = "") -> str:
@@ -71,3 +85,18 @@ def fit_line(line: str, indent: int) -> str:
         return f"{target} = ({pad}{value})"
     head, _, rest = line.partition("(")
     return f"{head}({pad}{rest}"
+
+
+def call(function: str, args: list[str], indent: int = 0) -> str:
+    """`function(args...)` as a statement indented by `indent`, its arguments
+    wrapped under the opening parenthesis past 80 columns."""
+    pad = " " * (indent + len(function) + 1)
+    lines, line = [], f"{function}("
+    for i, arg in enumerate(args):
+        piece = arg + (")" if i == len(args) - 1 else ",")
+        if len(line) > len(pad) and indent + len(line) + 1 + len(piece) > 80:
+            lines.append(line)
+            line = pad + piece
+        else:
+            line += ("" if line.endswith("(") else " ") + piece
+    return "\n".join(lines + [line])
