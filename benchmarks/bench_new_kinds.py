@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jaxmap.scaffold import apply, kinds  # noqa: E402  (after the path above)
+from jaxmap.scaffold import apply, kinds
 
 CASES = (("custom-jvp", "jm_softplus", None), ("custom-vjp", "jm_norm", None),
          ("custom-vjp", "jm_norm_hijax", "hijax"), ("export", "jm_export", None),

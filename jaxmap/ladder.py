@@ -46,13 +46,13 @@ def for_root(root: str | None = None) -> Ladder:
 
 def gather(index) -> Ladder:
     """The ladder with each rung's machinery looked up with `index.locate`."""
-    steps = tuple(Step(rung, tuple(_commands(kind) for kind in rung.kinds),
+    steps = tuple(Step(rung, tuple(_command(kind) for kind in rung.kinds),
                        tuple(_place(index, name) for name in rung.machinery))
                   for rung in rungs.RUNGS)
     return Ladder(index.root, index.jax_version, steps, rungs.CHECKLIST)
 
 
-def _commands(kind: str) -> str:
+def _command(kind: str) -> str:
     extra = "".join(f" [--style {style}]" for style in kinds.styles(kind)
                     if style != "classic")
     return f"jaxmap new {kind} NAME --out DIR{extra}"

@@ -51,10 +51,10 @@ def test_every_kind_passes_its_own_tests(tmp_path, shared_index):
     assert result.returncode == 0, output[-6000:]
     summary = result.stdout.strip().splitlines()[-1]
     assert "passed" in summary and "failed" not in summary and "warning" not in summary, output
-    for skip in re.findall(r"^SKIPPED \[\d+\] \S+: (.*)$", result.stdout, re.M):
+    for skip in re.findall(r"^SKIPPED \[\d+\] \S+: (.*)$", result.stdout, re.MULTILINE):
         assert any(reason in skip for reason in EXPECTED_SKIPS), skip
     for _, name, _ in CASES:
-        assert re.search(rf"^test_{name}\.py::\S+ PASSED", result.stdout, re.M), name
+        assert re.search(rf"^test_{name}\.py::\S+ PASSED", result.stdout, re.MULTILINE), name
 
 
 @pytest.mark.parametrize("kind, name, style", CASES[:-1], ids=lambda v: str(v))
