@@ -53,6 +53,9 @@ STEPS: dict[str, tuple[tuple[Version, object], ...]] = {
                         ((0, 12, 0), r"= {}[\[ ]")),
     # The arguments of mlir.aval_to_ir_type in a lowering rule.
     "aval_to_ir_type_args": ((OLDEST, "aval"), ((0, 10, 1), "ctx.module_context, aval")),
+    # How an in-tree test module asks jax._src.test_util for CPU devices.
+    "test_cpu_devices": ((OLDEST, "set_host_platform_device_count"),
+                         ((0, 5, 0), "request_cpu_devices")),
     # A package jax.export imports at module level without declaring it.
     "export_undeclared_import": ((OLDEST, "absl"), ((0, 6, 2), None)),
     # -- new KIND (the escalation ladder) --------------------------------------------

@@ -82,7 +82,7 @@ def venv(release: str, directory: Path) -> Path:
         return python
     jaxlib = ".".join(release.split(".")[:3])
     errors = []
-    for interpreter in PYTHONS:
+    for interpreter in (p for p in PYTHONS if os.path.exists(p)):
         subprocess.run([interpreter, "-m", "venv", "--clear", str(target)], check=True)
         install = subprocess.run(
             [str(python), "-m", "pip", "install", "--quiet", f"jax=={release}",

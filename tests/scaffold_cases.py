@@ -37,8 +37,8 @@ BAD_SPECS = [
     ({"name": "op", "params": (("class", "int"),)}, "Python keyword"),
     ({"name": "op", "params": (("x", "float"),)},
      "parameter name 'x' is reserved: the generated code uses it for an operand"),
-    ({"name": "op", "params": (("op", "float"),)}, "reserved: the generated code uses it "
-                                                  "for the primitive's function"),
+    ({"name": "op", "params": (("op", "float"),)},
+     "reserved: the generated code uses it for the primitive's function"),
     ({"name": "op", "params": (("jnp", "float"),)}, "reserved"),
     ({"name": "op", "params": (("ctx", "float"),)}, "reserved"),
     ({"name": "op", "params": (("scale", "float"), ("scale", "int"))},

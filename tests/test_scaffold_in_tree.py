@@ -3,6 +3,7 @@ insertion at an anchor; a missing anchor changes nothing."""
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import os
 import shutil
@@ -68,8 +69,8 @@ def test_a_new_module_is_a_jax_commit(tmp_path):
                              "docs/jax.lax.rst", "CHANGELOG.md", "tests/jm_new_test.py",
                              "tests/BUILD"]
     for label in ("jax/_src/lax/jm_new.py", "tests/jm_new_test.py"):
-        assert changes[label].new.startswith("# Copyright 20"), label
-        assert "The JAX Authors." in changes[label].new.splitlines()[0]
+        first = changes[label].new.splitlines()[0]
+        assert first == f"# Copyright {datetime.date.today().year} The JAX Authors.", label
     test = changes["tests/jm_new_test.py"].new
     assert "class JmNewTest(jtu.JaxTestCase):" in test
     assert test.endswith('if __name__ == "__main__":\n'
@@ -190,6 +191,9 @@ def test_in_a_copy_of_installed_jax(tmp_path):
                            env=env, cwd=tmp_path, check=False)
     assert check.returncode == 0 and str(root) in check.stdout, check.stderr
     expect_clean_pass(run_pytest(root / "tests", env=env))
+    direct = subprocess.run([sys.executable, str(root / "tests" / "jm_fused_test.py")],
+                            capture_output=True, text=True, env=env, check=False)
+    assert direct.returncode == 0 and "\nOK" in direct.stderr, direct.stderr[-2000:]
     with open_index(str(root)) as index:
         for spec in IN_TREE:
             (prim,) = index.locate(spec.name, "primitive").primitives
@@ -221,3 +225,19 @@ def test_a_module_with_lax_helpers_gets_a_primitive_like_its_neighbours(tmp_path
     assert f"jm_new_p = {helper}\n" in change.new
     for absent in ("core.Primitive", "def_abstract_eval", "def_impl", "batching."):
         assert absent not in change.new
+
+
+@pytest.mark.parametrize("version, present, absent", [
+    ("0.4.38", ["import contextlib\n", "jtu.set_host_platform_device_count(8)",
+                "from jax.experimental.shard_map import shard_map\n", "check_rep=False"],
+     ["request_cpu_devices", "jax.shard_map("]),
+    ("0.11.1", ["jtu.request_cpu_devices(8)\n", "jax.shard_map(grad,"],
+     ["contextlib", "set_host_platform_device_count", "check_rep"]),
+])
+def test_the_test_follows_the_checkouts_release(tmp_path, version, present, absent):
+    root = _mini_tree(tmp_path)
+    (root / "jax" / "version.py").write_text(f'_version = "{version}"\n')
+    test = _changes(root)["tests/jm_new_test.py"].new
+    assert all(text in test for text in present), test
+    assert not any(text in test for text in absent), test
+

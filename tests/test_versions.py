@@ -26,6 +26,12 @@ def _at(text):
     ("0.11.2", "hijax_base", "HiPrim"),
     ("0.5.3", "export_undeclared_import", "absl"),
     ("0.6.2", "export_undeclared_import", None),
+    ("0.4.38", "test_cpu_devices", "set_host_platform_device_count"),
+    ("0.5.0", "test_cpu_devices", "request_cpu_devices"),
+    ("0.10.0", "aval_to_ir_type_args", "aval"),
+    ("0.10.1", "aval_to_ir_type_args", "ctx.module_context, aval"),
+    ("0.9.1", "hijax_accum_check", None),
+    ("0.11.0", "hijax_accum_check", "isinstance({}, GradAccum)"),
 ])
 def test_a_release_gets_its_last_step(text, feature, value):
     assert _at(text).get(feature) == value

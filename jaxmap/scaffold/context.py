@@ -61,7 +61,6 @@ def context(spec: PrimitiveSpec, release: Release, *, in_tree: bool = False,
         "jvp_rules": [(x, placeholder.applied(p, "g")) for x, p in zip(xs, partials[0])],
         "jvp_rule_names": [f"_{spec.name}_jvp_{x}" for x in xs],
         "vectorized": spec.arity == 1 and not spec.multiple_results,
-        "grads": grads,
         "cotangents": [placeholder.linear_combination([row[i] for row in partials], grads)
                        for i in range(len(xs))],
         "transposed": [placeholder.applied(placeholder.coefficient(spec, i, prefix), "ct")

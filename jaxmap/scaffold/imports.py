@@ -14,6 +14,9 @@ import io
 import tokenize
 from typing import NamedTuple
 
+# Sections, printed in this order with a blank line between them.
+STDLIB, THIRD_PARTY, LOCAL = 0, 1, 2
+
 
 class Import(NamedTuple):
     """`import module [as asname]` (name None) or `from module import name [as asname]`."""
@@ -21,7 +24,7 @@ class Import(NamedTuple):
     module: str
     name: str | None = None
     asname: str | None = None
-    section: int = 1
+    section: int = THIRD_PARTY
 
     @property
     def binds(self) -> str:
@@ -34,8 +37,6 @@ class Import(NamedTuple):
             return f"import {self.module}{alias}"
         return f"from {self.module} import {self.name}{alias}"
 
-
-STDLIB, THIRD_PARTY, LOCAL = 0, 1, 2
 
 OUT_OF_TREE = (
     Import("importlib", section=STDLIB), Import("os", section=STDLIB), Import("re", section=STDLIB),
@@ -61,6 +62,7 @@ IN_TREE_MODULE = (
 )
 
 IN_TREE_TEST = (
+    Import("contextlib", section=STDLIB),
     Import("absl.testing", "absltest"), Import("absl.testing", "parameterized"),
     Import("numpy", asname="np"),
     Import("jax", section=LOCAL), Import("jax", "export", section=LOCAL),
