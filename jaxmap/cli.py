@@ -258,6 +258,51 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
     click.echo(text.scaffold_written(name, changes, written), err=True)
 
 
+# -- the escalation ladder: `jaxmap new KIND NAME`, `jaxmap ladder` --------------------
+
+@cli.command("new")
+@click.argument("kind", metavar="KIND")
+@click.argument("name")
+@click.option("--out", type=click.Path(), default=None,
+              help="Directory for NAME.py, test_NAME.py and what KIND needs [default: .].")
+@click.option("--style", default=None,
+              help="custom-vjp and primitive: hijax instead of the classic form.")
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite files that exist.")
+@_json_option
+def new(kind, name, out, style, dry_run, force, as_json):
+    """Start a rung of the ladder: KIND is custom-vjp, custom-jvp, export,
+    custom-partitioning, pallas, ffi or primitive; tests included."""
+    from jaxmap.render import json as render_json
+    from jaxmap.scaffold import apply, check, kinds, unified_diff
+
+    changes = kinds.generate(kind, name, out=out, style=style)
+    if not dry_run:
+        check(changes, force=force)  # refuse before showing a diff we won't apply
+        apply(changes, force=force)
+    if as_json:
+        click.echo(render_json.scaffold_document(
+            name, changes, [unified_diff([c]) for c in changes], dry_run))
+        return
+    click.echo(unified_diff(changes), nl=False)
+    state = "would write" if dry_run else "wrote"
+    click.echo(f"{state} {len(changes)} files for {kind} {name!r}: "
+               + ", ".join(c.label for c in changes), err=True)
+
+
+@cli.command()
+@_root_option
+@_json_option
+def ladder(root: str | None, as_json: bool) -> None:
+    """The escalation ladder and its checklist: each rung, the `jaxmap new`
+    command that starts it, and where its machinery lives in the indexed jax."""
+    from jaxmap import ladder as ladder_mod
+    from jaxmap.render import ladder as render_ladder
+
+    result = ladder_mod.for_root(root)
+    click.echo(render_ladder.document(result) if as_json else render_ladder.text(result))
+
+
 @cli.command("repo-map")
 @_root_option
 @click.option("-o", "--output", default="REPO-MAP.md", show_default=True, metavar="FILE",

@@ -59,6 +59,20 @@ STEPS: dict[str, tuple[tuple[Version, object], ...]] = {
     # A package jax.export imports at module level without declaring it.
     "export_undeclared_import": ((OLDEST, "absl"), ((0, 6, 2), None)),
     # -- new KIND (the escalation ladder) --------------------------------------------
+    # Read by jaxmap/scaffold/kinds.py. custom_partitioning's partitioner: Shardy,
+    # which takes a `sharding_rule`, is the default from 0.7.0; GSPMD before it asks
+    # for the propagation callbacks instead.
+    "partitioning_rule": ((OLDEST, "callbacks"), ((0, 7, 0), "sharding_rule")),
+    # custom_partitioning reads the mesh from a `with mesh:` context (an empty Mesh
+    # without one, and XLA aborts); measured on 0.4.30, no longer needed on 0.4.38.
+    "partitioning_mesh_context": ((OLDEST, True), ((0, 4, 38), None)),
+    # Pallas: `BlockSpec(block_shape, index_map)` from 0.4.31 (index_map came first
+    # before), and the GPU backend kernels compile with: Triton until 0.11.0
+    # deprecates it, Mosaic GPU from then.
+    "pallas_gpu": ((OLDEST, None), ((0, 4, 31), "triton"), ((0, 11, 0), "mosaic_gpu")),
+    # The FFI module with `ffi_call` returning a callable: `jax.extend.ffi` moved to
+    # `jax.ffi` in 0.5.0 (and was removed in 0.7.0).
+    "ffi_module": ((OLDEST, None), ((0, 5, 0), "jax.ffi")),
 }
 
 

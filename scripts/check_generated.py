@@ -1,4 +1,5 @@
-"""Generate every new-primitive variant for each jax release and run its tests there.
+"""Generate every new-primitive variant and `jaxmap new` kind for each jax release
+and run its tests there.
 
     python scripts/check_generated.py [--jax VERSION ...] [--venvs DIR] [--work DIR]
 
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from jaxmap import versions
-from jaxmap.scaffold import PrimitiveSpec, UnsupportedRelease, apply, generate
+from jaxmap.scaffold import PrimitiveSpec, UnsupportedRelease, apply, generate, kinds
 
 PYTHONS = (sys.executable, os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python"))
 # The variants the issue's table covers: name -> the spec generated.
@@ -43,6 +44,19 @@ VARIANTS = {
     "hijax": PrimitiveSpec("jm_hijax", arity=2, style="hijax", params=(("scale", "float"),)),
     "hijax linear": PrimitiveSpec("jm_hijax_linear", arity=2, linear=True, style="hijax"),
 }
+# The `jaxmap new` starters (the ladder issue): name -> (kind, module name, style).
+KIND_VARIANTS = {
+    "custom-jvp": ("custom-jvp", "jm_softplus", None),
+    "custom-vjp": ("custom-vjp", "jm_norm", None),
+    "custom-vjp hijax": ("custom-vjp", "jm_norm_hijax", "hijax"),
+    "export": ("export", "jm_export", None),
+    "custom-partitioning": ("custom-partitioning", "jm_center", None),
+    "pallas": ("pallas", "jm_tiles", None),
+    "ffi": ("ffi", "jm_softsign", None),
+}
+# Each variant's generated test module.
+TEST_MODULES = {**{variant: f"test_{spec.name}" for variant, spec in VARIANTS.items()},
+                **{variant: f"test_{name}" for variant, (_, name, _) in KIND_VARIANTS.items()}}
 
 
 def minor_releases(python: str = PYTHONS[-1]) -> list[str]:
@@ -83,12 +97,17 @@ def venv(release: str, directory: Path) -> Path:
 def generate_all(release: str, out: Path) -> dict[str, str]:
     """Write every variant for `release` into `out`; {variant: why refused}."""
     out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("*.py"):
+    for stale in [*out.glob("*.py"), *out.glob("*.cc")]:
         stale.unlink()
     refused = {}
     for variant, spec in VARIANTS.items():
         try:
             apply(generate(spec, out=str(out), release=versions.release(release)))
+        except UnsupportedRelease as error:
+            refused[variant] = f"refused: {error}"
+    for variant, (kind, name, style) in KIND_VARIANTS.items():
+        try:
+            apply(kinds.generate(kind, name, out=str(out), style=style, jax_version=release))
         except UnsupportedRelease as error:
             refused[variant] = f"refused: {error}"
     return refused
@@ -120,8 +139,8 @@ def run_tests(python: Path, out: Path) -> dict[str, str]:
             else child.tag
         outcomes.setdefault(module, []).append((kind, (child.get("message") or "")
                                                 if child is not None else ""))
-    return {variant: _status(outcomes.get(f"test_{spec.name}", []))
-            for variant, spec in VARIANTS.items()}
+    return {variant: _status(outcomes.get(module, []))
+            for variant, module in TEST_MODULES.items()}
 
 
 def _status(results: list[tuple[str, str]]) -> str:
@@ -143,7 +162,7 @@ def check(release: str, venvs: Path, work: Path) -> dict[str, str]:
     refused = generate_all(release, out)
     problems = lint(out)
     if problems:
-        return {variant: f"FAIL (lint: {problems.splitlines()[0]})" for variant in VARIANTS}
+        return {variant: f"FAIL (lint: {problems.splitlines()[0]})" for variant in TEST_MODULES}
     return {**run_tests(python, out), **refused}
 
 
@@ -165,12 +184,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def format_table(table: dict[str, dict[str, str]]) -> str:
     """A markdown table, release x variant, each cell's first word (and its notes below)."""
-    header = ["jax", *VARIANTS]
+    header = ["jax", *TEST_MODULES]
     rows = [header, ["---"] * len(header)]
     notes = []
     for release, row in table.items():
         cells = [release]
-        for variant in VARIANTS:
+        for variant in TEST_MODULES:
             status = row[variant]
             cells.append(status.split(" ")[0].rstrip(":,"))
             if not status.startswith("pass ("):

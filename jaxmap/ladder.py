@@ -1,0 +1,70 @@
+"""`jaxmap ladder`: the escalation ladder, each rung with where its machinery lives.
+
+  for_root(root) -> Ladder     (opens the root's index)
+  gather(index) -> Ladder      (from an open index)
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.errors import NotFound
+from jaxmap.scaffold import kinds, rungs
+
+
+class Place(NamedTuple):
+    """Where a public name is defined in the indexed tree; file None: not found."""
+
+    name: str
+    file: str | None
+    line: int | None
+
+
+class Step(NamedTuple):
+    """A rung, the `jaxmap new` commands that start it, and its machinery."""
+
+    rung: rungs.Rung
+    commands: tuple[str, ...]
+    places: tuple[Place, ...]
+
+
+class Ladder(NamedTuple):
+    root: str
+    jax_version: str | None
+    steps: tuple[Step, ...]
+    checklist: tuple[str, ...]
+
+
+def for_root(root: str | None = None) -> Ladder:
+    """The ladder with locations from the index of `root` (default: the installed
+    jax), building or refreshing the index first if needed."""
+    from jaxmap.locate import open_index
+
+    with open_index(root) as index:
+        return gather(index)
+
+
+def gather(index) -> Ladder:
+    """The ladder with each rung's machinery looked up with `index.locate`."""
+    steps = tuple(Step(rung, tuple(_command(kind) for kind in rung.kinds),
+                       tuple(_place(index, name) for name in rung.machinery))
+                  for rung in rungs.RUNGS)
+    return Ladder(index.root, index.jax_version, steps, rungs.CHECKLIST)
+
+
+def _command(kind: str) -> str:
+    extra = "".join(f" [--style {style}]" for style in kinds.styles(kind)
+                    if style != "classic")
+    return f"jaxmap new {kind} NAME --out DIR{extra}"
+
+
+def _place(index, name: str) -> Place:
+    """The definition that `name` is a public path of; else the first definition
+    or primitive found."""
+    try:
+        found = index.locate(name)
+    except NotFound:
+        return Place(name, None, None)
+    public = [d for d in found.definitions if name in d.public_paths]
+    best = (public or list(found.definitions) or list(found.primitives))[0]
+    return Place(name, best.loc.file, best.loc.line)

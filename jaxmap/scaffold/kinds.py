@@ -1,0 +1,124 @@
+"""`jaxmap new KIND NAME`: a tested starting point for one rung of the ladder.
+
+  generate(kind, name, out=..., style=...) -> list[FileChange]   (writes nothing)
+
+Each kind is a row of KINDS: the templates it renders and the styles it offers.
+What differs between jax releases comes from `jaxmap.versions`; a kind or style
+the target release lacks is refused with the first release that has it.
+"""
+
+from __future__ import annotations
+
+import keyword
+import os
+import re
+import sys
+from typing import NamedTuple
+
+from jaxmap.errors import SpecError, TargetError
+from jaxmap.scaffold import rungs
+from jaxmap.scaffold.files import FileChange, new_file
+from jaxmap.scaffold.templating import fill
+
+
+class Style(NamedTuple):
+    """A module template and the `versions` features the target release must have."""
+
+    template: str
+    needs: tuple[str, ...] = ()
+
+
+class Kind(NamedTuple):
+    """One `jaxmap new` kind: its styles (classic first), its test template, and
+    extra files as (path pattern with {name}, template)."""
+
+    styles: dict[str, Style]
+    test: str
+    extras: tuple[tuple[str, str], ...] = ()
+
+
+KINDS: dict[str, Kind] = {
+    "custom-jvp": Kind({"classic": Style("new_custom_jvp.py.j2")}, "new_custom_jvp_test.py.j2"),
+    "custom-vjp": Kind({"classic": Style("new_custom_vjp.py.j2"),
+                        "hijax": Style("new_custom_vjp_hijax.py.j2", ("hijax_base",))},
+                       "new_custom_vjp_test.py.j2"),
+    "export": Kind({"classic": Style("new_export.py.j2")}, "new_export_test.py.j2"),
+    "custom-partitioning": Kind({"classic": Style("new_custom_partitioning.py.j2")},
+                                "new_custom_partitioning_test.py.j2"),
+    "pallas": Kind({"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
+                   "new_pallas_test.py.j2"),
+    "ffi": Kind({"classic": Style("new_ffi.py.j2", ("ffi_module",))},
+                "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),)),
+}
+# `primitive` is `jaxmap new-primitive` with its defaults (classic or hijax).
+NAMES = tuple(KINDS) + ("primitive",)
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# Top-level names the generated modules and tests import or define.
+_RESERVED = frozenset({"jax", "jnp", "np", "numpy", "pytest", "pl", "export", "ctypes",
+                       "functools", "importlib", "os", "shutil", "subprocess", "sys",
+                       "check_grads", "custom_partitioning", "NamedSharding", "Mesh", "P",
+                       "build", "register", "compiler", "load", "serialize", "input_spec",
+                       "stablehlo_text", "module", "mesh"})
+
+
+def generate(kind: str, name: str, *, out: str | None = None, style: str | None = None,
+             jax_version: str | None = None) -> list[FileChange]:
+    """The files that start `kind` as `name` in `out` (default: the working
+    directory), for `jax_version` (default: the installed jax); nothing is written."""
+    from jaxmap import versions
+
+    if kind not in NAMES:
+        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+    check_name(name)
+    out = os.path.abspath(out or os.curdir)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise TargetError(f"--out {out} is a file; give a directory")
+    if kind == "primitive":
+        return _primitive(name, out, style)
+    release = versions.release(jax_version) if jax_version else versions.installed()
+    files = _files(KINDS[kind], kind, name, style or "classic", release)
+    return [new_file(os.path.join(out, path), path, text) for path, text in files.items()]
+
+
+def styles(kind: str) -> tuple[str, ...]:
+    """The styles `kind` offers, classic first."""
+    if kind == "primitive":
+        from jaxmap.scaffold.spec import STYLES
+
+        return STYLES
+    return tuple(KINDS[kind].styles)
+
+
+def check_name(name: str) -> None:
+    """SpecError unless `name` can be a module and a function of generated code."""
+    if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):
+        raise SpecError(f"name {name!r} must be a Python identifier starting with a "
+                        f"letter, and not a keyword")
+    if name in _RESERVED or name in sys.stdlib_module_names:
+        raise SpecError(f"name {name!r} would shadow a module or name the generated "
+                        f"code uses; choose another")
+
+
+def _files(kind: Kind, kind_name: str, name: str, style: str, release) -> dict:
+    if style not in kind.styles:
+        raise SpecError(f"{kind_name} has no style {style!r}; one of "
+                        f"{', '.join(kind.styles)}")
+    command = f"`jaxmap new {kind_name}" + (f" --style {style}`" if style != "classic" else "`")
+    for feature in kind.styles[style].needs:
+        release.require(feature, command)
+    ctx = {"kind": kind_name, "name": name, "style": style, "facts": release.needs(),
+           "cls": "".join(part[:1].upper() + part[1:] for part in name.split("_")),
+           "rung": rungs.rung_of(kind_name), "jax_version": release.text}
+    files = {f"{name}.py": fill(kind.styles[style].template, ctx),
+             f"test_{name}.py": fill(kind.test, ctx)}
+    for pattern, template in kind.extras:
+        files[pattern.format(name=name)] = fill(template, ctx)
+    return files
+
+
+def _primitive(name: str, out: str, style: str | None) -> list[FileChange]:
+    from jaxmap import scaffold
+
+    spec = scaffold.PrimitiveSpec(name=name, style=style or "classic")
+    return scaffold.generate(spec, out=out)
