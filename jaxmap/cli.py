@@ -274,6 +274,7 @@ def new(kind, name, out, style, dry_run, force, as_json):
     """Start a rung of the ladder: KIND is custom-vjp, custom-jvp, export,
     custom-partitioning, pallas, ffi or primitive; tests included."""
     from jaxmap.render import json as render_json
+    from jaxmap.render import text
     from jaxmap.scaffold import apply, check, kinds, unified_diff
 
     changes = kinds.generate(kind, name, out=out, style=style)
@@ -285,9 +286,7 @@ def new(kind, name, out, style, dry_run, force, as_json):
             name, changes, [unified_diff([c]) for c in changes], dry_run))
         return
     click.echo(unified_diff(changes), nl=False)
-    state = "would write" if dry_run else "wrote"
-    click.echo(f"{state} {len(changes)} files for {kind} {name!r}: "
-               + ", ".join(c.label for c in changes), err=True)
+    click.echo(text.new_kind_summary(kind, name, changes, dry_run), err=True)
 
 
 @cli.command()

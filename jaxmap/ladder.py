@@ -38,7 +38,7 @@ class Ladder(NamedTuple):
 def for_root(root: str | None = None) -> Ladder:
     """The ladder with locations from the index of `root` (default: the installed
     jax), building or refreshing the index first if needed."""
-    from jaxmap.locate import open_index
+    from jaxmap.index import open_index
 
     with open_index(root) as index:
         return gather(index)

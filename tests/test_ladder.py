@@ -43,7 +43,7 @@ def test_the_ladder_names_each_rungs_machinery(installed_ladder):
 
 
 def test_a_tree_without_the_machinery_says_so(tmp_path, monkeypatch):
-    from jaxmap.locate import open_index
+    from jaxmap.index import open_index
 
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path))
     with open_index(str(MINIJAX)) as index:

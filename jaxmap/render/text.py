@@ -163,3 +163,10 @@ def scaffold_dry_run(changes) -> str:
 def scaffold_written(name: str, changes, written) -> str:
     return (f"wrote {len(written)} files for primitive {name!r}: "
             + ", ".join(c.label for c in changes))
+
+
+def new_kind_summary(kind: str, name: str, changes, dry_run: bool) -> str:
+    """`wrote 2 files for pallas 'my_kernel': NAME.py, test_NAME.py` after `jaxmap new`."""
+    state = "would write" if dry_run else "wrote"
+    return (f"{state} {len(changes)} files for {kind} {name!r}: "
+            + ", ".join(c.label for c in changes))
