@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from jaxmap import registrars as R
 from jaxmap.errors import JaxmapError, NotFound
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
@@ -54,7 +53,11 @@ def _definitions(index, query: str, want: set[str]) -> list[Definition]:
     """Definitions named `query`, reading a conventional alias (`jnp.einsum`) as the
     module it stands for, then as written."""
     head, dot, rest = query.partition(".")
-    spellings = [f"{R.USER_ALIASES[head]}.{rest}"] if dot and head in R.USER_ALIASES else []
+    spellings = []
+    if dot:
+        from jaxmap.registrars import USER_ALIASES  # only dotted names need the table
+
+        spellings = [f"{USER_ALIASES[head]}.{rest}"] if head in USER_ALIASES else []
     for spelling in spellings + [query]:
         defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
         if defs:

@@ -11,7 +11,6 @@ version) reads as "no index", and the caller rebuilds.
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import re
@@ -221,7 +220,11 @@ def _platforms(rule: dict) -> list[str]:
 def _more_functions(rule: dict) -> str | None:
     """The rule functions after the first (defbilinear's right transpose), as JSON."""
     more = rule.get("functions", [])[1:]
-    return json.dumps([[f["name"], f["file"], f["line"]] for f in more]) if more else None
+    if not more:
+        return None
+    import json  # not on the query path: only writes need it
+
+    return json.dumps([[f["name"], f["file"], f["line"]] for f in more])
 
 
 def _function_columns(function: dict | None) -> tuple:

@@ -55,7 +55,8 @@ def test_locate_path_imports_nothing_heavy(installed_index):
             "from jaxmap.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    assert main(['locate', 'psum']) == 0\n"
-            "heavy = ('tree_sitter', 'networkx', 'jax', 'multiprocessing', 'pathlib')\n"
+            "heavy = ('tree_sitter', 'networkx', 'jax', 'multiprocessing', 'pathlib', 'json',"
+            " 'dataclasses')\n"
             "print(','.join(m for m in heavy if m in set(sys.modules) - before))\n")
     env = {**os.environ, "JAXMAP_CACHE_DIR": os.path.dirname(installed_index.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
