@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
+from jaxmap import registrars as R
+
 from inline import primitive, resolve_sources, rules
 
 CORE = "from jax._src import core\nfrom jax._src.interpreters import ad, batching, mlir\n"
@@ -530,3 +534,18 @@ def test_nested_functions_run_where_they_are_called():
     [jvp] = [r for r in primitive(res, "cumsum")["rules"] if r["kind"] == "jvp"]
     assert jvp["via"] == "@register_rule > ad.primitive_jvps[...] ="
     assert jvp["line"] == source.splitlines().index("@register_rule(cumsum_p)") + 1
+
+
+@pytest.mark.parametrize("short, kind", sorted(R.REGISTRIES.items()))
+def test_every_registry_of_the_table_gives_its_kind(short, kind):
+    """Each registry of registrars.py, written to in its own module's way."""
+    leaf, _, table = short.partition(".")
+    module = R.MODULES[leaf][0]
+    path = module.replace(".", "/") + ".py"
+    res = resolve_sources({
+        path: f"{table} = {{}}\n",
+        "user.py": f"from jax._src import core\nimport {module} as registry_module\n"
+                   f"def _rule(*a): pass\np = core.Primitive('p')\n"
+                   f"registry_module.{table}[p] = _rule\n",
+    })
+    assert rules(res, "p") == [(str(kind), None, "_rule")]
