@@ -18,8 +18,11 @@ def replacing(path: str):
     import tempfile
 
     directory = os.path.dirname(path) or "."
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".jaxmap-", suffix=".tmp", dir=directory)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".jaxmap-", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise TargetError(f"cannot write {path}: {error.strerror or error}") from error
     os.close(fd)
     try:
         yield tmp

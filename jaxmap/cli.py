@@ -384,11 +384,18 @@ def diff(old: str, new: str, as_json: bool) -> None:
     click.echo(render_json.diff_document(result) if as_json else text.index_diff(result))
 
 
-def _open_either(version_or_root: str):
-    """A path that exists is a root; anything else names a snapshot version."""
-    if os.path.isdir(version_or_root):
-        return _open(version_or_root)
-    return _open_version(version_or_root)
+def _open_either(argument: str):
+    """A directory is a root, a file a snapshot (`index --snapshot`'s); anything else
+    names a released version's snapshot, unless it looks like a path."""
+    from jaxmap import snapshot
+
+    if os.path.isdir(argument):
+        return _open(argument)
+    if os.path.isfile(argument):
+        return snapshot.load(argument)
+    if os.sep in argument or argument.endswith(".gz"):
+        raise click.UsageError(f"{argument} is neither a directory nor a snapshot file")
+    return _open_version(argument)
 
 
 def _open_version(version: str):

@@ -476,13 +476,22 @@ class _Builder:
                                            *_lines(caps["call"][0]))))
 
     def _assign(self, caps, stack, end_byte: int) -> None:
-        name = _text(caps["assign.target"][0])
+        """`name = value`, and each name of a chain (`call_p = closed_call_p = value`)."""
+        names = [_text(caps["assign.target"][0])]
+        right = caps["assign.value"][0]
+        while right.type == "assignment" and right.child_by_field_name("left").type \
+                == "identifier" and right.child_by_field_name("right") is not None:
+            names.append(_text(right.child_by_field_name("left")))
+            right = right.child_by_field_name("right")
         line, end_line = _lines(caps["assign"][0])
-        self.events.append(stored(Assign(*self._statement(stack), name,
-                                         value(caps["assign.value"][0]), line, end_line)))
-        if not stack:
-            self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
-        self._class_member(stack, name, line, end_line)
+        assigned = value(right)  # evaluated once, then given to each name from the left
+        for name in names:
+            self.events.append(stored(Assign(*self._statement(stack), name, assigned, line,
+                                             end_line)))
+            assigned = (NAME, names[0])
+            if not stack:
+                self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
+            self._class_member(stack, name, line, end_line)
 
     def _unpack(self, caps, stack, end_byte: int) -> None:
         line, end_line = _lines(caps["unpack"][0])

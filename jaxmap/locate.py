@@ -34,6 +34,8 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
         raise NotFound("give a name to locate, e.g. `jaxmap locate psum`")
     if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
         raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}")
+    if platform:
+        check_platform(platform)
     rule_kind = kind if kind in RULE_KINDS else None
     want = {"primitive"} if rule_kind else {kind} if kind else set(RESULT_KINDS)
     named = index.primitives_named(*_spellings(query)) if "primitive" in want else []
@@ -43,10 +45,24 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
         if named and not prims:
             raise NotFound(_lacks(named, rule_kind, platform))
     defs = _definitions(index, query, want)
+    if not prims and not defs and kind in RESULT_KINDS:
+        other = locate(index, query) if kind else None  # NotFound if there is nothing
+        kinds = {"primitive"} if other.primitives else set()
+        kinds |= {d.kind.value for d in other.definitions}
+        raise NotFound(f"{query!r} is no {kind}: it names a {' and a '.join(sorted(kinds))}")
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
     return Found(query, tuple(prims), tuple(defs))
+
+
+def check_platform(platform: str) -> None:
+    """A JaxmapError unless `platform` is one JAX lowers for (or a Pallas backend)."""
+    from jaxmap.registrars import PALLAS_LOWERING_TABLES, XLA_PLATFORMS
+
+    known = XLA_PLATFORMS | set(PALLAS_LOWERING_TABLES.values())
+    if platform.lower() not in known:
+        raise JaxmapError(f"unknown platform {platform!r}; one of {', '.join(sorted(known))}")
 
 
 def _definitions(index, query: str, want: set[str]) -> list[Definition]:
@@ -57,7 +73,7 @@ def _definitions(index, query: str, want: set[str]) -> list[Definition]:
     if dot:
         from jaxmap.registrars import USER_ALIASES  # only dotted names need the table
 
-        spellings = [f"{USER_ALIASES[head]}.{rest}"] if head in USER_ALIASES else []
+        spellings = [f"{module}.{rest}" for module in USER_ALIASES.get(head, ())]
     for spelling in spellings + [query]:
         defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
         if defs:
@@ -78,7 +94,9 @@ def for_platform(prim: Primitive, platform: str) -> Primitive:
     """`prim` with only the lowerings that serve `platform`: those registered for it,
     else its default lowering. Rules of other kinds stay."""
     lowerings = [r for r in prim.rules if r.kind == RuleKind.LOWERING]
-    specific = [r for r in lowerings if platform in (r.platforms or (r.platform,))]
+    wanted = platform.lower()
+    specific = [r for r in lowerings if r.platform and wanted in
+                {p.lower() for p in (r.platform, *r.platforms)}]
     keep = specific or [r for r in lowerings if r.platform is None]
     return prim._replace(rules=tuple(r for r in prim.rules
                                      if r.kind != RuleKind.LOWERING or r in keep))

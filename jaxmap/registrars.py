@@ -171,25 +171,25 @@ PARTIAL = "functools.partial"
 ZIPS = ("util.safe_zip",)
 
 # The conventional import aliases users and agents write: `jnp.einsum` is
-# `jax.numpy.einsum`. README lists them.
-USER_ALIASES: dict[str, str] = {
-    "jnp": "jax.numpy",
-    "lax": "jax.lax",
-    "jsp": "jax.scipy",
-    "jex": "jax.extend",
-    "jr": "jax.random",
-    "jrandom": "jax.random",
-    "jtu": "jax._src.test_util",
-    "jsparse": "jax.experimental.sparse",
-    "pl": "jax.experimental.pallas",
-    "pltpu": "jax.experimental.pallas.tpu",
-    "plgpu": "jax.experimental.pallas.mosaic_gpu",
-    "plsc": "jax.experimental.pallas.tpu_sc",
-    "mgpu": "jax.experimental.mosaic.gpu",
-    "mlir": "jax.interpreters.mlir",
-    "ad": "jax.interpreters.ad",
-    "batching": "jax.interpreters.batching",
-    "pe": "jax.interpreters.partial_eval",
+# `jax.numpy.einsum`; an alias JAX's own code uses names its private module too
+# (`pe.DynamicJaxprTrace`). Tried in order. README lists them.
+USER_ALIASES: dict[str, tuple[str, ...]] = {
+    "jnp": ("jax.numpy",),
+    "lax": ("jax.lax", "jax._src.lax.lax"),
+    "jsp": ("jax.scipy",),
+    "jex": ("jax.extend",),
+    "jr": ("jax.random",),
+    "jrandom": ("jax.random",),
+    "jtu": ("jax._src.test_util",),
+    "jsparse": ("jax.experimental.sparse",),
+    "pl": ("jax.experimental.pallas",),
+    "pltpu": ("jax.experimental.pallas.tpu",),
+    "plgpu": ("jax.experimental.pallas.mosaic_gpu",),
+    "plsc": ("jax.experimental.pallas.tpu_sc",),
+    "mgpu": ("jax.experimental.mosaic.gpu",),
+    **{leaf: modules for leaf, modules in MODULES.items()
+       if leaf in ("core", "mlir", "ad", "batching", "dispatch")},
+    "pe": MODULES["partial_eval"],
 }
 
 # Where REPO-MAP.md's "where to add things" prefers its examples from: the plain

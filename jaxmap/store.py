@@ -65,6 +65,9 @@ def cache_dir() -> str:
     """`$JAXMAP_CACHE_DIR`, else `$XDG_CACHE_HOME/jaxmap`, else `~/.cache/jaxmap`."""
     explicit = os.environ.get("JAXMAP_CACHE_DIR")
     if explicit:
+        if os.path.exists(explicit) and not os.path.isdir(explicit):
+            raise StoreError(f"JAXMAP_CACHE_DIR={explicit} is not a directory; point it at "
+                             f"one jaxmap may keep its indexes in")
         return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "jaxmap")

@@ -167,6 +167,9 @@ def of_checkout(root: str) -> Release:
     """The release a JAX checkout at `root` builds, from `jax/version.py`'s
     `_version = "..."`, read without importing it."""
     path = os.path.join(root, "jax", "version.py")
+    if not os.path.isfile(path):
+        raise TargetError(f"{os.path.abspath(root)} is not a JAX checkout (it has no "
+                          f"jax/version.py); give one with --in-tree --root CHECKOUT")
     try:
         with open(path, encoding="utf-8") as handle:
             tree = ast.parse(handle.read())

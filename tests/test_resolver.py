@@ -549,3 +549,14 @@ def test_every_registry_of_the_table_gives_its_kind(short, kind):
                    f"registry_module.{table}[p] = _rule\n",
     })
     assert rules(res, "p") == [(str(kind), None, "_rule")]
+
+
+def test_every_name_of_a_chained_assignment_is_defined():
+    res = resolve_sources({"m.py": CORE + """
+        def _i(*a): pass
+        call_p = closed_call_p = core.Primitive('closed_call')
+        closed_call_p.def_impl(_i)
+        """})
+    assert rules(res, "closed_call") == [("impl", None, "_i")]
+    assert {d["name"] for d in res.definitions if d["kind"] == "variable"} >= {
+        "call_p", "closed_call_p"}

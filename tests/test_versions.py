@@ -109,5 +109,5 @@ def test_of_checkout_without_a_literal_version(tmp_path, text):
 
 
 def test_of_checkout_without_version_py(tmp_path):
-    with pytest.raises(TargetError, match="cannot read the jax version"):
+    with pytest.raises(TargetError, match="not a JAX checkout"):
         versions.of_checkout(str(tmp_path))

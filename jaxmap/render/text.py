@@ -17,9 +17,15 @@ _TESTS_SHOWN = 5
 
 
 def located(found, path: PathFn, source_line: SourceFn) -> str:
+    """Primitives, then definitions; definitions first when the query is the dotted
+    path of one (`jax.jit` asks for the function more than for the jit primitive)."""
     blocks = [primitive(p, path, source_line) for p in found.primitives]
     if found.definitions:
-        blocks.append("\n".join(definition(d, path) for d in found.definitions))
+        named = "\n".join(definition(d, path) for d in found.definitions)
+        exact = "." in found.query and any(
+            found.query == d.qualname or found.query in d.public_paths
+            for d in found.definitions)
+        blocks.insert(0, named) if exact else blocks.append(named)
     return "\n\n".join(blocks)
 
 

@@ -60,8 +60,8 @@ def _exported(names: Names, findings: Findings, module: str, depth: int = 0
         if "." in alias or (alias not in listed if listed is not None
                             else alias.startswith("_") or alias not in reexports):
             continue
-        key = _definition_key(names, findings, names.qualified(target),
-                              target.rpartition(".")[2])
+        key = _defined_at(names, target) or _definition_key(
+            names, findings, names.qualified(target), target.rpartition(".")[2])
         if key is not None:
             found[alias] = key
     return found if listed is None else {n: k for n, k in found.items() if n in listed}
@@ -73,6 +73,15 @@ def _all(names: Names, module: str) -> set[str] | None:
     if value is None or value[0] != TUPLE or any(item[0] != STR for item in value[1]):
         return None
     return {item[1] for item in value[1]}
+
+
+def _defined_at(names: Names, target: str) -> tuple[str, str] | None:
+    """(module, name) where an imported dotted name is a module-level definition of a
+    module of the tree (`ad_checkpoint.checkpoint_policies`, a variable), or None."""
+    module, _, name = target.rpartition(".")
+    if module in names.modules and name in names.defined(module):
+        return module, name
+    return None
 
 
 def _definition_key(names: Names, findings: Findings, value: tuple, leaf: str

@@ -22,6 +22,7 @@ class Names:
         self.reexports: dict[str, set[str]] = {}  # module -> aliases written as re-exports
         self.stars: dict[str, list[str]] = {}  # module -> modules it star-imports
         self.top_names: dict[str, dict[str, tuple]] = {}
+        self._defined: dict[str, set[str]] = {}
         self.env_of: Callable[[str], dict] = lambda module: {}
         for module, (_, facts) in self.modules.items():
             for imported in facts.imports:
@@ -109,6 +110,14 @@ class Names:
                 value = (SYM, f"{module}.{attr}")
             return self.attribute(value, rest)
         return (SYM, name)
+
+    def defined(self, module: str) -> set[str]:
+        """The names a module defines at its top level (functions, classes, variables)."""
+        found = self._defined.get(module)
+        if found is None:
+            found = self._defined[module] = {d.name for d in self.facts(module).defs
+                                             if d.qualname == d.name}
+        return found
 
     def in_tree(self, dotted: str) -> bool:
         """Whether a qualified name lies in a module of the tree."""
