@@ -6,10 +6,8 @@ fields' order. What each record means is documented in facts.py. Statements nest
 function, including nested functions, belong to the outermost function's scope;
 statements in a class body belong to the enclosing scope (the module, for top-level
 classes). Only functions whose body may register something are walked; every
-function's text is still read for `x.bind(` sites and, in a test module, for the names
-its tests use. `calls` maps each function to the private module-level functions of
-this file it calls, of those that reach a `.bind(` (`psum` calls `_psum_is_async`,
-which calls `_psum`, which binds `psum_p`).
+function's text is still read for what it calls or names (`callees`, the call graph's
+raw edges), for `x.bind(` sites and, in a test module, for the names its tests use.
 
 An `error` key, set by the indexer, says why a file could not be indexed.
 """
@@ -17,6 +15,7 @@ An `error` key, set by the indexer, says why a file could not be indexed.
 from __future__ import annotations
 
 import bisect
+import keyword
 import re
 
 from jaxmap import parse, skim
@@ -48,6 +47,12 @@ _PRIMITIVE_FACTORY = re.compile(
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
+# A dotted name that is called, that is an argument or default (before `,`, `)` or
+# `]`), or that ends in `_p`: what a function's text calls or may hand on. `\b` rather
+# than a look-behind for speed: a name after a `.` is dropped where it is read.
+_CALLEE = re.compile(rb"\b([A-Za-z_][\w.]*)(?:[ \t]*([(,)\]])|(?<=_p)(?![\w.]))")
+_TRIPLE_QUOTE = re.compile(rb'"""|\'\'\'')
+_NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
 _NAME_CHAR = re.compile(rb"[\w.]")
@@ -83,6 +88,48 @@ def _unread_bodies(source: bytes) -> list[skim.Body]:
                                                m.start())}
     return [body for body in skim.function_bodies(source) if body.name not in factories
             and not _MAY_REGISTER.search(source, body.start, body.end)]
+
+
+def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
+    """The stored `facts.Callee`s of the text source[start:end], which starts at
+    `line`: each name called, each `_p` name, and each argument or default that is
+    dotted or private (`lax.dot_general`, `_einsum`; a plain local is no function).
+    Names in comments and triple-quoted strings (docstrings) are not code."""
+    found: dict[bytes, tuple] = {}
+    quoted = _triple_quoted(source, start, end)
+    at = start
+    for match in _CALLEE.finditer(source, start, end):
+        name, after = match.groups()
+        called = after == b"("
+        if name in found and (found[name][2] or not called) or name in _NOT_CALLEES:
+            continue
+        if not called and not name.endswith(b"_p") and b"." not in name \
+                and name[0] != 95 or not _is_code(source, match.start(), called, quoted):
+            continue
+        line += source.count(b"\n", at, match.start())
+        at = match.start()
+        found[name] = (name.decode(), found[name][1] if name in found else line, called)
+    return tuple(found.values())
+
+
+def _triple_quoted(source: bytes, start: int, end: int) -> list[int]:
+    """Start and end bytes of the triple-quoted strings in source[start:end], flat."""
+    bounds, opened = [], None
+    for quote in _TRIPLE_QUOTE.finditer(source, start, end):
+        if opened is None or quote.group() == opened:
+            opened = quote.group() if opened is None else None
+            bounds.append(quote.start())
+    return bounds
+
+
+def _is_code(source: bytes, at: int, called: bool, quoted: list[int]) -> bool:
+    """Whether a name at `at` is code: not after a `.` (a method of a value) or a `def `,
+    not in a comment, not in a triple-quoted string."""
+    if source[at - 1] == 46 or called and source[at - 4:at] == b"def ":  # `.`
+        return False
+    if quoted and bisect.bisect_right(quoted, at) % 2:
+        return False
+    return source.find(b"#", source.rfind(b"\n", 0, at) + 1, at) < 0
 
 
 def _text(node) -> str:
@@ -277,7 +324,7 @@ class _Builder:
         self.blocks: list[tuple] = []
         self.events: list[tuple] = []
         self.tests: dict[str, tuple] = {}
-        self.calls: dict[str, tuple] = {}
+        self.callees: dict[str, tuple] = {}
         self.trace_calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
@@ -289,7 +336,7 @@ class _Builder:
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
-                "events": self.events, "tests": self.tests, "calls": self.calls,
+                "events": self.events, "tests": self.tests, "callees": self.callees,
                 "trace_calls": self.trace_calls}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
@@ -309,30 +356,6 @@ class _Builder:
                 _HANDLERS[kind](self, caps, stack, -neg_end)
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
-        self._calls_to_binders(source)
-
-    def _calls_to_binders(self, source: bytes) -> None:
-        """Which functions call a private module-level function of this file that binds,
-        or that calls one that does (one more search per link of the chain). Public
-        functions end a chain: tests call those themselves."""
-        reaches = {scope for tag, scope, *_ in self.events
-                   if EVENTS[tag] is Binds and scope[0] == "_" and "." not in scope}
-        starts = [span[0] for span in self._spans]
-        calls: dict[str, set[str]] = {}
-        frontier = reaches
-        while frontier:
-            for callee in frontier:
-                call = callee.encode() + b"("
-                at = source.find(call)
-                while at >= 0:
-                    i = bisect.bisect_right(starts, at) - 1
-                    if i >= 0 and at < self._spans[i][1] and self._spans[i][2] != callee \
-                            and not _NAME_CHAR.match(source, at - 1):
-                        calls.setdefault(self._spans[i][2], set()).add(callee)
-                    at = source.find(call, at + 1)
-            frontier = {c for c in calls if c[0] == "_" and "." not in c} - reaches
-            reaches |= frontier
-        self.calls = {caller: tuple(sorted(names)) for caller, names in calls.items()}
 
     # -- scopes ---------------------------------------------------------------
 
@@ -420,13 +443,15 @@ class _Builder:
         stack.append((end_byte, "def" if walked else "unread", qualname))
 
     def _read_text(self, name: str, qualname: str, line: int, start: int, end: int) -> None:
-        """What a function's text shows, read or not: the `x.bind(` sites, the Trace
+        """What a function's text shows, read or not: what it calls or names, the
+        `x.bind(` sites, the Trace
         methods it calls (`trace.process_custom_jvp_call(`), and in a test module what
         a test calls."""
         source = self._source
         if self._test_module and name.startswith("test"):
             used = {m.group(1).decode() for m in _USED.finditer(source, start, end)}
             self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
+        self.callees[qualname] = _callees(source, start, end, line)
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
         if methods:
             self.trace_calls[qualname] = tuple(sorted(methods))

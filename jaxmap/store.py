@@ -24,7 +24,7 @@ from jaxmap import atomic
 from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -43,7 +43,11 @@ CREATE TABLE definitions (
   line INTEGER, end_line INTEGER, summary TEXT);
 CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
 CREATE TABLE imports (module TEXT, target TEXT);
-CREATE TABLE binds (module TEXT, function TEXT, primitive_id INTEGER, line INTEGER);
+CREATE TABLE binds (
+  module TEXT, function TEXT, primitive_id INTEGER, line INTEGER, definition_id INTEGER,
+  via TEXT);
+CREATE TABLE calls (
+  caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
 CREATE TABLE diagnostics (message TEXT);
 """
@@ -57,9 +61,13 @@ CREATE INDEX definitions_name ON definitions (name);
 CREATE INDEX definitions_qualname ON definitions (qualname);
 CREATE INDEX public_paths_path ON public_paths (path);
 CREATE INDEX public_paths_definition ON public_paths (definition_id);
+CREATE INDEX binds_primitive ON binds (primitive_id);
+CREATE INDEX binds_definition ON binds (definition_id);
+CREATE INDEX calls_caller ON calls (caller);
+CREATE INDEX calls_callee ON calls (callee);
 """
 TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
-                    "public_paths", "imports", "binds", "tests", "diagnostics"})
+                    "public_paths", "imports", "binds", "calls", "tests", "diagnostics"})
 
 
 def cache_dir() -> str:
@@ -202,7 +210,8 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
         (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
-    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?)", resolution.binds)
+    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", resolution.calls)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
