@@ -196,6 +196,85 @@ def graph(name: str | None, root: str | None, depth: int, central: int | None,
     click.echo(render_json.graph_document(nodes, edges) if as_json else text.edges(edges))
 
 
+# -- the call graph: binds, callers, calls, coverage ------------------------------------
+
+
+def _call_command(direction: str, name: str, root, depth, as_json: bool, absolute: bool,
+                  **options) -> None:
+    """One call-graph question (callgraph.binds/callers/calls), rendered."""
+    from jaxmap import callgraph
+    from jaxmap.render import calls as render_calls
+
+    with _open(root) as idx:
+        answer = getattr(callgraph, direction)(idx, name, depth, **options)
+        path = _path_fn(idx.root, absolute)
+        click.echo(render_calls.call_document(idx.root, answer, path) if as_json
+                   else render_calls.call_answer(answer, path))
+
+
+@cli.command()
+@click.argument("prim")
+@_root_option
+@click.option("--depth", default=None, type=click.IntRange(min=0), metavar="N",
+              help="At most N calls away from the `.bind` [default: any].")
+@click.option("--public", is_flag=True, help="Only functions of the public API.")
+@_json_option
+@_absolute_option
+def binds(prim: str, root, depth, public: bool, as_json: bool, absolute: bool) -> None:
+    """Every function that reaches primitive PRIM, public API first, with its chain."""
+    _call_command("binds", prim, root, depth, as_json, absolute, public=public)
+
+
+@cli.command()
+@click.argument("name")
+@_root_option
+@click.option("--depth", default=1, show_default=True, type=click.IntRange(min=1),
+              metavar="N", help="Callers of callers, N levels up.")
+@_json_option
+@_absolute_option
+def callers(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
+    """Functions that call NAME, and the unresolved calls that may be to it."""
+    _call_command("callers", name, root, depth, as_json, absolute)
+
+
+@cli.command()
+@click.argument("name")
+@_root_option
+@click.option("--depth", default=1, show_default=True, type=click.IntRange(min=1),
+              metavar="N", help="Callees of callees, N levels down.")
+@_json_option
+@_absolute_option
+def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
+    """What NAME calls: functions, primitives bound, external and unresolved calls."""
+    _call_command("calls", name, root, depth, as_json, absolute)
+
+
+@cli.command()
+@_root_option
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help="Only this rule kind's columns (repeatable).")
+@click.option("--missing", multiple=True, metavar="KIND",
+              help="Only primitives without a rule of this kind (repeatable).")
+@_platform_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
+              default="table", show_default=True)
+@_json_option
+def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
+    """The matrix of primitives x rule kinds (lowerings per platform), with totals."""
+    from jaxmap import coverage as coverage_mod
+    from jaxmap.locate import RULE_KINDS
+    from jaxmap.render import calls as render_calls
+
+    for hint, chosen in (("--kind", kinds), ("--missing", missing)):
+        for kind in chosen:
+            if kind not in RULE_KINDS:
+                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
+                                         param_hint=hint)
+    with _open(root) as idx:
+        matrix = coverage_mod.coverage(idx.primitives(), kinds, missing, platform)
+    click.echo(render_calls.coverage(matrix, "json" if as_json else fmt))
+
+
 @cli.command("new-primitive")
 @click.argument("name")
 @click.option("--out", type=click.Path(), default=None,
