@@ -84,30 +84,48 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
     """What `name` calls (to `depth` steps): functions of the tree, primitives bound,
     and calls outside the tree or unresolved (their text, at the call's line)."""
     targets = _targets(index, name)
-    parent: dict[int, int] = {}
-    levels = {i: 0 for i in targets}
-    frontier, found = list(targets), []
-    for step in range(1, depth + 1):
-        rows = index.callees(frontier)
-        owners = index.nodes(frontier)
-        nxt = []
-        for caller, callee, text, status, line in rows:
-            if callee is None:
-                owner = owners[caller]
-                found.append(Reached(text, status, owner.file, line, step,
-                                     _chain(caller, parent, owners, down=True) + (text,)))
-            elif callee not in levels:
-                levels[callee], parent[callee] = step, caller
-                nxt.append(callee)
-        found += _bound(index, frontier, step, parent, owners)
-        frontier = nxt
-    nodes = index.nodes(i for i in levels if levels[i] > 0)
-    every = {**nodes, **index.nodes(parent.values())}
-    found += [_reached(nodes[i], levels[i], _chain(i, parent, every, down=True))
-              for i in nodes]
+    found = _descend(index, list(targets), depth)
     order = {FUNCTION: 0, "class": 0, PRIMITIVE: 1, EXTERNAL: 2, UNRESOLVED: 3}
     found.sort(key=lambda r: (r.depth, order.get(r.kind, 0), r.label))
     return CallAnswer(name, "calls", tuple(targets.values()), tuple(found))
+
+
+def reaches(index, definition: int) -> tuple[Reached, ...]:
+    """The primitives a function reaches through any number of calls, each once, with
+    its shortest chain (for `locate`)."""
+    seen, found = set(), []
+    for r in sorted(_descend(index, [definition], None, prims_only=True),
+                    key=lambda r: (r.depth, len(r.chain), r.label)):
+        if r.label not in seen:
+            seen.add(r.label)
+            found.append(r)
+    return tuple(found)
+
+
+def _descend(index, start: list[int], depth: int | None, prims_only: bool = False
+             ) -> list[Reached]:
+    """Breadth-first down the call edges from `start`: what each level calls and binds."""
+    parent: dict[int, int] = {}
+    levels = {i: 0 for i in start}
+    frontier, found, step = list(start), [], 0
+    owners = index.nodes(start)
+    while frontier and (depth is None or step < depth):
+        step += 1
+        nxt = []
+        for caller, callee, text, status, line in index.callees(frontier):
+            if callee is None and not prims_only:
+                found.append(Reached(text, status, owners[caller].file, line, step,
+                                     _chain(caller, parent, owners, down=True) + (text,)))
+            elif callee is not None and callee not in levels:
+                levels[callee], parent[callee] = step, caller
+                nxt.append(callee)
+        found += _bound(index, frontier, step, parent, owners)
+        owners.update(index.nodes(nxt))
+        frontier = nxt
+    if not prims_only:
+        found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
+                  for i in levels if levels[i] > 0 and i in owners]
+    return found
 
 
 def _bound(index, frontier, step: int, parent, owners) -> list[Reached]:

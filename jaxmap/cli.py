@@ -64,18 +64,18 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         _check_output(snapshot_file, force)
     with _progress("indexing") as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
-    messages = []
+    messages, call_counts = [], {}
     if snapshot_file or as_json:
         from jaxmap.index import open_file
 
         with open_file(report.index) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
-            messages = idx.diagnostics()
+            messages, call_counts = idx.diagnostics(), idx.call_counts()
     if as_json:
         from jaxmap.render import json as render_json
 
-        click.echo(render_json.index_document(report, messages))
+        click.echo(render_json.index_document(report, messages, call_counts))
         return
     click.echo(text.index_report(report))
 

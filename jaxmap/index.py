@@ -142,6 +142,12 @@ class Index:
         """Ids of the definitions `definitions_named(query)` finds, in the same order."""
         return [row[0] for row in self._named_rows(query)]
 
+    def definition_id(self, d: Definition) -> int:
+        """The id of a definition this index returned."""
+        return self._conn.execute(
+            "SELECT id FROM definitions WHERE qualname = ? AND file = ? AND line = ?",
+            (d.qualname, d.loc.file, d.loc.line)).fetchone()[0]
+
     def nodes(self, ids) -> dict[int, Node]:
         """id -> the definition as a call-graph node, with its public paths."""
         from jaxmap.rows import Node

@@ -16,6 +16,7 @@ from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 RULE_KINDS = tuple(k.value for k in RuleKind)
 RESULT_KINDS = ("primitive",) + tuple(k.value for k in DefKind)
+_REACH_FOR = 5  # most functions of one name whose reached primitives `locate` lists
 
 
 class Found(NamedTuple):
@@ -24,6 +25,7 @@ class Found(NamedTuple):
     query: str
     primitives: tuple[Primitive, ...]
     definitions: tuple[Definition, ...]
+    reaches: tuple = ()  # per definition: the callgraph.Reached primitives a function reaches
 
 
 def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -48,7 +50,19 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
-    return Found(query, tuple(prims), tuple(defs))
+    return Found(query, tuple(prims), tuple(defs), _reaches(index, defs))
+
+
+def _reaches(index, defs: list[Definition]) -> tuple:
+    """For each definition, the primitives a function reaches (none for the rest, and
+    none where more than a few functions share the name)."""
+    from jaxmap import callgraph
+
+    functions = [d for d in defs if d.kind == DefKind.FUNCTION]
+    if len(functions) > _REACH_FOR:
+        return tuple(() for _ in defs)
+    return tuple(callgraph.reaches(index, index.definition_id(d))
+                 if d.kind == DefKind.FUNCTION else () for d in defs)
 
 
 def _definitions(index, query: str, want: set[str]) -> list[Definition]:
