@@ -170,30 +170,51 @@ def verify(root: str | None, as_json: bool, show: int) -> None:
 @_root_option
 @click.option("--depth", default=1, show_default=True, type=click.IntRange(min=0),
               help="Steps from NAME to include.")
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "json", "dot", "mermaid", "graphml", "svg", "png"]),
+              help="svg and png are drawn by Graphviz (`dot`), where it is installed.")
+@click.option("-o", "--output", default=None, metavar="FILE", help="Write to FILE.")
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @click.option("--central", default=None, metavar="N", type=click.IntRange(min=1),
               help="Instead of NAME: the N most central modules (PageRank over imports).")
 @_json_option
-def graph(name: str | None, root: str | None, depth: int, central: int | None,
-          as_json: bool) -> None:
-    """Graph questions: what NAME is connected to (defines, imports, has_rule,
-    implemented_by, binds), or which modules are most central."""
+def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str | None,
+          force: bool, central: int | None, as_json: bool) -> None:
+    """The neighbourhood of NAME (a primitive, function or module) over every edge kind
+    (defines, imports, has_rule, implemented_by, binds, calls), or the most central
+    modules."""
     if not name and not central:
         raise click.UsageError("give a NAME, or --central N")
-    from jaxmap import graph as graph_mod
+    fmt = "json" if as_json else fmt
+    if fmt in ("svg", "png") and not output:
+        raise click.UsageError(f"--format {fmt} writes a picture: give -o FILE")
+    if output and os.path.exists(output) and not force:
+        raise click.UsageError(f"{output} exists; pass --force to overwrite it")
     from jaxmap.render import json as render_json
     from jaxmap.render import text
 
-    with _open(root) as idx:
-        g = graph_mod.build(idx)
     if central:
-        rows = graph_mod.central_modules(g, central)
-        click.echo(render_json.ranking_document(rows) if as_json else text.ranking(rows))
+        from jaxmap import graph as graph_mod
+
+        with _open(root) as idx:
+            rows = graph_mod.central_modules(graph_mod.build(idx), central)
+        click.echo(render_json.ranking_document(rows) if fmt == "json" else text.ranking(rows))
         return
-    nodes = graph_mod.matching_nodes(g, name)
-    if not nodes:
-        raise NotFound(f"no node named {name!r} in the graph")
-    edges = sorted({edge for node in nodes for edge in graph_mod.neighbourhood(g, node, depth)})
-    click.echo(render_json.graph_document(nodes, edges) if as_json else text.edges(edges))
+    from jaxmap import neighbours
+    from jaxmap.render import graphs
+
+    with _open(root) as idx:
+        hood = neighbours.neighbourhood(idx, name, depth)
+    if fmt in graphs.PICTURE_FORMATS:
+        with open(output, "wb") as handle:
+            handle.write(graphs.picture(hood, fmt))
+        return
+    rendered = graphs.render(hood, fmt)
+    if output:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(rendered + "\n")
+        return
+    click.echo(rendered)
 
 
 # -- the call graph: binds, callers, calls, coverage ------------------------------------

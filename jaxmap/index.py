@@ -214,6 +214,68 @@ class Index:
             "SELECT id, name, variable FROM primitives WHERE name IN (?, ?) OR variable = ? "
             "ORDER BY file, line", (name, stem, name)).fetchall()
 
+    # -- neighbourhoods (graph NAME), over every edge kind ---------------------------
+
+    def module_members(self, modules) -> list[tuple[str, str, int]]:
+        """(module, 'definition' or 'primitive', id) of the functions, classes and
+        primitives each of `modules` defines."""
+        modules = list(modules)
+        marks = ",".join("?" * len(modules))
+        return self._conn.execute(
+            f"SELECT module, 'definition', id FROM definitions WHERE module IN ({marks}) "
+            f"AND kind IN ('function', 'class') UNION ALL SELECT module, 'primitive', id "
+            f"FROM primitives WHERE module IN ({marks})", modules + modules).fetchall()
+
+    def imports_touching(self, modules) -> list[tuple[str, str]]:
+        """(module, imported module) where either side is one of `modules`."""
+        modules = list(modules)
+        marks = ",".join("?" * len(modules))
+        return self._conn.execute(
+            f"SELECT module, target FROM imports WHERE module IN ({marks}) OR target IN "
+            f"({marks}) ORDER BY rowid", modules + modules).fetchall()
+
+    def module_ids(self, modules) -> dict[str, int]:
+        """module name -> its definition id."""
+        modules = list(modules)
+        return dict(self._conn.execute(
+            "SELECT qualname, id FROM definitions WHERE kind = 'module' AND qualname IN "
+            f"({','.join('?' * len(modules))})", modules))
+
+    def definition_modules(self, ids) -> dict[int, str]:
+        """definition id -> the module that defines it."""
+        ids, found = list(ids), {}
+        for chunk in _chunks(ids):
+            found.update(self._conn.execute(
+                f"SELECT id, module FROM definitions WHERE id IN "
+                f"({','.join('?' * len(chunk))})", chunk))
+        return found
+
+    def primitive_places(self, pids) -> dict[int, tuple[str, str, str, int]]:
+        """primitive id -> (name, module, file, line)."""
+        pids = list(pids)
+        return {row[0]: row[1:] for row in self._conn.execute(
+            "SELECT id, coalesce(name, variable), module, file, line FROM primitives "
+            f"WHERE id IN ({','.join('?' * len(pids))})", pids)}
+
+    def rules_with_functions(self, pids) -> list[tuple[int, int, str, str, int, int | None]]:
+        """(primitive id, seq, kind, file, line, id of the rule's function or None)."""
+        pids = list(pids)
+        return self._conn.execute(
+            "SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, (SELECT d.id FROM "
+            "definitions d WHERE d.file = r.function_file AND d.line = r.function_line "
+            "AND d.kind = 'function' LIMIT 1) FROM rules r WHERE r.primitive_id IN "
+            f"({','.join('?' * len(pids))}) ORDER BY r.primitive_id, r.seq", pids).fetchall()
+
+    def rules_implemented_by(self, ids) -> list[tuple[int, int, int]]:
+        """(primitive id, seq, definition id) of the rules the functions `ids` implement."""
+        ids, rows = list(ids), []
+        for chunk in _chunks(ids):
+            rows += self._conn.execute(
+                "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
+                "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN "
+                f"({','.join('?' * len(chunk))})", chunk)
+        return rows
+
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""
         pids = list(pids)

@@ -56,6 +56,12 @@ _INDEXES = """
 CREATE INDEX primitives_name ON primitives (name);
 CREATE INDEX primitives_variable ON primitives (variable);
 CREATE INDEX rules_primitive ON rules (primitive_id);
+CREATE INDEX rules_function ON rules (function_file, function_line);
+CREATE INDEX definitions_place ON definitions (file, line);
+CREATE INDEX definitions_module ON definitions (module);
+CREATE INDEX primitives_module ON primitives (module);
+CREATE INDEX imports_module ON imports (module);
+CREATE INDEX imports_target ON imports (target);
 CREATE INDEX tests_primitive ON tests (primitive_id);
 CREATE INDEX definitions_name ON definitions (name);
 CREATE INDEX definitions_qualname ON definitions (qualname);

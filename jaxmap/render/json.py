@@ -152,10 +152,5 @@ def ranking_document(rows: list[tuple[str, float]]) -> str:
     return _dump([{"module": name, "score": round(score, 6)} for name, score in rows])
 
 
-def graph_document(nodes: list[str], edges: list[tuple[str, str, str]]) -> str:
-    return _dump({"nodes": nodes, "edges": [{"source": u, "kind": k, "target": v}
-                                            for u, k, v in edges]})
-
-
 def _dump(document: dict | list) -> str:
     return json.dumps(document, indent=1)

@@ -153,11 +153,6 @@ def ranking(rows: list[tuple[str, float]]) -> str:
     return "\n".join(f"{score:.4f}  {name}" for name, score in rows)
 
 
-def edges(rows: list[tuple[str, str, str]]) -> str:
-    """(source, kind, target) graph edges: `a --kind--> b`."""
-    return "\n".join(f"{u} --{k}--> {v}" for u, k, v in rows)
-
-
 def map_written(paths: list[str], data, tokens: int) -> str:
     """What `repo-map` wrote: a repomap.RepoMap to `paths` (the map first)."""
     return (f"wrote {' and '.join(paths)}: {len(data.primitives)} primitives, "
