@@ -18,10 +18,10 @@ import bisect
 import keyword
 import re
 
-from jaxmap import parse, skim
+from jaxmap import messages, parse, skim
 from jaxmap.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, EVENTS, LAMBDA, NAME, NOT, SPLAT,
                           STR, SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call,
-                          ClassSpec, Decorate, Definition, FuncSpec, Import, Loop, Return,
+                          ClassSpec, Decorate, Definition, FuncSpec, Import, Loop, Message, Return,
                           SetItem, Test, Unpack, STAR, stored)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
@@ -325,6 +325,7 @@ class _Builder:
         self.events: list[tuple] = []
         self.tests: dict[str, tuple] = {}
         self.callees: dict[str, tuple] = {}
+        self.messages: list[tuple] = []
         self.trace_calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
@@ -337,7 +338,7 @@ class _Builder:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
                 "events": self.events, "tests": self.tests, "callees": self.callees,
-                "trace_calls": self.trace_calls}
+                "trace_calls": self.trace_calls, "messages": self.messages}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -356,6 +357,18 @@ class _Builder:
                 _HANDLERS[kind](self, caps, stack, -neg_end)
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
+        self._messages(source)
+
+    def _messages(self, source: bytes) -> None:
+        """The messages raised or warned in the file, each with its function."""
+        starts = [span[0] for span in self._spans]
+        line, at = 1, 0
+        for offset, exception, pieces in messages.sites(source):
+            i = bisect.bisect_right(starts, offset) - 1
+            scope = self._spans[i][2] if i >= 0 and offset < self._spans[i][1] else ""
+            line += source.count(b"\n", at, offset)
+            at = offset
+            self.messages.append(tuple(Message(scope, line, exception, pieces)))
 
     # -- scopes ---------------------------------------------------------------
 

@@ -201,6 +201,17 @@ class Callee(NamedTuple):
     called: bool
 
 
+class Message(NamedTuple):
+    """A message raised (`raise E(...)`, exception E) or warned (exception 'warning') in
+    function `scope` ('' at module level): its literal pieces, a placeholder between
+    each two (see messages.py)."""
+
+    scope: str
+    line: int
+    exception: str
+    pieces: tuple
+
+
 class Test(NamedTuple):
     """A test function: its line and the dotted names its text calls or uses."""
 
@@ -235,6 +246,7 @@ class FileFacts(NamedTuple):
     tests: dict[str, Test]
     callees: dict[str, tuple[Callee, ...]]  # function -> what its text calls or names
     trace_calls: dict[str, tuple]  # function -> Trace methods it calls (`process_map`)
+    messages: tuple[Message, ...]
     error: str | None
 
     @classmethod
@@ -249,4 +261,4 @@ class FileFacts(NamedTuple):
             tuple(EVENTS[e[0]]._make(e[1:]) for e in raw["events"]),
             {q: Test._make(test) for q, test in raw["tests"].items()},
             {q: tuple(map(Callee._make, found)) for q, found in raw["callees"].items()},
-            raw["trace_calls"], raw.get("error"))
+            raw["trace_calls"], tuple(map(Message._make, raw["messages"])), raw.get("error"))

@@ -214,6 +214,15 @@ class Index:
             "SELECT id, name, variable FROM primitives WHERE name IN (?, ?) OR variable = ? "
             "ORDER BY file, line", (name, stem, name)).fetchall()
 
+    def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...]]]:
+        """(file, line, function, exception, literal pieces) of every message raised."""
+        import json
+
+        return [(file, line, function, exception, tuple(json.loads(pieces)))
+                for file, line, function, exception, pieces in self._conn.execute(
+                    "SELECT file, line, function, exception, pieces FROM messages "
+                    "ORDER BY rowid")]
+
     # -- neighbourhoods (graph NAME), over every edge kind ---------------------------
 
     def module_members(self, modules) -> list[tuple[str, str, int]]:

@@ -46,6 +46,8 @@ CREATE TABLE imports (module TEXT, target TEXT);
 CREATE TABLE binds (
   module TEXT, function TEXT, primitive_id INTEGER, line INTEGER, definition_id INTEGER,
   via TEXT);
+CREATE TABLE messages (
+  file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT);
 CREATE TABLE calls (
   caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
@@ -73,7 +75,7 @@ CREATE INDEX calls_caller ON calls (caller);
 CREATE INDEX calls_callee ON calls (callee);
 """
 TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
-                    "public_paths", "imports", "binds", "calls", "tests", "diagnostics"})
+                    "public_paths", "imports", "binds", "calls", "messages", "tests", "diagnostics"})
 
 
 def cache_dir() -> str:
@@ -218,6 +220,7 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
     conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", resolution.calls)
+    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])

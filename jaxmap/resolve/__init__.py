@@ -50,7 +50,7 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     tests = edges.tests(names, ids, calls.Reach(call_rows, binds))
     return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                       tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
-                      call_rows)
+                      call_rows, edges.messages(names))
 
 
 # Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).

@@ -1,8 +1,10 @@
 """After resolution: the rows of definitions (with the public paths they are exported
-under), module import edges, and the tests that exercise each primitive (the call
-graph itself is calls.py's)."""
+under), module import edges, the tests that exercise each primitive, and the messages
+raised (the call graph itself is calls.py's)."""
 
 from __future__ import annotations
+
+import json
 
 from jaxmap.facts import APPLIED, CLASS, FUNC, MODULE, PRIM, STR, SYM, TUPLE
 from jaxmap.resolve.calls import Reach
@@ -130,6 +132,14 @@ def tests(names: Names, ids: dict[str, int], reach: Reach) -> list[tuple[int, st
                         found.add(value[1])
             rows.update((pid, qualname, path, test.line) for pid in found)
     return sorted(rows)
+
+
+def messages(names: Names) -> list[tuple[str, int, str, str, str]]:
+    """Every message raised or warned: (file, line, function or module, exception,
+    literal pieces as JSON)."""
+    return [(path, m.line, f"{module}.{m.scope}" if m.scope else module, m.exception,
+             json.dumps(m.pieces)) for module, (path, facts) in names.modules.items()
+            for m in facts.messages]
 
 
 def _public_module(module: str) -> bool:
