@@ -296,6 +296,31 @@ def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
     click.echo(render_calls.coverage(matrix, "json" if as_json else fmt))
 
 
+# -- explain --------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("text")
+@_root_option
+@_json_option
+@_absolute_option
+def explain(text: str, root, as_json: bool, absolute: bool) -> None:
+    """Where a JAX error message TEXT is raised (`-` reads it, or a whole traceback,
+    from stdin); for a missing rule, where and how to add it."""
+    from jaxmap import explain as explain_mod
+    from jaxmap.render import explained
+
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise click.UsageError("give the message to explain, or - to read it from stdin")
+    with _open(root) as idx:
+        found = explain_mod.explain(idx, text)
+        path = _path_fn(idx.root, absolute)
+        click.echo(explained.document(idx.root, found, path) if as_json
+                   else explained.text(found, path))
+
+
 @cli.command("new-primitive")
 @click.argument("name")
 @click.option("--out", type=click.Path(), default=None,

@@ -124,4 +124,7 @@ def template_regex(pieces: tuple[str, ...]) -> re.Pattern:
             + (r"\s*" if piece[-1:].isspace() else "")
 
     parts = [literal(p) if p.strip() else r"\s*" for p in pieces]
-    return re.compile("(.*?)".join(parts), re.S)
+    pattern = "(.*?)".join(parts)
+    if len(pieces) > 1 and not pieces[-1].strip():  # ends with a field: to the line's end
+        pattern = pattern[:pattern.rindex("(.*?)")] + r"([^\n]*)" + parts[-1]
+    return re.compile(pattern, re.S)
