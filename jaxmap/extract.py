@@ -93,7 +93,7 @@ def _unread_bodies(source: bytes) -> list[skim.Body]:
 def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
     """The stored `facts.Callee`s of the text source[start:end], which starts at
     `line`: each name called, each `_p` name, and each argument or default that is
-    dotted or private (`lax.dot_general`, `_einsum`; a plain local is no function).
+    dotted, private or a first argument (`lax.dot_general`, `_einsum`, `partial(f`).
     Names in comments and triple-quoted strings (docstrings) are not code."""
     found: dict[bytes, tuple] = {}
     quoted = _triple_quoted(source, start, end)
@@ -103,8 +103,9 @@ def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
         called = after == b"("
         if name in found and (found[name][2] or not called) or name in _NOT_CALLEES:
             continue
-        if not called and not name.endswith(b"_p") and b"." not in name \
-                and name[0] != 95 or not _is_code(source, match.start(), called, quoted):
+        if not called and not name.endswith(b"_p") and b"." not in name and name[0] != 95 \
+                and source[match.start() - 1] != 40 \
+                or not _is_code(source, match.start(), called, quoted):  # 95 `_`, 40 `(`
             continue
         line += source.count(b"\n", at, match.start())
         at = match.start()

@@ -58,15 +58,17 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 continue
             for callee in callees:
                 status, target = _resolve(names, module, qualname, callee.name)
-                if not callee.called and status != RESOLVED:
-                    continue  # a name handed on that is no function: not an edge
+                if status is None or not callee.called and status != RESOLVED:
+                    continue  # a `.bind` (a binds edge), or a name handed on: no call
                 rows.append(CallRow(caller, ids.get(target) if target else None,
                                     callee.name, status, callee.line))
     return rows
 
 
-def _resolve(names: Names, module: str, qualname: str, text: str) -> tuple[str, str | None]:
-    """(status, qualified name of the callee definition) of a name in a function."""
+def _resolve(names: Names, module: str, qualname: str, text: str
+             ) -> tuple[str | None, str | None]:
+    """(status, qualified name of the callee definition) of a name in a function; no
+    status for a primitive's `.bind` (a binds edge, from the Binds facts)."""
     head = text.partition(".")[0]
     if head in ("self", "cls") and "." in qualname:
         found = _member(names, module, qualname.rpartition(".")[0], text.partition(".")[2])
@@ -78,8 +80,8 @@ def _resolve(names: Names, module: str, qualname: str, text: str) -> tuple[str, 
     if value[0] == SYM and not names.in_tree(value[1]) and _known_head(names, module,
                                                                        qualname, head):
         return EXTERNAL, None
-    if value[0] == METHOD and value[1][0] == PRIM:
-        return EXTERNAL, None  # `p.bind(...)`: a binds edge, from the Binds facts
+    if value[0] == METHOD and value[1][0] == PRIM:  # `p.def_impl(...)`, `p.bind(...)`
+        return (None, None) if value[2] in _BIND_METHODS else (EXTERNAL, None)
     return UNRESOLVED, None
 
 
@@ -114,7 +116,9 @@ def _member(names: Names, module: str, cls: str, attr: str, depth: int = 0) -> s
     for base in spec.bases:
         if base[0] != NAME:
             continue
-        value = names.lookup(base[1], module)
+        head, _, rest = base[1].partition(".")
+        env = names.env_of(module)
+        value = names.attribute(env[head], rest) if head in env else names.lookup(base[1], module)
         if value[0] == CLASS:
             found = _member(names, value[1], value[2], attr, depth + 1)
             if found:
