@@ -27,7 +27,7 @@ _RULE_WORDS = (("transpose rule", K.TRANSPOSE), ("differentiation rule", K.JVP),
                ("abstract evaluation", K.ABSTRACT_EVAL), ("evaluation rule", K.IMPL))
 _MISSING = ("not implemented", "not found", "must implement")
 _METHOD = re.compile(r"`(\w+)`")
-_CLASS = re.compile(r"<class '([\w.]+)'>")
+_CLASS = re.compile(r"<class '([^']+)'>")
 # `jaxmap new-primitive` options that generate the rule a message says is missing.
 _FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}"}
 _SIBLINGS = 3

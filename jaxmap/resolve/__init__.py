@@ -46,7 +46,7 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     definitions = edges.definitions(names, findings)
     ids = {row["qualname"]: i for i, row in enumerate(definitions)}
     call_rows = calls.call_edges(names, ids)
-    binds = calls.bind_edges(names, ids, call_rows)
+    binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
     tests = edges.tests(names, ids, calls.Reach(call_rows, binds))
     return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                       tests, findings.diagnostics, _jax_version(names, interpreter), aliases,

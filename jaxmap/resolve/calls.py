@@ -133,17 +133,25 @@ def _known_head(names: Names, module: str, scope: str, head: str) -> bool:
         or head in names.imports.get((module, ""), ()) or head in names.env_of(module)
 
 
-def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow]) -> list[BindRow]:
-    """Functions that bind a primitive: `x_p.bind(...)` where x_p is a primitive; and,
-    for a helper that binds something it cannot name (a parameter, `prim = a_p if c else
-    b_p`), the primitives it names itself and those its callers name when calling it."""
+def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
+               primitives: list[dict]) -> list[BindRow]:
+    """Functions that bind a primitive: `x_p.bind(...)` where x_p is a primitive (or,
+    imported inside an unread body, the one primitive of the tree held by a variable of
+    that name); and, for a helper that binds something it cannot name (a parameter,
+    `prim = a_p if c else b_p`), the primitives it names itself and those its callers
+    name when calling it."""
     rows, helpers = [], {}
+    held: dict[str, list[int]] = {}
+    for pid, prim in enumerate(primitives):
+        held.setdefault(prim["variable"], []).append(pid)
     for module, (_, facts) in names.modules.items():
         for event in facts.events:
             if not isinstance(event, Binds):
                 continue
             caller = ids.get(f"{module}.{event.scope}")
             value = names.lookup(event.name, module, event.scope)
+            if value[0] != PRIM and len(held.get(event.name, ())) == 1:
+                value = (PRIM, held[event.name][0])
             if value[0] == PRIM:
                 rows.append(BindRow(module, event.scope, value[1], event.line, caller, None))
             elif caller is not None:
