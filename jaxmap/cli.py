@@ -127,13 +127,9 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
 def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
                platform: str | None, as_json: bool, absolute: bool) -> None:
     """Every primitive with its rules."""
-    from jaxmap.locate import RULE_KINDS, select
+    from jaxmap.locate import select
 
-    for hint, kinds in (("--missing", missing), ("--has", has)):
-        for kind in kinds:
-            if kind not in RULE_KINDS:
-                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
-                                         param_hint=hint)
+    _check_rule_kinds({"--missing": missing, "--has": has})
     with _open(root) as idx:
         prims = select(idx.primitives(), missing, has, platform)
         path = _path_fn(idx.root, absolute)
@@ -246,25 +242,28 @@ def binds(prim: str, root, depth, public: bool, as_json: bool, absolute: bool) -
     _call_command("binds", prim, root, depth, as_json, absolute, public=public)
 
 
+def _walk_options(depth_help: str):
+    """NAME, --root, --depth N (one level by default), --json, --absolute."""
+    def decorate(f):
+        for option in reversed((
+                click.argument("name"), _root_option,
+                click.option("--depth", default=1, show_default=True, metavar="N",
+                             type=click.IntRange(min=1), help=depth_help),
+                _json_option, _absolute_option)):
+            f = option(f)
+        return f
+    return decorate
+
+
 @cli.command()
-@click.argument("name")
-@_root_option
-@click.option("--depth", default=1, show_default=True, type=click.IntRange(min=1),
-              metavar="N", help="Callers of callers, N levels up.")
-@_json_option
-@_absolute_option
+@_walk_options("Callers of callers, N levels up.")
 def callers(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
     """Functions that call NAME, and the unresolved calls that may be to it."""
     _call_command("callers", name, root, depth, as_json, absolute)
 
 
 @cli.command()
-@click.argument("name")
-@_root_option
-@click.option("--depth", default=1, show_default=True, type=click.IntRange(min=1),
-              metavar="N", help="Callees of callees, N levels down.")
-@_json_option
-@_absolute_option
+@_walk_options("Callees of callees, N levels down.")
 def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
     """What NAME calls: functions, primitives bound, external and unresolved calls."""
     _call_command("calls", name, root, depth, as_json, absolute)
@@ -283,14 +282,9 @@ def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
 def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
     """The matrix of primitives x rule kinds (lowerings per platform), with totals."""
     from jaxmap import coverage as coverage_mod
-    from jaxmap.locate import RULE_KINDS
     from jaxmap.render import calls as render_calls
 
-    for hint, chosen in (("--kind", kinds), ("--missing", missing)):
-        for kind in chosen:
-            if kind not in RULE_KINDS:
-                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
-                                         param_hint=hint)
+    _check_rule_kinds({"--kind": kinds, "--missing": missing})
     with _open(root) as idx:
         matrix = coverage_mod.coverage(idx.primitives(), kinds, missing, platform)
     click.echo(render_calls.coverage(matrix, "json" if as_json else fmt))
@@ -482,6 +476,17 @@ def _write_snapshot(idx, snapshot_file: str) -> None:
     from jaxmap import atomic, snapshot
 
     atomic.write(snapshot_file, snapshot.export(idx))
+
+
+def _check_rule_kinds(options: dict[str, tuple[str, ...]]) -> None:
+    """Every value of these repeatable options is a rule kind."""
+    from jaxmap.locate import RULE_KINDS
+
+    for hint, kinds in options.items():
+        for kind in kinds:
+            if kind not in RULE_KINDS:
+                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
+                                         param_hint=hint)
 
 
 def _open(root):

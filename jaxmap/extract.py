@@ -48,10 +48,14 @@ _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
 # A dotted name that is called, that is an argument or default (before `,`, `)` or
-# `]`), or that ends in `_p`: what a function's text calls or may hand on. `\b` rather
-# than a look-behind for speed: a name after a `.` is dropped where it is read.
-_CALLEE = re.compile(rb"\b([A-Za-z_][\w.]*)(?:[ \t]*([(,)\]])|(?<=_p)(?![\w.]))")
-_TRIPLE_QUOTE = re.compile(rb'"""|\'\'\'')
+# `]`), or that ends in `_p`: what a function's text calls or may hand on; with the
+# character before it when that is `.` (a method of some value) or `(` (a first
+# argument). `\b` rather than a look-behind, for speed.
+_CALLEE = re.compile(rb"([.(]?)\b([A-Za-z_][\w.]*)(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))")
+_TRIPLE_QUOTED = re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
+# Strings, comments, and the name a `def` or `class` introduces: not calls.
+_NOT_CODE = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
+                       rb"|\b(?:def|class)[ \t]+\w+")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
@@ -94,43 +98,31 @@ def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
     """The stored `facts.Callee`s of the text source[start:end], which starts at
     `line`: each name called, each `_p` name, and each argument or default that is
     dotted, private or a first argument (`lax.dot_general`, `_einsum`, `partial(f`).
-    Names in comments and triple-quoted strings (docstrings) are not code."""
-    found: dict[bytes, tuple] = {}
-    quoted = _triple_quoted(source, start, end)
-    at = start
-    for match in _CALLEE.finditer(source, start, end):
-        name, after = match.groups()
+    Strings, comments and the names a `def` or `class` introduces are not read."""
+    text = _NOT_CODE.sub(b"", _TRIPLE_QUOTED.sub(_newlines, source[start:end]))
+    found: dict[bytes, bool] = {}
+    for before, name, after in _CALLEE.findall(text):
+        if before == b"." or name in _NOT_CALLEES:
+            continue
         called = after == b"("
-        if name in found and (found[name][2] or not called) or name in _NOT_CALLEES:
+        if name in found and (found[name] or not called):
             continue
-        if not called and not name.endswith(b"_p") and b"." not in name and name[0] != 95 \
-                and source[match.start() - 1] != 40 \
-                or not _is_code(source, match.start(), called, quoted):  # 95 `_`, 40 `(`
-            continue
-        line += source.count(b"\n", at, match.start())
-        at = match.start()
-        found[name] = (name.decode(), found[name][1] if name in found else line, called)
-    return tuple(found.values())
+        if called or before or name[0] == 95 or b"." in name or name.endswith(b"_p"):
+            found[name] = called  # 95: `_`
+    return tuple((name.decode(), line + text.count(b"\n", 0, _first(text, name)), called)
+                 for name, called in found.items())
 
 
-def _triple_quoted(source: bytes, start: int, end: int) -> list[int]:
-    """Start and end bytes of the triple-quoted strings in source[start:end], flat."""
-    bounds, opened = [], None
-    for quote in _TRIPLE_QUOTE.finditer(source, start, end):
-        if opened is None or quote.group() == opened:
-            opened = quote.group() if opened is None else None
-            bounds.append(quote.start())
-    return bounds
+def _first(text: bytes, name: bytes) -> int:
+    """Where `name` first stands on its own in `text` (not the tail of a longer name)."""
+    at = text.find(name)
+    while at > 0 and _NAME_CHAR.match(text, at - 1):
+        at = text.find(name, at + 1)
+    return max(at, 0)
 
 
-def _is_code(source: bytes, at: int, called: bool, quoted: list[int]) -> bool:
-    """Whether a name at `at` is code: not after a `.` (a method of a value) or a `def `,
-    not in a comment, not in a triple-quoted string."""
-    if source[at - 1] == 46 or called and source[at - 4:at] == b"def ":  # `.`
-        return False
-    if quoted and bisect.bisect_right(quoted, at) % 2:
-        return False
-    return source.find(b"#", source.rfind(b"\n", 0, at) + 1, at) < 0
+def _newlines(match: re.Match) -> bytes:
+    return b"\n" * match.group().count(b"\n")
 
 
 def _text(node) -> str:

@@ -5,9 +5,7 @@ Graphviz's `dot` where it is installed."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from xml.sax.saxutils import quoteattr
+from html import escape
 
 from jaxmap.errors import JaxmapError
 
@@ -63,16 +61,19 @@ def _graphml(hood) -> str:
              '  <key id="line" for="node" attr.name="line" attr.type="int"/>',
              '  <graph edgedefault="directed">']
     for label, info in sorted(hood.nodes.items()):
-        lines.append(f'    <node id={quoteattr(label)}><data key="kind">{info["kind"]}</data>'
+        lines.append(f'    <node id="{escape(label)}"><data key="kind">{info["kind"]}</data>'
                      f'<data key="file">{info["file"] or ""}</data>'
                      f'<data key="line">{info["line"]}</data></node>')
-    lines += [f'    <edge source={quoteattr(u)} target={quoteattr(v)}>'
+    lines += [f'    <edge source="{escape(u)}" target="{escape(v)}">'
               f'<data key="kind">{kind}</data></edge>' for u, kind, v in hood.edges]
     return "\n".join(lines + ["  </graph>", "</graphml>"])
 
 
 def picture(hood, fmt: str) -> bytes:
     """The neighbourhood drawn by Graphviz (`svg` or `png`)."""
+    import shutil
+    import subprocess
+
     program = shutil.which("dot")
     if program is None:
         raise JaxmapError(f"--format {fmt} needs Graphviz's `dot`, which is not installed; "

@@ -52,12 +52,19 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id."""
     rows = []
     for module, (_, facts) in names.modules.items():
+        known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
         for qualname, callees in facts.callees.items():
             caller = ids.get(f"{module}.{qualname}")
             if caller is None:
                 continue
+            # Names mean the same in every function without imports of its own.
+            scope = qualname if (module, qualname) in names.imports else ""
             for callee in callees:
-                status, target = _resolve(names, module, qualname, callee.name)
+                key = (qualname if callee.name[:5] in ("self.", "cls.") else scope,
+                       callee.name)
+                if key not in known:
+                    known[key] = _resolve(names, module, qualname, callee.name)
+                status, target = known[key]
                 if status is None or not callee.called and status != RESOLVED:
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
                 rows.append(CallRow(caller, ids.get(target) if target else None,
