@@ -73,7 +73,7 @@ def _owner(spans, number: int):
     around = [s for s in spans if s[0] <= number <= (s[1] or s[0])]
     if not around:
         return None
-    line, end, module, qualname = min(around, key=lambda s: s[0])
+    _line, _end, module, qualname = min(around, key=lambda s: s[0])
     return module, qualname
 
 
