@@ -64,6 +64,8 @@ def from_snapshot(args) -> int:
         return 1
     root = f"jax {snapshot['jax_version']} (snapshot)"
     if args.json:
+        # A snapshot has no call graph: what a function reaches is not known there.
+        definitions = [{**d, "reaches": []} for d in definitions]
         print(json.dumps({"root": root, "jax_version": snapshot["jax_version"],
                           "query": args.name.strip(), "primitives": primitives,
                           "definitions": definitions}, indent=1))
