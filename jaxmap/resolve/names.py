@@ -71,6 +71,9 @@ class Names:
         table = self.imports.get((module, scope))
         if not table:
             return None
+        if "." not in dotted:  # most names: one look-up
+            target = table.get(dotted)
+            return None if target is None else self.qualified(target)
         parts = dotted.split(".")
         for n in range(len(parts), 0, -1):
             alias = ".".join(parts[:n])
