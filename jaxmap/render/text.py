@@ -132,7 +132,7 @@ def verify_summary(report, show: int = 20) -> str:
                          ("extra (primitive, platform)", report.extra_platforms),
                          ("rule functions the runtime does not reach",
                           report.unconfirmed_functions)):
-        if items:
+        if items and show:
             shown = ", ".join(items[:show]) + (" ..." if len(items) > show else "")
             lines.append(f"  {title}: {shown}")
     return "\n".join(lines)
