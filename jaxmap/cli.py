@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from jaxmap.errors import JaxmapError, NotFound
+from jaxmap.errors import JaxmapError, NotFound, describe, exit_code
 
 _ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
               "[default: $JAXMAP_ROOT, else the installed jax package].")
@@ -127,13 +127,9 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
 def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
                platform: str | None, as_json: bool, absolute: bool) -> None:
     """Every primitive with its rules."""
-    from jaxmap.locate import RULE_KINDS, select
+    from jaxmap.locate import check_rule_kinds, select
 
-    for hint, kinds in (("--missing", missing), ("--has", has)):
-        for kind in kinds:
-            if kind not in RULE_KINDS:
-                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
-                                         param_hint=hint)
+    check_rule_kinds(missing=missing, has=has)
     with _open(root) as idx:
         prims = select(idx.primitives(), missing, has, platform)
         path = _path_fn(idx.root, absolute)
@@ -247,8 +243,8 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
 
         if not dry_run:
             scaffold.apply(changes, force=force)
-        click.echo(render_json.scaffold_document(
-            name, changes, [scaffold.unified_diff([c]) for c in changes], dry_run))
+        click.echo(render_json.scaffold_document(name, changes, scaffold.file_diffs(changes),
+                                                 dry_run))
         return
     click.echo(scaffold.unified_diff(changes), nl=False)
     if dry_run:
@@ -275,15 +271,14 @@ def new(kind, name, out, style, dry_run, force, as_json):
     custom-partitioning, pallas, ffi or primitive; tests included."""
     from jaxmap.render import json as render_json
     from jaxmap.render import text
-    from jaxmap.scaffold import apply, check, kinds, unified_diff
+    from jaxmap.scaffold import apply, check, file_diffs, kinds, unified_diff
 
     changes = kinds.generate(kind, name, out=out, style=style)
     if not dry_run:
         check(changes, force=force)  # refuse before showing a diff we won't apply
         apply(changes, force=force)
     if as_json:
-        click.echo(render_json.scaffold_document(
-            name, changes, [unified_diff([c]) for c in changes], dry_run))
+        click.echo(render_json.scaffold_document(name, changes, file_diffs(changes), dry_run))
         return
     click.echo(unified_diff(changes), nl=False)
     click.echo(text.new_kind_summary(kind, name, changes, dry_run), err=True)
@@ -300,6 +295,20 @@ def ladder(root: str | None, as_json: bool) -> None:
 
     result = ladder_mod.for_root(root)
     click.echo(render_ladder.document(result) if as_json else render_ladder.text(result))
+
+
+# -- for coding agents: `jaxmap mcp`, `jaxmap skill` ------------------------------------
+
+@cli.command()
+@_root_option
+def mcp(root: str | None) -> None:
+    """Serve locate, primitives, ladder, new and new_primitive to an MCP client over
+    stdio, with the index kept open (needs jaxmap[mcp])."""
+    from jaxmap import discover, server
+
+    server.require_sdk()
+    discover.resolve_root(root)  # a bad --root fails here, not at the first question
+    server.serve_stdio(root)
 
 
 @cli.command("repo-map")
@@ -469,28 +478,11 @@ def main(argv: list[str] | None = None) -> int:
         hint = " (see jaxmap --help)" if isinstance(error, click.UsageError) else ""
         click.echo(f"jaxmap: error: {error.format_message()}{hint}", err=True)
         return error.exit_code
-    except NotFound as error:
-        message = f"jaxmap: {error}"
-        if error.suggestions:
-            message += "; did you mean: " + ", ".join(error.suggestions) + "?"
-        click.echo(message, err=True)
-        return error.exit_code
-    except JaxmapError as error:
-        if options.get("debug"):
-            raise
-        click.echo(f"jaxmap: error: {error}", err=True)
-        return error.exit_code
-    except (OSError, RecursionError, MemoryError) as error:
-        if options.get("debug"):
-            raise
-        click.echo(f"jaxmap: error: {error} (run with --debug for details)", err=True)
-        return 3
     except Exception as error:  # noqa: BLE001 - never a traceback without --debug
-        if options.get("debug"):
+        if options.get("debug") and not isinstance(error, NotFound):
             raise
-        click.echo(f"jaxmap: internal error: {type(error).__name__}: {error} "
-                   f"(run with --debug for the traceback)", err=True)
-        return 3
+        click.echo(describe(error), err=True)
+        return exit_code(error)
 
 
 if __name__ == "__main__":  # pragma: no cover
