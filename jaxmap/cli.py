@@ -311,6 +311,29 @@ def mcp(root: str | None) -> None:
     server.serve_stdio(root)
 
 
+@cli.command()
+@click.option("--out", required=True, type=click.Path(), metavar="DIR",
+              help="The skill folder to write; an existing one needs --force.")
+@_root_option
+@click.option("--budget", type=click.IntRange(min=1), default=None, metavar="TOKENS",
+              help="Fit references/REPO-MAP.md into TOKENS tokens (as repo-map --budget); "
+                   "the per-primitive page is then left out.")
+@click.option("--force", is_flag=True, help="Replace DIR if it exists.")
+def skill(out: str, root: str | None, budget: int | None, force: bool) -> None:
+    """Write an agent skill folder for the indexed jax: SKILL.md (the ladder, its
+    checklist, jaxmap's commands), references/REPO-MAP.md, scripts/ (the standalone
+    locator) and assets/ (a tested starter per rung)."""
+    from jaxmap import atomic
+    from jaxmap import skill as skill_mod
+    from jaxmap.render import text
+
+    atomic.check_tree(out, force)  # refuse before any work
+    with _open(root) as idx:
+        folder = skill_mod.files(idx, out, budget)
+    atomic.write_tree(out, folder, force=force)
+    click.echo(text.skill_written(out, folder))
+
+
 @cli.command("repo-map")
 @_root_option
 @click.option("-o", "--output", default="REPO-MAP.md", show_default=True, metavar="FILE",
