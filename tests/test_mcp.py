@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
@@ -150,6 +151,12 @@ def test_the_tool_list_is_small_and_complete():
     for tool in listed:
         assert tool.description and all(p.get("description") for p in
                                         tool.input_schema["properties"].values())
+
+
+def test_the_readme_states_the_tool_lists_size():
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    size = len(json.dumps(tools.schemas()))
+    assert f"is {size:,} characters, about {round(size / 4, -1):,.0f} tokens" in readme
 
 
 def test_over_stdio_as_a_subprocess():
