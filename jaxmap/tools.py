@@ -8,7 +8,8 @@ and the function it names.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from jaxmap.errors import ArgumentError
 

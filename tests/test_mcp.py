@@ -11,15 +11,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from markers import ROOT, mark
+from mcp import Client, StdioServerParameters
 
-pytest.importorskip("mcp", reason="the mcp extra is not installed")
-from mcp import Client, StdioServerParameters  # noqa: E402
-
-from jaxmap import server, tools  # noqa: E402
-from jaxmap.cli import main  # noqa: E402
-from jaxmap.session import Session  # noqa: E402
+from jaxmap import server, tools
+from jaxmap.cli import main
+from jaxmap.session import Session
 
 
 def _calls(root, *calls) -> list:
