@@ -64,18 +64,18 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         _check_output(snapshot_file, force)
     with _progress("indexing") as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
-    messages = []
+    messages, call_counts = [], {}
     if snapshot_file or as_json:
         from jaxmap.index import open_file
 
         with open_file(report.index) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
-            messages = idx.diagnostics()
+            messages, call_counts = idx.diagnostics(), idx.call_counts()
     if as_json:
         from jaxmap.render import json as render_json
 
-        click.echo(render_json.index_document(report, messages))
+        click.echo(render_json.index_document(report, messages, call_counts))
         return
     click.echo(text.index_report(report))
 
@@ -166,30 +166,154 @@ def verify(root: str | None, as_json: bool, show: int) -> None:
 @_root_option
 @click.option("--depth", default=1, show_default=True, type=click.IntRange(min=0),
               help="Steps from NAME to include.")
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "json", "dot", "mermaid", "graphml", "svg", "png"]),
+              help="svg and png are drawn by Graphviz (`dot`), where it is installed.")
+@click.option("-o", "--output", default=None, metavar="FILE", help="Write to FILE.")
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @click.option("--central", default=None, metavar="N", type=click.IntRange(min=1),
               help="Instead of NAME: the N most central modules (PageRank over imports).")
 @_json_option
-def graph(name: str | None, root: str | None, depth: int, central: int | None,
-          as_json: bool) -> None:
-    """Graph questions: what NAME is connected to (defines, imports, has_rule,
-    implemented_by, binds), or which modules are most central."""
+def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str | None,
+          force: bool, central: int | None, as_json: bool) -> None:
+    """The neighbourhood of NAME (a primitive, function or module) over every edge kind
+    (defines, imports, has_rule, implemented_by, binds, calls), or the most central
+    modules."""
     if not name and not central:
         raise click.UsageError("give a NAME, or --central N")
-    from jaxmap import graph as graph_mod
+    fmt = "json" if as_json else fmt
+    if fmt in ("svg", "png") and not output:
+        raise click.UsageError(f"--format {fmt} writes a picture: give -o FILE")
+    if output and os.path.exists(output) and not force:
+        raise click.UsageError(f"{output} exists; pass --force to overwrite it")
     from jaxmap.render import json as render_json
     from jaxmap.render import text
 
-    with _open(root) as idx:
-        g = graph_mod.build(idx)
     if central:
-        rows = graph_mod.central_modules(g, central)
-        click.echo(render_json.ranking_document(rows) if as_json else text.ranking(rows))
+        from jaxmap import graph as graph_mod
+
+        with _open(root) as idx:
+            rows = graph_mod.central_modules(graph_mod.build(idx), central)
+        click.echo(render_json.ranking_document(rows) if fmt == "json" else text.ranking(rows))
         return
-    nodes = graph_mod.matching_nodes(g, name)
-    if not nodes:
-        raise NotFound(f"no node named {name!r} in the graph")
-    edges = sorted({edge for node in nodes for edge in graph_mod.neighbourhood(g, node, depth)})
-    click.echo(render_json.graph_document(nodes, edges) if as_json else text.edges(edges))
+    from jaxmap import neighbours
+    from jaxmap.render import graphs
+
+    with _open(root) as idx:
+        hood = neighbours.neighbourhood(idx, name, depth)
+    if fmt in graphs.PICTURE_FORMATS:
+        with open(output, "wb") as handle:
+            handle.write(graphs.picture(hood, fmt))
+        return
+    rendered = graphs.render(hood, fmt)
+    if output:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(rendered + "\n")
+        return
+    click.echo(rendered)
+
+
+# -- the call graph: binds, callers, calls, coverage ------------------------------------
+
+
+def _call_command(direction: str, name: str, root, depth, as_json: bool, absolute: bool,
+                  **options) -> None:
+    """One call-graph question (callgraph.binds/callers/calls), rendered."""
+    from jaxmap import callgraph
+    from jaxmap.render import calls as render_calls
+
+    with _open(root) as idx:
+        answer = getattr(callgraph, direction)(idx, name, depth, **options)
+        path = _path_fn(idx.root, absolute)
+        click.echo(render_calls.call_document(idx.root, answer, path) if as_json
+                   else render_calls.call_answer(answer, path))
+
+
+@cli.command()
+@click.argument("prim")
+@_root_option
+@click.option("--depth", default=None, type=click.IntRange(min=0), metavar="N",
+              help="At most N calls away from the `.bind` [default: any].")
+@click.option("--public", is_flag=True, help="Only functions of the public API.")
+@_json_option
+@_absolute_option
+def binds(prim: str, root, depth, public: bool, as_json: bool, absolute: bool) -> None:
+    """Every function that reaches primitive PRIM, public API first, with its chain."""
+    _call_command("binds", prim, root, depth, as_json, absolute, public=public)
+
+
+def _walk_options(depth_help: str):
+    """NAME, --root, --depth N (one level by default), --json, --absolute."""
+    def decorate(f):
+        for option in reversed((
+                click.argument("name"), _root_option,
+                click.option("--depth", default=1, show_default=True, metavar="N",
+                             type=click.IntRange(min=1), help=depth_help),
+                _json_option, _absolute_option)):
+            f = option(f)
+        return f
+    return decorate
+
+
+@cli.command()
+@_walk_options("Callers of callers, N levels up.")
+def callers(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
+    """Functions that call NAME, and the unresolved calls that may be to it."""
+    _call_command("callers", name, root, depth, as_json, absolute)
+
+
+@cli.command()
+@_walk_options("Callees of callees, N levels down.")
+def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
+    """What NAME calls: functions, primitives bound, external and unresolved calls."""
+    _call_command("calls", name, root, depth, as_json, absolute)
+
+
+@cli.command()
+@_root_option
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help="Only this rule kind's columns (repeatable).")
+@click.option("--missing", multiple=True, metavar="KIND",
+              help="Only primitives without a rule of this kind (repeatable).")
+@_platform_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
+              default="table", show_default=True)
+@_json_option
+def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
+    """The matrix of primitives x rule kinds (lowerings per platform), with totals."""
+    from jaxmap import coverage as coverage_mod
+    from jaxmap.locate import check_rule_kinds
+    from jaxmap.render import calls as render_calls
+
+    check_rule_kinds(kind=kinds, missing=missing)
+    with _open(root) as idx:
+        matrix = coverage_mod.coverage(idx.primitives(), kinds, missing, platform)
+    click.echo(render_calls.coverage(matrix, "json" if as_json else fmt))
+
+
+# -- explain --------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("text")
+@_root_option
+@_json_option
+@_absolute_option
+def explain(text: str, root, as_json: bool, absolute: bool) -> None:
+    """Where a JAX error message TEXT is raised (`-` reads it, or a whole traceback,
+    from stdin); for a missing rule, where and how to add it."""
+    from jaxmap import explain as explain_mod
+    from jaxmap.render import explained
+
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise click.UsageError("give the message to explain, or - to read it from stdin")
+    with _open(root) as idx:
+        found = explain_mod.explain(idx, text)
+        path = _path_fn(idx.root, absolute)
+        click.echo(explained.document(idx.root, found, path) if as_json
+                   else explained.text(found, path))
 
 
 @cli.command("new-primitive")

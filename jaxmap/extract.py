@@ -5,11 +5,10 @@ blocks are stored as `facts.stored(record)`, every other record as a plain tuple
 fields' order. What each record means is documented in facts.py. Statements belong to
 the innermost function around them (a nested function is a scope of its own, bound to
 its name by a Define event where it is defined); statements in a class body belong to
-the enclosing scope (the module, for top-level classes). Only functions whose body may register something are walked; every
-function's text is still read for `x.bind(` sites and, in a test module, for the names
-its tests use. `calls` maps each function to the private module-level functions of
-this file it calls, of those that reach a `.bind(` (`psum` calls `_psum_is_async`,
-which calls `_psum`, which binds `psum_p`).
+the enclosing scope (the module, for top-level classes). Only functions whose body may
+register something are walked; every function's text is still read for what it calls
+or names (`callees`, the call graph's raw edges), for `x.bind(` sites and, in a test
+module, for the names its tests use.
 
 An `error` key, set by the indexer, says why a file could not be indexed.
 """
@@ -17,13 +16,14 @@ An `error` key, set by the indexer, says why a file could not be indexed.
 from __future__ import annotations
 
 import bisect
+import keyword
 import re
 
-from jaxmap import parse, skim
+from jaxmap import messages, parse, skim
 from jaxmap.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, EVENTS, LAMBDA, NAME, NOT, SPLAT,
                           STR, SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call,
                           ClassSpec, Decorate, Define, Definition, FuncSpec, Import, Loop,
-                          Return, SetItem, Test, Unpack, STAR, stored)
+                          Message, Return, SetItem, Test, Unpack, STAR, stored)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
@@ -48,6 +48,16 @@ _PRIMITIVE_FACTORY = re.compile(
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
+# A dotted name that is called, that is an argument or default (before `,`, `)` or
+# `]`), or that ends in `_p`: what a function's text calls or may hand on; with the
+# character before it when that is `.` (a method of some value) or `(` (a first
+# argument). `\b` rather than a look-behind, for speed.
+_CALLEE = re.compile(rb"([.(]?)\b([A-Za-z_][\w.]*)(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))")
+_TRIPLE_QUOTED = re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
+# Strings, comments, and the name a `def` or `class` introduces: not calls.
+_NOT_CODE = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
+                       rb"|\b(?:def|class)[ \t]+\w+")
+_NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
 _NAME_CHAR = re.compile(rb"[\w.]")
@@ -83,6 +93,37 @@ def _unread_bodies(source: bytes) -> list[skim.Body]:
                                                m.start())}
     return [body for body in skim.function_bodies(source) if body.name not in factories
             and not _MAY_REGISTER.search(source, body.start, body.end)]
+
+
+def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
+    """The stored `facts.Callee`s of the text source[start:end], which starts at
+    `line`: each name called, each `_p` name, and each argument or default that is
+    dotted, private or a first argument (`lax.dot_general`, `_einsum`, `partial(f`).
+    Strings, comments and the names a `def` or `class` introduces are not read."""
+    text = _NOT_CODE.sub(b"", _TRIPLE_QUOTED.sub(_newlines, source[start:end]))
+    found: dict[bytes, bool] = {}
+    for before, name, after in _CALLEE.findall(text):
+        if before == b"." or name in _NOT_CALLEES:
+            continue
+        called = after == b"("
+        if name in found and (found[name] or not called):
+            continue
+        if called or before or name[0] == 95 or b"." in name or name.endswith(b"_p"):
+            found[name] = called  # 95: `_`
+    return tuple((name.decode(), line + text.count(b"\n", 0, _first(text, name)), called)
+                 for name, called in found.items())
+
+
+def _first(text: bytes, name: bytes) -> int:
+    """Where `name` first stands on its own in `text` (not the tail of a longer name)."""
+    at = text.find(name)
+    while at > 0 and _NAME_CHAR.match(text, at - 1):
+        at = text.find(name, at + 1)
+    return max(at, 0)
+
+
+def _newlines(match: re.Match) -> bytes:
+    return b"\n" * match.group().count(b"\n")
 
 
 def _text(node) -> str:
@@ -277,7 +318,8 @@ class _Builder:
         self.blocks: list[tuple] = []
         self.events: list[tuple] = []
         self.tests: dict[str, tuple] = {}
-        self.calls: dict[str, tuple] = {}
+        self.callees: dict[str, tuple] = {}
+        self.messages: list[tuple] = []
         self.trace_calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
@@ -289,8 +331,8 @@ class _Builder:
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
-                "events": self.events, "tests": self.tests, "calls": self.calls,
-                "trace_calls": self.trace_calls}
+                "events": self.events, "tests": self.tests, "callees": self.callees,
+                "trace_calls": self.trace_calls, "messages": self.messages}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -309,30 +351,18 @@ class _Builder:
                 _HANDLERS[kind](self, caps, stack, -neg_end)
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
-        self._calls_to_binders(source)
+        self._messages(source)
 
-    def _calls_to_binders(self, source: bytes) -> None:
-        """Which functions call a private module-level function of this file that binds,
-        or that calls one that does (one more search per link of the chain). Public
-        functions end a chain: tests call those themselves."""
-        reaches = {scope for tag, scope, *_ in self.events
-                   if EVENTS[tag] is Binds and scope[0] == "_" and "." not in scope}
+    def _messages(self, source: bytes) -> None:
+        """The messages raised or warned in the file, each with its function."""
         starts = [span[0] for span in self._spans]
-        calls: dict[str, set[str]] = {}
-        frontier = reaches
-        while frontier:
-            for callee in frontier:
-                call = callee.encode() + b"("
-                at = source.find(call)
-                while at >= 0:
-                    i = bisect.bisect_right(starts, at) - 1
-                    if i >= 0 and at < self._spans[i][1] and self._spans[i][2] != callee \
-                            and not _NAME_CHAR.match(source, at - 1):
-                        calls.setdefault(self._spans[i][2], set()).add(callee)
-                    at = source.find(call, at + 1)
-            frontier = {c for c in calls if c[0] == "_" and "." not in c} - reaches
-            reaches |= frontier
-        self.calls = {caller: tuple(sorted(names)) for caller, names in calls.items()}
+        line, at = 1, 0
+        for offset, exception, pieces in messages.sites(source):
+            i = bisect.bisect_right(starts, offset) - 1
+            scope = self._spans[i][2] if i >= 0 and offset < self._spans[i][1] else ""
+            line += source.count(b"\n", at, offset)
+            at = offset
+            self.messages.append(tuple(Message(scope, line, exception, pieces)))
 
     # -- scopes ---------------------------------------------------------------
 
@@ -432,13 +462,15 @@ class _Builder:
         stack.append((end_byte, "function", qualname))
 
     def _read_text(self, name: str, qualname: str, line: int, start: int, end: int) -> None:
-        """What a function's text shows, read or not: the `x.bind(` sites, the Trace
+        """What a function's text shows, read or not: what it calls or names, the
+        `x.bind(` sites, the Trace
         methods it calls (`trace.process_custom_jvp_call(`), and in a test module what
         a test calls."""
         source = self._source
         if self._test_module and name.startswith("test"):
             used = {m.group(1).decode() for m in _USED.finditer(source, start, end)}
             self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
+        self.callees[qualname] = _callees(source, start, end, line)
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
         if methods:
             self.trace_calls[qualname] = tuple(sorted(methods))

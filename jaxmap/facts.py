@@ -204,6 +204,28 @@ class Import(NamedTuple):
 STAR = "*"
 
 
+class Callee(NamedTuple):
+    """A dotted name in a function's text (nested functions and lambdas included), at
+    its first line there. `called`: written as a call (`lax.psum(`, `self._f(`);
+    otherwise a reference that may hand a function on (`partial(lax.dot_general, ...)`,
+    `jit(_einsum)`, a default `=lax.dot_general`) or name a primitive (`add_p`)."""
+
+    name: str
+    line: int
+    called: bool
+
+
+class Message(NamedTuple):
+    """A message raised (`raise E(...)`, exception E) or warned (exception 'warning') in
+    function `scope` ('' at module level): its literal pieces, a placeholder between
+    each two (see messages.py)."""
+
+    scope: str
+    line: int
+    exception: str
+    pieces: tuple
+
+
 class Test(NamedTuple):
     """A test function: its line and the dotted names its text calls or uses."""
 
@@ -236,8 +258,9 @@ class FileFacts(NamedTuple):
     blocks: tuple[Loop | Branch, ...]
     events: tuple
     tests: dict[str, Test]
-    calls: dict[str, tuple]  # function -> private binders of this file it calls
+    callees: dict[str, tuple[Callee, ...]]  # function -> what its text calls or names
     trace_calls: dict[str, tuple]  # function -> Trace methods it calls (`process_map`)
+    messages: tuple[Message, ...]
     error: str | None
 
     @classmethod
@@ -251,4 +274,5 @@ class FileFacts(NamedTuple):
             tuple(BLOCKS[b[0]]._make(b[1:]) for b in raw["blocks"]),
             tuple(EVENTS[e[0]]._make(e[1:]) for e in raw["events"]),
             {q: Test._make(test) for q, test in raw["tests"].items()},
-            raw["calls"], raw["trace_calls"], raw.get("error"))
+            {q: tuple(map(Callee._make, found)) for q, found in raw["callees"].items()},
+            raw["trace_calls"], tuple(map(Message._make, raw["messages"])), raw.get("error"))

@@ -44,26 +44,6 @@ def build(index) -> nx.MultiDiGraph:
     return graph
 
 
-def matching_nodes(graph: nx.MultiDiGraph, name: str) -> list[str]:
-    """Nodes whose name (the part after the kind prefix, before any `@`) is `name` or
-    ends with `.name`; `psum_p` also finds the primitive `psum`."""
-    wanted = {name, name[:-2]} if name.endswith("_p") else {name}
-    found = []
-    for node in graph.nodes:
-        kind, _, label = node.partition(":")
-        label = label.split("@", 1)[0]
-        if label in wanted and kind == "primitive" or label == name or \
-                label.endswith("." + name):
-            found.append(node)
-    return sorted(found)
-
-
-def neighbourhood(graph: nx.MultiDiGraph, node: str, depth: int = 1) -> list[tuple[str, str, str]]:
-    """Edges (source, kind, target) within `depth` steps of `node`, either direction."""
-    near = nx.ego_graph(graph, node, radius=depth, undirected=True)
-    return sorted((u, data["kind"], v) for u, v, data in near.edges(data=True))
-
-
 def central_modules(graph: nx.MultiDiGraph, count: int = 20) -> list[tuple[str, float]]:
     """Modules ranked by PageRank over the import graph."""
     modules = graph.subgraph(n for n, d in graph.nodes(data=True) if d.get("kind") == "module")

@@ -15,7 +15,7 @@ from jaxmap.errors import StoreError
 from jaxmap.models import Definition, DefKind, FunctionRef, Primitive, Rule, RuleKind, SourceLoc
 
 if TYPE_CHECKING:
-    from jaxmap.rows import Bind, DefinitionRow, PrimitiveRow, RuleRow
+    from jaxmap.rows import Bind, DefinitionRow, Node, PrimitiveRow, RuleRow
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
@@ -85,6 +85,9 @@ class Index:
     def definitions_named(self, query: str) -> list[Definition]:
         """Definitions named `query`; for a dotted query, those whose qualified name or
         a public path is `query` or ends with `.query`."""
+        return self._definitions(self._named_rows(query))
+
+    def _named_rows(self, query: str) -> list[tuple]:
         if "." not in query:
             rows = self._conn.execute(
                 f"SELECT {_DEFINITION} FROM definitions WHERE name = ? ORDER BY file, line",
@@ -95,7 +98,7 @@ class Index:
                 "OR qualname LIKE ? ESCAPE '!' OR id IN (SELECT definition_id FROM "
                 "public_paths WHERE path = ? OR path LIKE ? ESCAPE '!') ORDER BY file, line",
                 (query, "%." + _like(query), query, "%." + _like(query)))
-        return self._definitions(rows.fetchall())
+        return rows.fetchall()
 
     def public_definitions(self) -> list[Definition]:
         """Definitions exported under a public path, in path order."""
@@ -106,14 +109,7 @@ class Index:
 
     def _definitions(self, rows) -> list[Definition]:
         """Definitions of rows, with their public paths fetched in one query."""
-        ids = [row[0] for row in rows]
-        public: dict[int, list[str]] = {}
-        for start in range(0, len(ids), 900):  # SQLite's limit on bound parameters
-            chunk = ids[start:start + 900]
-            for did, path in self._conn.execute(
-                    f"SELECT definition_id, path FROM public_paths WHERE definition_id IN "
-                    f"({','.join('?' * len(chunk))}) ORDER BY path", chunk):
-                public.setdefault(did, []).append(path)
+        public = self._public_of([row[0] for row in rows], "path")
         return [Definition(name, qualname, DefKind(kind), SourceLoc(file, line, end_line),
                            tuple(public.get(did, ())), summary)
                 for did, name, qualname, kind, file, line, end_line, summary in rows]
@@ -139,6 +135,173 @@ class Index:
         row = self._conn.execute("SELECT file, line FROM definitions WHERE qualname = ? "
                                  "ORDER BY id LIMIT 1", (qualname,)).fetchone()
         return tuple(row) if row else None
+
+    # -- the call graph --------------------------------------------------------------
+
+    def definition_ids(self, query: str) -> list[int]:
+        """Ids of the definitions `definitions_named(query)` finds, in the same order."""
+        return [row[0] for row in self._named_rows(query)]
+
+    def definition_id(self, d: Definition) -> int:
+        """The id of a definition this index returned."""
+        return self._conn.execute(
+            "SELECT id FROM definitions WHERE qualname = ? AND file = ? AND line = ?",
+            (d.qualname, d.loc.file, d.loc.line)).fetchone()[0]
+
+    def nodes(self, ids) -> dict[int, Node]:
+        """id -> the definition as a call-graph node, with its public paths."""
+        from jaxmap.rows import Node
+
+        ids, found = list(ids), {}
+        public = self._public_of(ids)
+        for chunk in _chunks(ids):
+            for did, qualname, kind, file, line in self._conn.execute(
+                    "SELECT id, qualname, kind, file, line FROM definitions WHERE id IN "
+                    f"({','.join('?' * len(chunk))})", chunk):
+                found[did] = Node(did, qualname, kind, file, line, tuple(public.get(did, ())))
+        return found
+
+    def binders(self, pids) -> list[tuple[int, int, int, str | None]]:
+        """(definition id, primitive id, line, helper or None) of each function binding
+        one of the primitives `pids`."""
+        pids = list(pids)
+        return self._conn.execute(
+            "SELECT definition_id, primitive_id, line, via FROM binds WHERE primitive_id IN "
+            f"({','.join('?' * len(pids))}) AND definition_id IS NOT NULL "
+            "ORDER BY definition_id, via IS NOT NULL, line", pids).fetchall()
+
+    def bound_by(self, ids) -> list[tuple[int, int, int, str | None]]:
+        """(definition id, primitive id, line, helper or None) of what `ids` bind."""
+        ids, rows = list(ids), []
+        for chunk in _chunks(ids):
+            rows += self._conn.execute(
+                "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
+                f"IN ({','.join('?' * len(chunk))}) ORDER BY definition_id, line", chunk)
+        return rows
+
+    def callers(self, ids) -> list[tuple[int, int, int]]:
+        """(caller, callee, line) of each resolved call to one of `ids`."""
+        return self._edges("callee", ids, "caller, callee, line")
+
+    def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
+        """(caller, callee or None, text, status, line) of each call made by `ids`."""
+        return self._edges("caller", ids, "caller, callee, text, status, line")
+
+    def _edges(self, column: str, ids, columns: str) -> list[tuple]:
+        ids, rows = list(ids), []
+        resolved = " AND status = 'resolved'" if column == "callee" else ""
+        for chunk in _chunks(ids):
+            rows += self._conn.execute(
+                f"SELECT {columns} FROM calls WHERE {column} IN "
+                f"({','.join('?' * len(chunk))}){resolved} ORDER BY rowid", chunk)
+        return rows
+
+    def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
+        """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
+        that may exist but could not be told."""
+        return self._conn.execute(
+            "SELECT caller, text, line FROM calls WHERE status = 'unresolved' AND "
+            "(text = ? OR text LIKE ? ESCAPE '!') ORDER BY rowid",
+            (leaf, "%." + _like(leaf))).fetchall()
+
+    def call_counts(self) -> dict[str, int]:
+        """How many call edges of each status (resolved, external, unresolved)."""
+        return dict(self._conn.execute("SELECT status, COUNT(*) FROM calls GROUP BY status"))
+
+    def primitive_ids(self, name: str, stem: str) -> list[tuple[int, str, str]]:
+        """(id, name, variable) of primitives `primitives_named` would find."""
+        return self._conn.execute(
+            "SELECT id, name, variable FROM primitives WHERE name IN (?, ?) OR variable = ? "
+            "ORDER BY file, line", (name, stem, name)).fetchall()
+
+    def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...]]]:
+        """(file, line, function, exception, literal pieces) of every message raised."""
+        import json
+
+        return [(file, line, function, exception, tuple(json.loads(pieces)))
+                for file, line, function, exception, pieces in self._conn.execute(
+                    "SELECT file, line, function, exception, pieces FROM messages "
+                    "ORDER BY rowid")]
+
+    # -- neighbourhoods (graph NAME), over every edge kind ---------------------------
+
+    def module_members(self, modules) -> list[tuple[str, str, int]]:
+        """(module, 'definition' or 'primitive', id) of the functions, classes and
+        primitives each of `modules` defines."""
+        modules = list(modules)
+        marks = ",".join("?" * len(modules))
+        return self._conn.execute(
+            f"SELECT module, 'definition', id FROM definitions WHERE module IN ({marks}) "
+            f"AND kind IN ('function', 'class') UNION ALL SELECT module, 'primitive', id "
+            f"FROM primitives WHERE module IN ({marks})", modules + modules).fetchall()
+
+    def imports_touching(self, modules) -> list[tuple[str, str]]:
+        """(module, imported module) where either side is one of `modules`."""
+        modules = list(modules)
+        marks = ",".join("?" * len(modules))
+        return self._conn.execute(
+            f"SELECT module, target FROM imports WHERE module IN ({marks}) OR target IN "
+            f"({marks}) ORDER BY rowid", modules + modules).fetchall()
+
+    def module_ids(self, modules) -> dict[str, int]:
+        """module name -> its definition id."""
+        modules = list(modules)
+        return dict(self._conn.execute(
+            "SELECT qualname, id FROM definitions WHERE kind = 'module' AND qualname IN "
+            f"({','.join('?' * len(modules))})", modules))
+
+    def definition_modules(self, ids) -> dict[int, str]:
+        """definition id -> the module that defines it."""
+        ids, found = list(ids), {}
+        for chunk in _chunks(ids):
+            found.update(self._conn.execute(
+                f"SELECT id, module FROM definitions WHERE id IN "
+                f"({','.join('?' * len(chunk))})", chunk))
+        return found
+
+    def primitive_places(self, pids) -> dict[int, tuple[str, str, str, int]]:
+        """primitive id -> (name, module, file, line)."""
+        pids = list(pids)
+        return {row[0]: row[1:] for row in self._conn.execute(
+            "SELECT id, coalesce(name, variable), module, file, line FROM primitives "
+            f"WHERE id IN ({','.join('?' * len(pids))})", pids)}
+
+    def rules_with_functions(self, pids) -> list[tuple[int, int, str, str, int, int | None]]:
+        """(primitive id, seq, kind, file, line, id of the rule's function or None)."""
+        pids = list(pids)
+        return self._conn.execute(
+            "SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, (SELECT d.id FROM "
+            "definitions d WHERE d.file = r.function_file AND d.line = r.function_line "
+            "AND d.kind = 'function' LIMIT 1) FROM rules r WHERE r.primitive_id IN "
+            f"({','.join('?' * len(pids))}) ORDER BY r.primitive_id, r.seq", pids).fetchall()
+
+    def rules_implemented_by(self, ids) -> list[tuple[int, int, int]]:
+        """(primitive id, seq, definition id) of the rules the functions `ids` implement."""
+        ids, rows = list(ids), []
+        for chunk in _chunks(ids):
+            rows += self._conn.execute(
+                "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
+                "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN "
+                f"({','.join('?' * len(chunk))})", chunk)
+        return rows
+
+    def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
+        """(id, name, variable) of the primitives `pids`."""
+        pids = list(pids)
+        return self._conn.execute(
+            "SELECT id, name, variable FROM primitives WHERE id IN "
+            f"({','.join('?' * len(pids))})", pids).fetchall()
+
+    def _public_of(self, ids: list[int], order: str = "length(path), path"
+                   ) -> dict[int, list[str]]:
+        """id -> its public paths (shortest first, unless `order` says otherwise)."""
+        public: dict[int, list[str]] = {}
+        for chunk in _chunks(ids):
+            for did, path in self._conn.execute(
+                    f"SELECT definition_id, path FROM public_paths WHERE definition_id IN "
+                    f"({','.join('?' * len(chunk))}) ORDER BY {order}", chunk):
+                public.setdefault(did, []).append(path)
+        return public
 
     # -- everything, for the graph and the map ---------------------------------------
 
@@ -220,6 +383,12 @@ def _rule(row) -> Rule:
         functions += tuple(FunctionRef(n, SourceLoc(f, li)) for n, f, li in json.loads(more))
     return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
                 tuple(platforms.split(",")) if platforms else (), functions, condition)
+
+
+def _chunks(ids: list[int], size: int = 900):
+    """Slices of `ids` within SQLite's limit on bound parameters."""
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
 
 
 def _like(text: str) -> str:

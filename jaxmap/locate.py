@@ -15,6 +15,7 @@ from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 RULE_KINDS = tuple(k.value for k in RuleKind)
 RESULT_KINDS = ("primitive",) + tuple(k.value for k in DefKind)
+_REACH_FOR = 5  # most functions of one name whose reached primitives `locate` lists
 
 
 class Found(NamedTuple):
@@ -23,6 +24,7 @@ class Found(NamedTuple):
     query: str
     primitives: tuple[Primitive, ...]
     definitions: tuple[Definition, ...]
+    reaches: tuple = ()  # per definition: the callgraph.Reached primitives a function reaches
 
 
 def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -37,7 +39,7 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
         raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}")
     rule_kind = kind if kind in RULE_KINDS else None
     want = {"primitive"} if rule_kind else {kind} if kind else set(RESULT_KINDS)
-    named = index.primitives_named(*_spellings(query)) if "primitive" in want else []
+    named = index.primitives_named(*spellings(query)) if "primitive" in want else []
     prims = [for_platform(p, platform) for p in named] if platform else named
     if rule_kind:
         prims = [p for p in (_only_kind(p, rule_kind) for p in prims) if p.rules]
@@ -47,19 +49,37 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
-    return Found(query, tuple(prims), tuple(defs))
+    return Found(query, tuple(prims), tuple(defs), _reaches(index, defs))
+
+
+def _reaches(index, defs: list[Definition]) -> tuple:
+    """For each definition, the primitives a function reaches (none for the rest, and
+    none where more than a few functions share the name)."""
+    from jaxmap import callgraph
+
+    functions = [d for d in defs if d.kind == DefKind.FUNCTION]
+    if len(functions) > _REACH_FOR:
+        return tuple(() for _ in defs)
+    return tuple(callgraph.reaches(index, index.definition_id(d))
+                 if d.kind == DefKind.FUNCTION else () for d in defs)
 
 
 def _definitions(index, query: str, want: set[str]) -> list[Definition]:
     """Definitions named `query`, reading a conventional alias (`jnp.einsum`) as the
     module it stands for, then as written."""
-    head, dot, rest = query.partition(".")
-    spellings = [f"{R.USER_ALIASES[head]}.{rest}"] if dot and head in R.USER_ALIASES else []
-    for spelling in spellings + [query]:
+    for spelling in alias_spellings(query):
         defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
         if defs:
             return defs
     return []
+
+
+def alias_spellings(query: str) -> list[str]:
+    """`query` with a conventional alias read as the module it stands for
+    (`jnp.einsum` -> `jax.numpy.einsum`), then as written."""
+    head, dot, rest = query.partition(".")
+    return ([f"{R.USER_ALIASES[head]}.{rest}"] if dot and head in R.USER_ALIASES else []) \
+        + [query]
 
 
 def _lacks(prims: list[Primitive], kind: str, platform: str | None) -> str:
@@ -112,7 +132,7 @@ def suggest(index, query: str, limit: int = 5) -> tuple[str, ...]:
     return tuple(difflib.get_close_matches(leaf, sorted(index.names()), n=limit, cutoff=0.75))
 
 
-def _spellings(query: str) -> tuple[str, str]:
+def spellings(query: str) -> tuple[str, str]:
     """The last dotted part, and that part without a `_p` suffix."""
     leaf = query.rpartition(".")[2]
     return leaf, leaf[:-2] if leaf.endswith("_p") else leaf

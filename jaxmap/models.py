@@ -121,13 +121,15 @@ class Definition(NamedTuple):
 
 class Resolution(NamedTuple):
     """What the store writes, as plain rows: the resolver's output, or a snapshot's
-    documents read back (which have no imports, binds, tests or diagnostics)."""
+    documents read back (which have no imports, binds, calls, tests, messages or diagnostics)."""
 
     primitives: list[dict]  # the `primitives --json` schema, less paths made absolute
     definitions: list[dict]  # name, qualname, kind, module, file, line, end_line, summary, public
     imports: list[tuple[str, str]]  # (module, imported module in the tree)
-    binds: list[tuple[str, str, int, int]]  # (module, function, primitive index, line)
+    binds: list[tuple]  # (module, function, primitive index, line, caller id, via helper)
     tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
     diagnostics: list[str]
     jax_version: str | None
     platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
+    calls: list[tuple]  # (caller id, callee id | None, text, status, line)
+    messages: list[tuple]  # (file, line, function, exception, literal pieces as JSON)

@@ -1,5 +1,6 @@
 """Row types of the whole-index reads (index.py's definition_rows, primitive_rows,
-rule_rows, binds), for the graph and the repo map: a module of their own so that
+rule_rows, binds, call-graph nodes), for the graph, the repo map and the call-graph
+queries: a module of their own so that
 `jaxmap locate` does not pay for creating them."""
 
 from __future__ import annotations
@@ -44,3 +45,20 @@ class Bind(NamedTuple):
     function: str
     primitive_id: int
     line: int
+
+
+class Node(NamedTuple):
+    """A definition in the call graph: its id, where it is, and its public paths
+    (shortest first)."""
+
+    id: int
+    qualname: str
+    kind: str
+    file: str
+    line: int
+    public: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """How users write it: its shortest public path, else its qualified name."""
+        return self.public[0] if self.public else self.qualname

@@ -90,7 +90,7 @@ def _resolution(document: dict) -> Resolution:
     definitions = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
                    for d in document["definitions"]]
     return Resolution(document["primitives"], definitions, [], [], [], [],
-                      document["jax_version"], {})
+                      document["jax_version"], {}, [], [])
 
 
 def _version_key(version: str) -> tuple[int, ...]:

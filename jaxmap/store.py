@@ -43,7 +43,13 @@ CREATE TABLE definitions (
   line INTEGER, end_line INTEGER, summary TEXT);
 CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
 CREATE TABLE imports (module TEXT, target TEXT);
-CREATE TABLE binds (module TEXT, function TEXT, primitive_id INTEGER, line INTEGER);
+CREATE TABLE binds (
+  module TEXT, function TEXT, primitive_id INTEGER, line INTEGER, definition_id INTEGER,
+  via TEXT);
+CREATE TABLE messages (
+  file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT);
+CREATE TABLE calls (
+  caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
 CREATE TABLE diagnostics (message TEXT);
 """
@@ -52,14 +58,24 @@ _INDEXES = """
 CREATE INDEX primitives_name ON primitives (name);
 CREATE INDEX primitives_variable ON primitives (variable);
 CREATE INDEX rules_primitive ON rules (primitive_id);
+CREATE INDEX rules_function ON rules (function_file, function_line);
+CREATE INDEX definitions_place ON definitions (file, line);
+CREATE INDEX definitions_module ON definitions (module);
+CREATE INDEX primitives_module ON primitives (module);
+CREATE INDEX imports_module ON imports (module);
+CREATE INDEX imports_target ON imports (target);
 CREATE INDEX tests_primitive ON tests (primitive_id);
 CREATE INDEX definitions_name ON definitions (name);
 CREATE INDEX definitions_qualname ON definitions (qualname);
 CREATE INDEX public_paths_path ON public_paths (path);
 CREATE INDEX public_paths_definition ON public_paths (definition_id);
+CREATE INDEX binds_primitive ON binds (primitive_id);
+CREATE INDEX binds_definition ON binds (definition_id);
+CREATE INDEX calls_caller ON calls (caller);
+CREATE INDEX calls_callee ON calls (callee);
 """
 TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
-                    "public_paths", "imports", "binds", "tests", "diagnostics"})
+                    "public_paths", "imports", "binds", "calls", "messages", "tests", "diagnostics"})
 
 
 def cache_dir() -> str:
@@ -203,7 +219,9 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
         (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
-    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?)", resolution.binds)
+    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", resolution.calls)
+    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])

@@ -48,7 +48,10 @@ def located_document(root: str, jax_version, found, path: PathFn = _same) -> str
                   "primitives": [{**primitive(p, path), "tests": [
                       {"name": t.name, "file": path(t.loc.file), "line": t.loc.line}
                       for t in p.tests]} for p in found.primitives],
-                  "definitions": [definition(d, path) for d in found.definitions]})
+                  "definitions": [{**definition(d, path), "reaches": [
+                      {"primitive": r.label, "chain": list(r.chain)} for r in reached]}
+                      for d, reached in zip(found.definitions,
+                                            found.reaches or [()] * len(found.definitions))]})
 
 
 def repo_map_document(data) -> str:
@@ -99,10 +102,16 @@ def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool) -> st
         for c, diff in zip(changes, diffs)]})
 
 
-def index_document(report, messages: list[str]) -> str:
-    """An indexer.IndexReport, with the resolver's diagnostics."""
+def index_document(report, messages: list[str], call_counts: dict[str, int]) -> str:
+    """An indexer.IndexReport, with the resolver's diagnostics and its call edges by
+    status (`unresolved_share`: unresolved of all calls)."""
+    total = sum(call_counts.values())
+    calls = {status: call_counts.get(status, 0)
+             for status in ("resolved", "external", "unresolved")}
     return _dump({**report._asdict(), "changed": report.changed,
-                  "diagnostic_messages": messages})
+                  "diagnostic_messages": messages,
+                  "calls": {**calls, "total": total, "unresolved_share":
+                            round(calls["unresolved"] / total, 4) if total else 0.0}})
 
 
 def verify_document(report) -> str:
@@ -143,11 +152,6 @@ def diff_document(diff) -> str:
 def ranking_document(rows: list[tuple[str, float]]) -> str:
     """`graph --central`: modules with their scores, best first."""
     return _dump([{"module": name, "score": round(score, 6)} for name, score in rows])
-
-
-def graph_document(nodes: list[str], edges: list[tuple[str, str, str]]) -> str:
-    return _dump({"nodes": nodes, "edges": [{"source": u, "kind": k, "target": v}
-                                            for u, k, v in edges]})
 
 
 def _dump(document: dict | list) -> str:

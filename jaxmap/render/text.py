@@ -14,12 +14,15 @@ if TYPE_CHECKING:
 
 
 _TESTS_SHOWN = 5
+_REACHED_SHOWN = 8
 
 
 def located(found, path: PathFn, source_line: SourceFn) -> str:
     blocks = [primitive(p, path, source_line) for p in found.primitives]
     if found.definitions:
-        blocks.append("\n".join(definition(d, path) for d in found.definitions))
+        reaches = found.reaches or [()] * len(found.definitions)
+        blocks.append("\n".join(definition(d, path) + reached(r)
+                                for d, r in zip(found.definitions, reaches)))
     return "\n\n".join(blocks)
 
 
@@ -66,6 +69,16 @@ def definition(d: Definition, path: PathFn) -> str:
     if d.public_paths:
         text += "  (public: " + ", ".join(d.public_paths) + ")"
     return text
+
+
+def reached(prims) -> str:
+    """`  reaches  add_p, mul_p, ...`: the primitives a function reaches, a few."""
+    if not prims:
+        return ""
+    names = ", ".join(r.label for r in prims[:_REACHED_SHOWN])
+    more = f", ... {len(prims) - _REACHED_SHOWN} more (--json lists all with chains)" \
+        if len(prims) > _REACHED_SHOWN else ""
+    return f"\n  reaches  {names}{more}"
 
 
 def primitives_table(prims: list[Primitive], path: PathFn) -> str:
@@ -143,11 +156,6 @@ def index_diff(diff) -> str:
 def ranking(rows: list[tuple[str, float]]) -> str:
     """(name, score) rows, best first: `0.0123  jax._src.core`."""
     return "\n".join(f"{score:.4f}  {name}" for name, score in rows)
-
-
-def edges(rows: list[tuple[str, str, str]]) -> str:
-    """(source, kind, target) graph edges: `a --kind--> b`."""
-    return "\n".join(f"{u} --{k}--> {v}" for u, k, v in rows)
 
 
 def map_written(paths: list[str], data, tokens: int) -> str:

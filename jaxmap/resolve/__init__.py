@@ -5,7 +5,7 @@ Three collaborators, composed here: `Names` (modules, imports, lookup), the
 `Interpreter` (runs modules, summarises helpers; it composes `Classes`, for classes
 that make primitives, and `Registrations`, for how a registration becomes a rule), and
 `Findings` (primitives, rules, diagnostics). `edges` turns what they found into the
-remaining rows.
+remaining rows, and `calls` into the call graph (call and binds edges).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 
 from jaxmap.facts import DICT, STR, UNKNOWN, FileFacts
 from jaxmap.models import Resolution
-from jaxmap.resolve import edges
+from jaxmap.resolve import calls, edges
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.interpreter import Interpreter
 from jaxmap.resolve.names import Names
@@ -43,10 +43,14 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     interpreter.classes.trace_rules()
     aliases = _platform_aliases(interpreter)
     findings.expand_platforms(aliases)
-    binds = edges.binds(names)
-    return Resolution(findings.primitives, edges.definitions(names, findings),
-                      edges.import_edges(names), binds, edges.tests(names, binds),
-                      findings.diagnostics, _jax_version(names, interpreter), aliases)
+    definitions = edges.definitions(names, findings)
+    ids = {row["qualname"]: i for i, row in enumerate(definitions)}
+    call_rows = calls.call_edges(names, ids)
+    binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
+    tests = edges.tests(names, ids, calls.Reach(call_rows, binds))
+    return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
+                      tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
+                      call_rows, edges.messages(names))
 
 
 # Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).

@@ -1,10 +1,13 @@
 """After resolution: the rows of definitions (with the public paths they are exported
-under), module import edges, the functions that bind each primitive, and the tests
-that exercise it."""
+under), module import edges, the tests that exercise each primitive, and the messages
+raised (the call graph itself is calls.py's)."""
 
 from __future__ import annotations
 
-from jaxmap.facts import APPLIED, CLASS, FUNC, METHOD, MODULE, PRIM, STR, SYM, TUPLE, Binds
+import json
+
+from jaxmap.facts import APPLIED, CLASS, FUNC, MODULE, PRIM, STR, SYM, TUPLE
+from jaxmap.resolve.calls import Reach
 from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
 from jaxmap.resolve.values import MAX_HOPS
@@ -113,65 +116,30 @@ def import_edges(names: Names) -> list[tuple[str, str]]:
     return sorted(edges)
 
 
-def binds(names: Names) -> list[tuple[str, str, int, int]]:
-    """Functions that bind a primitive (`x_p.bind(...)`): (module, function, primitive
-    index, line)."""
-    rows = []
-    for module, (_, facts) in names.modules.items():
-        for event in facts.events:
-            if isinstance(event, Binds):
-                value = names.lookup(event.name, module, event.scope)
-                if value[0] == PRIM:
-                    rows.append((module, event.scope, value[1], event.line))
-    return rows
-
-
-def tests(names: Names, binds: list[tuple[str, str, int, int]]) -> list[tuple[int, str, str, int]]:
+def tests(names: Names, ids: dict[str, int], reach: Reach) -> list[tuple[int, str, str, int]]:
     """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
-    each `test*` function that uses the primitive or calls a function binding it (or
-    calling, in its own module, one that does)."""
-    if not any(facts.tests for _, facts in names.modules.values()):
-        return []
-    binders = _binders(names, binds)
+    each `test*` function that names the primitive or reaches it through its calls, in
+    any module (a helper of its own, a nested def, a lambda, `partial(...)`)."""
     rows = set()
     for module, (path, facts) in names.modules.items():
-        exercised: dict[str, tuple[int, ...]] = {}  # name -> primitives, per module
         for qualname, test in facts.tests.items():
+            found = set(reach(ids[f"{module}.{qualname}"])) \
+                if f"{module}.{qualname}" in ids else set()
             for name in test.names:
-                if name not in exercised:
-                    exercised[name] = _primitives_of(names.lookup(name, module), binders)
-                rows.update((pid, qualname, path, test.line) for pid in exercised[name])
+                if name.endswith("_p"):
+                    value = names.lookup(name, module, qualname)
+                    if value[0] == PRIM:
+                        found.add(value[1])
+            rows.update((pid, qualname, path, test.line) for pid in found)
     return sorted(rows)
 
 
-def _binders(names: Names, binds: list[tuple[str, str, int, int]]) -> dict[tuple, set[int]]:
-    """(module, function) -> primitives it binds, itself or through functions of its
-    module that it calls."""
-    binders: dict[tuple[str, str], set[int]] = {}
-    for module, function, pid, _line in binds:
-        binders.setdefault((module, function), set()).add(pid)
-    changed = True
-    while changed:  # chains of helpers are short; each pass adds one link
-        changed = False
-        for module, (_, facts) in names.modules.items():
-            for caller, callees in facts.calls.items():
-                bound = set().union(*(binders.get((module, c), ()) for c in callees))
-                known = binders.setdefault((module, caller), set())
-                if not bound <= known:
-                    known |= bound
-                    changed = True
-    return binders
-
-
-def _primitives_of(value: tuple, binders: dict) -> tuple[int, ...]:
-    """The primitive a used name is (or whose method it is), or those it binds."""
-    if value[0] == METHOD:
-        value = value[1]
-    if value[0] == PRIM:
-        return (value[1],)
-    if value[0] == FUNC:
-        return tuple(binders.get((value[1], value[2]), ()))
-    return ()
+def messages(names: Names) -> list[tuple[str, int, str, str, str]]:
+    """Every message raised or warned: (file, line, function or module, exception,
+    literal pieces as JSON)."""
+    return [(path, m.line, f"{module}.{m.scope}" if m.scope else module, m.exception,
+             json.dumps(m.pieces)) for module, (path, facts) in names.modules.items()
+            for m in facts.messages]
 
 
 def _public_module(module: str) -> bool:

@@ -23,6 +23,7 @@ class Names:
         self.stars: dict[str, list[str]] = {}  # module -> modules it star-imports
         self.top_names: dict[str, dict[str, tuple]] = {}
         self.env_of: Callable[[str], dict] = lambda module: {}
+        self._in_tree: dict[str, bool] = {}
         for module, (_, facts) in self.modules.items():
             for imported in facts.imports:
                 if imported.alias == STAR:
@@ -111,9 +112,14 @@ class Names:
         return (SYM, name)
 
     def in_tree(self, dotted: str) -> bool:
-        """Whether a qualified name lies in a module of the tree."""
-        parts = dotted.split(".")
-        return any(".".join(parts[:n]) in self.modules for n in range(len(parts), 0, -1))
+        """Whether a qualified name lies in a module of the tree (memoised: the call
+        graph asks about the same names many times)."""
+        found = self._in_tree.get(dotted)
+        if found is None:
+            parts = dotted.split(".")
+            found = self._in_tree[dotted] = any(
+                ".".join(parts[:n]) in self.modules for n in range(len(parts), 0, -1))
+        return found
 
     def def_location(self, module: str, qualname: str) -> dict | None:
         """A function's name, file and line, as a rule's `function`."""

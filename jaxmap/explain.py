@@ -1,0 +1,187 @@
+"""`jaxmap explain TEXT`: where a JAX error message comes from, and for a missing rule,
+how to add it.
+
+The message formats are the indexed tree's own `raise`/`warnings.warn` sites
+(messages.py), so each release's wording is followed. A message that says a rule is
+missing (`Differentiation rule for 'foo' not implemented`, `MLIR translation rule for
+primitive 'foo' not found for platform cpu`, hijax's `for grad support, subclass ...
+must implement `vjp_fwd``) is answered with the primitive, the missing kind, the
+registries that take it, the rules the primitive has, sibling primitives whose rule
+of that kind is a working example, and `jaxmap new-primitive`'s flag for it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from jaxmap import registrars as R
+from jaxmap.errors import NotFound
+from jaxmap.messages import MIN_LITERAL, template_regex
+from jaxmap.models import Primitive, RuleKind as K
+
+# What a rule-missing message says, in its own words -> the kind; first match wins
+# ("Transpose rule (for reverse-mode differentiation)" is a transpose rule).
+_RULE_WORDS = (("transpose rule", K.TRANSPOSE), ("differentiation rule", K.JVP),
+               ("batching rule", K.BATCHING), ("translation rule", K.LOWERING),
+               ("abstract evaluation", K.ABSTRACT_EVAL), ("evaluation rule", K.IMPL))
+_MISSING = ("not implemented", "not found", "must implement")
+_METHOD = re.compile(r"`(\w+)`")
+_CLASS = re.compile(r"<class '([^']+)'>")
+# `jaxmap new-primitive` options that generate the rule a message says is missing.
+_FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}"}
+_SIBLINGS = 3
+
+
+class Site(NamedTuple):
+    file: str
+    line: int
+    function: str
+    exception: str
+
+
+class Sibling(NamedTuple):
+    name: str
+    file: str  # where its rule of the missing kind is registered
+    line: int
+    function: str | None
+
+
+class MissingRule(NamedTuple):
+    kind: str
+    style: str  # classic or hijax
+    name: str  # the primitive (or hijax class) as the message names it
+    platforms: tuple[str, ...]
+    primitive: Primitive | None  # None: not defined in the indexed tree
+    register_with: tuple[tuple[str, str, int], ...]  # (registry or method, file, line)
+    siblings: tuple[Sibling, ...]
+    flag: str | None
+
+
+class Explanation(NamedTuple):
+    message: str  # the text matched
+    sites: tuple[Site, ...]  # where it is raised (several: one wording, several sites)
+    missing: MissingRule | None
+
+
+def explain(index, text: str) -> Explanation:
+    """The raise sites of the message in `text` (a message or a whole traceback),
+    best match first; NotFound if no message of the tree matches."""
+    best, score, match = [], 0, None
+    for file, line, function, exception, pieces in _candidates(index, text):
+        found = template_regex(pieces).search(text)
+        literal = sum(len(p.strip()) for p in pieces)
+        if found and literal >= score:
+            if literal > score:
+                best, score, match = [], literal, (found, pieces)
+            best.append(Site(file, line, function, exception))
+    if not best:
+        raise NotFound("not an error message raised in this tree")
+    found, pieces = match
+    return Explanation(found.group().strip(), tuple(best),
+                       _missing(index, pieces, found.groups()))
+
+
+def _candidates(index, text: str):
+    """Messages whose longest word is in `text` and that have enough literal text."""
+    for row in index.messages():
+        pieces = row[4]
+        words = [w for p in pieces for w in p.split()]
+        if words and sum(len(p.strip()) for p in pieces) >= MIN_LITERAL \
+                and max(words, key=len) in text:
+            yield row
+
+
+def _missing(index, pieces: tuple[str, ...], groups: tuple[str, ...]) -> MissingRule | None:
+    """What a rule-missing message is about; None for any other message."""
+    wording = " ".join(pieces).lower()
+    if not any(word in wording for word in _MISSING):
+        return None
+    methods = [m for m in _METHOD.findall(" ".join(pieces)) if m in R.HIJAX_METHODS]
+    if methods and "subclass" in wording:
+        kind, style = R.HIJAX_METHODS[methods[0]], "hijax"
+    else:
+        kinds = [k for words, k in _RULE_WORDS if words in wording]
+        if not kinds:
+            return None
+        kind, style = kinds[0], "classic"
+    name, prim = _primitive(index, groups)
+    platforms = _platforms(pieces, groups) if kind == K.LOWERING else ()
+    flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
+    if flag and "{platform}" in flag:
+        flag = flag.format(platform=platforms[0]) if platforms else None
+    return MissingRule(kind.value, style, name, platforms, prim,
+                       _registries(index, kind, style, methods),
+                       _siblings(index, prim, kind, platforms, style), flag)
+
+
+def _primitive(index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:
+    """The primitive a message names: a quoted name, or a hijax class."""
+    from jaxmap.locate import spellings
+
+    names = []
+    for group in groups:
+        cls = _CLASS.search(group)
+        names.append(cls.group(1).rpartition(".")[2] if cls else group.strip(" '\"`"))
+    for name in names:
+        if name and re.fullmatch(r"[\w\-.]+", name):
+            found = index.primitives_named(*spellings(name))
+            if found:
+                return name, found[0]
+    return next((n for n in names if n), ""), None
+
+
+def _platforms(pieces: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, ...]:
+    """The platforms a lowering message names (the field after `platform`)."""
+    for piece, group in zip(pieces, groups):
+        if "platform" in piece:
+            return tuple(re.findall(r"[a-z_]+", group))
+    return ()
+
+
+def _registries(index, kind: K, style: str, methods: list[str]) -> tuple:
+    """Where to register a rule of `kind`: the registrars and registries of that kind
+    (or, for hijax, the methods to define), each with its file and line."""
+    if style == "hijax":
+        names = [f"{base}.{m}" for base in R.HI_PRIMITIVE_BASES + R.HIJAX_CLASS_BASES
+                 for m in methods]
+    else:
+        names = [n for n, entry in R.CALLS.items() if kind in entry.kinds]
+        names += [f"core.Primitive.{m}" for m, k in R.METHODS.items() if k == kind]
+        names += [n for n, k in R.REGISTRIES.items() if k == kind]
+    found = []
+    for short in names:
+        for qualified in R.expand(short):
+            place = index.place(qualified)
+            if place:
+                found.append((short, *place))
+                break
+    return tuple(found[:4])
+
+
+def _siblings(index, prim: Primitive | None, kind: K, platforms: tuple[str, ...],
+              style: str) -> tuple[Sibling, ...]:
+    """Primitives of the same module (for one outside the tree: jax.lax's, or any hijax
+    class for a hijax one) with a rule of `kind` (for one of `platforms`), most similar
+    rule kinds first."""
+    def near(other: Primitive) -> bool:
+        if prim is not None:
+            return other.module == prim.module and other.name != prim.name
+        return other.style == "hijax" if style == "hijax" else \
+            other.module == R.EXAMPLE_MODULES[0]
+
+    have = {r.kind for r in prim.rules} if prim else set()
+    ranked = []
+    for other in index.primitives():
+        if not near(other):
+            continue
+        rules = [r for r in other.rules if r.kind == kind and (
+            not platforms or not (r.platforms or r.platform)
+            or set(platforms) & set(r.platforms or (r.platform,)))]
+        if rules:
+            kinds = {r.kind for r in other.rules}
+            similarity = len(kinds & have) / len(kinds | have) if have else 0.0
+            ranked.append((-similarity, other.name, rules[0]))
+    ranked.sort(key=lambda item: item[:2])
+    return tuple(Sibling(name, r.loc.file, r.loc.line, r.function.name if r.function else None)
+                 for _, name, r in ranked[:_SIBLINGS])

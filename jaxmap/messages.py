@@ -1,0 +1,130 @@
+"""The error and warning messages a file can raise, read from its text: the format
+string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable it
+raises (`msg = f"..."; raise E(msg)`). A message is stored as its literal pieces, a
+placeholder between each two: f-string fields, `.format` fields and `%` conversions
+are placeholders, adjacent literals are joined. `template_regex` turns the pieces back
+into a pattern that matches the message as raised.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SITE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(|warn(?:ings\.warn)?[ \t]*\(")
+_PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
+_BODIES = {
+    b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
+    b"'": re.compile(rb"((?:[^'\\\n]|\\.)*)'"),
+    b'"""': re.compile(rb'((?:[^\\]|\\.)*?)"""', re.S),
+    b"'''": re.compile(rb"((?:[^\\]|\\.)*?)'''", re.S),
+}
+_GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_NAME_CHAR = re.compile(rb"[\w.]")
+_FORMAT = re.compile(rb"\s*\.format\(")
+_PERCENT = re.compile(rb"\s*%")
+_FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
+_CONVERSION = re.compile(r"%%|%[-#0 +]*(?:\*|\d+)?(?:\.\d+)?[sdrifgeExXoca]")
+_ESCAPE = re.compile(r"\\(\n|.)")
+_ESCAPES = {"n": "\n", "t": "\t", "\n": ""}
+_LOOK_BACK = 3000  # bytes searched before a raise for the variable it raises
+MIN_LITERAL = 12  # a message with less literal text than this matches too much
+
+
+def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(byte offset, exception or 'warning', pieces) of each raise or warn site whose
+    message is a literal format string (directly, or through a variable)."""
+    found = []
+    for match in _SITE.finditer(source):
+        if match.start() and _NAME_CHAR.match(source, match.start() - 1):
+            continue  # `self.warn(`, `reraise E(`: not a site
+        kind = match.group(1).decode() if match.group(1) else "warning"
+        pieces = _run(source, match.end())
+        if pieces is None:
+            pieces = _variable(source, match.end(), match.start())
+        if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
+            found.append((match.start(), kind, pieces))
+    return found
+
+
+def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
+    """`raise E(msg)`: the string last assigned to `msg` before the site."""
+    name = _NAME.match(source, _GAP.match(source, at).end())
+    if name is None:
+        return None
+    assign = re.compile(rb"(?<![\w.])" + re.escape(name.group()) + rb"[ \t]*=[ \t]*(?!=)")
+    last = None
+    for found in assign.finditer(source, max(0, site - _LOOK_BACK), site):
+        last = found
+    return _run(source, last.end()) if last else None
+
+
+def _run(source: bytes, at: int) -> tuple[str, ...] | None:
+    """The pieces of the adjacent string literals starting at `at`, with any
+    `.format(`/`%` after them; None if no literal starts there."""
+    pieces: list[str] = []
+    formatted = False
+    while True:
+        at = _GAP.match(source, at).end()
+        opening = _PREFIX.match(source, at)
+        if opening is None:
+            break
+        prefix, quote = opening.group(1).lower(), opening.group(2)
+        body = _BODIES[quote].match(source, opening.end())
+        if body is None:
+            return None
+        text = body.group(1).decode("utf-8", "replace")
+        if b"r" not in prefix:
+            text = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
+        _join(pieces, _split(text, _FIELD) if b"f" in prefix else [text])
+        formatted = formatted or b"f" in prefix
+        at = body.end()
+    if not pieces:
+        return None
+    if _FORMAT.match(source, at):
+        pieces = _resplit(pieces, _FIELD)
+    elif _PERCENT.match(source, at):
+        pieces = _resplit(pieces, _CONVERSION)
+    return tuple(pieces)
+
+
+def _split(text: str, fields: re.Pattern) -> list[str]:
+    """Literal pieces of `text` around its fields (`{{`, `%%`: the literal brace/sign)."""
+    pieces, current, at = [], "", 0
+    for field in fields.finditer(text):
+        current += text[at:field.start()]
+        if field.group() in ("{{", "}}", "%%"):
+            current += field.group()[0]
+        else:
+            pieces.append(current)
+            current = ""
+        at = field.end()
+    return pieces + [current + text[at:]]
+
+
+def _resplit(pieces: list[str], fields: re.Pattern) -> list[str]:
+    """`pieces` with the fields of each split out too (`"...{}...".format(x)`)."""
+    return [part for piece in pieces for part in _split(piece, fields)]
+
+
+def _join(pieces: list[str], more: list[str]) -> None:
+    """Adjacent literals: the first piece of `more` continues the last of `pieces`."""
+    if pieces:
+        pieces[-1] += more[0]
+        pieces.extend(more[1:])
+    else:
+        pieces.extend(more)
+
+
+def template_regex(pieces: tuple[str, ...]) -> re.Pattern:
+    """A pattern matching a message raised from `pieces`: each placeholder a group;
+    any run of whitespace matches any other (messages get wrapped)."""
+    def literal(piece: str) -> str:
+        return r"\s+".join(re.escape(word) for word in piece.split()) \
+            + (r"\s*" if piece[-1:].isspace() else "")
+
+    parts = [literal(p) if p.strip() else r"\s*" for p in pieces]
+    pattern = "(.*?)".join(parts)
+    if len(pieces) > 1 and not pieces[-1].strip():  # ends with a field: to the line's end
+        pattern = pattern[:pattern.rindex("(.*?)")] + r"([^\n]*)" + parts[-1]
+    return re.compile(pattern, re.S)

@@ -1,0 +1,85 @@
+"""A neighbourhood (neighbours.Neighbourhood) as text, JSON, Graphviz dot, Mermaid
+(pastes into a GitHub issue) or GraphML; `picture` turns dot into SVG or PNG with
+Graphviz's `dot` where it is installed."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from jaxmap.errors import JaxmapError
+
+TEXT_FORMATS = ("text", "json", "dot", "mermaid", "graphml")
+PICTURE_FORMATS = ("svg", "png")
+_SHAPES = {"module": "folder", "function": "box", "class": "box3d", "primitive": "ellipse",
+           "rule": "note"}
+
+
+def render(hood, fmt: str) -> str:
+    return {"text": _text, "json": _json, "dot": dot, "mermaid": _mermaid,
+            "graphml": _graphml}[fmt](hood)
+
+
+def _text(hood) -> str:
+    return "\n".join(f"{u} -{kind}-> {v}" for u, kind, v in hood.edges) or \
+        "\n".join(hood.roots) + "\n(no edges)"
+
+
+def _json(hood) -> str:
+    return json.dumps({"roots": list(hood.roots),
+                       "nodes": [{"id": label, **info} for label, info
+                                 in sorted(hood.nodes.items())],
+                       "edges": [{"source": u, "kind": k, "target": v}
+                                 for u, k, v in hood.edges]}, indent=1)
+
+
+def dot(hood) -> str:
+    lines = ["digraph jaxmap {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
+    for label, info in sorted(hood.nodes.items()):
+        style = ', style=bold' if label in hood.roots else ""
+        lines.append(f'  {json.dumps(label)} [shape={_SHAPES.get(info["kind"], "box")}'
+                     f'{style}];')
+    lines += [f'  {json.dumps(u)} -> {json.dumps(v)} [label="{kind}"];'
+              for u, kind, v in hood.edges]
+    return "\n".join(lines + ["}"])
+
+
+def _mermaid(hood) -> str:
+    ids = {label: f"n{i}" for i, label in enumerate(sorted(hood.nodes))}
+    lines = ["flowchart LR"]
+    lines += [f'  {ids[label]}["{label.replace(chr(34), "#quot;")}"]'
+              for label in sorted(hood.nodes)]
+    lines += [f"  {ids[u]} -->|{kind}| {ids[v]}" for u, kind, v in hood.edges]
+    return "\n".join(lines)
+
+
+def _graphml(hood) -> str:
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
+             '  <key id="kind" for="all" attr.name="kind" attr.type="string"/>',
+             '  <key id="file" for="node" attr.name="file" attr.type="string"/>',
+             '  <key id="line" for="node" attr.name="line" attr.type="int"/>',
+             '  <graph edgedefault="directed">']
+    for label, info in sorted(hood.nodes.items()):
+        lines.append(f'    <node id="{escape(label)}"><data key="kind">{info["kind"]}</data>'
+                     f'<data key="file">{info["file"] or ""}</data>'
+                     f'<data key="line">{info["line"]}</data></node>')
+    lines += [f'    <edge source="{escape(u)}" target="{escape(v)}">'
+              f'<data key="kind">{kind}</data></edge>' for u, kind, v in hood.edges]
+    return "\n".join(lines + ["  </graph>", "</graphml>"])
+
+
+def picture(hood, fmt: str) -> bytes:
+    """The neighbourhood drawn by Graphviz (`svg` or `png`)."""
+    import shutil
+    import subprocess
+
+    program = shutil.which("dot")
+    if program is None:
+        raise JaxmapError(f"--format {fmt} needs Graphviz's `dot`, which is not installed; "
+                          "use --format dot and render it elsewhere")
+    result = subprocess.run([program, f"-T{fmt}"], input=dot(hood).encode(),
+                            capture_output=True, check=False)
+    if result.returncode:
+        raise JaxmapError(f"Graphviz failed: {result.stderr.decode(errors='replace')[:200]}")
+    return result.stdout

@@ -1,0 +1,119 @@
+"""binds, callers, calls, coverage, graph and index's call counts, on the minijax
+fixture through the CLI (`main(argv) -> int`)."""
+
+from __future__ import annotations
+
+import json
+
+from markers import mark
+from test_cli import assert_one_line_error, run, run_json
+
+CALL_KEYS = {"root", "query", "direction", "targets", "count", "found"}
+FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain"}
+
+
+def test_binds_lists_the_public_api_first_with_chains(capsys):
+    document = run_json(capsys, "binds", "psum")
+    assert CALL_KEYS == document.keys() and document["targets"] == ["psum_p.bind"]
+    assert all(FOUND_KEYS == f.keys() for f in document["found"])
+    first = document["found"][0]
+    assert first["name"] == "jax.lax.psum" and first["chain"] == ["jax.lax.psum", "psum_p.bind"]
+    pmean = next(f for f in document["found"] if f["name"] == "jax.lax.pmean")
+    assert pmean["chain"] == ["jax.lax.pmean", "jax._src.lax.parallel._pmean",
+                              "jax._src.lax.parallel._psum_halved", "psum_p.bind"]
+    publics = [f["public"] for f in document["found"]]
+    assert publics == sorted(publics, reverse=True)
+
+
+def test_binds_public_and_depth(capsys):
+    public = run_json(capsys, "binds", "psum_p", "--public")["found"]
+    assert {f["name"] for f in public} == {"jax.lax.psum", "jax.lax.pmean"}
+    direct = run_json(capsys, "binds", "psum", "--depth", "0")["found"]
+    assert {f["depth"] for f in direct} == {0}
+    assert "jax.lax.pmean" not in {f["name"] for f in direct}
+
+
+def test_callers_and_calls_follow_helpers(capsys):
+    callers = run_json(capsys, "callers", "jax._src.lax.parallel._psum_halved", "--depth", "2")
+    assert [(f["name"], f["depth"]) for f in callers["found"]] == \
+        [("jax._src.lax.parallel._pmean", 1), ("jax.lax.pmean", 2)]
+    calls = run_json(capsys, "calls", "lax.pmean", "--depth", "3")["found"]
+    assert ("psum_p", "primitive") in {(f["name"], f["kind"]) for f in calls}
+
+
+def test_tests_reach_primitives_through_every_idiom(capsys):
+    (mul,) = run_json(capsys, "locate", "mul_p")["primitives"]
+    found = {(t["name"], t["file"], t["line"]) for t in mul["tests"]}
+    for name, key in [("test_nested_def", "test-mul-nested"), ("test_lambda", "test-mul-lambda"),
+                      ("test_partial", "test-mul-partial"),
+                      ("test_own_helper", "test-mul-helper")]:
+        assert (name, *mark(key)) in found
+
+
+def test_locate_lists_what_a_function_reaches(capsys):
+    (pmean,) = run_json(capsys, "locate", "lax.pmean")["definitions"]
+    assert pmean["reaches"][0]["primitive"] == "psum_p"
+    assert pmean["reaches"][0]["chain"][-1] == "psum_p.bind"
+    code, out, _ = run(capsys, "locate", "lax.pmean")
+    assert code == 0 and "\n  reaches  psum_p" in out
+
+
+def test_callers_name_unresolved_calls_that_may_be_to_it(capsys, tmp_path):
+    (tmp_path / "m.py").write_text("def target(x):\n  return x\n\n"
+                                   "def user(obj):\n  return obj.target(1)\n")
+    code = run_tree(capsys, tmp_path, "callers", "target", "--json")
+    found = json.loads(code)["found"]
+    assert [(f["name"], f["kind"], f["chain"]) for f in found] == \
+        [("obj.target", "unresolved", ["m.user", "obj.target"])]
+
+
+def run_tree(capsys, root, *argv) -> str:
+    from jaxmap.cli import main
+
+    assert main([*argv, "--root", str(root)]) == 0
+    return capsys.readouterr().out
+
+
+def test_coverage_totals_agree_with_primitives(capsys):
+    prims = run_json(capsys, "primitives")["primitives"]
+    document = run_json(capsys, "coverage")
+    assert document["primitives"] == len(prims)
+    for kind in ("impl", "jvp", "transpose", "batching", "lowering"):
+        assert document["totals"][kind] == sum(
+            1 for p in prims if any(r["kind"] == kind for r in p["rules"]))
+    cpu = sum(1 for p in prims if any(r["kind"] == "lowering" and "cpu" in r["platforms"]
+                                      for r in p["rules"]))
+    assert document["totals"].get("lowering:cpu", 0) == cpu
+    missing = run_json(capsys, "coverage", "--missing", "jvp")
+    assert all(not row["rules"].get("jvp") for row in missing["rows"])
+    code, out, _ = run(capsys, "coverage", "--kind", "jvp", "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == "primitive,module,jvp"
+
+
+def test_graph_formats_and_output_file(capsys, tmp_path):
+    document = run_json(capsys, "graph", "psum", "--depth", "2")
+    kinds = {e["kind"] for e in document["edges"]}
+    assert {"defines", "has_rule", "implemented_by", "binds", "calls"} <= kinds
+    code, out, _ = run(capsys, "graph", "psum", "--format", "mermaid")
+    assert code == 0 and out.startswith("flowchart LR") and "-->|binds|" in out
+    code, out, _ = run(capsys, "graph", "psum", "--format", "dot")
+    assert code == 0 and out.startswith("digraph") and '[label="has_rule"]' in out
+    target = tmp_path / "psum.graphml"
+    code, _, _ = run(capsys, "graph", "psum", "--format", "graphml", "-o", str(target))
+    assert code == 0 and "<graphml" in target.read_text()
+    assert_one_line_error(*run(capsys, "graph", "psum", "-o", str(target)))  # no --force
+    code, _, _ = run(capsys, "graph", "psum", "-o", str(target), "--force")
+    assert code == 0 and " -has_rule-> rule:psum:" in target.read_text()  # text by default
+
+
+def test_index_counts_call_edges(capsys):
+    calls = run_json(capsys, "index")["calls"]
+    assert calls["total"] == calls["resolved"] + calls["external"] + calls["unresolved"]
+    assert 0 <= calls["unresolved_share"] <= 1
+
+
+def test_unknown_names_are_one_line_errors(capsys):
+    for argv in (["binds", "no_such_prim"], ["callers", "no_such_function"],
+                 ["calls", "no_such_function"], ["graph", "no_such_thing"],
+                 ["coverage", "--kind", "nope"]):
+        assert_one_line_error(*run(capsys, *argv))

@@ -1,0 +1,139 @@
+"""The call graph on inline sources: one edge idiom, or one unresolved case, per test."""
+
+from __future__ import annotations
+
+from inline import resolve_sources
+
+from jaxmap.resolve.calls import EXTERNAL, RESOLVED, UNRESOLVED
+
+CORE = "from jax._src import core\n"
+
+
+def edges(res, caller: str) -> dict[str, tuple[str, str | None]]:
+    """text -> (status, callee qualname) of each edge out of `caller`."""
+    names = [d["qualname"] for d in res.definitions]
+    caller_id = names.index(caller)
+    return {text: (status, names[callee] if callee is not None else None)
+            for c, callee, text, status, _line in res.calls if c == caller_id}
+
+
+def binders(res, prim: str) -> set[tuple[str, str | None]]:
+    """(function, helper) of each binds edge to primitive `prim`."""
+    pid = next(i for i, p in enumerate(res.primitives) if p["name"] == prim)
+    return {(f"{module}.{function}", via) for module, function, p, _l, _c, via in res.binds
+            if p == pid}
+
+
+def test_call_through_an_import_alias_and_a_reexport():
+    res = resolve_sources({
+        "pkg/__init__.py": "from pkg._impl import helper as helper\n",
+        "pkg/_impl.py": "def helper(x): return x\n",
+        "user.py": "import pkg as P\ndef f(x):\n  return P.helper(x)\n"})
+    assert edges(res, "user.f") == {"P.helper": (RESOLVED, "pkg._impl.helper")}
+
+
+def test_partial_and_a_name_handed_on_are_edges():
+    res = resolve_sources({"m.py": """
+        from functools import partial
+        def target(x): return x
+        def _private(x): return x
+        def f(x):
+          g = partial(target, 1)
+          return jit(_private)(x)
+        """})
+    found = edges(res, "m.f")
+    assert found["target"] == (RESOLVED, "m.target")
+    assert found["_private"] == (RESOLVED, "m._private")
+
+
+def test_wrapper_assigned_at_module_level_calls_what_it_wraps():
+    res = resolve_sources({"m.py": """
+        def api_boundary(f): return f
+        def _impl(x): return x
+        impl = api_boundary(_impl)
+        def f(x): return impl(x)
+        """})
+    assert edges(res, "m.f")["impl"] == (RESOLVED, "m._impl")
+
+
+def test_method_on_self_through_a_base_class():
+    res = resolve_sources({"m.py": """
+        class Base:
+          def helper(self): pass
+        class Child(Base):
+          def run(self):
+            return self.helper() + self.missing()
+        """})
+    found = edges(res, "m.Child.run")
+    assert found["self.helper"] == (RESOLVED, "m.Base.helper")
+    assert found["self.missing"] == (UNRESOLVED, None)
+
+
+def test_nested_def_and_lambda_belong_to_the_outer_function():
+    res = resolve_sources({"m.py": """
+        def a(x): return x
+        def b(x): return x
+        def f(x):
+          def inner(y):
+            return a(y)
+          return (lambda z: b(z))(inner(x))
+        """})
+    found = edges(res, "m.f")
+    assert found["a"] == (RESOLVED, "m.a") and found["b"] == (RESOLVED, "m.b")
+
+
+def test_external_calls_are_known_and_locals_are_unresolved():
+    res = resolve_sources({"m.py": """
+        import numpy as np
+        def f(x, fun):
+          y = np.sum(len(x))
+          return fun(y) + x.reshape(3)
+        """})
+    found = edges(res, "m.f")
+    assert found["np.sum"] == (EXTERNAL, None) and found["len"] == (EXTERNAL, None)
+    assert found["fun"] == (UNRESOLVED, None) and found["x.reshape"] == (UNRESOLVED, None)
+
+
+def test_comments_docstrings_and_definitions_are_not_calls():
+    res = resolve_sources({"m.py": '''
+        def f(x):
+          """Call g(x) to do it."""
+          # TODO(someone): h(x)
+          def inner(y): return y
+          return inner(x)
+        '''})
+    assert set(edges(res, "m.f")) == {"inner"}
+
+
+def test_direct_binder_and_binders_through_a_helper():
+    res = resolve_sources({"m.py": CORE + """
+        p_p = core.Primitive('p')
+        q_p = core.Primitive('q')
+        def direct(x): return p_p.bind(x)
+        def _bind(prim, x): return prim.bind(x)
+        def via_helper(x): return _bind(q_p, x)
+        def choose(x, c):
+          prim = p_p if c else q_p
+          return prim.bind(x)
+        """})
+    assert binders(res, "p") == {("m.direct", None), ("m.choose", None)}
+    assert binders(res, "q") == {("m.via_helper", "_bind"), ("m.choose", None)}
+
+
+def test_tests_reach_primitives_through_other_modules_and_own_helpers():
+    res = resolve_sources({
+        "lib.py": CORE + "p = core.Primitive('p')\ndef api(x): return p.bind(x)\n",
+        "wrap.py": "import lib\ndef outer(x): return lib.api(x)\n",
+        "tests/test_lib.py": """
+            import wrap
+            def _check(x): return wrap.outer(x)
+            def test_it():
+              _check(1)
+            """})
+    assert [(t[1], t[2]) for t in res.tests] == [("test_it", "tests/test_lib.py")]
+
+
+def test_a_call_that_cannot_be_told_is_kept_with_its_text():
+    res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
+    assert [(text, status) for _c, _t, text, status, _l in res.calls] == \
+        [("obj.method", UNRESOLVED)]

@@ -1,0 +1,169 @@
+"""The call graph and explain on the installed jax: public functions that reach a
+primitive, coverage against `primitives`, every text-search binder found, and
+explain on messages jax itself raises in the test."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import traceback
+from pathlib import Path
+
+import pytest
+
+from jaxmap import callgraph, coverage, explain
+from jaxmap.errors import NotFound
+from jaxmap.models import RuleKind
+
+
+def test_binds_reaches_the_public_api(installed_index):
+    public = {f.label for f in callgraph.binds(installed_index, "dot_general", public=True).found}
+    assert {"jax.numpy.einsum", "jax.lax.dot_general"} <= public
+    psum = {f.label for f in callgraph.binds(installed_index, "psum").found}
+    assert "jax.lax.psum" in psum
+
+
+def test_coverage_totals_equal_primitive_counts(installed_index):
+    prims = installed_index.primitives()
+    matrix = coverage.coverage(prims)
+    assert len(matrix.rows) == len(prims)
+    for kind in RuleKind:
+        have = sum(1 for p in prims if any(r.kind == kind for r in p.rules))
+        assert matrix.totals.get(kind.value, 0) == have, kind
+
+
+def test_binds_finds_every_binder_a_text_search_finds(installed_index):
+    """For every primitive variable, each function whose text has `<var>.bind(` is a
+    binder of a primitive of that variable."""
+    ids = [p.id for p in installed_index.primitive_rows()]
+    variables = {pid: variable for pid, _name, variable
+                 in installed_index.primitive_labels(ids) if variable}
+    bound = {(b.module, b.function, variables.get(b.primitive_id))
+             for b in installed_index.binds()}
+    functions = _functions_by_file(installed_index)
+    missed = []
+    for file, spans in functions.items():
+        text = (Path(installed_index.root) / file).read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(text, 1):
+            for var in re.findall(r"(?<![\w.])(\w+_p)\.bind(?:_with_trace)?\(", line):
+                if line.lstrip().startswith("#") or var not in set(variables.values()):
+                    continue
+                owner = _owner(spans, number)
+                if owner and (owner[0], owner[1], var) not in bound:
+                    missed.append(f"{file}:{number} {var}")
+    assert not missed, missed[:20]
+
+
+def _functions_by_file(index) -> dict[str, list[tuple[int, int, str, str]]]:
+    """file -> (line, end_line, module, qualname) of its outermost functions."""
+    spans: dict[str, list] = {}
+    for file, module, qualname, line, end_line in index._conn.execute(
+            "SELECT file, module, qualname, line, end_line FROM definitions "
+            "WHERE kind = 'function'"):
+        spans.setdefault(file, []).append((line, end_line, module,
+                                           qualname[len(module) + 1:]))
+    return spans
+
+
+def _owner(spans, number: int):
+    """(module, qualname) of the outermost function around line `number`."""
+    around = [s for s in spans if s[0] <= number <= (s[1] or s[0])]
+    if not around:
+        return None
+    line, end, module, qualname = min(around, key=lambda s: s[0])
+    return module, qualname
+
+
+# -- explain on messages jax raises ----------------------------------------------------
+
+jax = pytest.importorskip("jax")
+
+
+def _raised(fn) -> BaseException:
+    try:
+        fn()
+    except Exception as error:  # noqa: BLE001 - the message is what the test needs
+        return error
+    raise AssertionError("jax raised nothing")
+
+
+@pytest.fixture(scope="module")
+def classic():
+    from jax._src import core
+
+    prim = core.Primitive("frob_without_rules")
+    prim.def_impl(lambda x: x)
+    prim.def_abstract_eval(lambda x: x)
+    ones = jax.numpy.ones(3)
+    return {
+        "jvp": _raised(lambda: jax.grad(lambda x: prim.bind(x))(1.0)),
+        "batching": _raised(lambda: jax.vmap(lambda x: prim.bind(x))(ones)),
+        "lowering": _raised(lambda: jax.jit(lambda x: prim.bind(x))(1.0)),
+        "transpose": _raised(lambda: jax.linear_transpose(lambda x: prim.bind(x), 1.0)(1.0)),
+    }
+
+
+@pytest.mark.parametrize("kind", ["jvp", "batching", "lowering", "transpose"])
+def test_explain_classic_missing_rules(installed_index, classic, kind):
+    found = explain.explain(installed_index, str(classic[kind]))
+    missing = found.missing
+    assert missing.kind == kind and missing.style == "classic"
+    assert missing.name == "frob_without_rules" and missing.primitive is None
+    assert missing.register_with and missing.siblings
+    assert all(s.file and s.line for s in missing.siblings)
+    expected_flag = {"transpose": "--linear", "lowering": "--platform cpu"}.get(kind)
+    assert missing.flag == expected_flag
+    assert found.sites and found.sites[0].exception == type(classic[kind]).__name__
+
+
+def _hijax_errors():
+    from jax.experimental import hijax
+
+    class Frob(hijax.VJPHiPrimitive):
+        def __init__(self, aval):
+            self.in_avals, self.out_aval, self.params = (aval,), aval, {}
+            super().__init__()
+
+        def expand(self, x):
+            return x * 2
+
+    x = jax.numpy.ones(3)
+    return {"transpose": _raised(lambda: jax.grad(lambda v: Frob(jax.typeof(v))(v).sum())(x)),
+            "batching": _raised(lambda: jax.vmap(lambda v: Frob(jax.typeof(v))(v))(
+                jax.numpy.ones((2, 3))))}
+
+
+@pytest.mark.parametrize("kind", ["transpose", "batching"])
+def test_explain_hijax_missing_rules(installed_index, kind):
+    found = explain.explain(installed_index, str(_hijax_errors()[kind]))
+    missing = found.missing
+    assert (missing.kind, missing.style, missing.name) == (kind, "hijax", "Frob")
+    assert missing.flag == "--style hijax"
+    assert all(name.startswith("hijax.") for name, _f, _l in missing.register_with)
+
+
+def test_explain_reads_a_whole_traceback_from_stdin(installed_index, classic, capsys,
+                                                    monkeypatch):
+    from jaxmap.cli import main
+
+    error = classic["jvp"]
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", os.path.dirname(installed_index.path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["explain", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "missing rule: jvp of classic primitive frob_without_rules" in out
+    assert "register with" in out and "examples" in out
+
+
+def test_explain_places_a_non_rule_error(installed_index):
+    error = _raised(lambda: jax.numpy.ones(3).reshape(4))
+    found = explain.explain(installed_index, str(error))
+    assert found.missing is None and found.sites
+    assert all(site.file.startswith("jax/") for site in found.sites)
+
+
+def test_explain_refuses_text_no_site_raises(installed_index):
+    with pytest.raises(NotFound, match="not an error message raised in this tree"):
+        explain.explain(installed_index, "the quick brown fox jumps over the lazy dog")
