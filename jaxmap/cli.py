@@ -426,8 +426,9 @@ def ladder(root: str | None, as_json: bool) -> None:
 @cli.command()
 @_root_option
 def mcp(root: str | None) -> None:
-    """Serve locate, primitives, ladder, new and new_primitive to an MCP client over
-    stdio, with the index kept open (needs jaxmap[mcp])."""
+    """Serve locate, primitives, binds, callers, explain, coverage, ladder, new and
+    new_primitive to an MCP client over stdio, with the index kept open (needs
+    jaxmap[mcp])."""
     from jaxmap import discover, server
 
     server.require_sdk()

@@ -17,12 +17,14 @@ _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list}
 
 
 class Param(NamedTuple):
-    """One argument: a JSON Schema type (`array` is an array of strings)."""
+    """One argument: a JSON Schema type (`array` is an array of strings); an
+    integer's `minimum`."""
 
     name: str
     type: str
     doc: str
     required: bool = False
+    minimum: int | None = None
 
 
 class Tool(NamedTuple):
@@ -48,6 +50,49 @@ def _primitives(session, missing=(), has=(), platform: str | None = None) -> str
     index = session.index()
     chosen = select(index.primitives(), tuple(missing), tuple(has), platform)
     return render_json.primitives_document(index.root, index.jax_version, chosen)
+
+
+def _binds(session, prim: str, depth: int | None = None, public: bool = False) -> str:
+    return _call_graph(session, "binds", prim, depth, public=public)
+
+
+def _callers(session, name: str, depth: int = 1) -> str:
+    return _call_graph(session, "callers", name, depth)
+
+
+def _call_graph(session, direction: str, name: str, depth, **options) -> str:
+    from jaxmap import callgraph
+    from jaxmap.render import calls as render_calls
+
+    index = session.index()
+    answer = getattr(callgraph, direction)(index, name, depth, **options)
+    return render_calls.call_document(index.root, answer, _same)
+
+
+def _coverage(session, kinds=(), missing=(), platform: str | None = None) -> str:
+    from jaxmap import coverage
+    from jaxmap.locate import check_rule_kinds
+    from jaxmap.render import calls as render_calls
+
+    check_rule_kinds(kind=kinds, missing=missing)
+    matrix = coverage.coverage(session.index().primitives(), tuple(kinds), tuple(missing),
+                               platform)
+    return render_calls.coverage(matrix, "json")
+
+
+def _explain(session, text: str) -> str:
+    from jaxmap import explain
+    from jaxmap.errors import ArgumentError
+    from jaxmap.render import explained
+
+    if not text.strip():
+        raise ArgumentError("explain needs the message (or traceback) to explain")
+    index = session.index()
+    return explained.document(index.root, explain.explain(index, text), _same)
+
+
+def _same(path: str) -> str:
+    return path
 
 
 def _ladder(session) -> str:
@@ -108,6 +153,20 @@ TOOLS: tuple[Tool, ...] = (
          (Param("missing", "array", "rule kinds they lack (none of them)"),
           Param("has", "array", "rule kinds they have (all of them)"), _PLATFORM),
          _primitives),
+    Tool("binds", "Functions that reach a primitive's bind, public API first, with chains.",
+         (Param("prim", "string", "primitive: psum, psum_p", True),
+          Param("depth", "integer", "at most this many calls away", minimum=0),
+          Param("public", "boolean", "public API only")), _binds),
+    Tool("callers", "Functions that call a name, and unresolved calls that may.",
+         (Param("name", "string", "function, dotted or not", True),
+          Param("depth", "integer", "levels up; default 1", minimum=1)), _callers),
+    Tool("explain", "Where a JAX error message or traceback is raised; for a missing rule, "
+         "where and how to register it.",
+         (Param("text", "string", "the message or traceback", True),), _explain),
+    Tool("coverage", "Primitives x rule kinds matrix (lowerings per platform), with totals.",
+         (Param("kinds", "array", "only these rule kinds' columns"),
+          Param("missing", "array", "only primitives lacking these kinds"), _PLATFORM),
+         _coverage),
     Tool("ladder", "The escalation ladder (plain JAX ... new primitive): when each rung pays, "
          "what starts it, where its machinery lives; and the checklist.", (), _ladder),
     Tool("new", "Start a ladder rung with tests that pass on the installed jax.",
@@ -136,7 +195,8 @@ def schemas() -> list[dict]:
 
 def _schema(tool: Tool) -> dict:
     properties = {p.name: {"type": p.type, "description": p.doc,
-                           **({"items": {"type": "string"}} if p.type == "array" else {})}
+                           **({"items": {"type": "string"}} if p.type == "array" else {}),
+                           **({"minimum": p.minimum} if p.minimum is not None else {})}
                   for p in tool.params}
     required = [p.name for p in tool.params if p.required]
     return {"type": "object", "properties": properties,
@@ -160,6 +220,8 @@ def _checked(tool: Tool, arguments: dict) -> dict:
             raise ArgumentError(f"{tool.name} has no argument {key!r}; it takes {takes}")
         if not _fits(value, params[key].type):
             raise ArgumentError(f"{tool.name}: {key} must be of type {params[key].type}")
+        if params[key].minimum is not None and value < params[key].minimum:
+            raise ArgumentError(f"{tool.name}: {key} must be at least {params[key].minimum}")
     missing = [p.name for p in tool.params if p.required and p.name not in arguments]
     if missing:
         raise ArgumentError(f"{tool.name} needs {', '.join(missing)}")

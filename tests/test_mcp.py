@@ -54,6 +54,15 @@ SAME_AS_CLI = [
     ("primitives", {"missing": ["jvp"], "has": ["impl"]},
      ["primitives", "--missing", "jvp", "--has", "impl"]),
     ("ladder", {}, ["ladder"]),
+    ("binds", {"prim": "psum"}, ["binds", "psum"]),
+    ("binds", {"prim": "psum_p", "depth": 1, "public": True},
+     ["binds", "psum_p", "--depth", "1", "--public"]),
+    ("callers", {"name": "jax._src.lax.parallel._psum_halved", "depth": 2},
+     ["callers", "jax._src.lax.parallel._psum_halved", "--depth", "2"]),
+    ("coverage", {}, ["coverage"]),
+    ("coverage", {"kinds": ["jvp", "lowering"], "missing": ["batching"], "platform": "tpu"},
+     ["coverage", "--kind", "jvp", "--kind", "lowering", "--missing", "batching",
+      "--platform", "tpu"]),
 ]
 
 
@@ -61,6 +70,17 @@ SAME_AS_CLI = [
 def test_tool_answers_with_the_commands_json(name, arguments, argv, capsys):
     expected = _cli_json(capsys, *argv, "--json", "--root", str(ROOT))
     assert _tool_json(ROOT, name, arguments) == expected
+
+
+def test_explain_answers_with_the_commands_json(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(
+        "def check(x):\n    raise ValueError(f'operand of rank {x.ndim} is not a matrix')\n")
+    message = "ValueError: operand of rank 3 is not a matrix"
+    expected = _cli_json(capsys, "explain", message, "--json", "--root", str(tree))
+    assert expected["sites"]
+    assert _tool_json(tree, "explain", {"text": message}) == expected
 
 
 def test_new_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
@@ -102,6 +122,11 @@ def test_new_primitive_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
     ("new", {"kind": "quantum", "name": "q"}, "unknown kind 'quantum'"),
     ("locate", {"name": "psun"}, "did you mean: psum"),
     ("nowhere", {}, "no tool 'nowhere'"),
+    ("callers", {"name": "jax.lax.psum", "depth": 0}, "depth must be at least 1"),
+    ("binds", {"prim": "no_such_prim"}, "no_such_prim"),
+    ("coverage", {"kinds": ["bogus"]}, "'bogus' is not one of"),
+    ("explain", {"text": "  "}, "needs the message"),
+    ("explain", {"text": "nothing like this is raised"}, "not an error message"),
 ])
 def test_bad_calls_are_one_line_tool_errors(name, arguments, fragment):
     (result,) = _calls(ROOT, (name, arguments))
