@@ -82,7 +82,6 @@ def _coverage(session, kinds=(), missing=(), platform: str | None = None) -> str
 
 def _explain(session, text: str) -> str:
     from jaxmap import explain
-    from jaxmap.errors import ArgumentError
     from jaxmap.render import explained
 
     if not text.strip():
