@@ -24,7 +24,7 @@ from jaxmap import atomic
 from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
