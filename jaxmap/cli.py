@@ -444,7 +444,8 @@ def mcp(root: str | None) -> None:
               help="Fit references/REPO-MAP.md into TOKENS tokens (as repo-map --budget); "
                    "the per-primitive page is then left out.")
 @click.option("--force", is_flag=True, help="Replace DIR if it exists.")
-def skill(out: str, root: str | None, budget: int | None, force: bool) -> None:
+@_json_option
+def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: bool) -> None:
     """Write an agent skill folder for the indexed jax: SKILL.md (the ladder, its
     checklist, jaxmap's commands), references/REPO-MAP.md, scripts/ (the standalone
     locator) and assets/ (a tested starter per rung)."""
@@ -455,7 +456,13 @@ def skill(out: str, root: str | None, budget: int | None, force: bool) -> None:
     atomic.check_tree(out, force)  # refuse before any work
     with _open(root) as idx:
         folder = skill_mod.files(idx, out, budget)
+        jax_version = idx.jax_version
     atomic.write_tree(out, folder, force=force)
+    if as_json:
+        from jaxmap.render import json as render_json
+
+        click.echo(render_json.skill_document(os.path.abspath(out), jax_version, folder))
+        return
     click.echo(text.skill_written(out, folder))
 
 

@@ -3,6 +3,7 @@ its starters' tests pass where it is written, and it is written whole or not at 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -78,12 +79,24 @@ def test_every_rung_has_a_starter_whose_tests_pass_there(folder):
 
 def test_output_is_deterministic_and_force_replaces(folder, shared_index, tmp_path):
     again = tmp_path / "again"
-    (again / "stale").mkdir(parents=True)
+    again.mkdir()
+    (again / "stale.txt").write_text("from before")
     assert main(["skill", "--out", str(again), "--force"]) == 0
     first, second = _tree(folder), _tree(again)
     assert first.keys() == second.keys()
     # Starters hold no absolute paths, so the two folders are the same byte for byte.
     assert first == second
+
+
+def test_json_lists_the_files_written(shared_index, tmp_path, capsys):
+    out = tmp_path / "listed"
+    assert main(["skill", "--out", str(out), "--budget", "3000", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["out"] == str(out) and document["jax_version"]
+    assert document["files"] == sorted(_tree(out))
+    # A budget fits the map and leaves out the per-primitive page.
+    assert sorted(p.name for p in (out / "references").iterdir()) == ["REPO-MAP.md"]
+    assert "(fitted to 3000 tokens)" in (out / "SKILL.md").read_text()
 
 
 def test_an_existing_folder_needs_force(tmp_path, capsys):
@@ -103,8 +116,3 @@ def test_nothing_is_written_on_error(shared_index, tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_budget_fits_the_map_and_leaves_out_the_primitive_page(shared_index, tmp_path):
-    out = tmp_path / "small"
-    assert main(["skill", "--out", str(out), "--budget", "3000"]) == 0
-    assert sorted(p.name for p in (out / "references").iterdir()) == ["REPO-MAP.md"]
-    assert "(fitted to 3000 tokens)" in (out / "SKILL.md").read_text()
