@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CODE = HERE.parent
 sys.path.insert(0, str(HERE))
-from bench_foundation import _line, peak_memory  # noqa: E402 - same layout and measure
+from bench_foundation import _line, peak_memory
 
 TARGETS = {"query_vs_locate": 2.0, "cold_vs_baseline": 1.15, "peak_mb": 300}
 NAMES = ("psum", "add", "dot_general", "scan", "jit")
@@ -61,8 +61,9 @@ def main() -> None:
 
 def _jaxmap(code: Path, *argv: str) -> list[str]:
     """`jaxmap ARGV` run from the code in `code`."""
-    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(code)!r}); "
-            "from jaxmap.cli import main; sys.exit(main())", *argv]
+    program = (f"import sys; sys.path.insert(0, {str(code)!r}); "
+               "from jaxmap.cli import main; sys.exit(main())")
+    return [sys.executable, "-c", program, *argv]
 
 
 def _time(command: list[str]) -> float:

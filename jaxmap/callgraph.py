@@ -71,12 +71,11 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes))
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label))
-    leaf = name.rpartition(".")[2]
-    callers_of = index.nodes({caller for caller, _t, _l in index.unresolved_calls_named(leaf)})
+    maybe = index.unresolved_calls_named(name.rpartition(".")[2])
+    callers_of = index.nodes({caller for caller, _t, _l in maybe})
     found += [Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
                       (callers_of[caller].label, text))
-              for caller, text, line in index.unresolved_calls_named(leaf)
-              if caller in callers_of and caller not in targets]
+              for caller, text, line in maybe if caller in callers_of and caller not in targets]
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found))
 
 

@@ -18,7 +18,8 @@ from typing import NamedTuple
 from jaxmap import registrars as R
 from jaxmap.errors import NotFound
 from jaxmap.messages import MIN_LITERAL, template_regex
-from jaxmap.models import Primitive, RuleKind as K
+from jaxmap.models import Primitive
+from jaxmap.models import RuleKind as K
 
 # What a rule-missing message says, in its own words -> the kind; first match wins
 # ("Transpose rule (for reverse-mode differentiation)" is a transpose rule).

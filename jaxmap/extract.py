@@ -20,10 +20,10 @@ import keyword
 import re
 
 from jaxmap import messages, parse, skim
-from jaxmap.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, EVENTS, LAMBDA, NAME, NOT, SPLAT,
-                          STR, SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call,
-                          ClassSpec, Decorate, Define, Definition, FuncSpec, Import, Loop,
-                          Message, Return, SetItem, Test, Unpack, STAR, stored)
+from jaxmap.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, LAMBDA, NAME, NOT, SPLAT, STR,
+                          SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call, ClassSpec,
+                          Decorate, Define, Definition, FuncSpec, Import, Loop, Message, Return,
+                          SetItem, Test, Unpack, STAR, stored)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")

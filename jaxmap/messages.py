@@ -15,8 +15,8 @@ _PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
 _BODIES = {
     b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
     b"'": re.compile(rb"((?:[^'\\\n]|\\.)*)'"),
-    b'"""': re.compile(rb'((?:[^\\]|\\.)*?)"""', re.S),
-    b"'''": re.compile(rb"((?:[^\\]|\\.)*?)'''", re.S),
+    b'"""': re.compile(rb'((?:[^\\]|\\.)*?)"""', re.DOTALL),
+    b"'''": re.compile(rb"((?:[^\\]|\\.)*?)'''", re.DOTALL),
 }
 _GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
@@ -127,4 +127,4 @@ def template_regex(pieces: tuple[str, ...]) -> re.Pattern:
     pattern = "(.*?)".join(parts)
     if len(pieces) > 1 and not pieces[-1].strip():  # ends with a field: to the line's end
         pattern = pattern[:pattern.rindex("(.*?)")] + r"([^\n]*)" + parts[-1]
-    return re.compile(pattern, re.S)
+    return re.compile(pattern, re.DOTALL)

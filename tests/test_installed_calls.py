@@ -5,9 +5,11 @@ explain on messages jax itself raises in the test."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
-import traceback
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,42 +73,64 @@ def _owner(spans, number: int):
     around = [s for s in spans if s[0] <= number <= (s[1] or s[0])]
     if not around:
         return None
-    line, end, module, qualname = min(around, key=lambda s: s[0])
+    _line, _end, module, qualname = min(around, key=lambda s: s[0])
     return module, qualname
 
 
 # -- explain on messages jax raises ----------------------------------------------------
 
-jax = pytest.importorskip("jax")
+# Run in a child process: jax is multithreaded, and the indexer forks afterwards.
+_RAISE = """
+import json, traceback
+import jax
+from jax._src import core
+from jax.experimental import hijax
 
-
-def _raised(fn) -> BaseException:
+def raised(fn):
     try:
         fn()
-    except Exception as error:  # noqa: BLE001 - the message is what the test needs
-        return error
-    raise AssertionError("jax raised nothing")
+    except Exception as error:
+        return {"text": str(error), "type": type(error).__name__,
+                "traceback": "".join(traceback.format_exception(error))}
+    raise SystemExit("jax raised nothing")
+
+prim = core.Primitive("frob_without_rules")
+prim.def_impl(lambda x: x)
+prim.def_abstract_eval(lambda x: x)
+
+class Frob(hijax.VJPHiPrimitive):
+    def __init__(self, aval):
+        self.in_avals, self.out_aval, self.params = (aval,), aval, {}
+        super().__init__()
+
+    def expand(self, x):
+        return x * 2
+
+ones = jax.numpy.ones(3)
+hi = lambda v: Frob(jax.typeof(v))(v)
+print(json.dumps({
+    "jvp": raised(lambda: jax.grad(lambda x: prim.bind(x))(1.0)),
+    "batching": raised(lambda: jax.vmap(lambda x: prim.bind(x))(ones)),
+    "lowering": raised(lambda: jax.jit(lambda x: prim.bind(x))(1.0)),
+    "transpose": raised(lambda: jax.linear_transpose(lambda x: prim.bind(x), 1.0)(1.0)),
+    "hijax transpose": raised(lambda: jax.grad(lambda v: hi(v).sum())(ones)),
+    "hijax batching": raised(lambda: jax.vmap(hi)(jax.numpy.ones((2, 3)))),
+    "reshape": raised(lambda: ones.reshape(4)),
+}))
+"""
 
 
 @pytest.fixture(scope="module")
-def classic():
-    from jax._src import core
-
-    prim = core.Primitive("frob_without_rules")
-    prim.def_impl(lambda x: x)
-    prim.def_abstract_eval(lambda x: x)
-    ones = jax.numpy.ones(3)
-    return {
-        "jvp": _raised(lambda: jax.grad(lambda x: prim.bind(x))(1.0)),
-        "batching": _raised(lambda: jax.vmap(lambda x: prim.bind(x))(ones)),
-        "lowering": _raised(lambda: jax.jit(lambda x: prim.bind(x))(1.0)),
-        "transpose": _raised(lambda: jax.linear_transpose(lambda x: prim.bind(x), 1.0)(1.0)),
-    }
+def errors():
+    pytest.importorskip("jax")
+    out = subprocess.run([sys.executable, "-c", _RAISE], capture_output=True, text=True,
+                         check=True, env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
+    return json.loads(out)
 
 
 @pytest.mark.parametrize("kind", ["jvp", "batching", "lowering", "transpose"])
-def test_explain_classic_missing_rules(installed_index, classic, kind):
-    found = explain.explain(installed_index, str(classic[kind]))
+def test_explain_classic_missing_rules(installed_index, errors, kind):
+    found = explain.explain(installed_index, errors[kind]["text"])
     missing = found.missing
     assert missing.kind == kind and missing.style == "classic"
     assert missing.name == "frob_without_rules" and missing.primitive is None
@@ -114,52 +138,32 @@ def test_explain_classic_missing_rules(installed_index, classic, kind):
     assert all(s.file and s.line for s in missing.siblings)
     expected_flag = {"transpose": "--linear", "lowering": "--platform cpu"}.get(kind)
     assert missing.flag == expected_flag
-    assert found.sites and found.sites[0].exception == type(classic[kind]).__name__
-
-
-def _hijax_errors():
-    from jax.experimental import hijax
-
-    class Frob(hijax.VJPHiPrimitive):
-        def __init__(self, aval):
-            self.in_avals, self.out_aval, self.params = (aval,), aval, {}
-            super().__init__()
-
-        def expand(self, x):
-            return x * 2
-
-    x = jax.numpy.ones(3)
-    return {"transpose": _raised(lambda: jax.grad(lambda v: Frob(jax.typeof(v))(v).sum())(x)),
-            "batching": _raised(lambda: jax.vmap(lambda v: Frob(jax.typeof(v))(v))(
-                jax.numpy.ones((2, 3))))}
+    assert found.sites and found.sites[0].exception == errors[kind]["type"]
 
 
 @pytest.mark.parametrize("kind", ["transpose", "batching"])
-def test_explain_hijax_missing_rules(installed_index, kind):
-    found = explain.explain(installed_index, str(_hijax_errors()[kind]))
+def test_explain_hijax_missing_rules(installed_index, errors, kind):
+    found = explain.explain(installed_index, errors[f"hijax {kind}"]["text"])
     missing = found.missing
     assert (missing.kind, missing.style, missing.name) == (kind, "hijax", "Frob")
     assert missing.flag == "--style hijax"
     assert all(name.startswith("hijax.") for name, _f, _l in missing.register_with)
 
 
-def test_explain_reads_a_whole_traceback_from_stdin(installed_index, classic, capsys,
+def test_explain_reads_a_whole_traceback_from_stdin(installed_index, errors, capsys,
                                                     monkeypatch):
     from jaxmap.cli import main
 
-    error = classic["jvp"]
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     monkeypatch.setenv("JAXMAP_CACHE_DIR", os.path.dirname(installed_index.path))
-    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    monkeypatch.setattr("sys.stdin", io.StringIO(errors["jvp"]["traceback"]))
     assert main(["explain", "-"]) == 0
     out = capsys.readouterr().out
     assert "missing rule: jvp of classic primitive frob_without_rules" in out
     assert "register with" in out and "examples" in out
 
 
-def test_explain_places_a_non_rule_error(installed_index):
-    error = _raised(lambda: jax.numpy.ones(3).reshape(4))
-    found = explain.explain(installed_index, str(error))
+def test_explain_places_a_non_rule_error(installed_index, errors):
+    found = explain.explain(installed_index, errors["reshape"]["text"])
     assert found.missing is None and found.sites
     assert all(site.file.startswith("jax/") for site in found.sites)
 

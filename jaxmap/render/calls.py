@@ -9,30 +9,29 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     PathFn = Callable[[str], str]
 
 _HEADINGS = {"binds": "{n} functions reach {targets}",
              "callers": "{n} callers of {targets}",
              "calls": "{n} callees of {targets}"}
+_MARKS = {"unresolved": "? ", "external": "~ "}
+_NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
+          "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
 
 
 def call_answer(answer, path: PathFn) -> str:
     """A callgraph.CallAnswer: a heading, then one line per answer with its place and
     chain; unresolved calls last, marked."""
     targets = ", ".join(answer.targets)
-    lines = [_HEADINGS[answer.direction].format(n=len(answer.found), targets=targets)]
-    if not answer.found:
-        lines[0] = f"no {'callees' if answer.direction == 'calls' else 'callers'} of " \
-                   f"{targets}" if answer.direction != "binds" else \
-                   f"no function reaches {targets}"
+    lines = [_HEADINGS[answer.direction].format(n=len(answer.found) or "no", targets=targets)]
     for r in answer.found:
-        mark = {"unresolved": "? ", "external": "~ "}.get(r.kind, "  ")
+        mark = _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
         lines.append(f"{mark}{r.label}  {path(r.file)}:{r.line}  [{chain}]")
-    if any(r.kind == "unresolved" for r in answer.found):
-        lines.append("(? a call the resolver could not name: it may or may not be this one)")
+    if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
+        lines.append(_NOTES[answer.direction])
     return "\n".join(lines)
 
 
