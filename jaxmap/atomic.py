@@ -55,3 +55,47 @@ def check_directory(path: str) -> None:
     if not os.access(probe, os.W_OK | os.X_OK):
         raise TargetError(f"directory {probe} is not writable; choose another or "
                           f"fix its permissions")
+
+
+def check_tree(directory: str, force: bool) -> None:
+    """Before any work: `directory` may be written as a whole (replaced only with force)."""
+    if os.path.isfile(directory):
+        raise TargetError(f"{directory} is a file; give a directory")
+    if os.path.exists(directory) and not force:
+        raise TargetError(f"{directory} exists; pass --force to replace it")
+    check_directory(os.path.dirname(os.path.abspath(directory)))
+
+
+def write_tree(directory: str, files: dict[str, str], force: bool = False) -> None:
+    """Write `files` ({POSIX path under it: text}) as `directory`, whole or not at all:
+    filled in a temporary sibling, then renamed into place; an existing directory is
+    replaced only with `force`."""
+    import shutil
+    import tempfile
+
+    check_tree(directory, force)
+    directory = os.path.abspath(directory)
+    parent = os.path.dirname(directory)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".jaxmap-", dir=parent)
+    try:
+        os.chmod(tmp, 0o755)
+        for relative, text in files.items():
+            path = os.path.join(tmp, *relative.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        if os.path.exists(directory):
+            aside = tempfile.mkdtemp(prefix=".jaxmap-old-", dir=parent)
+            os.replace(directory, os.path.join(aside, "old"))
+            try:
+                os.replace(tmp, directory)
+            except OSError:
+                os.replace(os.path.join(aside, "old"), directory)
+                raise
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(tmp, directory)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

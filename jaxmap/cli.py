@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from jaxmap.errors import JaxmapError, NotFound
+from jaxmap.errors import JaxmapError, NotFound, describe, exit_code
 
 _ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
               "[default: $JAXMAP_ROOT, else the installed jax package].")
@@ -127,9 +127,9 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
 def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
                platform: str | None, as_json: bool, absolute: bool) -> None:
     """Every primitive with its rules."""
-    from jaxmap.locate import select
+    from jaxmap.locate import check_rule_kinds, select
 
-    _check_rule_kinds({"--missing": missing, "--has": has})
+    check_rule_kinds(missing=missing, has=has)
     with _open(root) as idx:
         prims = select(idx.primitives(), missing, has, platform)
         path = _path_fn(idx.root, absolute)
@@ -282,9 +282,10 @@ def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
 def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
     """The matrix of primitives x rule kinds (lowerings per platform), with totals."""
     from jaxmap import coverage as coverage_mod
+    from jaxmap.locate import check_rule_kinds
     from jaxmap.render import calls as render_calls
 
-    _check_rule_kinds({"--kind": kinds, "--missing": missing})
+    check_rule_kinds(kind=kinds, missing=missing)
     with _open(root) as idx:
         matrix = coverage_mod.coverage(idx.primitives(), kinds, missing, platform)
     click.echo(render_calls.coverage(matrix, "json" if as_json else fmt))
@@ -366,8 +367,8 @@ def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, lin
 
         if not dry_run:
             scaffold.apply(changes, force=force)
-        click.echo(render_json.scaffold_document(
-            name, changes, [scaffold.unified_diff([c]) for c in changes], dry_run))
+        click.echo(render_json.scaffold_document(name, changes, scaffold.file_diffs(changes),
+                                                 dry_run))
         return
     click.echo(scaffold.unified_diff(changes), nl=False)
     if dry_run:
@@ -394,15 +395,14 @@ def new(kind, name, out, style, dry_run, force, as_json):
     custom-partitioning, pallas, ffi or primitive; tests included."""
     from jaxmap.render import json as render_json
     from jaxmap.render import text
-    from jaxmap.scaffold import apply, check, kinds, unified_diff
+    from jaxmap.scaffold import apply, check, file_diffs, kinds, unified_diff
 
     changes = kinds.generate(kind, name, out=out, style=style)
     if not dry_run:
         check(changes, force=force)  # refuse before showing a diff we won't apply
         apply(changes, force=force)
     if as_json:
-        click.echo(render_json.scaffold_document(
-            name, changes, [unified_diff([c]) for c in changes], dry_run))
+        click.echo(render_json.scaffold_document(name, changes, file_diffs(changes), dry_run))
         return
     click.echo(unified_diff(changes), nl=False)
     click.echo(text.new_kind_summary(kind, name, changes, dry_run), err=True)
@@ -419,6 +419,51 @@ def ladder(root: str | None, as_json: bool) -> None:
 
     result = ladder_mod.for_root(root)
     click.echo(render_ladder.document(result) if as_json else render_ladder.text(result))
+
+
+# -- for coding agents: `jaxmap mcp`, `jaxmap skill` ------------------------------------
+
+@cli.command()
+@_root_option
+def mcp(root: str | None) -> None:
+    """Serve locate, primitives, binds, callers, explain, coverage, ladder, new and
+    new_primitive to an MCP client over stdio, with the index kept open (needs
+    jaxmap[mcp])."""
+    from jaxmap import discover, server
+
+    server.require_sdk()
+    discover.resolve_root(root)  # a bad --root fails here, not at the first question
+    server.serve_stdio(root)
+
+
+@cli.command()
+@click.option("--out", required=True, type=click.Path(), metavar="DIR",
+              help="The skill folder to write; an existing one needs --force.")
+@_root_option
+@click.option("--budget", type=click.IntRange(min=1), default=None, metavar="TOKENS",
+              help="Fit references/REPO-MAP.md into TOKENS tokens (as repo-map --budget); "
+                   "the per-primitive page is then left out.")
+@click.option("--force", is_flag=True, help="Replace DIR if it exists.")
+@_json_option
+def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: bool) -> None:
+    """Write an agent skill folder for the indexed jax: SKILL.md (the ladder, its
+    checklist, jaxmap's commands), references/REPO-MAP.md, scripts/ (the standalone
+    locator) and assets/ (a tested starter per rung)."""
+    from jaxmap import atomic
+    from jaxmap import skill as skill_mod
+    from jaxmap.render import text
+
+    atomic.check_tree(out, force)  # refuse before any work
+    with _open(root) as idx:
+        folder = skill_mod.files(idx, out, budget)
+        jax_version = idx.jax_version
+    atomic.write_tree(out, folder, force=force)
+    if as_json:
+        from jaxmap.render import json as render_json
+
+        click.echo(render_json.skill_document(os.path.abspath(out), jax_version, folder))
+        return
+    click.echo(text.skill_written(out, folder))
 
 
 @cli.command("repo-map")
@@ -529,17 +574,6 @@ def _write_snapshot(idx, snapshot_file: str) -> None:
     atomic.write(snapshot_file, snapshot.export(idx))
 
 
-def _check_rule_kinds(options: dict[str, tuple[str, ...]]) -> None:
-    """Every value of these repeatable options is a rule kind."""
-    from jaxmap.locate import RULE_KINDS
-
-    for hint, kinds in options.items():
-        for kind in kinds:
-            if kind not in RULE_KINDS:
-                raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS)}",
-                                         param_hint=hint)
-
-
 def _open(root):
     from jaxmap.index import open_index
 
@@ -606,28 +640,11 @@ def main(argv: list[str] | None = None) -> int:
         hint = " (see jaxmap --help)" if isinstance(error, click.UsageError) else ""
         click.echo(f"jaxmap: error: {error.format_message()}{hint}", err=True)
         return error.exit_code
-    except NotFound as error:
-        message = f"jaxmap: {error}"
-        if error.suggestions:
-            message += "; did you mean: " + ", ".join(error.suggestions) + "?"
-        click.echo(message, err=True)
-        return error.exit_code
-    except JaxmapError as error:
-        if options.get("debug"):
-            raise
-        click.echo(f"jaxmap: error: {error}", err=True)
-        return error.exit_code
-    except (OSError, RecursionError, MemoryError) as error:
-        if options.get("debug"):
-            raise
-        click.echo(f"jaxmap: error: {error} (run with --debug for details)", err=True)
-        return 3
     except Exception as error:  # noqa: BLE001 - never a traceback without --debug
-        if options.get("debug"):
+        if options.get("debug") and not isinstance(error, NotFound):
             raise
-        click.echo(f"jaxmap: internal error: {type(error).__name__}: {error} "
-                   f"(run with --debug for the traceback)", err=True)
-        return 3
+        click.echo(describe(error), err=True)
+        return exit_code(error)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -45,5 +45,27 @@ class AnchorError(JaxmapError):
     """An existing file lacks the statement an in-tree insertion goes after."""
 
 
+class ArgumentError(JaxmapError):
+    """A tool call's arguments do not fit the tool: unknown, missing or of the wrong type."""
+
+
 class SnapshotError(JaxmapError):
     """A snapshot is missing, unreadable, or of another format."""
+
+
+def describe(error: BaseException, debug_hint: bool = True) -> str:
+    """The one line a user sees for `error` (the CLI's message; the MCP server's too)."""
+    if isinstance(error, NotFound):
+        tail = f"; did you mean: {', '.join(error.suggestions)}?" if error.suggestions else ""
+        return f"jaxmap: {error}{tail}"
+    if isinstance(error, JaxmapError):
+        return f"jaxmap: error: {error}"
+    hint = " (run with --debug for details)" if debug_hint else ""
+    if isinstance(error, (OSError, RecursionError, MemoryError)):
+        return f"jaxmap: error: {error}{hint}"
+    return f"jaxmap: internal error: {type(error).__name__}: {error}{hint}"
+
+
+def exit_code(error: BaseException) -> int:
+    """The CLI's exit status for `error`."""
+    return error.exit_code if isinstance(error, JaxmapError) else 3

@@ -121,6 +121,15 @@ def for_platform(prim: Primitive, platform: str) -> Primitive:
                                      if r.kind != RuleKind.LOWERING or r in keep))
 
 
+def check_rule_kinds(**kinds_by_option: tuple[str, ...]) -> None:
+    """JaxmapError naming the option and value if any given kind is not a rule kind
+    (`check_rule_kinds(missing=("jvp",), has=())`)."""
+    for option, kinds in kinds_by_option.items():
+        for kind in kinds:
+            if kind not in RULE_KINDS:
+                raise JaxmapError(f"--{option}: {kind!r} is not one of: {', '.join(RULE_KINDS)}")
+
+
 def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
            platform: str | None = None) -> list[Primitive]:
     """The primitives lacking every kind in `missing` and having every kind in `has`

@@ -22,6 +22,8 @@ ALLOWED = {
     "jax": {"verify.py"},
     "click": {"cli.py"},
     "jinja2": {"templating.py"},  # jaxmap/scaffold/templating.py
+    "mcp": {"server.py"},  # the optional extra jaxmap[mcp]
+    "anyio": {"server.py"},
 }
 
 

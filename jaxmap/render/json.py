@@ -102,6 +102,11 @@ def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool) -> st
         for c, diff in zip(changes, diffs)]})
 
 
+def skill_document(out: str, jax_version, folder: dict[str, str]) -> str:
+    """What `skill` wrote: the folder and its files, in path order."""
+    return _dump({"out": out, "jax_version": jax_version, "files": list(folder)})
+
+
 def index_document(report, messages: list[str], call_counts: dict[str, int]) -> str:
     """An indexer.IndexReport, with the resolver's diagnostics and its call edges by
     status (`unresolved_share`: unresolved of all calls)."""

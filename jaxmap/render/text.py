@@ -184,3 +184,14 @@ def new_kind_summary(kind: str, name: str, changes, dry_run: bool) -> str:
     state = "would write" if dry_run else "wrote"
     return (f"{state} {len(changes)} files for {kind} {name!r}: "
             + ", ".join(c.label for c in changes))
+
+
+def skill_written(out: str, folder: dict[str, str]) -> str:
+    """What `skill` wrote: the folder, then how many files under each part of it."""
+    parts: dict[str, int] = {}
+    for path in folder:
+        top = path.split("/")[0]
+        parts[top] = parts.get(top, 0) + 1
+    listed = ", ".join(f"{top}/ ({n})" if n > 1 or "." not in top else top
+                       for top, n in parts.items())
+    return f"wrote the skill folder {out}: {listed}"

@@ -13,12 +13,12 @@ import os
 
 from jaxmap import versions
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
-from jaxmap.scaffold.files import FileChange, apply, check, new_file, unified_diff
+from jaxmap.scaffold.files import FileChange, apply, check, file_diffs, new_file, unified_diff
 from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
 from jaxmap.versions import Release, UnsupportedRelease
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
-           "TargetError", "UnsupportedRelease", "apply", "check", "generate", "parse_params", "unified_diff"]
+           "TargetError", "UnsupportedRelease", "apply", "check", "file_diffs", "generate", "parse_params", "unified_diff"]
 
 
 def generate(spec: PrimitiveSpec, *, out: str | None = None,

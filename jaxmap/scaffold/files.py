@@ -63,6 +63,11 @@ def unified_diff(changes: list[FileChange]) -> str:
     return "".join(parts)
 
 
+def file_diffs(changes: list[FileChange]) -> list[str]:
+    """Each change's own unified diff (as `--json` lists them)."""
+    return [unified_diff([change]) for change in changes]
+
+
 def check(changes: list[FileChange], force: bool = False) -> None:
     """TargetError if a change cannot be applied: a file exists that would be
     overwritten without `force`, or changed since it was read."""

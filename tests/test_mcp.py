@@ -1,0 +1,206 @@
+"""`jaxmap mcp`: every tool through the SDK's in-memory client answers with its
+command's `--json` document; bad calls are one-line tool errors; once over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from markers import ROOT, mark
+from mcp import Client, StdioServerParameters
+
+from jaxmap import server, tools
+from jaxmap.cli import main
+from jaxmap.session import Session
+
+
+def _calls(root, *calls) -> list:
+    """Each (tool, arguments) called in turn on one in-memory server for `root`."""
+    async def run():
+        with Session(str(root)) as session:
+            async with Client(server.build(session)) as client:
+                return [await client.call_tool(name, arguments) for name, arguments in calls]
+    return anyio.run(run)
+
+
+def _text(result) -> str:
+    assert len(result.content) == 1
+    return result.content[0].text
+
+
+def _cli_json(capsys, *argv) -> dict:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _tool_json(root, name, arguments) -> dict:
+    (result,) = _calls(root, (name, arguments))
+    assert not result.is_error, _text(result)
+    return json.loads(_text(result))
+
+
+# (tool, arguments, the command whose --json it must equal)
+SAME_AS_CLI = [
+    ("locate", {"name": "psum"}, ["locate", "psum"]),
+    ("locate", {"name": "lax.add", "kind": "jvp"}, ["locate", "lax.add", "--kind", "jvp"]),
+    ("primitives", {}, ["primitives"]),
+    ("primitives", {"missing": ["jvp"], "has": ["impl"]},
+     ["primitives", "--missing", "jvp", "--has", "impl"]),
+    ("ladder", {}, ["ladder"]),
+    ("binds", {"prim": "psum"}, ["binds", "psum"]),
+    ("binds", {"prim": "psum_p", "depth": 1, "public": True},
+     ["binds", "psum_p", "--depth", "1", "--public"]),
+    ("callers", {"name": "jax._src.lax.parallel._psum_halved", "depth": 2},
+     ["callers", "jax._src.lax.parallel._psum_halved", "--depth", "2"]),
+    ("coverage", {}, ["coverage"]),
+    ("coverage", {"kinds": ["jvp", "lowering"], "missing": ["batching"], "platform": "tpu"},
+     ["coverage", "--kind", "jvp", "--kind", "lowering", "--missing", "batching",
+      "--platform", "tpu"]),
+]
+
+
+@pytest.mark.parametrize("name, arguments, argv", SAME_AS_CLI, ids=lambda v: str(v))
+def test_tool_answers_with_the_commands_json(name, arguments, argv, capsys):
+    expected = _cli_json(capsys, *argv, "--json", "--root", str(ROOT))
+    assert _tool_json(ROOT, name, arguments) == expected
+
+
+def test_explain_answers_with_the_commands_json(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(
+        "def check(x):\n    raise ValueError(f'operand of rank {x.ndim} is not a matrix')\n")
+    message = "ValueError: operand of rank 3 is not a matrix"
+    expected = _cli_json(capsys, "explain", message, "--json", "--root", str(tree))
+    assert expected["sites"]
+    assert _tool_json(tree, "explain", {"text": message}) == expected
+
+
+def test_new_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
+    out = tmp_path / "out"
+    expected = _cli_json(capsys, "new", "custom-jvp", "softplus", "--out", str(out),
+                         "--dry-run", "--json")
+    arguments = {"kind": "custom-jvp", "name": "softplus", "out": str(out)}
+    assert _tool_json(ROOT, "new", arguments) == expected
+    assert not out.exists()
+    written = _tool_json(ROOT, "new", {**arguments, "write": True})
+    assert written["dry_run"] is False
+    assert sorted(p.name for p in out.iterdir()) == ["softplus.py", "test_softplus.py"]
+    again, forced = _calls(ROOT, ("new", {**arguments, "write": True}),
+                           ("new", {**arguments, "write": True, "force": True}))
+    assert again.is_error and "exists" in _text(again)
+    assert not forced.is_error
+
+
+def test_new_primitive_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
+    out = tmp_path / "out"
+    expected = _cli_json(capsys, "new-primitive", "softclip", "--out", str(out), "--arity", "2",
+                         "--params", "scale=float", "--root", str(ROOT), "--dry-run", "--json")
+    arguments = {"name": "softclip", "out": str(out), "arity": 2, "params": "scale=float"}
+    assert _tool_json(ROOT, "new_primitive", arguments) == expected
+    assert not out.exists()
+    _tool_json(ROOT, "new_primitive", {**arguments, "write": True})
+    assert sorted(p.name for p in out.iterdir()) == ["softclip.py", "test_softclip.py"]
+
+
+@pytest.mark.parametrize("name, arguments, fragment", [
+    ("locate", {}, "needs name"),
+    ("locate", {"name": 3}, "name must be of type string"),
+    ("locate", {"name": "psum", "depth": 2}, "no argument 'depth'"),
+    ("primitives", {"missing": "jvp"}, "missing must be of type array"),
+    ("primitives", {"missing": ["bogus"]}, "'bogus' is not one of"),
+    ("new_primitive", {"name": "x", "arity": True}, "arity must be of type integer"),
+    ("new_primitive", {"name": "softclip", "write": True}, "needs out"),
+    ("new_primitive", {"name": "psum"}, "already exists"),
+    ("new", {"kind": "quantum", "name": "q"}, "unknown kind 'quantum'"),
+    ("locate", {"name": "psun"}, "did you mean: psum"),
+    ("nowhere", {}, "no tool 'nowhere'"),
+    ("callers", {"name": "jax.lax.psum", "depth": 0}, "depth must be at least 1"),
+    ("binds", {"prim": "no_such_prim"}, "no_such_prim"),
+    ("coverage", {"kinds": ["bogus"]}, "'bogus' is not one of"),
+    ("explain", {"text": "  "}, "needs the message"),
+    ("explain", {"text": "nothing like this is raised"}, "not an error message"),
+])
+def test_bad_calls_are_one_line_tool_errors(name, arguments, fragment):
+    (result,) = _calls(ROOT, (name, arguments))
+    assert result.is_error
+    text = _text(result)
+    assert text.startswith("jaxmap: ") and "\n" not in text and fragment in text, text
+
+
+def test_a_missing_root_is_a_tool_error(tmp_path):
+    (result,) = _calls(tmp_path / "missing", ("locate", {"name": "psum"}))
+    assert result.is_error
+    assert _text(result) == f"jaxmap: error: root {tmp_path / 'missing'} does not exist"
+
+
+def test_an_edited_file_is_seen_by_the_next_call(tmp_path):
+    """One session: the index is refreshed between calls when a file changes."""
+    tree = shutil.copytree(ROOT, tmp_path / "tree")
+    file, line = mark("psum-create")
+    path = tree / file
+
+    async def run():
+        with Session(str(tree)) as session:
+            async with Client(server.build(session)) as client:
+                before = await client.call_tool("locate", {"name": "psum"})
+                path.write_text("# one more line\n" + path.read_text())
+                after = await client.call_tool("locate", {"name": "psum"})
+                return json.loads(_text(before)), json.loads(_text(after))
+
+    before, after = anyio.run(run)
+    assert before["primitives"][0]["line"] == line
+    assert after["primitives"][0]["line"] == line + 1
+
+
+def test_the_tool_list_is_small_and_complete():
+    """Agents pay for the tool list in every conversation: under 2,000 tokens,
+    estimated as characters / 4 of its JSON (as the README states)."""
+    async def run():
+        async with Client(server.build(Session(str(ROOT)))) as client:
+            return await client.list_tools()
+
+    listed = anyio.run(run).tools
+    assert [t.name for t in listed] == [t.name for t in tools.TOOLS]
+    assert len(json.dumps(tools.schemas())) / 4 < 2000
+    for tool in listed:
+        assert tool.description and all(p.get("description") for p in
+                                        tool.input_schema["properties"].values())
+
+
+def test_the_readme_states_the_tool_lists_size():
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    size = len(json.dumps(tools.schemas()))
+    assert f"is {size:,} characters, about {round(size / 4, -1):,.0f} tokens" in readme
+
+
+def test_over_stdio_as_a_subprocess():
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "jaxmap", "mcp", "--root", str(ROOT)],
+        cwd=os.getcwd(), env=dict(os.environ))
+
+    async def run():
+        async with Client(params) as client:
+            listed = await client.list_tools()
+            return listed, await client.call_tool("locate", {"name": "psum_p"})
+
+    listed, result = anyio.run(run)
+    assert len(listed.tools) == len(tools.TOOLS)
+    assert not result.is_error
+    assert json.loads(_text(result))["primitives"][0]["name"] == "psum"
+
+
+def test_without_the_sdk_the_command_names_the_extra(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    monkeypatch.setitem(sys.modules, "mcp.server", None)
+    code = main(["mcp", "--root", str(ROOT)])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and "jaxmap[mcp]" in err, err
