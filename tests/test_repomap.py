@@ -249,3 +249,18 @@ def test_committed_repo_map_is_fresh(installed_index, installed_map):
     orientation = ["## Subsystems", "## Pipeline: how jax.jit(f)(x) runs", "## Contributing"]
     assert all(title in lines[:200] for title in orientation)
     assert len(fresh.encode()) < 60_000
+
+
+def test_budgeted_tables_keep_their_columns(capsys):
+    """Rows a budget shortens still have a cell for every column of their header."""
+    assert main(["repo-map", "--budget", "2000", "-o", "-", "--root", str(ROOT)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|---"):
+            columns = line.count("|")
+            rows = []
+            for row in lines[i + 1:]:
+                if not row.startswith("|"):
+                    break
+                rows.append(row)
+            assert rows and all(row.count("|") == columns for row in rows), rows

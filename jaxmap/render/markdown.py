@@ -164,9 +164,9 @@ def _subsystems(data, link) -> Section:
         rows.append(f"| **{s.name}** | {s.does} | {modules} ({_count(s.module_count, 'module')}, "
                     f"{_count(s.primitive_count, 'primitive')}) | {entries or '—'} | "
                     f"{links or '—'} |")
-    brief = [f"| **{s.name}** | " + ", ".join(f"`{p.name}`" for p in s.modules[:1])
+    brief = [f"| **{s.name}** | {s.does} | " + ", ".join(f"`{p.name}`" for p in s.modules[:1])
              + " | " + ", ".join(link(p.file, p.line, f"`{_short(p.name)}`")
-                                 for p in s.entries[:1]) + " | |" for s in data.subsystems]
+                                 for p in s.entries[:1]) + " | — |" for s in data.subsystems]
     head = (("JAX as the index sees it: each subsystem's key modules and entry points, and "
             "the subsystems it imports most and is imported by."), "",
             "| subsystem | what it does | key modules | entry points | connects to |",
