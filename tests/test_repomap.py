@@ -253,7 +253,7 @@ def test_committed_repo_map_is_fresh(installed_index, installed_map):
 
 def test_budgeted_tables_keep_their_columns(capsys):
     """Rows a budget shortens still have a cell for every column of their header."""
-    assert main(["repo-map", "--budget", "2000", "-o", "-", "--root", str(ROOT)]) == 0
+    assert main(["repo-map", "--budget", "2000", "-o", "-"]) == 0  # the installed jax
     lines = capsys.readouterr().out.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("|---"):
