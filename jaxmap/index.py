@@ -17,7 +17,7 @@ from jaxmap.models import Definition, DefKind, FunctionRef, Primitive, Rule, Rul
 if TYPE_CHECKING:
     from jaxmap.rows import Bind, DefinitionRow, Node, PrimitiveRow, RuleRow
 
-_PRIMITIVE = "id, name, variable, module, file, line, end_line, style"
+_PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
          "function_file, function_line, platforms, functions, condition")
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
@@ -62,11 +62,12 @@ class Index:
                 self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives ORDER BY id")]
 
     def primitives_named(self, name: str, stem: str) -> list[Primitive]:
-        """Primitives whose name string is `name` or `stem`, or whose variable is
-        `name`, with their rules and the tests that exercise them."""
+        """Primitives whose name string is `name` or `stem`, or whose variable (or an
+        alias) is `name`, with their rules and the tests that exercise them."""
         rows = self._conn.execute(
             f"SELECT {_PRIMITIVE} FROM primitives WHERE name IN (?, ?) OR variable = ? "
-            "ORDER BY file, line", (name, stem, name)).fetchall()
+            "OR ',' || aliases || ',' LIKE ? ESCAPE '!' ORDER BY file, line",
+            (name, stem, name, f"%,{_like(name)},%")).fetchall()
         return [_primitive(row, self._rules(row[0]))._replace(tests=self._tests(row[0]))
                 for row in rows]
 
@@ -367,9 +368,9 @@ def open_file(path: str) -> Index:
 
 
 def _primitive(row, rules) -> Primitive:
-    _pid, name, variable, module, file, line, end_line, style = row
+    _pid, name, variable, module, file, line, end_line, style, aliases = row
     return Primitive(name or "", variable or "", module, SourceLoc(file, line, end_line),
-                     style, tuple(rules))
+                     style, tuple(rules), aliases=tuple(aliases.split(",")) if aliases else ())
 
 
 def _rule(row) -> Rule:

@@ -106,6 +106,7 @@ class Primitive(NamedTuple):
     style: str = "classic"
     rules: tuple[Rule, ...] = ()
     tests: tuple[FunctionRef, ...] = ()
+    aliases: tuple[str, ...] = ()  # other module-level names it is assigned to
 
 
 class Definition(NamedTuple):

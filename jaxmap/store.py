@@ -23,7 +23,7 @@ from jaxmap import atomic
 from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -32,7 +32,7 @@ CREATE TABLE files (
 CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER);
 CREATE TABLE primitives (
   id INTEGER PRIMARY KEY, name TEXT, variable TEXT, module TEXT, file TEXT,
-  line INTEGER, end_line INTEGER, style TEXT);
+  line INTEGER, end_line INTEGER, style TEXT, aliases TEXT);
 CREATE TABLE rules (
   primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
   via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
@@ -207,9 +207,10 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executescript(_SCHEMA)
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", files)
-    conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+    conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
-         p["style"]) for pid, p in enumerate(resolution.primitives)])
+         p["style"], ",".join(p.get("aliases", ())))
+        for pid, p in enumerate(resolution.primitives)])
     conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
          *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r),

@@ -75,13 +75,15 @@ def from_snapshot(args) -> int:
 
 
 def _match(snapshot: dict, query: str) -> tuple[list, list]:
-    """The same rules as `jaxmap locate`: a primitive by name string or variable (of the
-    last dotted part); a definition by name, or by qualified or public path (suffix)."""
+    """The same rules as `jaxmap locate`: a primitive by name string, variable or alias
+    (of the last dotted part); a definition by name, or by qualified or public path
+    (suffix)."""
     leaf = query.rpartition(".")[2]
     stem = leaf[:-2] if leaf.endswith("_p") else leaf
     # A snapshot is built from a wheel, which has no tests to list.
     primitives = [{**p, "tests": []} for p in snapshot["primitives"]
-                  if p["name"] in (leaf, stem) or p["variable"] == leaf]
+                  if p["name"] in (leaf, stem) or p["variable"] == leaf
+                  or leaf in p.get("aliases", ())]
 
     def named(d: dict) -> bool:
         if "." not in query:

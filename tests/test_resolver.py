@@ -560,3 +560,12 @@ def test_every_name_of_a_chained_assignment_is_defined():
     assert rules(res, "closed_call") == [("impl", None, "_i")]
     assert {d["name"] for d in res.definitions if d["kind"] == "variable"} >= {
         "call_p", "closed_call_p"}
+
+
+def test_other_names_of_a_primitive_are_its_aliases():
+    res = resolve_sources({"m.py": CORE + """
+        eval_jaxpr_p = core.Primitive('eval_jaxpr')
+        call_p = closed_call_p = eval_jaxpr_p
+        """})
+    assert primitive(res, "eval_jaxpr")["variable"] == "eval_jaxpr_p"
+    assert primitive(res, "eval_jaxpr")["aliases"] == ["call_p", "closed_call_p"]

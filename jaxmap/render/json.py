@@ -20,7 +20,8 @@ def _same(path: str) -> str:
 def primitive(prim: Primitive, path: PathFn = _same) -> dict:
     return {"name": prim.name, "variable": prim.variable, "module": prim.module,
             "style": prim.style, "file": path(prim.loc.file), "line": prim.loc.line,
-            "end_line": prim.loc.end_line, "rules": [rule(r, path) for r in prim.rules]}
+            "end_line": prim.loc.end_line, "aliases": list(prim.aliases),
+            "rules": [rule(r, path) for r in prim.rules]}
 
 
 def rule(r: Rule, path: PathFn = _same) -> dict:

@@ -23,7 +23,7 @@ class Findings:
         self.primitives.append({
             "name": name, "variable": variable, "module": module,
             "file": self.names.path(module), "line": line, "end_line": end_line,
-            "style": style, "rules": []})
+            "style": style, "rules": [], "aliases": []})
         return len(self.primitives) - 1
 
     def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
@@ -56,9 +56,13 @@ class Findings:
         return {rule["kind"] for rule in self.primitives[pid]["rules"]}
 
     def name_variable(self, pid: int, variable: str) -> None:
-        """The module-level name a primitive is first assigned to."""
-        if self.primitives[pid]["variable"] is None:
-            self.primitives[pid]["variable"] = variable
+        """A module-level name a primitive is assigned to: the first is its variable,
+        the others its aliases (`call_p = closed_call_p = eval_jaxpr_p`)."""
+        primitive = self.primitives[pid]
+        if primitive["variable"] is None:
+            primitive["variable"] = variable
+        elif variable != primitive["variable"] and variable not in primitive["aliases"]:
+            primitive["aliases"].append(variable)
 
     def diagnose(self, module: str, line: int, message: str) -> None:
         """Say what could not be resolved, once per place and message."""
