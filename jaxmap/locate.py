@@ -133,7 +133,14 @@ def check_rule_kinds(**kinds_by_option: tuple[str, ...]) -> None:
 def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
            platform: str | None = None) -> list[Primitive]:
     """The primitives lacking every kind in `missing` and having every kind in `has`
-    (lowerings counted for `platform` only, when given)."""
+    (lowerings counted for `platform` only, when given); a JaxmapError when the two
+    ask for the same kind, which no primitive can satisfy."""
+    both = sorted(set(missing) & set(has))
+    if both:
+        raise JaxmapError(f"--missing and --has both name {', '.join(both)}: no primitive "
+                          f"can lack and have a rule")
+    if platform:
+        check_platform(platform)
     chosen = []
     for prim in prims:
         if platform:

@@ -355,3 +355,12 @@ def test_primitives_text_has_a_platform_column(capsys):
     assert code == 0, err
     [line] = [line for line in out.splitlines() if line.startswith("sin ")]
     assert line.endswith("[lowering: cpu default]")
+
+
+def test_contradictory_filters_and_unknown_platforms_are_errors(capsys):
+    code, out, err = run(capsys, "primitives", "--missing", "lowering", "--has", "lowering")
+    assert_one_line_error(code, out, err)
+    assert "no primitive can lack and have" in err
+    code, out, err = run(capsys, "primitives", "--platform", "bogus")
+    assert_one_line_error(code, out, err)
+    assert "unknown platform 'bogus'" in err
