@@ -327,6 +327,7 @@ class _Builder:
         self.unread = {body.start: body.end for body in unread}  # def start -> body end
         self._body_first = {body.start: body.first for body in unread}
         self._overloads: set[int] = set()  # start bytes of `@overload` stubs
+        self._decorated_from: dict[int, tuple] = {}  # def start -> its decorators' (byte, line)
         self._source = b""
 
     def facts(self, doc: str | None) -> dict:
@@ -469,9 +470,13 @@ class _Builder:
         a test calls."""
         source = self._source
         if self._test_module and name.startswith("test"):
-            used = {m.group(1).decode() for m in _USED.finditer(source, start, end)}
+            # A test's decorators hold its parameters (`sample_product(op=[lax.cumsum])`).
+            first, first_line = self._decorated_from.get(start, (start, line))
+            used = {m.group(1).decode() for m in _USED.finditer(source, first, end)}
             self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
-        self.callees[qualname] = _callees(source, start, end, line)
+            self.callees[qualname] = _callees(source, first, end, first_line)
+        else:
+            self.callees[qualname] = _callees(source, start, end, line)
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
         if methods:
             self.trace_calls[qualname] = tuple(sorted(methods))
@@ -488,6 +493,8 @@ class _Builder:
         qualname = self._prefix(stack) + _text(target.child_by_field_name("name"))
         scope = self._scope(stack)
         decorator = caps["decorated.decorator"][0]
+        outer = caps["decorated"][0]
+        self._decorated_from[target.start_byte] = (outer.start_byte, outer.start_point[0] + 1)
         if _OVERLOAD.fullmatch(_text(decorator)):
             self._overloads.add(target.start_byte)
         # Each of stacked decorators is its own registration: it starts the span.

@@ -46,7 +46,8 @@ def test_tests_reach_primitives_through_every_idiom(capsys):
     found = {(t["name"], t["file"], t["line"]) for t in mul["tests"]}
     for name, key in [("test_nested_def", "test-mul-nested"), ("test_lambda", "test-mul-lambda"),
                       ("test_partial", "test-mul-partial"),
-                      ("test_own_helper", "test-mul-helper")]:
+                      ("test_own_helper", "test-mul-helper"),
+                      ("test_op_named_in_the_decorator", "test-mul-decorator")]:
         assert (name, *mark(key)) in found
 
 
