@@ -68,6 +68,7 @@ class Explanation(NamedTuple):
 def explain(index, text: str) -> Explanation:
     """The raise sites of the message in `text` (a message or a whole traceback),
     best match first; NotFound if no message of the tree matches."""
+    text = _message_of(text)
     best, score, match = [], 0, None
     for file, line, function, exception, pieces in _candidates(index, text):
         found = template_regex(pieces).search(text)
@@ -81,6 +82,21 @@ def explain(index, text: str) -> Explanation:
     found, pieces = match
     return Explanation(found.group().strip(), tuple(best),
                        _missing(index, pieces, found.groups()))
+
+
+_FRAME = re.compile(r'^\s*File ".*", line \d+', re.MULTILINE)
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b.*$",
+                        re.MULTILINE)
+
+
+def _message_of(text: str) -> str:
+    """The message of a traceback: from the exception line after its last frame on (a
+    message alone is returned as it is)."""
+    frames = list(_FRAME.finditer(text))
+    if not frames:
+        return text
+    exception = _EXCEPTION.search(text, frames[-1].end())
+    return text[exception.start():] if exception else text[frames[-1].end():]
 
 
 def _candidates(index, text: str):

@@ -48,7 +48,8 @@ def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
 
 
 def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
-    """`raise E(msg)`: the string last assigned to `msg` before the site."""
+    """`raise E(msg)` or `raise E(msg.format(...))`: the string last assigned to `msg`
+    before the site, formatted as the site formats it."""
     name = _NAME.match(source, _GAP.match(source, at).end())
     if name is None:
         return None
@@ -56,7 +57,12 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     last = None
     for found in assign.finditer(source, max(0, site - _LOOK_BACK), site):
         last = found
-    return _run(source, last.end()) if last else None
+    pieces = _run(source, last.end()) if last else None
+    if pieces and _FORMAT.match(source, name.end()):
+        return tuple(_resplit(list(pieces), _FIELD))
+    if pieces and _PERCENT.match(source, name.end()):
+        return tuple(_resplit(list(pieces), _CONVERSION))
+    return pieces
 
 
 def _run(source: bytes, at: int) -> tuple[str, ...] | None:
@@ -64,6 +70,9 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
     `.format(`/`%` after them; None if no literal starts there."""
     pieces: list[str] = []
     formatted = False
+    at = _GAP.match(source, at).end()
+    if source[at:at + 1] == b"(":  # `msg = ("..." "...")`: a parenthesised run
+        at += 1
     while True:
         at = _GAP.match(source, at).end()
         opening = _PREFIX.match(source, at)

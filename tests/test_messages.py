@@ -1,0 +1,36 @@
+"""Messages read from raise sites, and explain's reading of a traceback."""
+
+from __future__ import annotations
+
+import textwrap
+
+from jaxmap.explain import _message_of
+from jaxmap.messages import sites, template_regex
+
+
+def test_a_parenthesised_message_formatted_at_the_raise_site():
+    source = textwrap.dedent('''
+        def rule(lhs, rhs):
+          msg = ("dot_general requires contracting dimensions to have the same "
+                 "shape, got {} and {}.")
+          raise TypeError(msg.format(lhs, rhs))
+        ''').encode()
+    [(_, kind, pieces)] = sites(source)
+    assert kind == "TypeError"
+    found = template_regex(pieces).search(
+        "dot_general requires contracting dimensions to have the same shape, got (3,) "
+        "and (4,).")
+    assert found and found.groups() == ("(3,)", "(4,)")
+
+
+def test_the_message_of_a_traceback_is_its_last_exception_line():
+    traceback = textwrap.dedent("""\
+        Traceback (most recent call last):
+          File "p.py", line 3, in <module>
+            lax.add(x, y)
+          File "lax.py", line 126, in _try_broadcast_shapes
+            raise TypeError(f'{name} got incompatible shapes')
+        TypeError: add got incompatible shapes for broadcasting: (2,), (3,).
+        """)
+    assert _message_of(traceback).startswith("TypeError: add got incompatible shapes")
+    assert _message_of("just a message") == "just a message"
