@@ -20,7 +20,7 @@ def test_a_parenthesised_message_formatted_at_the_raise_site():
     found = template_regex(pieces).search(
         "dot_general requires contracting dimensions to have the same shape, got (3,) "
         "and (4,).")
-    assert found and found.groups() == ("(3,)", "(4,)")
+    assert found and [group.strip() for group in found.groups()] == ["(3,)", "(4,)"]
 
 
 def test_the_message_of_a_traceback_is_its_last_exception_line():
