@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
     PathFn = Callable[[str], str]
 
-_HEADINGS = {"binds": "{n} functions reach {targets}",
-             "callers": "{n} callers of {targets}",
-             "calls": "{n} callees of {targets}"}
+_HEADINGS = {"binds": "{n} {function} {reach} {targets}",
+             "callers": "{n} {caller} of {targets}",
+             "calls": "{n} {callee} of {targets}"}
 _MARKS = {"unresolved": "? ", "external": "~ "}
 _NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
           "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
@@ -25,7 +25,10 @@ def call_answer(answer, path: PathFn) -> str:
     """A callgraph.CallAnswer: a heading, then one line per answer with its place and
     chain; unresolved calls last, marked."""
     targets = ", ".join(answer.targets)
-    lines = [_HEADINGS[answer.direction].format(n=len(answer.found) or "no", targets=targets)]
+    one = len(answer.found) == 1
+    lines = [_HEADINGS[answer.direction].format(
+        n=len(answer.found) or "no", targets=targets, reach="reaches" if one else "reach",
+        **{word: word if one else word + "s" for word in ("function", "caller", "callee")})]
     for r in answer.found:
         mark = _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)

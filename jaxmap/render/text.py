@@ -18,16 +18,16 @@ _REACHED_SHOWN = 8
 
 
 def located(found, path: PathFn, source_line: SourceFn) -> str:
-    """Primitives, then definitions; definitions first when the query is the dotted
-    path of one (`jax.jit` asks for the function more than for the jit primitive)."""
+    """Primitives, then definitions; definitions first for a dotted name that is not a
+    primitive's variable (`jnp.cumsum` asks for the function more than for the cumsum
+    primitive; `lax.psum_p` for the primitive)."""
     blocks = [primitive(p, path, source_line) for p in found.primitives]
     if found.definitions:
         reaches = found.reaches or [()] * len(found.definitions)
         named = "\n".join(definition(d, path) + reached(r)
                            for d, r in zip(found.definitions, reaches))
-        exact = "." in found.query and any(
-            found.query == d.qualname or found.query in d.public_paths
-            for d in found.definitions)
+        leaf = found.query.rpartition(".")[2]
+        exact = "." in found.query and not leaf.endswith("_p")
         blocks.insert(0, named) if exact else blocks.append(named)
     return "\n\n".join(blocks)
 
