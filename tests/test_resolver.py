@@ -569,3 +569,14 @@ def test_other_names_of_a_primitive_are_its_aliases():
         """})
     assert primitive(res, "eval_jaxpr")["variable"] == "eval_jaxpr_p"
     assert primitive(res, "eval_jaxpr")["aliases"] == ["call_p", "closed_call_p"]
+
+
+def test_a_public_classs_methods_are_public_under_its_paths():
+    res = resolve_sources({
+        "pkg/_src/cd.py": "class custom_vjp:\n  def __call__(self, *a): pass\n"
+                          "  def defvjp(self, f, b): pass\n  def _private(self): pass\n",
+        "pkg/__init__.py": "from pkg._src.cd import custom_vjp as custom_vjp\n",
+    })
+    assert [definition(res, f"pkg._src.cd.custom_vjp.{m}")["public"]
+            for m in ("__call__", "defvjp", "_private")] == [
+        ["pkg.custom_vjp.__call__"], ["pkg.custom_vjp.defvjp"], []]

@@ -12,6 +12,8 @@ from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
 from jaxmap.resolve.values import MAX_HOPS
 
+# Methods a user calls through the class's instances or constructor.
+_PUBLIC_DUNDERS = frozenset({"__call__", "__init__"})
 # Directories of a checkout whose modules are not part of any public API.
 _NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
 
@@ -27,9 +29,20 @@ def definitions(names: Names, findings: Findings) -> list[dict]:
         for d in facts.defs:
             rows.append({"name": d.name, "qualname": f"{module}.{d.qualname}", "kind": d.kind,
                          "module": module, "file": path, "line": d.line,
-                         "end_line": d.end_line,
-                         "public": exports.get((module, d.qualname), []), "summary": d.doc})
+                         "end_line": d.end_line, "public": _public_of(exports, module, d),
+                         "summary": d.doc})
     return rows
+
+
+def _public_of(exports: dict, module: str, d) -> list[str]:
+    """A definition's public paths; a public method's are its public class's paths
+    with its name (`jax.custom_vjp.__call__`)."""
+    if d.kind != "function" or d.qualname.count(".") != 1:
+        return exports.get((module, d.qualname), [])
+    owner, _, method = d.qualname.partition(".")
+    if method.startswith("_") and method not in _PUBLIC_DUNDERS:
+        return []
+    return [f"{path}.{method}" for path in exports.get((module, owner), [])]
 
 
 def _public_paths(names: Names, findings: Findings) -> dict[tuple[str, str], list[str]]:
