@@ -29,7 +29,9 @@ def coverage(prims: list[Primitive], kinds: tuple[str, ...] = (),
             for column in _columns(rule):
                 counts[column] = counts.get(column, 0) + 1
         rows.append((prim.name or prim.variable, prim.module, counts))
-    present = {column for _, _, counts in rows for column in counts}
+    # A kind asked for, or filtered on, keeps its column even where no row has it.
+    present = {column for _, _, counts in rows for column in counts} | set(kinds) \
+        | set(missing)
     order = [k.value for k in RuleKind]
     columns = sorted(present, key=lambda c: (order.index(c.partition(":")[0]), c))
     if kinds:

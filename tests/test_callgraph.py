@@ -118,3 +118,10 @@ def test_unknown_names_are_one_line_errors(capsys):
                  ["calls", "no_such_function"], ["graph", "no_such_thing"],
                  ["coverage", "--kind", "nope"]):
         assert_one_line_error(*run(capsys, *argv))
+
+
+def test_coverage_keeps_the_column_of_a_kind_it_filters_on(capsys):
+    document = run_json(capsys, "coverage", "--kind", "jvp", "--kind", "transpose",
+                        "--missing", "transpose", "--format", "json")
+    assert document["kinds"] == ["jvp", "transpose"]
+    assert document["rows"] and document["totals"]["transpose"] == 0
