@@ -52,6 +52,7 @@ class Interpreter:
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
         self._inline_depth = 0  # lambdas and nested functions being run where called
+        self._by_scope: dict[str, dict[str, list]] = {}  # module -> scope -> statements
         names.env_of = self.module_env
 
     def module_env(self, module: str) -> dict:
@@ -62,9 +63,19 @@ class Interpreter:
         env = dict(self.names.top_names[module])
         self.envs[module] = env
         facts = self.names.facts(module)
-        events = [e for e in facts.events if e.scope == "" and type(e) in _STATEMENTS]
-        self._block(events, -1, facts.blocks, Context(module, "", env))
+        self._block(self._statements(module, ""), -1, facts.blocks, Context(module, "", env))
         return env
+
+    def _statements(self, module: str, scope: str) -> list:
+        """The statements of one scope of `module` (its top level: ''), in order;
+        the module's events are grouped once, not scanned again for each scope."""
+        grouped = self._by_scope.get(module)
+        if grouped is None:
+            grouped = self._by_scope[module] = {}
+            for event in self.names.facts(module).events:
+                if type(event) in _STATEMENTS:
+                    grouped.setdefault(event.scope, []).append(event)
+        return grouped.get(scope, [])
 
     def evaluate_at_module(self, module: str, expr: tuple) -> tuple:
         """An expression's value at the top level of `module`."""
@@ -317,7 +328,7 @@ class Interpreter:
         inner = Context(module, qualname, local, ctx.site, ctx.summary, ctx.guards,
                         ctx.conditions, returned=[], via=f"{ctx.via}{via} > ",
                         site_module=ctx.site_in)
-        events = [e for e in facts.events if e.scope == qualname and type(e) in _STATEMENTS]
+        events = self._statements(module, qualname)
         self._inline_depth += 1
         try:
             self._block(events, -1, facts.blocks, inner)
@@ -417,7 +428,7 @@ class Interpreter:
         summary = Summary()
         ctx = Context(module, qualname, locals_, summary=summary)
         facts = self.names.facts(module)
-        events = [e for e in facts.events if e.scope == qualname and type(e) in _STATEMENTS]
+        events = self._statements(module, qualname)
         self._block(events, -1, facts.blocks, ctx)
         return summary
 
