@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
          "function_file, function_line, platforms, functions, condition")
+# A primitive by name string (`name` or its `_p`-less `stem`), variable or alias: the
+# one rule for every command that takes a primitive's name.
+_NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
+                    "ESCAPE '!' ORDER BY file, line")
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
 
 
@@ -65,9 +69,8 @@ class Index:
         """Primitives whose name string is `name` or `stem`, or whose variable (or an
         alias) is `name`, with their rules and the tests that exercise them."""
         rows = self._conn.execute(
-            f"SELECT {_PRIMITIVE} FROM primitives WHERE name IN (?, ?) OR variable = ? "
-            "OR ',' || aliases || ',' LIKE ? ESCAPE '!' ORDER BY file, line",
-            (name, stem, name, f"%,{_like(name)},%")).fetchall()
+            f"SELECT {_PRIMITIVE} FROM primitives WHERE {_NAMED_PRIMITIVE}",
+            _named_primitive(name, stem)).fetchall()
         return [_primitive(row, self._rules(row[0]))._replace(tests=self._tests(row[0]))
                 for row in rows]
 
@@ -212,8 +215,8 @@ class Index:
     def primitive_ids(self, name: str, stem: str) -> list[tuple[int, str, str]]:
         """(id, name, variable) of primitives `primitives_named` would find."""
         return self._conn.execute(
-            "SELECT id, name, variable FROM primitives WHERE name IN (?, ?) OR variable = ? "
-            "ORDER BY file, line", (name, stem, name)).fetchall()
+            f"SELECT id, name, variable FROM primitives WHERE {_NAMED_PRIMITIVE}",
+            _named_primitive(name, stem)).fetchall()
 
     def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...]]]:
         """(file, line, function, exception, literal pieces) of every message raised."""
@@ -243,13 +246,6 @@ class Index:
         return self._conn.execute(
             f"SELECT module, target FROM imports WHERE module IN ({marks}) OR target IN "
             f"({marks}) ORDER BY rowid", modules + modules).fetchall()
-
-    def module_ids(self, modules) -> dict[str, int]:
-        """module name -> its definition id."""
-        modules = list(modules)
-        return dict(self._conn.execute(
-            "SELECT qualname, id FROM definitions WHERE kind = 'module' AND qualname IN "
-            f"({','.join('?' * len(modules))})", modules))
 
     def definition_modules(self, ids) -> dict[int, str]:
         """definition id -> the module that defines it."""
@@ -390,6 +386,11 @@ def _chunks(ids: list[int], size: int = 900):
     """Slices of `ids` within SQLite's limit on bound parameters."""
     for start in range(0, len(ids), size):
         yield ids[start:start + size]
+
+
+def _named_primitive(name: str, stem: str) -> tuple:
+    """The parameters of _NAMED_PRIMITIVE."""
+    return name, stem, name, f"%,{_like(name)},%"
 
 
 def _like(text: str) -> str:

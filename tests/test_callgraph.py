@@ -8,6 +8,8 @@ import json
 from markers import mark
 from test_cli import assert_one_line_error, run, run_json
 
+from jaxmap.cli import main
+
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "found"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain"}
 
@@ -125,3 +127,18 @@ def test_coverage_keeps_the_column_of_a_kind_it_filters_on(capsys):
                         "--missing", "transpose", "--format", "json")
     assert document["kinds"] == ["jvp", "transpose"]
     assert document["rows"] and document["totals"]["transpose"] == 0
+
+
+def test_binds_finds_a_primitive_by_its_alias(tmp_path, capsys):
+    """`call_p = closed_call_p = eval_jaxpr_p`: every command that takes a primitive's
+    name reads it by the one rule `locate` uses."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "m.py").write_text(
+        "from jax._src import core\n"
+        "eval_jaxpr_p = core.Primitive('eval_jaxpr')\n"
+        "call_p = closed_call_p = eval_jaxpr_p\n"
+        "def run(x):\n  return call_p.bind(x)\n")
+    assert main(["binds", "closed_call_p", "--root", str(tmp_path), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [f["name"] for f in document["found"]] == ["pkg.m.run"]
