@@ -51,15 +51,26 @@ class BindRow(NamedTuple):
 def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id."""
     rows = []
+    packages = {module.partition(".")[0] for module in names.modules}
     for module, (_, facts) in names.modules.items():
         known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
+        module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
+            | packages | {"self", "cls"}
         for qualname, callees in facts.callees.items():
             caller = ids.get(f"{module}.{qualname}")
             if caller is None:
                 continue
             # Names mean the same in every function without imports of its own.
             scope = qualname if (module, qualname) in names.imports else ""
+            heads = module_heads | _import_heads(names, module, qualname) if scope \
+                else module_heads
             for callee in callees:
+                if callee.name.partition(".")[0] not in heads:
+                    # A local or a builtin: it names nothing of the tree.
+                    if callee.called:
+                        rows.append(CallRow(caller, None, callee.name, _unnamed(callee.name),
+                                            callee.line))
+                    continue
                 key = (qualname if callee.name[:5] in ("self.", "cls.") else scope,
                        callee.name)
                 if key not in known:
@@ -70,6 +81,24 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 rows.append(CallRow(caller, ids.get(target) if target else None,
                                     callee.name, status, callee.line))
     return rows
+
+
+def _import_heads(names: Names, module: str, scope: str) -> set[str]:
+    """The first names that imports bind in `scope` and the functions around it."""
+    heads = set()
+    while True:
+        heads.update(alias.partition(".")[0] for alias in names.imports.get((module, scope), ()))
+        if not scope:
+            return heads
+        scope = scope.rpartition(".")[0]
+        if not scope:
+            return heads
+
+
+def _unnamed(text: str) -> str:
+    """The status of a call whose first name is neither imported nor defined in its
+    module: a builtin is outside the tree; anything else is a local value."""
+    return EXTERNAL if text.partition(".")[0] in _BUILTINS else UNRESOLVED
 
 
 def _resolve(names: Names, module: str, qualname: str, text: str
