@@ -49,19 +49,18 @@ _PRIMITIVE_FACTORY = re.compile(
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
-# A dotted name that is called, that is an argument or default (before `,`, `)` or
-# `]`), or that ends in `_p`: what a function's text calls or may hand on; with the
-# character before it when that is `.` (a method of some value) or `(` (a first
-# argument). `\b` rather than a look-behind, for speed.
-_CALLEE = re.compile(rb"([.(]?)\b([A-Za-z_][\w.]*)(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))")
-_TRIPLE_QUOTED = re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
-# Strings, comments, and the name a `def` or `class` introduces: not calls.
-_NOT_CODE = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
-                       rb"|\b(?:def|class)[ \t]+\w+")
+# Read left to right, each string, comment and name that a `def` or `class` introduces
+# is taken whole (no group: not code); otherwise a dotted name that is called, that is
+# an argument or default (before `,`, `)` or `]`), or that ends in `_p`: what a
+# function's text calls or may hand on. The look-ahead group and back-reference take
+# the name atomically (no backtracking into it).
+_CALLEE = re.compile(
+    rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
+    rb"|\b(?:def|class)[ \t]+\w+"
+    rb"|\b(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
-_NAME_CHAR = re.compile(rb"[\w.]")
 _DOCSTRING_START = re.compile(rb'[ \t]*[rRuU]?("""|\'\'\'|"|\')')
 _OVERLOAD = re.compile(r"(?:[A-Za-z_]\w*\.)*overload")
 _NAME_BEFORE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.]*\Z")
@@ -99,32 +98,32 @@ def _unread_bodies(source: bytes) -> list[skim.Body]:
 def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
     """The stored `facts.Callee`s of the text source[start:end], which starts at
     `line`: each name called, each `_p` name, and each argument or default that is
-    dotted, private or a first argument (`lax.dot_general`, `_einsum`, `partial(f`).
-    Strings, comments and the names a `def` or `class` introduces are not read."""
-    text = _NOT_CODE.sub(b"", _TRIPLE_QUOTED.sub(_newlines, source[start:end]))
-    found: dict[bytes, bool] = {}
-    for before, name, after in _CALLEE.findall(text):
-        if before == b"." or name in _NOT_CALLEES:
+    dotted, private or a first argument (`lax.dot_general`, `_einsum`, `partial(f`),
+    at its first call (or its first use, if never called). Strings, comments, names
+    that a `def` or `class` introduces, and methods of values (`x.f(`) are not read."""
+    found: dict[bytes, list] = {}  # name -> [called, where first found]
+    for match in _CALLEE.finditer(source, start, end):
+        name = match.group(1)
+        if name is None or name in _NOT_CALLEES:
             continue
-        called = after == b"("
-        if name in found and (found[name] or not called):
+        at = match.start()
+        before = source[at - 1:at]
+        if before == b".":
             continue
-        if called or before or name[0] == 95 or b"." in name or name.endswith(b"_p"):
-            found[name] = called  # 95: `_`
-    return tuple((name.decode(), line + text.count(b"\n", 0, _first(text, name)), called)
-                 for name, called in found.items())
-
-
-def _first(text: bytes, name: bytes) -> int:
-    """Where `name` first stands on its own in `text` (not the tail of a longer name)."""
-    at = text.find(name)
-    while at > 0 and _NAME_CHAR.match(text, at - 1):
-        at = text.find(name, at + 1)
-    return max(at, 0)
-
-
-def _newlines(match: re.Match) -> bytes:
-    return b"\n" * match.group().count(b"\n")
+        called = match.group(2) == b"("
+        seen = found.get(name)
+        if seen is not None:
+            if called and not seen[0]:
+                seen[:] = True, at
+        elif called or before == b"(" or name[0] == 95 or b"." in name \
+                or name.endswith(b"_p"):  # 95: `_`
+            found[name] = [called, at]
+    callees, counted = [], start
+    for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
+        line += source.count(b"\n", counted, at)
+        counted = at
+        callees.append((name.decode(), line, called))
+    return tuple(callees)
 
 
 def _text(node) -> str:

@@ -105,6 +105,20 @@ def test_comments_docstrings_and_definitions_are_not_calls():
     assert set(edges(res, "m.f")) == {"inner"}
 
 
+def test_string_prefixes_are_not_names_and_a_callee_is_placed_at_its_first_call():
+    res = resolve_sources({"m.py": """
+        def g(x): return x
+        def f(x):
+          print(f"{x}", rb"y")
+          h = g
+          return g(x)
+        """})
+    names = [d["qualname"] for d in res.definitions]
+    lines = {text: line for caller, _c, text, _s, line in res.calls
+             if caller == names.index("m.f")}
+    assert lines == {"print": 4, "g": 6}
+
+
 def test_direct_binder_and_binders_through_a_helper():
     res = resolve_sources({"m.py": CORE + """
         p_p = core.Primitive('p')
