@@ -98,14 +98,15 @@ class Names:
 
     def qualified(self, name: str, hops: int = 0) -> tuple:
         """A fully qualified dotted name -> its value, following re-exports."""
-        parts = name.split(".")
-        for n in range(len(parts), 0, -1):
-            module = ".".join(parts[:n])
+        end = len(name)
+        while end > 0:  # the longest leading part that is a module
+            module = name[:end]
             if module not in self.modules:
+                end = name.rfind(".", 0, end)
                 continue
-            if n == len(parts):
+            if end == len(name):
                 return (MODULE, module)
-            attr, rest = parts[n], ".".join(parts[n + 1:])
+            attr, _, rest = name[end + 1:].partition(".")
             target = self.imports.get((module, ""), {}).get(attr)
             if target is not None and hops < MAX_HOPS:
                 return self.attribute(self.qualified(target, hops + 1), rest)
