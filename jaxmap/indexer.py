@@ -160,12 +160,18 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs) -> tuple[dict, list[tup
 @contextmanager
 def _gc_paused():
     """Indexing allocates hundreds of thousands of small tuples that all stay alive until
-    the end; the cyclic collector would scan them again and again for nothing."""
+    the end; the cyclic collector would scan them again and again for nothing. At the
+    end they are moved to the oldest generation unscanned (freeze, then unfreeze): left
+    young, the first collection after would scan them all once more (0.2 s). Objects a
+    caller froze itself are left frozen: then this step is skipped."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 
