@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 
-_SITE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(|warn(?:ings\.warn)?[ \t]*\(")
+# Searched apart: each starts with a literal, which the regex engine finds far faster
+# than the first letter of either.
+_RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
+_WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
 _PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
 _BODIES = {
     b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
@@ -34,11 +37,15 @@ MIN_LITERAL = 12  # a message with less literal text than this matches too much
 def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
     """(byte offset, exception or 'warning', pieces) of each raise or warn site whose
     message is a literal format string (directly, or through a variable)."""
-    found = []
-    for match in _SITE.finditer(source):
+    found, after = [], 0
+    for match in sorted((*_RAISE.finditer(source), *_WARN.finditer(source)),
+                        key=lambda match: match.start()):
+        if match.start() < after:
+            continue  # inside the last match, as one search would have read it
+        after = match.end()
         if match.start() and _NAME_CHAR.match(source, match.start() - 1):
             continue  # `self.warn(`, `reraise E(`: not a site
-        kind = match.group(1).decode() if match.group(1) else "warning"
+        kind = match.group(1).decode() if match.re is _RAISE else "warning"
         pieces = _run(source, match.end())
         if pieces is None:
             pieces = _variable(source, match.end(), match.start())
