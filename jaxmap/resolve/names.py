@@ -74,11 +74,12 @@ class Names:
         if "." not in dotted:  # most names: one look-up
             target = table.get(dotted)
             return None if target is None else self.qualified(target)
-        parts = dotted.split(".")
-        for n in range(len(parts), 0, -1):
-            alias = ".".join(parts[:n])
-            if alias in table:
-                return self.qualified(".".join([table[alias], *parts[n:]]))
+        end = len(dotted)
+        while end > 0:  # the longest leading part that is imported
+            target = table.get(dotted[:end])
+            if target is not None:
+                return self.qualified(target + dotted[end:])
+            end = dotted.rfind(".", 0, end)
         return None
 
     def attribute(self, value: tuple, rest: str) -> tuple:
