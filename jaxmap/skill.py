@@ -100,8 +100,8 @@ def locator_source() -> str:
         from importlib import resources
 
         places.insert(0, str(resources.files("jaxmap_scripts") / LOCATOR))
-    except (ModuleNotFoundError, TypeError):
-        pass
+    except (ModuleNotFoundError, TypeError, OSError):  # OSError: an editable install's
+        pass  # mapped package, which importlib.resources cannot list
     for path in places:
         if os.path.isfile(path):
             with open(path, encoding="utf-8") as handle:

@@ -19,6 +19,18 @@ from jaxmap.scaffold import kinds, rungs
 LOCATOR = Path(__file__).resolve().parent.parent / "scripts" / "jax_repo_locator.py"
 
 
+def test_the_locator_is_found_where_importlib_cannot_list_its_package(monkeypatch):
+    """An editable install maps `jaxmap_scripts` to scripts/ in a way that
+    importlib.resources answers with NotADirectoryError; the checkout's copy serves."""
+    from importlib import resources
+
+    def cannot_list(package):
+        raise NotADirectoryError("MultiplexedPath only supports directories")
+
+    monkeypatch.setattr(resources, "files", cannot_list)
+    assert skill.locator_source() == LOCATOR.read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def folder(installed_index, tmp_path_factory):
     """The skill folder for the installed jax, written once with the CLI."""
