@@ -15,6 +15,8 @@ from jaxmap.errors import StoreError
 from jaxmap.models import Definition, DefKind, FunctionRef, Primitive, Rule, RuleKind, SourceLoc
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from jaxmap.rows import Bind, DefinitionRow, Node, PrimitiveRow, RuleRow
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
@@ -25,6 +27,8 @@ _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name
 _NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
                     "ESCAPE '!' ORDER BY file, line")
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
+_LIST = "(?*)"  # where `Index._in` puts a list of values
+_MAX_PARAMETERS = 900  # below SQLite's oldest limit on bound parameters (999)
 
 
 class Index:
@@ -44,6 +48,16 @@ class Index:
 
     def __exit__(self, *exc):
         self.close()
+
+    def _in(self, query: str, values: Iterable) -> list[tuple]:
+        """The rows of `query` for a list of values, which goes in place of each `(?*)`
+        (`WHERE id IN (?*)`); a long list is asked for in slices, in order."""
+        values, rows = list(values), []
+        lists = query.count(_LIST)
+        for chunk in _chunks(values, _MAX_PARAMETERS // lists):
+            rows += self._conn.execute(
+                query.replace(_LIST, f"({','.join('?' * len(chunk))})"), chunk * lists)
+        return rows
 
     @property
     def jax_version(self) -> str | None:
@@ -156,32 +170,26 @@ class Index:
         """id -> the definition as a call-graph node, with its public paths."""
         from jaxmap.rows import Node
 
-        ids, found = list(ids), {}
+        ids = list(ids)
         public = self._public_of(ids)
-        for chunk in _chunks(ids):
-            for did, qualname, kind, file, line in self._conn.execute(
-                    "SELECT id, qualname, kind, file, line FROM definitions WHERE id IN "
-                    f"({','.join('?' * len(chunk))})", chunk):
-                found[did] = Node(did, qualname, kind, file, line, tuple(public.get(did, ())))
-        return found
+        return {did: Node(did, qualname, kind, file, line, tuple(public.get(did, ())))
+                for did, qualname, kind, file, line in self._in(
+                    "SELECT id, qualname, kind, file, line FROM definitions WHERE id IN (?*)",
+                    ids)}
 
     def binders(self, pids) -> list[tuple[int, int, int, str | None]]:
         """(definition id, primitive id, line, helper or None) of each function binding
         one of the primitives `pids`."""
-        pids = list(pids)
-        return self._conn.execute(
+        return self._in(
             "SELECT definition_id, primitive_id, line, via FROM binds WHERE primitive_id IN "
-            f"({','.join('?' * len(pids))}) AND definition_id IS NOT NULL "
-            "ORDER BY definition_id, via IS NOT NULL, line", pids).fetchall()
+            "(?*) AND definition_id IS NOT NULL ORDER BY definition_id, via IS NOT NULL, line",
+            pids)
 
     def bound_by(self, ids) -> list[tuple[int, int, int, str | None]]:
         """(definition id, primitive id, line, helper or None) of what `ids` bind."""
-        ids, rows = list(ids), []
-        for chunk in _chunks(ids):
-            rows += self._conn.execute(
-                "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
-                f"IN ({','.join('?' * len(chunk))}) ORDER BY definition_id, line", chunk)
-        return rows
+        return self._in(
+            "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
+            "IN (?*) ORDER BY definition_id, line", ids)
 
     def callers(self, ids) -> list[tuple[int, int, int]]:
         """(caller, callee, line) of each resolved call to one of `ids`."""
@@ -192,13 +200,9 @@ class Index:
         return self._edges("caller", ids, "caller, callee, text, status, line")
 
     def _edges(self, column: str, ids, columns: str) -> list[tuple]:
-        ids, rows = list(ids), []
         resolved = " AND status = 'resolved'" if column == "callee" else ""
-        for chunk in _chunks(ids):
-            rows += self._conn.execute(
-                f"SELECT {columns} FROM calls WHERE {column} IN "
-                f"({','.join('?' * len(chunk))}){resolved} ORDER BY rowid", chunk)
-        return rows
+        return self._in(f"SELECT {columns} FROM calls WHERE {column} IN (?*){resolved} "
+                        "ORDER BY rowid", ids)
 
     def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
         """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
@@ -232,72 +236,51 @@ class Index:
     def module_members(self, modules) -> list[tuple[str, str, int]]:
         """(module, 'definition' or 'primitive', id) of the functions, classes and
         primitives each of `modules` defines."""
-        modules = list(modules)
-        marks = ",".join("?" * len(modules))
-        return self._conn.execute(
-            f"SELECT module, 'definition', id FROM definitions WHERE module IN ({marks}) "
-            f"AND kind IN ('function', 'class') UNION ALL SELECT module, 'primitive', id "
-            f"FROM primitives WHERE module IN ({marks})", modules + modules).fetchall()
+        return self._in(
+            "SELECT module, 'definition', id FROM definitions WHERE module IN (?*) "
+            "AND kind IN ('function', 'class') UNION ALL SELECT module, 'primitive', id "
+            "FROM primitives WHERE module IN (?*)", modules)
 
     def imports_touching(self, modules) -> list[tuple[str, str]]:
         """(module, imported module) where either side is one of `modules`."""
-        modules = list(modules)
-        marks = ",".join("?" * len(modules))
-        return self._conn.execute(
-            f"SELECT module, target FROM imports WHERE module IN ({marks}) OR target IN "
-            f"({marks}) ORDER BY rowid", modules + modules).fetchall()
+        return self._in("SELECT module, target FROM imports WHERE module IN (?*) OR target IN "
+                        "(?*) ORDER BY rowid", modules)
 
     def definition_modules(self, ids) -> dict[int, str]:
         """definition id -> the module that defines it."""
-        ids, found = list(ids), {}
-        for chunk in _chunks(ids):
-            found.update(self._conn.execute(
-                f"SELECT id, module FROM definitions WHERE id IN "
-                f"({','.join('?' * len(chunk))})", chunk))
-        return found
+        return dict(self._in("SELECT id, module FROM definitions WHERE id IN (?*)", ids))
 
     def primitive_places(self, pids) -> dict[int, tuple[str, str, str, int]]:
         """primitive id -> (name, module, file, line)."""
-        pids = list(pids)
-        return {row[0]: row[1:] for row in self._conn.execute(
+        return {row[0]: row[1:] for row in self._in(
             "SELECT id, coalesce(name, variable), module, file, line FROM primitives "
-            f"WHERE id IN ({','.join('?' * len(pids))})", pids)}
+            "WHERE id IN (?*)", pids)}
 
     def rules_with_functions(self, pids) -> list[tuple[int, int, str, str, int, int | None]]:
         """(primitive id, seq, kind, file, line, id of the rule's function or None)."""
-        pids = list(pids)
-        return self._conn.execute(
+        return self._in(
             "SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, (SELECT d.id FROM "
             "definitions d WHERE d.file = r.function_file AND d.line = r.function_line "
-            "AND d.kind = 'function' LIMIT 1) FROM rules r WHERE r.primitive_id IN "
-            f"({','.join('?' * len(pids))}) ORDER BY r.primitive_id, r.seq", pids).fetchall()
+            "AND d.kind = 'function' LIMIT 1) FROM rules r WHERE r.primitive_id IN (?*) "
+            "ORDER BY r.primitive_id, r.seq", pids)
 
     def rules_implemented_by(self, ids) -> list[tuple[int, int, int]]:
         """(primitive id, seq, definition id) of the rules the functions `ids` implement."""
-        ids, rows = list(ids), []
-        for chunk in _chunks(ids):
-            rows += self._conn.execute(
-                "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
-                "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN "
-                f"({','.join('?' * len(chunk))})", chunk)
-        return rows
+        return self._in(
+            "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
+            "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)", ids)
 
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""
-        pids = list(pids)
-        return self._conn.execute(
-            "SELECT id, name, variable FROM primitives WHERE id IN "
-            f"({','.join('?' * len(pids))})", pids).fetchall()
+        return self._in("SELECT id, name, variable FROM primitives WHERE id IN (?*)", pids)
 
     def _public_of(self, ids: list[int], order: str = "length(path), path"
                    ) -> dict[int, list[str]]:
         """id -> its public paths (shortest first, unless `order` says otherwise)."""
         public: dict[int, list[str]] = {}
-        for chunk in _chunks(ids):
-            for did, path in self._conn.execute(
-                    f"SELECT definition_id, path FROM public_paths WHERE definition_id IN "
-                    f"({','.join('?' * len(chunk))}) ORDER BY {order}", chunk):
-                public.setdefault(did, []).append(path)
+        for did, path in self._in("SELECT definition_id, path FROM public_paths WHERE "
+                                  f"definition_id IN (?*) ORDER BY {order}", ids):
+            public.setdefault(did, []).append(path)
         return public
 
     # -- everything, for the graph and the map ---------------------------------------
@@ -382,10 +365,9 @@ def _rule(row) -> Rule:
                 tuple(platforms.split(",")) if platforms else (), functions, condition)
 
 
-def _chunks(ids: list[int], size: int = 900):
-    """Slices of `ids` within SQLite's limit on bound parameters."""
-    for start in range(0, len(ids), size):
-        yield ids[start:start + size]
+def _chunks(values: list, size: int) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
 
 
 def _named_primitive(name: str, stem: str) -> tuple:
