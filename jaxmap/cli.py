@@ -184,8 +184,8 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     fmt = "json" if as_json else fmt
     if fmt in ("svg", "png") and not output:
         raise click.UsageError(f"--format {fmt} writes a picture: give -o FILE")
-    if output and os.path.exists(output) and not force:
-        raise click.UsageError(f"{output} exists; pass --force to overwrite it")
+    if output:
+        _check_output(output, force)
     from jaxmap.render import json as render_json
     from jaxmap.render import text
 
@@ -201,16 +201,13 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
 
     with _open(root) as idx:
         hood = neighbours.neighbourhood(idx, name, depth)
-    if fmt in graphs.PICTURE_FORMATS:
-        with open(output, "wb") as handle:
-            handle.write(graphs.picture(hood, fmt))
-        return
-    rendered = graphs.render(hood, fmt)
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(rendered + "\n")
+        from jaxmap import atomic
+
+        atomic.write(output, graphs.picture(hood, fmt) if fmt in graphs.PICTURE_FORMATS
+                     else graphs.render(hood, fmt) + "\n")
         return
-    click.echo(rendered)
+    click.echo(graphs.render(hood, fmt))
 
 
 # -- the call graph: binds, callers, calls, coverage ------------------------------------

@@ -104,7 +104,12 @@ def test_graph_formats_and_output_file(capsys, tmp_path):
     target = tmp_path / "psum.graphml"
     code, _, _ = run(capsys, "graph", "psum", "--format", "graphml", "-o", str(target))
     assert code == 0 and "<graphml" in target.read_text()
-    assert_one_line_error(*run(capsys, "graph", "psum", "-o", str(target)))  # no --force
+    refused = run(capsys, "graph", "psum", "-o", str(target))  # no --force
+    assert_one_line_error(*refused)
+    assert refused == run(capsys, "repo-map", "-o", str(target))  # as every -o says it
+    inside_a_file = run(capsys, "graph", "psum", "-o", str(target / "in_a_file.txt"))
+    assert_one_line_error(*inside_a_file)
+    assert "give a directory" in inside_a_file[2]
     code, _, _ = run(capsys, "graph", "psum", "-o", str(target), "--force")
     assert code == 0 and " -has_rule-> rule:psum:" in target.read_text()  # text by default
 
