@@ -479,7 +479,7 @@ def repo_map(root: str | None, output: str, budget: int | None, force: bool,
     """Write REPO-MAP.md: JAX's subsystems, how a jit call flows, entry points,
     contributor paths, where to add things, gaps, hubs and layout, all from the index;
     and REPO-MAP-PRIMITIVES.md, every primitive's rules."""
-    from jaxmap import discover, repomap
+    from jaxmap import repomap
     from jaxmap.render import markdown, text
 
     targets = [] if output == "-" or as_json else [output]
@@ -488,7 +488,7 @@ def repo_map(root: str | None, output: str, budget: int | None, force: bool,
     for target in targets:
         _check_output(target, force or _generated(target))
     with _open(root) as idx:
-        data = repomap.gather(idx, links=not discover.is_installed_packages_dir(idx.root))
+        data = repomap.gather(idx)
     if as_json:
         from jaxmap.render import json as render_json
 

@@ -103,8 +103,13 @@ class RepoMap(NamedTuple):
     registries: tuple[Registry, ...]
 
 
-def gather(index, *, links: bool, rank: int = 15) -> RepoMap:
-    """Everything REPO-MAP.md shows, from an open index.Index."""
+def gather(index, *, links: bool | None = None, rank: int = 15) -> RepoMap:
+    """Everything REPO-MAP.md shows, from an open index.Index; by default with links
+    to files for a checkout and plain path:line for installed packages."""
+    if links is None:
+        from jaxmap import discover
+
+        links = not discover.is_installed_packages_dir(index.root)
     prims = sorted((p for p in index.primitives() if not p.loc.file.startswith(O.OUTSIDE_JAX)),
                    key=lambda p: (p.module, p.name, p.loc.line))
     definitions = index.definition_rows()

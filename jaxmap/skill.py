@@ -55,11 +55,11 @@ class Starter(NamedTuple):
 def files(index, out: str, budget: int | None = None) -> dict[str, str]:
     """The skill folder for `index`'s tree, as {POSIX path under the folder: text};
     `out` is where it will be written (starters are generated as if there)."""
-    from jaxmap import discover, ladder, repomap
+    from jaxmap import ladder, repomap
     from jaxmap.render import markdown
     from jaxmap.scaffold.templating import fill
 
-    data = repomap.gather(index, links=not discover.is_installed_packages_dir(index.root))
+    data = repomap.gather(index)
     folder = {"references/REPO-MAP.md": markdown.repo_map(data, budget)}
     if budget is None:
         folder["references/" + markdown.PRIMITIVES_FILE] = markdown.primitives_page(data)
