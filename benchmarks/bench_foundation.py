@@ -73,6 +73,42 @@ def cold_index(root: Path, repeat: int) -> None:
     _line("jaxmap cold index (build_index, rebuild)", f"{best_index:.3f} s")
     _line("ratio index / parse", f"{best_index / best_parse:.2f}x",
           f"target <= {TARGETS['cold_ratio']}x")
+    phases(root)
+
+
+def phases(root: Path) -> None:
+    """One more cold index, timed by phase: extraction runs on every core, the rest
+    on one, so on few cores the serial phases decide how far the ratio can fall."""
+    from jaxmap import indexer, resolve, store, worker
+
+    spent: dict[str, float] = {}
+
+    def timed(module, name: str, label: str):
+        run = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return run(*args, **kwargs)
+            finally:
+                spent[label] = time.perf_counter() - start
+        return run, wrapper
+
+    hooks = [(module, name, *timed(module, name, label)) for module, name, label in (
+        (worker, "extract_files", "extract (parallel)"), (resolve, "resolve", "resolve"),
+        (store, "write", "store"))]
+    for module, name, _, wrapper in hooks:
+        setattr(module, name, wrapper)
+    try:
+        start = time.perf_counter()
+        indexer.build_index(root, rebuild=True)
+        total = time.perf_counter() - start
+    finally:
+        for module, name, run, _ in hooks:
+            setattr(module, name, run)
+    print("  where one cold index spends its time")
+    for label, seconds in [*spent.items(), ("the rest", total - sum(spent.values()))]:
+        _line(f"  {label}", f"{seconds:.3f} s")
 
 
 def reindex(root: Path, repeat: int) -> None:
