@@ -4,6 +4,8 @@ class's methods), and VJPHiPrimitive subclasses (each class is a primitive)."""
 
 from __future__ import annotations
 
+import weakref
+
 from jaxmap import registrars as R
 from jaxmap.facts import CLASS, FUNC, PRIM, UNKNOWN
 from jaxmap.models import RuleKind
@@ -16,12 +18,13 @@ PRIMITIVE, HI_PRIMITIVE, VJP_HI = "primitive", "hiprimitive", "vjp_hi"
 
 class Classes:
     """Class kinds, members and bases, and the primitives classes make. Evaluation of
-    base expressions and of __init__ calls goes through `interpreter`."""
+    base expressions and of __init__ calls goes through `interpreter` (which owns this
+    object: held weakly, so the two make no reference cycle)."""
 
     def __init__(self, names: Names, findings: Findings, interpreter):
         self.names = names
         self.findings = findings
-        self.interpreter = interpreter
+        self.interpreter = weakref.proxy(interpreter)
         self.kinds: dict[tuple[str, str], str | None] = {}
         self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
         self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
