@@ -27,7 +27,8 @@ _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
 class CallRow(NamedTuple):
     """One edge as stored: caller and callee definition ids (callee None unless
-    resolved), the text as written, its status, and its first line in the caller."""
+    resolved), the text as written, its status, and its line in the caller (its first
+    call there, or its first use if it is only handed on)."""
 
     caller: int
     callee: int | None
