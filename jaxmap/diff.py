@@ -5,7 +5,8 @@ name alone (a primitive that moved module); within one key, in source order. Rul
 are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
 rocm ones, so a release that registers them one by one removes nothing). Line numbers
 drift between versions, so a rule counts as moved only when its file or its function
-changed.
+changed. Primitives and rules defined in a checkout's tests, docs, examples or
+benchmarks are left out (counted): a release holds none, so they are not changes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from jaxmap.models import Primitive
+from jaxmap.orientation import OUTSIDE_JAX
 
 
 class RuleChange(NamedTuple):
@@ -31,17 +33,33 @@ class IndexDiff(NamedTuple):
     added: tuple[str, ...]
     removed: tuple[str, ...]
     rules: tuple[RuleChange, ...]
+    left_out: tuple[int, int]  # primitives, rules: defined outside the package, both sides
 
 
 def compare(old_label: str, old: list[Primitive], new_label: str,
             new: list[Primitive]) -> IndexDiff:
+    (old, old_left), (new, new_left) = _shipped(old), _shipped(new)
     pairs, added, removed = _match(old, new)
     label = _labeller(new)
     changes = []
     for before, after in sorted(pairs, key=lambda pair: label(pair[1])):
         changes += _rule_changes(label(after), before, after)
     return IndexDiff(old_label, new_label, tuple(sorted(map(label, added))),
-                     tuple(sorted(map(_labeller(old), removed))), tuple(changes))
+                     tuple(sorted(map(_labeller(old), removed))), tuple(changes),
+                     (old_left[0] + new_left[0], old_left[1] + new_left[1]))
+
+
+def _shipped(prims: list[Primitive]) -> tuple[list[Primitive], tuple[int, int]]:
+    """The primitives and rules a package holds, and how many primitives and rules
+    (of the primitives kept) were defined in tests, docs, examples or benchmarks."""
+    kept, rules_left = [], 0
+    for prim in prims:
+        if prim.loc.file.startswith(OUTSIDE_JAX):
+            continue
+        rules = tuple(r for r in prim.rules if not r.loc.file.startswith(OUTSIDE_JAX))
+        rules_left += len(prim.rules) - len(rules)
+        kept.append(prim._replace(rules=rules) if len(rules) < len(prim.rules) else prim)
+    return kept, (len(prims) - len(kept), rules_left)
 
 
 _MATCH_KEYS = (lambda p: (p.name, p.module, p.variable), lambda p: (p.name, p.module),

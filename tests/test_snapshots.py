@@ -107,6 +107,26 @@ def test_diff_between_two_trees(two_trees, capsys):
                        ("sin", "lowering", None, "moved")}
 
 
+def test_diff_leaves_out_what_tests_and_docs_define(tmp_path, capsys):
+    """A checkout's tests and docs define primitives and rules of their own; a release
+    holds none of them, so they are counted apart, not reported as added."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(ROOT, old)
+    shutil.copytree(ROOT, new)
+    for place in ("tests/custom_test.py", "docs/example.py"):
+        (new / place).parent.mkdir(exist_ok=True)
+        (new / place).write_text(
+            "from jax._src import core\nfrom jax._src.interpreters import mlir\n"
+            "from jax._src.lax.lax import sin_p\n"
+            "demo_p = core.Primitive('demo')\n"
+            "mlir.register_lowering(sin_p, lambda ctx, x: [x], platform='tpu')\n")
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert result["primitives_added"] == [] and result["rules"] == []
+    assert result["left_out"] == {"primitives": 2, "rules": 2}
+    assert main(["diff", str(old), str(new)]) == 0
+    assert "left out: 2 primitives and 2 rules" in capsys.readouterr().out
+
+
 def test_diff_between_versions_reports_real_changes(capsys):
     result = run_json(capsys, "diff", "0.4.38", "0.10.2")
     assert result["old"] == "jax 0.4.38" and result["new"] == "jax 0.10.2"

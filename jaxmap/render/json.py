@@ -152,7 +152,8 @@ def diff_document(diff) -> str:
     """A diff.IndexDiff."""
     return _dump({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
                   "primitives_removed": list(diff.removed),
-                  "rules": [change._asdict() for change in diff.rules]})
+                  "rules": [change._asdict() for change in diff.rules],
+                  "left_out": dict(zip(("primitives", "rules"), diff.left_out))})
 
 
 def ranking_document(rows: list[tuple[str, float]]) -> str:

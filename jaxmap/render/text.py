@@ -156,6 +156,9 @@ def index_diff(diff) -> str:
             where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
                      "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
             lines.append(f"  {c.primitive:<28} {kind:<22} {where}")
+    if any(diff.left_out):
+        lines.append(f"left out: {diff.left_out[0]} primitives and {diff.left_out[1]} rules "
+                     "defined in tests, docs, examples or benchmarks (no release holds them)")
     return "\n".join(lines)
 
 
