@@ -4,6 +4,7 @@ fixture through the CLI (`main(argv) -> int`)."""
 from __future__ import annotations
 
 import json
+import re
 
 from markers import mark
 from test_cli import assert_one_line_error, run, run_json
@@ -99,6 +100,9 @@ def test_graph_formats_and_output_file(capsys, tmp_path):
     assert {"defines", "has_rule", "implemented_by", "binds", "calls"} <= kinds
     code, out, _ = run(capsys, "graph", "psum", "--format", "mermaid")
     assert code == 0 and out.startswith("flowchart LR") and "-->|binds|" in out
+    [roots] = [line.split()[1] for line in out.splitlines() if line.startswith("  class ")]
+    nodes = {line.split("[")[0].strip(): line for line in out.splitlines() if '["' in line}
+    assert all(re.search(r"[:.]psum\b", nodes[root]) for root in roots.split(","))  # asked
     code, out, _ = run(capsys, "graph", "psum", "--format", "dot")
     assert code == 0 and out.startswith("digraph") and '[label="has_rule"]' in out
     target = tmp_path / "psum.graphml"

@@ -50,6 +50,10 @@ def _mermaid(hood) -> str:
     lines += [f'  {ids[label]}["{label.replace(chr(34), "#quot;")}"]'
               for label in sorted(hood.nodes)]
     lines += [f"  {ids[u]} -->|{kind}| {ids[v]}" for u, kind, v in hood.edges]
+    roots = [ids[label] for label in sorted(hood.roots) if label in ids]
+    if roots:  # what was asked for, drawn bold as in dot
+        lines += ["  classDef root stroke-width:3px,font-weight:bold",
+                  f"  class {','.join(roots)} root"]
     return "\n".join(lines)
 
 
