@@ -67,7 +67,9 @@ class Explanation(NamedTuple):
 
 def explain(index, text: str) -> Explanation:
     """The raise sites of the message in `text` (a message or a whole traceback),
-    best match first; NotFound if no message of the tree matches."""
+    best match first (of sites with the same wording, one the traceback passes
+    through first); NotFound if no message of the tree matches."""
+    frames = _FRAME_PLACE.findall(text)
     text = _message_of(text)
     best, score, match = [], 0, None
     for file, line, function, exception, pieces in _candidates(index, text):
@@ -80,11 +82,13 @@ def explain(index, text: str) -> Explanation:
     if not best:
         raise NotFound("not an error message raised in this tree")
     found, pieces = match
+    best.sort(key=lambda site: _distance(site, frames))
     return Explanation(found.group().strip(), tuple(best),
                        _missing(index, pieces, found.groups()))
 
 
 _FRAME = re.compile(r'^\s*File ".*", line \d+', re.MULTILINE)
+_FRAME_PLACE = re.compile(r'^\s*File "(.*)", line (\d+), in (\S+)', re.MULTILINE)
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b.*$",
                         re.MULTILINE)
 
@@ -97,6 +101,18 @@ def _message_of(text: str) -> str:
         return text
     exception = _EXCEPTION.search(text, frames[-1].end())
     return text[exception.start():] if exception else text[frames[-1].end():]
+
+
+def _distance(site: Site, frames: list[tuple[str, str, str]]) -> int:
+    """0 if a traceback frame is at the site, 1 if one is in its function, else 2."""
+    best = 2
+    for path, line, function in frames:
+        if path.replace("\\", "/").endswith("/" + site.file) or path == site.file:
+            if int(line) == site.line:
+                return 0
+            if function == site.function.rpartition(".")[2]:
+                best = 1
+    return best
 
 
 def _candidates(index, text: str):

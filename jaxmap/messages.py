@@ -24,7 +24,7 @@ _BODIES = {
 _GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _NAME_CHAR = re.compile(rb"[\w.]")
-_FORMAT = re.compile(rb"\s*\.format\(")
+_FORMAT = re.compile(rb"\s*\.format\b")  # called there, or bound (`msg = "...".format`)
 _PERCENT = re.compile(rb"\s*%")
 _FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _CONVERSION = re.compile(r"%%|%[-#0 +]*(?:\*|\d+)?(?:\.\d+)?[sdrifgeExXoca]")

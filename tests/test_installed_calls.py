@@ -116,6 +116,7 @@ print(json.dumps({
     "hijax transpose": raised(lambda: jax.grad(lambda v: hi(v).sum())(ones)),
     "hijax batching": raised(lambda: jax.vmap(hi)(jax.numpy.ones((2, 3)))),
     "reshape": raised(lambda: ones.reshape(4)),
+    "scalar": raised(lambda: jax.grad(lambda x: x)(ones)),
 }))
 """
 
@@ -124,7 +125,8 @@ print(json.dumps({
 def errors():
     pytest.importorskip("jax")
     out = subprocess.run([sys.executable, "-c", _RAISE], capture_output=True, text=True,
-                         check=True, env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
+                         check=True, env={**os.environ, "JAX_PLATFORMS": "cpu",
+                                          "JAX_TRACEBACK_FILTERING": "off"}).stdout
     return json.loads(out)
 
 
@@ -166,6 +168,17 @@ def test_explain_places_a_non_rule_error(installed_index, errors):
     found = explain.explain(installed_index, errors["reshape"]["text"])
     assert found.missing is None and found.sites
     assert all(site.file.startswith("jax/") for site in found.sites)
+
+
+def test_explain_puts_the_site_a_traceback_passes_through_first(installed_index, errors):
+    """jax.grad of a non-scalar: one wording, formatted through a bound `.format`, raised
+    at several lines; the traceback's last frame in jax names the one that raised."""
+    traceback = errors["scalar"]["traceback"]
+    frames = re.findall(r'File ".*/(jax/_src/[^"]+)", line (\d+)', traceback)
+    found = explain.explain(installed_index, traceback)
+    assert len(found.sites) > 1 and found.missing is None
+    assert (found.sites[0].file, str(found.sites[0].line)) == frames[-1]
+    assert explain.explain(installed_index, errors["scalar"]["text"]).sites  # alone too
 
 
 def test_explain_refuses_text_no_site_raises(installed_index):

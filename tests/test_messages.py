@@ -23,6 +23,18 @@ def test_a_parenthesised_message_formatted_at_the_raise_site():
     assert found and [group.strip() for group in found.groups()] == ["(3,)", "(4,)"]
 
 
+def test_a_bound_format_method_formats_the_message_where_it_is_called():
+    source = textwrap.dedent('''
+        def _check_scalar(x):
+          msg = "Gradient only defined for scalar-output functions. Output {}.".format
+          raise TypeError(msg(f"had shape: {x.shape}"))
+        ''').encode()
+    [(_, _, pieces)] = sites(source)
+    found = template_regex(pieces).search(
+        "TypeError: Gradient only defined for scalar-output functions. Output had shape: (2,).")
+    assert found and found.group(1) == "had shape: (2,)"
+
+
 def test_the_message_of_a_traceback_is_its_last_exception_line():
     traceback = textwrap.dedent("""\
         Traceback (most recent call last):
