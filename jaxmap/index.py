@@ -51,13 +51,15 @@ class Index:
 
     def _in(self, query: str, values: Iterable) -> list[tuple]:
         """The rows of `query` for a list of values, which goes in place of each `(?*)`
-        (`WHERE id IN (?*)`); a long list is asked for in slices, in order."""
+        (`WHERE id IN (?*)`); a long list is asked for in slices, in order. With two
+        lists (`module IN (?*) OR target IN (?*)`), a row two slices both match is
+        kept once (the queries that have two give distinct rows)."""
         values, rows = list(values), []
         lists = query.count(_LIST)
         for chunk in _chunks(values, _MAX_PARAMETERS // lists):
             rows += self._conn.execute(
                 query.replace(_LIST, f"({','.join('?' * len(chunk))})"), chunk * lists)
-        return rows
+        return list(dict.fromkeys(rows)) if lists > 1 else rows
 
     @property
     def jax_version(self) -> str | None:

@@ -151,3 +151,14 @@ def test_binds_finds_a_primitive_by_its_alias(tmp_path, capsys):
     assert main(["binds", "closed_call_p", "--root", str(tmp_path), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert [f["name"] for f in document["found"]] == ["pkg.m.run"]
+
+
+def test_a_long_list_of_modules_is_asked_for_in_slices_without_repeats(installed_index):
+    """More modules than SQLite takes parameters at once: each import edge once, whether
+    its two ends fall in one slice or in two."""
+    edges = installed_index.imports()
+    module, target = edges[0]
+    others = [f"not.a.module{i}" for i in range(1500)]
+    found = installed_index.imports_touching([module, *others, target])
+    assert len(found) == len(set(found))
+    assert set(found) == set(installed_index.imports_touching([module, target]))
