@@ -39,8 +39,8 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     for module in names.modules:
         interpreter.module_env(module)
     # Every module has run: names read their envs directly from now on. This also ends
-    # the one reference cycle (names -> interpreter -> names), so all of the resolution
-    # is freed as soon as it is done with, without waiting for the cyclic collector.
+    # the cycle names -> interpreter -> names (classes hold the interpreter weakly), so
+    # all of the resolution is freed as soon as it is done with, by reference counting.
     names.env_of = interpreter.envs.__getitem__
     for module in names.modules:
         interpreter.classes.hijax_classes(module)

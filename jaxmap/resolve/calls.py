@@ -92,8 +92,6 @@ def _import_heads(names: Names, module: str, scope: str) -> set[str]:
         if not scope:
             return heads
         scope = scope.rpartition(".")[0]
-        if not scope:
-            return heads
 
 
 def _unnamed(text: str) -> str:
