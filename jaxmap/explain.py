@@ -63,6 +63,9 @@ class Explanation(NamedTuple):
     message: str  # the text matched
     sites: tuple[Site, ...]  # where it is raised (several: one wording, several sites)
     missing: MissingRule | None
+    # For a message an exception class builds in its __init__: where that class is
+    # raised (resolved calls to it, from the call graph).
+    raised_by: tuple[Site, ...] = ()
 
 
 def explain(index, text: str) -> Explanation:
@@ -84,7 +87,23 @@ def explain(index, text: str) -> Explanation:
     found, pieces = match
     best.sort(key=lambda site: _distance(site, frames))
     return Explanation(found.group().strip(), tuple(best),
-                       _missing(index, pieces, found.groups()))
+                       _missing(index, pieces, found.groups()),
+                       tuple(sorted(_raised_by(index, best),
+                                    key=lambda site: _distance(site, frames))))
+
+
+def _raised_by(index, sites: list[Site]) -> list[Site]:
+    """The calls to the exception classes whose `__init__` builds the message."""
+    found = []
+    for site in sites:
+        cls, _, method = site.function.rpartition(".")
+        if method != "__init__":
+            continue
+        rows = index.callers(index.definition_ids(cls))
+        nodes = index.nodes({caller for caller, _callee, _line in rows})
+        found += [Site(nodes[caller].file, line, nodes[caller].qualname, site.exception)
+                  for caller, _callee, line in rows if caller in nodes]
+    return found
 
 
 _FRAME = re.compile(r'^\s*File ".*", line \d+', re.MULTILINE)

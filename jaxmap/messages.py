@@ -1,6 +1,7 @@
 """The error and warning messages a file can raise, read from its text: the format
 string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable it
-raises (`msg = f"..."; raise E(msg)`). A message is stored as its literal pieces, a
+raises (`msg = f"..."; raise E(msg)`), and of each `super().__init__("...")` (or
+`Base.__init__(self, "...")`), where an exception class builds its own message. A message is stored as its literal pieces, a
 placeholder between each two: f-string fields, `.format` fields and `%` conversions
 are placeholders, adjacent literals are joined. `template_regex` turns the pieces back
 into a pattern that matches the message as raised.
@@ -14,6 +15,8 @@ import re
 # than the first letter of either.
 _RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
 _WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
+_INIT = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\.__init__\([ \t]*(?:self[ \t]*,)?")
+INIT = "__init__"  # the kind of a site that hands a message to a base class's __init__
 _PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
 _BODIES = {
     b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
@@ -35,17 +38,19 @@ MIN_LITERAL = 12  # a message with less literal text than this matches too much
 
 
 def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
-    """(byte offset, exception or 'warning', pieces) of each raise or warn site whose
-    message is a literal format string (directly, or through a variable)."""
+    """(byte offset, exception, 'warning' or INIT, pieces) of each raise, warn or
+    base-class __init__ site whose message is a literal format string (directly, or
+    through a variable)."""
     found, after = [], 0
-    for match in sorted((*_RAISE.finditer(source), *_WARN.finditer(source)),
-                        key=lambda match: match.start()):
+    for match in sorted((*_RAISE.finditer(source), *_WARN.finditer(source),
+                         *_INIT.finditer(source)), key=lambda match: match.start()):
         if match.start() < after:
             continue  # inside the last match, as one search would have read it
         after = match.end()
         if match.start() and _NAME_CHAR.match(source, match.start() - 1):
             continue  # `self.warn(`, `reraise E(`: not a site
-        kind = match.group(1).decode() if match.re is _RAISE else "warning"
+        kind = match.group(1).decode() if match.re is _RAISE else \
+            "warning" if match.re is _WARN else INIT
         pieces = _run(source, match.end())
         if pieces is None:
             pieces = _variable(source, match.end(), match.start())

@@ -117,6 +117,7 @@ print(json.dumps({
     "hijax batching": raised(lambda: jax.vmap(hi)(jax.numpy.ones((2, 3)))),
     "reshape": raised(lambda: ones.reshape(4)),
     "scalar": raised(lambda: jax.grad(lambda x: x)(ones)),
+    "bool": raised(lambda: jax.jit(lambda x: x if x > 0 else -x)(1.0)),
 }))
 """
 
@@ -179,6 +180,19 @@ def test_explain_puts_the_site_a_traceback_passes_through_first(installed_index,
     assert len(found.sites) > 1 and found.missing is None
     assert (found.sites[0].file, str(found.sites[0].line)) == frames[-1]
     assert explain.explain(installed_index, errors["scalar"]["text"]).sites  # alone too
+
+
+def test_explain_places_a_message_its_exception_class_builds(installed_index, errors):
+    """TracerBoolConversionError builds its message in __init__; the place that raises
+    it is a call to the class, found through the call graph."""
+    found = explain.explain(installed_index, errors["bool"]["traceback"])
+    [site] = found.sites
+    assert site.exception == errors["bool"]["type"] == "TracerBoolConversionError"
+    assert site.function.endswith("TracerBoolConversionError.__init__")
+    frames = re.findall(r'File ".*/(jax/_src/[^"]+)", line (\d+), in (\w+)',
+                        errors["bool"]["traceback"])
+    raising = (found.raised_by[0].file, str(found.raised_by[0].line))
+    assert raising in {(file, line) for file, line, _function in frames}
 
 
 def test_explain_refuses_text_no_site_raises(installed_index):

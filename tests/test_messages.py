@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from jaxmap.explain import _message_of
+from jaxmap.extract import extract
 from jaxmap.messages import sites, template_regex
 
 
@@ -33,6 +34,23 @@ def test_a_bound_format_method_formats_the_message_where_it_is_called():
     found = template_regex(pieces).search(
         "TypeError: Gradient only defined for scalar-output functions. Output had shape: (2,).")
     assert found and found.group(1) == "had shape: (2,)"
+
+
+def test_an_exception_that_builds_its_message_in_init_raises_it():
+    source = textwrap.dedent('''
+        class NoBool(TypeError):
+          def __init__(self, tracer):
+            super().__init__(f"Attempted boolean conversion of {tracer}.")
+        class NoInt(TypeError):
+          def __init__(self, tracer):
+            TypeError.__init__(self,
+                f"The __index__() method was called on {tracer}")
+          def again(self):
+            super().__init__("not a message of this class at all")
+        ''').encode()
+    found = [(scope, line, exception) for scope, line, exception, _ in
+             extract(source, "m")["messages"]]
+    assert found == [("NoBool.__init__", 4, "NoBool"), ("NoInt.__init__", 7, "NoInt")]
 
 
 def test_the_message_of_a_traceback_is_its_last_exception_line():

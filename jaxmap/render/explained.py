@@ -10,6 +10,8 @@ if TYPE_CHECKING:
 
     PathFn = Callable[[str], str]
 
+_RAISED_BY = 8  # places that raise the exception, in text
+
 
 def text(found, path: PathFn) -> str:
     lines = [found.message]
@@ -17,6 +19,11 @@ def text(found, path: PathFn) -> str:
         label = "raised at" if i == 0 else ""
         lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.exception} in "
                      f"{site.function}")
+    for i, site in enumerate(found.raised_by[:_RAISED_BY]):
+        label = "raised by" if i == 0 else ""
+        lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.function}")
+    if len(found.raised_by) > _RAISED_BY:
+        lines.append(f"  {'':<14} ({len(found.raised_by) - _RAISED_BY} more; --json has all)")
     missing = found.missing
     if missing is None:
         return "\n".join(lines)
@@ -49,6 +56,8 @@ def document(root: str, found, path: PathFn) -> str:
         "root": str(root), "message": found.message,
         "sites": [{"file": path(s.file), "line": s.line, "function": s.function,
                    "exception": s.exception} for s in found.sites],
+        "raised_by": [{"file": path(s.file), "line": s.line, "function": s.function,
+                       "exception": s.exception} for s in found.raised_by],
         "missing_rule": None if missing is None else {
             "kind": missing.kind, "style": missing.style, "name": missing.name,
             "platforms": list(missing.platforms),
