@@ -193,7 +193,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
         from jaxmap import graph as graph_mod
 
         with _open(root) as idx:
-            rows = graph_mod.central_modules(graph_mod.build(idx), central)
+            rows = graph_mod.central_modules(idx, central)
         click.echo(render_json.ranking_document(rows) if fmt == "json" else text.ranking(rows))
         return
     from jaxmap import neighbours

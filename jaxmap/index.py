@@ -17,7 +17,7 @@ from jaxmap.models import Definition, DefKind, FunctionRef, Primitive, Rule, Rul
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from jaxmap.rows import Bind, DefinitionRow, Node, PrimitiveRow, RuleRow
+    from jaxmap.rows import Bind, DefinitionRow, Node, PrimitiveRow
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
@@ -298,13 +298,6 @@ class Index:
 
         return [PrimitiveRow(*row) for row in self._conn.execute(
             "SELECT id, name, module, file, line FROM primitives ORDER BY id")]
-
-    def rule_rows(self) -> list[RuleRow]:
-        from jaxmap.rows import RuleRow
-
-        return [RuleRow(*row) for row in self._conn.execute(
-            "SELECT primitive_id, kind, file, line, function_file, function_line FROM rules "
-            "ORDER BY rowid")]
 
     def imports(self) -> list[tuple[str, str]]:
         """(module, imported module) of every import inside the tree."""

@@ -1,7 +1,5 @@
 """Row types of the whole-index reads (index.py's definition_rows, primitive_rows,
-rule_rows, binds, call-graph nodes), for the graph, the repo map and the call-graph
-queries: a module of their own so that
-`jaxmap locate` does not pay for creating them."""
+binds) and of call-graph nodes, for the repo map and the call-graph queries."""
 
 from __future__ import annotations
 
@@ -27,15 +25,6 @@ class PrimitiveRow(NamedTuple):
     module: str
     file: str
     line: int
-
-
-class RuleRow(NamedTuple):
-    primitive_id: int
-    kind: str
-    file: str
-    line: int
-    function_file: str | None
-    function_line: int | None
 
 
 class Bind(NamedTuple):

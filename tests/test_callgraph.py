@@ -162,3 +162,12 @@ def test_a_long_list_of_modules_is_asked_for_in_slices_without_repeats(installed
     found = installed_index.imports_touching([module, *others, target])
     assert len(found) == len(set(found))
     assert set(found) == set(installed_index.imports_touching([module, target]))
+
+
+def test_central_modules_rank_the_most_imported_first(capsys):
+    ranked = run_json(capsys, "graph", "--central", "3")
+    assert [row["module"] for row in ranked][0] == "jax._src.core"  # the most imported
+    scores = [row["score"] for row in ranked]
+    assert len(ranked) == 3 and scores == sorted(scores, reverse=True)
+    code, out, _ = run(capsys, "graph", "--central", "3")
+    assert code == 0 and out.split()[1] == "jax._src.core"
