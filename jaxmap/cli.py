@@ -392,12 +392,11 @@ def new(kind, name, out, style, dry_run, force, as_json):
     custom-partitioning, pallas, ffi or primitive; tests included."""
     from jaxmap.render import json as render_json
     from jaxmap.render import text
-    from jaxmap.scaffold import apply, check, file_diffs, kinds, unified_diff
+    from jaxmap.scaffold import apply, file_diffs, kinds, unified_diff
 
     changes = kinds.generate(kind, name, out=out, style=style)
     if not dry_run:
-        check(changes, force=force)  # refuse before showing a diff we won't apply
-        apply(changes, force=force)
+        apply(changes, force=force)  # checks them all first
     if as_json:
         click.echo(render_json.scaffold_document(name, changes, file_diffs(changes), dry_run))
         return
