@@ -23,7 +23,7 @@ class Found(NamedTuple):
     query: str
     primitives: tuple[Primitive, ...]
     definitions: tuple[Definition, ...]
-    reaches: tuple = ()  # per definition: the callgraph.Reached primitives a function reaches
+    reaches: tuple  # per definition: the callgraph.Reached primitives a function reaches
 
 
 def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:

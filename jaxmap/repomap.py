@@ -361,7 +361,7 @@ def _helpers(prims, rank: int) -> tuple[tuple[Place, int], ...]:
     served: dict[tuple, set] = defaultdict(set)
     for i, prim in enumerate(prims):
         for rule in prim.rules:
-            for function in rule.functions or [rule.function] if rule.function else ():
+            for function in rule.functions:
                 served[function.name, function.loc.file, function.loc.line].add(i)
     ranked = sorted(served.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return tuple((Place(*key), len(users)) for key, users in ranked[:rank] if len(users) > 1)

@@ -9,7 +9,6 @@ from html import escape
 
 from jaxmap.errors import JaxmapError
 
-TEXT_FORMATS = ("text", "json", "dot", "mermaid", "graphml")
 PICTURE_FORMATS = ("svg", "png")
 _SHAPES = {"module": "folder", "function": "box", "class": "box3d", "primitive": "ellipse",
            "rule": "note"}

@@ -51,8 +51,7 @@ def located_document(root: str, jax_version, found, path: PathFn = _same) -> str
                       for t in p.tests]} for p in found.primitives],
                   "definitions": [{**definition(d, path), "reaches": [
                       {"primitive": r.label, "chain": list(r.chain)} for r in reached]}
-                      for d, reached in zip(found.definitions,
-                                            found.reaches or [()] * len(found.definitions))]})
+                      for d, reached in zip(found.definitions, found.reaches)]})
 
 
 def repo_map_document(data) -> str:

@@ -85,12 +85,13 @@ def _fit(sections: list[Section], chars: int) -> list[tuple[Section, tuple[str, 
                 break
         else:
             rows = section.brief or section.rows
-            kept, used = 0, _size(_lines(section, rows, 0)) + 2
-            while kept < len(rows) and \
-                    _size(_lines(section, rows, kept + 1)) + 2 <= chars:
-                kept += 1
-            used = _size(_lines(section, rows, kept)) + 2
-            if kept and used <= chars:
+            kept, used = 0, 0
+            while kept < len(rows):
+                size = _size(_lines(section, rows, kept + 1)) + 2
+                if size > chars:
+                    break
+                kept, used = kept + 1, size
+            if kept:
                 shown[i], chars = (rows, kept), chars - used
     return [(sections[i], *shown[i]) for i in sorted(shown)]
 
@@ -338,7 +339,7 @@ def primitives_page(data, map_file: str = "REPO-MAP.md") -> str:
 
 def _primitive_row(prim, link, links: bool) -> str:
     def where(rule) -> str:
-        functions = [f.name for f in rule.functions or [rule.function] if f]
+        functions = [f.name for f in rule.functions]
         name = ", ".join(functions) + " " if functions else ""
         if rule.loc.file != prim.loc.file:
             return link(rule.loc.file, rule.loc.line, name.strip() or None)

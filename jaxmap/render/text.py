@@ -23,9 +23,8 @@ def located(found, path: PathFn, source_line: SourceFn) -> str:
     primitive; `lax.psum_p` for the primitive)."""
     blocks = [primitive(p, path, source_line) for p in found.primitives]
     if found.definitions:
-        reaches = found.reaches or [()] * len(found.definitions)
         named = "\n".join(definition(d, path) + reached(r)
-                           for d, r in zip(found.definitions, reaches))
+                           for d, r in zip(found.definitions, found.reaches))
         leaf = found.query.rpartition(".")[2]
         exact = "." in found.query and not leaf.endswith("_p")
         blocks.insert(0, named) if exact else blocks.append(named)
