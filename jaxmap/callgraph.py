@@ -143,12 +143,11 @@ def _bound(index, frontier, step: int, parent, owners) -> list[Reached]:
 
 def _targets(index, name: str) -> dict[int, str]:
     """id -> label of the definitions `name` means (conventional aliases read)."""
-    from jaxmap.locate import alias_spellings, suggest
+    from jaxmap.locate import definition_ids, suggest
 
-    for spelling in alias_spellings(name.strip()):
-        ids = index.definition_ids(spelling)
-        if ids:
-            return {i: node.label for i, node in index.nodes(ids).items()}
+    ids = definition_ids(index, name)
+    if ids:
+        return {i: node.label for i, node in index.nodes(ids).items()}
     raise NotFound(f"no function named {name!r} in the index of {index.root}",
                    suggest(index, name))
 

@@ -89,6 +89,16 @@ def _definitions(index, query: str, want: set[str]) -> list[Definition]:
     return []
 
 
+def definition_ids(index, name: str) -> list[int]:
+    """Ids of the definitions `name` means: those of its first spelling (a conventional
+    alias read as its module, then as written) that names any."""
+    for spelling in alias_spellings(name.strip()):
+        ids = index.definition_ids(spelling)
+        if ids:
+            return ids
+    return []
+
+
 def alias_spellings(query: str) -> list[str]:
     """`query` with a conventional alias read as each module it stands for
     (`jnp.einsum` -> `jax.numpy.einsum`), then as written."""

@@ -41,24 +41,17 @@ def neighbourhood(index, name: str, depth: int = 1) -> Neighbourhood:
 
 def _start(index, name: str) -> set[tuple]:
     """The nodes `name` means: primitives, then definitions (modules included)."""
-    from jaxmap.locate import alias_spellings, spellings, suggest
+    from jaxmap.locate import definition_ids, spellings, suggest
 
     keys = {(PRIMITIVE, pid) for pid, _n, _v in index.primitive_ids(*spellings(name))}
-    for spelling in alias_spellings(name.strip()):
-        ids = index.definition_ids(spelling)
-        if ids:
-            keys |= {(DEFINITION, i) for i in ids}
-            break
+    nodes = index.nodes(definition_ids(index, name))
+    # A module's definition is the module node.
+    keys |= {(MODULE, node.qualname) if node.kind == "module" else (DEFINITION, i)
+             for i, node in nodes.items()}
     if not keys:
         raise NotFound(f"no node named {name!r} in the index of {index.root}",
                        suggest(index, name))
-    return {_as_module(index, key) for key in keys}
-
-
-def _as_module(index, key: tuple) -> tuple:
-    """A module's definition is the module node."""
-    node = index.nodes([key[1]]).get(key[1]) if key[0] == DEFINITION else None
-    return (MODULE, node.qualname) if node and node.kind == "module" else key
+    return keys
 
 
 def _edges(index, frontier: set[tuple]) -> set[tuple]:
