@@ -71,7 +71,8 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         with open_file(report.index) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
-            messages, call_counts = idx.diagnostics(), idx.call_counts()
+            if as_json:
+                messages, call_counts = idx.diagnostics(), idx.call_counts()
     if as_json:
         from jaxmap.render import json as render_json
 

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from jaxmap.errors import SpecError, TargetError
 from jaxmap.scaffold import rungs
 from jaxmap.scaffold.files import FileChange, new_file
+from jaxmap.scaffold.spec import class_name
 from jaxmap.scaffold.templating import fill
 
 
@@ -108,7 +109,7 @@ def _files(kind: Kind, kind_name: str, name: str, style: str, release) -> dict:
     for feature in kind.styles[style].needs:
         release.require(feature, command)
     ctx = {"kind": kind_name, "name": name, "style": style, "facts": release.needs(),
-           "cls": "".join(part[:1].upper() + part[1:] for part in name.split("_")),
+           "cls": class_name(name),
            "rung": rungs.rung_of(kind_name), "jax_version": release.text}
     files = {f"{name}.py": fill(kind.styles[style].template, ctx),
              f"test_{name}.py": fill(kind.test, ctx)}

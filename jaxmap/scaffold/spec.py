@@ -35,6 +35,12 @@ _RULE_NAMES = frozenset({
     "vjp_fwd", "vjp_bwd_retval", "transpose", "effects",
 })
 
+
+def class_name(name: str) -> str:
+    """The class name a generated primitive or rung gets: `my_op` -> `MyOp`."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
 @dataclass(frozen=True, slots=True)
 class PrimitiveSpec:
     """One primitive to generate.
@@ -62,8 +68,7 @@ class PrimitiveSpec:
 
     @property
     def class_name(self) -> str:
-        """The hijax class name: `my_op` -> `MyOp`."""
-        return "".join(part[:1].upper() + part[1:] for part in self.name.split("_"))
+        return class_name(self.name)
 
     def validate(self) -> PrimitiveSpec:
         """Raise SpecError (one line) for anything that cannot be generated."""
