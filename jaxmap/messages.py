@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 
 # Searched apart: each starts with a literal, which the regex engine finds far faster
-# than the first letter of either.
+# than the first letter of any. What `.__init__(` is called on is read backwards.
 _RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
 _WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
-_INIT = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\.__init__\([ \t]*(?:self[ \t]*,)?")
+_INIT = re.compile(rb"\.__init__\([ \t]*(?:self[ \t]*,)?")
+_RECEIVER = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\Z")
 INIT = "__init__"  # the kind of a site that hands a message to a base class's __init__
 _PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
 _BODIES = {
@@ -42,21 +43,31 @@ def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
     base-class __init__ site whose message is a literal format string (directly, or
     through a variable)."""
     found, after = [], 0
-    for match in sorted((*_RAISE.finditer(source), *_WARN.finditer(source),
-                         *_INIT.finditer(source)), key=lambda match: match.start()):
-        if match.start() < after:
+    for start, end, kind in sorted(_site_matches(source)):
+        if start < after:
             continue  # inside the last match, as one search would have read it
-        after = match.end()
-        if match.start() and _NAME_CHAR.match(source, match.start() - 1):
+        after = end
+        if start and _NAME_CHAR.match(source, start - 1):
             continue  # `self.warn(`, `reraise E(`: not a site
-        kind = match.group(1).decode() if match.re is _RAISE else \
-            "warning" if match.re is _WARN else INIT
-        pieces = _run(source, match.end())
+        pieces = _run(source, end)
         if pieces is None:
-            pieces = _variable(source, match.end(), match.start())
+            pieces = _variable(source, end, start)
         if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
-            found.append((match.start(), kind, pieces))
+            found.append((start, kind, pieces))
     return found
+
+
+def _site_matches(source: bytes):
+    """(start, end, kind) of every raise, warn and `X.__init__(` call in `source`."""
+    for match in _RAISE.finditer(source):
+        yield match.start(), match.end(), match.group(1).decode()
+    for match in _WARN.finditer(source):
+        yield match.start(), match.end(), "warning"
+    for match in _INIT.finditer(source):
+        line = source.rfind(b"\n", 0, match.start()) + 1
+        receiver = _RECEIVER.search(source, line, match.start())
+        if receiver:
+            yield receiver.start(), match.end(), INIT
 
 
 def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
