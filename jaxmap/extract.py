@@ -323,8 +323,7 @@ class _Builder:
         self.trace_calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._test_module = is_test_module(module)
-        self.unread = {body.start: body.end for body in unread}  # def start -> body end
-        self._body_first = {body.start: body.first for body in unread}
+        self.unread = {body.start: body for body in unread}  # by the start of its def
         self._overloads: set[int] = set()  # start bytes of `@overload` stubs
         self._decorated_from: dict[int, tuple] = {}  # def start -> its decorators' (byte, line)
         self._source = b""
@@ -447,11 +446,11 @@ class _Builder:
         params, defaults = parameters(caps["function.params"][0]) if walked else ((), {})
         self.funcs[qualname] = tuple(FuncSpec(params, line, end_line, walked, defaults))
         if not stub:
-            body = self._body_first[start] if not walked else \
+            body = self.unread[start].first if not walked else \
                 node.child_by_field_name("body").start_byte
             self.defs.append(tuple(Definition(name, qualname, "function", line, end_line,
                                               _docstring(self._source, body))))
-        end = self.unread.get(start, end_byte)
+        end = self.unread[start].end if not walked else end_byte
         self._spans.append((start, end, qualname))
         self._read_text(name, qualname, line, start, end)
         stack.append((end_byte, "function" if walked else "unread", qualname))

@@ -92,7 +92,6 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
     """The pieces of the adjacent string literals starting at `at`, with any
     `.format(`/`%` after them; None if no literal starts there."""
     pieces: list[str] = []
-    formatted = False
     at = _GAP.match(source, at).end()
     if source[at:at + 1] == b"(":  # `msg = ("..." "...")`: a parenthesised run
         at += 1
@@ -109,7 +108,6 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
         if b"r" not in prefix:
             text = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
         _join(pieces, _split(text, _FIELD) if b"f" in prefix else [text])
-        formatted = formatted or b"f" in prefix
         at = body.end()
     if not pieces:
         return None
