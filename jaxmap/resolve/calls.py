@@ -151,9 +151,7 @@ def _member(names: Names, module: str, cls: str, attr: str, depth: int = 0) -> s
     for base in spec.bases:
         if base[0] != NAME:
             continue
-        head, _, rest = base[1].partition(".")
-        env = names.env_of(module)
-        value = names.attribute(env[head], rest) if head in env else names.lookup(base[1], module)
+        value = names.lookup(base[1], module, "", names.env_of(module))
         if value[0] == CLASS:
             found = _member(names, value[1], value[2], attr, depth + 1)
             if found:
@@ -223,12 +221,8 @@ def _named_primitives(names: Names, ids: dict[str, int]) -> dict[int, tuple[int,
 
 def _split(names: Names, qualified: str) -> tuple[str, str]:
     """(module, qualname) of a qualified definition name."""
-    parts = qualified.split(".")
-    for n in range(len(parts) - 1, 0, -1):
-        module = ".".join(parts[:n])
-        if module in names.modules:
-            return module, ".".join(parts[n:])
-    return qualified, ""
+    module = names.module_of(qualified.rpartition(".")[0])
+    return (module, qualified[len(module) + 1:]) if module else (qualified, "")
 
 
 class Reach:

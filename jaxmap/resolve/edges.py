@@ -128,13 +128,9 @@ def import_edges(names: Names) -> list[tuple[str, str]]:
     tables = [(module, table.values()) for (module, _scope), table in names.imports.items()]
     for module, targets in tables + list(names.stars.items()):
         for target in targets:
-            parts = target.split(".")
-            for n in range(len(parts), 0, -1):
-                imported = ".".join(parts[:n])
-                if imported in names.modules:
-                    if imported != module:
-                        edges.add((module, imported))
-                    break
+            imported = names.module_of(target)
+            if imported and imported != module:
+                edges.add((module, imported))
     return sorted(edges)
 
 

@@ -24,7 +24,7 @@ class Names:
         self.top_names: dict[str, dict[str, tuple]] = {}
         self._defined: dict[str, set[str]] = {}
         self.env_of: Callable[[str], dict] = lambda module: {}
-        self._in_tree: dict[str, bool] = {}
+        self._module_of: dict[str, str | None] = {}
         for module, (_, facts) in self.modules.items():
             for imported in facts.imports:
                 if imported.alias == STAR:
@@ -99,23 +99,19 @@ class Names:
 
     def qualified(self, name: str, hops: int = 0) -> tuple:
         """A fully qualified dotted name -> its value, following re-exports."""
-        end = len(name)
-        while end > 0:  # the longest leading part that is a module
-            module = name[:end]
-            if module not in self.modules:
-                end = name.rfind(".", 0, end)
-                continue
-            if end == len(name):
-                return (MODULE, module)
-            attr, _, rest = name[end + 1:].partition(".")
-            target = self.imports.get((module, ""), {}).get(attr)
-            if target is not None and hops < MAX_HOPS:
-                return self.attribute(self.qualified(target, hops + 1), rest)
-            value = self.env_of(module).get(attr)
-            if value is None or value[0] == STR:
-                value = (SYM, f"{module}.{attr}")
-            return self.attribute(value, rest)
-        return (SYM, name)
+        module = self.module_of(name)
+        if module is None:
+            return (SYM, name)
+        if module == name:
+            return (MODULE, module)
+        attr, _, rest = name[len(module) + 1:].partition(".")
+        target = self.imports.get((module, ""), {}).get(attr)
+        if target is not None and hops < MAX_HOPS:
+            return self.attribute(self.qualified(target, hops + 1), rest)
+        value = self.env_of(module).get(attr)
+        if value is None or value[0] == STR:
+            value = (SYM, f"{module}.{attr}")
+        return self.attribute(value, rest)
 
     def defined(self, module: str) -> set[str]:
         """The names a module defines at its top level (functions, classes, variables)."""
@@ -125,15 +121,20 @@ class Names:
                                              if d.qualname == d.name}
         return found
 
-    def in_tree(self, dotted: str) -> bool:
-        """Whether a qualified name lies in a module of the tree (memoised: the call
-        graph asks about the same names many times)."""
-        found = self._in_tree.get(dotted)
-        if found is None:
-            parts = dotted.split(".")
-            found = self._in_tree[dotted] = any(
-                ".".join(parts[:n]) in self.modules for n in range(len(parts), 0, -1))
+    def module_of(self, dotted: str) -> str | None:
+        """The longest leading part of a qualified name that is a module of the tree, if
+        any (memoised: the resolver asks about the same names many times)."""
+        if dotted in self._module_of:
+            return self._module_of[dotted]
+        end = len(dotted)
+        while end > 0 and dotted[:end] not in self.modules:
+            end = dotted.rfind(".", 0, end)
+        found = self._module_of[dotted] = dotted[:end] if end > 0 else None
         return found
+
+    def in_tree(self, dotted: str) -> bool:
+        """Whether a qualified name lies in a module of the tree."""
+        return self.module_of(dotted) is not None
 
     def def_location(self, module: str, qualname: str) -> dict | None:
         """A function's name, file and line, as a rule's `function`."""
