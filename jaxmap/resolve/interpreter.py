@@ -11,6 +11,8 @@ expressions are evaluated through tables of handlers, one per record type or tag
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from jaxmap import registrars as R
 from jaxmap.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
                           LAMBDA,
@@ -23,10 +25,9 @@ from jaxmap.resolve.findings import Findings
 from jaxmap.resolve.names import Names
 from jaxmap.resolve.registrations import Registrations, registry
 from jaxmap.resolve.values import (bind_params, canonical, concatenation, condition_text,
-                                   depends_on_params,
-                                   is_callable, items_of, mentions_new, mentions_param,
-                                   negation, news_in, substitute, text, truth_of,
-                                   with_created)
+                                   depends_on_params, is_callable, items_of, mentions_new,
+                                   mentions_param, negation, news_in, param_locals,
+                                   substitute, text, truth_of, with_created)
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
                                    APPLIED, LAMBDA, SYM, CLOSURE})
@@ -323,30 +324,30 @@ class Interpreter:
         facts = self.names.facts(module)
         spec = facts.funcs[qualname]
         bound = bind_params(spec.params, args, kwargs, spec.defaults)
-        local = {**env, **{p: bound.get(i, UNKNOWN) for i, p in enumerate(spec.params)
-                           if p != "*"}}
+        local = {**env, **param_locals(spec.params, bound)}
         inner = Context(module, qualname, local, ctx.site, ctx.summary, ctx.guards,
                         ctx.conditions, returned=[], via=f"{ctx.via}{via} > ",
                         site_module=ctx.site_in)
-        events = self._statements(module, qualname)
-        self._inline_depth += 1
-        try:
-            self._block(events, -1, facts.blocks, inner)
-        finally:
-            self._inline_depth -= 1
+        with self._inlined():
+            self._block(self._statements(module, qualname), -1, facts.blocks, inner)
         return inner.returned[0] if inner.returned else (APPLIED, func, args)
 
     def _call_lambda(self, func: tuple, args: tuple, kwargs: dict, ctx: Context) -> tuple:
         """A lambda's body, evaluated where it is called, its parameters bound."""
         _, _, params, defaults, body = func
         bound = bind_params(params, args, kwargs, defaults)
-        local = {**ctx.locals, **{p: bound.get(i, UNKNOWN) for i, p in enumerate(params)
-                                  if p != "*"}}
+        local = {**ctx.locals, **param_locals(params, bound)}
         inner = Context(ctx.module, ctx.scope, local, ctx.site, ctx.summary, ctx.guards,
                         ctx.conditions, ctx.returned, ctx.via, ctx.site_module)
+        with self._inlined():
+            return self.eval(body, inner)
+
+    @contextmanager
+    def _inlined(self):
+        """While a lambda or nested function runs where it is called (bounded depth)."""
         self._inline_depth += 1
         try:
-            return self.eval(body, inner)
+            yield
         finally:
             self._inline_depth -= 1
 
@@ -419,8 +420,7 @@ class Interpreter:
             return None
         self._specialising.add(key)
         try:
-            return self._summarise(func[1], func[2], {p: bound.get(i, UNKNOWN) for i, p in
-                                                      enumerate(params) if p != "*"})
+            return self._summarise(func[1], func[2], param_locals(params, bound))
         finally:
             self._specialising.discard(key)
 

@@ -148,6 +148,11 @@ def bind_params(params: tuple, args: tuple, kwargs: dict,
     return bound
 
 
+def param_locals(params: tuple, bound: dict[int, tuple]) -> dict[str, tuple]:
+    """Parameter name -> its value (UNKNOWN where none is bound), from bind_params."""
+    return {p: bound.get(i, UNKNOWN) for i, p in enumerate(params) if p != "*"}
+
+
 def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
     """`value` with parameters replaced by the arguments bound to them."""
     tag = value[0]
