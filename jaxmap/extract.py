@@ -230,7 +230,7 @@ _EXPRESSIONS = {
     **dict.fromkeys(("tuple", "list", "expression_list", "pattern_list", "tuple_pattern",
                      "list_pattern"), _sequence),
     "parenthesized_expression": _parenthesized, "dictionary": _dictionary,
-    "lambda": lambda node, depth: _lambda(node, depth),
+    "lambda": _lambda,
     **{constant: (lambda node, depth, v=v: (CONST, v)) for constant, v in _CONSTANTS.items()},
     "not_operator": lambda node, depth: (NOT, value(node.child_by_field_name("argument"),
                                                     depth + 1)),
@@ -533,9 +533,7 @@ class _Builder:
             self.events.append(stored(Assign(*self._statement(stack), name, assigned, line,
                                              end_line)))
             assigned = (NAME, names[0])
-            if not stack:
-                self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
-            self._class_member(stack, name, line, end_line)
+            self._variable(stack, name, line, end_line)
 
     def _unpack(self, caps, stack, end_byte: int) -> None:
         line, end_line = _lines(caps["unpack"][0])
@@ -544,10 +542,7 @@ class _Builder:
                                          value(caps["unpack.value"][0]), line, end_line)))
         for target in targets.named_children:
             if target.type == "identifier":
-                name = _text(target)
-                if not stack:
-                    self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
-                self._class_member(stack, name, line, end_line)
+                self._variable(stack, _text(target), line, end_line)
 
     def _setitem(self, caps, stack, end_byte: int) -> None:
         target = caps["setitem.target"][0]
@@ -561,6 +556,12 @@ class _Builder:
         self.events.append(stored(Return(*self._statement(stack),
                                          value(caps["return.value"][0]),
                                          *_lines(caps["return"][0]))))
+
+    def _variable(self, stack, name: str, line: int, end_line: int) -> None:
+        """A name assigned: a module's variable, or a class's attribute."""
+        if not stack:
+            self.defs.append(tuple(Definition(name, name, "variable", line, end_line)))
+        self._class_member(stack, name, line, end_line)
 
     def _class_member(self, stack, name: str, line: int, end_line: int) -> None:
         """Methods and attributes of a class, as written in its body."""
