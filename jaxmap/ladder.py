@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from jaxmap.errors import NotFound
 from jaxmap.scaffold import kinds, rungs
 
 
@@ -61,10 +60,10 @@ def _command(kind: str) -> str:
 def _place(index, name: str) -> Place:
     """The definition that `name` is a public path of; else the first definition
     or primitive found."""
-    try:
-        found = index.locate(name)
-    except NotFound:
-        return Place(name, None, None)
-    public = [d for d in found.definitions if name in d.public_paths]
-    best = (public or list(found.definitions) or list(found.primitives))[0]
-    return Place(name, best.loc.file, best.loc.line)
+    from jaxmap.locate import definitions, spellings
+
+    found = definitions(index, name)
+    public = [d for d in found if name in d.public_paths]
+    best = public or found or index.primitives_named(*spellings(name))
+    return Place(name, best[0].loc.file, best[0].loc.line) if best else \
+        Place(name, None, None)

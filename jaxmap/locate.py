@@ -46,12 +46,13 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
         prims = [p for p in (_only_kind(p, rule_kind) for p in prims) if p.rules]
         if named and not prims:
             raise NotFound(_lacks(named, rule_kind, platform))
-    defs = _definitions(index, query, want)
+    defs = definitions(index, query, want)
     if not prims and not defs and kind in RESULT_KINDS:
-        other = locate(index, query) if kind else None  # NotFound if there is nothing
-        kinds = {"primitive"} if other.primitives else set()
-        kinds |= {d.kind.value for d in other.definitions}
-        raise NotFound(f"{query!r} is no {kind}: it names a {' and a '.join(sorted(kinds))}")
+        kinds = {"primitive"} if index.primitive_ids(*spellings(query)) else set()
+        kinds |= {d.kind.value for d in definitions(index, query)}
+        if kinds:
+            raise NotFound(f"{query!r} is no {kind}: it names a "
+                           f"{' and a '.join(sorted(kinds))}")
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
@@ -79,9 +80,9 @@ def check_platform(platform: str) -> None:
         raise JaxmapError(f"unknown platform {platform!r}; one of {', '.join(sorted(known))}")
 
 
-def _definitions(index, query: str, want: set[str]) -> list[Definition]:
-    """Definitions named `query`, reading a conventional alias (`jnp.einsum`) as the
-    module it stands for, then as written."""
+def definitions(index, query: str, want=RESULT_KINDS) -> list[Definition]:
+    """Definitions of the kinds in `want` named `query`, reading a conventional alias
+    (`jnp.einsum`) as the module it stands for, then as written."""
     for spelling in alias_spellings(query):
         defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
         if defs:
