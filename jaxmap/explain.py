@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from jaxmap import registrars as R
 from jaxmap.errors import NotFound
-from jaxmap.messages import MIN_LITERAL, template_regex
+from jaxmap.messages import MIN_LITERAL, start_regex, template_regex
 from jaxmap.models import Primitive
 from jaxmap.models import RuleKind as K
 
@@ -69,25 +69,22 @@ class Explanation(NamedTuple):
 
 
 def explain(index, text: str) -> Explanation:
-    """The raise sites of the message in `text` (a message or a whole traceback),
-    best match first (of sites with the same wording, one the traceback passes
-    through first); NotFound if no message of the tree matches."""
+    """The raise sites of the message in `text` (a message or a whole traceback, or
+    only its start: a first line copied alone), best match first (of sites with the
+    same wording, one the traceback passes through first); NotFound if no message of
+    the tree matches."""
     frames = _FRAME_PLACE.findall(text)
     text = _message_of(text)
-    best, score, match = [], 0, None
-    for file, line, function, exception, pieces in _candidates(index, text):
-        found = template_regex(pieces).search(text)
-        literal = sum(len(p.strip()) for p in pieces)
-        if found and literal >= score:
-            if literal > score:
-                best, score, match = [], literal, (found, pieces)
-            best.append(Site(file, line, function, exception))
+    best, match = _best(_candidates(index, text), lambda pieces: _whole(pieces, text))
+    whole = bool(best)
+    if not whole:
+        best, match = _best(_starting(index, text), lambda pieces: _start(pieces, text))
     if not best:
         raise NotFound("not an error message raised in this tree")
     found, pieces = match
     best.sort(key=lambda site: _distance(site, frames))
     return Explanation(found.group().strip(), tuple(best),
-                       _missing(index, pieces, found.groups()),
+                       _missing(index, pieces, found.groups()) if whole else None,
                        tuple(sorted(_raised_by(index, best),
                                     key=lambda site: _distance(site, frames))))
 
@@ -132,6 +129,43 @@ def _distance(site: Site, frames: list[tuple[str, str, str]]) -> int:
             if function == site.function.rpartition(".")[2]:
                 best = 1
     return best
+
+
+def _best(rows, score_of) -> tuple[list[Site], tuple | None]:
+    """The sites of the rows whose message matches best (the most literal text), and
+    that match with its pieces."""
+    best, score, match = [], 0, None
+    for file, line, function, exception, pieces in rows:
+        scored = score_of(pieces)
+        if scored is None or scored[1] < score:
+            continue
+        if scored[1] > score:
+            best, score, match = [], scored[1], (scored[0], pieces)
+        best.append(Site(file, line, function, exception))
+    return best, match
+
+
+def _whole(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
+    found = template_regex(pieces).search(text)
+    return (found, sum(len(p.strip()) for p in pieces)) if found else None
+
+
+def _start(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
+    """A match of `text` as the start of the message, with its literal length (enough
+    of it to tell the message apart)."""
+    found = start_regex(pieces).search(text)
+    if not found:
+        return None
+    literal = len(found.group().strip()) - sum(len(g) for g in found.groups() if g)
+    return (found, literal) if literal >= MIN_LITERAL else None
+
+
+def _starting(index, text: str):
+    """Messages with enough literal text whose first word is in `text`."""
+    for row in index.messages():
+        words = [w for p in row[4] for w in p.split()]
+        if words and words[0] in text and sum(len(p.strip()) for p in row[4]) >= MIN_LITERAL:
+            yield row
 
 
 def _candidates(index, text: str):

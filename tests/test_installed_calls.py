@@ -195,6 +195,16 @@ def test_explain_places_a_message_its_exception_class_builds(installed_index, er
     assert raising in {(file, line) for file, line, _function in frames}
 
 
+def test_explain_places_the_first_line_of_a_longer_message(installed_index):
+    """What people copy: the first line of a message that goes on; nothing to say of a
+    missing rule from it."""
+    found = explain.explain(
+        installed_index,
+        "scan body function carry input and carry output must have equal types")
+    assert [s.file for s in found.sites] == ["jax/_src/lax/control_flow/loops.py"]
+    assert found.missing is None
+
+
 def test_explain_refuses_text_no_site_raises(installed_index):
     with pytest.raises(NotFound, match="not an error message raised in this tree"):
         explain.explain(installed_index, "the quick brown fox jumps over the lazy dog")

@@ -6,7 +6,7 @@ import textwrap
 
 from jaxmap.explain import _message_of
 from jaxmap.extract import extract
-from jaxmap.messages import sites, template_regex
+from jaxmap.messages import sites, start_regex, template_regex
 
 
 def test_a_parenthesised_message_formatted_at_the_raise_site():
@@ -51,6 +51,17 @@ def test_an_exception_that_builds_its_message_in_init_raises_it():
     found = [(scope, line, exception) for scope, line, exception, _ in
              extract(source, "m")["messages"]]
     assert found == [("NoBool.__init__", 4, "NoBool"), ("NoInt.__init__", 7, "NoInt")]
+
+
+def test_the_start_of_a_message_matches_cut_after_any_word_or_inside_a_field():
+    pieces = ("unbound axis name: ", ". The following axis names were found: ", "")
+    assert start_regex(pieces).search("unbound axis name")  # `name:` cut before its `:`
+    found = start_regex(pieces).search("NameError: unbound axis name: i. The following")
+    assert found and found.group(1) == "i"
+    cut_in_a_field = start_regex(("Output ", ".")).search("Output had shape: (2,)")
+    assert cut_in_a_field and cut_in_a_field.group(1) == "had shape: (2,)"
+    assert not start_regex(pieces).search("unbound axis nam")  # words whole
+    assert not start_regex(pieces).search("unbound axis size: 3")  # the words as written
 
 
 def test_the_message_of_a_traceback_is_its_last_exception_line():
