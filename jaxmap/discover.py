@@ -50,7 +50,12 @@ def resolve_root(root: str | os.PathLike | None) -> str:
         raise RootError(f"root {path} does not exist")
     if not os.path.isdir(path):
         raise RootError(f"root {path} is not a directory")
-    return os.path.realpath(path)
+    path = os.path.realpath(path)
+    if os.path.isfile(os.path.join(path, "__init__.py")):
+        # Its modules would lose their package's name, and every import of them fail.
+        raise RootError(f"root {path} is a package (it has an __init__.py); give the "
+                        f"directory that holds it: {os.path.dirname(path)}")
+    return path
 
 
 def is_installed_packages_dir(root: str) -> bool:

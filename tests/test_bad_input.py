@@ -91,6 +91,11 @@ def test_root_without_python_files(tmp_path, capsys):
     assert "no Python files" in line
 
 
+def test_root_that_is_a_package_names_the_directory_to_give(tree, capsys):
+    line = cli_error(["locate", "psum", "--root", str(tree / "pkg")], capsys)
+    assert "is a package" in line and line.endswith(str(tree.resolve()))
+
+
 def test_root_that_is_a_file(tree):
     with pytest.raises(RootError, match="not a directory"):
         open_index(tree / "pkg" / "good.py")
