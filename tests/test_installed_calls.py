@@ -17,6 +17,7 @@ import pytest
 from jaxmap import callgraph, coverage, explain
 from jaxmap.errors import NotFound
 from jaxmap.models import RuleKind
+from jaxmap.render import explained
 
 
 def test_binds_reaches_the_public_api(installed_index):
@@ -193,6 +194,8 @@ def test_explain_places_a_message_its_exception_class_builds(installed_index, er
                         errors["bool"]["traceback"])
     raising = (found.raised_by[0].file, str(found.raised_by[0].line))
     assert raising in {(file, line) for file, line, _function in frames}
+    lines = explained.text(found, str).splitlines()
+    assert lines[1].split()[:2] == ["built", "in"] and "raised by" in lines[2]
 
 
 def test_explain_places_the_first_line_of_a_longer_message(installed_index):

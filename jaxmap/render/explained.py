@@ -15,8 +15,10 @@ _RAISED_BY = 8  # places that raise the exception, in text
 
 def text(found, path: PathFn) -> str:
     lines = [found.message]
+    # An exception class's __init__ builds the message; where it is raised follows.
+    first = "built in" if found.raised_by else "raised at"
     for i, site in enumerate(found.sites):
-        label = "raised at" if i == 0 else ""
+        label = first if i == 0 else ""
         lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.exception} in "
                      f"{site.function}")
     for i, site in enumerate(found.raised_by[:_RAISED_BY]):
