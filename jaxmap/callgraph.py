@@ -15,6 +15,8 @@ from typing import NamedTuple
 from jaxmap.errors import NotFound
 
 FUNCTION, PRIMITIVE, EXTERNAL, UNRESOLVED = "function", "primitive", "external", "unresolved"
+# Callers that are not functions: code run where a module or class is defined.
+BODIES = frozenset({"module", "class"})
 
 
 class Reached(NamedTuple):
@@ -52,7 +54,7 @@ def binds(index, name: str, depth: int | None = None, public: bool = False) -> C
     ends: dict[int, tuple[str, ...]] = {}
     for did, pid, _line, via in index.binders(variables):
         ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
-    parent, levels = _walk(index.callers, list(ends), depth)
+    parent, levels, _ = _walk(index.callers, list(ends), depth, bodies=False)
     nodes = index.nodes(levels)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes) + ends[_root(i, parent)])
              for i in levels if i in nodes]
@@ -63,12 +65,14 @@ def binds(index, name: str, depth: int | None = None, public: bool = False) -> C
 
 
 def callers(index, name: str, depth: int = 1) -> CallAnswer:
-    """Functions that call `name` (to `depth` steps), then the unresolved calls whose
-    text ends with its name."""
+    """Functions that call `name` (to `depth` steps), and module top levels and class
+    bodies, placed at their call; then the unresolved calls whose text ends with its
+    name."""
     targets = _targets(index, name)
-    parent, levels = _walk(index.callers, list(targets), depth)
+    parent, levels, lines = _walk(index.callers, list(targets), depth)
     nodes = index.nodes(levels)
-    found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes))
+    found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
+                      lines[i] if nodes[i].kind in BODIES else None)
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
@@ -120,7 +124,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
                 nxt.append(callee)
         found += _bound(index, frontier, step, parent, owners)
         owners.update(index.nodes(nxt))
-        frontier = nxt
+        frontier = [i for i in nxt if owners[i].kind == FUNCTION]  # not into a class body
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
                   for i in levels if levels[i] > 0 and i in owners]
@@ -152,21 +156,27 @@ def _targets(index, name: str) -> dict[int, str]:
                    suggest(index, name))
 
 
-def _walk(step, start: list[int], depth: int | None) -> tuple[dict[int, int], dict[int, int]]:
-    """Breadth-first from `start` along `step(ids) -> (source, target, line)` rows,
-    read backwards (target -> source): parent of each reached id, and its depth."""
+def _walk(step, start: list[int], depth: int | None, bodies: bool = True
+          ) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """Breadth-first from `start` along `step(ids) -> (source, target, line, whether
+    source is a function)` rows, read backwards (target -> source): parent of each
+    reached id, its depth, and the line of its call. A source that is a module's top
+    level or a class body is kept only with `bodies`, and never walked past: calling
+    a class does not run its body."""
     levels = {i: 0 for i in start}
     parent: dict[int, int] = {}
+    lines: dict[int, int] = {}
     frontier, level = list(start), 0
     while frontier and (depth is None or level < depth):
         level += 1
         nxt = []
-        for source, target, _line in step(frontier):
-            if source not in levels:
-                levels[source], parent[source] = level, target
-                nxt.append(source)
+        for source, target, line, function in step(frontier):
+            if source not in levels and (function or bodies):
+                levels[source], parent[source], lines[source] = level, target, line
+                if function:
+                    nxt.append(source)
         frontier = nxt
-    return parent, levels
+    return parent, levels, lines
 
 
 def _root(node: int, parent: dict[int, int]) -> int:
@@ -187,5 +197,7 @@ def _chain(node: int, parent: dict[int, int], nodes: dict, down: bool = False
     return tuple(reversed(labels)) if down else tuple(labels)
 
 
-def _reached(node, depth: int, chain: tuple[str, ...]) -> Reached:
-    return Reached(node.label, node.kind, node.file, node.line, depth, chain, bool(node.public))
+def _reached(node, depth: int, chain: tuple[str, ...], line: int | None = None) -> Reached:
+    """The answer for a definition, at its own line unless `line` is given."""
+    return Reached(node.label, node.kind, node.file, node.line if line is None else line,
+                   depth, chain, bool(node.public))

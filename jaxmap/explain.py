@@ -97,9 +97,9 @@ def _raised_by(index, sites: list[Site]) -> list[Site]:
         if method != "__init__":
             continue
         rows = index.callers(index.definition_ids(cls))
-        nodes = index.nodes({caller for caller, _callee, _line in rows})
+        nodes = index.nodes({row[0] for row in rows})
         found += [Site(nodes[caller].file, line, nodes[caller].qualname, site.exception)
-                  for caller, _callee, line in rows if caller in nodes]
+                  for caller, _callee, line, _function in rows if caller in nodes]
     return found
 
 

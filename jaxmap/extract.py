@@ -9,7 +9,8 @@ the enclosing scope (the module, for top-level classes). Only functions whose bo
 register something are walked; every module-level function's text is still read for
 what it calls or names (`callees`, the call graph's raw edges, its nested functions
 and lambdas included), for `x.bind(` sites and, in a test module, for the names its
-tests use.
+tests use; so is the text outside functions (each class body's, and the rest: the
+module's top level), for what it calls or names.
 
 An `error` key, set by the indexer, says why a file could not be indexed.
 """
@@ -49,14 +50,15 @@ _PRIMITIVE_FACTORY = re.compile(
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
-# Read left to right, each string, comment and name that a `def` or `class` introduces
-# is taken whole (no group: not code); otherwise a dotted name that is called, that is
-# an argument or default (before `,`, `)` or `]`), or that ends in `_p`: what a
-# function's text calls or may hand on. The look-ahead group and back-reference take
-# the name atomically (no backtracking into it).
+# Read left to right, each string, comment, import statement and name that a `def` or
+# `class` introduces is taken whole (no group: not code); otherwise a dotted name that
+# is called, that is an argument or default (before `,`, `)` or `]`), or that ends in
+# `_p`: what a function's text calls or may hand on. The look-ahead group and
+# back-reference take the name atomically (no backtracking into it).
 _CALLEE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
     rb"|\b(?:def|class)[ \t]+\w+"
+    rb"|\b(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|[^\n]*)"
     rb"|\b(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
@@ -95,30 +97,32 @@ def _unread_bodies(source: bytes) -> list[skim.Body]:
             and not _MAY_REGISTER.search(source, body.start, body.end)]
 
 
-def _callees(source: bytes, start: int, end: int, line: int) -> tuple:
-    """The stored `facts.Callee`s of the text source[start:end], which starts at
-    `line`: each name called, each `_p` name, and each argument or default that is
-    dotted, private or a first argument (`lax.dot_general`, `_einsum`, `partial(f`),
-    at its first call (or its first use, if never called). Strings, comments, names
-    that a `def` or `class` introduces, and methods of values (`x.f(`) are not read."""
+def _callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tuple:
+    """The stored `facts.Callee`s of the text of `pieces` ((start, end) byte ranges, in
+    order; the first starts at `line`): each name called, each `_p` name, and each
+    argument or default that is dotted, private or a first argument
+    (`lax.dot_general`, `_einsum`, `partial(f`), at its first call (or its first use,
+    if never called). Strings, comments, names that a `def` or `class` introduces, and
+    methods of values (`x.f(`) are not read."""
     found: dict[bytes, list] = {}  # name -> [called, where first found]
-    for match in _CALLEE.finditer(source, start, end):
-        name = match.group(1)
-        if name is None or name in _NOT_CALLEES:
-            continue
-        at = match.start()
-        before = source[at - 1:at]
-        if before == b".":
-            continue
-        called = match.group(2) == b"("
-        seen = found.get(name)
-        if seen is not None:
-            if called and not seen[0]:
-                seen[:] = True, at
-        elif called or before == b"(" or name[0] == 95 or b"." in name \
-                or name.endswith(b"_p"):  # 95: `_`
-            found[name] = [called, at]
-    callees, counted = [], start
+    for start, end in pieces:
+        for match in _CALLEE.finditer(source, start, end):
+            name = match.group(1)
+            if name is None or name in _NOT_CALLEES:
+                continue
+            at = match.start()
+            before = source[at - 1:at]
+            if before == b".":
+                continue
+            called = match.group(2) == b"("
+            seen = found.get(name)
+            if seen is not None:
+                if called and not seen[0]:
+                    seen[:] = True, at
+            elif called or before == b"(" or name[0] == 95 or b"." in name \
+                    or name.endswith(b"_p"):  # 95: `_`
+                found[name] = [called, at]
+    callees, counted = [], pieces[0][0] if pieces else 0
     for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
         line += source.count(b"\n", counted, at)
         counted = at
@@ -322,6 +326,7 @@ class _Builder:
         self.messages: list[tuple] = []
         self.trace_calls: dict[str, tuple] = {}
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
+        self._class_spans: list[tuple[int, int, str, int]] = []  # (start, end, qualname, line)
         self._test_module = is_test_module(module)
         self.unread = {body.start: body for body in unread}  # by the start of its def
         self._overloads: set[int] = set()  # start bytes of `@overload` stubs
@@ -352,6 +357,33 @@ class _Builder:
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
         self._messages(source)
+        self._body_callees(source)
+
+    def _body_callees(self, source: bytes) -> None:
+        """What the code outside every function calls or names (decorators included):
+        the module's under '', each class body's under the class's qualname."""
+        pieces: dict[str, list[tuple[int, int]]] = {}
+        starts = {"": (0, 1)}  # owner -> (byte, line) where it starts
+        open_classes = [(len(source), "")]  # (end, owner), innermost last
+        at = 0
+        scopes = sorted(self._class_spans + [(start, end, None, 0) for start, end, _ in self._spans])
+        for start, end, owner, line in [*scopes, (len(source), len(source), None, 0)]:
+            while open_classes[-1][0] <= start and len(open_classes) > 1:
+                closed, name = open_classes.pop()
+                pieces.setdefault(name, []).append((at, closed))
+                at = max(at, closed)
+            if at < start:
+                pieces.setdefault(open_classes[-1][1], []).append((at, start))
+            if owner is None:
+                at = max(at, end)
+            else:
+                open_classes.append((end, owner))
+                starts[owner], at = (start, line), start
+        for owner, ranges in pieces.items():
+            offset, line = starts[owner]
+            found = _callees(source, ranges, line + source.count(b"\n", offset, ranges[0][0]))
+            if found:
+                self.callees[owner] = found
 
     def _messages(self, source: bytes) -> None:
         """The messages raised or warned in the file, each with its function; a message
@@ -427,6 +459,7 @@ class _Builder:
         if not any(kind == "function" for _, kind, _ in stack):
             doc = _docstring(self._source, node.child_by_field_name("body").start_byte)
             self.defs.append(tuple(Definition(name, qualname, "class", line, end_line, doc)))
+            self._class_spans.append((node.start_byte, end_byte, qualname, line))
         stack.append((end_byte, "class", qualname))
 
     def _function(self, caps, stack, end_byte: int) -> None:
@@ -478,9 +511,9 @@ class _Builder:
             first, first_line = self._decorated_from.get(start, (start, line))
             used = {m.group(1).decode() for m in _USED.finditer(source, first, end)}
             self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
-            self.callees[qualname] = _callees(source, first, end, first_line)
+            self.callees[qualname] = _callees(source, [(first, end)], first_line)
         else:
-            self.callees[qualname] = _callees(source, start, end, line)
+            self.callees[qualname] = _callees(source, [(start, end)], line)
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
         if methods:
             self.trace_calls[qualname] = tuple(sorted(methods))

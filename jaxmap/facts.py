@@ -205,8 +205,8 @@ STAR = "*"
 
 
 class Callee(NamedTuple):
-    """A dotted name in a function's text (nested functions and lambdas included), at
-    its first line there. `called`: written as a call (`lax.psum(`, `self._f(`);
+    """A dotted name in a function's text (nested functions and lambdas included), or
+    in the code outside functions (a class body, the top level), at its first line there. `called`: written as a call (`lax.psum(`, `self._f(`);
     otherwise a reference that may hand a function on (`partial(lax.dot_general, ...)`,
     `jit(_einsum)`, a default `=lax.dot_general`) or name a primitive (`add_p`)."""
 
@@ -258,7 +258,9 @@ class FileFacts(NamedTuple):
     blocks: tuple[Loop | Branch, ...]
     events: tuple
     tests: dict[str, Test]
-    callees: dict[str, tuple[Callee, ...]]  # function -> what its text calls or names
+    # function, class body (the class's qualname) or top level ('') -> what its text
+    # calls or names
+    callees: dict[str, tuple[Callee, ...]]
     trace_calls: dict[str, tuple]  # function -> Trace methods it calls (`process_map`)
     messages: tuple[Message, ...]
     error: str | None

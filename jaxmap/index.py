@@ -193,18 +193,18 @@ class Index:
             "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
             "IN (?*) ORDER BY definition_id, line", ids)
 
-    def callers(self, ids) -> list[tuple[int, int, int]]:
-        """(caller, callee, line) of each resolved call to one of `ids`."""
-        return self._edges("callee", ids, "caller, callee, line")
+    def callers(self, ids) -> list[tuple[int, int, int, bool]]:
+        """(caller, callee, line, whether the caller is a function) of each resolved call
+        to one of `ids`; a caller that is not is a module's top level or a class body."""
+        return self._in(
+            "SELECT caller, callee, calls.line, kind = 'function' FROM calls JOIN definitions "
+            "ON definitions.id = caller WHERE callee IN (?*) AND status = 'resolved' "
+            "ORDER BY calls.rowid", ids)
 
     def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
         """(caller, callee or None, text, status, line) of each call made by `ids`."""
-        return self._edges("caller", ids, "caller, callee, text, status, line")
-
-    def _edges(self, column: str, ids, columns: str) -> list[tuple]:
-        resolved = " AND status = 'resolved'" if column == "callee" else ""
-        return self._in(f"SELECT {columns} FROM calls WHERE {column} IN (?*){resolved} "
-                        "ORDER BY rowid", ids)
+        return self._in("SELECT caller, callee, text, status, line FROM calls WHERE caller "
+                        "IN (?*) ORDER BY rowid", ids)
 
     def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
         """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
@@ -247,6 +247,11 @@ class Index:
         """(module, imported module) where either side is one of `modules`."""
         return self._in("SELECT module, target FROM imports WHERE module IN (?*) OR target IN "
                         "(?*) ORDER BY rowid", modules)
+
+    def module_definitions(self, modules) -> dict[int, str]:
+        """definition id -> module, of each of `modules` (a module is a definition too)."""
+        return dict(self._in("SELECT id, qualname FROM definitions WHERE kind = 'module' "
+                             "AND qualname IN (?*)", modules))
 
     def definition_modules(self, ids) -> dict[int, str]:
         """definition id -> the module that defines it."""

@@ -5,7 +5,8 @@ Nodes are strings with a kind prefix, as in graph.py: `module:jax._src.lax.paral
 `function:jax._src.lax.parallel.psum`, `class:...`, `primitive:psum@FILE:LINE`,
 `rule:psum:transpose@FILE:LINE`. Edge kinds: defines (module -> function, class or
 primitive), imports (module -> module), has_rule (primitive -> rule), implemented_by
-(rule -> function), binds (function -> primitive), calls (function -> function).
+(rule -> function), binds (function -> primitive), calls (function, class body or
+module top level -> function or class).
 """
 
 from __future__ import annotations
@@ -44,14 +45,16 @@ def _start(index, name: str) -> set[tuple]:
     from jaxmap.locate import definition_ids, spellings, suggest
 
     keys = {(PRIMITIVE, pid) for pid, _n, _v in index.primitive_ids(*spellings(name))}
-    nodes = index.nodes(definition_ids(index, name))
-    # A module's definition is the module node.
-    keys |= {(MODULE, node.qualname) if node.kind == "module" else (DEFINITION, i)
-             for i, node in nodes.items()}
+    keys |= {_key(i, node) for i, node in index.nodes(definition_ids(index, name)).items()}
     if not keys:
         raise NotFound(f"no node named {name!r} in the index of {index.root}",
                        suggest(index, name))
     return keys
+
+
+def _key(definition: int, node) -> tuple:
+    """The node of a definition: a module's is the module node."""
+    return (MODULE, node.qualname) if node.kind == "module" else (DEFINITION, definition)
 
 
 def _edges(index, frontier: set[tuple]) -> set[tuple]:
@@ -66,11 +69,16 @@ def _edges(index, frontier: set[tuple]) -> set[tuple]:
                   in index.module_members(modules)}
         edges |= {((MODULE, m), "imports", (MODULE, t)) for m, t
                   in index.imports_touching(modules)}
+        tops = index.module_definitions(modules)
+        edges |= {((MODULE, tops[a]), "calls", (DEFINITION, b))
+                  for a, b, _t, _s, _l in index.callees(tops) if b is not None}
     if defs:
         edges |= {((MODULE, m), "defines", (DEFINITION, i))
                   for i, m in index.definition_modules(defs).items()}
-        edges |= {((DEFINITION, a), "calls", (DEFINITION, b))
-                  for a, b, _l in index.callers(defs)}
+        calling = index.callers(defs)
+        outside = index.nodes({a for a, _b, _l, function in calling if not function})
+        edges |= {(_key(a, outside[a]) if a in outside else (DEFINITION, a), "calls",
+                   (DEFINITION, b)) for a, b, _l, _f in calling}
         edges |= {((DEFINITION, a), "calls", (DEFINITION, b))
                   for a, b, _t, _s, _l in index.callees(defs) if b is not None}
         edges |= {((DEFINITION, d), "binds", (PRIMITIVE, p))

@@ -171,3 +171,23 @@ def test_central_modules_rank_the_most_imported_first(capsys):
     assert len(ranked) == 3 and scores == sorted(scores, reverse=True)
     code, out, _ = run(capsys, "graph", "--central", "3")
     assert code == 0 and out.split()[1] == "jax._src.core"
+
+
+def test_callers_list_top_levels_and_class_bodies_at_their_call(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\np_p = core.Primitive('p')\n"
+        "def target(x):\n  return p_p.bind(x)\n\n"
+        "class Holder:\n  value = target(1)\n\n"
+        "def user(x):\n  return Holder()\n\n"
+        "target(2)\n")
+    found = json.loads(run_tree(capsys, tmp_path, "callers", "target", "--depth", "3",
+                                "--json"))["found"]
+    assert [(f["name"], f["kind"], f["line"]) for f in found] == \
+        [("m", "module", 12), ("m.Holder", "class", 7)]
+    text = run_tree(capsys, tmp_path, "callers", "target")
+    assert "  m (top level)  m.py:12  [m -> m.target]" in text.splitlines()
+    binders = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))["found"]
+    assert [f["name"] for f in binders] == ["m.target"]
+    graph = run_tree(capsys, tmp_path, "graph", "target").splitlines()
+    assert {"module:m -calls-> function:m.target",
+            "class:m.Holder -calls-> function:m.target"} <= set(graph)

@@ -151,3 +151,41 @@ def test_a_call_that_cannot_be_told_is_kept_with_its_text():
     res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
     assert [(text, status) for _c, _t, text, status, _l in res.calls] == \
         [("obj.method", UNRESOLVED)]
+
+
+def test_top_level_code_and_class_bodies_are_callers():
+    res = resolve_sources({"m.py": """
+        def make(x): return x
+        def _impl(x): return x
+        def register(f): return f
+        register(_impl)
+        class Tracer:
+          _bool = make(bool)
+          def method(self): return make(1)
+        """})
+    assert edges(res, "m") == {"register": (RESOLVED, "m.register"),
+                               "_impl": (RESOLVED, "m._impl")}
+    assert edges(res, "m.Tracer") == {"make": (RESOLVED, "m.make")}
+    assert edges(res, "m.Tracer.method") == {"make": (RESOLVED, "m.make")}
+
+
+def test_import_statements_are_not_calls():
+    res = resolve_sources({
+        "lib.py": "def _helper(x): return x\ndef _other(x): return x\n",
+        "m.py": """
+            from lib import (_helper,
+                             _other as _other)
+            def f(x):
+              from lib import (_other)
+              return x
+            """})
+    assert edges(res, "m") == {} and edges(res, "m.f") == {}
+
+
+def test_a_test_does_not_reach_what_a_class_body_calls():
+    res = resolve_sources({
+        "lib.py": CORE + "p = core.Primitive('p')\ndef api(x): return p.bind(x)\n"
+                         "class Holder:\n  value = api(1)\n",
+        "tests/test_lib.py": "import lib\ndef test_it():\n  lib.Holder()\n"})
+    assert edges(res, "lib.Holder") == {"api": (RESOLVED, "lib.api")}
+    assert res.tests == []

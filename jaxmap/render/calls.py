@@ -17,6 +17,7 @@ _HEADINGS = {"binds": "{n} {function} {reach} {targets}",
              "callers": "{n} {caller} of {targets}",
              "calls": "{n} {callee} of {targets}"}
 _MARKS = {"unresolved": "? ", "external": "~ "}
+_BODIES = {"module": " (top level)", "class": " (class body)"}  # callers that are not functions
 _NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
           "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
 
@@ -32,7 +33,8 @@ def call_answer(answer, path: PathFn) -> str:
     for r in answer.found:
         mark = _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
-        lines.append(f"{mark}{r.label}  {path(r.file)}:{r.line}  [{chain}]")
+        where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
+        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{r.line}  [{chain}]")
     if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
         lines.append(_NOTES[answer.direction])
     return "\n".join(lines)

@@ -51,7 +51,8 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     ids = {row["qualname"]: i for i, row in enumerate(definitions)}
     call_rows = calls.call_edges(names, ids)
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
-    tests = edges.tests(names, ids, calls.Reach(call_rows, binds))
+    bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
+    tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))
     return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                       tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
                       call_rows, edges.messages(names))

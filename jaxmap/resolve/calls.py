@@ -1,5 +1,6 @@
 """The call graph: function -> function call edges and function -> primitive binds
-edges, from what each function's text calls or names (`facts.Callee`).
+edges, from what each function's text calls or names (`facts.Callee`); the code
+outside functions is a caller too: a module's top level, and each class body.
 
 A call resolves through imports, re-exports, aliases, `partial(...)`, wrappers
 assigned at module level (`jit_f = jit(_f)`), methods on `self`/`cls` of a class of
@@ -58,7 +59,7 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
         module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
             | packages | {"self", "cls"}
         for qualname, callees in facts.callees.items():
-            caller = ids.get(f"{module}.{qualname}")
+            caller = ids.get(f"{module}.{qualname}" if qualname else module)
             if caller is None:
                 continue
             # Names mean the same in every function without imports of its own.
@@ -108,7 +109,8 @@ def _resolve(names: Names, module: str, qualname: str, text: str
     if head in ("self", "cls") and "." in qualname:
         found = _member(names, module, qualname.rpartition(".")[0], text.partition(".")[2])
         return (RESOLVED, found) if found else (UNRESOLVED, None)
-    value = names.lookup(text, module, qualname)
+    # At the top level (qualname ''), names are the module's own before its imports.
+    value = names.lookup(text, module, qualname, None if qualname else names.env_of(module))
     target = _definition(names, value)
     if target is not None:
         return RESOLVED, target
@@ -228,12 +230,15 @@ def _split(names: Names, qualified: str) -> tuple[str, str]:
 class Reach:
     """The primitives each function reaches through resolved call edges (a test reaches
     what anything it calls binds, through any module), computed on demand, memoised.
-    Inside a cycle, a function answers with what is known when the cycle closes."""
+    Inside a cycle, a function answers with what is known when the cycle closes. What
+    module and class bodies call (`bodies`: ids of definitions that are not functions)
+    is not followed: calling a class does not run its body."""
 
-    def __init__(self, calls: list[CallRow], binds: list[BindRow]):
+    def __init__(self, calls: list[CallRow], binds: list[BindRow], bodies: set[int]):
         self._out: dict[int, set[int]] = {}
         for edge in calls:
-            if edge.callee is not None and edge.callee != edge.caller:
+            if edge.callee is not None and edge.callee != edge.caller \
+                    and edge.caller not in bodies:
                 self._out.setdefault(edge.caller, set()).add(edge.callee)
         self._bound: dict[int, set[int]] = {}
         for row in binds:
