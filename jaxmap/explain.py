@@ -39,6 +39,7 @@ class Site(NamedTuple):
     line: int
     function: str
     exception: str
+    returned: bool = False  # the function returns the exception; its callers raise it
 
 
 class Sibling(NamedTuple):
@@ -63,8 +64,9 @@ class Explanation(NamedTuple):
     message: str  # the text matched
     sites: tuple[Site, ...]  # where it is raised (several: one wording, several sites)
     missing: MissingRule | None
-    # For a message an exception class builds in its __init__: where that class is
-    # raised (resolved calls to it, from the call graph).
+    # For a message an exception class builds in its __init__, or a helper returns as
+    # an exception: where it is raised (resolved calls to the class or the helper,
+    # from the call graph).
     raised_by: tuple[Site, ...] = ()
 
 
@@ -90,13 +92,15 @@ def explain(index, text: str) -> Explanation:
 
 
 def _raised_by(index, sites: list[Site]) -> list[Site]:
-    """The calls to the exception classes whose `__init__` builds the message."""
+    """The calls to the exception classes whose `__init__` builds the message, and to
+    the functions that return it as an exception."""
     found = []
     for site in sites:
         cls, _, method = site.function.rpartition(".")
-        if method != "__init__":
+        builder = site.function if site.returned else cls if method == "__init__" else None
+        if builder is None:
             continue
-        rows = index.callers(index.definition_ids(cls))
+        rows = index.callers(index.definition_ids(builder))
         nodes = index.nodes({row[0] for row in rows})
         found += [Site(nodes[caller].file, line, nodes[caller].qualname, site.exception)
                   for caller, _callee, line, _function in rows if caller in nodes]
@@ -135,13 +139,13 @@ def _best(rows, score_of) -> tuple[list[Site], tuple | None]:
     """The sites of the rows whose message matches best (the most literal text), and
     that match with its pieces."""
     best, score, match = [], 0, None
-    for file, line, function, exception, pieces in rows:
+    for file, line, function, exception, pieces, returned in rows:
         scored = score_of(pieces)
         if scored is None or scored[1] < score:
             continue
         if scored[1] > score:
             best, score, match = [], scored[1], (scored[0], pieces)
-        best.append(Site(file, line, function, exception))
+        best.append(Site(file, line, function, exception, returned))
     return best, match
 
 

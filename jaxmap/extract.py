@@ -386,11 +386,12 @@ class _Builder:
                 self.callees[owner] = found
 
     def _messages(self, source: bytes) -> None:
-        """The messages raised or warned in the file, each with its function; a message
-        an `__init__` hands to its base class is the class's own (its exception)."""
+        """The messages raised, warned or returned as an exception in the file, each
+        with its function; a message an `__init__` hands to its base class is the
+        class's own (its exception)."""
         starts = [span[0] for span in self._spans]
         line, at = 1, 0
-        for offset, exception, pieces in messages.sites(source):
+        for offset, exception, pieces, returned in messages.sites(source):
             i = bisect.bisect_right(starts, offset) - 1
             scope = self._spans[i][2] if i >= 0 and offset < self._spans[i][1] else ""
             if exception == messages.INIT:
@@ -398,9 +399,11 @@ class _Builder:
                 if method != "__init__" or not cls:
                     continue
                 exception = cls.rpartition(".")[2]
+            elif returned and not scope:
+                continue
             line += source.count(b"\n", at, offset)
             at = offset
-            self.messages.append(tuple(Message(scope, line, exception, pieces)))
+            self.messages.append(tuple(Message(scope, line, exception, pieces, returned)))
 
     # -- scopes ---------------------------------------------------------------
 

@@ -216,14 +216,15 @@ class Callee(NamedTuple):
 
 
 class Message(NamedTuple):
-    """A message raised (`raise E(...)`, exception E) or warned (exception 'warning') in
-    function `scope` ('' at module level): its literal pieces, a placeholder between
-    each two (see messages.py)."""
+    """A message raised (`raise E(...)`, exception E), warned (exception 'warning') or
+    returned as an exception in function `scope` ('' at module level): its literal
+    pieces, a placeholder between each two (see messages.py)."""
 
     scope: str
     line: int
     exception: str
     pieces: tuple
+    returned: bool  # `return E(...)`: the function builds it, its callers raise it
 
 
 class Test(NamedTuple):

@@ -224,13 +224,14 @@ class Index:
             f"SELECT id, name, variable FROM primitives WHERE {_NAMED_PRIMITIVE}",
             _named_primitive(name, stem)).fetchall()
 
-    def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...]]]:
-        """(file, line, function, exception, literal pieces) of every message raised."""
+    def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...], bool]]:
+        """(file, line, function, exception, literal pieces, whether the function
+        returns the exception rather than raising it) of every message."""
         import json
 
-        return [(file, line, function, exception, tuple(json.loads(pieces)))
-                for file, line, function, exception, pieces in self._conn.execute(
-                    "SELECT file, line, function, exception, pieces FROM messages "
+        return [(file, line, function, exception, tuple(json.loads(pieces)), bool(returned))
+                for file, line, function, exception, pieces, returned in self._conn.execute(
+                    "SELECT file, line, function, exception, pieces, returned FROM messages "
                     "ORDER BY rowid")]
 
     # -- neighbourhoods (graph NAME), over every edge kind ---------------------------

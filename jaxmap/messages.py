@@ -1,8 +1,10 @@
 """The error and warning messages a file can raise, read from its text: the format
 string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable it
-raises (`msg = f"..."; raise E(msg)`), and of each `super().__init__("...")` (or
-`Base.__init__(self, "...")`), where an exception class builds its own message. A message is stored as its literal pieces, a
-placeholder between each two: f-string fields, `.format` fields and `%` conversions
+raises (`msg = f"..."; raise E(msg)`); of each `super().__init__("...")` (or
+`Base.__init__(self, "...")`), where an exception class builds its own message; and
+of each `return E(...)` of an exception class (a name ending in Error, Exception or
+Warning), where a helper builds the exception its callers raise. A message is stored
+as its literal pieces, a placeholder between each two: f-string fields, `.format` fields and `%` conversions
 are placeholders, adjacent literals are joined. `template_regex` turns the pieces back
 into a pattern that matches the message as raised.
 """
@@ -15,6 +17,7 @@ import re
 # than the first letter of any. What `.__init__(` is called on is read backwards.
 _RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
 _WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
+_RETURN = re.compile(rb"return[ \t]+([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
 _INIT = re.compile(rb"\.__init__\([ \t]*(?:self[ \t]*,)?")
 _RECEIVER = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\Z")
 INIT = "__init__"  # the kind of a site that hands a message to a base class's __init__
@@ -39,12 +42,12 @@ _LOOK_BACK = 3000  # bytes searched before a raise for the variable it raises
 MIN_LITERAL = 12  # a message with less literal text than this matches too much
 
 
-def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
-    """(byte offset, exception, 'warning' or INIT, pieces) of each raise, warn or
-    base-class __init__ site whose message is a literal format string (directly, or
-    through a variable)."""
+def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...], bool]]:
+    """(byte offset, exception, 'warning' or INIT, pieces, whether it is returned) of
+    each raise, warn, return or base-class __init__ site whose message is a literal
+    format string (directly, or through a variable)."""
     found, after = [], 0
-    for start, end, kind in sorted(_site_matches(source)):
+    for start, end, kind, returned in sorted(_site_matches(source)):
         if start < after:
             continue  # inside the last match, as one search would have read it
         after = end
@@ -54,21 +57,24 @@ def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
         if pieces is None:
             pieces = _variable(source, end, start)
         if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
-            found.append((start, kind, pieces))
+            found.append((start, kind, pieces, returned))
     return found
 
 
 def _site_matches(source: bytes):
-    """(start, end, kind) of every raise, warn and `X.__init__(` call in `source`."""
+    """(start, end, kind, returned) of every raise, warn, exception returned and
+    `X.__init__(` call in `source`."""
     for match in _RAISE.finditer(source):
-        yield match.start(), match.end(), match.group(1).decode()
+        yield match.start(), match.end(), match.group(1).decode(), False
+    for match in _RETURN.finditer(source):
+        yield match.start(), match.end(), match.group(1).decode(), True
     for match in _WARN.finditer(source):
-        yield match.start(), match.end(), "warning"
+        yield match.start(), match.end(), "warning", False
     for match in _INIT.finditer(source):
         line = source.rfind(b"\n", 0, match.start()) + 1
         receiver = _RECEIVER.search(source, line, match.start())
         if receiver:
-            yield receiver.start(), match.end(), INIT
+            yield receiver.start(), match.end(), INIT, False
 
 
 def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:

@@ -133,4 +133,4 @@ class Resolution(NamedTuple):
     jax_version: str | None
     platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
     calls: list[tuple]  # (caller id, callee id | None, text, status, line)
-    messages: list[tuple]  # (file, line, function, exception, literal pieces as JSON)
+    messages: list[tuple]  # (file, line, function, exception, pieces as JSON, returned)

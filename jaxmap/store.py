@@ -23,7 +23,7 @@ from jaxmap import atomic
 from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -46,7 +46,7 @@ CREATE TABLE binds (
   module TEXT, function TEXT, primitive_id INTEGER, line INTEGER, definition_id INTEGER,
   via TEXT);
 CREATE TABLE messages (
-  file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT);
+  file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT, returned INTEGER);
 CREATE TABLE calls (
   caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
@@ -224,7 +224,7 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
     conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", resolution.calls)
-    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?)", resolution.messages)
+    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])

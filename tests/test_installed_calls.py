@@ -119,6 +119,7 @@ print(json.dumps({
     "reshape": raised(lambda: ones.reshape(4)),
     "scalar": raised(lambda: jax.grad(lambda x: x)(ones)),
     "bool": raised(lambda: jax.jit(lambda x: x if x > 0 else -x)(1.0)),
+    "shape": raised(lambda: jax.jit(lambda n: jax.numpy.zeros((n,)))(3)),
 }))
 """
 
@@ -196,6 +197,21 @@ def test_explain_places_a_message_its_exception_class_builds(installed_index, er
     assert raising in {(file, line) for file, line, _function in frames}
     lines = explained.text(found, str).splitlines()
     assert lines[1].split()[:2] == ["built", "in"] and "raised by" in lines[2]
+
+
+def test_explain_places_a_message_a_helper_returns_as_an_exception(installed_index, errors):
+    """A shape that is a tracer: a helper builds the TypeError and returns it (it is done
+    before the raise: not in the traceback), its caller raises it."""
+    found = explain.explain(installed_index, errors["shape"]["traceback"])
+    [site] = found.sites
+    assert site.returned and site.exception == errors["shape"]["type"] == "TypeError"
+    frames = re.findall(r'File ".*/(jax/_src/[^"]+)", line (\d+), in (\w+)',
+                        errors["shape"]["traceback"])
+    functions = {function for _file, _line, function in frames}
+    assert site.function.rpartition(".")[2] not in functions
+    assert {s.function.rpartition(".")[2] for s in found.raised_by} & functions
+    lines = explained.text(found, str).splitlines()
+    assert lines[1].split()[:2] == ["built", "in"]
 
 
 def test_explain_places_the_first_line_of_a_longer_message(installed_index):

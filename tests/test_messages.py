@@ -16,8 +16,8 @@ def test_a_parenthesised_message_formatted_at_the_raise_site():
                  "shape, got {} and {}.")
           raise TypeError(msg.format(lhs, rhs))
         ''').encode()
-    [(_, kind, pieces)] = sites(source)
-    assert kind == "TypeError"
+    [(_, kind, pieces, returned)] = sites(source)
+    assert kind == "TypeError" and not returned
     found = template_regex(pieces).search(
         "dot_general requires contracting dimensions to have the same shape, got (3,) "
         "and (4,).")
@@ -30,7 +30,7 @@ def test_a_bound_format_method_formats_the_message_where_it_is_called():
           msg = "Gradient only defined for scalar-output functions. Output {}.".format
           raise TypeError(msg(f"had shape: {x.shape}"))
         ''').encode()
-    [(_, _, pieces)] = sites(source)
+    [(_, _, pieces, _)] = sites(source)
     found = template_regex(pieces).search(
         "TypeError: Gradient only defined for scalar-output functions. Output had shape: (2,).")
     assert found and found.group(1) == "had shape: (2,)"
@@ -48,9 +48,22 @@ def test_an_exception_that_builds_its_message_in_init_raises_it():
           def again(self):
             super().__init__("not a message of this class at all")
         ''').encode()
-    found = [(scope, line, exception) for scope, line, exception, _ in
+    found = [(scope, line, exception) for scope, line, exception, _, _ in
              extract(source, "m")["messages"]]
     assert found == [("NoBool.__init__", 4, "NoBool"), ("NoInt.__init__", 7, "NoInt")]
+
+
+def test_an_exception_a_helper_returns_is_its_message():
+    source = textwrap.dedent('''
+        def _shape_error(shape):
+          msg = f"Shapes must be 1D sequences of integers, got {shape}."
+          return TypeError(msg)
+        def not_an_error(x):
+          return ValueObject(f"a value object built from {x}")
+        ''').encode()
+    found = [(scope, line, exception, returned) for scope, line, exception, _, returned in
+             extract(source, "m")["messages"]]
+    assert found == [("_shape_error", 4, "TypeError", True)]
 
 
 def test_the_start_of_a_message_matches_cut_after_any_word_or_inside_a_field():

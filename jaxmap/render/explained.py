@@ -15,8 +15,9 @@ _RAISED_BY = 8  # places that raise the exception, in text
 
 def text(found, path: PathFn) -> str:
     lines = [found.message]
-    # An exception class's __init__ builds the message; where it is raised follows.
-    first = "built in" if found.raised_by else "raised at"
+    # An exception class's __init__, or a helper that returns the exception, builds the
+    # message; where it is raised follows.
+    first = "built in" if found.raised_by or found.sites[0].returned else "raised at"
     for i, site in enumerate(found.sites):
         label = first if i == 0 else ""
         lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.exception} in "
@@ -57,7 +58,7 @@ def document(root: str, found, path: PathFn) -> str:
     return json.dumps({
         "root": str(root), "message": found.message,
         "sites": [{"file": path(s.file), "line": s.line, "function": s.function,
-                   "exception": s.exception} for s in found.sites],
+                   "exception": s.exception, "returned": s.returned} for s in found.sites],
         "raised_by": [{"file": path(s.file), "line": s.line, "function": s.function,
                        "exception": s.exception} for s in found.raised_by],
         "missing_rule": None if missing is None else {

@@ -152,11 +152,11 @@ def tests(names: Names, ids: dict[str, int], reach: Reach) -> list[tuple[int, st
     return sorted(rows)
 
 
-def messages(names: Names) -> list[tuple[str, int, str, str, str]]:
-    """Every message raised or warned: (file, line, function or module, exception,
-    literal pieces as JSON)."""
+def messages(names: Names) -> list[tuple[str, int, str, str, str, bool]]:
+    """Every message raised, warned or returned as an exception: (file, line, function
+    or module, exception, literal pieces as JSON, whether it is returned)."""
     return [(path, m.line, f"{module}.{m.scope}" if m.scope else module, m.exception,
-             json.dumps(m.pieces)) for module, (path, facts) in names.modules.items()
+             json.dumps(m.pieces), m.returned) for module, (path, facts) in names.modules.items()
             for m in facts.messages]
 
 
