@@ -223,7 +223,8 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
         (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
-    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", resolution.calls)
+    # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", map(tuple, resolution.calls))
     conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",

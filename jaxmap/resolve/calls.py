@@ -66,22 +66,20 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
             scope = qualname if (module, qualname) in names.imports else ""
             heads = module_heads | _import_heads(names, module, qualname) if scope \
                 else module_heads
-            for callee in callees:
-                if callee.name.partition(".")[0] not in heads:
+            for name, line, called in callees:  # unpacked: 56k of them
+                if name.partition(".")[0] not in heads:
                     # A local or a builtin: it names nothing of the tree.
-                    if callee.called:
-                        rows.append(CallRow(caller, None, callee.name, _unnamed(callee.name),
-                                            callee.line))
+                    if called:
+                        rows.append(CallRow(caller, None, name, _unnamed(name), line))
                     continue
-                key = (qualname if callee.name[:5] in ("self.", "cls.") else scope,
-                       callee.name)
+                key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
-                    known[key] = _resolve(names, module, qualname, callee.name)
+                    known[key] = _resolve(names, module, qualname, name)
                 status, target = known[key]
-                if status is None or not callee.called and status != RESOLVED:
+                if status is None or not called and status != RESOLVED:
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
-                rows.append(CallRow(caller, ids.get(target) if target else None,
-                                    callee.name, status, callee.line))
+                rows.append(CallRow(caller, ids.get(target) if target else None, name,
+                                    status, line))
     return rows
 
 
