@@ -202,6 +202,9 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
 
     with _open(root) as idx:
         hood = neighbours.neighbourhood(idx, name, depth)
+    caveat = graphs.caveat(hood, fmt)
+    if caveat:
+        click.echo(f"jaxmap: warning: {caveat}", err=True)
     if output:
         from jaxmap import atomic
 

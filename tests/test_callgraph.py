@@ -191,3 +191,15 @@ def test_callers_list_top_levels_and_class_bodies_at_their_call(capsys, tmp_path
     graph = run_tree(capsys, tmp_path, "graph", "target").splitlines()
     assert {"module:m -calls-> function:m.target",
             "class:m.Holder -calls-> function:m.target"} <= set(graph)
+
+
+def test_mermaid_warns_past_the_edges_github_draws(capsys, tmp_path):
+    callers = "".join(f"def user{i}():\n  return target()\n" for i in range(501))
+    (tmp_path / "m.py").write_text("def target():\n  return 1\n" + callers)
+    run_tree(capsys, tmp_path, "index")
+    assert main(["graph", "target", "--format", "mermaid", "--root", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.count(" -->|calls| ") == 501
+    assert err.startswith("jaxmap: warning: 502 edges:") and len(err.splitlines()) == 1
+    assert main(["graph", "user0", "--format", "mermaid", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == ""

@@ -10,6 +10,7 @@ from html import escape
 from jaxmap.errors import JaxmapError
 
 PICTURE_FORMATS = ("svg", "png")
+MERMAID_MAX_EDGES = 500  # Mermaid's default maxEdges: GitHub draws no more in one block
 _SHAPES = {"module": "folder", "function": "box", "class": "box3d", "primitive": "ellipse",
            "rule": "note"}
 
@@ -17,6 +18,14 @@ _SHAPES = {"module": "folder", "function": "box", "class": "box3d", "primitive":
 def render(hood, fmt: str) -> str:
     return {"text": _text, "json": _json, "dot": dot, "mermaid": _mermaid,
             "graphml": _graphml}[fmt](hood)
+
+
+def caveat(hood, fmt: str) -> str | None:
+    """A warning for output that its renderer will refuse, else None."""
+    if fmt == "mermaid" and len(hood.edges) > MERMAID_MAX_EDGES:
+        return (f"{len(hood.edges)} edges: Mermaid (and GitHub) draws at most "
+                f"{MERMAID_MAX_EDGES} in one block; try a smaller --depth or --format dot")
+    return None
 
 
 def _text(hood) -> str:
