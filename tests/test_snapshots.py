@@ -217,3 +217,17 @@ def test_diff_compares_expanded_platforms(tmp_path, capsys):
     result = run_json(capsys, "diff", str(old), str(new))
     assert [(c["kind"], c["platform"], c["change"]) for c in result["rules"]
             if c["primitive"] == "exp"] == [("lowering", "rocm", "removed")]
+
+
+def test_diff_text_keeps_its_columns_for_long_names():
+    from jaxmap.diff import IndexDiff, RuleChange
+    from jaxmap.render.text import index_diff
+
+    long_name = "ragged_paged_attention_with_a_long_name"
+    rules = (RuleChange("exp", "jvp", None, "removed", ("a.py:1 (f)",), ()),
+             RuleChange(long_name, "pallas_block_spec_push", "mosaic_gpu", "added", (),
+                        ("b.py:2 (g)",)))
+    lines = index_diff(IndexDiff("old", "new", (), (), rules, (0, 0))).splitlines()
+    places = [line.index(place) for line in lines for place in ("a.py:1", "b.py:2")
+              if place in line]
+    assert len(places) == 2 and places[0] == places[1]

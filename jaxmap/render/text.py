@@ -147,14 +147,17 @@ def index_diff(diff) -> str:
     lines = [f"{diff.old} -> {diff.new}",
              f"primitives added ({len(diff.added)}): {', '.join(diff.added) or '-'}",
              f"primitives removed ({len(diff.removed)}): {', '.join(diff.removed) or '-'}"]
+    kinds = [c.kind + (f"[{c.platform}]" if c.platform else "") for c in diff.rules]
+    # Columns as wide as their longest entry (at least the usual width).
+    name_width = max([28, *(len(c.primitive) for c in diff.rules)])
+    kind_width = max([22, *map(len, kinds)])
     for change in ("added", "removed", "moved"):
-        rows = [c for c in diff.rules if c.change == change]
+        rows = [(c, kind) for c, kind in zip(diff.rules, kinds) if c.change == change]
         lines.append(f"rules {change} ({len(rows)}):")
-        for c in rows:
-            kind = c.kind + (f"[{c.platform}]" if c.platform else "")
+        for c, kind in rows:
             where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
                      "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
-            lines.append(f"  {c.primitive:<28} {kind:<22} {where}")
+            lines.append(f"  {c.primitive:<{name_width}} {kind:<{kind_width}} {where}")
     if any(diff.left_out):
         lines.append(f"left out: {diff.left_out[0]} primitives and {diff.left_out[1]} rules "
                      "defined in tests, docs, examples or benchmarks (no release holds them)")
