@@ -1,7 +1,10 @@
 """What changed between two indexes (two jax versions, or two trees).
 
 Primitives are matched by name, module and variable, then by name and module, then by
-name alone (a primitive that moved module); within one key, in source order. Rules
+name alone (a primitive that moved module); within one key, in source order. A
+primitive left over on each side is paired as renamed when they share a module and
+most of their own rule functions (`pjit` -> `jit`): functions that register rules for
+at most a few primitives, not helpers such as `standard_rule`. Rules
 are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
 rocm ones, so a release that registers them one by one removes nothing). Line numbers
 drift between versions, so a rule counts as moved only when its file or its function
@@ -34,19 +37,59 @@ class IndexDiff(NamedTuple):
     removed: tuple[str, ...]
     rules: tuple[RuleChange, ...]
     left_out: tuple[int, int]  # primitives, rules: defined outside the package, both sides
+    renamed: tuple[tuple[str, str], ...] = ()  # (old label, new label)
+
+
+# A rule function shared by more primitives than this is a helper (`standard_rule`),
+# which tells nothing of a rename.
+_OWN_FUNCTION_MAX = 3
 
 
 def compare(old_label: str, old: list[Primitive], new_label: str,
             new: list[Primitive]) -> IndexDiff:
     (old, old_left), (new, new_left) = _shipped(old), _shipped(new)
     pairs, added, removed = _match(old, new)
-    label = _labeller(new)
+    renamed = _renamed(removed, added, old, new)
+    label, old_label_of = _labeller(new), _labeller(old)
     changes = []
-    for before, after in sorted(pairs, key=lambda pair: label(pair[1])):
+    for before, after in sorted(pairs + renamed, key=lambda pair: label(pair[1])):
         changes += _rule_changes(label(after), before, after)
-    return IndexDiff(old_label, new_label, tuple(sorted(map(label, added))),
-                     tuple(sorted(map(_labeller(old), removed))), tuple(changes),
-                     (old_left[0] + new_left[0], old_left[1] + new_left[1]))
+    gone = {id(before) for before, _ in renamed} | {id(after) for _, after in renamed}
+    return IndexDiff(old_label, new_label,
+                     tuple(sorted(label(p) for p in added if id(p) not in gone)),
+                     tuple(sorted(old_label_of(p) for p in removed if id(p) not in gone)),
+                     tuple(changes), (old_left[0] + new_left[0], old_left[1] + new_left[1]),
+                     tuple(sorted((old_label_of(b), label(a)) for b, a in renamed)))
+
+
+def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primitive],
+             new: list[Primitive]) -> list[tuple[Primitive, Primitive]]:
+    """(old, new) pairs of a removed and an added primitive of one module that share
+    at least two of their own rule functions, and at least half of the old one's; the
+    pair sharing the most first."""
+    own_old, own_new = _own_functions(old), _own_functions(new)
+    candidates = []
+    for before in removed:
+        mine = own_old(before)
+        for after in added:
+            shared = len(mine & own_new(after))
+            if before.module == after.module and shared >= 2 and 2 * shared >= len(mine):
+                candidates.append((-shared, before.name, after.name, before, after))
+    pairs, taken = [], set()
+    for *_, before, after in sorted(candidates, key=lambda c: c[:3]):
+        if id(before) not in taken and id(after) not in taken:
+            taken |= {id(before), id(after)}
+            pairs.append((before, after))
+    return pairs
+
+
+def _own_functions(prims: list[Primitive]):
+    """prim -> the names of its rule functions that few primitives share."""
+    def functions(prim: Primitive) -> set[str]:
+        return {r.function.name for r in prim.rules if r.function}
+
+    users = Counter(name for prim in prims for name in functions(prim))
+    return lambda prim: {name for name in functions(prim) if users[name] <= _OWN_FUNCTION_MAX}
 
 
 def _shipped(prims: list[Primitive]) -> tuple[list[Primitive], tuple[int, int]]:

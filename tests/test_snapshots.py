@@ -131,7 +131,8 @@ def test_diff_between_versions_reports_real_changes(capsys):
     result = run_json(capsys, "diff", "0.4.38", "0.10.2")
     assert result["old"] == "jax 0.4.38" and result["new"] == "jax 0.10.2"
     assert "SearchSorted" in result["primitives_added"]  # hijax arrived after 0.4.38
-    assert "pjit" in result["primitives_removed"]  # renamed jit
+    assert {"old": "pjit", "new": "jit"} in result["primitives_renamed"]
+    assert "pjit" not in result["primitives_removed"] and "jit" not in result["primitives_added"]
     assert not set(result["primitives_added"]) & set(result["primitives_removed"])
 
 
@@ -231,3 +232,29 @@ def test_diff_text_keeps_its_columns_for_long_names():
     places = [line.index(place) for line in lines for place in ("a.py:1", "b.py:2")
               if place in line]
     assert len(places) == 2 and places[0] == places[1]
+
+
+def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, capsys):
+    """frob -> frob_v2 keeps its own rule functions; `other` shares only a helper that
+    four primitives use, which tells nothing."""
+    helpers = "from jax._src import core\ndef _generic(x): return x\n" + "".join(
+        f"h{i}_p = core.Primitive('h{i}')\nh{i}_p.def_impl(_generic)\n" for i in range(3))
+    rules = "def _frob_impl(x): return x\ndef _frob_abstract(x): return x\n"
+    old, new = tmp_path / "old", tmp_path / "new"
+    for root, body in ((old, "frob_p = core.Primitive('frob')\n"
+                             "frob_p.def_impl(_frob_impl)\n"
+                             "frob_p.def_abstract_eval(_frob_abstract)\n"),
+                       (new, "frob_p = core.Primitive('frob_v2')\n"
+                             "frob_p.def_impl(_frob_impl)\n"
+                             "frob_p.def_abstract_eval(_frob_abstract)\n"
+                             "other_p = core.Primitive('other')\n"
+                             "other_p.def_impl(_generic)\n")):
+        (root / "pkg").mkdir(parents=True)
+        (root / "pkg" / "__init__.py").write_text("")
+        (root / "pkg" / "m.py").write_text(helpers + rules + body)
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert result["primitives_renamed"] == [{"old": "frob", "new": "frob_v2"}]
+    assert result["primitives_added"] == ["other"] and result["primitives_removed"] == []
+    assert result["rules"] == []
+    assert main(["diff", str(old), str(new)]) == 0
+    assert "primitives renamed (1): frob -> frob_v2" in capsys.readouterr().out

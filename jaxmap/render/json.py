@@ -151,6 +151,7 @@ def diff_document(diff) -> str:
     """A diff.IndexDiff."""
     return _dump({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
                   "primitives_removed": list(diff.removed),
+                  "primitives_renamed": [{"old": old, "new": new} for old, new in diff.renamed],
                   "rules": [change._asdict() for change in diff.rules],
                   "left_out": dict(zip(("primitives", "rules"), diff.left_out))})
 

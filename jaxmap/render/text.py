@@ -147,6 +147,9 @@ def index_diff(diff) -> str:
     lines = [f"{diff.old} -> {diff.new}",
              f"primitives added ({len(diff.added)}): {', '.join(diff.added) or '-'}",
              f"primitives removed ({len(diff.removed)}): {', '.join(diff.removed) or '-'}"]
+    if diff.renamed:
+        lines.append(f"primitives renamed ({len(diff.renamed)}): "
+                     + ", ".join(f"{old} -> {new}" for old, new in diff.renamed))
     kinds = [c.kind + (f"[{c.platform}]" if c.platform else "") for c in diff.rules]
     # Columns as wide as their longest entry (at least the usual width).
     name_width = max([28, *(len(c.primitive) for c in diff.rules)])
