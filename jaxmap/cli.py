@@ -204,7 +204,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
         hood = neighbours.neighbourhood(idx, name, depth)
     caveat = graphs.caveat(hood, fmt)
     if caveat:
-        click.echo(f"jaxmap: warning: {caveat}", err=True)
+        click.echo(caveat, err=True)
     if output:
         from jaxmap import atomic
 

@@ -21,10 +21,10 @@ def render(hood, fmt: str) -> str:
 
 
 def caveat(hood, fmt: str) -> str | None:
-    """A warning for output that its renderer will refuse, else None."""
+    """A warning line for output that its renderer will refuse, else None."""
     if fmt == "mermaid" and len(hood.edges) > MERMAID_MAX_EDGES:
-        return (f"{len(hood.edges)} edges: Mermaid (and GitHub) draws at most "
-                f"{MERMAID_MAX_EDGES} in one block; try a smaller --depth or --format dot")
+        return (f"jaxmap: warning: {len(hood.edges)} edges: Mermaid (and GitHub) draws at "
+                f"most {MERMAID_MAX_EDGES} in one block; try a smaller --depth or --format dot")
     return None
 
 
