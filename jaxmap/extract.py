@@ -366,7 +366,9 @@ class _Builder:
         starts = {"": (0, 1)}  # owner -> (byte, line) where it starts
         open_classes = [(len(source), "")]  # (end, owner), innermost last
         at = 0
-        scopes = sorted(self._class_spans + [(start, end, None, 0) for start, end, _ in self._spans])
+        # Classes open and close around the pieces; a function (owner None) is skipped.
+        scopes = sorted(self._class_spans + [(start, end, None, 0)
+                                             for start, end, _ in self._spans])
         for start, end, owner, line in [*scopes, (len(source), len(source), None, 0)]:
             while open_classes[-1][0] <= start and len(open_classes) > 1:
                 closed, name = open_classes.pop()

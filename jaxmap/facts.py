@@ -206,9 +206,10 @@ STAR = "*"
 
 class Callee(NamedTuple):
     """A dotted name in a function's text (nested functions and lambdas included), or
-    in the code outside functions (a class body, the top level), at its first line there. `called`: written as a call (`lax.psum(`, `self._f(`);
-    otherwise a reference that may hand a function on (`partial(lax.dot_general, ...)`,
-    `jit(_einsum)`, a default `=lax.dot_general`) or name a primitive (`add_p`)."""
+    in the code outside functions (a class body, the top level), at its first line
+    there. `called`: written as a call (`lax.psum(`, `self._f(`); otherwise a reference
+    that may hand a function on (`partial(lax.dot_general, ...)`, `jit(_einsum)`, a
+    default `=lax.dot_general`) or name a primitive (`add_p`)."""
 
     name: str
     line: int
