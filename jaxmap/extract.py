@@ -51,15 +51,17 @@ _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
 # Read left to right, each string, comment, import statement and name that a `def` or
-# `class` introduces is taken whole (no group: not code); otherwise a dotted name that
-# is called, that is an argument or default (before `,`, `)` or `]`), or that ends in
-# `_p`: what a function's text calls or may hand on. The look-ahead group and
+# `class` introduces is taken whole (no group: not code); otherwise a dotted name (group
+# 2) that is called, that is an argument or default (before `,`, `)` or `]`: group 3),
+# that ends in `_p`, or that is a bare decorator (`@api_boundary` alone on its line,
+# the `@` starting it: group 1; group 4): what a function's text calls or may hand on. The look-ahead group and
 # back-reference take the name atomically (no backtracking into it).
 _CALLEE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
     rb"|\b(?:def|class)[ \t]+\w+"
     rb"|\b(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|[^\n]*)"
-    rb"|\b(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))")
+    rb"|((?<=\n)[ \t]*@[ \t]*)?\b(?=([A-Za-z_][\w.]*))\2(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(])"
+    rb"|(?(1)(?=[ \t]*(?:#|\r?\n))()|(?!)))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
@@ -102,19 +104,20 @@ def _callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tuple:
     order; the first starts at `line`): each name called, each `_p` name, and each
     argument or default that is dotted, private or a first argument
     (`lax.dot_general`, `_einsum`, `partial(f`), at its first call (or its first use,
-    if never called). Strings, comments, names that a `def` or `class` introduces, and
-    methods of values (`x.f(`) are not read."""
+    if never called); a decorator is a call. Strings, comments, import statements, names
+    that a `def` or `class` introduces, and methods of values (`x.f(`) are not read."""
     found: dict[bytes, list] = {}  # name -> [called, where first found]
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
-            name = match.group(1)
+            name = match.group(2)
             if name is None or name in _NOT_CALLEES:
                 continue
-            at = match.start()
+            at = match.start(2)
             before = source[at - 1:at]
             if before == b".":
                 continue
-            called = match.group(2) == b"("
+            trailing = match.group(3)
+            called = trailing == b"(" if trailing is not None else match.group(4) is not None
             seen = found.get(name)
             if seen is not None:
                 if called and not seen[0]:

@@ -189,3 +189,37 @@ def test_a_test_does_not_reach_what_a_class_body_calls():
         "tests/test_lib.py": "import lib\ndef test_it():\n  lib.Holder()\n"})
     assert edges(res, "lib.Holder") == {"api": (RESOLVED, "lib.api")}
     assert res.tests == []
+
+
+def test_a_decorator_is_a_call_with_or_without_arguments():
+    res = resolve_sources({"m.py": """
+        def api_boundary(f): return f
+        def register(f): return f
+        def wraps(g): return lambda f: f
+        def matmul(a, b): return a
+        @api_boundary
+        def f(x):
+          @wraps(x)  # with arguments
+          @register
+          def inner(): pass
+          return x @ matmul
+        class C:
+          @register  # a class body's
+          def method(self): pass
+        """})
+    assert edges(res, "m") == {"api_boundary": (RESOLVED, "m.api_boundary")}
+    assert edges(res, "m.f") == {"wraps": (RESOLVED, "m.wraps"),
+                                 "register": (RESOLVED, "m.register")}
+    assert edges(res, "m.C") == {"register": (RESOLVED, "m.register")}
+
+
+def test_a_class_only_named_is_not_called():
+    res = resolve_sources({"m.py": """
+        class Base: pass
+        class Child(Base):
+          items: list[Base]
+        def f(x: Base, y=Base):
+          return Child()
+        """})
+    assert edges(res, "m.Child") == {}
+    assert edges(res, "m.f") == {"Child": (RESOLVED, "m.Child")}

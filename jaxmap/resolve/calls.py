@@ -9,7 +9,8 @@ builtin) is `external`; one that cannot be named (a method of a local value, a
 parameter) is kept as `unresolved` with its text, never dropped. A name that is only
 handed on (`partial(lax.dot_general, ...)`, `jit(_einsum)`, a default
 `=lax.dot_general`) is an edge when it names a function of the tree, and otherwise
-nothing: it was not a call.
+nothing: it was not a call (a class named as a base or in an annotation is not). A
+decorator is a call, with or without arguments.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id."""
     rows = []
     packages = {module.partition(".")[0] for module in names.modules}
+    # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
+    classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
+               for cls in facts.classes}
     for module, (_, facts) in names.modules.items():
         known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
         module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
@@ -76,7 +80,7 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 if key not in known:
                     known[key] = _resolve(names, module, qualname, name)
                 status, target = known[key]
-                if status is None or not called and status != RESOLVED:
+                if status is None or not called and (status != RESOLVED or target in classes):
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
                 rows.append(CallRow(caller, ids.get(target) if target else None, name,
                                     status, line))
