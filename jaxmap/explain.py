@@ -108,6 +108,7 @@ def _raised_by(index, sites: list[Site]) -> list[Site]:
 
 
 _FRAME = re.compile(r'^\s*File ".*", line \d+', re.MULTILINE)
+_FILTER_NOTE = re.compile(r"^-{20}$", re.MULTILINE)
 _FRAME_PLACE = re.compile(r'^\s*File "(.*)", line (\d+), in (\S+)', re.MULTILINE)
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b.*$",
                         re.MULTILINE)
@@ -115,12 +116,14 @@ _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|E
 
 def _message_of(text: str) -> str:
     """The message of a traceback: from the exception line after its last frame on (a
-    message alone is returned as it is)."""
+    message alone as it is), less the note JAX adds under it when it filters the
+    traceback ('For simplicity, JAX has removed its internal frames...'), which it
+    opens with a line of twenty dashes."""
     frames = list(_FRAME.finditer(text))
-    if not frames:
-        return text
-    exception = _EXCEPTION.search(text, frames[-1].end())
-    return text[exception.start():] if exception else text[frames[-1].end():]
+    if frames:
+        exception = _EXCEPTION.search(text, frames[-1].end())
+        text = text[exception.start():] if exception else text[frames[-1].end():]
+    return _FILTER_NOTE.split(text, maxsplit=1)[0]
 
 
 def _distance(site: Site, frames: list[tuple[str, str, str]]) -> int:

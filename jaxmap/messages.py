@@ -1,6 +1,7 @@
 """The error and warning messages a file can raise, read from its text: the format
 string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable it
-raises (`msg = f"..."; raise E(msg)`); of each `super().__init__("...")` (or
+raises (`msg = f"..."; raise E(msg)`; of a list joined, `"".join(msg)`, its first
+string); of each `super().__init__("...")` (or
 `Base.__init__(self, "...")`), where an exception class builds its own message; and
 of each `return E(...)` of an exception class (a name ending in Error, Exception or
 Warning), where a helper builds the exception its callers raise. A message is stored
@@ -29,6 +30,7 @@ _BODIES = {
     b"'''": re.compile(rb"((?:[^\\]|\\.)*?)'''", re.DOTALL),
 }
 _GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
+_JOIN = re.compile(rb"(?:''|\"\")\.join\(")  # `"".join(msg)`: a list of pieces
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _NAME_CHAR = re.compile(rb"[\w.]")
 _TOKEN = re.compile(r"\w+|[^\w\s]+")  # a word, or a run of signs
@@ -79,8 +81,12 @@ def _site_matches(source: bytes):
 
 def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     """`raise E(msg)` or `raise E(msg.format(...))`: the string last assigned to `msg`
-    before the site, formatted as the site formats it."""
-    name = _NAME.match(source, _GAP.match(source, at).end())
+    before the site, formatted as the site formats it; for `raise E("".join(msg))`,
+    the first string of the list last assigned to `msg` (`msg = [f"...", ...]`), which
+    the message starts with."""
+    at = _GAP.match(source, at).end()
+    joined = _JOIN.match(source, at)
+    name = _NAME.match(source, joined.end() if joined else at)
     if name is None:
         return None
     assign = re.compile(rb"(?<![\w.])" + re.escape(name.group()) + rb"[ \t]*=[ \t]*(?!=)")
@@ -100,7 +106,7 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
     `.format(`/`%` after them; None if no literal starts there."""
     pieces: list[str] = []
     at = _GAP.match(source, at).end()
-    if source[at:at + 1] == b"(":  # `msg = ("..." "...")`: a parenthesised run
+    if source[at:at + 1] in (b"(", b"["):  # `msg = ("..." "...")`, or a list's first
         at += 1
     while True:
         at = _GAP.match(source, at).end()
@@ -116,7 +122,7 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
             text = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
         _join(pieces, _split(text, _FIELD) if b"f" in prefix else [text])
         at = body.end()
-    if not pieces:
+    if not pieces or source.startswith(b".join(", at):  # a separator, not the message
         return None
     if _FORMAT.match(source, at):
         pieces = _resplit(pieces, _FIELD)

@@ -88,3 +88,34 @@ def test_the_message_of_a_traceback_is_its_last_exception_line():
         """)
     assert _message_of(traceback).startswith("TypeError: add got incompatible shapes")
     assert _message_of("just a message") == "just a message"
+
+
+def test_the_note_jax_adds_to_a_filtered_traceback_is_not_the_message():
+    traceback = textwrap.dedent("""\
+        Traceback (most recent call last):
+          File "p.py", line 2, in <module>
+            jax.vmap(f)(x, y)
+        ValueError: vmap got inconsistent sizes for array axes to be mapped:
+          * one axis had size 3: axis 0 of argument a of type float32[3];
+        --------------------
+        For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+        """)
+    message = _message_of(traceback)
+    assert message.startswith("ValueError: vmap got") and "JAX_TRACEBACK" not in message
+    divided = "Encountered an unexpected tracer.\n" + "-" * 30 + "\nThe leaked value"
+    assert _message_of(divided) == divided  # a message's own divider stays
+
+
+def test_a_message_joined_from_a_list_starts_with_its_first_string():
+    source = textwrap.dedent('''
+        def _mapped_axis_size(name, sizes):
+          msg = [f"{name} got inconsistent sizes for array axes to be mapped:\\n"]
+          for size in sizes:
+            msg.append(f"  * one axis had size {size};\\n")
+          raise ValueError(''.join(msg)[:-2])
+        ''').encode()
+    [(_, kind, pieces, _)] = sites(source)
+    found = template_regex(pieces).search(
+        "vmap got inconsistent sizes for array axes to be mapped:\\n"
+        "  * one axis had size 3;")
+    assert kind == "ValueError" and found and found.group(1).strip() == "vmap"
