@@ -36,7 +36,7 @@ _CONSTANTS = {"true": True, "false": False, "none": None}
 # The order of facts that start and end at the same place: scopes before statements.
 _ORDER = {"function": 0, "class": 0, "decorated": 0, "loop": 0, "type_alias": 0, "if": 0,
           "else": 0, "call": 1, "assign": 1, "setitem": 1, "return": 1, "unpack": 1,
-          "import": 2}
+          "delete": 1, "import": 2}
 # A function body without any of these words can neither build a primitive nor
 # register a rule, so its statements are not walked (most of JAX's code).
 _MAY_REGISTER = re.compile(
@@ -328,6 +328,7 @@ class _Builder:
         self.callees: dict[str, tuple] = {}
         self.messages: list[tuple] = []
         self.trace_calls: dict[str, tuple] = {}
+        self.deleted: list[str] = []
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._class_spans: list[tuple[int, int, str, int]] = []  # (start, end, qualname, line)
         self._test_module = is_test_module(module)
@@ -340,7 +341,8 @@ class _Builder:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
                 "events": self.events, "tests": self.tests, "callees": self.callees,
-                "trace_calls": self.trace_calls, "messages": self.messages}
+                "trace_calls": self.trace_calls, "messages": self.messages,
+                "deleted": self.deleted}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -609,6 +611,15 @@ class _Builder:
         if stack and stack[-1][1] == "class" and stack[-1][2] in self.classes:
             self.classes[stack[-1][2]][3].setdefault(name, (line, end_line))
 
+    def _delete(self, caps, stack, end_byte: int) -> None:
+        """`del a, b` at the top level: names the module no longer holds."""
+        if stack:
+            return
+        targets = caps["delete"][0].named_children
+        if len(targets) == 1 and targets[0].type == "expression_list":
+            targets = targets[0].named_children
+        self.deleted += [_text(t) for t in targets if t.type == "identifier"]
+
     def _import(self, caps, stack, end_byte: int) -> None:
         node = caps["import"][0]
         scope = self._scope(stack)
@@ -669,5 +680,5 @@ _HANDLERS = {
     "else": lambda self, caps, stack, end: self._branch("else", caps, stack, end),
     "call": _Builder._call_statement, "assign": _Builder._assign,
     "setitem": _Builder._setitem, "return": _Builder._return, "unpack": _Builder._unpack,
-    "import": _Builder._import,
+    "import": _Builder._import, "delete": _Builder._delete,
 }

@@ -265,6 +265,7 @@ class FileFacts(NamedTuple):
     callees: dict[str, tuple[Callee, ...]]
     trace_calls: dict[str, tuple]  # function -> Trace methods it calls (`process_map`)
     messages: tuple[Message, ...]
+    deleted: tuple[str, ...]  # names the top level deletes (`del jax_api`)
     error: str | None
 
     @classmethod
@@ -279,4 +280,5 @@ class FileFacts(NamedTuple):
             tuple(EVENTS[e[0]]._make(e[1:]) for e in raw["events"]),
             {q: Test._make(test) for q, test in raw["tests"].items()},
             {q: tuple(map(Callee._make, found)) for q, found in raw["callees"].items()},
-            raw["trace_calls"], tuple(map(Message._make, raw["messages"])), raw.get("error"))
+            raw["trace_calls"], tuple(map(Message._make, raw["messages"])),
+            tuple(raw["deleted"]), raw.get("error"))

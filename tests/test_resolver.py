@@ -368,6 +368,20 @@ def test_public_paths_follow_reexports_not_internal_imports():
     assert definition(res, "pkg.listed.unlisted")["public"] == []
 
 
+def test_a_name_the_top_level_deletes_is_not_exported():
+    res = resolve_sources({
+        "pkg/_src/api.py": "def jit(f): return f\ndef helper(): pass\n",
+        "pkg/__init__.py": "import pkg._src.api as jax_api\n"
+                           "from pkg._src.api import jit as jit\n"
+                           "def _local(): pass\nlocal = _local\n"
+                           "def temporary(): pass\n"
+                           "del jax_api, temporary\n",
+    })
+    assert definition(res, "pkg._src.api")["public"] == []
+    assert definition(res, "pkg._src.api.jit")["public"] == ["pkg.jit"]
+    assert definition(res, "pkg.temporary")["public"] == []
+
+
 def test_a_wrapped_function_is_public_under_its_name():
     res = resolve_sources({
         "pkg/_src/api.py": """

@@ -15,6 +15,9 @@
 ; return value                 -- helpers that return the primitive they built
 (return_statement (_) @return.value) @return
 
+; del a, b                     -- a module-level name deleted is not exported (`del jax_api`)
+(delete_statement) @delete
+
 ; a, b = value                 -- hijax class attributes: `lin, linearized = linearize_from_jvp`
 (expression_statement
   (assignment left: (pattern_list) @unpack.target right: (_) @unpack.value)) @unpack
