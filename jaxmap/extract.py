@@ -52,16 +52,17 @@ _BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
 # Read left to right, each string, comment, import statement and name that a `def` or
 # `class` introduces is taken whole (no group: not code); otherwise a dotted name (group
-# 2) that is called, that is an argument or default (before `,`, `)` or `]`: group 3),
-# that ends in `_p`, or that is a bare decorator (`@api_boundary` alone on its line,
-# the `@` starting it: group 1; group 4): what a function's text calls or may hand on. The look-ahead group and
-# back-reference take the name atomically (no backtracking into it).
+# 1) that is called, that is an argument or default (before `,`, `)` or `]`: group 2),
+# or that ends in `_p`; or the `@` of a bare decorator (`@api_boundary` alone on its
+# line: its name is group 3): what a function's text calls or may hand on. The
+# look-ahead group and back-reference take a name atomically (no backtracking into
+# it). Each alternative starts with a literal or `\b`, which the engine tries fast.
 _CALLEE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
-    rb"|\b(?:def|class)[ \t]+\w+"
-    rb"|\b(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|[^\n]*)"
-    rb"|((?<=\n)[ \t]*@[ \t]*)?\b(?=([A-Za-z_][\w.]*))\2(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(])"
-    rb"|(?(1)(?=[ \t]*(?:#|\r?\n))()|(?!)))")
+    rb"|\b(?:(?:def|class)[ \t]+\w+"
+    rb"|(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|[^\n]*))"
+    rb"|\b(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))"
+    rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
@@ -109,15 +110,18 @@ def _callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tuple:
     found: dict[bytes, list] = {}  # name -> [called, where first found]
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
-            name = match.group(2)
-            if name is None or name in _NOT_CALLEES:
+            name, trailing, decorator = match.groups()
+            if name is not None:
+                at, called = match.start(), trailing == b"("
+            elif decorator is not None:
+                name, at, called = decorator, match.start() + 1, True
+            else:
                 continue
-            at = match.start(2)
+            if name in _NOT_CALLEES:
+                continue
             before = source[at - 1:at]
             if before == b".":
                 continue
-            trailing = match.group(3)
-            called = trailing == b"(" if trailing is not None else match.group(4) is not None
             seen = found.get(name)
             if seen is not None:
                 if called and not seen[0]:
