@@ -56,12 +56,13 @@ _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
 # or that ends in `_p`; or the `@` of a bare decorator (`@api_boundary` alone on its
 # line: its name is group 3): what a function's text calls or may hand on. The
 # look-ahead group and back-reference take a name atomically (no backtracking into
-# it). Each alternative starts with a literal or `\b`, which the engine tries fast.
+# it). Each alternative starts with a literal, or with the one `\b` they share: the
+# engine rules out most places with one test.
 _CALLEE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
     rb"|\b(?:(?:def|class)[ \t]+\w+"
-    rb"|(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|[^\n]*))"
-    rb"|\b(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(]))"
+    rb"|(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|[^\n]*)"
+    rb"|(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(])))"
     rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
