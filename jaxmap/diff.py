@@ -3,8 +3,9 @@
 Primitives are matched by name, module and variable, then by name and module, then by
 name alone (a primitive that moved module); within one key, in source order. A
 primitive left over on each side is paired as renamed when they share a module and
-most of their own rule functions (`pjit` -> `jit`): functions that register rules for
-at most a few primitives, not helpers such as `standard_rule`. Rules
+most of their own rule functions (`pjit` -> `jit`; functions that register rules for
+at most a few primitives, not helpers such as `standard_rule`), or a module and a
+name one extends with a `_` suffix (`ragged_dot` -> `ragged_dot_general`). Rules
 are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
 rocm ones, so a release that registers them one by one removes nothing). Line numbers
 drift between versions, so a rule counts as moved only when its file or its function
@@ -65,15 +66,19 @@ def compare(old_label: str, old: list[Primitive], new_label: str,
 def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primitive],
              new: list[Primitive]) -> list[tuple[Primitive, Primitive]]:
     """(old, new) pairs of a removed and an added primitive of one module that share
-    at least two of their own rule functions, and at least half of the old one's; the
-    pair sharing the most first."""
+    at least two of their own rule functions, and at least half of the old one's, or
+    whose names differ by a `_` suffix (`ragged_dot` -> `ragged_dot_general`); the pair
+    sharing the most functions first."""
     own_old, own_new = _own_functions(old), _own_functions(new)
     candidates = []
     for before in removed:
         mine = own_old(before)
         for after in added:
             shared = len(mine & own_new(after))
-            if before.module == after.module and shared >= 2 and 2 * shared >= len(mine):
+            extended = after.name.startswith(before.name + "_") \
+                or before.name.startswith(after.name + "_")
+            if before.module == after.module and (
+                    shared >= 2 and 2 * shared >= len(mine) or extended):
                 candidates.append((-shared, before.name, after.name, before, after))
     pairs, taken = [], set()
     for *_, before, after in sorted(candidates, key=lambda c: c[:3]):

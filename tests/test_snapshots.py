@@ -235,26 +235,35 @@ def test_diff_text_keeps_its_columns_for_long_names():
 
 
 def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, capsys):
-    """frob -> frob_v2 keeps its own rule functions; `other` shares only a helper that
-    four primitives use, which tells nothing."""
+    """frob -> frob_v2 keeps its own rule functions; widget -> widget_general extends
+    its name; `other` shares only a helper that four primitives use, which tells
+    nothing."""
     helpers = "from jax._src import core\ndef _generic(x): return x\n" + "".join(
         f"h{i}_p = core.Primitive('h{i}')\nh{i}_p.def_impl(_generic)\n" for i in range(3))
-    rules = "def _frob_impl(x): return x\ndef _frob_abstract(x): return x\n"
+    rules = "def _frob_impl(x): return x\ndef _frob_abstract(x): return x\n" \
+            "def _widget_impl(x): return x\ndef _widget_general_impl(x): return x\n"
     old, new = tmp_path / "old", tmp_path / "new"
     for root, body in ((old, "frob_p = core.Primitive('frob')\n"
                              "frob_p.def_impl(_frob_impl)\n"
-                             "frob_p.def_abstract_eval(_frob_abstract)\n"),
+                             "frob_p.def_abstract_eval(_frob_abstract)\n"
+                             "widget_p = core.Primitive('widget')\n"
+                             "widget_p.def_impl(_widget_impl)\n"),
                        (new, "frob_p = core.Primitive('frob_v2')\n"
                              "frob_p.def_impl(_frob_impl)\n"
                              "frob_p.def_abstract_eval(_frob_abstract)\n"
                              "other_p = core.Primitive('other')\n"
-                             "other_p.def_impl(_generic)\n")):
+                             "other_p.def_impl(_generic)\n"
+                             "widget_p = core.Primitive('widget_general')\n"
+                             "widget_p.def_impl(_widget_general_impl)\n")):
         (root / "pkg").mkdir(parents=True)
         (root / "pkg" / "__init__.py").write_text("")
         (root / "pkg" / "m.py").write_text(helpers + rules + body)
     result = run_json(capsys, "diff", str(old), str(new))
-    assert result["primitives_renamed"] == [{"old": "frob", "new": "frob_v2"}]
+    assert result["primitives_renamed"] == [{"old": "frob", "new": "frob_v2"},
+                                            {"old": "widget", "new": "widget_general"}]
     assert result["primitives_added"] == ["other"] and result["primitives_removed"] == []
-    assert result["rules"] == []
+    assert [(c["primitive"], c["kind"], c["change"]) for c in result["rules"]] == [
+        ("widget_general", "impl", "moved")]
     assert main(["diff", str(old), str(new)]) == 0
-    assert "primitives renamed (1): frob -> frob_v2" in capsys.readouterr().out
+    assert "primitives renamed (2): frob -> frob_v2, widget -> widget_general" \
+        in capsys.readouterr().out
