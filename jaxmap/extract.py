@@ -115,7 +115,10 @@ def _callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tuple:
             if name is not None:
                 at, called = match.start(), trailing == b"("
             elif decorator is not None:
-                name, at, called = decorator, match.start() + 1, True
+                at = match.start()
+                if source[source.rfind(b"\n", 0, at) + 1:at].strip():
+                    continue  # `a @b`: a product, not a decorator
+                name, at, called = decorator, at + 1, True
             else:
                 continue
             if name in _NOT_CALLEES:
@@ -130,12 +133,51 @@ def _callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tuple:
             elif called or before == b"(" or name[0] == 95 or b"." in name \
                     or name.endswith(b"_p"):  # 95: `_`
                 found[name] = [called, at]
-    callees, counted = [], pieces[0][0] if pieces else 0
+    callees, counted = [], pieces[0][0]
     for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
         line += source.count(b"\n", counted, at)
         counted = at
         callees.append((name.decode(), line, called))
     return tuple(callees)
+
+
+def _outside_functions(classes: list[tuple[int, int, str, int]],
+                       functions: list[tuple[int, int]], size: int) -> list[tuple]:
+    """The text of a file of `size` bytes outside every function, in (start, end) byte
+    ranges by owner: (qualname, start byte, its line, ranges) of the top level ('', 0,
+    1) and of each class (`classes`: (start, end, qualname, line)) for its body, less
+    the classes nested in it; owners with no text are left out."""
+    owners: list[tuple[str, int, int, list]] = [("", 0, 1, [])]
+    inside = [(size, 0)]  # (end, owner) of the open classes, innermost last
+    at = 0
+    scopes = sorted([*classes, *((start, end, None, 0) for start, end in functions)])
+    for start, end, qualname, line in [*scopes, (size, size, None, 0)]:
+        while len(inside) > 1 and inside[-1][0] <= start:  # classes closed before it
+            closed, owner = inside.pop()
+            owners[owner][3].append((at, closed))
+            at = max(at, closed)
+        if at < start:
+            owners[inside[-1][1]][3].append((at, start))
+        if qualname is None:  # a function: skipped
+            at = max(at, end)
+        else:
+            owners.append((qualname, start, line, []))
+            inside.append((end, len(owners) - 1))
+            at = start
+    return [owner for owner in owners if owner[3]]
+
+
+def _merged(first: tuple, second: tuple) -> tuple:
+    """The callees of two texts of one owner, each name once: called if it is called
+    in either, at its first call (or first use), in order of line."""
+    if not first:
+        return second
+    best: dict[str, tuple] = {}
+    for callee in first + second:
+        seen = best.get(callee[0])
+        if seen is None or (not callee[2], callee[1]) < (not seen[2], seen[1]):
+            best[callee[0]] = callee
+    return tuple(sorted(best.values(), key=lambda callee: callee[1]))
 
 
 def _text(node) -> str:
@@ -371,31 +413,14 @@ class _Builder:
 
     def _body_callees(self, source: bytes) -> None:
         """What the code outside every function calls or names (decorators included):
-        the module's under '', each class body's under the class's qualname."""
-        pieces: dict[str, list[tuple[int, int]]] = {}
-        starts = {"": (0, 1)}  # owner -> (byte, line) where it starts
-        open_classes = [(len(source), "")]  # (end, owner), innermost last
-        at = 0
-        # Classes open and close around the pieces; a function (owner None) is skipped.
-        scopes = sorted(self._class_spans + [(start, end, None, 0)
-                                             for start, end, _ in self._spans])
-        for start, end, owner, line in [*scopes, (len(source), len(source), None, 0)]:
-            while open_classes[-1][0] <= start and len(open_classes) > 1:
-                closed, name = open_classes.pop()
-                pieces.setdefault(name, []).append((at, closed))
-                at = max(at, closed)
-            if at < start:
-                pieces.setdefault(open_classes[-1][1], []).append((at, start))
-            if owner is None:
-                at = max(at, end)
-            else:
-                open_classes.append((end, owner))
-                starts[owner], at = (start, line), start
-        for owner, ranges in pieces.items():
-            offset, line = starts[owner]
-            found = _callees(source, ranges, line + source.count(b"\n", offset, ranges[0][0]))
+        the module's under '', each class body's under the class's qualname (merged
+        with a function's of the same qualname, which a branch may define)."""
+        functions = [(start, end) for start, end, _ in self._spans]
+        for qualname, start, line, ranges in _outside_functions(
+                self._class_spans, functions, len(source)):
+            found = _callees(source, ranges, line + source.count(b"\n", start, ranges[0][0]))
             if found:
-                self.callees[owner] = found
+                self.callees[qualname] = _merged(self.callees.get(qualname, ()), found)
 
     def _messages(self, source: bytes) -> None:
         """The messages raised, warned or returned as an exception in the file, each

@@ -188,6 +188,10 @@ def test_callers_list_top_levels_and_class_bodies_at_their_call(capsys, tmp_path
     assert "  m (top level)  m.py:12  [m -> m.target]" in text.splitlines()
     binders = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))["found"]
     assert [f["name"] for f in binders] == ["m.target"]
+    # Calling Holder does not run its body: user calls the class, and no further.
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "user", "--depth", "3",
+                                "--json"))["found"]
+    assert [(f["name"], f["kind"]) for f in calls] == [("m.Holder", "class")]
     graph = run_tree(capsys, tmp_path, "graph", "target").splitlines()
     assert {"module:m -calls-> function:m.target",
             "class:m.Holder -calls-> function:m.target"} <= set(graph)

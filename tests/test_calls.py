@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from inline import resolve_sources
 
+from jaxmap.extract import extract
 from jaxmap.resolve.calls import EXTERNAL, RESOLVED, UNRESOLVED
 
 CORE = "from jax._src import core\n"
@@ -202,7 +205,8 @@ def test_a_decorator_is_a_call_with_or_without_arguments():
           @wraps(x)  # with arguments
           @register
           def inner(): pass
-          return x @ matmul
+          y = x @matmul  # a product, not a decorator
+          return y
         class C:
           @register  # a class body's
           def method(self): pass
@@ -214,12 +218,41 @@ def test_a_decorator_is_a_call_with_or_without_arguments():
 
 
 def test_a_class_only_named_is_not_called():
-    res = resolve_sources({"m.py": """
-        class Base: pass
-        class Child(Base):
-          items: list[Base]
-        def f(x: Base, y=Base):
-          return Child()
-        """})
+    res = resolve_sources({
+        "lib.py": "class Base: pass\n",
+        "m.py": """
+            import lib
+            class Child(lib.Base):
+              items: list[lib.Base]
+            def f(x: lib.Base, y=lib.Base):
+              return Child()
+            """})
     assert edges(res, "m.Child") == {}
     assert edges(res, "m.f") == {"Child": (RESOLVED, "m.Child")}
+
+
+def test_each_class_body_is_read_apart_from_its_methods_and_nested_classes():
+    source = textwrap.dedent("""\
+        def first(): pass
+        @decorate(1)
+        class Outer(base()):
+          a = top_a()
+          def method(self):
+            return in_method()
+          class Inner:
+            b = inner_b()
+          c = after_inner()
+        if flag:
+          class Twice:
+            d = twice_d()
+        else:
+          def Twice():
+            return in_function()
+        tail()
+        """).encode()
+    callees = extract(source, "m")["callees"]
+    assert callees[""] == (("decorate", 2, True), ("tail", 16, True))
+    assert callees["Outer"] == (("base", 3, True), ("top_a", 4, True),
+                                ("after_inner", 9, True))
+    assert callees["Outer.Inner"] == (("inner_b", 8, True),)
+    assert callees["Twice"] == (("twice_d", 12, True), ("in_function", 15, True))
