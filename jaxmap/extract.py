@@ -32,6 +32,7 @@ _STRING_PREFIX = re.compile(r"[rRbBuU]*")
 _MAX_DEPTH = 5
 _PARAM_TYPES = {"identifier", "typed_parameter", "default_parameter", "typed_default_parameter"}
 _CONSTANTS = {"true": True, "false": False, "none": None}
+_DELETED_GROUPS = {"expression_list", "tuple", "list", "parenthesized_expression"}
 
 # The order of facts that start and end at the same place: scopes before statements.
 _ORDER = {"function": 0, "class": 0, "decorated": 0, "loop": 0, "type_alias": 0, "if": 0,
@@ -646,7 +647,7 @@ class _Builder:
         if stack:
             return
         targets = caps["delete"][0].named_children
-        if len(targets) == 1 and targets[0].type == "expression_list":
+        while len(targets) == 1 and targets[0].type in _DELETED_GROUPS:  # `del (a, b)`
             targets = targets[0].named_children
         self.deleted += [_text(t) for t in targets if t.type == "identifier"]
 

@@ -370,16 +370,17 @@ def test_public_paths_follow_reexports_not_internal_imports():
 
 def test_a_name_the_top_level_deletes_is_not_exported():
     res = resolve_sources({
-        "pkg/_src/api.py": "def jit(f): return f\ndef helper(): pass\n",
+        "pkg/_src/api.py": "def jit(f): return f\ndef grad(f): return f\n",
         "pkg/__init__.py": "import pkg._src.api as jax_api\n"
                            "from pkg._src.api import jit as jit\n"
-                           "def _local(): pass\nlocal = _local\n"
                            "def temporary(): pass\n"
                            "del jax_api, temporary\n",
+        "pkg/star.py": "from pkg._src.api import *\ndel (grad)\n",
     })
     assert definition(res, "pkg._src.api")["public"] == []
-    assert definition(res, "pkg._src.api.jit")["public"] == ["pkg.jit"]
+    assert definition(res, "pkg._src.api.jit")["public"] == ["pkg.jit", "pkg.star.jit"]
     assert definition(res, "pkg.temporary")["public"] == []
+    assert definition(res, "pkg._src.api.grad")["public"] == []
 
 
 def test_a_wrapped_function_is_public_under_its_name():

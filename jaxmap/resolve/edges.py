@@ -50,7 +50,7 @@ def _public_paths(names: Names, findings: Findings) -> dict[tuple[str, str], lis
     names a user can import from a public module. A module with a literal `__all__`
     exports those names; otherwise its public definitions and the imports it writes
     as re-exports (`from m import f as f`) or star-imports; a name its top level
-    deletes (`del jax_api`) is not exported."""
+    deletes anywhere (`del jax_api`) is not exported."""
     exports: dict[tuple[str, str], list[str]] = {}
     for module in names.modules:
         if not _public_module(module):
@@ -64,25 +64,25 @@ def _exported(names: Names, findings: Findings, module: str, depth: int = 0
               ) -> dict[str, tuple[str, str]]:
     """name -> (module, qualname) of the definition, for what `module` exports."""
     listed = _all(names, module)
-    deleted = set(names.facts(module).deleted)
     found: dict[str, tuple[str, str]] = {}
     for star in names.stars.get(module, ()) if depth < MAX_HOPS else ():
         if star in names.modules:
             found.update(_exported(names, findings, star, depth + 1))
     for d in names.facts(module).defs:
-        if "." not in d.qualname and d.name not in deleted and (
-                d.name in listed if listed is not None else not d.name.startswith("_")):
+        if "." not in d.qualname and (d.name in listed if listed is not None
+                                      else not d.name.startswith("_")):
             found[d.name] = (module, d.name)
     reexports = names.reexports.get(module, set())
     for alias, target in names.imports.get((module, ""), {}).items():
-        if "." in alias or alias in deleted or (
-                alias not in listed if listed is not None
-                else alias.startswith("_") or alias not in reexports):
+        if "." in alias or (alias not in listed if listed is not None
+                            else alias.startswith("_") or alias not in reexports):
             continue
         key = _defined_at(names, target) or _definition_key(
             names, findings, names.qualified(target), target.rpartition(".")[2])
         if key is not None:
             found[alias] = key
+    for name in names.facts(module).deleted:
+        found.pop(name, None)
     return found if listed is None else {n: k for n, k in found.items() if n in listed}
 
 
