@@ -3,9 +3,10 @@
 Primitives are matched by name, module and variable, then by name and module, then by
 name alone (a primitive that moved module); within one key, in source order. A
 primitive left over on each side is paired as renamed when they share a module and
-most of their own rule functions (`pjit` -> `jit`; functions that register rules for
-at most a few primitives, not helpers such as `standard_rule`), or a module and a
-name one extends with a `_` suffix (`ragged_dot` -> `ragged_dot_general`). Rules
+at least two, and half, of the old one's own rule functions (`pjit` -> `jit`;
+functions that register rules for at most three primitives, not helpers such as
+`standard_rule`), or a module and a name one extends with a `_` suffix, no other
+leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules
 are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
 rocm ones, so a release that registers them one by one removes nothing). Line numbers
 drift between versions, so a rule counts as moved only when its file or its function
@@ -67,18 +68,18 @@ def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primiti
              new: list[Primitive]) -> list[tuple[Primitive, Primitive]]:
     """(old, new) pairs of a removed and an added primitive of one module that share
     at least two of their own rule functions, and at least half of the old one's, or
-    whose names differ by a `_` suffix (`ragged_dot` -> `ragged_dot_general`); the pair
-    sharing the most functions first."""
+    whose names alone differ by a `_` suffix (`ragged_dot` -> `ragged_dot_general`);
+    the pair sharing the most functions first."""
     own_old, own_new = _own_functions(old), _own_functions(new)
+    extended = _extended_names(removed, added)
     candidates = []
     for before in removed:
         mine = own_old(before)
         for after in added:
             shared = len(mine & own_new(after))
-            extended = after.name.startswith(before.name + "_") \
-                or before.name.startswith(after.name + "_")
             if before.module == after.module and (
-                    shared >= 2 and 2 * shared >= len(mine) or extended):
+                    shared >= 2 and 2 * shared >= len(mine)
+                    or (before.name, after.name) in extended):
                 candidates.append((-shared, before.name, after.name, before, after))
     pairs, taken = [], set()
     for *_, before, after in sorted(candidates, key=lambda c: c[:3]):
@@ -86,6 +87,16 @@ def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primiti
             taken |= {id(before), id(after)}
             pairs.append((before, after))
     return pairs
+
+
+def _extended_names(removed: list[Primitive], added: list[Primitive]) -> set[tuple]:
+    """(old, new) names of one module where one is the other with a `_` suffix, and
+    neither name has another such partner (`foo` with `foo_start` and `foo_done` is
+    no rename)."""
+    pairs = [(b.name, a.name) for b in removed for a in added if b.module == a.module
+             and (a.name.startswith(b.name + "_") or b.name.startswith(a.name + "_"))]
+    olds, news = Counter(old for old, _ in pairs), Counter(new for _, new in pairs)
+    return {(old, new) for old, new in pairs if olds[old] == news[new] == 1}
 
 
 def _own_functions(prims: list[Primitive]):

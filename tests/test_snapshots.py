@@ -235,9 +235,9 @@ def test_diff_text_keeps_its_columns_for_long_names():
 
 
 def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, capsys):
-    """frob -> frob_v2 keeps its own rule functions; widget -> widget_general extends
-    its name; `other` shares only a helper that four primitives use, which tells
-    nothing."""
+    """frob -> frob2 keeps its own rule functions; widget -> widget_general extends
+    its name; `other` shares only a helper that four primitives use, and gadget has
+    two names that extend it: none of them tells anything."""
     helpers = "from jax._src import core\ndef _generic(x): return x\n" + "".join(
         f"h{i}_p = core.Primitive('h{i}')\nh{i}_p.def_impl(_generic)\n" for i in range(3))
     rules = "def _frob_impl(x): return x\ndef _frob_abstract(x): return x\n" \
@@ -247,23 +247,27 @@ def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, caps
                              "frob_p.def_impl(_frob_impl)\n"
                              "frob_p.def_abstract_eval(_frob_abstract)\n"
                              "widget_p = core.Primitive('widget')\n"
-                             "widget_p.def_impl(_widget_impl)\n"),
-                       (new, "frob_p = core.Primitive('frob_v2')\n"
+                             "widget_p.def_impl(_widget_impl)\n"
+                             "gadget_p = core.Primitive('gadget')\n"),
+                       (new, "frob_p = core.Primitive('frob2')\n"
                              "frob_p.def_impl(_frob_impl)\n"
                              "frob_p.def_abstract_eval(_frob_abstract)\n"
                              "other_p = core.Primitive('other')\n"
                              "other_p.def_impl(_generic)\n"
                              "widget_p = core.Primitive('widget_general')\n"
-                             "widget_p.def_impl(_widget_general_impl)\n")):
+                             "widget_p.def_impl(_widget_general_impl)\n"
+                             "start_p = core.Primitive('gadget_start')\n"
+                             "done_p = core.Primitive('gadget_done')\n")):
         (root / "pkg").mkdir(parents=True)
         (root / "pkg" / "__init__.py").write_text("")
         (root / "pkg" / "m.py").write_text(helpers + rules + body)
     result = run_json(capsys, "diff", str(old), str(new))
-    assert result["primitives_renamed"] == [{"old": "frob", "new": "frob_v2"},
+    assert result["primitives_renamed"] == [{"old": "frob", "new": "frob2"},
                                             {"old": "widget", "new": "widget_general"}]
-    assert result["primitives_added"] == ["other"] and result["primitives_removed"] == []
+    assert result["primitives_added"] == ["gadget_done", "gadget_start", "other"]
+    assert result["primitives_removed"] == ["gadget"]
     assert [(c["primitive"], c["kind"], c["change"]) for c in result["rules"]] == [
         ("widget_general", "impl", "moved")]
     assert main(["diff", str(old), str(new)]) == 0
-    assert "primitives renamed (2): frob -> frob_v2, widget -> widget_general" \
+    assert "primitives renamed (2): frob -> frob2, widget -> widget_general" \
         in capsys.readouterr().out
