@@ -259,7 +259,8 @@ def _walk_options(depth_help: str):
 @cli.command()
 @_walk_options("Callers of callers, N levels up.")
 def callers(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
-    """Functions that call NAME, and the unresolved calls that may be to it."""
+    """Functions, class bodies and module top levels that call NAME, and the unresolved
+    calls that may be to it."""
     _call_command("callers", name, root, depth, as_json, absolute)
 
 

@@ -108,7 +108,7 @@ def _raised_by(index, sites: list[Site]) -> list[Site]:
 
 
 _FRAME = re.compile(r'^\s*File ".*", line \d+', re.MULTILINE)
-_FILTER_NOTE = re.compile(r"^-{20}$", re.MULTILINE)
+_FILTER_NOTE = re.compile(r"^-{20}\r?$", re.MULTILINE)
 _FRAME_PLACE = re.compile(r'^\s*File "(.*)", line (\d+), in (\S+)', re.MULTILINE)
 _EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b.*$",
                         re.MULTILINE)

@@ -1,13 +1,13 @@
 """The error and warning messages a file can raise, read from its text: the format
 string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable it
-raises (`msg = f"..."; raise E(msg)`; of a list joined, `"".join(msg)`, its first
-string); of each `super().__init__("...")` (or
-`Base.__init__(self, "...")`), where an exception class builds its own message; and
-of each `return E(...)` of an exception class (a name ending in Error, Exception or
-Warning), where a helper builds the exception its callers raise. A message is stored
-as its literal pieces, a placeholder between each two: f-string fields, `.format` fields and `%` conversions
-are placeholders, adjacent literals are joined. `template_regex` turns the pieces back
-into a pattern that matches the message as raised.
+raises (`msg = f"..."; raise E(msg)`; of a list joined, `"\\n".join(msg)`, its first
+string); of each `super().__init__("...")` (or `Base.__init__(self, "...")`), where
+an exception class builds its own message; and of each `return E(...)` of an
+exception class (a name ending in Error, Exception or Warning), where a helper builds
+the exception its callers raise. A message is stored as its literal pieces, a
+placeholder between each two: f-string fields, `.format` fields and `%` conversions
+are placeholders, adjacent literals are joined. `template_regex` turns the pieces
+back into a pattern that matches the message as raised.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ _BODIES = {
     b"'''": re.compile(rb"((?:[^\\]|\\.)*?)'''", re.DOTALL),
 }
 _GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
-_JOIN = re.compile(rb"(?:''|\"\")\.join\(")  # `"".join(msg)`: a list of pieces
+# `"".join(msg)`, `"\n".join(msg)`: a list of pieces, and a short separator
+_JOIN = re.compile(rb"(?:'[^'\n]{0,4}'|\"[^\"\n]{0,4}\")\.join\(")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _NAME_CHAR = re.compile(rb"[\w.]")
 _TOKEN = re.compile(r"\w+|[^\w\s]+")  # a word, or a run of signs

@@ -156,7 +156,8 @@ TOOLS: tuple[Tool, ...] = (
          (Param("prim", "string", "primitive: psum, psum_p", True),
           Param("depth", "integer", "at most this many calls away", minimum=0),
           Param("public", "boolean", "public API only")), _binds),
-    Tool("callers", "Functions that call a name, and unresolved calls that may.",
+    Tool("callers", "Functions, class bodies and module top levels that call a name, "
+                    "and unresolved calls that may.",
          (Param("name", "string", "function, dotted or not", True),
           Param("depth", "integer", "levels up; default 1", minimum=1)), _callers),
     Tool("explain", "Where a JAX error message or traceback is raised; for a missing rule, "

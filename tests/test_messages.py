@@ -116,6 +116,9 @@ def test_a_message_joined_from_a_list_starts_with_its_first_string():
         ''').encode()
     [(_, kind, pieces, _)] = sites(source)
     found = template_regex(pieces).search(
-        "vmap got inconsistent sizes for array axes to be mapped:\\n"
+        "vmap got inconsistent sizes for array axes to be mapped:\n"
         "  * one axis had size 3;")
     assert kind == "ValueError" and found and found.group(1).strip() == "vmap"
+    lines = b'lines = ["Pytree structures differ at the leaves:"]\nraise TypeError("\\n".join(lines))\n'
+    [(_, _, pieces, _)] = sites(lines)
+    assert pieces == ("Pytree structures differ at the leaves:",)

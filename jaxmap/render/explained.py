@@ -60,7 +60,8 @@ def document(root: str, found, path: PathFn) -> str:
         "sites": [{"file": path(s.file), "line": s.line, "function": s.function,
                    "exception": s.exception, "returned": s.returned} for s in found.sites],
         "raised_by": [{"file": path(s.file), "line": s.line, "function": s.function,
-                       "exception": s.exception} for s in found.raised_by],
+                       "exception": s.exception, "returned": s.returned}
+                      for s in found.raised_by],
         "missing_rule": None if missing is None else {
             "kind": missing.kind, "style": missing.style, "name": missing.name,
             "platforms": list(missing.platforms),
