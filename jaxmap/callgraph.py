@@ -15,8 +15,6 @@ from typing import NamedTuple
 from jaxmap.errors import NotFound
 
 FUNCTION, PRIMITIVE, EXTERNAL, UNRESOLVED = "function", "primitive", "external", "unresolved"
-# Callers that are not functions: code run where a module or class is defined.
-BODIES = frozenset({"module", "class"})
 
 
 class Reached(NamedTuple):
@@ -72,7 +70,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     parent, levels, lines = _walk(index.callers, list(targets), depth)
     nodes = index.nodes(levels)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
-                      lines[i] if nodes[i].kind in BODIES else None)
+                      lines[i] if nodes[i].kind != FUNCTION else None)
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])

@@ -45,14 +45,14 @@ def _start(index, name: str) -> set[tuple]:
     from jaxmap.locate import definition_ids, spellings, suggest
 
     keys = {(PRIMITIVE, pid) for pid, _n, _v in index.primitive_ids(*spellings(name))}
-    keys |= {_key(i, node) for i, node in index.nodes(definition_ids(index, name)).items()}
+    keys |= {_node_key(i, node) for i, node in index.nodes(definition_ids(index, name)).items()}
     if not keys:
         raise NotFound(f"no node named {name!r} in the index of {index.root}",
                        suggest(index, name))
     return keys
 
 
-def _key(definition: int, node) -> tuple:
+def _node_key(definition: int, node) -> tuple:
     """The node of a definition: a module's is the module node."""
     return (MODULE, node.qualname) if node.kind == "module" else (DEFINITION, definition)
 
@@ -77,7 +77,7 @@ def _edges(index, frontier: set[tuple]) -> set[tuple]:
                   for i, m in index.definition_modules(defs).items()}
         calling = index.callers(defs)
         outside = index.nodes({a for a, _b, _l, function in calling if not function})
-        edges |= {(_key(a, outside[a]) if a in outside else (DEFINITION, a), "calls",
+        edges |= {(_node_key(a, outside[a]) if a in outside else (DEFINITION, a), "calls",
                    (DEFINITION, b)) for a, b, _l, _f in calling}
         edges |= {((DEFINITION, a), "calls", (DEFINITION, b))
                   for a, b, _t, _s, _l in index.callees(defs) if b is not None}
