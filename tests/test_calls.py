@@ -180,6 +180,8 @@ def test_import_statements_are_not_calls():
                              _other as _other)
             def f(x):
               from lib import (_other)
+              from lib import _helper, \\
+                  _other, _helper
               return x
             """})
     assert edges(res, "m") == {} and edges(res, "m.f") == {}
