@@ -83,8 +83,8 @@ def _site_matches(source: bytes):
 def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     """`raise E(msg)` or `raise E(msg.format(...))`: the string last assigned to `msg`
     before the site, formatted as the site formats it; for `raise E("".join(msg))`,
-    the first string of the list last assigned to `msg` (`msg = [f"...", ...]`), which
-    the message starts with."""
+    the first string of the list last assigned to `msg` (`msg = [f"...", ...]`), or of
+    the first `msg.append(...)` after an empty one, which the message starts with."""
     at = _GAP.match(source, at).end()
     joined = _JOIN.match(source, at)
     name = _NAME.match(source, joined.end() if joined else at)
@@ -95,6 +95,9 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     for found in assign.finditer(source, max(0, site - _LOOK_BACK), site):
         last = found
     pieces = _run(source, last.end()) if last else None
+    if pieces is None and joined and last:  # `msg = []`, then `msg.append("...")`
+        append = source.find(name.group() + b".append(", last.end(), site)
+        pieces = _run(source, append + len(name.group()) + 8) if append >= 0 else None
     if pieces and _FORMAT.match(source, name.end()):
         return tuple(_resplit(list(pieces), _FIELD))
     if pieces and _PERCENT.match(source, name.end()):

@@ -122,3 +122,11 @@ def test_a_message_joined_from_a_list_starts_with_its_first_string():
     lines = b'lines = ["Pytree structures differ at the leaves:"]\nraise TypeError("\\n".join(lines))\n'
     [(_, _, pieces, _)] = sites(lines)
     assert pieces == ("Pytree structures differ at the leaves:",)
+    appended = textwrap.dedent('''
+        def _check(what1, what2):
+          msg = []
+          msg.append(f"{what1} must have same type structure as {what2}, but: ")
+          raise TypeError("\\n".join(msg))
+        ''').encode()
+    [(_, _, pieces, _)] = sites(appended)
+    assert pieces == ("", " must have same type structure as ", ", but: ")
