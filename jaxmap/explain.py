@@ -77,10 +77,12 @@ def explain(index, text: str) -> Explanation:
     the tree matches."""
     frames = _FRAME_PLACE.findall(text)
     text = _message_of(text)
-    best, match = _best(_candidates(index, text), lambda pieces: _whole(pieces, text))
+    # Read once for both passes; a message with little literal text matches too much.
+    messages = [row for row in index.messages() if _literal(row[4]) >= MIN_LITERAL]
+    best, match = _best(_candidates(messages, text), lambda pieces: _whole(pieces, text))
     whole = bool(best)
     if not whole:
-        best, match = _best(_starting(index, text), lambda pieces: _start(pieces, text))
+        best, match = _best(_starting(messages, text), lambda pieces: _start(pieces, text))
     if not best:
         raise NotFound("not an error message raised in this tree")
     found, pieces = match
@@ -154,7 +156,7 @@ def _best(rows, score_of) -> tuple[list[Site], tuple | None]:
 
 def _whole(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
     found = template_regex(pieces).search(text)
-    return (found, sum(len(p.strip()) for p in pieces)) if found else None
+    return (found, _literal(pieces)) if found else None
 
 
 def _start(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
@@ -167,22 +169,23 @@ def _start(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
     return (found, literal) if literal >= MIN_LITERAL else None
 
 
-def _starting(index, text: str):
-    """Messages with enough literal text whose first word is in `text`."""
-    for row in index.messages():
-        words = [w for p in row[4] for w in p.split()]
-        if words and words[0] in text and sum(len(p.strip()) for p in row[4]) >= MIN_LITERAL:
-            yield row
+def _starting(messages: list[tuple], text: str):
+    """The messages whose first word is in `text`."""
+    return (row for row in messages if _words(row[4])[0] in text)
 
 
-def _candidates(index, text: str):
-    """Messages whose longest word is in `text` and that have enough literal text."""
-    for row in index.messages():
-        pieces = row[4]
-        words = [w for p in pieces for w in p.split()]
-        if words and sum(len(p.strip()) for p in pieces) >= MIN_LITERAL \
-                and max(words, key=len) in text:
-            yield row
+def _candidates(messages: list[tuple], text: str):
+    """The messages whose longest word is in `text`."""
+    return (row for row in messages if max(_words(row[4]), key=len) in text)
+
+
+def _literal(pieces: tuple[str, ...]) -> int:
+    """How much literal text a message has (its pieces, less outer spaces)."""
+    return sum(len(p.strip()) for p in pieces)
+
+
+def _words(pieces: tuple[str, ...]) -> list[str]:
+    return [word for piece in pieces for word in piece.split()]
 
 
 def _missing(index, pieces: tuple[str, ...], groups: tuple[str, ...]) -> MissingRule | None:
