@@ -212,14 +212,17 @@ def _named_primitives(names: Names, ids: dict[str, int]) -> dict[int, tuple[int,
     named = {}
     for module, (_, facts) in names.modules.items():
         for qualname, callees in facts.callees.items():
+            owner = ids.get(f"{module}.{qualname}")
+            if owner is None:  # a module's top level: it has no id of this form
+                continue
             found = []
-            for callee in callees:
-                if not callee.called and callee.name.endswith("_p"):
-                    value = names.lookup(callee.name, module, qualname)
+            for name, _line, called in callees:
+                if not called and name.endswith("_p"):
+                    value = names.lookup(name, module, qualname)
                     if value[0] == PRIM:
                         found.append(value[1])
-            if found and f"{module}.{qualname}" in ids:
-                named[ids[f"{module}.{qualname}"]] = tuple(found)
+            if found:
+                named[owner] = tuple(found)
     return named
 
 
