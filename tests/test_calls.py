@@ -258,3 +258,13 @@ def test_each_class_body_is_read_apart_from_its_methods_and_nested_classes():
                                 ("after_inner", 9, True))
     assert callees["Outer.Inner"] == (("inner_b", 8, True),)
     assert callees["Twice"] == (("twice_d", 12, True), ("in_function", 15, True))
+
+
+def test_a_function_rebound_to_a_variable_keeps_its_calls():
+    res = resolve_sources({"m.py": """
+        def helper(): return 1
+        def Layer():
+          return helper()
+        Layer = Layer()
+        """})
+    assert edges(res, "m.Layer") == {"helper": (RESOLVED, "m.helper")}

@@ -48,7 +48,7 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     aliases = _platform_aliases(interpreter)
     findings.expand_platforms(aliases)
     definitions = edges.definitions(names, findings)
-    ids = {row["qualname"]: i for i, row in enumerate(definitions)}
+    ids = _ids(definitions)
     call_rows = calls.call_edges(names, ids)
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
     bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
@@ -56,6 +56,17 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                       tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
                       call_rows, edges.messages(names))
+
+
+def _ids(definitions: list[dict]) -> dict[str, int]:
+    """Qualified name -> definition id. A variable that rebinds a function or class's
+    name (`Flatten = Flatten()`) leaves the name to the function or class: the code
+    whose calls and binds the call graph records."""
+    ids: dict[str, int] = {}
+    for i, row in enumerate(definitions):
+        if row["kind"] != "variable" or row["qualname"] not in ids:
+            ids[row["qualname"]] = i
+    return ids
 
 
 # Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).
