@@ -33,9 +33,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--skip-verify", action="store_true")
     args = parser.parse_args()
-    from jaxmap import discover
+    from jaxmap import roots
 
-    root = discover.resolve_root(args.root)
+    root = roots.resolve_root(args.root)
     cache = Path(tempfile.mkdtemp(prefix="jaxmap-bench-"))
     os.environ["JAXMAP_CACHE_DIR"] = str(cache)
     try:
@@ -55,7 +55,7 @@ def _line(label: str, value: str, target: str = "") -> None:
 
 
 def cold_index(root: Path, repeat: int) -> None:
-    from jaxmap import discover, indexer, parse
+    from jaxmap.build import discover, indexer, parse
 
     files = discover.list_files(root).files
     parse_times, index_times = [], []
@@ -79,7 +79,8 @@ def cold_index(root: Path, repeat: int) -> None:
 def phases(root: Path) -> None:
     """One more cold index, timed by phase: extraction runs on every core, the rest
     on one, so on few cores the serial phases decide how far the ratio can fall."""
-    from jaxmap import indexer, resolve, store, worker
+    from jaxmap.build import indexer, resolve, worker
+    from jaxmap.store import write as store
 
     spent: dict[str, float] = {}
 
@@ -112,7 +113,7 @@ def phases(root: Path) -> None:
 
 
 def reindex(root: Path, repeat: int) -> None:
-    from jaxmap import indexer
+    from jaxmap.build import indexer
 
     indexer.build_index(root)
     in_process = []

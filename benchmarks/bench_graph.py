@@ -41,9 +41,9 @@ def main() -> None:
                         help="jaxmap code to compare the cold index with")
     args = parser.parse_args()
     sys.path.insert(0, str(CODE))
-    from jaxmap import discover
+    from jaxmap import roots
 
-    root = str(discover.resolve_root(args.root))
+    root = str(roots.resolve_root(args.root))
     cache = tempfile.mkdtemp(prefix="jaxmap-bench-graph-")
     os.environ["JAXMAP_CACHE_DIR"] = cache
     try:

@@ -13,11 +13,11 @@ __all__ = ["build_index", "ensure_index", "open_index", "__version__"]
 
 def __getattr__(name):
     if name in ("build_index", "ensure_index"):
-        from jaxmap import indexer
+        from jaxmap.build import indexer
 
         return getattr(indexer, name)
     if name == "open_index":
-        from jaxmap.index import open_index
+        from jaxmap.session import open_index
 
         return open_index
     raise AttributeError(f"module 'jaxmap' has no attribute {name!r}")

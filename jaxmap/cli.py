@@ -57,7 +57,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: bool,
           as_json: bool) -> None:
     """Build or refresh the index (only changed files are parsed again)."""
-    from jaxmap.indexer import build_index
+    from jaxmap.build.indexer import build_index
     from jaxmap.render import text
 
     if snapshot_file:
@@ -66,7 +66,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         report = build_index(root, rebuild=rebuild, progress=progress)
     messages, call_counts = [], {}
     if snapshot_file or as_json:
-        from jaxmap.index import open_file
+        from jaxmap.store.read import open_file
 
         with open_file(report.index) as idx:  # just built: no need to check it again
             if snapshot_file:
@@ -95,7 +95,8 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
 def locate(name: str, root: str | None, jax_version: str | None, kind: str | None,
            platform: str | None, as_json: bool, absolute: bool) -> None:
     """Where NAME is defined; for a primitive, every rule registered for it."""
-    from jaxmap.locate import RESULT_KINDS, RULE_KINDS
+    from jaxmap.commands import locate as locate_mod
+    from jaxmap.commands.lookup import RESULT_KINDS, RULE_KINDS
 
     if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
         raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS + RESULT_KINDS)}",
@@ -104,7 +105,7 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
         raise click.UsageError("--jax answers from a snapshot, which has no files on disk: "
                                "it takes neither --root nor --absolute")
     with _open_version(jax_version) if jax_version else _open(root) as idx:
-        found = idx.locate(name, kind, platform)
+        found = locate_mod.locate(idx, name, kind, platform)
         path = _path_fn(idx.root, absolute)
         if as_json:
             from jaxmap.render import json as render_json
@@ -128,7 +129,7 @@ def locate(name: str, root: str | None, jax_version: str | None, kind: str | Non
 def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
                platform: str | None, as_json: bool, absolute: bool) -> None:
     """Every primitive with its rules."""
-    from jaxmap.locate import check_rule_kinds, select
+    from jaxmap.commands.lookup import check_rule_kinds, select
 
     check_rule_kinds(missing=missing, has=has)
     with _open(root) as idx:
@@ -151,7 +152,7 @@ def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
               help="How many missing/extra to list.")
 def verify(root: str | None, as_json: bool, show: int) -> None:
     """Compare the static index with the live registries of the installed jax."""
-    from jaxmap import verify as verify_mod
+    from jaxmap.commands import verify as verify_mod
     from jaxmap.render import json as render_json
     from jaxmap.render import text
 
@@ -191,13 +192,13 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     from jaxmap.render import text
 
     if central:
-        from jaxmap import graph as graph_mod
+        from jaxmap.commands import central as graph_mod
 
         with _open(root) as idx:
             rows = graph_mod.central_modules(idx, central)
         click.echo(render_json.ranking_document(rows) if fmt == "json" else text.ranking(rows))
         return
-    from jaxmap import neighbours
+    from jaxmap.commands import neighbourhood as neighbours
     from jaxmap.render import graphs
 
     with _open(root) as idx:
@@ -206,7 +207,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     if caveat:
         click.echo(caveat, err=True)
     if output:
-        from jaxmap import atomic
+        from jaxmap.store import atomic
 
         atomic.write(output, graphs.picture(hood, fmt) if fmt in graphs.PICTURE_FORMATS
                      else graphs.render(hood, fmt) + "\n")
@@ -220,7 +221,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
 def _call_command(direction: str, name: str, root, depth, as_json: bool, absolute: bool,
                   **options) -> None:
     """One call-graph question (callgraph.binds/callers/calls), rendered."""
-    from jaxmap import callgraph
+    from jaxmap.commands import callgraph
     from jaxmap.render import calls as render_calls
 
     with _open(root) as idx:
@@ -283,8 +284,8 @@ def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
 @_json_option
 def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
     """The matrix of primitives x rule kinds (lowerings per platform), with totals."""
-    from jaxmap import coverage as coverage_mod
-    from jaxmap.locate import check_rule_kinds
+    from jaxmap.commands import coverage as coverage_mod
+    from jaxmap.commands.lookup import check_rule_kinds
     from jaxmap.render import calls as render_calls
 
     check_rule_kinds(kind=kinds, missing=missing)
@@ -304,7 +305,7 @@ def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
 def explain(text: str, root, as_json: bool, absolute: bool) -> None:
     """Where a JAX error message TEXT is raised (`-` reads it, or a whole traceback,
     from stdin); for a missing rule, where and how to add it."""
-    from jaxmap import explain as explain_mod
+    from jaxmap.commands import explain as explain_mod
     from jaxmap.render import explained
 
     if text == "-":
@@ -415,10 +416,11 @@ def new(kind, name, out, style, dry_run, force, as_json):
 def ladder(root: str | None, as_json: bool) -> None:
     """The escalation ladder and its checklist: each rung, the `jaxmap new`
     command that starts it, and where its machinery lives in the indexed jax."""
-    from jaxmap import ladder as ladder_mod
+    from jaxmap.commands import ladder as ladder_mod
     from jaxmap.render import ladder as render_ladder
 
-    result = ladder_mod.for_root(root)
+    with _open(root) as idx:
+        result = ladder_mod.gather(idx)
     click.echo(render_ladder.document(result) if as_json else render_ladder.text(result))
 
 
@@ -430,10 +432,10 @@ def mcp(root: str | None) -> None:
     """Serve locate, primitives, binds, callers, explain, coverage, ladder, new and
     new_primitive to an MCP client over stdio, with the index kept open (needs
     jaxmap[mcp])."""
-    from jaxmap import discover, server
+    from jaxmap import roots, server
 
     server.require_sdk()
-    discover.resolve_root(root)  # a bad --root fails here, not at the first question
+    roots.resolve_root(root)  # a bad --root fails here, not at the first question
     server.serve_stdio(root)
 
 
@@ -450,13 +452,15 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
     """Write an agent skill folder for the indexed jax: SKILL.md (the ladder, its
     checklist, jaxmap's commands), references/REPO-MAP.md, scripts/ (the standalone
     locator) and assets/ (a tested starter per rung)."""
-    from jaxmap import atomic
-    from jaxmap import skill as skill_mod
     from jaxmap.render import text
+    from jaxmap.scaffold import skill as skill_mod
+    from jaxmap.store import atomic
 
     atomic.check_tree(out, force)  # refuse before any work
     with _open(root) as idx:
-        folder = skill_mod.files(idx, out, budget)
+        from jaxmap import tools
+
+        folder = skill_mod.files(idx, out, budget, tuple(tools.BY_NAME))
         jax_version = idx.jax_version
     atomic.write_tree(out, folder, force=force)
     if as_json:
@@ -483,7 +487,7 @@ def repo_map(root: str | None, output: str, budget: int | None, force: bool,
     """Write REPO-MAP.md: JAX's subsystems, how a jit call flows, entry points,
     contributor paths, where to add things, gaps, hubs and layout, all from the index;
     and REPO-MAP-PRIMITIVES.md, every primitive's rules."""
-    from jaxmap import repomap
+    from jaxmap.commands import repomap
     from jaxmap.render import markdown, text
 
     targets = [] if output == "-" or as_json else [output]
@@ -502,7 +506,7 @@ def repo_map(root: str | None, output: str, budget: int | None, force: bool,
     if not targets:
         click.echo(page, nl=False)
         return
-    from jaxmap import atomic
+    from jaxmap.store import atomic
 
     atomic.write(output, page)
     if len(targets) > 1:
@@ -524,7 +528,7 @@ def _generated(path: str) -> bool:
 def _check_output(path: str, force: bool) -> None:
     """Before any work: the output's directory is writable, and an existing file is
     only replaced with --force."""
-    from jaxmap import atomic
+    from jaxmap.store import atomic
 
     atomic.check_directory(os.path.dirname(path) or ".")
     if os.path.exists(path) and not force:
@@ -538,7 +542,7 @@ def _check_output(path: str, force: bool) -> None:
 def diff(old: str, new: str, as_json: bool) -> None:
     """Primitives and rules added, removed or moved between OLD and NEW: jax versions
     with a snapshot (0.4.38) or roots (paths)."""
-    from jaxmap import diff as diff_mod
+    from jaxmap.commands import diff as diff_mod
     from jaxmap.render import json as render_json
     from jaxmap.render import text
 
@@ -552,7 +556,7 @@ def diff(old: str, new: str, as_json: bool) -> None:
 def _open_either(argument: str):
     """A directory is a root, a file a snapshot (`index --snapshot`'s); anything else
     names a released version's snapshot, unless it looks like a path."""
-    from jaxmap import snapshot
+    from jaxmap.store import snapshot
 
     if os.path.isdir(argument):
         return _open(argument)
@@ -564,19 +568,19 @@ def _open_either(argument: str):
 
 
 def _open_version(version: str):
-    from jaxmap import snapshot
+    from jaxmap.store import snapshot
 
     return snapshot.load(snapshot.find(version))
 
 
 def _write_snapshot(idx, snapshot_file: str) -> None:
-    from jaxmap import atomic, snapshot
+    from jaxmap.store import atomic, snapshot
 
     atomic.write(snapshot_file, snapshot.export(idx))
 
 
 def _open(root):
-    from jaxmap.index import open_index
+    from jaxmap.session import open_index
 
     with _progress("indexing") as progress:
         return open_index(root, progress=progress)

@@ -1,15 +1,25 @@
-"""An index kept open across many queries (the MCP server's), refreshed like the CLI's.
+"""The facade between the front ends and the two sides of the index: it decides when to
+build (build/) and opens what was built for reading (store/read.py).
 
-Each `index()` call checks the indexed files by stat, as every command does, and
-refreshes the index if one changed; the connection is reopened only when the index
-file itself was replaced.
+`open_index` serves one command; a `Session` keeps an index open across many queries
+(the MCP and LSP servers'). Each `Session.index()` call checks the indexed files by
+stat, as every command does, and refreshes the index if one changed; the connection
+is reopened only when the index file itself was replaced.
 """
 
 from __future__ import annotations
 
 import os
 
-from jaxmap.index import Index
+from jaxmap.store.read import Index, open_file
+
+
+def open_index(root=None, *, progress=None) -> Index:
+    """Open the index of `root` for queries, building or refreshing it first if needed."""
+    from jaxmap.build import indexer
+
+    path, _ = indexer.ensure_index(root, progress=progress)
+    return open_file(path)
 
 
 class Session:
@@ -22,8 +32,7 @@ class Session:
 
     def index(self) -> Index:
         """The index of `root`, current with the files on disk."""
-        from jaxmap import indexer
-        from jaxmap.index import open_file
+        from jaxmap.build import indexer
 
         path, _ = indexer.ensure_index(self.root)
         stamp = _stamp(path)

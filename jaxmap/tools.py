@@ -35,15 +35,16 @@ class Tool(NamedTuple):
 
 
 def _locate(session, name: str, kind: str | None = None, platform: str | None = None) -> str:
+    from jaxmap.commands import locate
     from jaxmap.render import json as render_json
 
     index = session.index()
-    found = index.locate(name, kind, platform)
+    found = locate.locate(index, name, kind, platform)
     return render_json.located_document(index.root, index.jax_version, found)
 
 
 def _primitives(session, missing=(), has=(), platform: str | None = None) -> str:
-    from jaxmap.locate import check_rule_kinds, select
+    from jaxmap.commands.lookup import check_rule_kinds, select
     from jaxmap.render import json as render_json
 
     check_rule_kinds(missing=missing, has=has)
@@ -61,7 +62,7 @@ def _callers(session, name: str, depth: int = 1) -> str:
 
 
 def _call_graph(session, direction: str, name: str, depth, **options) -> str:
-    from jaxmap import callgraph
+    from jaxmap.commands import callgraph
     from jaxmap.render import calls as render_calls
 
     index = session.index()
@@ -70,8 +71,8 @@ def _call_graph(session, direction: str, name: str, depth, **options) -> str:
 
 
 def _coverage(session, kinds=(), missing=(), platform: str | None = None) -> str:
-    from jaxmap import coverage
-    from jaxmap.locate import check_rule_kinds
+    from jaxmap.commands import coverage
+    from jaxmap.commands.lookup import check_rule_kinds
     from jaxmap.render import calls as render_calls
 
     check_rule_kinds(kind=kinds, missing=missing)
@@ -81,7 +82,7 @@ def _coverage(session, kinds=(), missing=(), platform: str | None = None) -> str
 
 
 def _explain(session, text: str) -> str:
-    from jaxmap import explain
+    from jaxmap.commands import explain
     from jaxmap.render import explained
 
     if not text.strip():
@@ -95,7 +96,7 @@ def _same(path: str) -> str:
 
 
 def _ladder(session) -> str:
-    from jaxmap import ladder
+    from jaxmap.commands import ladder
     from jaxmap.render import ladder as render_ladder
 
     return render_ladder.document(ladder.gather(session.index()))

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jaxmap import versions
+from jaxmap.knowledge import versions
 from jaxmap.scaffold import PrimitiveSpec, UnsupportedRelease, apply, generate, kinds
 
 PYTHONS = (sys.executable, os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python"))

@@ -22,7 +22,7 @@ def installed_index(tmp_path_factory):
     """The index of the installed jax, built once per test session."""
     import os
 
-    from jaxmap.index import open_index
+    from jaxmap.session import open_index
 
     cache = tmp_path_factory.mktemp("installed-cache")
     old = os.environ.get("JAXMAP_CACHE_DIR")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import textwrap
 
-from jaxmap import discover, extract
-from jaxmap.resolve import Resolution, resolve
+from jaxmap.build import discover, extract
+from jaxmap.build.resolve import Resolution, resolve
 
 
 def resolve_sources(sources: dict[str, str]) -> Resolution:

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap import parse
+from jaxmap.build import parse
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jaxmap"
 # Heavy or special imports, and the only modules allowed to make them.
 ALLOWED = {
     "tree_sitter": {"parse.py"},
     "tree_sitter_python": {"parse.py"},
-    "networkx": {"graph.py"},
+    "networkx": {"central.py"},
     "jax": {"verify.py"},
     "click": {"cli.py"},
     "jinja2": {"templating.py"},  # jaxmap/scaffold/templating.py
@@ -94,10 +94,11 @@ _SQL = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|PRAGMA)\b")
 
 
 def test_only_the_read_api_and_the_store_run_sql():
-    """index.py reads the index, store.py writes it; nothing else holds a connection."""
+    """store/read.py reads the index, store/write.py writes it; nothing else holds a
+    connection."""
     offenders = []
     for name, tree in _package_files():
-        if name in ("index.py", "store.py"):
+        if name in ("store/read.py", "store/write.py"):
             continue
         offenders += [f"{name}:{node.lineno} {func}" for receiver, func, node in _calls(tree)
                       if func in ("execute", "executemany", "executescript")
@@ -137,7 +138,7 @@ def test_only_render_builds_multiline_text():
     """Output text is render/'s; scaffold/ builds the files it generates, parse.py the
     source of its queries."""
     offenders = [f"{name}:{node.lineno}" for name, tree in _package_files()
-                 if not name.startswith(("render/", "scaffold/")) and name != "parse.py"
+                 if not name.startswith(("render/", "scaffold/")) and name != "build/parse.py"
                  for _, func, node in _calls(tree)
                  if func == "join" and isinstance(node.func.value, ast.Constant)
                  and node.func.value.value == "\n"]
@@ -161,7 +162,7 @@ def _tag_checks(path: Path) -> list[str]:
 
 
 def _fact_tags() -> set[str]:
-    from jaxmap import facts
+    from jaxmap.build import facts
 
     tags = {value for name, value in vars(facts).items()
             if name.isupper() and isinstance(value, str)}
@@ -169,9 +170,66 @@ def _fact_tags() -> set[str]:
 
 
 _TAGS = _fact_tags()
-_FACT_READERS = [PACKAGE / "extract.py", *sorted((PACKAGE / "resolve").glob("*.py"))]
+_FACT_READERS = [PACKAGE / "build/extract.py", *sorted((PACKAGE / "build/resolve").glob("*.py"))]
 
 
 @pytest.mark.parametrize("path", _FACT_READERS, ids=lambda p: p.name)
 def test_only_the_schema_module_spells_fact_tags(path):
     assert _tag_checks(path) == []
+
+
+# Which layers each layer may import (module level and inside functions alike). The
+# top-level modules are named by their stem; a package by its folder.
+_LAYERS = {
+    "errors": set(), "models": set(), "roots": {"errors"},
+    "knowledge": {"models", "errors"},
+    "store": {"models", "knowledge", "roots", "errors", "jaxmap"},
+    "build": {"store", "knowledge", "models", "roots", "errors"},
+    "commands": {"store", "knowledge", "models", "roots", "errors"},
+    "render": {"knowledge", "models", "errors"},
+    "session": {"build", "store", "errors"},
+    "scaffold": {"session", "commands", "render", "store", "knowledge", "models", "roots",
+                 "errors"},
+}
+
+
+def _layer(module: str) -> str:
+    """`jaxmap.build.resolve.calls` -> `build`; `jaxmap.cli` -> `cli`; `jaxmap` -> `jaxmap`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _jaxmap_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of every import of a jaxmap module, at any depth; `from jaxmap
+    import x` names each x."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] == "jaxmap":
+            found += [(node.lineno, f"jaxmap.{a.name}") for a in node.names] \
+                if node.module == "jaxmap" else [(node.lineno, node.module)]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names
+                      if a.name.split(".")[0] == "jaxmap"]
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(_LAYERS))
+def test_layers_import_only_what_is_below_them(layer):
+    offenders = []
+    for name, tree in _package_files():
+        if _layer("jaxmap." + name.removesuffix(".py").replace("/", ".")) != layer:
+            continue
+        for line, module in _jaxmap_imports(tree):
+            target = _layer(module)
+            if target != layer and target not in _LAYERS[layer] | {"__version__"}:
+                offenders.append(f"{name}:{line} imports {module}")
+    assert offenders == []
+
+
+def test_every_package_says_what_lives_there_and_what_it_may_import():
+    for package in sorted(p.parent for p in PACKAGE.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        if package.name in _LAYERS:
+            assert "import" in doc, package.name
+        assert doc, package.name

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap import store
+from jaxmap.build.indexer import build_index
 from jaxmap.cli import main
+from jaxmap.commands.locate import locate
 from jaxmap.errors import JaxmapError, RootError
-from jaxmap.index import open_index
-from jaxmap.indexer import build_index
+from jaxmap.session import open_index
+from jaxmap.store import write as store
 
 GOOD = """\
 from jax._src import core
@@ -128,7 +129,7 @@ def test_messy_tree_still_indexes(messy):
     report = build_index(messy)
     assert report.files == 6  # no file reached twice through the symlink loops
     with open_index(messy) as idx:
-        (good,) = idx.locate("good_p").primitives
+        (good,) = locate(idx, "good_p").primitives
         assert good.loc.file == "pkg/good.py"
         assert [(r.kind.value, r.function.name) for r in good.rules] == [
             ("impl", "_good_impl")]
@@ -136,7 +137,7 @@ def test_messy_tree_still_indexes(messy):
 
 
 def test_huge_and_deeply_nested_files_do_not_stop_the_index(tree):
-    from jaxmap.discover import MAX_FILE_BYTES
+    from jaxmap.build.discover import MAX_FILE_BYTES
 
     filler = "x = 1\n" * (MAX_FILE_BYTES // 6 + 1)
     write(tree, "pkg/huge.py", "from jax._src import core\nhuge_p = core.Primitive('huge')\n"
@@ -152,13 +153,13 @@ def test_huge_and_deeply_nested_files_do_not_stop_the_index(tree):
 
 def test_latin1_file_is_read_not_fatal(messy):
     with open_index(messy) as idx:
-        (latin,) = idx.locate("latin").primitives
+        (latin,) = locate(idx, "latin").primitives
     assert latin.loc.file == "pkg/latin1.py"
 
 
 def test_syntax_error_keeps_what_parses(messy):
     with open_index(messy) as idx:
-        (early,) = idx.locate("early").primitives
+        (early,) = locate(idx, "early").primitives
     assert early.loc.file == "pkg/broken.py"
 
 
@@ -182,7 +183,7 @@ def test_unreadable_file_is_skipped(tree):
 def test_file_that_vanishes_after_discovery_is_a_diagnostic(tree, monkeypatch, capsys):
     """A file listed by discovery but gone when read is reported, not fatal (runs as
     root too, unlike the chmod test above)."""
-    from jaxmap import discover
+    from jaxmap.build import discover
 
     gone = write(tree, "pkg/gone.py", GOOD.replace("good", "gone"))
     list_files = discover.list_files
@@ -263,10 +264,10 @@ def test_index_missing_a_table_is_rebuilt(tree):
 
 def test_edit_adds_a_rule(tree):
     with open_index(tree) as idx:
-        assert [r.kind.value for r in idx.locate("good").primitives[0].rules] == ["impl"]
+        assert [r.kind.value for r in locate(idx, "good").primitives[0].rules] == ["impl"]
     write(tree, "pkg/good.py", GOOD + "good_p.def_abstract_eval(_good_impl)\n")
     with open_index(tree) as idx:
-        rules = idx.locate("good").primitives[0].rules
+        rules = locate(idx, "good").primitives[0].rules
     assert [r.kind.value for r in rules] == ["impl", "abstract_eval"]
     assert rules[1].loc.line == GOOD.count("\n") + 1
 
@@ -279,7 +280,7 @@ RULES_FILE = ("from pkg.good import good_p\n"
 
 def _jvp_rules(root: Path) -> list[tuple]:
     with open_index(root) as idx:
-        (good,) = idx.locate("good").primitives
+        (good,) = locate(idx, "good").primitives
     return [(r.loc.file, r.loc.line, r.function.name) for r in good.rules
             if r.kind.value == "jvp"]
 
@@ -390,7 +391,7 @@ def test_two_threads_build_at_once(wide):
 
 
 def test_two_processes_build_at_once(wide):
-    code = ("import sys; from jaxmap.indexer import build_index; "
+    code = ("import sys; from jaxmap.build.indexer import build_index; "
             "r = build_index(sys.argv[1], rebuild=True); print(r.primitives)")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     procs = [subprocess.Popen([sys.executable, "-c", code, str(wide)], env=env,

@@ -6,8 +6,8 @@ import textwrap
 
 from inline import resolve_sources
 
-from jaxmap.extract import extract
-from jaxmap.resolve.calls import EXTERNAL, RESOLVED, UNRESOLVED
+from jaxmap.build.extract import extract
+from jaxmap.build.resolve.calls import EXTERNAL, RESOLVED, UNRESOLVED
 
 CORE = "from jax._src import core\n"
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from markers import ROOT, mark
 
 from jaxmap.cli import cli, main

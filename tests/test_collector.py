@@ -10,8 +10,8 @@ import weakref
 import pytest
 from conftest import FIXTURES
 
-from jaxmap import indexer
-from jaxmap.resolve import interpreter as interpreter_module
+from jaxmap.build import indexer
+from jaxmap.build.resolve import interpreter as interpreter_module
 
 
 @pytest.mark.parametrize("enabled", [True, False])

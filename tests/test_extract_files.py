@@ -7,14 +7,15 @@ import os
 
 import pytest
 
-from jaxmap import discover, worker
+from jaxmap import roots
+from jaxmap.build import discover, worker
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="helpers are forked")
 
 
 @pytest.fixture(scope="module")
 def jax_files():
-    root = discover.resolve_root(None)
+    root = roots.resolve_root(None)
     return root, discover.list_files(root).files[:120]
 
 

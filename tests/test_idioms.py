@@ -11,12 +11,12 @@ import ast
 import textwrap
 
 import pytest
-
 from markers import ROOT, mark, source_lines
 
-from jaxmap.index import open_index
-from jaxmap.indexer import build_index
+from jaxmap.build.indexer import build_index
+from jaxmap.commands.locate import locate
 from jaxmap.models import RuleKind as K
+from jaxmap.session import open_index
 
 
 @pytest.fixture(scope="module")
@@ -351,7 +351,7 @@ def test_same_name_two_primitives(prims):
 
 def test_locate_finds_both_same_name_primitives():
     with open_index(ROOT) as idx:
-        found = idx.locate("convert")
+        found = locate(idx, "convert")
     assert sorted(p.loc.file for p in found.primitives) == [
         "jax/_src/lax/lax.py", "jax/_src/lax/old_convert.py"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap import callgraph, coverage, explain
+from jaxmap.commands import callgraph, coverage, explain
 from jaxmap.errors import NotFound
 from jaxmap.models import RuleKind
 from jaxmap.render import explained

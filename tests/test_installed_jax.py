@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap import verify
+from jaxmap.commands import verify
+from jaxmap.commands.locate import locate
 from jaxmap.models import RuleKind
 
 
@@ -45,7 +46,7 @@ def test_rule_functions_are_the_ones_the_runtime_holds(report):
 
 
 def test_psum_has_every_rule_kind_at_its_statement(installed_index):
-    found = installed_index.locate("psum", kind="primitive")
+    found = locate(installed_index, "psum", kind="primitive")
     [psum] = [p for p in found.primitives if p.variable == "psum_p"]
     kinds = {r.kind for r in psum.rules}
     assert {RuleKind.IMPL, RuleKind.ABSTRACT_EVAL, RuleKind.JVP, RuleKind.TRANSPOSE,
@@ -106,7 +107,7 @@ def test_helper_built_primitives_get_the_helpers_rules(installed_index):
 
 
 def test_hijax_classes_are_primitives(installed_index):
-    found = installed_index.locate("SearchSorted", kind="primitive")
+    found = locate(installed_index, "SearchSorted", kind="primitive")
     [prim] = found.primitives
     assert prim.style == "hijax"
     assert {"impl", "jvp", "transpose", "batching"} <= {r.kind.value for r in prim.rules}
@@ -116,7 +117,7 @@ def test_hijax_classes_are_primitives(installed_index):
 
 
 def test_eigh_lowers_per_platform_with_no_default(installed_index):
-    [eigh] = installed_index.locate("eigh", kind="lowering").primitives
+    [eigh] = locate(installed_index, "eigh", kind="lowering").primitives
     platforms = {p for r in eigh.rules for p in r.platforms}
     assert {"cpu", "cuda", "rocm", "tpu"} <= platforms
     assert all(r.platform is not None for r in eigh.rules)
@@ -128,7 +129,7 @@ def test_gpu_lowerings_name_the_platforms_the_release_expands_gpu_to(installed_i
 
 
 def test_defbilinear_names_both_transposes(installed_index):
-    [mul] = installed_index.locate("mul_p", kind="transpose").primitives
+    [mul] = locate(installed_index, "mul_p", kind="transpose").primitives
     [transpose] = mul.rules
     assert [f.name for f in transpose.functions] == ["_mul_transpose_left",
                                                      "_mul_transpose_right"]
@@ -140,7 +141,7 @@ def test_defbilinear_names_both_transposes(installed_index):
     ("lax.psum", "jax._src.lax.parallel.psum"),
 ])
 def test_names_as_users_write_them(installed_index, name, qualname):
-    found = installed_index.locate(name, kind="function")
+    found = locate(installed_index, name, kind="function")
     assert [d.qualname for d in found.definitions] == [qualname]  # one: no overload stubs
     [definition] = found.definitions
     assert definition.summary  # its docstring's first line
@@ -149,10 +150,10 @@ def test_names_as_users_write_them(installed_index, name, qualname):
 
 
 def test_an_internal_module_import_is_not_a_public_path(installed_index):
-    [ad] = installed_index.locate("jax._src.interpreters.ad", kind="module").definitions
+    [ad] = locate(installed_index, "jax._src.interpreters.ad", kind="module").definitions
     assert not any(path.startswith("jax.experimental.sparse") for path in ad.public_paths)
 
 
 def test_call_like_primitives_show_the_trace_methods_that_handle_them(installed_index):
-    [call] = installed_index.locate("custom_jvp_call", kind="trace").primitives
+    [call] = locate(installed_index, "custom_jvp_call", kind="trace").primitives
     assert "JVPTrace.process_custom_jvp_call" in {r.via for r in call.rules}

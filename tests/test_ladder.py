@@ -8,8 +8,9 @@ import os
 import pytest
 from markers import ROOT as MINIJAX
 
-from jaxmap import ladder
-from jaxmap.scaffold import kinds, rungs
+from jaxmap.commands import ladder
+from jaxmap.knowledge import rungs
+from jaxmap.scaffold import kinds
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def test_the_ladder_names_each_rungs_machinery(installed_ladder):
 
 
 def test_a_tree_without_the_machinery_says_so(tmp_path, monkeypatch):
-    from jaxmap.index import open_index
+    from jaxmap.session import open_index
 
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path))
     with open_index(str(MINIJAX)) as index:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
-from jaxmap.explain import _message_of
-from jaxmap.extract import extract
-from jaxmap.messages import sites, start_regex, template_regex
+from jaxmap.build.extract import extract
+from jaxmap.build.messages import sites
+from jaxmap.commands.explain import _message_of
+from jaxmap.store.message_patterns import start_regex, template_regex
 
 
 def test_a_parenthesised_message_formatted_at_the_raise_site():

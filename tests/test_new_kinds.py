@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from jaxmap.errors import JaxmapError
+from jaxmap.knowledge.rungs import rung_of
+from jaxmap.knowledge.versions import UnsupportedRelease
 from jaxmap.scaffold import apply, kinds
-from jaxmap.scaffold.rungs import rung_of
-from jaxmap.versions import UnsupportedRelease
 
 # (kind, name, style): every kind and style, with names that cannot clash in one directory.
 CASES = [("custom-jvp", "jm_softplus", None), ("custom-vjp", "jm_norm", None),

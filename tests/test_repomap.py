@@ -8,13 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-
 from markers import ROOT, mark
 
-from jaxmap import repomap
 from jaxmap.cli import main
-from jaxmap.index import open_index
+from jaxmap.commands import repomap
 from jaxmap.render import markdown
+from jaxmap.session import open_index
 
 COMMITTED = Path(__file__).resolve().parent.parent / "REPO-MAP.md"
 PINNED_JAX = "0.10.2"

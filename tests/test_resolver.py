@@ -5,10 +5,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
-from jaxmap import registrars as R
-
 from inline import primitive, resolve_sources, rules
+
+from jaxmap.knowledge import registrars as R
 
 CORE = "from jax._src import core\nfrom jax._src.interpreters import ad, batching, mlir\n"
 
@@ -182,8 +181,8 @@ def test_unread_factory_is_a_diagnostic():
 
 
 def test_a_file_that_could_not_be_read_is_a_diagnostic_not_a_crash():
-    from jaxmap import extract
-    from jaxmap.resolve import resolve
+    from jaxmap.build import extract
+    from jaxmap.build.resolve import resolve
 
     broken = {**extract.extract(b"", "gone"), "error": "gone.py: not indexed (unreadable)"}
     ok = extract.extract((CORE + "p = core.Primitive('p')\n").encode(), "m")

@@ -10,8 +10,8 @@ import pytest
 from scaffold_cases import BAD_PARAMS, BAD_SPECS, CASES
 from scaffold_run import expect_clean_pass, lint, run_pytest
 
-from jaxmap import versions
 from jaxmap.errors import JaxmapError
+from jaxmap.knowledge import versions
 from jaxmap.scaffold import (
     NameTaken,
     PrimitiveSpec,

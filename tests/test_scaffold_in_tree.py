@@ -13,6 +13,7 @@ import sys
 import pytest
 from scaffold_run import expect_clean_pass, run_pytest
 
+from jaxmap.commands.locate import locate
 from jaxmap.scaffold import (
     AnchorError,
     NameTaken,
@@ -177,7 +178,7 @@ IN_TREE = [PrimitiveSpec("jm_fused", arity=2, params=(("scale", "float"),),
 
 def test_in_a_copy_of_installed_jax(tmp_path):
     pytest.importorskip("absl", reason="JAX's test utilities need absl-py")
-    from jaxmap.index import open_index
+    from jaxmap.session import open_index
 
     root = tmp_path / "root"
     _copy_installed_jax(root)
@@ -196,7 +197,7 @@ def test_in_a_copy_of_installed_jax(tmp_path):
     assert direct.returncode == 0 and "\nOK" in direct.stderr, direct.stderr[-2000:]
     with open_index(str(root)) as index:
         for spec in IN_TREE:
-            (prim,) = index.locate(spec.name, "primitive").primitives
+            (prim,) = locate(index, spec.name, "primitive").primitives
             kinds = {(r.kind.value, r.platform) for r in prim.rules}
             expected = {("impl", None), ("abstract_eval", None), ("jvp", None),
                         ("batching", None), ("lowering", None)}
@@ -205,7 +206,7 @@ def test_in_a_copy_of_installed_jax(tmp_path):
                 expected.add(("transpose", None))
             assert expected <= kinds, kinds
             assert prim.loc.file == f"jax/_src/lax/{spec.name}.py"
-        (public,) = [d for d in index.locate("jm_fused").definitions
+        (public,) = [d for d in locate(index, "jm_fused").definitions
                      if d.kind.value == "function"]
         assert "jax.lax.jm_fused" in public.public_paths
     with pytest.raises(NameTaken, match="already"):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap import versions
+from jaxmap.knowledge import versions
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "check_generated.py"
 VENVS = Path(tempfile.gettempdir()) / "jaxmap-test-venvs"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap import skill
 from jaxmap.cli import main
-from jaxmap.scaffold import kinds, rungs
+from jaxmap.knowledge import rungs
+from jaxmap.scaffold import kinds, skill
 
 LOCATOR = Path(__file__).resolve().parent.parent / "scripts" / "jax_repo_locator.py"
 

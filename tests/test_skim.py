@@ -11,8 +11,9 @@ import textwrap
 
 import pytest
 
-from jaxmap import discover, extract, parse, skim
-from jaxmap.facts import Binds, FileFacts
+from jaxmap import roots
+from jaxmap.build import discover, extract, parse, skim
+from jaxmap.build.facts import Binds, FileFacts
 
 CASES = {
     "top-level function": ("""
@@ -166,7 +167,7 @@ def test_unread_body_keeps_its_binds():
 
 
 def test_installed_jax_gives_the_same_facts_skimmed_and_fully_parsed():
-    root = discover.resolve_root(None)
+    root = roots.resolve_root(None)
     left_out = 0
     for source in discover.list_files(root).files:
         with open(f"{root}/{source.path}", "rb") as handle:

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from markers import ROOT
 
-from jaxmap import snapshot
 from jaxmap.cli import main
-from jaxmap.index import open_index
+from jaxmap.commands.locate import locate
+from jaxmap.session import open_index
+from jaxmap.store import snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 LOCATOR = REPO / "scripts" / "jax_repo_locator.py"
@@ -39,7 +39,7 @@ def test_snapshot_round_trip_answers_like_the_live_index(tmp_path, capsys):
     with open_index(ROOT) as live, snapshot.load(str(target)) as snap:
         assert snap.jax_version == live.jax_version == "0.0.1"
         assert snap.primitives() == live.primitives()
-        found = snap.locate("jax.lax.psum")
+        found = locate(snap, "jax.lax.psum")
         assert [p.name for p in found.primitives] == ["psum"]
         assert [d.public_paths for d in found.definitions] == [("jax.lax.psum",)]
 
@@ -221,7 +221,7 @@ def test_diff_compares_expanded_platforms(tmp_path, capsys):
 
 
 def test_diff_text_keeps_its_columns_for_long_names():
-    from jaxmap.diff import IndexDiff, RuleChange
+    from jaxmap.commands.diff import IndexDiff, RuleChange
     from jaxmap.render.text import index_diff
 
     long_name = "ragged_paged_attention_with_a_long_name"

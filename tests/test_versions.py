@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jaxmap import versions
 from jaxmap.errors import TargetError
-from jaxmap.versions import OLDEST, STEPS, Release, UnsupportedRelease
+from jaxmap.knowledge import versions
+from jaxmap.knowledge.versions import OLDEST, STEPS, Release, UnsupportedRelease
 
 
 def _at(text):

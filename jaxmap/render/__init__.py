@@ -1,1 +1,6 @@
-"""Pure functions from query results to text: plain terminal text and JSON."""
+"""Pure functions from command results to output, one module per medium: text (the
+terminal), json (documents whose schemas the README gives), markdown (REPO-MAP), graphs
+(dot, Mermaid, GraphML, pictures), csv.
+
+May import: models, knowledge, errors. Never builds, queries or writes.
+"""

@@ -4,18 +4,30 @@
   unified_diff(changes) -> str
   apply(changes, force=False) -> list[str]                            (the paths written)
 
-Generators return file changes; only `apply` touches the disk.
+Generators return file changes; only `apply` touches the disk. Beside new-primitive
+(in_tree, out_of_tree, anchors, imports, spec, context, placeholder): `kinds` for
+`jaxmap new KIND`, `skill` for the agent skill folder; templates/ holds every template.
+
+May import: session (to open the index it checks names against), commands, render,
+store (atomic writes), knowledge, models, roots, errors; never the front ends.
 """
 
 from __future__ import annotations
 
 import os
 
-from jaxmap import versions
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
-from jaxmap.scaffold.files import FileChange, apply, check, file_diffs, new_file, unified_diff
+from jaxmap.knowledge import versions
+from jaxmap.knowledge.versions import Release, UnsupportedRelease
+from jaxmap.scaffold.files import (
+    FileChange,
+    apply,
+    check,
+    file_diffs,
+    new_file,
+    unified_diff,
+)
 from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
-from jaxmap.versions import Release, UnsupportedRelease
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
            "TargetError", "UnsupportedRelease", "apply", "check", "file_diffs", "generate", "parse_params", "unified_diff"]
@@ -38,7 +50,7 @@ def generate(spec: PrimitiveSpec, *, out: str | None = None,
     """
     spec.validate()
     if in_tree_root is not None:
-        from jaxmap.discover import resolve_root
+        from jaxmap.roots import resolve_root
         from jaxmap.scaffold import in_tree
 
         root = resolve_root(in_tree_root)
@@ -68,7 +80,7 @@ def _out_of_tree(spec: PrimitiveSpec, release: Release, out: str) -> list[FileCh
 def check_name_free(spec: PrimitiveSpec, root: str | None) -> None:
     """NameTaken if a primitive of `root`'s index (default: the installed jax)
     already has the name (or, for hijax, the class name)."""
-    from jaxmap.index import open_index
+    from jaxmap.session import open_index
 
     wanted = {spec.name, spec.class_name} if spec.style == "hijax" else {spec.name}
     with open_index(root) as index:

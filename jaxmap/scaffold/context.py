@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime
 import re
 
+from jaxmap.knowledge.versions import Release
 from jaxmap.scaffold import placeholder
 from jaxmap.scaffold.spec import PrimitiveSpec
-from jaxmap.versions import Release
 
 # Values the generated tests pass for each parameter type.
 TEST_VALUES = {"float": "1.5", "int": "3", "bool": "True", "str": "'default'"}

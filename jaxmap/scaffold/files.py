@@ -11,9 +11,9 @@ import difflib
 import os
 from typing import NamedTuple
 
-from jaxmap import atomic
-from jaxmap.atomic import check_directory
 from jaxmap.errors import TargetError
+from jaxmap.store import atomic
+from jaxmap.store.atomic import check_directory
 
 
 class FileChange(NamedTuple):

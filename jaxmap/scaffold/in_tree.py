@@ -15,12 +15,12 @@ import ast
 import os
 
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
+from jaxmap.knowledge.versions import Release
 from jaxmap.scaffold import anchors, imports
 from jaxmap.scaffold.context import context
 from jaxmap.scaffold.files import FileChange, new_file, read
 from jaxmap.scaffold.spec import PrimitiveSpec
 from jaxmap.scaffold.templating import fill_block, fill_module
-from jaxmap.versions import Release
 
 EXPORT_MODULE = "jax/lax/__init__.py"
 DOCS_PAGE = "docs/jax.lax.rst"

@@ -2,7 +2,8 @@
 
   generate(kind, name, out=..., style=...) -> list[FileChange]   (writes nothing)
 
-Each kind is a row of KINDS: the templates it renders and the styles it offers.
+Each kind is a row of knowledge.rungs.KINDS: its rung, the templates it renders and
+the styles it offers.
 What differs between jax releases comes from `jaxmap.versions`; a kind or style
 the target release lacks is refused with the first release that has it.
 """
@@ -13,46 +14,15 @@ import keyword
 import os
 import re
 import sys
-from typing import NamedTuple
 
 from jaxmap.errors import SpecError, TargetError
-from jaxmap.scaffold import rungs
+from jaxmap.knowledge import rungs
+from jaxmap.knowledge.rungs import KINDS, Kind
 from jaxmap.scaffold.files import FileChange, new_file
 from jaxmap.scaffold.spec import class_name
 from jaxmap.scaffold.templating import fill
 
-
-class Style(NamedTuple):
-    """A module template and the `versions` features the target release must have."""
-
-    template: str
-    needs: tuple[str, ...] = ()
-
-
-class Kind(NamedTuple):
-    """One `jaxmap new` kind: its styles (classic first), its test template, and
-    extra files as (path pattern with {name}, template)."""
-
-    styles: dict[str, Style]
-    test: str
-    extras: tuple[tuple[str, str], ...] = ()
-
-
-KINDS: dict[str, Kind] = {
-    "custom-jvp": Kind({"classic": Style("new_custom_jvp.py.j2")}, "new_custom_jvp_test.py.j2"),
-    "custom-vjp": Kind({"classic": Style("new_custom_vjp.py.j2"),
-                        "hijax": Style("new_custom_vjp_hijax.py.j2", ("hijax_base",))},
-                       "new_custom_vjp_test.py.j2"),
-    "export": Kind({"classic": Style("new_export.py.j2")}, "new_export_test.py.j2"),
-    "custom-partitioning": Kind({"classic": Style("new_custom_partitioning.py.j2")},
-                                "new_custom_partitioning_test.py.j2"),
-    "pallas": Kind({"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
-                   "new_pallas_test.py.j2"),
-    "ffi": Kind({"classic": Style("new_ffi.py.j2", ("ffi_module",))},
-                "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),)),
-}
-# `primitive` is `jaxmap new-primitive` with its defaults (classic or hijax).
-NAMES = tuple(KINDS) + ("primitive",)
+NAMES = tuple(KINDS)
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 # Top-level names the generated modules and tests import or define.
@@ -67,7 +37,7 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
              jax_version: str | None = None) -> list[FileChange]:
     """The files that start `kind` as `name` in `out` (default: the working
     directory), for `jax_version` (default: the installed jax); nothing is written."""
-    from jaxmap import versions
+    from jaxmap.knowledge import versions
 
     if kind not in NAMES:
         raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
@@ -80,15 +50,6 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     release = versions.release(jax_version) if jax_version else versions.installed()
     files = _files(KINDS[kind], kind, name, style or "classic", release)
     return [new_file(os.path.join(out, path), path, text) for path, text in files.items()]
-
-
-def styles(kind: str) -> tuple[str, ...]:
-    """The styles `kind` offers, classic first."""
-    if kind == "primitive":
-        from jaxmap.scaffold.spec import STYLES
-
-        return STYLES
-    return tuple(KINDS[kind].styles)
 
 
 def check_name(name: str) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from jaxmap.knowledge.versions import Release
 from jaxmap.scaffold import imports
 from jaxmap.scaffold.context import context
 from jaxmap.scaffold.imports import Import
 from jaxmap.scaffold.spec import PrimitiveSpec
 from jaxmap.scaffold.templating import fill_module
-from jaxmap.versions import Release
 
 
 def files(spec: PrimitiveSpec, release: Release) -> dict[str, str]:

@@ -8,8 +8,9 @@ import sys
 from dataclasses import dataclass
 
 from jaxmap.errors import SpecError
+from jaxmap.knowledge.rungs import KINDS
 
-STYLES = ("classic", "hijax")
+STYLES = tuple(KINDS["primitive"].styles)
 LOWERINGS = ("lower_fun", "hlo")
 PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 PARAM_TYPES = ("float", "int", "bool", "str")

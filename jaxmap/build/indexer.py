@@ -1,0 +1,208 @@
+"""Build or refresh the index of a root: discover -> extract (worker.py, in parallel)
+-> resolve -> store."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sqlite3
+from contextlib import closing, contextmanager
+from typing import TYPE_CHECKING, NamedTuple
+
+from jaxmap import roots
+from jaxmap.build import discover
+from jaxmap.store import write as store
+from jaxmap.errors import StoreError
+
+if TYPE_CHECKING:
+    from typing import Callable
+
+    Progress = Callable[[int, int], None]
+
+
+class IndexReport(NamedTuple):
+    """What an index run did; `index` is the path of the index file."""
+
+    root: str
+    index: str
+    files: int
+    parsed: int
+    removed: int
+    rebuilt: bool
+    primitives: int
+    rules: int
+    diagnostics: int
+
+    @property
+    def changed(self) -> bool:
+        return self.rebuilt or self.parsed > 0 or self.removed > 0
+
+
+class _Plan(NamedTuple):
+    """What a run must do: facts kept from the old index, by path, and sources to parse."""
+
+    kept: dict
+    to_parse: list
+    removed: int
+    rebuilt: bool
+
+
+def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
+                jobs: int | None = None) -> IndexReport:
+    """Index `root` (default: the installed jax), re-parsing only files whose content
+    changed since the last run; `rebuild` starts from nothing."""
+    root = roots.resolve_root(root)
+    tree = discover.list_files(root)
+    path = store.index_path(root)
+    expected = {**_version_key(), "root": str(root)}
+    plan = _plan(root, tree, path, expected, rebuild)
+    if isinstance(plan, IndexReport):
+        return plan
+    with _gc_paused():
+        facts, rows = _facts(root, tree, plan, progress, jobs)
+        from jaxmap.build import resolve
+
+        resolution = resolve.resolve(facts)
+        meta = {**expected, "jax_version": resolution.jax_version or ""}
+        store.write(path, meta, rows, tree.dirs, resolution)
+    rules = sum(len(p["rules"]) for p in resolution.primitives)
+    return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
+                       plan.rebuilt, len(resolution.primitives), rules,
+                       len(resolution.diagnostics))
+
+
+def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[str, IndexReport | None]:
+    """The index of `root`, ready for queries: built if missing or unreadable, refreshed
+    if an indexed file or directory changed on disk (checked by stat, no tree walk)."""
+    root = roots.resolve_root(root)
+    path = store.index_path(root)
+    conn = store.connect_readonly(path)
+    if conn is not None:
+        with closing(conn):
+            expected = {**store.query_key(), "root": str(root)}
+            if store.is_current(store.read_meta(conn), expected) and _unchanged(root, conn):
+                return path, None
+    return path, build_index(root, progress=progress)
+
+
+def _plan(root: str, tree, path: str, expected: dict, rebuild: bool) -> _Plan | IndexReport:
+    """What to parse again; when no content changed, the run's report instead (after
+    recording any new file and directory stats)."""
+    from_scratch = _Plan({}, tree.files, 0, True)
+    conn = None if rebuild else store.connect_readonly(path)
+    if conn is None:
+        return from_scratch
+    with closing(conn):
+        try:
+            old = store.file_stats(conn) if store.is_current(store.read_meta(conn), expected) \
+                else {}
+            unchanged, touched, to_parse = _classify(root, tree.files, old)
+            removed = len(set(old) - {f.path for f in tree.files})
+            if old and not to_parse and not removed:
+                if touched or store.dir_stats(conn) != dict(tree.dirs):
+                    store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s in touched],
+                                       tree.dirs)
+                return IndexReport(root, path, len(tree.files), 0, 0, False, *store.counts(conn))
+            return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
+                         not old)
+        except (StoreError, sqlite3.DatabaseError):
+            return from_scratch
+
+
+def _unchanged(root: str, conn: sqlite3.Connection) -> bool:
+    try:
+        files, dirs = store.stamps(conn)
+    except sqlite3.DatabaseError:
+        return False
+    prefix = f"{root}{os.sep}"  # plain strings: pathlib would double the cost here
+    try:
+        for path, mtime, size in files:
+            stat = os.stat(prefix + path)
+            if stat.st_mtime_ns != mtime or stat.st_size != size:
+                return False
+        return all(os.stat(prefix + path).st_mtime_ns == mtime for path, mtime in dirs) \
+            and bool(files)
+    except OSError:
+        return False
+
+
+def _classify(root: str, files: list, old: dict) -> tuple[list, list, list]:
+    """Paths whose stored facts still hold, sources whose stat changed but content did
+    not (a touch, a checkout), and sources to parse."""
+    from jaxmap.build.worker import content_digest, read_source
+
+    unchanged, touched, to_parse = [], [], []
+    for source in files:
+        previous = old.get(source.path)
+        if previous is None:
+            to_parse.append(source)
+        elif previous[:2] == (source.mtime_ns, source.size):
+            unchanged.append(source.path)
+        elif content_digest(read_source(root, source.path) or b"") == previous[2]:
+            unchanged.append(source.path)
+            touched.append(source)
+        else:
+            to_parse.append(source)
+    return unchanged, touched, to_parse
+
+
+def _facts(root: str, tree, plan: _Plan, progress, jobs) -> tuple[dict, list[tuple]]:
+    """Facts of every file, parsed now or kept, and the file rows to store."""
+    from jaxmap.build import worker
+
+    parsed = dict(zip((s.path for s in plan.to_parse),
+                      worker.extract_files(root, plan.to_parse, progress=progress, jobs=jobs)))
+    facts, rows = {}, []
+    for source in tree.files:
+        digest, facts[source.path], blob = parsed.get(source.path) or plan.kept[source.path]
+        rows.append((source.path, source.module, source.mtime_ns, source.size, digest, blob))
+    return facts, rows
+
+
+@contextmanager
+def _gc_paused():
+    """Indexing allocates hundreds of thousands of small tuples that all stay alive until
+    the end; the cyclic collector would scan them again and again for nothing. At the
+    end they are moved to the oldest generation unscanned (freeze, then unfreeze): left
+    young, the first collection after would scan them all once more (0.2 s). Objects a
+    caller froze itself are left frozen: then this step is skipped."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
+def _version_key() -> dict[str, str]:
+    """The query key plus what is too costly for the query path: the grammar version
+    and a checksum of jaxmap's own code and queries."""
+    return {**store.query_key(), "grammar": _grammar_version(), "code": _code_checksum()}
+
+
+def _grammar_version() -> str:
+    """Versions of the packages that decide what a parse yields (read from their
+    metadata: importing tree_sitter is not needed to know them)."""
+    from importlib.metadata import version
+
+    return f"tree-sitter {version('tree-sitter')}, tree-sitter-python {version('tree-sitter-python')}"
+
+
+def _code_checksum() -> str:
+    """Of every module of the package, its subpackages included, and every query,
+    listed from the directories so that no module that shapes the index is left out."""
+    import zlib
+
+    package = os.path.dirname(__file__)
+    sources = sorted(os.path.join(directory, name)
+                     for directory, _, names in os.walk(package) for name in names
+                     if name.endswith((".py", ".scm")))
+    checksum = 0
+    for source in sources:
+        with open(source, "rb") as handle:
+            checksum = zlib.crc32(handle.read(), checksum)
+    return f"{checksum:08x}"

@@ -1,0 +1,163 @@
+"""The error and warning messages a file can raise, read from its text: the format
+string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable it
+raises (`msg = f"..."; raise E(msg)`; of a list joined, `"\\n".join(msg)`, its first
+string); of each `super().__init__("...")` (or `Base.__init__(self, "...")`), where
+an exception class builds its own message; and of each `return E(...)` of an
+exception class (a name ending in Error, Exception or Warning), where a helper builds
+the exception its callers raise. A message is stored as its literal pieces, a
+placeholder between each two: f-string fields, `.format` fields and `%` conversions
+are placeholders, adjacent literals are joined. store/message_patterns.py turns
+the pieces back into a pattern that matches the message as raised.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jaxmap.store.message_patterns import MIN_LITERAL
+
+# Searched apart: each starts with a literal, which the regex engine finds far faster
+# than the first letter of any. What `.__init__(` is called on is read backwards.
+_RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
+_WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
+_RETURN = re.compile(rb"return[ \t]+([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
+_INIT = re.compile(rb"\.__init__\([ \t]*(?:self[ \t]*,)?")
+_RECEIVER = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\Z")
+INIT = "__init__"  # the kind of a site that hands a message to a base class's __init__
+_PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
+_BODIES = {
+    b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
+    b"'": re.compile(rb"((?:[^'\\\n]|\\.)*)'"),
+    b'"""': re.compile(rb'((?:[^\\]|\\.)*?)"""', re.DOTALL),
+    b"'''": re.compile(rb"((?:[^\\]|\\.)*?)'''", re.DOTALL),
+}
+_GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
+# `"".join(msg)`, `"\n".join(msg)`: a list of pieces, and a short separator
+_JOIN = re.compile(rb"(?:'[^'\n]{0,4}'|\"[^\"\n]{0,4}\")\.join\(")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_NAME_CHAR = re.compile(rb"[\w.]")
+_FORMAT = re.compile(rb"\s*\.format\b")  # called there, or bound (`msg = "...".format`)
+_PERCENT = re.compile(rb"\s*%")
+_FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
+_CONVERSION = re.compile(r"%%|%[-#0 +]*(?:\*|\d+)?(?:\.\d+)?[sdrifgeExXoca]")
+_ESCAPE = re.compile(r"\\(\n|.)")
+_ESCAPES = {"n": "\n", "t": "\t", "\n": ""}
+_LOOK_BACK = 3000  # bytes searched before a raise for the variable it raises
+
+
+def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...], bool]]:
+    """(byte offset, exception, 'warning' or INIT, pieces, whether it is returned) of
+    each raise, warn, return or base-class __init__ site whose message is a literal
+    format string (directly, or through a variable)."""
+    found, after = [], 0
+    for start, end, kind, returned in sorted(_site_matches(source)):
+        if start < after:
+            continue  # inside the last match, as one search would have read it
+        after = end
+        if start and _NAME_CHAR.match(source, start - 1):
+            continue  # `self.warn(`, `reraise E(`: not a site
+        pieces = _run(source, end)
+        if pieces is None:
+            pieces = _variable(source, end, start)
+        if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
+            found.append((start, kind, pieces, returned))
+    return found
+
+
+def _site_matches(source: bytes):
+    """(start, end, kind, returned) of every raise, warn, exception returned and
+    `X.__init__(` call in `source`."""
+    for match in _RAISE.finditer(source):
+        yield match.start(), match.end(), match.group(1).decode(), False
+    for match in _RETURN.finditer(source):
+        yield match.start(), match.end(), match.group(1).decode(), True
+    for match in _WARN.finditer(source):
+        yield match.start(), match.end(), "warning", False
+    for match in _INIT.finditer(source):
+        line = source.rfind(b"\n", 0, match.start()) + 1
+        receiver = _RECEIVER.search(source, line, match.start())
+        if receiver:
+            yield receiver.start(), match.end(), INIT, False
+
+
+def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
+    """`raise E(msg)` or `raise E(msg.format(...))`: the string last assigned to `msg`
+    before the site, formatted as the site formats it; for `raise E("".join(msg))`,
+    the first string of the list last assigned to `msg` (`msg = [f"...", ...]`), or of
+    the first `msg.append(...)` after an empty one, which the message starts with."""
+    at = _GAP.match(source, at).end()
+    joined = _JOIN.match(source, at)
+    name = _NAME.match(source, joined.end() if joined else at)
+    if name is None:
+        return None
+    assign = re.compile(rb"(?<![\w.])" + re.escape(name.group()) + rb"[ \t]*=[ \t]*(?!=)")
+    last = None
+    for found in assign.finditer(source, max(0, site - _LOOK_BACK), site):
+        last = found
+    pieces = _run(source, last.end()) if last else None
+    if pieces is None and joined and last:  # `msg = []`, then `msg.append("...")`
+        append = source.find(name.group() + b".append(", last.end(), site)
+        pieces = _run(source, append + len(name.group()) + 8) if append >= 0 else None
+    if pieces and _FORMAT.match(source, name.end()):
+        return tuple(_resplit(list(pieces), _FIELD))
+    if pieces and _PERCENT.match(source, name.end()):
+        return tuple(_resplit(list(pieces), _CONVERSION))
+    return pieces
+
+
+def _run(source: bytes, at: int) -> tuple[str, ...] | None:
+    """The pieces of the adjacent string literals starting at `at`, with any
+    `.format(`/`%` after them; None if no literal starts there."""
+    pieces: list[str] = []
+    at = _GAP.match(source, at).end()
+    if source[at:at + 1] in (b"(", b"["):  # `msg = ("..." "...")`, or a list's first
+        at += 1
+    while True:
+        at = _GAP.match(source, at).end()
+        opening = _PREFIX.match(source, at)
+        if opening is None:
+            break
+        prefix, quote = opening.group(1).lower(), opening.group(2)
+        body = _BODIES[quote].match(source, opening.end())
+        if body is None:
+            return None
+        text = body.group(1).decode("utf-8", "replace")
+        if b"r" not in prefix:
+            text = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
+        _join(pieces, _split(text, _FIELD) if b"f" in prefix else [text])
+        at = body.end()
+    if not pieces or source.startswith(b".join(", at):  # a separator, not the message
+        return None
+    if _FORMAT.match(source, at):
+        pieces = _resplit(pieces, _FIELD)
+    elif _PERCENT.match(source, at):
+        pieces = _resplit(pieces, _CONVERSION)
+    return tuple(pieces)
+
+
+def _split(text: str, fields: re.Pattern) -> list[str]:
+    """Literal pieces of `text` around its fields (`{{`, `%%`: the literal brace/sign)."""
+    pieces, current, at = [], "", 0
+    for field in fields.finditer(text):
+        current += text[at:field.start()]
+        if field.group() in ("{{", "}}", "%%"):
+            current += field.group()[0]
+        else:
+            pieces.append(current)
+            current = ""
+        at = field.end()
+    return pieces + [current + text[at:]]
+
+
+def _resplit(pieces: list[str], fields: re.Pattern) -> list[str]:
+    """`pieces` with the fields of each split out too (`"...{}...".format(x)`)."""
+    return [part for piece in pieces for part in _split(piece, fields)]
+
+
+def _join(pieces: list[str], more: list[str]) -> None:
+    """Adjacent literals: the first piece of `more` continues the last of `pieces`."""
+    if pieces:
+        pieces[-1] += more[0]
+        pieces.extend(more[1:])
+    else:
+        pieces.extend(more)

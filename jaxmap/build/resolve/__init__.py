@@ -1,0 +1,93 @@
+"""Cross-file resolution: the facts of a whole tree -> primitives, their rules,
+definitions, import edges, binders and tests.
+
+Three collaborators, composed here: `Names` (modules, imports, lookup), the
+`Interpreter` (runs modules, summarises helpers; it composes `Classes`, for classes
+that make primitives, and `Registrations`, for how a registration becomes a rule), and
+`Findings` (primitives, rules, diagnostics). `edges` turns what they found into the
+remaining rows, and `calls` into the call graph (call and binds edges).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from jaxmap.build.facts import DICT, STR, UNKNOWN, FileFacts
+from jaxmap.models import Resolution
+from jaxmap.build.resolve import calls, edges
+from jaxmap.build.resolve.findings import Findings
+from jaxmap.build.resolve.interpreter import Interpreter
+from jaxmap.build.resolve.names import Names
+
+
+def resolve(files: dict[str, dict]) -> Resolution:
+    """Resolve the facts of every file of a tree (path -> stored facts, see extract.py)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
+    try:
+        return _resolve({path: FileFacts.wrap(raw) for path, raw in files.items()})
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _resolve(files: dict[str, FileFacts]) -> Resolution:
+    names = Names(files)
+    findings = Findings(names)
+    findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
+                                if facts.error)
+    interpreter = Interpreter(names, findings)
+    for module in names.modules:
+        interpreter.module_env(module)
+    # Every module has run: names read their envs directly from now on. This also ends
+    # the cycle names -> interpreter -> names (classes hold the interpreter weakly), so
+    # all of the resolution is freed as soon as it is done with, by reference counting.
+    names.env_of = interpreter.envs.__getitem__
+    for module in names.modules:
+        interpreter.classes.hijax_classes(module)
+    interpreter.classes.trace_rules()
+    aliases = _platform_aliases(interpreter)
+    findings.expand_platforms(aliases)
+    definitions = edges.definitions(names, findings)
+    ids = _ids(definitions)
+    call_rows = calls.call_edges(names, ids)
+    binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
+    bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
+    tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))
+    return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
+                      tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
+                      call_rows, edges.messages(names))
+
+
+def _ids(definitions: list[dict]) -> dict[str, int]:
+    """Qualified name -> definition id. A variable that rebinds a function or class's
+    name (`Flatten = Flatten()`) leaves the name to the function or class: the code
+    whose calls and binds the call graph records."""
+    ids: dict[str, int] = {}
+    for i, row in enumerate(definitions):
+        if row["kind"] != "variable" or row["qualname"] not in ids:
+            ids[row["qualname"]] = i
+    return ids
+
+
+# Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).
+_ALIAS_TABLE = ("jax._src.xla_bridge", "_platform_aliases")
+
+
+def _platform_aliases(interpreter: Interpreter) -> dict[str, list[str]]:
+    """alias -> platforms, read from the tree's own table (none if it has no such table)."""
+    module, name = _ALIAS_TABLE
+    if module not in interpreter.names.modules:
+        return {}
+    table = interpreter.module_env(module).get(name, UNKNOWN)
+    aliases: dict[str, list[str]] = {}
+    for platform, alias in table[1] if table[0] == DICT else ():
+        if platform[0] == STR and alias[0] == STR:
+            aliases.setdefault(alias[1], []).append(platform[1])
+    return aliases
+
+
+def _jax_version(names: Names, interpreter: Interpreter) -> str | None:
+    if "jax.version" not in names.modules:
+        return None
+    value = interpreter.module_env("jax.version").get("_version")
+    return value[1] if value and value[0] == STR else None

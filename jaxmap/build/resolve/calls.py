@@ -1,0 +1,263 @@
+"""The call graph: function -> function call edges and function -> primitive binds
+edges, from what each function's text calls or names (`facts.Callee`); the code
+outside functions is a caller too: a module's top level, and each class body.
+
+A call resolves through imports, re-exports, aliases, `partial(...)`, wrappers
+assigned at module level (`jit_f = jit(_f)`), methods on `self`/`cls` of a class of
+the tree, and module attributes. A call that resolves outside the tree (numpy, a
+builtin) is `external`; one that cannot be named (a method of a local value, a
+parameter) is kept as `unresolved` with its text, never dropped. A name that is only
+handed on (`partial(lax.dot_general, ...)`, `jit(_einsum)`, a default
+`=lax.dot_general`) is an edge when it names a function of the tree, and otherwise
+nothing: it was not a call (a class named as a base or in an annotation is not). A
+decorator is a call, with or without arguments.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import NamedTuple
+
+from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM, SYM, Binds
+from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.values import MAX_HOPS
+
+RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
+_BUILTINS = frozenset(dir(builtins))
+_BIND_METHODS = frozenset({"bind", "bind_with_trace"})
+
+
+class CallRow(NamedTuple):
+    """One edge as stored: caller and callee definition ids (callee None unless
+    resolved), the text as written, its status, and its line in the caller (its first
+    call there, or its first use if it is only handed on)."""
+
+    caller: int
+    callee: int | None
+    text: str
+    status: str
+    line: int
+
+
+class BindRow(NamedTuple):
+    """A function that binds a primitive, itself or through the helper `via` (a helper
+    that binds a parameter or a local, called with the primitive)."""
+
+    module: str
+    function: str
+    primitive: int
+    line: int
+    caller: int | None
+    via: str | None
+
+
+def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
+    """Every call edge of the tree; `ids`: qualified name -> definition id."""
+    rows = []
+    packages = {module.partition(".")[0] for module in names.modules}
+    # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
+    classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
+               for cls in facts.classes}
+    for module, (_, facts) in names.modules.items():
+        known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
+        module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
+            | packages | {"self", "cls"}
+        for qualname, callees in facts.callees.items():
+            caller = ids.get(f"{module}.{qualname}" if qualname else module)
+            if caller is None:
+                continue
+            # Names mean the same in every function without imports of its own.
+            scope = qualname if (module, qualname) in names.imports else ""
+            heads = module_heads | _import_heads(names, module, qualname) if scope \
+                else module_heads
+            for name, line, called in callees:  # unpacked: 56k of them
+                if name.partition(".")[0] not in heads:
+                    # A local or a builtin: it names nothing of the tree.
+                    if called:
+                        rows.append(CallRow(caller, None, name, _unnamed(name), line))
+                    continue
+                key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
+                if key not in known:
+                    known[key] = _resolve(names, module, qualname, name)
+                status, target = known[key]
+                if status is None or not called and (status != RESOLVED or target in classes):
+                    continue  # a `.bind` (a binds edge), or a name handed on: no call
+                rows.append(CallRow(caller, ids.get(target) if target else None, name,
+                                    status, line))
+    return rows
+
+
+def _import_heads(names: Names, module: str, scope: str) -> set[str]:
+    """The first names that imports bind in `scope` and the functions around it."""
+    heads = set()
+    while True:
+        heads.update(alias.partition(".")[0] for alias in names.imports.get((module, scope), ()))
+        if not scope:
+            return heads
+        scope = scope.rpartition(".")[0]
+
+
+def _unnamed(text: str) -> str:
+    """The status of a call whose first name is neither imported nor defined in its
+    module: a builtin is outside the tree; anything else is a local value."""
+    return EXTERNAL if text.partition(".")[0] in _BUILTINS else UNRESOLVED
+
+
+def _resolve(names: Names, module: str, qualname: str, text: str
+             ) -> tuple[str | None, str | None]:
+    """(status, qualified name of the callee definition) of a name in a function; no
+    status for a primitive's `.bind` (a binds edge, from the Binds facts)."""
+    head = text.partition(".")[0]
+    if head in ("self", "cls") and "." in qualname:
+        found = _member(names, module, qualname.rpartition(".")[0], text.partition(".")[2])
+        return (RESOLVED, found) if found else (UNRESOLVED, None)
+    # At the top level (qualname ''), names are the module's own before its imports.
+    value = names.lookup(text, module, qualname, None if qualname else names.env_of(module))
+    target = _definition(names, value)
+    if target is not None:
+        return RESOLVED, target
+    if value[0] == SYM and not names.in_tree(value[1]) and _known_head(names, module,
+                                                                       qualname, head):
+        return EXTERNAL, None
+    if value[0] == METHOD and value[1][0] == PRIM:  # `p.def_impl(...)`, `p.bind(...)`
+        return (None, None) if value[2] in _BIND_METHODS else (EXTERNAL, None)
+    return UNRESOLVED, None
+
+
+def _definition(names: Names, value: tuple, depth: int = 0) -> str | None:
+    """The qualified name of the function or class a value calls, if in the tree."""
+    tag = value[0]
+    if tag in (FUNC, CLASS):
+        return f"{value[1]}.{value[2]}"
+    if tag == PARTIAL and depth < MAX_HOPS:
+        return _definition(names, value[1], depth + 1)
+    if tag == APPLIED and depth < MAX_HOPS:  # `jit(f)`, `api_boundary(f)`: f is called
+        for arg in value[2]:
+            found = _definition(names, arg, depth + 1)
+            if found:
+                return found
+    if tag == SYM and names.in_tree(value[1]):  # a method, `Class.f` of another module
+        module, qualname = _split(names, value[1])
+        facts = names.facts(module) if module in names.modules else None
+        if facts and (qualname in facts.funcs or qualname in facts.classes):
+            return value[1]
+    return None
+
+
+def _member(names: Names, module: str, cls: str, attr: str, depth: int = 0) -> str | None:
+    """`module.cls.attr` for a member of a class of the tree, looked up through its
+    bases (`self._f` in a method of `cls`)."""
+    spec = names.facts(module).classes.get(cls)
+    if spec is None or "." in attr or depth > MAX_HOPS:
+        return None
+    if attr in spec.members and cls + "." + attr in names.facts(module).funcs:
+        return f"{module}.{cls}.{attr}"
+    for base in spec.bases:
+        if base[0] != NAME:
+            continue
+        value = names.lookup(base[1], module, "", names.env_of(module))
+        if value[0] == CLASS:
+            found = _member(names, value[1], value[2], attr, depth + 1)
+            if found:
+                return found
+    return None
+
+
+def _known_head(names: Names, module: str, scope: str, head: str) -> bool:
+    """Whether a name's head is imported, a builtin or a module-level name: then what it
+    leads to outside the tree is known to be outside, not a local left unresolved."""
+    return head in _BUILTINS or head in names.imports.get((module, scope), ()) \
+        or head in names.imports.get((module, ""), ()) or head in names.env_of(module)
+
+
+def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
+               primitives: list[dict]) -> list[BindRow]:
+    """Functions that bind a primitive: `x_p.bind(...)` where x_p is a primitive (or,
+    imported inside an unread body, the one primitive of the tree held by a variable of
+    that name); and, for a helper that binds something it cannot name (a parameter,
+    `prim = a_p if c else b_p`), the primitives it names itself and those its callers
+    name when calling it."""
+    rows, helpers = [], {}
+    held: dict[str, list[int]] = {}
+    for pid, prim in enumerate(primitives):
+        held.setdefault(prim["variable"], []).append(pid)
+    for module, (_, facts) in names.modules.items():
+        for event in facts.events:
+            if not isinstance(event, Binds):
+                continue
+            caller = ids.get(f"{module}.{event.scope}")
+            value = names.lookup(event.name, module, event.scope)
+            if value[0] != PRIM and len(held.get(event.name, ())) == 1:
+                value = (PRIM, held[event.name][0])
+            if value[0] == PRIM:
+                rows.append(BindRow(module, event.scope, value[1], event.line, caller, None))
+            elif caller is not None:
+                helpers.setdefault(caller, (module, event.scope, event.line))
+    named = _named_primitives(names, ids)
+    for caller, (module, function, line) in helpers.items():
+        rows += [BindRow(module, function, pid, line, caller, None)
+                 for pid in named.get(caller, ())]
+    owners = {i: q for q, i in ids.items()}
+    for edge in calls:
+        if edge.callee in helpers and edge.caller in named and edge.caller != edge.callee:
+            module, function = _split(names, owners[edge.caller])
+            helper = helpers[edge.callee][1]
+            rows += [BindRow(module, function, pid, edge.line, edge.caller, helper)
+                     for pid in named[edge.caller]]
+    return rows
+
+
+def _named_primitives(names: Names, ids: dict[str, int]) -> dict[int, tuple[int, ...]]:
+    """definition id -> the primitives its text names (`add_p`, not `add_p.bind`)."""
+    named = {}
+    for module, (_, facts) in names.modules.items():
+        for qualname, callees in facts.callees.items():
+            owner = ids.get(f"{module}.{qualname}")
+            if owner is None:  # a module's top level: it has no id of this form
+                continue
+            found = []
+            for name, _line, called in callees:
+                if not called and name.endswith("_p"):
+                    value = names.lookup(name, module, qualname)
+                    if value[0] == PRIM:
+                        found.append(value[1])
+            if found:
+                named[owner] = tuple(found)
+    return named
+
+
+def _split(names: Names, qualified: str) -> tuple[str, str]:
+    """(module, qualname) of a qualified definition name."""
+    module = names.module_of(qualified.rpartition(".")[0])
+    return (module, qualified[len(module) + 1:]) if module else (qualified, "")
+
+
+class Reach:
+    """The primitives each function reaches through resolved call edges (a test reaches
+    what anything it calls binds, through any module), computed on demand, memoised.
+    Inside a cycle, a function answers with what is known when the cycle closes. What
+    module and class bodies call (`bodies`: ids of definitions that are not functions)
+    is not followed: calling a class does not run its body."""
+
+    def __init__(self, calls: list[CallRow], binds: list[BindRow], bodies: set[int]):
+        self._out: dict[int, set[int]] = {}
+        for edge in calls:
+            if edge.callee is not None and edge.callee != edge.caller \
+                    and edge.caller not in bodies:
+                self._out.setdefault(edge.caller, set()).add(edge.callee)
+        self._bound: dict[int, set[int]] = {}
+        for row in binds:
+            if row.caller is not None:
+                self._bound.setdefault(row.caller, set()).add(row.primitive)
+        self._memo: dict[int, frozenset[int]] = {}
+
+    def __call__(self, node: int) -> frozenset[int]:
+        memo = self._memo.get(node)
+        if memo is not None:
+            return memo
+        self._memo[node] = frozenset()  # in progress: a cycle back here adds nothing
+        found = set(self._bound.get(node, ()))
+        for callee in self._out.get(node, ()):
+            found |= self(callee)
+        self._memo[node] = frozenset(found)
+        return self._memo[node]

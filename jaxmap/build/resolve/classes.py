@@ -1,0 +1,169 @@
+"""Classes that make primitives: Primitive subclasses (their instances are primitives,
+with the rules their __init__ and methods give), HiPrimitive subclasses (rules are the
+class's methods), and VJPHiPrimitive subclasses (each class is a primitive)."""
+
+from __future__ import annotations
+
+import weakref
+
+from jaxmap.knowledge import registrars as R
+from jaxmap.build.facts import CLASS, FUNC, PRIM, UNKNOWN
+from jaxmap.models import RuleKind
+from jaxmap.build.resolve.findings import Findings
+from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.values import MAX_HOPS, canonical
+
+PRIMITIVE, HI_PRIMITIVE, VJP_HI = "primitive", "hiprimitive", "vjp_hi"
+
+
+class Classes:
+    """Class kinds, members and bases, and the primitives classes make. Evaluation of
+    base expressions and of __init__ calls goes through `interpreter` (which owns this
+    object: held weakly, so the two make no reference cycle)."""
+
+    def __init__(self, names: Names, findings: Findings, interpreter):
+        self.names = names
+        self.findings = findings
+        self.interpreter = weakref.proxy(interpreter)
+        self.kinds: dict[tuple[str, str], str | None] = {}
+        self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
+        self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
+
+    def makes_primitives(self, cls: tuple) -> bool:
+        """Whether instances of `cls` are primitives."""
+        return self.kind(cls) in (PRIMITIVE, HI_PRIMITIVE)
+
+    def instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx, via: str) -> tuple:
+        """`SomePrimitiveSubclass('name')`: a new primitive, the rules its __init__
+        registers on `self`, and for HiPrimitive subclasses the rule methods."""
+        created = self.interpreter.construct(args[0] if args else kwargs.get("name", UNKNOWN),
+                                             ctx)
+        if created[0] == PRIM:
+            self.instance_class[created[1]] = cls
+        init = self._initializer(cls)
+        if init is not None:
+            self.interpreter.apply(init, (created, *args), kwargs, ctx, via, None)
+        if created[0] == PRIM:
+            table = R.HIJAX_METHODS if self.kind(cls) == HI_PRIMITIVE else R.PRIMITIVE_METHODS
+            self._method_rules(created[1], cls, table)
+        return created
+
+    def instance_member(self, pid: int, name: str) -> dict | None:
+        """Where member `name` of primitive `pid`'s class is defined, as a rule function."""
+        cls = self.instance_class.get(pid)
+        member = self.members(cls).get(name) if cls is not None else None
+        if member is None:
+            return None
+        module, _, line, _ = member
+        return {"name": name, "file": self.names.path(module), "line": line}
+
+    def _method_rules(self, pid: int, cls: tuple, table: dict) -> None:
+        """Rules a Primitive subclass defines as methods, unless already registered."""
+        have = self.findings.kinds_of(pid)
+        for name, (module, qualname, line, end_line) in self.members(cls).items():
+            kind = table.get(name)
+            if kind is not None and str(kind) not in have:
+                self._member_rule(pid, kind, name, module, qualname, line, end_line)
+
+    def _member_rule(self, pid: int, kind, name: str, module: str, qualname: str, line: int,
+                     end_line: int) -> None:
+        """A rule that is a class member: registered where it is defined."""
+        self.findings.add_rule(pid, kind, module, (line, end_line), qualname, None,
+                               [{"name": name, "file": self.names.path(module), "line": line}])
+
+    def members(self, cls: tuple, depth: int = 0) -> dict[str, tuple]:
+        """Methods and attributes of a class and its in-tree bases, nearest first,
+        stopping at JAX's own Primitive and hijax base classes:
+        name -> (module, qualname, line, end_line)."""
+        name = f"{cls[1]}.{cls[2]}"
+        if name in R.HIJAX_CLASS_BASE_NAMES or name in R.HI_PRIMITIVE_BASE_NAMES \
+                or name in R.PRIMITIVE_CLASS_NAMES or depth > MAX_HOPS:
+            return {}
+        spec = self.names.facts(cls[1]).classes.get(cls[2])
+        if spec is None:
+            return {}
+        members = {}
+        for value in reversed(self._bases(cls)):
+            if value[0] == CLASS:
+                members.update(self.members(value, depth + 1))
+        for member, (line, end_line) in spec.members.items():
+            members[member] = (cls[1], f"{cls[2]}.{member}", line, end_line)
+        return members
+
+    def kind(self, cls: tuple, depth: int = 0) -> str | None:
+        """VJP_HI for VJPHiPrimitive subclasses (the class is the primitive),
+        HI_PRIMITIVE for HiPrimitive subclasses, PRIMITIVE for other Primitive
+        subclasses (instances are primitives), else None."""
+        key = (cls[1], cls[2])
+        if key in self.kinds:
+            return self.kinds[key]
+        self.kinds[key] = None
+        kind = None
+        for value in self._bases(cls):
+            name = canonical(value)
+            if name in R.HIJAX_CLASS_BASE_NAMES:
+                kind = VJP_HI
+            elif name in R.HI_PRIMITIVE_BASE_NAMES:
+                kind = kind or HI_PRIMITIVE
+            elif name in R.PRIMITIVE_CLASS_NAMES:
+                kind = kind or PRIMITIVE
+            elif value[0] == CLASS and depth < MAX_HOPS:
+                kind = kind or self.kind(value, depth + 1)
+        self.kinds[key] = kind
+        return kind
+
+    def _initializer(self, cls: tuple, depth: int = 0) -> tuple | None:
+        """The `__init__` a class runs: its own, or the nearest base's in the tree."""
+        if f"{cls[2]}.__init__" in self.names.facts(cls[1]).funcs:
+            return (FUNC, cls[1], f"{cls[2]}.__init__")
+        for value in self._bases(cls) if depth < MAX_HOPS else ():
+            if value[0] == CLASS:
+                found = self._initializer(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def hijax_classes(self, module: str) -> None:
+        """Each VJPHiPrimitive subclass of `module` as a primitive of its own."""
+        for qualname, spec in self.names.facts(module).classes.items():
+            cls = (CLASS, module, qualname)
+            if "." in qualname or self.kind(cls) != VJP_HI:
+                continue
+            pid = self.findings.new_primitive(qualname, qualname, module,
+                                              (spec.line, spec.end_line), "hijax")
+            members = sorted(self.members(cls).items(), key=lambda m: (m[1][0], m[1][2]))
+            for member, (where, member_qualname, m_line, m_end) in members:
+                kind = R.HIJAX_METHODS.get(member)
+                if kind is not None:
+                    self._member_rule(pid, kind, member, where, member_qualname, m_line, m_end)
+
+    def trace_rules(self) -> None:
+        """For a primitive whose class binds by calling a Trace method
+        (`trace.process_custom_jvp_call(...)` in `bind_with_trace`), each class that
+        defines that method handles it: a TRACE rule per method."""
+        handlers: dict[str, list[tuple]] = {}  # method -> (module, class, line, end_line)
+        for module, (_, facts) in self.names.modules.items():
+            for qualname, spec in facts.classes.items():
+                for member, (line, end_line) in spec.members.items():
+                    if member.startswith("process_"):
+                        handlers.setdefault(member, []).append((module, qualname, line,
+                                                                end_line))
+        for pid, cls in self.instance_class.items():
+            binder = self.members(cls).get("bind_with_trace")
+            if binder is None:
+                continue
+            module, qualname, _, _ = binder
+            for method in self.names.facts(module).trace_calls.get(qualname, ()):
+                for where, owner, line, end_line in handlers.get(method, ()):
+                    self._member_rule(pid, RuleKind.TRACE, method, where,
+                                      f"{owner}.{method}", line, end_line)
+
+    def _bases(self, cls: tuple) -> tuple:
+        """The values of a class's base-class expressions, evaluated once."""
+        key = (cls[1], cls[2])
+        if key not in self.base_values:
+            spec = self.names.facts(cls[1]).classes.get(cls[2])
+            self.base_values[key] = tuple(
+                self.interpreter.evaluate_at_module(cls[1], base)
+                for base in spec.bases) if spec else ()
+        return self.base_values[key]

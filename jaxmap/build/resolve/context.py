@@ -1,0 +1,46 @@
+"""Where evaluation happens, and what a function under summary does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jaxmap.build.facts import UNKNOWN
+
+
+@dataclass
+class Summary:
+    """What calling a function does: registrations on its parameters or on the
+    primitive it creates, and what it returns."""
+
+    # (target, kind, via, platform, rule, guards, conditions); guards: ((condition,
+    # branch), ...) on parameters, decided where the summary is applied; conditions:
+    # the text of other `if`s around the registration, which nothing decides.
+    regs: list[tuple] = field(default_factory=list)
+    returns: tuple = UNKNOWN
+    created: list[tuple] = field(default_factory=list)  # name of each NEW, by its k
+    # A loop over a parameter: what it registers is known only per call, so each call
+    # runs the body again with its arguments (a specialised summary).
+    loops_over_params: bool = False
+
+
+@dataclass
+class Context:
+    """Where evaluation happens: a module's top level, or a function under summary."""
+
+    module: str
+    scope: str
+    locals: dict
+    site: tuple = (0, 0)
+    summary: Summary | None = None
+    guards: list = field(default_factory=list)  # open `if` branches on parameters
+    conditions: list = field(default_factory=list)  # other open `if`s, as text
+    # In the body of a nested function being called: registrations keep the caller's
+    # site, and what it returns is collected here.
+    returned: list | None = None
+    via: str = ""  # how the call that runs it reads (`@register_lowering > `)
+    site_module: str = ""  # the module `site` is in, where that is not `module`
+
+    @property
+    def site_in(self) -> str:
+        """The module of the statement that registrations here are reported at."""
+        return self.site_module or self.module

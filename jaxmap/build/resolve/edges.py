@@ -1,0 +1,169 @@
+"""After resolution: the rows of definitions (with the public paths they are exported
+under), module import edges, the tests that exercise each primitive, and the messages
+raised (the call graph itself is calls.py's)."""
+
+from __future__ import annotations
+
+import json
+
+from jaxmap.build.facts import APPLIED, CLASS, FUNC, MODULE, PRIM, STR, SYM, TUPLE
+from jaxmap.build.resolve.calls import Reach
+from jaxmap.build.resolve.findings import Findings
+from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.values import MAX_HOPS
+
+# Methods a user calls through the class's instances or constructor.
+_PUBLIC_DUNDERS = frozenset({"__call__", "__init__"})
+# Directories of a checkout whose modules are not part of any public API.
+_NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
+
+
+def definitions(names: Names, findings: Findings) -> list[dict]:
+    """Every module and every definition of the tree, as store rows."""
+    exports = _public_paths(names, findings)
+    rows = []
+    for module, (path, facts) in names.modules.items():
+        rows.append({"name": module.rpartition(".")[2], "qualname": module, "kind": "module",
+                     "module": module, "file": path, "line": 1, "end_line": None,
+                     "public": exports.get((module, ""), []), "summary": facts.doc})
+        for d in facts.defs:
+            rows.append({"name": d.name, "qualname": f"{module}.{d.qualname}", "kind": d.kind,
+                         "module": module, "file": path, "line": d.line,
+                         "end_line": d.end_line, "public": _public_of(exports, module, d),
+                         "summary": d.doc})
+    return rows
+
+
+def _public_of(exports: dict, module: str, d) -> list[str]:
+    """A definition's public paths; a public method's are its public class's paths
+    with its name (`jax.custom_vjp.__call__`)."""
+    if d.kind != "function" or d.qualname.count(".") != 1:
+        return exports.get((module, d.qualname), [])
+    owner, _, method = d.qualname.partition(".")
+    if method.startswith("_") and method not in _PUBLIC_DUNDERS:
+        return []
+    return [f"{path}.{method}" for path in exports.get((module, owner), [])]
+
+
+def _public_paths(names: Names, findings: Findings) -> dict[tuple[str, str], list[str]]:
+    """Public dotted paths (`jax.lax.psum`) each definition is exported under: the
+    names a user can import from a public module. A module with a literal `__all__`
+    exports those names; otherwise its public definitions and the imports it writes
+    as re-exports (`from m import f as f`) or star-imports; a name its top level
+    deletes anywhere (`del jax_api`) is not exported."""
+    exports: dict[tuple[str, str], list[str]] = {}
+    for module in names.modules:
+        if not _public_module(module):
+            continue
+        for name, key in sorted(_exported(names, findings, module).items()):
+            exports.setdefault(key, []).append(f"{module}.{name}")
+    return exports
+
+
+def _exported(names: Names, findings: Findings, module: str, depth: int = 0
+              ) -> dict[str, tuple[str, str]]:
+    """name -> (module, qualname) of the definition, for what `module` exports."""
+    listed = _all(names, module)
+    found: dict[str, tuple[str, str]] = {}
+    for star in names.stars.get(module, ()) if depth < MAX_HOPS else ():
+        if star in names.modules:
+            found.update(_exported(names, findings, star, depth + 1))
+    for d in names.facts(module).defs:
+        if "." not in d.qualname and (d.name in listed if listed is not None
+                                      else not d.name.startswith("_")):
+            found[d.name] = (module, d.name)
+    reexports = names.reexports.get(module, set())
+    for alias, target in names.imports.get((module, ""), {}).items():
+        if "." in alias or (alias not in listed if listed is not None
+                            else alias.startswith("_") or alias not in reexports):
+            continue
+        key = _defined_at(names, target) or _definition_key(
+            names, findings, names.qualified(target), target.rpartition(".")[2])
+        if key is not None:
+            found[alias] = key
+    for name in names.facts(module).deleted:
+        found.pop(name, None)
+    return found if listed is None else {n: k for n, k in found.items() if n in listed}
+
+
+def _all(names: Names, module: str) -> set[str] | None:
+    """The names of a module's literal `__all__`, if it has one."""
+    value = names.env_of(module).get("__all__")
+    if value is None or value[0] != TUPLE or any(item[0] != STR for item in value[1]):
+        return None
+    return {item[1] for item in value[1]}
+
+
+def _defined_at(names: Names, target: str) -> tuple[str, str] | None:
+    """(module, name) where an imported dotted name is a module-level definition of a
+    module of the tree (`ad_checkpoint.checkpoint_policies`, a variable), or None."""
+    module, _, name = target.rpartition(".")
+    if module in names.modules and name in names.defined(module):
+        return module, name
+    return None
+
+
+def _definition_key(names: Names, findings: Findings, value: tuple, leaf: str
+                    ) -> tuple[str, str] | None:
+    """(module, qualname) of the definition a value is, if it is one in the tree. A
+    wrapped function (`jit = api_boundary(jit)`) is the function of that name."""
+    tag = value[0]
+    if tag in (FUNC, CLASS):
+        return value[1], value[2]
+    if tag == MODULE:
+        return value[1], ""
+    if tag == PRIM:
+        prim = findings.primitives[value[1]]
+        return (prim["module"], prim["variable"]) if prim["variable"] else None
+    if tag == SYM:
+        module, _, attr = value[1].rpartition(".")
+        if module in names.modules:
+            return module, attr
+    if tag == APPLIED:
+        wrapped = [a for a in value[2] if a[0] in (FUNC, CLASS) and a[2] == leaf]
+        return (wrapped[0][1], wrapped[0][2]) if wrapped else None
+    return None
+
+
+def import_edges(names: Names) -> list[tuple[str, str]]:
+    """(module, module it imports), both in the tree."""
+    edges = set()
+    tables = [(module, table.values()) for (module, _scope), table in names.imports.items()]
+    for module, targets in tables + list(names.stars.items()):
+        for target in targets:
+            imported = names.module_of(target)
+            if imported and imported != module:
+                edges.add((module, imported))
+    return sorted(edges)
+
+
+def tests(names: Names, ids: dict[str, int], reach: Reach) -> list[tuple[int, str, str, int]]:
+    """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
+    each `test*` function that names the primitive or reaches it through its calls, in
+    any module (a helper of its own, a nested def, a lambda, `partial(...)`)."""
+    rows = set()
+    for module, (path, facts) in names.modules.items():
+        for qualname, test in facts.tests.items():
+            found = set(reach(ids[f"{module}.{qualname}"])) \
+                if f"{module}.{qualname}" in ids else set()
+            for name in test.names:
+                if name.endswith("_p"):
+                    value = names.lookup(name, module, qualname)
+                    if value[0] == PRIM:
+                        found.add(value[1])
+            rows.update((pid, qualname, path, test.line) for pid in found)
+    return sorted(rows)
+
+
+def messages(names: Names) -> list[tuple[str, int, str, str, str, bool]]:
+    """Every message raised, warned or returned as an exception: (file, line, function
+    or module, exception, literal pieces as JSON, whether it is returned)."""
+    return [(path, m.line, f"{module}.{m.scope}" if m.scope else module, m.exception,
+             json.dumps(m.pieces), m.returned) for module, (path, facts) in names.modules.items()
+            for m in facts.messages]
+
+
+def _public_module(module: str) -> bool:
+    """Not private, not in a checkout's tests/docs/benchmarks/examples, not a test."""
+    return not any(part.startswith("_") for part in module.split(".")) \
+        and module.partition(".")[0] not in _NOT_API and "test" not in module.rpartition(".")[2]

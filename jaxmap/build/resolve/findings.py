@@ -1,0 +1,72 @@
+"""What resolution finds: primitives with their rules, and diagnostics."""
+
+from __future__ import annotations
+
+from jaxmap.build.resolve.names import Names
+
+
+class Findings:
+    """Primitives (rows of the `primitives --json` schema, rules included) in the order
+    they are found, and the diagnostics of things that could not be resolved."""
+
+    def __init__(self, names: Names):
+        self.names = names
+        self.primitives: list[dict] = []
+        self.diagnostics: list[str] = []
+        self._said: set[str] = set()
+        self._rules: set[tuple] = set()
+
+    def new_primitive(self, name: str | None, variable: str | None, module: str,
+                      site: tuple[int, int], style: str = "classic") -> int:
+        """Record a primitive constructed at `site` of `module`; its index."""
+        line, end_line = site
+        self.primitives.append({
+            "name": name, "variable": variable, "module": module,
+            "file": self.names.path(module), "line": line, "end_line": end_line,
+            "style": style, "rules": [], "aliases": []})
+        return len(self.primitives) - 1
+
+    def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
+                 platform: str | None, functions: list[dict], condition: str | None = None
+                 ) -> None:
+        """A rule of primitive `pid`, registered at `site` of `module`, implemented by
+        `functions` (most rules have one; defbilinear's transpose has two), under
+        `condition` when an `if` the resolver cannot decide surrounds it."""
+        line, end_line = site
+        key = (pid, str(kind), module, line, via, platform, tuple(
+            (f["file"], f["line"]) for f in functions), condition)
+        if key in self._rules:  # one statement registering it twice (two Pallas kernel types)
+            return
+        self._rules.add(key)
+        self.primitives[pid]["rules"].append({
+            "kind": str(kind), "file": self.names.path(module), "line": line,
+            "end_line": end_line, "via": via, "platform": platform,
+            "function": functions[0] if functions else None, "functions": functions,
+            "condition": condition})
+
+    def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
+        """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:
+        cuda and rocm, as the tree's own alias table says); none for a default rule."""
+        for primitive in self.primitives:
+            for rule in primitive["rules"]:
+                platform = rule["platform"]
+                rule["platforms"] = list(aliases.get(platform, [platform])) if platform else []
+
+    def kinds_of(self, pid: int) -> set[str]:
+        return {rule["kind"] for rule in self.primitives[pid]["rules"]}
+
+    def name_variable(self, pid: int, variable: str) -> None:
+        """A module-level name a primitive is assigned to: the first is its variable,
+        the others its aliases (`call_p = closed_call_p = eval_jaxpr_p`)."""
+        primitive = self.primitives[pid]
+        if primitive["variable"] is None:
+            primitive["variable"] = variable
+        elif variable != primitive["variable"] and variable not in primitive["aliases"]:
+            primitive["aliases"].append(variable)
+
+    def diagnose(self, module: str, line: int, message: str) -> None:
+        """Say what could not be resolved, once per place and message."""
+        diagnostic = f"{self.names.path(module)}:{line}: {message}"
+        if diagnostic not in self._said:
+            self._said.add(diagnostic)
+            self.diagnostics.append(diagnostic)

@@ -1,0 +1,128 @@
+"""How a registration becomes a rule: registries, registrar calls and rule methods,
+kept in the summary of a function under summary, else added to the primitive's rules
+with the function the rule is."""
+
+from __future__ import annotations
+
+from jaxmap.knowledge import registrars as R
+from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR,
+                          SYM, UNKNOWN)
+from jaxmap.models import RuleKind
+from jaxmap.build.resolve.context import Context
+from jaxmap.build.resolve.findings import Findings
+from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.values import is_callable
+
+_SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
+_MACHINERY = "jax._src.interpreters."
+
+
+def registry(value: tuple) -> tuple[RuleKind, str | None] | None:
+    """(kind, platform) of a registry value, if it is one."""
+    if value[0] != SYM:
+        return None
+    name = value[1]
+    if name in R.REGISTRIES_BY_NAME:
+        return R.REGISTRIES_BY_NAME[name], None
+    if name in R.PALLAS_LOWERING_TABLES:
+        return RuleKind.LOWERING, R.PALLAS_LOWERING_TABLES[name]
+    return None
+
+
+def platform_value(platform: str | None) -> tuple:
+    return (STR, platform) if platform else UNKNOWN
+
+
+class Registrations:
+    """Records registrations into `findings`; `classes` names rules that are methods."""
+
+    def __init__(self, names: Names, findings: Findings, classes):
+        self.names = names
+        self.findings = findings
+        self.classes = classes
+
+    def into_table(self, table: tuple, key: tuple, rule: tuple, ctx: Context, via: str) -> None:
+        """`table[key] = rule`, where table may be a registry."""
+        kind_platform = registry(table)
+        if kind_platform is not None:
+            kind, platform = kind_platform
+            self.register(key, kind, via, platform_value(platform), rule, ctx)
+
+    def update(self, table: str, pairs: tuple, ctx: Context, via: str) -> None:
+        """`registry.update({p: rule, ...})`."""
+        for key, rule in pairs:
+            self.into_table((SYM, table), key, rule, ctx, via)
+
+    def method(self, target: tuple, method: str, args: tuple, ctx: Context, via: str,
+               decorated: tuple | None) -> None:
+        """`p.def_impl(rule)` or `@p.def_impl`."""
+        kind = R.METHODS.get(method)
+        if kind is not None:
+            rule = decorated or (args[0] if args else UNKNOWN)
+            self.register(target, kind, via, UNKNOWN, rule, ctx)
+
+    def call_registrar(self, registrar: R.Registrar, args: tuple, kwargs: dict, ctx: Context,
+                       via: str, decorated: tuple | None) -> None:
+        """`ad.deflinear2(p, rule)`, `mlir.register_lowering(p, rule, platform)`, ..."""
+        if not args:
+            return
+        platform = kwargs.get("platform", UNKNOWN)
+        if registrar.platform_arg is not None and len(args) > registrar.platform_arg:
+            platform = args[registrar.platform_arg]
+        rule = decorated or UNKNOWN
+        first = registrar.rule_arg
+        if first is not None and registrar.rule_count > 1:
+            rule = (RULES, args[first:first + registrar.rule_count])
+        elif first is not None and len(args) > first:
+            rule = next((a for a in args[first:] if is_callable(a)), args[first])
+        for kind in registrar.kinds:
+            kind_rule = UNKNOWN if kind == RuleKind.JVP and len(registrar.kinds) > 1 else rule
+            self.register(args[0], kind, via, platform, kind_rule, ctx)
+
+    def register(self, target, kind, via, platform, rule, ctx: Context,
+                 guards: tuple = (), conditions: tuple = ()) -> None:
+        """A rule registration: kept in the summary of the function being summarised,
+        else added to the primitive it names (with the conditions nothing decided)."""
+        conditions = (*ctx.conditions, *conditions)
+        via = ctx.via + via
+        if ctx.summary is not None:
+            if target[0] in _SUMMARY_TARGETS:
+                ctx.summary.regs.append((target, kind, via, platform, rule,
+                                         (*ctx.guards, *guards), conditions))
+            return
+        if target[0] != PRIM:
+            self.findings.diagnose(ctx.site_in, ctx.site[0], f"{kind} rule registered via {via} "
+                                   f"on a value that is not a known primitive")
+            return
+        rules = rule[1] if rule[0] == RULES else (rule,)
+        functions = [f for f in map(self._function_ref, rules) if f is not None]
+        self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via,
+                               platform[1] if platform[0] == STR else None, functions,
+                               " and ".join(conditions) or None)
+
+    def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
+        """The named function a rule value is, or is made from."""
+        if depth > 4:
+            return None
+        tag = rule[0]
+        if tag == CLOSURE and rule[1].startswith(_MACHINERY):
+            # `mlir.cache_lowering(f)` returns its own nested function: name `f`.
+            return next(filter(None, (self._function_ref(v, depth + 1) for v in
+                                      rule[3].values() if v[0] != CLOSURE)), None)
+        if tag in (FUNC, CLOSURE):
+            return self.names.def_location(rule[1], rule[2])
+        if tag == PARTIAL:
+            return self._function_ref(rule[1], depth + 1)
+        if tag == METHOD and rule[1][0] == PRIM:
+            return self.classes.instance_member(rule[1][1], rule[2])
+        if tag == APPLIED:
+            for arg in rule[2]:
+                found = self._function_ref(arg, depth + 1)
+                if found is not None:
+                    return found
+            # A rule factory (`_unary_rule(jnp.negative)`) names the rule; JAX's own
+            # wrappers (`mlir.lower_fun`, `mlir.cache_lowering`) do not.
+            callee = rule[1]
+            if callee[0] == FUNC and not callee[1].startswith(_MACHINERY):
+                return self._function_ref(callee, depth + 1)
+        return None

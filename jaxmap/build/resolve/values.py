@@ -1,0 +1,192 @@
+"""Small pure functions over the resolver's values (their shapes are in facts.py)."""
+
+from __future__ import annotations
+
+from jaxmap.build.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
+                          METHOD, NAME, NEW, NOT, PARAM, PARTIAL, RULES, SPLAT, STR, SUBSCRIPT,
+                          SYM, TUPLE, UNKNOWN, CLOSURE)
+
+MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
+_CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
+
+
+def canonical(value: tuple) -> str | None:
+    """The fully qualified name of a symbol, function or class value."""
+    if value[0] == SYM:
+        return value[1]
+    if value[0] in (FUNC, CLASS):
+        return f"{value[1]}.{value[2]}"
+    return None
+
+
+def is_callable(value: tuple) -> bool:
+    return value[0] in _CALLABLE
+
+
+def text(expr: tuple) -> str:
+    """How an extracted expression reads in source, for `via`: `ad.primitive_jvps[...]`."""
+    tag = expr[0]
+    if tag == NAME:
+        return expr[1]
+    if tag == SUBSCRIPT:
+        return text(expr[1]) + "[...]"
+    if tag == CALL:
+        return text(expr[1]) + "(...)"
+    if tag == ATTRIBUTE:
+        return f"{text(expr[1])}.{expr[2]}"
+    return "..."
+
+
+def condition_text(expr: tuple, taken: bool = True) -> str:
+    """How an `if` condition reads, negated for its `else` branch."""
+    written = text(expr[1]) if expr[0] == NOT else text(expr)
+    return written if (expr[0] == NOT) != taken else f"not {written}"
+
+
+def truth_of(value: tuple) -> bool | None:
+    """Whether a value is truthy, where that is known (constants, strings, tuples)."""
+    tag = value[0]
+    if tag in (CONST, STR, TUPLE):
+        return bool(value[1])
+    if tag == NOT:
+        inner = truth_of(value[1])
+        return None if inner is None else not inner
+    return None
+
+
+def negation(value: tuple) -> tuple:
+    """`not value`: a constant where the truth is known."""
+    truth = truth_of(value)
+    return (CONST, not truth) if truth is not None else (NOT, value)
+
+
+def mentions_param(value: tuple) -> bool:
+    """Whether a condition depends on a parameter of the function under summary."""
+    return value[0] == PARAM or (value[0] == NOT and mentions_param(value[1]))
+
+
+def depends_on_params(value: tuple) -> bool:
+    """Whether a parameter appears anywhere in a value (`zip(platforms, rules)`)."""
+    return _contains(value, PARAM)
+
+
+def mentions_new(value: tuple) -> bool:
+    """Whether a value holds a primitive that a function under summary creates."""
+    return _contains(value, NEW)
+
+
+def _contains(value, tag: str) -> bool:
+    """Whether a value, or any value inside it (items, arguments, keywords), has `tag`."""
+    if isinstance(value, dict):
+        return any(_contains(item, tag) for item in value.values())
+    if not isinstance(value, tuple) or not value:
+        return False
+    if value[0] == CLOSURE:  # its locals may hold itself: not looked into
+        return tag == CLOSURE
+    if isinstance(value[0], str):  # a tagged value
+        return value[0] == tag or any(_contains(item, tag) for item in value[1:])
+    return any(_contains(item, tag) for item in value)  # a tuple of values or pairs
+
+
+def news_in(value: tuple) -> list[tuple]:
+    """The NEW values a returned value is or holds (`return fwd_p, bwd_p`)."""
+    if value[0] == NEW:
+        return [value]
+    if value[0] == TUPLE:
+        return [new for item in value[1] for new in news_in(item)]
+    return []
+
+
+def with_created(value: tuple, created: dict[int, tuple]) -> tuple:
+    """`value` with each NEW replaced by the primitive a call created for it."""
+    if value[0] == NEW:
+        return created.get(value[2], UNKNOWN)
+    if value[0] == TUPLE:
+        return (TUPLE, tuple(with_created(item, created) for item in value[1]))
+    if value[0] == CLOSURE:
+        return (CLOSURE, value[1], value[2], _map_locals(value[3], with_created, created))
+    return value
+
+
+def concatenation(left: tuple, right: tuple) -> tuple:
+    """`left + right`: a string where both are; kept while a parameter is in it."""
+    if left[0] == STR and right[0] == STR:
+        return (STR, left[1] + right[1])
+    if depends_on_params(left) or depends_on_params(right):
+        return (ADD, left, right)
+    return UNKNOWN
+
+
+def is_literal(expr: tuple) -> bool:
+    """A string, a constant, or a tuple of literals: its own value, needing no names."""
+    return expr[0] in (CONST, STR) or (expr[0] == TUPLE and all(map(is_literal, expr[1])))
+
+
+def bind_params(params: tuple, args: tuple, kwargs: dict,
+                defaults: dict | None = None) -> dict[int, tuple]:
+    """Parameter index -> argument value, for positional and keyword arguments, and
+    literal defaults (`supports_batching=True`, `platforms=("cpu", "cuda")`) for
+    parameters not passed. From a
+    `*args` argument on, positions are not known: those parameters stay unbound."""
+    positional = []
+    for param in params:
+        if param == "*":
+            break
+        positional.append(param)
+    bound, unknown_from = {}, len(positional)
+    for i, value in enumerate(args[:len(positional)]):
+        if value[0] == SPLAT:
+            unknown_from = i
+            break
+        bound[i] = value
+    for i, param in enumerate(params):
+        if param in kwargs:
+            bound[i] = kwargs[param]
+        elif i not in bound and not unknown_from <= i < len(positional) \
+                and is_literal((defaults or {}).get(param, UNKNOWN)):
+            bound[i] = defaults[param]
+    return bound
+
+
+def param_locals(params: tuple, bound: dict[int, tuple]) -> dict[str, tuple]:
+    """Parameter name -> its value (UNKNOWN where none is bound), from bind_params."""
+    return {p: bound.get(i, UNKNOWN) for i, p in enumerate(params) if p != "*"}
+
+
+def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
+    """`value` with parameters replaced by the arguments bound to them."""
+    tag = value[0]
+    if tag == PARAM:
+        return bound.get(value[1], UNKNOWN)
+    if tag == PARTIAL:
+        return (PARTIAL, substitute(value[1], bound),
+                tuple(substitute(a, bound) for a in value[2]), value[3])
+    if tag == APPLIED:
+        return (APPLIED, substitute(value[1], bound),
+                tuple(substitute(a, bound) for a in value[2]))
+    if tag in (TUPLE, RULES):
+        return (tag, tuple(substitute(a, bound) for a in value[1]))
+    if tag == METHOD:  # self.jvp, with self bound at the call site
+        return (METHOD, substitute(value[1], bound), value[2])
+    if tag == NOT:
+        return negation(substitute(value[1], bound))
+    if tag == ADD:
+        return concatenation(substitute(value[1], bound), substitute(value[2], bound))
+    if tag == CLOSURE:
+        return (CLOSURE, value[1], value[2], _map_locals(value[3], substitute, bound))
+    return value
+
+
+def _map_locals(env: dict, function, arg) -> dict:
+    """A closure's locals with `function(value, arg)` applied, closures left as they are
+    (they may be the closure itself)."""
+    return {k: v if v[0] == CLOSURE else function(v, arg) for k, v in env.items()}
+
+
+def items_of(value: tuple) -> tuple | None:
+    """The items of a tuple value, or the keys of a dict value; None otherwise."""
+    if value[0] == TUPLE:
+        return value[1]
+    if value[0] == DICT:
+        return tuple(k for k, _ in value[1])
+    return None

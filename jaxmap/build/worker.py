@@ -1,0 +1,164 @@
+"""Extracting source files, in this process and in forked helper processes: each file
+read, parsed and turned into facts, returned as (digest, facts, facts marshalled)."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import signal
+
+_PARALLEL_MIN_FILES = 48
+
+
+def extract_files(root: str, sources: list, *, progress=None, jobs=None) -> list[tuple]:
+    """(digest, facts, facts marshalled) of each source file, in order, using every
+    core for many files: this process and `jobs - 1` helpers take files, largest
+    first, from one shared counter, and the helpers send theirs back as they finish."""
+    tasks = [(str(root), s.path, s.module, s.is_package) for s in sources]
+    jobs = jobs or os.cpu_count() or 1
+    results = _Results(len(tasks), progress)
+    if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
+        for slot, task in enumerate(tasks):
+            results.extract(slot, task)
+        return results.items
+    import multiprocessing
+
+    from jaxmap.build import parse
+
+    parse.warm_up()  # compiled once here, inherited by forked helpers
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    order = sorted(range(len(tasks)), key=lambda i: -sources[i].size)
+    counter = context.Value("i", 0)
+    helpers = [_start_helper(context, [tasks[i] for i in order], counter)
+               for _ in range(jobs - 1)]
+    try:
+        open_pipes = [receiver for _, receiver in helpers]
+        while (position := _take(counter, len(order))) is not None:
+            results.extract(order[position], tasks[order[position]])
+            open_pipes = [r for r in open_pipes if results.receive(r, order, wait=False)]
+        for receiver in open_pipes:
+            results.receive(receiver, order, wait=True)
+        for process, _ in helpers:
+            process.join()
+    finally:
+        for process, _ in helpers:
+            if process.is_alive():
+                process.terminate()
+    for slot, item in enumerate(results.items):  # what a helper took but did not send
+        if item is None:
+            results.extract(slot, tasks[slot])
+    return results.items
+
+
+class _Results:
+    """(digest, facts, facts marshalled) by slot (the source's place in the caller's
+    list), with progress reported."""
+
+    def __init__(self, total: int, progress):
+        self.items: list = [None] * total
+        self.done = 0
+        self.progress = progress
+
+    def extract(self, slot: int, task: tuple) -> None:
+        digest, facts = _extract_task(task)
+        self._add(slot, digest, facts, marshal.dumps(facts))
+
+    def receive(self, receiver, order: list, *, wait: bool) -> bool:
+        """Take what a helper has sent (with `wait`, all it will send); False once it
+        has closed its end."""
+        try:
+            while wait or receiver.poll():
+                position, digest, blob = receiver.recv()
+                self._add(order[position], digest, marshal.loads(blob), blob)
+        except EOFError:
+            return False
+        return True
+
+    def _add(self, slot: int, digest: str, facts: dict, blob: bytes) -> None:
+        self.items[slot] = digest, facts, blob
+        self.done += 1
+        if self.progress:
+            self.progress(self.done, len(self.items))
+
+
+def _start_helper(context, tasks: list, counter) -> tuple:
+    """A forked helper that ignores Ctrl-C: the main process alone handles it (and ends
+    the helpers), so an interrupt prints no traceback from any of them. SIGINT stays
+    blocked from the fork until the helper has set it to be ignored."""
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_help, args=(tasks, counter, sender), daemon=True)
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    sender.close()
+    return process, receiver
+
+
+def _help(tasks: list, counter, sender) -> None:
+    """In a helper process: extract, and leave sending to a thread, so that a result
+    larger than the pipe's buffer does not stop the work until the main process reads
+    it (it reads between files of its own). Marshal is much cheaper than pickle."""
+    import queue
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    sending = threading.Thread(target=_send_all, args=(outbox, sender))
+    sending.start()
+    while (position := _take(counter, len(tasks))) is not None:
+        digest, facts = _extract_task(tasks[position])
+        outbox.put((position, digest, marshal.dumps(facts)))
+    outbox.put(None)
+    sending.join()
+
+
+def _send_all(outbox, sender) -> None:
+    with sender:
+        while (item := outbox.get()) is not None:
+            sender.send(item)
+
+
+def _take(counter, total: int) -> int | None:
+    """The next position to extract, or None when all are taken."""
+    with counter.get_lock():
+        position = counter.value
+        counter.value = position + 1
+    return position if position < total else None
+
+
+def _extract_task(task: tuple) -> tuple[str, dict]:
+    """(digest, facts) of one file."""
+    root, relative, module, is_package = task
+    from jaxmap.build import extract
+
+    data = read_source(root, relative)
+    error = None if data is not None else "unreadable"
+    try:
+        facts = extract.extract(data or b"", module, is_package)
+    except (RecursionError, ValueError, UnicodeError) as problem:
+        error = f"{type(problem).__name__}: {problem}"
+        facts = extract.extract(b"", module, is_package)
+    if error:
+        facts["error"] = f"{relative}: not indexed ({error})"
+    return content_digest(data or b""), facts
+
+
+def read_source(root: str, relative: str) -> bytes | None:
+    try:
+        with open(os.path.join(root, relative), "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def content_digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -1,0 +1,10 @@
+"""One module per question the front ends ask, each a function of an open store.read.Index
+(or of plain arguments) returning plain data for render/.
+
+  lookup         what a name may mean; shared by every command
+  locate, callgraph, neighbourhood, central, coverage, diff, explain, verify,
+  repomap, ladder, skill
+
+May import: store (read side), knowledge, models, roots, errors. Never build, render,
+session, scaffold or the front ends: a command reads an index it is handed.
+"""

@@ -1,0 +1,201 @@
+"""Call-graph questions, answered from the index's call and binds tables one level of
+SQL per step (no graph is built, so each answer costs about a `locate`):
+
+- `binds PRIM`: every function that reaches the primitive, with its shortest chain;
+- `callers NAME`: who calls a function, and the calls that could not be resolved but
+  may be to it (their text ends with its name), so that none means none;
+- `calls NAME`: what a function calls, the primitives it binds, and what it calls
+  outside the tree or could not resolve.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.errors import NotFound
+
+FUNCTION, PRIMITIVE, EXTERNAL, UNRESOLVED = "function", "primitive", "external", "unresolved"
+
+
+class Reached(NamedTuple):
+    """One answer: a definition (or a primitive, or a call's text) `depth` steps away,
+    and the chain of names from it to the question's target (or from the target to it)."""
+
+    label: str
+    kind: str  # function, class, primitive, external, unresolved
+    file: str
+    line: int
+    depth: int
+    chain: tuple[str, ...]
+    public: bool = False
+
+
+class CallAnswer(NamedTuple):
+    """What a call-graph question found: `targets`, what NAME was taken to mean."""
+
+    query: str
+    direction: str  # binds, callers, calls
+    targets: tuple[str, ...]
+    found: tuple[Reached, ...]
+
+
+def binds(index, name: str, depth: int | None = None, public: bool = False) -> CallAnswer:
+    """Functions that reach primitive `name` (`psum`, `psum_p`, `lax.psum_p`), public
+    API first, each with its shortest chain to the `.bind`; `public`: the API only."""
+    from jaxmap.commands.lookup import spellings, suggest
+
+    prims = index.primitive_ids(*spellings(name))
+    if not prims:
+        raise NotFound(f"no primitive named {name!r} in the index of {index.root}",
+                       suggest(index, name))
+    variables = {pid: f"{variable or prim_name}.bind" for pid, prim_name, variable in prims}
+    ends: dict[int, tuple[str, ...]] = {}
+    for did, pid, _line, via in index.binders(variables):
+        ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
+    parent, levels, _ = _walk(index.callers, list(ends), depth, bodies=False)
+    nodes = index.nodes(levels)
+    found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes) + ends[_root(i, parent)])
+             for i in levels if i in nodes]
+    if public:
+        found = [r for r in found if r.public]
+    found.sort(key=lambda r: (not r.public, r.depth, r.label))
+    return CallAnswer(name, "binds", tuple(sorted(set(variables.values()))), tuple(found))
+
+
+def callers(index, name: str, depth: int = 1) -> CallAnswer:
+    """Functions that call `name` (to `depth` steps), and module top levels and class
+    bodies, placed at their call; then the unresolved calls whose text ends with its
+    name."""
+    targets = _targets(index, name)
+    parent, levels, lines = _walk(index.callers, list(targets), depth)
+    nodes = index.nodes(levels)
+    found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
+                      lines[i] if nodes[i].kind != FUNCTION else None)
+             for i in levels if i in nodes and levels[i] > 0]
+    found.sort(key=lambda r: (r.depth, r.label))
+    maybe = index.unresolved_calls_named(name.rpartition(".")[2])
+    callers_of = index.nodes({caller for caller, _t, _l in maybe})
+    found += [Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
+                      (callers_of[caller].label, text))
+              for caller, text, line in maybe if caller in callers_of and caller not in targets]
+    return CallAnswer(name, "callers", tuple(targets.values()), tuple(found))
+
+
+def calls(index, name: str, depth: int = 1) -> CallAnswer:
+    """What `name` calls (to `depth` steps): functions of the tree, primitives bound,
+    and calls outside the tree or unresolved (their text, at the call's line)."""
+    targets = _targets(index, name)
+    found = _descend(index, list(targets), depth)
+    order = {FUNCTION: 0, "class": 0, PRIMITIVE: 1, EXTERNAL: 2, UNRESOLVED: 3}
+    found.sort(key=lambda r: (r.depth, order.get(r.kind, 0), r.label))
+    return CallAnswer(name, "calls", tuple(targets.values()), tuple(found))
+
+
+def reaches(index, definition: int) -> tuple[Reached, ...]:
+    """The primitives a function reaches through any number of calls, each once, with
+    its shortest chain (for `locate`)."""
+    seen, found = set(), []
+    for r in sorted(_descend(index, [definition], None, prims_only=True),
+                    key=lambda r: (r.depth, len(r.chain), r.label)):
+        if r.label not in seen:
+            seen.add(r.label)
+            found.append(r)
+    return tuple(found)
+
+
+def _descend(index, start: list[int], depth: int | None, prims_only: bool = False
+             ) -> list[Reached]:
+    """Breadth-first down the call edges from `start`: what each level calls and binds."""
+    parent: dict[int, int] = {}
+    levels = {i: 0 for i in start}
+    frontier, found, step = list(start), [], 0
+    owners = index.nodes(start)
+    while frontier and (depth is None or step < depth):
+        step += 1
+        nxt = []
+        for caller, callee, text, status, line in index.callees(frontier):
+            if callee is None and not prims_only:
+                found.append(Reached(text, status, owners[caller].file, line, step,
+                                     _chain(caller, parent, owners, down=True) + (text,)))
+            elif callee is not None and callee not in levels:
+                levels[callee], parent[callee] = step, caller
+                nxt.append(callee)
+        found += _bound(index, frontier, step, parent, owners)
+        owners.update(index.nodes(nxt))
+        frontier = [i for i in nxt if owners[i].kind == FUNCTION]  # not into a class body
+    if not prims_only:
+        found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
+                  for i in levels if levels[i] > 0 and i in owners]
+    return found
+
+
+def _bound(index, frontier, step: int, parent, owners) -> list[Reached]:
+    """The primitives the functions of `frontier` bind, one step below them."""
+    rows = index.bound_by(frontier)
+    prims = {pid: variable or prim_name for pid, prim_name, variable
+             in index.primitive_labels({pid for _d, pid, _l, _v in rows})}
+    found = []
+    for did, pid, line, via in rows:
+        owner = owners[did]
+        chain = _chain(did, parent, owners, down=True) + ((via,) if via else ()) \
+            + (f"{prims[pid]}.bind",)
+        found.append(Reached(prims[pid], PRIMITIVE, owner.file, line, step, chain))
+    return found
+
+
+def _targets(index, name: str) -> dict[int, str]:
+    """id -> label of the definitions `name` means (conventional aliases read)."""
+    from jaxmap.commands.lookup import definition_ids, suggest
+
+    ids = definition_ids(index, name)
+    if ids:
+        return {i: node.label for i, node in index.nodes(ids).items()}
+    raise NotFound(f"no function named {name!r} in the index of {index.root}",
+                   suggest(index, name))
+
+
+def _walk(step, start: list[int], depth: int | None, bodies: bool = True
+          ) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """Breadth-first from `start` along `step(ids) -> (source, target, line, whether
+    source is a function)` rows, read backwards (target -> source): parent of each
+    reached id, its depth, and the line of its call. A source that is a module's top
+    level or a class body is kept only with `bodies`, and never walked past: calling
+    a class does not run its body."""
+    levels = {i: 0 for i in start}
+    parent: dict[int, int] = {}
+    lines: dict[int, int] = {}
+    frontier, level = list(start), 0
+    while frontier and (depth is None or level < depth):
+        level += 1
+        nxt = []
+        for source, target, line, function in step(frontier):
+            if source not in levels and (function or bodies):
+                levels[source], parent[source], lines[source] = level, target, line
+                if function:
+                    nxt.append(source)
+        frontier = nxt
+    return parent, levels, lines
+
+
+def _root(node: int, parent: dict[int, int]) -> int:
+    while node in parent:
+        node = parent[node]
+    return node
+
+
+def _chain(node: int, parent: dict[int, int], nodes: dict, down: bool = False
+           ) -> tuple[str, ...]:
+    """Labels from `node` along its parents; `down`: from the root to `node`."""
+    labels = []
+    while True:
+        labels.append(nodes[node].label if node in nodes else str(node))
+        if node not in parent:
+            break
+        node = parent[node]
+    return tuple(reversed(labels)) if down else tuple(labels)
+
+
+def _reached(node, depth: int, chain: tuple[str, ...], line: int | None = None) -> Reached:
+    """The answer for a definition, at its own line unless `line` is given."""
+    return Reached(node.label, node.kind, node.file, node.line if line is None else line,
+                   depth, chain, bool(node.public))

@@ -1,0 +1,48 @@
+"""The matrix of primitives x rule kinds: how many rules of each kind each primitive
+has, lowerings also per platform (`lowering:cpu`, `lowering:default` for a rule
+registered for none), and per column how many primitives have one. It reads the same
+primitives as `primitives --json`, so its totals agree with counts made there."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.commands.lookup import select
+from jaxmap.models import Primitive, RuleKind
+
+
+class Coverage(NamedTuple):
+    kinds: tuple[str, ...]  # the columns
+    rows: list[tuple[str, str, dict[str, int]]]  # (primitive, module, column -> rules)
+    totals: dict[str, int]  # column -> primitives with at least one such rule
+
+
+def coverage(prims: list[Primitive], kinds: tuple[str, ...] = (),
+             missing: tuple[str, ...] = (), platform: str | None = None) -> Coverage:
+    """The matrix of `prims`, only the columns of `kinds` (all when empty; `lowering`
+    keeps its platform columns), only primitives lacking every kind in `missing`, and
+    only the lowerings that serve `platform` when given."""
+    rows = []
+    for prim in select(prims, missing, (), platform):
+        counts: dict[str, int] = {}
+        for rule in prim.rules:
+            for column in _columns(rule):
+                counts[column] = counts.get(column, 0) + 1
+        rows.append((prim.name or prim.variable, prim.module, counts))
+    # A kind asked for, or filtered on, keeps its column even where no row has it.
+    present = {column for _, _, counts in rows for column in counts} | set(kinds) \
+        | set(missing)
+    order = [k.value for k in RuleKind]
+    columns = sorted(present, key=lambda c: (order.index(c.partition(":")[0]), c))
+    if kinds:
+        columns = [c for c in columns if c.partition(":")[0] in kinds]
+    totals = {c: sum(1 for _, _, counts in rows if counts.get(c)) for c in columns}
+    return Coverage(tuple(columns), rows, totals)
+
+
+def _columns(rule) -> list[str]:
+    """The columns a rule counts in: its kind, and for a lowering each platform."""
+    if rule.kind != RuleKind.LOWERING:
+        return [rule.kind.value]
+    platforms = rule.platforms or ((rule.platform,) if rule.platform else ("default",))
+    return [rule.kind.value] + [f"lowering:{p}" for p in platforms]

@@ -1,0 +1,191 @@
+"""What changed between two indexes (two jax versions, or two trees).
+
+Primitives are matched by name, module and variable, then by name and module, then by
+name alone (a primitive that moved module); within one key, in source order. A
+primitive left over on each side is paired as renamed when they share a module and
+at least two, and half, of the old one's own rule functions (`pjit` -> `jit`;
+functions that register rules for at most three primitives, not helpers such as
+`standard_rule`), or a module and a name one extends with a `_` suffix, no other
+leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules
+are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
+rocm ones, so a release that registers them one by one removes nothing). Line numbers
+drift between versions, so a rule counts as moved only when its file or its function
+changed. Primitives and rules defined in a checkout's tests, docs, examples or
+benchmarks are left out (counted): a release holds none, so they are not changes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import NamedTuple
+
+from jaxmap.knowledge.orientation import OUTSIDE_JAX
+from jaxmap.models import Primitive
+
+
+class RuleChange(NamedTuple):
+    primitive: str
+    kind: str
+    platform: str | None
+    change: str  # added, removed, moved
+    old: tuple[str, ...]  # "file:line (function)" of each registration before
+    new: tuple[str, ...]
+
+
+class IndexDiff(NamedTuple):
+    old: str
+    new: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    rules: tuple[RuleChange, ...]
+    left_out: tuple[int, int]  # primitives, rules: defined outside the package, both sides
+    renamed: tuple[tuple[str, str], ...] = ()  # (old label, new label)
+
+
+# A rule function shared by more primitives than this is a helper (`standard_rule`),
+# which tells nothing of a rename.
+_OWN_FUNCTION_MAX = 3
+
+
+def compare(old_label: str, old: list[Primitive], new_label: str,
+            new: list[Primitive]) -> IndexDiff:
+    (old, old_left), (new, new_left) = _shipped(old), _shipped(new)
+    pairs, added, removed = _match(old, new)
+    renamed = _renamed(removed, added, old, new)
+    label, old_label_of = _labeller(new), _labeller(old)
+    changes = []
+    for before, after in sorted(pairs + renamed, key=lambda pair: label(pair[1])):
+        changes += _rule_changes(label(after), before, after)
+    gone = {id(before) for before, _ in renamed} | {id(after) for _, after in renamed}
+    return IndexDiff(old_label, new_label,
+                     tuple(sorted(label(p) for p in added if id(p) not in gone)),
+                     tuple(sorted(old_label_of(p) for p in removed if id(p) not in gone)),
+                     tuple(changes), (old_left[0] + new_left[0], old_left[1] + new_left[1]),
+                     tuple(sorted((old_label_of(b), label(a)) for b, a in renamed)))
+
+
+def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primitive],
+             new: list[Primitive]) -> list[tuple[Primitive, Primitive]]:
+    """(old, new) pairs of a removed and an added primitive of one module that share
+    at least two of their own rule functions, and at least half of the old one's, or
+    whose names alone differ by a `_` suffix (`ragged_dot` -> `ragged_dot_general`);
+    the pair sharing the most functions first."""
+    own_old, own_new = _own_functions(old), _own_functions(new)
+    extended = _extended_names(removed, added)
+    candidates = []
+    for before in removed:
+        mine = own_old(before)
+        for after in added:
+            shared = len(mine & own_new(after))
+            if before.module == after.module and (
+                    shared >= 2 and 2 * shared >= len(mine)
+                    or (before.name, after.name) in extended):
+                candidates.append((-shared, before.name, after.name, before, after))
+    pairs, taken = [], set()
+    for *_, before, after in sorted(candidates, key=lambda c: c[:3]):
+        if id(before) not in taken and id(after) not in taken:
+            taken |= {id(before), id(after)}
+            pairs.append((before, after))
+    return pairs
+
+
+def _extended_names(removed: list[Primitive], added: list[Primitive]) -> set[tuple]:
+    """(old, new) names of one module where one is the other with a `_` suffix, and
+    neither name has another such partner (`foo` with `foo_start` and `foo_done` is
+    no rename)."""
+    pairs = [(b.name, a.name) for b in removed for a in added if b.module == a.module
+             and (a.name.startswith(b.name + "_") or b.name.startswith(a.name + "_"))]
+    olds, news = Counter(old for old, _ in pairs), Counter(new for _, new in pairs)
+    return {(old, new) for old, new in pairs if olds[old] == news[new] == 1}
+
+
+def _own_functions(prims: list[Primitive]):
+    """prim -> the names of its rule functions that few primitives share."""
+    def functions(prim: Primitive) -> set[str]:
+        return {r.function.name for r in prim.rules if r.function}
+
+    users = Counter(name for prim in prims for name in functions(prim))
+    return lambda prim: {name for name in functions(prim) if users[name] <= _OWN_FUNCTION_MAX}
+
+
+def _shipped(prims: list[Primitive]) -> tuple[list[Primitive], tuple[int, int]]:
+    """The primitives and rules a package holds, and how many primitives and rules
+    (of the primitives kept) were defined in tests, docs, examples or benchmarks."""
+    kept, rules_left = [], 0
+    for prim in prims:
+        if prim.loc.file.startswith(OUTSIDE_JAX):
+            continue
+        rules = tuple(r for r in prim.rules if not r.loc.file.startswith(OUTSIDE_JAX))
+        rules_left += len(prim.rules) - len(rules)
+        kept.append(prim._replace(rules=rules) if len(rules) < len(prim.rules) else prim)
+    return kept, (len(prims) - len(kept), rules_left)
+
+
+_MATCH_KEYS = (lambda p: (p.name, p.module, p.variable), lambda p: (p.name, p.module),
+               lambda p: p.name)
+
+
+def _match(old: list[Primitive], new: list[Primitive]):
+    """(old, new) pairs, then the new ones left unmatched, then the old ones."""
+    pairs = []
+    for key in _MATCH_KEYS:
+        waiting = defaultdict(list)
+        for prim in old:
+            waiting[key(prim)].append(prim)
+        unmatched = []
+        for prim in new:
+            group = waiting.get(key(prim))
+            (pairs.append((group.pop(0), prim)) if group else unmatched.append(prim))
+        old, new = [p for group in waiting.values() for p in group], unmatched
+    return pairs, new, old
+
+
+def _labeller(prims: list[Primitive]):
+    """`name`; `name@module` for a name several primitives share; `name@module:line`
+    where that is still not unique."""
+    names = Counter(p.name for p in prims)
+    places = Counter((p.name, p.module) for p in prims)
+
+    def label(p: Primitive) -> str:
+        if names[p.name] == 1:
+            return p.name
+        if places[p.name, p.module] == 1:
+            return f"{p.name}@{p.module}"
+        return f"{p.name}@{p.module}:{p.loc.line}"
+    return label
+
+
+def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
+    before, after = _by_kind(old), _by_kind(new)
+    changes = []
+    for kind, platform in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "")):
+        was, now = before.get((kind, platform)), after.get((kind, platform))
+        if was is None:
+            change = "added"
+        elif now is None:
+            change = "removed"
+        elif {_where(r) for r in was} != {_where(r) for r in now}:
+            change = "moved"
+        else:
+            continue
+        changes.append(RuleChange(key, kind, platform, change,
+                                  tuple(_describe(r) for r in was or ()),
+                                  tuple(_describe(r) for r in now or ())))
+    return changes
+
+
+def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
+    grouped: dict[tuple[str, str | None], list] = {}
+    for rule in prim.rules:
+        for platform in rule.platforms or (rule.platform,):
+            grouped.setdefault((rule.kind.value, platform), []).append(rule)
+    return grouped
+
+
+def _where(rule) -> tuple[str, str | None]:
+    return rule.loc.file, rule.function.name if rule.function else None
+
+
+def _describe(rule) -> str:
+    text = f"{rule.loc.file}:{rule.loc.line}"
+    return f"{text} ({rule.function.name})" if rule.function else text

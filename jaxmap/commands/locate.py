@@ -1,0 +1,88 @@
+"""`jaxmap locate NAME`: the primitives and definitions a name may mean (lookup.py),
+optionally of one kind, with near-miss suggestions when there are none; for a
+function, the primitives it reaches."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.commands.lookup import (
+    RESULT_KINDS,
+    RULE_KINDS,
+    check_platform,
+    definitions,
+    for_platform,
+    spellings,
+    suggest,
+)
+from jaxmap.errors import JaxmapError, NotFound
+from jaxmap.models import Definition, DefKind, Primitive
+
+_REACH_FOR = 5  # most functions of one name whose reached primitives `locate` lists
+
+
+class Found(NamedTuple):
+    """What `locate` found for one query."""
+
+    query: str
+    primitives: tuple[Primitive, ...]
+    definitions: tuple[Definition, ...]
+    reaches: tuple  # per definition: the callgraph.Reached primitives a function reaches
+
+
+def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
+    """Primitives and definitions that `name` may mean in an open index.Index,
+    optionally only one `kind` (a rule kind: primitives with such rules, only those
+    shown; or a result kind) and only the lowerings that serve `platform`; NotFound
+    with suggestions when there are none, or with the kinds a primitive does have."""
+    query = name.strip()
+    if not query:
+        raise NotFound("give a name to locate, e.g. `jaxmap locate psum`")
+    if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
+        raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}")
+    if platform:
+        check_platform(platform)
+    rule_kind = kind if kind in RULE_KINDS else None
+    want = {"primitive"} if rule_kind else {kind} if kind else set(RESULT_KINDS)
+    named = index.primitives_named(*spellings(query)) if "primitive" in want else []
+    prims = [for_platform(p, platform) for p in named] if platform else named
+    if rule_kind:
+        prims = [p for p in (_only_kind(p, rule_kind) for p in prims) if p.rules]
+        if named and not prims:
+            raise NotFound(_lacks(named, rule_kind, platform))
+    defs = definitions(index, query, want)
+    if not prims and not defs and kind in RESULT_KINDS:
+        kinds = {"primitive"} if index.primitive_ids(*spellings(query)) else set()
+        kinds |= {d.kind.value for d in definitions(index, query)}
+        if kinds:
+            raise NotFound(f"{query!r} is no {kind}: it names a "
+                           f"{' and a '.join(sorted(kinds))}")
+    if not prims and not defs:
+        raise NotFound(f"nothing named {query!r} in the index of {index.root}",
+                       suggest(index, query))
+    return Found(query, tuple(prims), tuple(defs), _reaches(index, defs))
+
+
+def _reaches(index, defs: list[Definition]) -> tuple:
+    """For each definition, the primitives a function reaches (none for the rest, and
+    none where more than a few functions share the name)."""
+    from jaxmap.commands import callgraph
+
+    functions = [d for d in defs if d.kind == DefKind.FUNCTION]
+    if len(functions) > _REACH_FOR:
+        return tuple(() for _ in defs)
+    return tuple(callgraph.reaches(index, index.definition_id(d))
+                 if d.kind == DefKind.FUNCTION else () for d in defs)
+
+
+def _lacks(prims: list[Primitive], kind: str, platform: str | None) -> str:
+    """`primitive while has no dce rule; it has: impl, jvp, ...`."""
+    where = f" for {platform}" if platform else ""
+    return "; ".join(
+        f"primitive {p.name} has no {kind} rule{where}; it has: "
+        f"{', '.join(sorted({r.kind.value for r in p.rules})) or 'no rules at all'}"
+        for p in prims)
+
+
+def _only_kind(prim: Primitive, kind: str) -> Primitive:
+    return prim._replace(rules=tuple(r for r in prim.rules if r.kind.value == kind))

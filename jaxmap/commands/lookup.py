@@ -1,0 +1,112 @@
+"""Name lookup shared by every command: what a name may mean (`psum`, `psum_p`,
+`lax.psum`, `jax.lax.psum`, `jnp.einsum`, the name string), near-miss suggestions, and
+the rule-kind and platform filters that commands take.
+
+The rows come from store/read.py, the one module that queries the index.
+"""
+
+from __future__ import annotations
+
+from jaxmap.errors import JaxmapError
+from jaxmap.models import Definition, DefKind, Primitive, RuleKind
+
+RULE_KINDS = tuple(k.value for k in RuleKind)
+RESULT_KINDS = ("primitive",) + tuple(k.value for k in DefKind)
+
+
+def check_platform(platform: str) -> None:
+    """A JaxmapError unless `platform` is one JAX lowers for (or a Pallas backend)."""
+    from jaxmap.knowledge.registrars import PALLAS_LOWERING_TABLES, XLA_PLATFORMS
+
+    known = XLA_PLATFORMS | set(PALLAS_LOWERING_TABLES.values())
+    if platform.lower() not in known:
+        raise JaxmapError(f"unknown platform {platform!r}; one of {', '.join(sorted(known))}")
+
+
+def definitions(index, query: str, want=RESULT_KINDS) -> list[Definition]:
+    """Definitions of the kinds in `want` named `query`, reading a conventional alias
+    (`jnp.einsum`) as the module it stands for, then as written."""
+    for spelling in alias_spellings(query):
+        defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
+        if defs:
+            return defs
+    return []
+
+
+def definition_ids(index, name: str) -> list[int]:
+    """Ids of the definitions `name` means: those of its first spelling (a conventional
+    alias read as its module, then as written) that names any."""
+    for spelling in alias_spellings(name.strip()):
+        ids = index.definition_ids(spelling)
+        if ids:
+            return ids
+    return []
+
+
+def alias_spellings(query: str) -> list[str]:
+    """`query` with a conventional alias read as each module it stands for
+    (`jnp.einsum` -> `jax.numpy.einsum`), then as written."""
+    head, dot, rest = query.partition(".")
+    if not dot:
+        return [query]
+    from jaxmap.knowledge.registrars import (
+        USER_ALIASES,  # only dotted names need the table
+    )
+
+    return [f"{module}.{rest}" for module in USER_ALIASES.get(head, ())] + [query]
+
+
+def for_platform(prim: Primitive, platform: str) -> Primitive:
+    """`prim` with only the lowerings that serve `platform`: those registered for it,
+    else its default lowering. Rules of other kinds stay."""
+    lowerings = [r for r in prim.rules if r.kind == RuleKind.LOWERING]
+    wanted = platform.lower()
+    specific = [r for r in lowerings if r.platform and wanted in
+                {p.lower() for p in (r.platform, *r.platforms)}]
+    keep = specific or [r for r in lowerings if r.platform is None]
+    return prim._replace(rules=tuple(r for r in prim.rules
+                                     if r.kind != RuleKind.LOWERING or r in keep))
+
+
+def check_rule_kinds(**kinds_by_option: tuple[str, ...]) -> None:
+    """JaxmapError naming the option and value if any given kind is not a rule kind
+    (`check_rule_kinds(missing=("jvp",), has=())`)."""
+    for option, kinds in kinds_by_option.items():
+        for kind in kinds:
+            if kind not in RULE_KINDS:
+                raise JaxmapError(f"--{option}: {kind!r} is not one of: {', '.join(RULE_KINDS)}")
+
+
+def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
+           platform: str | None = None) -> list[Primitive]:
+    """The primitives lacking every kind in `missing` and having every kind in `has`
+    (lowerings counted for `platform` only, when given); a JaxmapError when the two
+    ask for the same kind, which no primitive can satisfy."""
+    both = sorted(set(missing) & set(has))
+    if both:
+        raise JaxmapError(f"--missing and --has both name {', '.join(both)}: no primitive "
+                          f"can lack and have a rule")
+    if platform:
+        check_platform(platform)
+    chosen = []
+    for prim in prims:
+        if platform:
+            prim = for_platform(prim, platform)
+        kinds = {r.kind.value for r in prim.rules}
+        if not kinds & set(missing) and set(has) <= kinds:
+            chosen.append(prim)
+    return chosen
+
+
+def suggest(index, query: str, limit: int = 5) -> tuple[str, ...]:
+    """Names close to `query`, for 'did you mean'."""
+    import difflib
+
+    leaf = query.rpartition(".")[2]
+    return tuple(difflib.get_close_matches(leaf, sorted(index.names()), n=limit, cutoff=0.75))
+
+
+def spellings(query: str) -> tuple[str, str]:
+    """The last dotted part, and that part without a `_p` suffix."""
+    leaf = query.rpartition(".")[2]
+    return leaf, leaf[:-2] if leaf.endswith("_p") else leaf

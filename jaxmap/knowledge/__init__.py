@@ -1,0 +1,9 @@
+"""What jaxmap knows about JAX, as tables: a new idiom or release is a row.
+
+  registrars   who registers which rule kinds; where primitives come from; aliases
+  orientation  what REPO-MAP.md orients a newcomer with
+  versions     what generated code needs from each jax release
+  rungs        the escalation ladder and the `jaxmap new` kinds of each rung
+
+May import: models and errors only.
+"""

@@ -1,0 +1,172 @@
+"""JAX knowledge REPO-MAP.md orients a newcomer with, as tables: subsystems, how a
+`jax.jit(f)(x)` call flows, the public names people look for, the escalation
+ladder, contributor paths, what JAX says when a rule is missing, and the families
+of primitives that lack a rule by design.
+
+Names are qualified-name suffixes (`api.jit` finds `jax._src.api.jit`), looked up
+in the index: a name a release lacks is left out, never guessed. Sentences here are
+jaxmap's own descriptions; every location in the map comes from the index.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Subsystem(NamedTuple):
+    name: str
+    does: str
+    modules: tuple[str, ...]  # module prefixes, most important first
+    entries: tuple[str, ...]  # qualified-name suffixes of its entry points
+
+
+SUBSYSTEMS: tuple[Subsystem, ...] = (
+    Subsystem("Core and tracing",
+              "Primitives, tracers and trace contexts, avals, jaxprs and their evaluation; "
+              "every other subsystem builds on it.",
+              ("jax._src.core", "jax._src.linear_util", "jax._src.api_util",
+               "jax._src.source_info_util", "jax._src.effects"),
+              ("core.Primitive", "core.Trace", "core.Tracer", "core.ShapedArray",
+               "core.eval_jaxpr", "linear_util.wrap_init")),
+    Subsystem("Public API and jit",
+              "The user-facing transformations; jit stages a function into a jaxpr held "
+              "by its own primitive and compiles it.",
+              ("jax._src.api", "jax._src.pjit", "jax._src.stages", "jax._src.dispatch"),
+              ("api.jit", "api.grad", "api.vmap", "api.make_jaxpr", "pjit.make_jit")),
+    Subsystem("Autodiff",
+              "Forward mode through JVP rules, linearization, and transposition for "
+              "reverse mode; grad and vjp are built from them.",
+              ("jax._src.interpreters.ad", "jax._src.ad_util"),
+              ("ad.JVPTrace", "ad.linearize", "ad.backward_pass")),
+    Subsystem("Batching",
+              "vmap: a batch trace carries a batched dimension through each primitive's "
+              "batching rule.",
+              ("jax._src.interpreters.batching",),
+              ("batching.BatchTrace",)),
+    Subsystem("Partial evaluation",
+              "Staging Python into jaxprs, splitting known from unknown values for "
+              "autodiff, dead-code elimination.",
+              ("jax._src.interpreters.partial_eval",),
+              ("partial_eval.DynamicJaxprTrace", "partial_eval.trace_to_jaxpr_dynamic",
+               "partial_eval.dce_jaxpr")),
+    Subsystem("Lowering and compilation",
+              "Jaxprs to StableHLO through one lowering rule per primitive and platform, "
+              "then XLA compiles and runs the module.",
+              ("jax._src.interpreters.mlir", "jax._src.interpreters.pxla", "jax._src.compiler"),
+              ("mlir.register_lowering", "mlir.lower_jaxpr_to_module",
+               "pxla.lower_sharding_computation", "compiler.compile_or_get_cached")),
+    Subsystem("lax",
+              "The primitives themselves (elementwise, dot_general, reductions, control "
+              "flow, collectives, linear algebra) and their rules.",
+              ("jax._src.lax",),
+              ("lax.dot_general", "loops.scan", "conditionals.cond", "parallel.psum")),
+    Subsystem("numpy and scipy",
+              "jax.numpy and jax.scipy, written in terms of lax.",
+              ("jax._src.numpy", "jax._src.scipy"),
+              ("lax_numpy.reshape", "einsum.einsum")),
+    Subsystem("Sharding and shard_map",
+              "Meshes, shardings and partition specs; shard_map writes per-device code.",
+              ("jax._src.sharding_impls", "jax._src.named_sharding", "jax._src.mesh",
+               "jax._src.shard_map", "jax._src.sharding", "jax._src.partition_spec"),
+              ("mesh.Mesh", "named_sharding.NamedSharding", "shard_map.shard_map")),
+    Subsystem("Custom derivatives and remat",
+              "custom_jvp and custom_vjp attach user rules through their own call "
+              "primitives; checkpoint trades memory for recomputation.",
+              ("jax._src.custom_derivatives", "jax._src.ad_checkpoint",
+               "jax._src.custom_transpose", "jax._src.custom_batching"),
+              ("custom_derivatives.custom_jvp", "custom_derivatives.custom_vjp",
+               "ad_checkpoint.checkpoint")),
+    Subsystem("Export",
+              "Serialising a lowered function (StableHLO plus its calling convention) to "
+              "run later or elsewhere.",
+              ("jax._src.export",),
+              ("_export.export", "_export.Exported", "_export.Exported.serialize",
+               "_export.deserialize")),
+    Subsystem("Pallas",
+              "A kernel language: pallas_call lowers a kernel body to Mosaic (TPU), "
+              "Mosaic GPU or Triton.",
+              ("jax._src.pallas", "jax._src.tpu_custom_call"),
+              ("pallas_call.pallas_call", "pallas.core.BlockSpec")),
+    Subsystem("FFI",
+              "Calling C++ or CUDA functions registered with XLA as custom calls.",
+              ("jax._src.ffi", "jax._src.callback"),
+              ("ffi.ffi_call", "ffi.register_ffi_target")),
+    Subsystem("State",
+              "Mutable references (Refs) in traced code, and discharging them into pure "
+              "jaxprs.",
+              ("jax._src.state",),
+              ("discharge.discharge_state", "types.AbstractRef")),
+)
+
+# How `jax.jit(f)(x)` runs, stage by stage: (what happens, the definitions where).
+JIT_FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("`jax.jit(f)` wraps f; nothing is traced yet", ("api.jit", "pjit.make_jit")),
+    ("The first call misses the C++ cache and infers parameters",
+     ("pjit._cpp_pjit", "pjit._infer_params")),
+    ("f is traced to a jaxpr: each jax operation binds a primitive",
+     ("partial_eval.trace_to_jaxpr_dynamic", "partial_eval.DynamicJaxprTrace",
+      "core.Primitive.bind")),
+    ("The jaxpr is lowered to StableHLO, one lowering rule per equation",
+     ("pjit._pjit_lower", "pxla.lower_sharding_computation", "mlir.lower_jaxpr_to_module")),
+    ("XLA compiles the module (with a persistent cache)", ("compiler.compile_or_get_cached",)),
+    ("The executable runs; later calls take the C++ fast path",
+     ("pxla.ExecuteReplicated",)),
+)
+
+# The public names a newcomer looks for (shown at their real definition, not an
+# `@overload` stub).
+ENTRY_POINTS: tuple[str, ...] = (
+    "api.jit", "api.grad", "api.value_and_grad", "api.vmap", "api.make_jaxpr",
+    "shard_map.shard_map", "custom_derivatives.custom_jvp", "custom_derivatives.custom_vjp",
+    "ad_checkpoint.checkpoint", "_export.export", "_export.Exported.serialize",
+    "_export.deserialize", "pallas_call.pallas_call", "ffi.ffi_call", "loops.scan",
+    "conditionals.cond", "loops.while_loop",
+)
+
+# When JAX's own transformations are not enough, in order of escalation.
+LADDER: tuple[tuple[str, str], ...] = (
+    ("custom_vjp / custom_jvp: your own derivative", "custom_derivatives.custom_vjp"),
+    ("export: ship a lowered function", "_export.export"),
+    ("custom_partitioning: your own sharding rule", "custom_partitioning.custom_partitioning"),
+    ("Pallas: write the kernel", "pallas_call.pallas_call"),
+    ("FFI: call C++/CUDA", "ffi.ffi_call"),
+)
+
+# What JAX raises when a primitive lacks a rule of a kind (kinds JAX has no error
+# for fall back to a default rule).
+MISSING_RULE_ERRORS: dict[str, str] = {
+    "impl": "Evaluation rule for '{name}' not implemented",
+    "abstract_eval": "Abstract evaluation for '{name}' not implemented",
+    "jvp": "Differentiation rule for '{name}' not implemented",
+    "transpose": "Transpose rule (for reverse-mode differentiation) for '{name}' not "
+                 "implemented",
+    "batching": "Batching rule for '{name}' not implemented",
+    "lowering": "MLIR translation rule for primitive '{name}' not found for platform "
+                "{platform}",
+}
+
+# Where contributors start reading (paths in a JAX checkout).
+DOCS_FIRST: tuple[tuple[str, str], ...] = (
+    ("docs/autodidax.md", "JAX rebuilt from scratch in one notebook: traces, jaxprs, jit"),
+    ("docs/jax-primitives.md", "what a primitive is and which rules it needs"),
+    ("docs/jaxpr.md", "reading jaxprs"),
+    ("docs/developer.md", "building jaxlib, running tests"),
+    ("docs/contributing.md", "how changes are proposed and reviewed"),
+)
+
+# Primitives that lack some rules by design, each family named once.
+GAP_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("kernel language", "Pallas and Mosaic primitives, used only inside kernels"),
+    ("async halves", "the `_start`/`_done` halves of asynchronous collectives"),
+    ("internal calls", ("call primitives (`call*`, `*_call*`, jit) whose rules come from "
+                       "the function they call")),
+)
+KERNEL_MODULES = ("jax._src.pallas", "jax._src.tpu_custom_call", "jax.experimental.mosaic")
+CALL_PRIMITIVES = frozenset({"jit", "pjit", "remat", "checkpoint"})
+
+# Primitives defined here are examples or tests, not part of JAX.
+OUTSIDE_JAX = ("tests/", "docs/", "examples/", "benchmarks/")
+
+# Columns of the coverage matrix, in order; lowering is split by platform.
+COVERAGE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batching", "lowering",
+                  "partial_eval", "dce")

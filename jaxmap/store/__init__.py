@@ -1,0 +1,13 @@
+"""The index on disk: one SQLite file per root, versioned, written atomically.
+
+  write            the schema and every write (the build side's only way in)
+  read             `Index`: every query a command runs, with named columns
+  rows             the row types of whole-index reads
+  snapshot         committed snapshots of released jax (indexes/*.json.gz)
+  message_patterns a stored message template -> the regex that matches it
+  atomic           the one way jaxmap replaces a file or a folder
+
+SQL lives here and nowhere else. May import: models, knowledge, roots, errors; never
+build, commands, render or the front ends. Reading never builds: session.py decides
+when to.
+"""

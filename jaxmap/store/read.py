@@ -1,0 +1,374 @@
+"""The read API: every query any command runs against an index, with named columns.
+
+The one module that reads the index with SQL (store.py writes it). Reads SQLite
+only: no parsing, no graph, no jax import. An index opened from a snapshot answers
+the same queries (its `root` is then a label).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from jaxmap.errors import StoreError
+from jaxmap.models import (
+    Definition,
+    DefKind,
+    FunctionRef,
+    Primitive,
+    Rule,
+    RuleKind,
+    SourceLoc,
+)
+from jaxmap.store import write as store
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from jaxmap.store.rows import Bind, DefinitionRow, Node, PrimitiveRow
+
+_PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
+_RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
+         "function_file, function_line, platforms, functions, condition")
+# A primitive by name string (`name` or its `_p`-less `stem`), variable or alias: the
+# one rule for every command that takes a primitive's name.
+_NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
+                    "ESCAPE '!' ORDER BY file, line")
+_DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
+_LIST = "(?*)"  # where `Index._in` puts a list of values
+_MAX_PARAMETERS = 900  # below SQLite's oldest limit on bound parameters (999)
+
+
+class Index:
+    """A read-only view of one root's index (or of a snapshot)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str):
+        self._conn = conn
+        self.path = path
+        self.meta = dict(conn.execute("SELECT key, value FROM meta"))
+        self.root = self.meta["root"]
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _in(self, query: str, values: Iterable) -> list[tuple]:
+        """The rows of `query` for a list of values, which goes in place of each `(?*)`
+        (`WHERE id IN (?*)`); a long list is asked for in slices, in order. With two
+        lists (`module IN (?*) OR target IN (?*)`), a row two slices both match is
+        kept once (the queries that have two give distinct rows)."""
+        values, rows = list(values), []
+        lists = query.count(_LIST)
+        for chunk in _chunks(values, _MAX_PARAMETERS // lists):
+            rows += self._conn.execute(
+                query.replace(_LIST, f"({','.join('?' * len(chunk))})"), chunk * lists)
+        return list(dict.fromkeys(rows)) if lists > 1 else rows
+
+    @property
+    def jax_version(self) -> str | None:
+        return self.meta.get("jax_version") or None
+
+    # -- primitives ------------------------------------------------------------------
+
+    def primitives(self) -> list[Primitive]:
+        """Every primitive with its rules."""
+        rules: dict[int, list[Rule]] = {}
+        for row in self._conn.execute(f"SELECT {_RULE} FROM rules ORDER BY primitive_id, seq"):
+            rules.setdefault(row[0], []).append(_rule(row))
+        return [_primitive(row, rules.get(row[0], ())) for row in
+                self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives ORDER BY id")]
+
+    def primitives_named(self, name: str, stem: str) -> list[Primitive]:
+        """Primitives whose name string is `name` or `stem`, or whose variable (or an
+        alias) is `name`, with their rules and the tests that exercise them."""
+        rows = self._conn.execute(
+            f"SELECT {_PRIMITIVE} FROM primitives WHERE {_NAMED_PRIMITIVE}",
+            _named_primitive(name, stem)).fetchall()
+        return [_primitive(row, self._rules(row[0]))._replace(tests=self._tests(row[0]))
+                for row in rows]
+
+    def _rules(self, pid: int) -> list[Rule]:
+        return [_rule(row) for row in self._conn.execute(
+            f"SELECT {_RULE} FROM rules WHERE primitive_id = ? ORDER BY seq", (pid,))]
+
+    def _tests(self, pid: int) -> tuple[FunctionRef, ...]:
+        """Test functions that use the primitive or call a function that binds it."""
+        return tuple(FunctionRef(name, SourceLoc(file, line)) for name, file, line in
+                     self._conn.execute("SELECT name, file, line FROM tests WHERE "
+                                        "primitive_id = ? ORDER BY file, line", (pid,)))
+
+    # -- definitions -----------------------------------------------------------------
+
+    def definitions_named(self, query: str) -> list[Definition]:
+        """Definitions named `query`; for a dotted query, those whose qualified name or
+        a public path is `query` or ends with `.query`."""
+        return self._definitions(self._named_rows(query))
+
+    def _named_rows(self, query: str) -> list[tuple]:
+        if "." not in query:
+            rows = self._conn.execute(
+                f"SELECT {_DEFINITION} FROM definitions WHERE name = ? ORDER BY file, line",
+                (query,))
+        else:
+            rows = self._conn.execute(
+                f"SELECT {_DEFINITION} FROM definitions WHERE qualname = ? "
+                "OR qualname LIKE ? ESCAPE '!' OR id IN (SELECT definition_id FROM "
+                "public_paths WHERE path = ? OR path LIKE ? ESCAPE '!') ORDER BY file, line",
+                (query, "%." + _like(query), query, "%." + _like(query)))
+        return rows.fetchall()
+
+    def public_definitions(self) -> list[Definition]:
+        """Definitions exported under a public path, in path order."""
+        rows = self._conn.execute(
+            f"SELECT {_DEFINITION} FROM definitions WHERE id IN (SELECT definition_id FROM "
+            "public_paths) ORDER BY file, line, qualname").fetchall()
+        return self._definitions(rows)
+
+    def _definitions(self, rows) -> list[Definition]:
+        """Definitions of rows, with their public paths fetched in one query."""
+        public = self._public_of([row[0] for row in rows], "path")
+        return [Definition(name, qualname, DefKind(kind), SourceLoc(file, line, end_line),
+                           tuple(public.get(did, ())), summary)
+                for did, name, qualname, kind, file, line, end_line, summary in rows]
+
+    def names(self) -> set[str]:
+        """Every primitive name, primitive variable and definition name."""
+        return {name for (name,) in self._conn.execute(
+            "SELECT name FROM primitives UNION SELECT variable FROM primitives "
+            "UNION SELECT name FROM definitions") if name}
+
+    def definition_ending(self, name: str) -> tuple[str, str, int] | None:
+        """(qualname, file, line) of the definition whose qualified name ends with
+        `.name` (case-insensitively): under jax._src first, then the shortest; of several
+        definitions of one name (`@overload` stubs, then the function), the last."""
+        row = self._conn.execute(
+            "SELECT qualname, file, line FROM definitions WHERE qualname LIKE ? ESCAPE '!' "
+            "ORDER BY (qualname LIKE 'jax.!_src.%' ESCAPE '!') DESC, length(qualname), "
+            "qualname, file, line DESC LIMIT 1", ("%." + _like(name),)).fetchone()
+        return tuple(row) if row else None
+
+    def place(self, qualname: str) -> tuple[str, int] | None:
+        """(file, line) of the first definition of `qualname`."""
+        row = self._conn.execute("SELECT file, line FROM definitions WHERE qualname = ? "
+                                 "ORDER BY id LIMIT 1", (qualname,)).fetchone()
+        return tuple(row) if row else None
+
+    # -- the call graph --------------------------------------------------------------
+
+    def definition_ids(self, query: str) -> list[int]:
+        """Ids of the definitions `definitions_named(query)` finds, in the same order."""
+        return [row[0] for row in self._named_rows(query)]
+
+    def definition_id(self, d: Definition) -> int:
+        """The id of a definition this index returned."""
+        return self._conn.execute(
+            "SELECT id FROM definitions WHERE qualname = ? AND file = ? AND line = ?",
+            (d.qualname, d.loc.file, d.loc.line)).fetchone()[0]
+
+    def nodes(self, ids) -> dict[int, Node]:
+        """id -> the definition as a call-graph node, with its public paths."""
+        from jaxmap.store.rows import Node
+
+        ids = list(ids)
+        public = self._public_of(ids)
+        return {did: Node(did, qualname, kind, file, line, tuple(public.get(did, ())))
+                for did, qualname, kind, file, line in self._in(
+                    "SELECT id, qualname, kind, file, line FROM definitions WHERE id IN (?*)",
+                    ids)}
+
+    def binders(self, pids) -> list[tuple[int, int, int, str | None]]:
+        """(definition id, primitive id, line, helper or None) of each function binding
+        one of the primitives `pids`."""
+        return self._in(
+            "SELECT definition_id, primitive_id, line, via FROM binds WHERE primitive_id IN "
+            "(?*) AND definition_id IS NOT NULL ORDER BY definition_id, via IS NOT NULL, line",
+            pids)
+
+    def bound_by(self, ids) -> list[tuple[int, int, int, str | None]]:
+        """(definition id, primitive id, line, helper or None) of what `ids` bind."""
+        return self._in(
+            "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
+            "IN (?*) ORDER BY definition_id, line", ids)
+
+    def callers(self, ids) -> list[tuple[int, int, int, bool]]:
+        """(caller, callee, line, whether the caller is a function) of each resolved call
+        to one of `ids`; a caller that is not is a module's top level or a class body."""
+        return self._in(
+            "SELECT caller, callee, calls.line, kind = 'function' FROM calls JOIN definitions "
+            "ON definitions.id = caller WHERE callee IN (?*) AND status = 'resolved' "
+            "ORDER BY calls.rowid", ids)
+
+    def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
+        """(caller, callee or None, text, status, line) of each call made by `ids`."""
+        return self._in("SELECT caller, callee, text, status, line FROM calls WHERE caller "
+                        "IN (?*) ORDER BY rowid", ids)
+
+    def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
+        """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
+        that may exist but could not be told."""
+        return self._conn.execute(
+            "SELECT caller, text, line FROM calls WHERE status = 'unresolved' AND "
+            "(text = ? OR text LIKE ? ESCAPE '!') ORDER BY rowid",
+            (leaf, "%." + _like(leaf))).fetchall()
+
+    def call_counts(self) -> dict[str, int]:
+        """How many call edges of each status (resolved, external, unresolved)."""
+        return dict(self._conn.execute("SELECT status, COUNT(*) FROM calls GROUP BY status"))
+
+    def primitive_ids(self, name: str, stem: str) -> list[tuple[int, str, str]]:
+        """(id, name, variable) of primitives `primitives_named` would find."""
+        return self._conn.execute(
+            f"SELECT id, name, variable FROM primitives WHERE {_NAMED_PRIMITIVE}",
+            _named_primitive(name, stem)).fetchall()
+
+    def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...], bool]]:
+        """(file, line, function, exception, literal pieces, whether the function
+        returns the exception rather than raising it) of every message."""
+        import json
+
+        return [(file, line, function, exception, tuple(json.loads(pieces)), bool(returned))
+                for file, line, function, exception, pieces, returned in self._conn.execute(
+                    "SELECT file, line, function, exception, pieces, returned FROM messages "
+                    "ORDER BY rowid")]
+
+    # -- neighbourhoods (graph NAME), over every edge kind ---------------------------
+
+    def module_members(self, modules) -> list[tuple[str, str, int]]:
+        """(module, 'definition' or 'primitive', id) of the functions, classes and
+        primitives each of `modules` defines."""
+        return self._in(
+            "SELECT module, 'definition', id FROM definitions WHERE module IN (?*) "
+            "AND kind IN ('function', 'class') UNION ALL SELECT module, 'primitive', id "
+            "FROM primitives WHERE module IN (?*)", modules)
+
+    def imports_touching(self, modules) -> list[tuple[str, str]]:
+        """(module, imported module) where either side is one of `modules`."""
+        return self._in("SELECT module, target FROM imports WHERE module IN (?*) OR target IN "
+                        "(?*) ORDER BY rowid", modules)
+
+    def module_definitions(self, modules) -> dict[int, str]:
+        """definition id -> module, of each of `modules` (a module is a definition too)."""
+        return dict(self._in("SELECT id, qualname FROM definitions WHERE kind = 'module' "
+                             "AND qualname IN (?*)", modules))
+
+    def definition_modules(self, ids) -> dict[int, str]:
+        """definition id -> the module that defines it."""
+        return dict(self._in("SELECT id, module FROM definitions WHERE id IN (?*)", ids))
+
+    def primitive_places(self, pids) -> dict[int, tuple[str, str, str, int]]:
+        """primitive id -> (name, module, file, line)."""
+        return {row[0]: row[1:] for row in self._in(
+            "SELECT id, coalesce(name, variable), module, file, line FROM primitives "
+            "WHERE id IN (?*)", pids)}
+
+    def rules_with_functions(self, pids) -> list[tuple[int, int, str, str, int, int | None]]:
+        """(primitive id, seq, kind, file, line, id of the rule's function or None)."""
+        return self._in(
+            "SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, (SELECT d.id FROM "
+            "definitions d WHERE d.file = r.function_file AND d.line = r.function_line "
+            "AND d.kind = 'function' LIMIT 1) FROM rules r WHERE r.primitive_id IN (?*) "
+            "ORDER BY r.primitive_id, r.seq", pids)
+
+    def rules_implemented_by(self, ids) -> list[tuple[int, int, int]]:
+        """(primitive id, seq, definition id) of the rules the functions `ids` implement."""
+        return self._in(
+            "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
+            "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)", ids)
+
+    def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
+        """(id, name, variable) of the primitives `pids`."""
+        return self._in("SELECT id, name, variable FROM primitives WHERE id IN (?*)", pids)
+
+    def _public_of(self, ids: list[int], order: str = "length(path), path"
+                   ) -> dict[int, list[str]]:
+        """id -> its public paths (shortest first, unless `order` says otherwise)."""
+        public: dict[int, list[str]] = {}
+        for did, path in self._in("SELECT definition_id, path FROM public_paths WHERE "
+                                  f"definition_id IN (?*) ORDER BY {order}", ids):
+            public.setdefault(did, []).append(path)
+        return public
+
+    # -- everything, for the graph and the map ---------------------------------------
+
+    def definition_rows(self) -> list[DefinitionRow]:
+        from jaxmap.store.rows import DefinitionRow
+
+        return [DefinitionRow(*row) for row in self._conn.execute(
+            "SELECT qualname, kind, module, file, line, summary FROM definitions ORDER BY id")]
+
+    def primitive_rows(self) -> list[PrimitiveRow]:
+        from jaxmap.store.rows import PrimitiveRow
+
+        return [PrimitiveRow(*row) for row in self._conn.execute(
+            "SELECT id, name, module, file, line FROM primitives ORDER BY id")]
+
+    def imports(self) -> list[tuple[str, str]]:
+        """(module, imported module) of every import inside the tree."""
+        return self._conn.execute("SELECT module, target FROM imports ORDER BY rowid").fetchall()
+
+    def binds(self) -> list[Bind]:
+        from jaxmap.store.rows import Bind
+
+        return [Bind(*row) for row in self._conn.execute(
+            "SELECT module, function, primitive_id, line FROM binds ORDER BY rowid")]
+
+    def file_count(self) -> int:
+        return self._conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+
+    def diagnostics(self) -> list[str]:
+        """What the resolver could not place (a rule registered on a value it could not
+        trace to a primitive), with locations."""
+        return [message for (message,) in
+                self._conn.execute("SELECT message FROM diagnostics ORDER BY rowid")]
+
+
+def open_file(path: str) -> Index:
+    """Open the index at `path` as it is (StoreError if it is not a readable index)."""
+    conn = store.connect_readonly(path)
+    try:
+        if conn is None:
+            raise sqlite3.DatabaseError("not a jaxmap index")
+        return Index(conn, path)
+    except (sqlite3.DatabaseError, KeyError) as error:
+        if conn is not None:
+            conn.close()
+        raise StoreError(f"the index at {path} is unreadable ({error}); "
+                         f"run `jaxmap index --rebuild`") from error
+
+
+def _primitive(row, rules) -> Primitive:
+    _pid, name, variable, module, file, line, end_line, style, aliases = row
+    return Primitive(name or "", variable or "", module, SourceLoc(file, line, end_line),
+                     style, tuple(rules), aliases=tuple(aliases.split(",")) if aliases else ())
+
+
+def _rule(row) -> Rule:
+    _pid, kind, file, line, end_line, via, platform, f_name, f_file, f_line, platforms, \
+        more, condition = row
+    function = FunctionRef(f_name, SourceLoc(f_file, f_line)) if f_name else None
+    functions = (function,) if function else ()
+    if more:
+        import json
+
+        functions += tuple(FunctionRef(n, SourceLoc(f, li)) for n, f, li in json.loads(more))
+    return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
+                tuple(platforms.split(",")) if platforms else (), functions, condition)
+
+
+def _chunks(values: list, size: int) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+def _named_primitive(name: str, stem: str) -> tuple:
+    """The parameters of _NAMED_PRIMITIVE."""
+    return name, stem, name, f"%,{_like(name)},%"
+
+
+def _like(text: str) -> str:
+    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")

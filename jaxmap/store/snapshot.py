@@ -1,0 +1,118 @@
+"""Committed snapshots of a jax release's primitive index (`indexes/jax-X.Y.Z.json.gz`).
+
+A snapshot holds every primitive with its rules and the public definitions (those
+with a public path), in this module's own format (`FORMAT`, the fields the store
+writes; `primitives --json` may grow without changing it), so `locate --jax X.Y.Z` and
+`diff` answer for releases that are not installed. Loading one gives an in-memory
+index that the ordinary queries run on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+
+from jaxmap.errors import SnapshotError
+from jaxmap.models import Definition, Primitive, Resolution, Rule
+from jaxmap.store import write as store
+from jaxmap.store.read import Index
+
+FORMAT = 1
+_NAME = re.compile(r"jax-(\d+(?:\.\d+)*)\.json\.gz\Z")
+
+
+def directories() -> list[str]:
+    """Where snapshots are looked for: `$JAXMAP_INDEXES`, the installed package data,
+    and the `indexes/` folder of a source checkout."""
+    found = []
+    explicit = os.environ.get("JAXMAP_INDEXES")
+    if explicit:
+        found.append(explicit)
+    try:
+        from importlib import resources
+
+        found.append(str(resources.files("jaxmap_indexes")))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    found.append(os.path.join(os.path.dirname(os.path.dirname(__file__)), "indexes"))
+    return [d for d in dict.fromkeys(found) if os.path.isdir(d)]
+
+
+def available() -> dict[str, str]:
+    """version -> snapshot path, first directory wins."""
+    versions: dict[str, str] = {}
+    for directory in directories():
+        for name in sorted(os.listdir(directory)):
+            match = _NAME.match(name)
+            if match:
+                versions.setdefault(match.group(1), os.path.join(directory, name))
+    return versions
+
+
+def find(version: str) -> str:
+    versions = available()
+    if version not in versions:
+        known = ", ".join(sorted(versions, key=_version_key)) or "none"
+        raise SnapshotError(f"no snapshot for jax {version} (available: {known})")
+    return versions[version]
+
+
+def export(index: Index) -> bytes:
+    """A deterministic gzip'd JSON snapshot of an open index."""
+    document = {"format": FORMAT, "jax_version": index.jax_version,
+                "primitives": [_primitive_record(p) for p in index.primitives()],
+                "definitions": [_definition_record(d) for d in index.public_definitions()]}
+    text = json.dumps(document, separators=(",", ":"), sort_keys=True)
+    return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+
+def load(path: str) -> Index:
+    """Open a snapshot file as a read-only, in-memory index."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError, EOFError) as error:
+        raise SnapshotError(f"cannot read snapshot {path} ({error})") from error
+    if document.get("format") != FORMAT:
+        raise SnapshotError(f"snapshot {path} has format {document.get('format')!r}, "
+                            f"this jaxmap reads format {FORMAT}")
+    version = document["jax_version"]
+    meta = {"root": f"jax {version} (snapshot)", "jax_version": version or ""}
+    return Index(store.in_memory(meta, _resolution(document)), path)
+
+
+def _primitive_record(prim: Primitive) -> dict:
+    loc = prim.loc
+    return {"name": prim.name, "variable": prim.variable, "module": prim.module,
+            "style": prim.style, "file": loc.file, "line": loc.line, "end_line": loc.end_line,
+            "aliases": list(prim.aliases), "rules": [_rule_record(r) for r in prim.rules]}
+
+
+def _rule_record(rule: Rule) -> dict:
+    functions = [{"name": f.name, "file": f.loc.file, "line": f.loc.line}
+                 for f in rule.functions]
+    return {"kind": rule.kind.value, "file": rule.loc.file, "line": rule.loc.line,
+            "end_line": rule.loc.end_line, "via": rule.via, "platform": rule.platform,
+            "platforms": list(rule.platforms), "function": (functions or [None])[0],
+            "functions": functions, "condition": rule.condition}
+
+
+def _definition_record(d: Definition) -> dict:
+    return {"name": d.name, "qualname": d.qualname, "kind": d.kind.value, "file": d.loc.file,
+            "line": d.loc.line, "end_line": d.loc.end_line,
+            "public_paths": list(d.public_paths), "summary": d.summary}
+
+
+def _resolution(document: dict) -> Resolution:
+    """The snapshot's documents as the rows the store writes: primitives are already
+    in that schema; definitions (`locate --json`'s) get back their module."""
+    definitions = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
+                   for d in document["definitions"]]
+    return Resolution(document["primitives"], definitions, [], [], [], [],
+                      document["jax_version"], {}, [], [])
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))

@@ -1,0 +1,256 @@
+"""The write side of the index: one SQLite file per root, versioned, written
+atomically, safe to lose; and the bookkeeping an incremental update reads (meta,
+file and directory stats, stored facts). Queries are index.py's.
+
+A new or updated index is always written whole through atomic.replacing, so readers
+and concurrent writers only ever see a whole index; the one write in place is a single
+transaction that records new file and directory stats when no content changed.
+Anything unreadable (corrupt file, older schema, other jaxmap, grammar or Python
+version) reads as "no index", and the caller rebuilds.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+import sqlite3
+import sys
+import zlib
+from contextlib import closing
+
+from jaxmap.errors import StoreError
+from jaxmap.models import Resolution
+from jaxmap.store import atomic
+
+SCHEMA_VERSION = 9
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files (
+  path TEXT PRIMARY KEY, module TEXT, mtime_ns INTEGER, size INTEGER, digest TEXT, facts BLOB);
+CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER);
+CREATE TABLE primitives (
+  id INTEGER PRIMARY KEY, name TEXT, variable TEXT, module TEXT, file TEXT,
+  line INTEGER, end_line INTEGER, style TEXT, aliases TEXT);
+CREATE TABLE rules (
+  primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
+  via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
+  platforms TEXT, functions TEXT, condition TEXT);
+CREATE TABLE definitions (
+  id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
+  line INTEGER, end_line INTEGER, summary TEXT);
+CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
+CREATE TABLE imports (module TEXT, target TEXT);
+CREATE TABLE binds (
+  module TEXT, function TEXT, primitive_id INTEGER, line INTEGER, definition_id INTEGER,
+  via TEXT);
+CREATE TABLE messages (
+  file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT, returned INTEGER);
+CREATE TABLE calls (
+  caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
+CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
+CREATE TABLE diagnostics (message TEXT);
+"""
+# Built after the rows are in: cheaper than keeping them up to date on every insert.
+_INDEXES = """
+CREATE INDEX primitives_name ON primitives (name);
+CREATE INDEX primitives_variable ON primitives (variable);
+CREATE INDEX rules_primitive ON rules (primitive_id);
+CREATE INDEX rules_function ON rules (function_file, function_line);
+CREATE INDEX definitions_place ON definitions (file, line);
+CREATE INDEX definitions_module ON definitions (module);
+CREATE INDEX primitives_module ON primitives (module);
+CREATE INDEX imports_module ON imports (module);
+CREATE INDEX imports_target ON imports (target);
+CREATE INDEX tests_primitive ON tests (primitive_id);
+CREATE INDEX definitions_name ON definitions (name);
+CREATE INDEX definitions_qualname ON definitions (qualname);
+CREATE INDEX public_paths_path ON public_paths (path);
+CREATE INDEX public_paths_definition ON public_paths (definition_id);
+CREATE INDEX binds_primitive ON binds (primitive_id);
+CREATE INDEX binds_definition ON binds (definition_id);
+CREATE INDEX calls_caller ON calls (caller);
+CREATE INDEX calls_callee ON calls (callee);
+"""
+TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
+                    "public_paths", "imports", "binds", "calls", "messages", "tests", "diagnostics"})
+
+
+def cache_dir() -> str:
+    """`$JAXMAP_CACHE_DIR`, else `$XDG_CACHE_HOME/jaxmap`, else `~/.cache/jaxmap`."""
+    explicit = os.environ.get("JAXMAP_CACHE_DIR")
+    if explicit:
+        if os.path.exists(explicit) and not os.path.isdir(explicit):
+            raise StoreError(f"JAXMAP_CACHE_DIR={explicit} is not a directory; point it at "
+                             f"one jaxmap may keep its indexes in")
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jaxmap")
+
+
+def index_path(root: str | os.PathLike) -> str:
+    """Where the index of `root` lives: one file per root, named after it. (The index
+    records its root, so a checksum collision reads as a stale index, not wrong data.)"""
+    root = os.fspath(root)
+    digest = f"{zlib.crc32(root.encode()):08x}"
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(root) or "root")
+    return os.path.join(cache_dir(), f"{stem}-{digest}.sqlite")
+
+
+def query_key() -> dict[str, str]:
+    """What must match for an index to be read. `jaxmap index` also checks the grammar
+    version (costly to look up, so not on the query path) and rebuilds on a change."""
+    from jaxmap import __version__
+
+    return {"schema": str(SCHEMA_VERSION), "jaxmap": __version__,
+            "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+
+
+def connect_readonly(path: str) -> sqlite3.Connection | None:
+    """Open an index for queries; None if it is missing or not a jaxmap index."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        return conn
+    except sqlite3.DatabaseError:
+        return None
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    """The index's meta table; empty if it is unreadable or a table is missing (a
+    damaged index reads as no index, so it is rebuilt)."""
+    try:
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return dict(conn.execute("SELECT key, value FROM meta")) if tables == TABLES else {}
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def is_current(meta: dict[str, str], expected: dict[str, str]) -> bool:
+    return all(meta.get(key) == value for key, value in expected.items())
+
+
+def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
+    """path -> (mtime_ns, size, digest) of every indexed file."""
+    return {path: (mtime, size, digest) for path, mtime, size, digest
+            in conn.execute("SELECT path, mtime_ns, size, digest FROM files")}
+
+
+def stamps(conn: sqlite3.Connection) -> tuple[list, list]:
+    """(path, mtime_ns, size) of every indexed file and (path, mtime_ns) of every
+    directory walked: what a query checks before trusting the index."""
+    return (conn.execute("SELECT path, mtime_ns, size FROM files").fetchall(),
+            conn.execute("SELECT path, mtime_ns FROM dirs").fetchall())
+
+
+def dir_stats(conn: sqlite3.Connection) -> dict[str, int]:
+    """path -> mtime_ns of every directory walked."""
+    return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
+
+
+def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, bytes]]:
+    """Stored (digest, FileFacts, FileFacts marshalled) of the given paths."""
+    wanted = set(paths)
+    facts = {}
+    for path, digest, blob in conn.execute("SELECT path, digest, facts FROM files"):
+        if path in wanted:
+            try:
+                facts[path] = digest, marshal.loads(blob), blob
+            except (ValueError, EOFError, TypeError) as error:
+                raise StoreError(f"index entry for {path} is unreadable ({error})") from error
+    return facts
+
+
+def update_stats(path: str, files: list[tuple[str, int, int]],
+                 dirs: list[tuple[str, int]]) -> None:
+    """Record new (mtime_ns, size) of files whose content did not change, and the
+    directories' mtimes; one transaction."""
+    with closing(sqlite3.connect(path, timeout=30)) as conn, conn:
+        conn.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
+                         [(mtime, size, p) for p, mtime, size in files])
+        conn.execute("DELETE FROM dirs")
+        conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+
+
+def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """How many primitives, rules and diagnostics the index holds."""
+    return tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                 for table in ("primitives", "rules", "diagnostics"))
+
+
+def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
+          resolution: Resolution) -> None:
+    """Write a whole index to `path` atomically.
+
+    files: (path, module, mtime_ns, size, digest, marshalled facts) for every file.
+    dirs: (path, mtime_ns) of every directory walked.
+    """
+    with atomic.replacing(path) as tmp, closing(sqlite3.connect(tmp)) as conn:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        _create(conn, meta, files, dirs, resolution)
+        conn.commit()
+
+
+def in_memory(meta: dict[str, str], resolution: Resolution) -> sqlite3.Connection:
+    """An index held in memory, with no files (a snapshot read back)."""
+    conn = sqlite3.connect(":memory:")
+    _create(conn, meta, [], [], resolution)
+    return conn
+
+
+def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution) -> None:
+    conn.executescript(_SCHEMA)
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", files)
+    conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
+         p["style"], ",".join(p.get("aliases", ())))
+        for pid, p in enumerate(resolution.primitives)])
+    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
+         *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r),
+         r.get("condition"))
+        for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p["rules"])])
+    conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (i, d["name"], d["qualname"], d["kind"], d["module"], d["file"], d["line"],
+         d["end_line"], d["summary"]) for i, d in enumerate(resolution.definitions)])
+    conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
+        (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
+    conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
+    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
+    # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", map(tuple, resolution.calls))
+    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
+    conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
+    conn.executemany("INSERT INTO diagnostics VALUES (?)",
+                     [(d,) for d in resolution.diagnostics])
+    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+    conn.executescript(_INDEXES)
+
+
+def _platforms(rule: dict) -> list[str]:
+    """A rule's expanded platforms (a snapshot of an older jaxmap has none recorded)."""
+    if "platforms" in rule:
+        return rule["platforms"]
+    return [rule["platform"]] if rule["platform"] else []
+
+
+def _more_functions(rule: dict) -> str | None:
+    """The rule functions after the first (defbilinear's right transpose), as JSON."""
+    more = rule.get("functions", [])[1:]
+    if not more:
+        return None
+    import json  # not on the query path: only writes need it
+
+    return json.dumps([[f["name"], f["file"], f["line"]] for f in more])
+
+
+def _function_columns(function: dict | None) -> tuple:
+    if function is None:
+        return None, None, None
+    return function["name"], function["file"], function["line"]
