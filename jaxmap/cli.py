@@ -82,70 +82,6 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
 
 
 @cli.command()
-@click.argument("name")
-@_root_option
-@click.option("--jax", "jax_version", default=None, metavar="VERSION",
-              help="Answer from the committed snapshot of this jax release (see indexes/).")
-@click.option("--kind", default=None, metavar="KIND",
-              help="Only this: a rule kind (jvp, lowering, ...) or a result kind "
-                   "(primitive, function, class, variable, module).")
-@_platform_option
-@_json_option
-@_absolute_option
-def locate(name: str, root: str | None, jax_version: str | None, kind: str | None,
-           platform: str | None, as_json: bool, absolute: bool) -> None:
-    """Where NAME is defined; for a primitive, every rule registered for it."""
-    from jaxmap.commands import locate as locate_mod
-    from jaxmap.commands.lookup import RESULT_KINDS, RULE_KINDS
-
-    if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
-        raise click.BadParameter(f"{kind!r} is not one of: {', '.join(RULE_KINDS + RESULT_KINDS)}",
-                                 param_hint="--kind")
-    if jax_version and (root or absolute):
-        raise click.UsageError("--jax answers from a snapshot, which has no files on disk: "
-                               "it takes neither --root nor --absolute")
-    with _open_version(jax_version) if jax_version else _open(root) as idx:
-        found = locate_mod.locate(idx, name, kind, platform)
-        path = _path_fn(idx.root, absolute)
-        if as_json:
-            from jaxmap.render import json as render_json
-
-            click.echo(render_json.located_document(idx.root, idx.jax_version, found, path))
-        else:
-            from jaxmap.render import text
-
-            click.echo(text.located(found, path, _source_line(idx.root)))
-
-
-@cli.command()
-@_root_option
-@click.option("--missing", multiple=True, metavar="KIND",
-              help="Only primitives without a rule of this kind (repeatable: none of them).")
-@click.option("--has", multiple=True, metavar="KIND",
-              help="Only primitives with a rule of this kind (repeatable: all of them).")
-@_platform_option
-@_json_option
-@_absolute_option
-def primitives(root: str | None, missing: tuple[str, ...], has: tuple[str, ...],
-               platform: str | None, as_json: bool, absolute: bool) -> None:
-    """Every primitive with its rules."""
-    from jaxmap.commands.lookup import check_rule_kinds, select
-
-    check_rule_kinds(missing=missing, has=has)
-    with _open(root) as idx:
-        prims = select(idx.primitives(), missing, has, platform)
-        path = _path_fn(idx.root, absolute)
-        if as_json:
-            from jaxmap.render import json as render_json
-
-            click.echo(render_json.primitives_document(idx.root, idx.jax_version, prims, path))
-        else:
-            from jaxmap.render import text
-
-            click.echo(text.primitives_table(prims, path))
-
-
-@cli.command()
 @_root_option
 @_json_option
 @click.option("--show", default=20, show_default=True, type=click.IntRange(min=0),
@@ -215,213 +151,132 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     click.echo(graphs.render(hood, fmt))
 
 
-# -- the call graph: binds, callers, calls, coverage ------------------------------------
+# -- the commands of the command table (commands/registry.py) ----------------------
 
 
-def _call_command(direction: str, name: str, root, depth, as_json: bool, absolute: bool,
-                  **options) -> None:
-    """One call-graph question (callgraph.binds/callers/calls), rendered."""
-    from jaxmap.commands import callgraph
-    from jaxmap.render import calls as render_calls
-
-    with _open(root) as idx:
-        answer = getattr(callgraph, direction)(idx, name, depth, **options)
-        path = _path_fn(idx.root, absolute)
-        click.echo(render_calls.call_document(idx.root, answer, path) if as_json
-                   else render_calls.call_answer(answer, path))
-
-
-@cli.command()
-@click.argument("prim")
-@_root_option
-@click.option("--depth", default=None, type=click.IntRange(min=0), metavar="N",
-              help="At most N calls away from the `.bind` [default: any].")
-@click.option("--public", is_flag=True, help="Only functions of the public API.")
-@_json_option
-@_absolute_option
-def binds(prim: str, root, depth, public: bool, as_json: bool, absolute: bool) -> None:
-    """Every function that reaches primitive PRIM, public API first, with its chain."""
-    _call_command("binds", prim, root, depth, as_json, absolute, public=public)
+def _click_param(param) -> click.Parameter:
+    """A registry Param as a click argument or option."""
+    if param.positional:
+        return click.Argument([param.name], required=param.required,
+                              metavar=param.name.upper())
+    flag = param.flag or "--" + param.name.replace("_", "-")
+    kwargs = {"help": param.doc[:1].upper() + param.doc[1:] + ".", "default": param.default}
+    if param.type == "boolean":
+        return click.Option([flag, param.name], is_flag=True, help=kwargs["help"])
+    if param.type == "array":
+        kwargs.update(multiple=True, default=())
+    elif param.type == "integer":
+        kwargs["type"] = int if param.minimum is None else click.IntRange(min=param.minimum)
+    if param.choices:
+        kwargs["type"] = click.Choice(param.choices)
+    if param.metavar:
+        kwargs["metavar"] = param.metavar
+    show = param.default is not None and param.type != "array"
+    return click.Option([flag, param.name], show_default=show, **kwargs)
 
 
-def _walk_options(depth_help: str):
-    """NAME, --root, --depth N (one level by default), --json, --absolute."""
-    def decorate(f):
-        for option in reversed((
-                click.argument("name"), _root_option,
-                click.option("--depth", default=1, show_default=True, metavar="N",
-                             type=click.IntRange(min=1), help=depth_help),
-                _json_option, _absolute_option)):
-            f = option(f)
-        return f
-    return decorate
+def _source_options(command) -> list[click.Parameter]:
+    """What the CLI adds before a row's own options: --root, --jax."""
+    names = {p.name for p in command.params}
+    options = []
+    if command.kind == "query" and "root" not in names:
+        options.append(click.Option(["--root"], type=click.Path(file_okay=False),
+                                    default=None, help=_ROOT_HELP))
+    if command.snapshot:
+        options.append(click.Option(
+            ["--jax", "jax_version"], default=None, metavar="VERSION",
+            help="Answer from the committed snapshot of this jax release (see indexes/)."))
+    return options
 
 
-@cli.command()
-@_walk_options("Callers of callers, N levels up.")
-def callers(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
-    """Functions, class bodies and module top levels that call NAME, and the unresolved
-    calls that may be to it."""
-    _call_command("callers", name, root, depth, as_json, absolute)
+def _output_options(command) -> list[click.Parameter]:
+    """What the CLI adds after a row's own options: the output format and --absolute;
+    for a scaffold row --dry-run and --force."""
+    options = []
+    if command.kind == "scaffold":
+        options += [click.Option(["--dry-run"], is_flag=True,
+                                 help="Print the diff; write nothing."),
+                    click.Option(["--force"], is_flag=True, help="Overwrite files that exist.")]
+    formats = list(command.render)
+    if command.kind == "query" and len(formats) > 2:
+        options.append(click.Option(["--format", "fmt"], type=click.Choice(formats),
+                                    default=formats[0], show_default=True))
+    options.append(click.Option(["--json", "as_json"], is_flag=True,
+                                help="Print one JSON document (schema in the README)."))
+    if command.paths:
+        options.append(click.Option(["--absolute"], is_flag=True,
+                                    help="Print absolute paths instead of root-relative ones."))
+    return options
 
 
-@cli.command()
-@_walk_options("Callees of callees, N levels down.")
-def calls(name: str, root, depth: int, as_json: bool, absolute: bool) -> None:
-    """What NAME calls: functions, primitives bound, external and unresolved calls."""
-    _call_command("calls", name, root, depth, as_json, absolute)
+def _declared(command) -> click.Command:
+    """The click command of a registry row."""
+    params = [_click_param(p) for p in command.params if p.cli]
+    positional = [p for p in params if isinstance(p, click.Argument)]
+    options = [p for p in params if not isinstance(p, click.Argument)]
+    run = _run_scaffold if command.kind == "scaffold" else _run_query
+    return click.Command(command.name, help=command.doc, short_help=command.doc.split(". ")[0],
+                         params=positional + _source_options(command) + options
+                         + _output_options(command),
+                         callback=lambda **given: run(command, given))
 
 
-@cli.command()
-@_root_option
-@click.option("--kind", "kinds", multiple=True, metavar="KIND",
-              help="Only this rule kind's columns (repeatable).")
-@click.option("--missing", multiple=True, metavar="KIND",
-              help="Only primitives without a rule of this kind (repeatable).")
-@_platform_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
-              default="table", show_default=True)
-@_json_option
-def coverage(root, kinds, missing, platform, fmt: str, as_json: bool) -> None:
-    """The matrix of primitives x rule kinds (lowerings per platform), with totals."""
-    from jaxmap.commands import coverage as coverage_mod
-    from jaxmap.commands.lookup import check_rule_kinds
-    from jaxmap.render import calls as render_calls
+def _run_query(command, given: dict) -> None:
+    from jaxmap import dispatch
+    from jaxmap.render.view import View
 
-    check_rule_kinds(kind=kinds, missing=missing)
-    with _open(root) as idx:
-        matrix = coverage_mod.coverage(idx.primitives(), kinds, missing, platform)
-    click.echo(render_calls.coverage(matrix, "json" if as_json else fmt))
+    root, as_json, absolute = given.pop("root"), given.pop("as_json"), given.pop("absolute", False)
+    jax_version, fmt = given.pop("jax_version", None), given.pop("fmt", None)
+    if jax_version and (root or absolute):
+        raise click.UsageError("--jax answers from a snapshot, which has no files on disk: "
+                               "it takes neither --root nor --absolute")
+    _read_stdin(command, given)
+    fmt = "json" if as_json else fmt or next(iter(command.render))
+    with _open_version(jax_version) if jax_version else _open(root) as idx:
+        view = View(idx.root, idx.jax_version, _path_fn(idx.root, absolute),
+                    _source_line(idx.root))
+        click.echo(dispatch.answer(command, idx, given, fmt, view))
 
 
-# -- explain --------------------------------------------------------------------------
+def _read_stdin(command, given: dict) -> None:
+    """A `-` for a parameter that reads standard input: its text (saying on a terminal
+    what it waits for)."""
+    for param in command.params:
+        if param.stdin and given.get(param.name) == "-":
+            if sys.stdin.isatty():
+                from jaxmap.render.text import reading_stdin
+
+                click.echo(reading_stdin(param.name), err=True)
+            given[param.name] = sys.stdin.read()
 
 
-@cli.command()
-@click.argument("text")
-@_root_option
-@_json_option
-@_absolute_option
-def explain(text: str, root, as_json: bool, absolute: bool) -> None:
-    """Where a JAX error message TEXT is raised (`-` reads it, or a whole traceback,
-    from stdin); for a missing rule, where and how to add it."""
-    from jaxmap.commands import explain as explain_mod
-    from jaxmap.render import explained
+def _run_scaffold(command, given: dict) -> None:
+    from jaxmap import dispatch
+    from jaxmap.scaffold import apply, check, unified_diff
 
-    if text == "-":
-        text = sys.stdin.read()
-    if not text.strip():
-        raise click.UsageError("give the message to explain, or - to read it from stdin")
-    with _open(root) as idx:
-        found = explain_mod.explain(idx, text)
-        path = _path_fn(idx.root, absolute)
-        click.echo(explained.document(idx.root, found, path) if as_json
-                   else explained.text(found, path))
-
-
-@cli.command("new-primitive")
-@click.argument("name")
-@click.option("--out", type=click.Path(), default=None,
-              help="Directory for NAME.py and test_NAME.py [default: .].")
-@click.option("--in-tree", is_flag=True, help="Add the primitive inside the JAX tree at --root.")
-@click.option("--root", type=click.Path(file_okay=False), default=None,
-              help="With --in-tree: the JAX checkout to edit. Otherwise: the tree whose "
-                   "primitive names NAME must not clash with [default: the installed jax].")
-@click.option("--module", default=None,
-              help="With --in-tree: implementation module [default: jax/_src/lax/NAME.py].")
-@click.option("--tests-dir", type=click.Path(file_okay=False), default=None,
-              help="With --in-tree: where NAME_test.py goes [default: ROOT/tests].")
-@click.option("--style", type=click.Choice(["classic", "hijax"]), default="classic",
-              show_default=True)
-@click.option("--arity", type=int, default=1, show_default=True, help="Number of array operands.")
-@click.option("--linear", is_flag=True, help="Linear in its operands: deflinear + a transpose rule.")
-@click.option("--multiple-results", is_flag=True, help="Two results instead of one.")
-@click.option("--params", default=None, metavar="KEY=TYPE,...",
-              help="Static parameters; TYPE is float, int, bool or str.")
-@click.option("--platform", "platforms", multiple=True,
-              help="Also register a lowering for this platform (cpu, cuda, rocm, tpu); repeatable.")
-@click.option("--lowering", type=click.Choice(["lower_fun", "hlo"]), default="lower_fun",
-              show_default=True, help="mlir.lower_fun of a jnp reference, or StableHLO ops.")
-@click.option("--no-tests", is_flag=True, help="Do not generate a test module.")
-@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
-@click.option("--force", is_flag=True, help="Overwrite files that exist.")
-@_json_option
-def new_primitive(name, out, in_tree, root, module, tests_dir, style, arity, linear,
-                  multiple_results, params, platforms, lowering, no_tests, dry_run, force,
-                  as_json):
-    """Generate a primitive NAME with every rule registered, and tests that pass."""
-    from jaxmap import scaffold
-    from jaxmap.render import text
-
-    spec = scaffold.PrimitiveSpec(
-        name=name, arity=arity, linear=linear, multiple_results=multiple_results,
-        params=scaffold.parse_params(params), platforms=tuple(platforms), style=style,
-        lowering=lowering, tests=not no_tests)
-    if in_tree:
-        changes = scaffold.generate(spec, in_tree_root=root or os.curdir, module=module,
-                                    tests_dir=tests_dir)
-    else:
-        changes = scaffold.generate(spec, out=out, index_root=root, module=module,
-                                    tests_dir=tests_dir)
+    dry_run, force, as_json = given.pop("dry_run"), given.pop("force"), given.pop("as_json")
+    changed = dispatch.changes(command, given)
     if not dry_run:
-        scaffold.check(changes, force=force)  # refuse before showing a diff we won't apply
+        check(changed, force=force)  # refuse before showing a diff that will not apply
     if as_json:
-        from jaxmap.render import json as render_json
-
         if not dry_run:
-            scaffold.apply(changes, force=force)
-        click.echo(render_json.scaffold_document(name, changes, scaffold.file_diffs(changes),
-                                                 dry_run))
+            apply(changed, force=force)
+        click.echo(dispatch.scaffold_document(command, given, changed, dry_run))
         return
-    click.echo(scaffold.unified_diff(changes), nl=False)
-    if dry_run:
-        click.echo(text.scaffold_dry_run(changes), err=True)
-        return
-    written = scaffold.apply(changes, force=force)
-    click.echo(text.scaffold_written(name, changes, written), err=True)
-
-
-# -- the escalation ladder: `jaxmap new KIND NAME`, `jaxmap ladder` --------------------
-
-@cli.command("new")
-@click.argument("kind", metavar="KIND")
-@click.argument("name")
-@click.option("--out", type=click.Path(), default=None,
-              help="Directory for NAME.py, test_NAME.py and what KIND needs [default: .].")
-@click.option("--style", default=None,
-              help="custom-vjp and primitive: hijax instead of the classic form.")
-@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
-@click.option("--force", is_flag=True, help="Overwrite files that exist.")
-@_json_option
-def new(kind, name, out, style, dry_run, force, as_json):
-    """Start a rung of the ladder: KIND is custom-vjp, custom-jvp, export,
-    custom-partitioning, pallas, ffi or primitive; tests included."""
-    from jaxmap.render import json as render_json
-    from jaxmap.render import text
-    from jaxmap.scaffold import apply, file_diffs, kinds, unified_diff
-
-    changes = kinds.generate(kind, name, out=out, style=style)
+    click.echo(unified_diff(changed), nl=False)
     if not dry_run:
-        apply(changes, force=force)  # checks them all first
-    if as_json:
-        click.echo(render_json.scaffold_document(name, changes, file_diffs(changes), dry_run))
-        return
-    click.echo(unified_diff(changes), nl=False)
-    click.echo(text.new_kind_summary(kind, name, changes, dry_run), err=True)
+        apply(changed, force=force)
+    click.echo(dispatch.scaffold_summary(command, given, changed, dry_run), err=True)
 
 
-@cli.command()
-@_root_option
-@_json_option
-def ladder(root: str | None, as_json: bool) -> None:
-    """The escalation ladder and its checklist: each rung, the `jaxmap new`
-    command that starts it, and where its machinery lives in the indexed jax."""
-    from jaxmap.commands import ladder as ladder_mod
-    from jaxmap.render import ladder as render_ladder
+def _add_declared_commands() -> None:
+    from jaxmap.commands.registry import COMMANDS
 
-    with _open(root) as idx:
-        result = ladder_mod.gather(idx)
-    click.echo(render_ladder.document(result) if as_json else render_ladder.text(result))
+    for command in COMMANDS:
+        cli.add_command(_declared(command))
+
+
+_add_declared_commands()
 
 
 # -- for coding agents: `jaxmap mcp`, `jaxmap skill` ------------------------------------
@@ -429,14 +284,21 @@ def ladder(root: str | None, as_json: bool) -> None:
 @cli.command()
 @_root_option
 def mcp(root: str | None) -> None:
-    """Serve locate, primitives, binds, callers, explain, coverage, ladder, new and
-    new_primitive to an MCP client over stdio, with the index kept open (needs
-    jaxmap[mcp])."""
     from jaxmap import roots, server
 
     server.require_sdk()
     roots.resolve_root(root)  # a bad --root fails here, not at the first question
     server.serve_stdio(root)
+
+
+def _mcp_help() -> str:
+    from jaxmap.commands.registry import COMMANDS
+    from jaxmap.render.text import mcp_help
+
+    return mcp_help([c.tool for c in COMMANDS if c.mcp])
+
+
+mcp.help = _mcp_help()
 
 
 @cli.command()

@@ -17,7 +17,8 @@ import pytest
 from jaxmap.commands import callgraph, coverage, explain
 from jaxmap.errors import NotFound
 from jaxmap.models import RuleKind
-from jaxmap.render import explained
+from jaxmap.render import text
+from jaxmap.render.view import View
 
 
 def test_binds_reaches_the_public_api(installed_index):
@@ -195,7 +196,7 @@ def test_explain_places_a_message_its_exception_class_builds(installed_index, er
                         errors["bool"]["traceback"])
     raising = (found.raised_by[0].file, str(found.raised_by[0].line))
     assert raising in {(file, line) for file, line, _function in frames}
-    lines = explained.text(found, str).splitlines()
+    lines = text.explanation(found, View("")).splitlines()
     assert lines[1].split()[:2] == ["built", "in"] and "raised by" in lines[2]
 
 
@@ -210,7 +211,7 @@ def test_explain_places_a_message_a_helper_returns_as_an_exception(installed_ind
     functions = {function for _file, _line, function in frames}
     assert site.function.rpartition(".")[2] not in functions
     assert {s.function.rpartition(".")[2] for s in found.raised_by} & functions
-    lines = explained.text(found, str).splitlines()
+    lines = text.explanation(found, View("")).splitlines()
     assert lines[1].split()[:2] == ["built", "in"]
 
 

@@ -50,9 +50,10 @@ def test_a_tree_without_the_machinery_says_so(tmp_path, monkeypatch):
     with open_index(str(MINIJAX)) as index:
         result = ladder.gather(index)
     assert any(p.file is None for step in result.steps for p in step.places)
-    from jaxmap.render import ladder as render_ladder
+    from jaxmap.render import text
+    from jaxmap.render.view import View
 
-    assert "(not in this tree)" in render_ladder.text(result)
+    assert "(not in this tree)" in text.ladder(result, View(""))
 
 
 def test_cli_text_lists_rungs_commands_and_checklist(installed_index, monkeypatch, capsys):

@@ -39,15 +39,15 @@ class CallAnswer(NamedTuple):
     found: tuple[Reached, ...]
 
 
-def binds(index, name: str, depth: int | None = None, public: bool = False) -> CallAnswer:
-    """Functions that reach primitive `name` (`psum`, `psum_p`, `lax.psum_p`), public
+def binds(index, prim: str, depth: int | None = None, public: bool = False) -> CallAnswer:
+    """Functions that reach primitive `prim` (`psum`, `psum_p`, `lax.psum_p`), public
     API first, each with its shortest chain to the `.bind`; `public`: the API only."""
     from jaxmap.commands.lookup import spellings, suggest
 
-    prims = index.primitive_ids(*spellings(name))
+    prims = index.primitive_ids(*spellings(prim))
     if not prims:
-        raise NotFound(f"no primitive named {name!r} in the index of {index.root}",
-                       suggest(index, name))
+        raise NotFound(f"no primitive named {prim!r} in the index of {index.root}",
+                       suggest(index, prim))
     variables = {pid: f"{variable or prim_name}.bind" for pid, prim_name, variable in prims}
     ends: dict[int, tuple[str, ...]] = {}
     for did, pid, _line, via in index.binders(variables):
@@ -59,7 +59,7 @@ def binds(index, name: str, depth: int | None = None, public: bool = False) -> C
     if public:
         found = [r for r in found if r.public]
     found.sort(key=lambda r: (not r.public, r.depth, r.label))
-    return CallAnswer(name, "binds", tuple(sorted(set(variables.values()))), tuple(found))
+    return CallAnswer(prim, "binds", tuple(sorted(set(variables.values()))), tuple(found))
 
 
 def callers(index, name: str, depth: int = 1) -> CallAnswer:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from jaxmap.commands.lookup import select
+from jaxmap.commands.lookup import check_rule_kinds, select
 from jaxmap.models import Primitive, RuleKind
 
 
@@ -15,6 +15,13 @@ class Coverage(NamedTuple):
     kinds: tuple[str, ...]  # the columns
     rows: list[tuple[str, str, dict[str, int]]]  # (primitive, module, column -> rules)
     totals: dict[str, int]  # column -> primitives with at least one such rule
+
+
+def run(index, kinds: tuple[str, ...] = (), missing: tuple[str, ...] = (),
+        platform: str | None = None) -> Coverage:
+    """`jaxmap coverage`: the matrix of the index's primitives (see `coverage`)."""
+    check_rule_kinds(kind=kinds, missing=missing)
+    return coverage(index.primitives(), tuple(kinds), tuple(missing), platform)
 
 
 def coverage(prims: list[Primitive], kinds: tuple[str, ...] = (),

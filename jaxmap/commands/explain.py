@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from jaxmap.errors import NotFound
+from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import Primitive
 from jaxmap.models import RuleKind as K
@@ -75,6 +75,9 @@ def explain(index, text: str) -> Explanation:
     only its start: a first line copied alone), best match first (of sites with the
     same wording, one the traceback passes through first); NotFound if no message of
     the tree matches."""
+    if not text.strip():
+        raise ArgumentError("explain needs the message (or traceback) to explain; on the "
+                            "command line, - reads it from stdin")
     frames = _FRAME_PLACE.findall(text)
     text = _message_of(text)
     # Read once for both passes; a message with little literal text matches too much.

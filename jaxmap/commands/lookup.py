@@ -98,6 +98,13 @@ def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str
     return chosen
 
 
+def primitives(index, missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
+               platform: str | None = None) -> list[Primitive]:
+    """`jaxmap primitives`: the index's primitives that pass `select`'s filters."""
+    check_rule_kinds(missing=missing, has=has)
+    return select(index.primitives(), tuple(missing), tuple(has), platform)
+
+
 def suggest(index, query: str, limit: int = 5) -> tuple[str, ...]:
     """Names close to `query`, for 'did you mean'."""
     import difflib

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition, Primitive, Rule
+from jaxmap.render.view import View
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -39,13 +40,14 @@ def definition(d: Definition, path: PathFn = _same) -> dict:
             "public_paths": list(d.public_paths), "summary": d.summary}
 
 
-def primitives_document(root: str, jax_version, prims, path: PathFn = _same) -> str:
-    return _dump({"root": str(root), "jax_version": jax_version,
-                  "primitives": [primitive(p, path) for p in prims]})
+def primitives_document(prims, view: View) -> str:
+    return _dump({"root": str(view.root), "jax_version": view.jax_version,
+                  "primitives": [primitive(p, view.path) for p in prims]})
 
 
-def located_document(root: str, jax_version, found, path: PathFn = _same) -> str:
-    return _dump({"root": str(root), "jax_version": jax_version, "query": found.query,
+def located_document(found, view: View) -> str:
+    path = view.path
+    return _dump({"root": str(view.root), "jax_version": view.jax_version, "query": found.query,
                   "primitives": [{**primitive(p, path), "tests": [
                       {"name": t.name, "file": path(t.loc.file), "line": t.loc.line}
                       for t in p.tests]} for p in found.primitives],
@@ -159,6 +161,61 @@ def diff_document(diff) -> str:
 def ranking_document(rows: list[tuple[str, float]]) -> str:
     """`graph --central`: modules with their scores, best first."""
     return _dump([{"module": name, "score": round(score, 6)} for name, score in rows])
+
+
+def call_document(answer, view: View) -> str:
+    """A callgraph.CallAnswer."""
+    path = view.path
+    return _dump({"root": str(view.root), "query": answer.query,
+                  "direction": answer.direction, "targets": list(answer.targets),
+                  "count": len(answer.found),
+                  "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
+                             "line": r.line, "depth": r.depth, "public": r.public,
+                             "chain": list(r.chain)} for r in answer.found]})
+
+
+def coverage_document(matrix, view: View) -> str:
+    """A coverage.Coverage: its columns, per-column totals and rows."""
+    return _dump({"kinds": list(matrix.kinds), "totals": matrix.totals,
+                  "primitives": len(matrix.rows),
+                  "rows": [{"name": name, "module": module, "rules": counts}
+                           for name, module, counts in matrix.rows]})
+
+
+def explanation_document(found, view: View) -> str:
+    """An explain.Explanation."""
+    path, missing = view.path, found.missing
+    return _dump({
+        "root": str(view.root), "message": found.message,
+        "sites": [{"file": path(s.file), "line": s.line, "function": s.function,
+                   "exception": s.exception, "returned": s.returned} for s in found.sites],
+        "raised_by": [{"file": path(s.file), "line": s.line, "function": s.function,
+                       "exception": s.exception, "returned": s.returned}
+                      for s in found.raised_by],
+        "missing_rule": None if missing is None else {
+            "kind": missing.kind, "style": missing.style, "name": missing.name,
+            "platforms": list(missing.platforms),
+            "primitive": None if missing.primitive is None else {
+                "name": missing.primitive.name, "file": path(missing.primitive.loc.file),
+                "line": missing.primitive.loc.line,
+                "rules": sorted({r.kind.value for r in missing.primitive.rules})},
+            "register_with": [{"name": n, "file": path(f), "line": li}
+                              for n, f, li in missing.register_with],
+            "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,
+                          "function": s.function} for s in missing.siblings],
+            "new_primitive_flag": missing.flag}})
+
+
+def ladder_document(ladder, view: View) -> str:
+    """A ladder.Ladder (schema in the README)."""
+    return _dump({
+        "root": str(ladder.root), "jax_version": ladder.jax_version,
+        "rungs": [{"number": s.rung.number, "title": s.rung.title,
+                   "use_when": list(s.rung.use_when), "avoid_when": list(s.rung.avoid_when),
+                   "ask": list(s.rung.ask), "kinds": list(s.rung.kinds),
+                   "commands": list(s.commands),
+                   "machinery": [p._asdict() for p in s.places]} for s in ladder.steps],
+        "checklist": list(ladder.checklist)})
 
 
 def _dump(document: dict | list) -> str:

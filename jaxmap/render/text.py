@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition, Primitive, Rule, RuleKind
+from jaxmap.render.view import View
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -17,11 +19,12 @@ _TESTS_SHOWN = 5
 _REACHED_SHOWN = 8
 
 
-def located(found, path: PathFn, source_line: SourceFn) -> str:
-    """Primitives, then definitions; definitions first for a dotted name that is not a
+def located(found, view: View) -> str:
+    """`locate`: primitives, then definitions; definitions first for a dotted name that is not a
     primitive's variable (`jnp.cumsum` asks for the function more than for the cumsum
     primitive; `lax.psum_p` for the primitive)."""
-    blocks = [primitive(p, path, source_line) for p in found.primitives]
+    path = view.path
+    blocks = [primitive(p, path, view.source_line) for p in found.primitives]
     if found.definitions:
         named = "\n".join(definition(d, path) + reached(r)
                            for d, r in zip(found.definitions, found.reaches))
@@ -86,7 +89,7 @@ def reached(prims) -> str:
     return f"\n  reaches  {names}{more}"
 
 
-def primitives_table(prims: list[Primitive], path: PathFn) -> str:
+def primitives_table(prims: list[Primitive], view: View) -> str:
     """A line a primitive: name, where it is defined, its rule kinds, and the
     platforms its lowerings serve (`default` for the rule registered without one)."""
     lines = []
@@ -94,7 +97,7 @@ def primitives_table(prims: list[Primitive], path: PathFn) -> str:
         kinds = sorted({r.kind.value for r in p.rules})
         platforms = sorted({platform for r in p.rules if r.kind == RuleKind.LOWERING
                             for platform in (r.platforms or ("default",))})
-        where = f"{path(p.loc.file)}:{p.loc.line}"
+        where = f"{view.path(p.loc.file)}:{p.loc.line}"
         lines.append(f"{p.name:<32} {where:<48} {' '.join(kinds) or '-'}"
                      + (f"  [lowering: {' '.join(platforms)}]" if platforms else ""))
     return "\n".join(lines)
@@ -178,20 +181,24 @@ def map_written(paths: list[str], data, tokens: int) -> str:
             f"{len(data.modules)} modules; the map is about {tokens} tokens")
 
 
-def scaffold_dry_run(changes) -> str:
-    return f"dry run: {len(changes)} files would change; nothing written"
-
-
-def scaffold_written(name: str, changes, written) -> str:
-    return (f"wrote {len(written)} files for primitive {name!r}: "
-            + ", ".join(c.label for c in changes))
-
-
-def new_kind_summary(kind: str, name: str, changes, dry_run: bool) -> str:
-    """`wrote 2 files for pallas 'my_kernel': NAME.py, test_NAME.py` after `jaxmap new`."""
+def scaffold_summary(kind: str, name: str, changes, dry_run: bool) -> str:
+    """`wrote 2 files for pallas 'my_kernel': NAME.py, test_NAME.py` after `jaxmap new`
+    or `new-primitive` (kind `primitive`)."""
     state = "would write" if dry_run else "wrote"
     return (f"{state} {len(changes)} files for {kind} {name!r}: "
-            + ", ".join(c.label for c in changes))
+            + ", ".join(c.label for c in changes) + ("; dry run, nothing written" if dry_run
+                                                     else ""))
+
+
+def mcp_help(tools: list[str]) -> str:
+    """`jaxmap mcp --help`: what it serves."""
+    return (f"Serve {', '.join(tools[:-1])} and {tools[-1]} to an MCP client over stdio, "
+            f"with the index kept open (needs jaxmap[mcp]).")
+
+
+def reading_stdin(what: str) -> str:
+    """What a command that reads `-` from a terminal says it waits for."""
+    return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
 
 
 def skill_written(out: str, folder: dict[str, str]) -> str:
@@ -203,3 +210,130 @@ def skill_written(out: str, folder: dict[str, str]) -> str:
     listed = ", ".join(f"{top}/ ({n})" if n > 1 or "." not in top else top
                        for top, n in parts.items())
     return f"wrote the skill folder {out}: {listed}"
+
+
+_HEADINGS = {"binds": "{n} {function} {reach} {targets}",
+             "callers": "{n} {caller} of {targets}",
+             "calls": "{n} {callee} of {targets}"}
+_MARKS = {"unresolved": "? ", "external": "~ "}
+_BODIES = {"module": " (top level)", "class": " (class body)"}  # callers that are not functions
+_NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
+          "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
+
+
+def call_answer(answer, view: View) -> str:
+    """A callgraph.CallAnswer: a heading, then one line per answer with its place and
+    chain; unresolved calls last, marked."""
+    path, targets = view.path, ", ".join(answer.targets)
+    one = len(answer.found) == 1
+    lines = [_HEADINGS[answer.direction].format(
+        n=len(answer.found) or "no", targets=targets, reach="reaches" if one else "reach",
+        **{word: word if one else word + "s" for word in ("function", "caller", "callee")})]
+    for r in answer.found:
+        mark = _MARKS.get(r.kind, "  ")
+        chain = " -> ".join(r.chain)
+        where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
+        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{r.line}  [{chain}]")
+    if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
+        lines.append(_NOTES[answer.direction])
+    return "\n".join(lines)
+
+
+def coverage_cells(matrix) -> tuple[list, list, list]:
+    """A coverage.Coverage as cells: the header, a row a primitive, the totals."""
+    header = ["primitive", "module", *matrix.kinds]
+    body = [[name, module, *(counts.get(k, 0) for k in matrix.kinds)]
+            for name, module, counts in matrix.rows]
+    footer = ["total", f"{len(matrix.rows)} primitives",
+              *(matrix.totals.get(k, 0) for k in matrix.kinds)]
+    return header, body, footer
+
+
+def coverage_table(matrix, view: View) -> str:
+    """A coverage.Coverage as aligned columns, totals last."""
+    rows = [cells for part in coverage_cells(matrix) for cells in
+            (part if part and isinstance(part[0], list) else [part])]
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
+                     for row in rows)
+
+
+_RAISED_BY = 8  # places that raise the exception, in text
+
+
+def explanation(found, view: View) -> str:
+    """`explain`: the sites of a message, and for a missing rule where it goes."""
+    path, lines = view.path, [found.message]
+    # An exception class's __init__, or a helper that returns the exception, builds the
+    # message; where it is raised follows.
+    first = "built in" if found.raised_by or found.sites[0].returned else "raised at"
+    for i, site in enumerate(found.sites):
+        label = first if i == 0 else ""
+        lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.exception} in "
+                     f"{site.function}")
+    for i, site in enumerate(found.raised_by[:_RAISED_BY]):
+        label = "raised by" if i == 0 else ""
+        lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.function}")
+    if len(found.raised_by) > _RAISED_BY:
+        lines.append(f"  {'':<14} ({len(found.raised_by) - _RAISED_BY} more; --json has all)")
+    missing = found.missing
+    if missing is None:
+        return "\n".join(lines)
+    prim = missing.primitive
+    platforms = f" for {', '.join(missing.platforms)}" if missing.platforms else ""
+    lines.append(f"missing rule: {missing.kind}{platforms} of {missing.style} primitive "
+                 f"{missing.name}")
+    if prim is not None:
+        lines.append(f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}")
+        kinds = sorted({r.kind.value for r in prim.rules})
+        lines.append(f"  {'has rules':<14} {', '.join(kinds) or 'none'}")
+    else:
+        lines.append(f"  {'primitive':<14} {missing.name}  (not defined in the indexed tree)")
+    for i, (name, file, line) in enumerate(missing.register_with):
+        label = "register with" if i == 0 else ""
+        lines.append(f"  {label:<14} {name}  {path(file)}:{line}")
+    for i, s in enumerate(missing.siblings):
+        label = "examples" if i == 0 else ""
+        rule = f"  -> {s.function}" if s.function else ""
+        lines.append(f"  {label:<14} {s.name}: its {missing.kind} rule  "
+                     f"{path(s.file)}:{s.line}{rule}")
+    if missing.flag:
+        lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}")
+    return "\n".join(lines)
+
+
+WIDTH = 88
+
+
+def ladder(ladder, view: View) -> str:
+    """The ladder as a short guide: each rung, how to start it, where it lives."""
+    version = f"jax {ladder.jax_version}" if ladder.jax_version else "this tree"
+    lines = [f"The escalation ladder for {version} ({ladder.root}).",
+             "Climb only as far as the problem needs; each rung costs more to keep.", ""]
+    for step in ladder.steps:
+        rung = step.rung
+        lines.append(f"{rung.number}. {rung.title}")
+        lines += _items("use when", rung.use_when)
+        lines += _items("not when", rung.avoid_when)
+        lines += _items("ask", rung.ask)
+        lines += _items("start", step.commands, wrap=False)
+        lines += _items("lives in", [_ladder_place(p) for p in step.places], wrap=False)
+        lines.append("")
+    lines.append("Before climbing a rung, check:")
+    lines += [f"  [ ] {item}" for item in ladder.checklist]
+    return "\n".join(lines)
+
+
+def _items(label: str, items, wrap: bool = True) -> list[str]:
+    """`label:` then one item a line; prose wrapped at WIDTH under its own start."""
+    head = f"   {label + ':':<10}"
+    pad = " " * len(head)
+    width = WIDTH if wrap else 10_000
+    return [line for i, item in enumerate(items) for line in textwrap.wrap(
+        item, width, initial_indent=head if i == 0 else pad, subsequent_indent=pad + "  ",
+        break_on_hyphens=False)]
+
+
+def _ladder_place(place) -> str:
+    where = f"{place.file}:{place.line}" if place.file else "(not in this tree)"
+    return f"{place.name}  {where}"

@@ -30,7 +30,8 @@ from jaxmap.scaffold.files import (
 from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
-           "TargetError", "UnsupportedRelease", "apply", "check", "file_diffs", "generate", "parse_params", "unified_diff"]
+           "TargetError", "UnsupportedRelease", "apply", "check", "file_diffs", "generate",
+           "new_primitive", "parse_params", "unified_diff"]
 
 
 def generate(spec: PrimitiveSpec, *, out: str | None = None,
@@ -66,6 +67,24 @@ def generate(spec: PrimitiveSpec, *, out: str | None = None,
                           os.path.abspath(out or os.curdir))
     check_name_free(spec, index_root)
     return result
+
+
+def new_primitive(name: str, *, out: str | None = None, in_tree: bool = False,
+                  root: str | None = None, module: str | None = None,
+                  tests_dir: str | None = None, style: str = "classic", arity: int = 1,
+                  linear: bool = False, multiple_results: bool = False,
+                  params: str | None = None, platforms: tuple[str, ...] = (),
+                  lowering: str = "lower_fun", no_tests: bool = False) -> list[FileChange]:
+    """`jaxmap new-primitive`'s arguments -> `generate`'s file changes: in the JAX tree
+    at `root` with `in_tree`, else in `out`, checked against `root`'s primitives."""
+    spec = PrimitiveSpec(name=name, arity=arity, linear=linear,
+                         multiple_results=multiple_results, params=parse_params(params),
+                         platforms=tuple(platforms), style=style, lowering=lowering,
+                         tests=not no_tests)
+    if in_tree:
+        return generate(spec, in_tree_root=root or os.curdir, module=module,
+                        tests_dir=tests_dir)
+    return generate(spec, out=out, index_root=root, module=module, tests_dir=tests_dir)
 
 
 def _out_of_tree(spec: PrimitiveSpec, release: Release, out: str) -> list[FileChange]:

@@ -1,0 +1,172 @@
+"""The command table: each question jaxmap answers, declared once.
+
+cli.py builds its click commands from these rows and tools.py the MCP tools, so a
+command's name, doc and parameters are written here alone. Functions are named as
+"module:function" strings and imported only when the command runs, which keeps
+`jaxmap locate` and `--help` fast.
+
+A `query` row runs on an open store.read.Index: `run(index, **arguments) -> result`,
+then `render[format](result, view) -> str` (render.view.View says how paths show);
+the first format is the default, and `json` is what MCP answers. A `scaffold` row
+returns file changes (`run(**arguments) -> list[FileChange]`) that the front end
+shows as a diff and writes (CLI: unless --dry-run; MCP: only with `write: true`);
+its renderers give the summary line and the JSON document.
+
+Commands that write files or need more than one index (index, verify, graph, diff,
+skill, repo-map, mcp) stay hand-written in cli.py.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.commands.lookup import RESULT_KINDS, RULE_KINDS
+
+
+class Param(NamedTuple):
+    """One argument: its Python keyword (the MCP argument too), a JSON Schema type
+    (`array`: of strings), and how the CLI spells it."""
+
+    name: str
+    type: str
+    doc: str
+    required: bool = False
+    default: object = None  # the CLI's; an MCP call that omits it gets the run's own
+    minimum: int | None = None
+    choices: tuple[str, ...] = ()
+    positional: bool = False  # a CLI argument (NAME) rather than an option
+    flag: str = ""  # the CLI option when it is not --name (`--kind` for `kinds`)
+    metavar: str = ""
+    stdin: bool = False  # on the CLI, `-` reads the value from standard input
+    cli: bool = True
+    mcp: bool = True
+
+
+class Command(NamedTuple):
+    name: str  # the CLI's; the MCP tool's with `-` read as `_`
+    doc: str  # the first line is the summary both front ends show
+    params: tuple[Param, ...]
+    run: str
+    render: dict[str, str]
+    kind: str = "query"
+    mcp: bool = True
+    paths: bool = True  # prints paths: the CLI offers --absolute
+    snapshot: bool = False  # the CLI offers --jax VERSION (a committed snapshot)
+
+    @property
+    def tool(self) -> str:
+        return self.name.replace("-", "_")
+
+
+_TEXT = "jaxmap.render.text"
+_JSON = "jaxmap.render.json"
+_NAME = Param("name", "string", "psum, psum_p, lax.psum, a name string, any definition",
+              required=True, positional=True)
+_PLATFORM = Param("platform", "string", "only lowerings serving it: cpu, cuda, rocm, tpu, "
+                                        "or a Pallas backend", metavar="PLATFORM")
+_RULE_KINDS = f"rule kinds ({', '.join(RULE_KINDS[:4])}, ...)"
+
+
+def _calls(direction: str, doc: str, params: tuple[Param, ...], mcp: bool = True) -> Command:
+    return Command(direction, doc, params, f"jaxmap.commands.callgraph:{direction}",
+                   {"text": f"{_TEXT}:call_answer", "json": f"{_JSON}:call_document"},
+                   mcp=mcp)
+
+
+def _walk(direction: str, doc: str, depth_doc: str, mcp: bool) -> Command:
+    return _calls(direction, doc, (
+        Param("name", "string", "a function, dotted or not", required=True, positional=True),
+        Param("depth", "integer", depth_doc, default=1, minimum=1, metavar="N")), mcp)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("locate", "Where NAME is defined; for a primitive, every rule registered for it "
+                      "with file:line, and the tests that use it.",
+            (_NAME, Param("kind", "string", "only this: a rule kind (jvp, lowering, ...) or a "
+                                            "result kind (" + ", ".join(RESULT_KINDS) + ")",
+                          metavar="KIND"), _PLATFORM),
+            "jaxmap.commands.locate:locate",
+            {"text": f"{_TEXT}:located", "json": f"{_JSON}:located_document"},
+            snapshot=True),
+    Command("primitives", "Every primitive with its rules; all filters must hold.",
+            (Param("missing", "array", f"only primitives lacking these {_RULE_KINDS}",
+                   metavar="KIND"),
+             Param("has", "array", "only primitives having all of these rule kinds",
+                   metavar="KIND"), _PLATFORM),
+            "jaxmap.commands.lookup:primitives",
+            {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"}),
+    _calls("binds", "Every function that reaches primitive PRIM, public API first, with its "
+                    "chain.",
+           (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
+                  required=True, positional=True),
+            Param("depth", "integer", "at most this many calls away from the bind "
+                                      "[default: any]", minimum=0, metavar="N"),
+            Param("public", "boolean", "only functions of the public API"))),
+    _walk("callers", "Functions, class bodies and module top levels that call NAME, and the "
+                     "unresolved calls that may be to it.", "callers of callers, N levels up",
+          mcp=True),
+    _walk("calls", "What NAME calls: functions, primitives bound, external and unresolved "
+                   "calls.", "callees of callees, N levels down", mcp=False),
+    Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
+                        "with totals.",
+            (Param("kinds", "array", "only these rule kinds' columns", flag="--kind",
+                   metavar="KIND"),
+             Param("missing", "array", "only primitives lacking these rule kinds",
+                   metavar="KIND"), _PLATFORM),
+            "jaxmap.commands.coverage:run",
+            {"table": f"{_TEXT}:coverage_table", "json": f"{_JSON}:coverage_document",
+             "csv": "jaxmap.render.csv:coverage"}, paths=False),
+    Command("explain", "Where a JAX error message or traceback TEXT is raised; for a missing "
+                       "rule, where and how to add it.",
+            (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
+                   required=True, positional=True, stdin=True),),
+            "jaxmap.commands.explain:explain",
+            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"}),
+    Command("ladder", "The escalation ladder and its checklist: each rung, the `jaxmap new` "
+                      "command that starts it, and where its machinery lives.",
+            (), "jaxmap.commands.ladder:gather",
+            {"text": f"{_TEXT}:ladder", "json": f"{_JSON}:ladder_document"}, paths=False),
+    Command("new", "Start a rung of the ladder with tests that pass on the installed jax: "
+                   "KIND is one of `jaxmap ladder`'s kinds.",
+            (Param("kind", "string", "custom-jvp, custom-vjp, export, custom-partitioning, "
+                                     "pallas, ffi or primitive", required=True,
+                   positional=True),
+             Param("name", "string", "a Python identifier", required=True, positional=True),
+             Param("out", "string", "directory for the files [default: .]", metavar="DIR"),
+             Param("style", "string", "hijax instead of classic (custom-vjp, primitive)")),
+            "jaxmap.scaffold.kinds:generate",
+            {"text": f"{_TEXT}:scaffold_summary", "json": f"{_JSON}:scaffold_document"},
+            kind="scaffold", paths=False),
+    Command("new-primitive", "Generate a primitive NAME with every rule registered, and "
+                             "tests that pass.",
+            (Param("name", "string", "a Python identifier", required=True, positional=True),
+             Param("out", "string", "directory for NAME.py and test_NAME.py [default: .]",
+                   metavar="DIR"),
+             Param("in_tree", "boolean", "add the primitive inside the JAX tree at --root",
+                   mcp=False),
+             Param("root", "string", "with --in-tree: the JAX checkout to edit; otherwise the "
+                                     "tree whose primitive names NAME must not clash with "
+                                     "[default: the installed jax]", mcp=False),
+             Param("module", "string", "with --in-tree: the implementation module [default: "
+                                       "jax/_src/lax/NAME.py]", mcp=False),
+             Param("tests_dir", "string", "with --in-tree: where NAME_test.py goes [default: "
+                                          "ROOT/tests]", mcp=False),
+             Param("style", "string", "classic or hijax", default="classic",
+                   choices=("classic", "hijax")),
+             Param("arity", "integer", "number of array operands", default=1),
+             Param("linear", "boolean", "linear in its operands: deflinear and a transpose "
+                                        "rule"),
+             Param("multiple_results", "boolean", "two results instead of one"),
+             Param("params", "string", "static parameters: scale=float,n=int (float, int, "
+                                       "bool, str)", metavar="KEY=TYPE,..."),
+             Param("platforms", "array", "also a lowering for this platform: cpu, cuda, rocm, "
+                                         "tpu", flag="--platform"),
+             Param("lowering", "string", "`mlir.lower_fun` of a jnp reference, or StableHLO ops",
+                   default="lower_fun", choices=("lower_fun", "hlo")),
+             Param("no_tests", "boolean", "do not generate a test module", mcp=False)),
+            "jaxmap.scaffold:new_primitive",
+            {"text": f"{_TEXT}:scaffold_summary", "json": f"{_JSON}:scaffold_document"},
+            kind="scaffold", paths=False),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+

@@ -1,0 +1,40 @@
+"""What every front end does with a row of the command table (commands/registry.py):
+load the functions it names, run it, render the result."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from jaxmap.render.view import View
+
+
+def load(reference: str):
+    """The function a "module:function" reference names."""
+    module, _, function = reference.partition(":")
+    return getattr(import_module(module), function)
+
+
+def answer(command, index, arguments: dict, fmt: str = "json", view: View | None = None) -> str:
+    """A query row run on an open index and rendered in `fmt` (paths as `view` shows
+    them; default: root-relative)."""
+    result = load(command.run)(index, **arguments)
+    return load(command.render[fmt])(result, view or View(index.root, index.jax_version))
+
+
+def changes(command, arguments: dict) -> list:
+    """The file changes a scaffold row's run returns (nothing is written)."""
+    return load(command.run)(**arguments)
+
+
+def scaffold_document(command, arguments: dict, changed: list, dry_run: bool) -> str:
+    """A scaffold row's JSON document: each file with its action and diff."""
+    from jaxmap.scaffold import file_diffs
+
+    return load(command.render["json"])(arguments["name"], changed, file_diffs(changed),
+                                        dry_run)
+
+
+def scaffold_summary(command, arguments: dict, changed: list, dry_run: bool) -> str:
+    """A scaffold row's one line: what it wrote, or would write."""
+    return load(command.render["text"])(arguments.get("kind", "primitive"),
+                                        arguments["name"], changed, dry_run)

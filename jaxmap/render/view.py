@@ -1,0 +1,22 @@
+"""How a front end wants an answer shown: the root it came from, its jax version, and
+how paths and source lines are read (root-relative, or absolute with --absolute)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+
+def _as_given(path: str) -> str:
+    return path
+
+
+def _no_source(file: str, line: int) -> str | None:
+    return None
+
+
+class View(NamedTuple):
+    root: str
+    jax_version: str | None = None
+    path: Callable[[str], str] = _as_given
+    source_line: Callable[[str, int], str | None] = _no_source
