@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import click
 
 from jaxmap.errors import JaxmapError, NotFound, describe, exit_code
+from jaxmap.render.graphs import FORMATS as GRAPH_FORMATS
 
 _ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
               "[default: $JAXMAP_ROOT, else the installed jax package].")
@@ -41,10 +43,12 @@ def _json_option(f):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="jaxmap")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Say nothing on stderr while building an index [or set $JAXMAP_QUIET].")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     """Where everything in JAX's internals is defined: primitives, their rules, definitions."""
-    ctx.ensure_object(dict)["debug"] = debug  # main() reads it to decide how errors show
+    ctx.ensure_object(dict).update(debug=debug, quiet=quiet)  # main() reads debug
 
 
 @cli.command()
@@ -62,7 +66,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
 
     if snapshot_file:
         _check_output(snapshot_file, force)
-    with _progress("indexing") as progress:
+    with _progress("indexing", root) as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
     messages, call_counts = [], {}
     if snapshot_file or as_json:
@@ -105,7 +109,7 @@ def verify(root: str | None, as_json: bool, show: int) -> None:
 @click.option("--depth", default=1, show_default=True, type=click.IntRange(min=0),
               help="Steps from NAME to include.")
 @click.option("--format", "fmt", default="text", show_default=True,
-              type=click.Choice(["text", "json", "dot", "mermaid", "graphml", "svg", "png"]),
+              type=click.Choice(GRAPH_FORMATS),
               help="svg and png are drawn by Graphviz (`dot`), where it is installed.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Write to FILE.")
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
@@ -233,9 +237,18 @@ def _run_query(command, given: dict) -> None:
     _read_stdin(command, given)
     fmt = "json" if as_json else fmt or next(iter(command.render))
     with _open_version(jax_version) if jax_version else _open(root) as idx:
+        if command.about_primitives:
+            _warn_without_primitives(idx)
         view = View(idx.root, idx.jax_version, _path_fn(idx.root, absolute),
                     _source_line(idx.root))
         click.echo(dispatch.answer(command, idx, given, fmt, view))
+
+
+def _warn_without_primitives(idx) -> None:
+    from jaxmap.render.text import no_primitives
+
+    if not idx.primitive_count():
+        click.echo(no_primitives(idx.root), err=True)
 
 
 def _read_stdin(command, given: dict) -> None:
@@ -284,11 +297,10 @@ _add_declared_commands()
 @cli.command()
 @_root_option
 def mcp(root: str | None) -> None:
-    from jaxmap import roots, server
+    from jaxmap import server
 
     server.require_sdk()
-    roots.resolve_root(root)  # a bad --root fails here, not at the first question
-    server.serve_stdio(root)
+    server.serve_stdio(root)  # a bad --root is each call's tool error, not a dead server
 
 
 def _mcp_help() -> str:
@@ -409,6 +421,8 @@ def diff(old: str, new: str, as_json: bool) -> None:
     from jaxmap.render import text
 
     with _open_either(old) as before, _open_either(new) as after:
+        _warn_without_primitives(before)
+        _warn_without_primitives(after)
         result = diff_mod.compare(
             text.diff_side(old, before.jax_version, os.path.isdir(old)), before.primitives(),
             text.diff_side(new, after.jax_version, os.path.isdir(new)), after.primitives())
@@ -444,31 +458,51 @@ def _write_snapshot(idx, snapshot_file: str) -> None:
 def _open(root):
     from jaxmap.session import open_index
 
-    with _progress("indexing") as progress:
+    with _progress("indexing", root) as progress:
         return open_index(root, progress=progress)
 
 
 class _progress:
-    """A click progress bar on a terminal; nothing when stderr is piped."""
+    """What a build says on stderr once it has taken a second: a live bar on a
+    terminal, else a line when that second passes and one when it ends; nothing with
+    --quiet or $JAXMAP_QUIET."""
 
-    def __init__(self, label: str):
-        self.label = label
+    def __init__(self, label: str, root: str | None = None):
+        self.label, self.root = label, root
         self.bar = None
+        self.started = time.perf_counter()
+        self.total: int | None = None
+        self.announced = False
 
     def __enter__(self):
-        if not sys.stderr.isatty():
-            return None
-        return self._update
+        context = click.get_current_context(silent=True)
+        quiet = context is not None and (context.find_root().obj or {}).get("quiet")
+        return None if quiet or os.environ.get("JAXMAP_QUIET") else self._update
 
     def _update(self, done: int, total: int) -> None:
-        if self.bar is None:
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.bar.pos)
+        self.total = total
+        if time.perf_counter() - self.started < 1.0:
+            return
+        if sys.stderr.isatty():
+            if self.bar is None:
+                self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+                self.bar.__enter__()
+            self.bar.update(done - self.bar.pos)
+        elif not self.announced:
+            from jaxmap.render.text import build_started
+            from jaxmap.roots import resolve_root
 
-    def __exit__(self, *exc):
+            click.echo(build_started(self.label, resolve_root(self.root), total), err=True)
+        self.announced = True
+
+    def __exit__(self, kind, *exc):
         if self.bar is not None:
-            self.bar.__exit__(*exc)
+            self.bar.__exit__(kind, *exc)
+        elapsed = time.perf_counter() - self.started
+        if kind is None and self.total is not None and elapsed >= 1.0:
+            from jaxmap.render.text import build_done
+
+            click.echo(build_done(self.label, self.total, elapsed), err=True)
 
 
 def _path_fn(root: str, absolute: bool):
@@ -503,6 +537,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
+    except click.exceptions.NoArgsIsHelpError as no_args:
+        click.echo(no_args.ctx.get_help())  # `jaxmap` alone: the help, not an error
+        return 0
     except click.ClickException as error:
         hint = " (see jaxmap --help)" if isinstance(error, click.UsageError) else ""
         click.echo(f"jaxmap: error: {error.format_message()}{hint}", err=True)

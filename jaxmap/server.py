@@ -49,12 +49,16 @@ def build(session: Session):
 
 
 def serve_stdio(root: str | None = None) -> None:
-    """Open (or build) the index of `root`, then serve until stdin closes."""
+    """Open (or build) the index of `root`, then serve until stdin closes. An index
+    that cannot be opened (a root that does not exist) is every call's tool error."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     with Session(root) as session:
-        session.index()  # warm before the first question, and fail here if it cannot
+        try:
+            session.index()  # warm before the first question
+        except JaxmapError:
+            pass
         server = build(session)
 
         async def serve() -> None:

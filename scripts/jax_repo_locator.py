@@ -46,9 +46,13 @@ def from_snapshot(args) -> int:
         return _fail("--root needs the jaxmap package (pip install .); without it only the "
                      "snapshots in indexes/ can be read")
     versions = _snapshots()
-    version = args.jax or max(versions, key=_version_key, default=None)
+    if not versions:
+        return _fail(f"no snapshots in {INDEXES}: install jaxmap (pip install jaxmap) to "
+                     f"index the installed jax")
+    version = args.jax or max(versions, key=_version_key)
     if version not in versions:
-        return _fail(f"no snapshot for jax {version} in {INDEXES}")
+        return _fail(f"no snapshot for jax {version} in {INDEXES}; there are: "
+                     f"{', '.join(sorted(versions, key=_version_key))}")
     with gzip.open(versions[version], "rt", encoding="utf-8") as handle:
         snapshot = json.load(handle)
     primitives, definitions = _match(snapshot, args.name.strip())

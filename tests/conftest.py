@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,10 +13,22 @@ FIXTURES = Path(__file__).parent / "fixtures"
 collect_ignore = ["fixtures"]
 
 
+# Where jaxmap would cache without JAXMAP_CACHE_DIR: a folder no test may write in.
+_USER_CACHE = os.path.join(tempfile.mkdtemp(prefix="jaxmap-user-cache-"), "jaxmap")
+
+
+def pytest_configure(config):
+    os.environ["XDG_CACHE_HOME"] = os.path.dirname(_USER_CACHE)
+    os.environ["JAXMAP_QUIET"] = "1"  # a slow build's progress lines; tests that want them unset it
+
+
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory, monkeypatch):
+def _private_cache(tmp_path_factory, monkeypatch, request):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.delenv("JAXMAP_ROOT", raising=False)
+    yield
+    assert not os.path.exists(_USER_CACHE), \
+        f"{request.node.name} wrote into the user's cache ({_USER_CACHE})"
 
 
 @pytest.fixture(scope="session")

@@ -204,3 +204,20 @@ def test_without_the_sdk_the_command_names_the_extra(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert code != 0 and out == ""
     assert err.count("\n") == 1 and "jaxmap[mcp]" in err, err
+
+
+def test_a_server_started_on_a_missing_root_answers_with_tool_errors(tmp_path):
+    """The client sees a tool error naming the root, not 'Connection closed'."""
+    missing = tmp_path / "missing"
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "jaxmap", "mcp", "--root", str(missing)],
+        cwd=os.getcwd(), env=dict(os.environ))
+
+    async def run():
+        async with Client(params) as client:
+            listed = await client.list_tools()
+            return listed, await client.call_tool("locate", {"name": "psum"})
+
+    listed, result = anyio.run(run)
+    assert len(listed.tools) == len(tools.TOOLS)
+    assert result.is_error and _text(result) == f"jaxmap: error: root {missing} does not exist"

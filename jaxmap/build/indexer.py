@@ -52,6 +52,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     """Index `root` (default: the installed jax), re-parsing only files whose content
     changed since the last run; `rebuild` starts from nothing."""
     root = roots.resolve_root(root)
+    store.check_cache_writable()
     tree = discover.list_files(root)
     path = store.index_path(root)
     expected = {**_version_key(), "root": str(root)}

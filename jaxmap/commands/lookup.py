@@ -7,7 +7,7 @@ The rows come from store/read.py, the one module that queries the index.
 
 from __future__ import annotations
 
-from jaxmap.errors import JaxmapError
+from jaxmap.errors import ArgumentError, JaxmapError
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 RULE_KINDS = tuple(k.value for k in RuleKind)
@@ -43,9 +43,18 @@ def definition_ids(index, name: str) -> list[int]:
     return []
 
 
+def check_name(query: str) -> None:
+    """ArgumentError unless `query` can name something: dotted parts that are words
+    (`jax.`, `.` and `jnp.sum.` cannot)."""
+    if not all(part.strip() for part in query.split(".")):
+        raise ArgumentError(f"{query!r} is not a name: every part between dots must be "
+                            f"a word (e.g. jax.lax.psum)")
+
+
 def alias_spellings(query: str) -> list[str]:
     """`query` with a conventional alias read as each module it stands for
     (`jnp.einsum` -> `jax.numpy.einsum`), then as written."""
+    check_name(query)
     head, dot, rest = query.partition(".")
     if not dot:
         return [query]
@@ -115,5 +124,6 @@ def suggest(index, query: str, limit: int = 5) -> tuple[str, ...]:
 
 def spellings(query: str) -> tuple[str, str]:
     """The last dotted part, and that part without a `_p` suffix."""
+    check_name(query)
     leaf = query.rpartition(".")[2]
     return leaf, leaf[:-2] if leaf.endswith("_p") else leaf

@@ -52,6 +52,7 @@ class Command(NamedTuple):
     mcp: bool = True
     paths: bool = True  # prints paths: the CLI offers --absolute
     snapshot: bool = False  # the CLI offers --jax VERSION (a committed snapshot)
+    about_primitives: bool = False  # on a tree without primitives the CLI warns
 
     @property
     def tool(self) -> str:
@@ -94,7 +95,8 @@ COMMANDS: tuple[Command, ...] = (
              Param("has", "array", "only primitives having all of these rule kinds",
                    metavar="KIND"), _PLATFORM),
             "jaxmap.commands.lookup:primitives",
-            {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"}),
+            {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"},
+            about_primitives=True),
     _calls("binds", "Every function that reaches primitive PRIM, public API first, with its "
                     "chain.",
            (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
@@ -115,7 +117,7 @@ COMMANDS: tuple[Command, ...] = (
                    metavar="KIND"), _PLATFORM),
             "jaxmap.commands.coverage:run",
             {"table": f"{_TEXT}:coverage_table", "json": f"{_JSON}:coverage_document",
-             "csv": "jaxmap.render.csv:coverage"}, paths=False),
+             "csv": "jaxmap.render.csv:coverage"}, paths=False, about_primitives=True),
     Command("explain", "Where a JAX error message or traceback TEXT is raised; for a missing "
                        "rule, where and how to add it.",
             (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",

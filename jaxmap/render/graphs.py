@@ -4,9 +4,6 @@ Graphviz's `dot` where it is installed."""
 
 from __future__ import annotations
 
-import json
-from html import escape
-
 from jaxmap.errors import JaxmapError
 
 PICTURE_FORMATS = ("svg", "png")
@@ -16,8 +13,7 @@ _SHAPES = {"module": "folder", "function": "box", "class": "box3d", "primitive":
 
 
 def render(hood, fmt: str) -> str:
-    return {"text": _text, "json": _json, "dot": dot, "mermaid": _mermaid,
-            "graphml": _graphml}[fmt](hood)
+    return _RENDERERS[fmt](hood)
 
 
 def caveat(hood, fmt: str) -> str | None:
@@ -34,6 +30,8 @@ def _text(hood) -> str:
 
 
 def _json(hood) -> str:
+    import json
+
     return json.dumps({"roots": list(hood.roots),
                        "nodes": [{"id": label, **info} for label, info
                                  in sorted(hood.nodes.items())],
@@ -42,6 +40,8 @@ def _json(hood) -> str:
 
 
 def dot(hood) -> str:
+    import json  # here, not at the top: cli.py imports FORMATS on every start-up
+
     lines = ["digraph jaxmap {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
     for label, info in sorted(hood.nodes.items()):
         style = ', style=bold' if label in hood.roots else ""
@@ -66,6 +66,8 @@ def _mermaid(hood) -> str:
 
 
 def _graphml(hood) -> str:
+    from html import escape
+
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">',
              '  <key id="kind" for="all" attr.name="kind" attr.type="string"/>',
@@ -95,3 +97,8 @@ def picture(hood, fmt: str) -> bytes:
     if result.returncode:
         raise JaxmapError(f"Graphviz failed: {result.stderr.decode(errors='replace')[:200]}")
     return result.stdout
+
+
+_RENDERERS = {"text": _text, "json": _json, "dot": dot, "mermaid": _mermaid, "graphml": _graphml}
+# Every format `graph --format` takes: text formats, then pictures drawn from dot.
+FORMATS = (*_RENDERERS, *PICTURE_FORMATS)

@@ -190,6 +190,20 @@ def scaffold_summary(kind: str, name: str, changes, dry_run: bool) -> str:
                                                      else ""))
 
 
+def no_primitives(root: str) -> str:
+    """The warning for a tree with no JAX primitives, where one was expected."""
+    return (f"jaxmap: warning: no JAX primitives in {root}; give --root a JAX checkout or a "
+            f"tree that defines primitives")
+
+
+def build_started(label: str, root: str, files: int) -> str:
+    return f"jaxmap: {label} {root}: parsing {files} files..."
+
+
+def build_done(label: str, files: int, seconds: float) -> str:
+    return f"jaxmap: {label}: done, {files} files parsed in {seconds:.1f} s"
+
+
 def mcp_help(tools: list[str]) -> str:
     """`jaxmap mcp --help`: what it serves."""
     return (f"Serve {', '.join(tools[:-1])} and {tools[-1]} to an MCP client over stdio, "

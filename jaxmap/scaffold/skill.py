@@ -55,8 +55,9 @@ class Starter(NamedTuple):
 
 
 def files(index, out: str, budget: int | None = None,
-          tools: tuple[str, ...] = ()) -> dict[str, str]:
-    """The skill folder for `index`'s tree, as {POSIX path under the folder: text};
+          tools: tuple[str, ...] = ()) -> dict[str, str | bytes]:
+    """The skill folder for `index`'s tree, as {POSIX path under the folder: text, or
+    bytes for the snapshot the standalone locator reads};
     `out` is where it will be written (starters are generated as if there); `tools`
     are the MCP tools SKILL.md lists."""
     from jaxmap.commands import ladder, repomap
@@ -68,6 +69,10 @@ def files(index, out: str, budget: int | None = None,
     if budget is None:
         folder["references/" + markdown.PRIMITIVES_FILE] = markdown.primitives_page(data)
     folder[f"scripts/{LOCATOR}"] = locator_source()
+    if index.jax_version:  # the locator answers from it where jaxmap is not installed
+        from jaxmap.store import snapshot
+
+        folder[f"indexes/jax-{index.jax_version}.json.gz"] = snapshot.export(index)
     starters = []
     for kind, name in STARTERS:
         starter, texts = _starter(kind, name, out)

@@ -52,9 +52,21 @@ def check_directory(path: str) -> None:
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe):
         raise TargetError(f"{probe} is a file, not a directory; give a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
+    if not os.access(probe, os.W_OK | os.X_OK) or not _can_create_in(probe):
         raise TargetError(f"directory {probe} is not writable; choose another or "
                           f"fix its permissions")
+
+
+def _can_create_in(directory: str) -> bool:
+    """Whether a file can really be created there (root passes os.access even where
+    nothing can be made, as in /proc)."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            return True
+    except OSError:
+        return False
 
 
 def check_tree(directory: str, force: bool) -> None:
@@ -66,25 +78,33 @@ def check_tree(directory: str, force: bool) -> None:
     check_directory(os.path.dirname(os.path.abspath(directory)))
 
 
-def write_tree(directory: str, files: dict[str, str], force: bool = False) -> None:
-    """Write `files` ({POSIX path under it: text}) as `directory`, whole or not at all:
-    filled in a temporary sibling, then renamed into place; an existing directory is
-    replaced only with `force`."""
+def write_tree(directory: str, files: dict[str, str | bytes], force: bool = False) -> None:
+    """Write `files` ({POSIX path under it: text or bytes}) as `directory`, whole or not
+    at all: filled in a temporary sibling, then renamed into place; an existing
+    directory is replaced only with `force`. TargetError if it cannot be written."""
+    check_tree(directory, force)
+    directory = os.path.abspath(directory)
+    try:
+        _write_tree(directory, files)
+    except OSError as error:
+        raise TargetError(f"cannot write {directory} ({error.strerror or error})") from None
+
+
+def _write_tree(directory: str, files: dict[str, str | bytes]) -> None:
     import shutil
     import tempfile
 
-    check_tree(directory, force)
-    directory = os.path.abspath(directory)
     parent = os.path.dirname(directory)
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".jaxmap-", dir=parent)
     try:
         os.chmod(tmp, 0o755)
-        for relative, text in files.items():
+        for relative, data in files.items():
             path = os.path.join(tmp, *relative.split("/"))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            with (open(path, "w", encoding="utf-8", newline="") if isinstance(data, str)
+                  else open(path, "wb")) as handle:
+                handle.write(data)
         if os.path.exists(directory):
             aside = tempfile.mkdtemp(prefix=".jaxmap-old-", dir=parent)
             os.replace(directory, os.path.join(aside, "old"))

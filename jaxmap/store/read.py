@@ -83,6 +83,9 @@ class Index:
         return [_primitive(row, rules.get(row[0], ())) for row in
                 self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives ORDER BY id")]
 
+    def primitive_count(self) -> int:
+        return self._conn.execute("SELECT COUNT(*) FROM primitives").fetchone()[0]
+
     def primitives_named(self, name: str, stem: str) -> list[Primitive]:
         """Primitives whose name string is `name` or `stem`, or whose variable (or an
         alias) is `name`, with their rules and the tests that exercise them."""

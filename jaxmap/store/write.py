@@ -89,6 +89,21 @@ def cache_dir() -> str:
     return os.path.join(base, "jaxmap")
 
 
+def check_cache_writable() -> None:
+    """StoreError naming JAXMAP_CACHE_DIR when the cache cannot be written, checked
+    before any parsing."""
+    import tempfile
+
+    directory = cache_dir()
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise StoreError(f"cannot keep the index in {directory} ({error.strerror or error}); "
+                         f"set JAXMAP_CACHE_DIR to a writable directory") from None
+
+
 def index_path(root: str | os.PathLike) -> str:
     """Where the index of `root` lives: one file per root, named after it. (The index
     records its root, so a checksum collision reads as a stale index, not wrong data.)"""
