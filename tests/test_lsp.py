@@ -43,18 +43,22 @@ batching.primitive_batchers[c_p] = _rule
 mlir.register_lowering(a_p, _rule, platform='gpuu')
 """
 SIBLINGS_FILE = "jax/_src/siblings.py"
+# Code as users write it, outside jax.
+USER = {"app/__init__.py": "", "app/model.py": "from jax import lax\n\n\ndef total(x):\n"
+                                               "  return lax.psum(x, 'i')\n"}
 
 
-async def _start(root: Path, cache: Path, *args: str):
-    """A client, initialized on `root`, whose server keeps its index under `cache`,
-    once the server has said its index is ready."""
+async def _start(root: Path, cache: Path, *args: str, ready: bool = True):
+    """A client, initialized on `root`, whose server keeps its index under `cache`;
+    with `ready`, once the server has said it built its index."""
     env = {**os.environ, "JAXMAP_CACHE_DIR": str(cache)}
     env.pop("JAXMAP_ROOT", None)
     client = await ClientServerConfig(SERVER + list(args), server_env=env).start()
     await client.initialize_session(t.InitializeParams(
         capabilities=t.ClientCapabilities(), root_uri=root.as_uri(),
         workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)]))
-    await _logged(client, READY)
+    if ready:
+        await _logged(client, READY)
     return client
 
 
@@ -73,6 +77,9 @@ def tree(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("tree") / "minijax"
     shutil.copytree(ROOT, root)
     (root / SIBLINGS_FILE).write_text(SIBLINGS)
+    for file, text in USER.items():
+        (root / file).parent.mkdir(exist_ok=True)
+        (root / file).write_text(text)
     return root
 
 
@@ -149,6 +156,14 @@ async def test_definition_of_a_registry_helper_and_a_rule_function(client, tree)
     assert _places(helper) == [("ad.py", _line_of(tree, ad, "def deflinear2("))]
     assert _places(rule)[0] == ("parallel.py", _line_of(tree, PARALLEL,
                                                          "def _psum_transpose_rule("))
+
+
+async def test_definition_of_a_user_spelling_offers_the_primitive_it_binds(client, tree):
+    places = _places(await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, "app/model.py", 5, "psum"))))
+    assert places[0] == ("parallel.py", _line_of(tree, PARALLEL, "def psum("))
+    assert places[1] == ("parallel.py", mark("psum-create")[1])
+    assert ("parallel.py", mark("psum-batcher")[1]) in places
 
 
 async def test_hover_on_a_primitive_lists_rules_by_kind(client, tree):
@@ -242,6 +257,21 @@ async def test_a_save_refreshes_the_index_in_the_background(client, tree):
     assert _places(places) == [("fresh.py", 2)]
 
 
+async def test_during_a_refresh_answers_come_from_the_previous_index_and_say_so(client, tree):
+    from jaxmap.render.editor import STALE
+
+    path = tree / "jax/_src/fresh.py"
+    path.write_text(path.read_text() + "f_p = core.Primitive('f')\n")
+    hover = t.HoverParams(**_at(tree, *mark("psum-impl"), "psum_p"))
+    seen = len(client.log_messages)
+    client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, "jax/_src/fresh.py")))
+    during = await client.text_document_hover_async(hover)  # the refresh takes far longer
+    await _logged(client, READY, after=seen)
+    after = await client.text_document_hover_async(hover)
+    assert STALE in _hover_text(during)
+    assert STALE not in _hover_text(after)
+
+
 async def test_a_bad_request_leaves_the_server_answering(client, tree):
     outside = await client.text_document_definition_async(t.DefinitionParams(
         t.TextDocumentIdentifier(Path(sys.executable).resolve().as_uri()), t.Position(0, 0)))
@@ -252,3 +282,93 @@ async def test_a_bad_request_leaves_the_server_answering(client, tree):
     file, line = mark("psum-create")
     assert await client.text_document_hover_async(
         t.HoverParams(**_at(tree, file, line, "psum_p"))) is not None
+
+
+# -- the installed jax, from the test session's index of it -------------------------
+
+
+@pytest.fixture(scope="module")
+def installed_root(installed_index) -> Path:
+    return Path(installed_index.root)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def installed(installed_index, installed_root):
+    client = await _start(installed_root, Path(installed_index.path).parent, ready=False)
+    yield client
+    await client.shutdown_session()
+    await client.stop()
+
+
+INSTALLED_PARALLEL = "jax/_src/lax/parallel.py"
+LAX = "jax/_src/lax/lax.py"
+
+
+async def test_installed_definition_and_hover_of_psum_p(installed, installed_root):
+    line = _line_of(installed_root, INSTALLED_PARALLEL, "psum_p = core.Primitive('psum')")
+    at = _at(installed_root, INSTALLED_PARALLEL, line, "psum_p")
+    places = _places(await installed.text_document_definition_async(t.DefinitionParams(**at)))
+    assert places[0] == ("parallel.py", line)
+    registered = _line_of(installed_root, INSTALLED_PARALLEL, "ad.deflinear2(psum_p,")
+    assert ("parallel.py", registered) in places
+    text = _hover_text(await installed.text_document_hover_async(t.HoverParams(**at)))
+    assert f"- transpose: [{INSTALLED_PARALLEL}:{registered}](" in text
+    assert "platforms: " in text
+
+
+async def test_installed_user_spelling_goes_where_the_call_graph_resolved_it(
+        installed, installed_root, installed_index):
+    file = "jax/_src/nn/functions.py"
+    line = _line_of(installed_root, file, "jnp.einsum('BMK,BNK->BMN'")
+    places = await installed.text_document_definition_async(
+        t.DefinitionParams(**_at(installed_root, file, line, "einsum")))
+    (einsum,) = [d for d in installed_index.definitions_named("jax.numpy.einsum")
+                 if d.kind.value == "function"]
+    assert _places(places)[0] == (Path(einsum.loc.file).name, einsum.loc.line)
+
+
+async def test_installed_code_lens_counts_match_the_commands(installed, installed_root,
+                                                            installed_index):
+    from jaxmap.commands import callgraph
+
+    lenses = await installed.text_document_code_lens_async(
+        t.CodeLensParams(_doc(installed_root, LAX)))
+    by_line = {lens.range.start.line + 1: lens for lens in lenses}
+    line = _line_of(installed_root, LAX, "dot_general_p = standard_primitive(")
+    title = (await installed.code_lens_resolve_async(by_line[line])).command.title
+    (prim,) = installed_index.primitives_named("dot_general_p", "dot_general")
+    binders = len(callgraph.binds(installed_index, "dot_general_p").found)
+    assert title == f"{len(prim.rules)} rules · {binders:,} binders · {len(prim.tests):,} tests"
+    rule = by_line[_line_of(installed_root, LAX, "def _dot_general_transpose_lhs(")]
+    assert rule.command.title == "transpose rule of dot_general"
+
+
+async def test_installed_workspace_symbols(installed):
+    symbols = await installed.workspace_symbol_async(t.WorkspaceSymbolParams(query="dot_general"))
+    named = {(s.name, s.kind) for s in symbols}
+    assert ("dot_general", t.SymbolKind.Constant) in named
+    assert ("jax.lax.dot_general", t.SymbolKind.Function) in named
+
+
+# -- a tree that is not JAX ----------------------------------------------------------
+
+
+async def test_a_tree_that_is_not_jax_still_serves_its_names(tmp_path):
+    root = tmp_path / "plain"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "util.py").write_text("def helper(x):\n    return x\n")
+    (root / "pkg" / "main.py").write_text("from pkg import util\n\n\n"
+                                          "def run():\n    return util.helper(1)\n")
+    client = await _start(root, tmp_path / "cache")
+    try:
+        places = await client.text_document_definition_async(
+            t.DefinitionParams(**_at(root, "pkg/main.py", 5, "helper")))
+        assert _places(places) == [("util.py", 1)]
+        refs = await client.text_document_references_async(t.ReferenceParams(
+            context=t.ReferenceContext(include_declaration=False),
+            **_at(root, "pkg/util.py", 1, "helper")))
+        assert _places(refs) == [("main.py", 5)]
+    finally:
+        await client.shutdown_session()
+        await client.stop()
