@@ -88,15 +88,15 @@ class Served:
 
 def build(root: str | None = None):
     """A pygls LanguageServer for `root` (None: the workspace root the editor opens)."""
-    from importlib import metadata
-
     from lsprotocol import types as t
     from pygls.lsp.server import LanguageServer
 
     from jaxmap.commands import editor, rule_gaps
     from jaxmap.render import editor as render
 
-    server = LanguageServer("jaxmap", metadata.version("jaxmap"),
+    from jaxmap import __version__
+
+    server = LanguageServer("jaxmap", __version__,
                             text_document_sync_kind=t.TextDocumentSyncKind.Full)
     told: set[str] = set()
 
