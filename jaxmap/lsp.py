@@ -70,11 +70,13 @@ class Served:
 
     def _finish(self, done: Future) -> None:
         self._running = None
-        error = done.exception()
-        report = None
+        report, error = None, done.exception()
         if error is None:
-            report = done.result()
-            self.session.reopen()
+            try:
+                report = done.result()
+                self.session.reopen()
+            except (JaxmapError, OSError) as failed:
+                error = failed
         if self._again:
             self._again = False
             self.refresh()
@@ -86,257 +88,267 @@ class Served:
             self.session.close()
 
 
+# The features served: (LSP method, options or None, _Answers method), declared once.
+_FEATURES = (
+    ("initialized", None, "initialized"),
+    ("shutdown", None, "shutdown"),
+    ("textDocument/didOpen", None, "did_open"),
+    ("textDocument/didSave", None, "did_save"),
+    ("textDocument/didClose", None, "did_close"),
+    ("textDocument/definition", None, "definition"),
+    ("textDocument/hover", None, "hover"),
+    ("textDocument/references", None, "references"),
+    ("textDocument/codeLens", "lens_options", "code_lens"),
+    ("codeLens/resolve", None, "resolve_lens"),
+    ("workspace/symbol", None, "workspace_symbols"),
+)
+_COMMANDS = ((REFERENCES, "references_command"), (DEFINITIONS, "definitions_command"))
+
+
 def build(root: str | None = None):
     """A pygls LanguageServer for `root` (None: the workspace root the editor opens)."""
     from lsprotocol import types as t
     from pygls.lsp.server import LanguageServer
 
-    from jaxmap.commands import editor, rule_gaps
-    from jaxmap.render import editor as render
-
     from jaxmap import __version__
 
     server = LanguageServer("jaxmap", __version__,
                             text_document_sync_kind=t.TextDocumentSyncKind.Full)
-    told: set[str] = set()
+    answers = _Answers(server, root)
+    for method, options, name in _FEATURES:
+        server.feature(method, getattr(answers, options) if options else None)(
+            answers.handler(name))
+    for command, name in _COMMANDS:
+        server.command(command)(answers.handler(name, command=True))
+    return server
 
-    def log(message: str, kind=t.MessageType.Info) -> None:
-        server.window_log_message(t.LogMessageParams(type=kind, message=f"jaxmap: {message}"))
 
-    def note_once(message: str) -> None:
-        if message not in told:
-            told.add(message)
-            log(message)
+class _Answers:
+    """The server's handlers: each turns a request's URI and position into a file, a
+    line and a symbol, asks commands/editor.py, and turns the answer into LSP types.
+    A JaxmapError is logged and answered with nothing; any other error becomes the
+    request's LSP error (pygls's), never the server's end."""
 
-    def refreshed(report, error) -> None:
-        told.clear()
+    def __init__(self, server, root: str | None):
+        from lsprotocol import types
+
+        from jaxmap.commands import editor, rule_gaps
+        from jaxmap.render import editor as render
+
+        self.t, self.editor, self.gaps, self.render = types, editor, rule_gaps, render
+        self.server = server
+        self.served = Served(root, self._refreshed)
+        self.lens_options = types.CodeLensOptions(resolve_provider=True)
+        self._told: set[str] = set()
+
+    def handler(self, name: str, command: bool = False):
+        answer = getattr(self, name)
+
+        def run(ls, *args):
+            try:
+                return answer(*args) if command else answer(args[0] if args else None)
+            except JaxmapError as error:
+                if command:
+                    raise
+                self.log(describe(error, debug_hint=False), self.t.MessageType.Warning)
+                return None
+        run.__name__ = name
+        return run
+
+    # -- messages ------------------------------------------------------------------------
+
+    def log(self, message: str, kind=None) -> None:
+        self.server.window_log_message(self.t.LogMessageParams(
+            type=kind or self.t.MessageType.Info, message=f"jaxmap: {message}"))
+
+    def note_once(self, message: str) -> None:
+        """Log `message` once until the next refresh ends."""
+        if message not in self._told:
+            self._told.add(message)
+            self.log(message)
+
+    def _refreshed(self, report, error) -> None:
+        self._told.clear()
         if error is not None:
-            log(describe(error, debug_hint=False), t.MessageType.Error)
+            self.log(describe(error, debug_hint=False), self.t.MessageType.Error)
             return
         if report is not None:
-            log(f"index refreshed: {report.parsed} files parsed, {report.removed} removed, "
-                f"{report.primitives} primitives")
-        for uri in list(server.workspace.text_documents):
-            publish(uri)
+            self.log(self.render.refreshed(report))
+        for uri in list(self.server.workspace.text_documents):
+            self.publish(uri)
 
-    served = Served(root, refreshed)
+    # -- places --------------------------------------------------------------------------
 
-    # -- places ------------------------------------------------------------------------
-
-    def relative(uri: str) -> str | None:
+    def relative(self, uri: str) -> str | None:
         """The root-relative POSIX path of a file under the root; None for any other."""
         from pygls.uris import to_fs_path
 
-        path = to_fs_path(uri)
-        index = served.index()
+        path, index = to_fs_path(uri), self.served.index()
         if path is None or index is None:
             return None
         rel = os.path.relpath(os.path.realpath(path), index.root)
         return None if rel.startswith("..") else rel.replace(os.sep, "/")
 
-    def uri_of(file: str) -> str:
+    def uri_of(self, file: str) -> str:
         from pygls.uris import from_fs_path
 
-        return from_fs_path(os.path.join(served.index().root, file))
+        return from_fs_path(os.path.join(self.served.index().root, file))
 
-    def location(loc) -> t.Location:
+    def location(self, loc):
         line = max(loc.line - 1, 0)
-        return t.Location(uri=uri_of(loc.file), range=_range(t, line, 0, line + 1))
+        return self.t.Location(uri=self.uri_of(loc.file), range=self.range(line, 0, line + 1))
 
-    def link(file: str, line: int) -> str:
-        return f"{uri_of(file)}#L{line}"
+    def range(self, line: int, column: int, end_line: int | None = None):
+        """From (line, column) to the start of `end_line`, or an empty range there."""
+        t = self.t
+        end = t.Position(line=line, character=column) if end_line is None else \
+            t.Position(line=end_line, character=0)
+        return t.Range(start=t.Position(line=line, character=column), end=end)
 
-    def at(uri: str, position: t.Position):
-        """(index, file, 1-based line, symbol) at a position, or None."""
-        index, file = served.index(), relative(uri)
+    def link(self, file: str, line: int) -> str:
+        return f"{self.uri_of(file)}#L{line}"
+
+    def lines(self, uri: str) -> list[str]:
+        """The document's lines as the editor has them (else as on disk)."""
+        return self.server.workspace.get_text_document(uri).lines
+
+    def meaning(self, uri: str, line: int, character: int):
+        """(index, editor.Meaning) at a 0-based position; (index, None) where nothing
+        is (outside the root, between words), and (None, None) before the first index."""
+        index, file = self.served.index(), self.relative(uri)
         if index is None:
-            note_once(render.BUILDING.format(root=served.root or "the workspace"))
-            return None
-        if file is None:
-            return None
-        lines = server.workspace.get_text_document(uri).lines
-        if position.line >= len(lines):
-            return None
-        symbol = editor.symbol_at(lines[position.line], position.character)
-        if symbol is None:
-            return None
-        if served.stale:
-            note_once(render.STALE)
-        return index, file, position.line + 1, symbol
-
-    def meaning(uri: str, position: t.Position):
-        here = at(uri, position)
-        if here is None:
+            self.note_once(self.render.BUILDING.format(root=self.served.root or "the workspace"))
             return None, None
-        index, file, line, symbol = here
-        return index, editor.meaning(index, file, line, symbol)
+        lines = self.lines(uri) if file is not None else []
+        symbol = self.editor.symbol_at(lines[line], character) if line < len(lines) else None
+        if symbol is None:
+            return index, None
+        if self.served.stale:
+            self.note_once(self.render.STALE)
+        found = self.editor.meaning(index, file, line + 1, symbol)
+        return index, None if found.empty else found
 
-    def answering(default):
-        """A handler that answers `default` and logs the message on a JaxmapError."""
-        def wrap(handler):
-            def run(ls, params):
-                try:
-                    return handler(params)
-                except JaxmapError as error:
-                    log(describe(error, debug_hint=False), t.MessageType.Warning)
-                    return default
-            run.__name__ = handler.__name__
-            return run
-        return wrap
+    # -- life cycle ----------------------------------------------------------------------
 
-    # -- life cycle --------------------------------------------------------------------
-
-    @server.feature(t.INITIALIZED)
-    def initialized(ls, _params) -> None:
+    def initialized(self, _params) -> None:
         import asyncio
 
-        folders = ls.workspace.folders
-        workspace = next(iter(folders.values())).uri if folders else ls.workspace.root_uri
         from pygls.uris import to_fs_path
 
+        workspace = self.server.workspace
+        folders = list(workspace.folders.values())
+        uri = folders[0].uri if folders else workspace.root_uri
         try:
-            served.start(to_fs_path(workspace) if workspace else None,
-                         asyncio.get_running_loop())
+            self.served.start(to_fs_path(uri) if uri else None, asyncio.get_running_loop())
         except JaxmapError as error:
-            log(describe(error, debug_hint=False), t.MessageType.Error)
+            self.log(describe(error, debug_hint=False), self.t.MessageType.Error)
 
-    @server.feature(t.SHUTDOWN)
-    def shutdown(ls, _params) -> None:
-        served.close()
+    def shutdown(self, _params) -> None:
+        self.served.close()
 
-    @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls, params: t.DidOpenTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+    def did_open(self, params) -> None:
+        self.publish(params.text_document.uri)
 
-    @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls, params: t.DidSaveTextDocumentParams) -> None:
-        if served.session is not None:
-            served.refresh()
+    def did_save(self, _params) -> None:
+        if self.served.session is not None:
+            self.served.refresh()
 
-    @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls, params: t.DidCloseTextDocumentParams) -> None:
-        ls.text_document_publish_diagnostics(
-            t.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+    def did_close(self, params) -> None:
+        self.server.text_document_publish_diagnostics(
+            self.t.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
-    def publish(uri: str) -> None:
-        index, file = served.index(), relative(uri)
+    def publish(self, uri: str) -> None:
+        """The information-level findings of rule_gaps for one open document."""
+        t, index, file = self.t, self.served.index(), self.relative(uri)
         if index is None or file is None:
             return
-        try:
-            found = rule_gaps.gaps(index, file)
-        except JaxmapError as error:
-            log(describe(error, debug_hint=False), t.MessageType.Warning)
-            return
-        server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[
-            t.Diagnostic(range=_range(t, g.line - 1, 0, g.line), message=render.gap(g),
-                         severity=t.DiagnosticSeverity.Information, code=g.code,
-                         source="jaxmap") for g in found]))
+        found = [t.Diagnostic(range=self.range(g.line - 1, 0, g.line), message=self.render.gap(g),
+                              severity=t.DiagnosticSeverity.Information, code=g.code,
+                              source="jaxmap") for g in self.gaps.gaps(index, file)]
+        self.server.text_document_publish_diagnostics(
+            t.PublishDiagnosticsParams(uri=uri, diagnostics=found))
 
-    # -- questions ---------------------------------------------------------------------
+    # -- questions -----------------------------------------------------------------------
 
-    @server.feature(t.TEXT_DOCUMENT_DEFINITION)
-    @answering(None)
-    def definition(params: t.DefinitionParams):
-        _index, found = meaning(params.text_document.uri, params.position)
-        if found is None or found.empty:
-            return None
-        return [location(loc) for loc in editor.locations(found)]
+    def definition(self, params):
+        _index, found = self.meaning(params.text_document.uri, params.position.line,
+                                     params.position.character)
+        return [self.location(loc) for loc in self.editor.locations(found)] if found else None
 
-    @server.feature(t.TEXT_DOCUMENT_HOVER)
-    @answering(None)
-    def hover(params: t.HoverParams):
-        index, found = meaning(params.text_document.uri, params.position)
+    def hover(self, params):
+        t = self.t
+        index, found = self.meaning(params.text_document.uri, params.position.line,
+                                    params.position.character)
         if found is None:
             return None
-        text = render.hover(found, link, editor.summaries(index, found.primitives),
-                            served.stale)
-        if text is None:
-            return None
+        text = self.render.hover(found, self.link, self.editor.summaries(index, found.primitives),
+                                 self.served.stale)
         return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text))
 
-    @server.feature(t.TEXT_DOCUMENT_REFERENCES)
-    @answering(None)
-    def references(params: t.ReferenceParams):
-        index, found = meaning(params.text_document.uri, params.position)
-        if found is None or found.empty:
+    def references(self, params):
+        index, found = self.meaning(params.text_document.uri, params.position.line,
+                                    params.position.character)
+        if found is None:
             return None
-        return [location(ref.loc) for ref in editor.references(index, found)]
+        return [self.location(ref.loc) for ref in self.editor.references(index, found)]
 
-    @server.feature(t.TEXT_DOCUMENT_CODE_LENS, t.CodeLensOptions(resolve_provider=True))
-    @answering(None)
-    def code_lens(params: t.CodeLensParams):
-        uri, index = params.text_document.uri, served.index()
-        file = relative(uri)
+    def code_lens(self, params):
+        """Lenses of primitives come without their titles (resolve_lens counts); those
+        of rule functions come whole."""
+        t, uri = self.t, params.text_document.uri
+        file = self.relative(uri)
         if file is None:
             return None
-        lines = server.workspace.get_text_document(uri).lines
-        found = []
-        for lens in editor.lenses(index, file):
+        lines, found = self.lines(uri), []
+        for lens in self.editor.lenses(self.served.index(), file):
             line = lens.line - 1
             text = lines[line] if line < len(lines) else ""
-            if lens.primitive is not None:
-                column = max(text.find(lens.primitive.variable or lens.primitive.name), 0)
-                found.append(t.CodeLens(range=_range(t, line, column), data={
+            prim = lens.primitive
+            column = max(text.find(prim.variable or prim.name if prim else lens.function), 0)
+            if prim is not None:
+                found.append(t.CodeLens(range=self.range(line, column), data={
                     "uri": uri, "line": line, "character": column,
-                    "primitive": [lens.primitive.name, lens.primitive.variable]}))
+                    "primitive": [prim.name, prim.variable]}))
             else:
-                column = max(text.find(lens.function), 0)
-                found.append(t.CodeLens(range=_range(t, line, column), command=t.Command(
-                    title=render.rule_lens(lens.served), command=DEFINITIONS,
+                found.append(t.CodeLens(range=self.range(line, column), command=t.Command(
+                    title=self.render.rule_lens(lens.served), command=DEFINITIONS,
                     arguments=[uri, line, column])))
         return found
 
-    @server.feature(t.CODE_LENS_RESOLVE)
-    @answering(None)
-    def resolve_lens(lens: t.CodeLens):
-        data = lens.data or {}
-        index = served.index()
+    def resolve_lens(self, lens):
+        data, index = lens.data or {}, self.served.index()
         name, variable = data.get("primitive") or ("", "")
-        prim = editor.primitive(index, name, variable)
-        title = render.primitive_lens(editor.counts(index, prim)) if prim else "no longer indexed"
-        lens.command = t.Command(title=title, command=REFERENCES, arguments=[
-            data.get("uri"), data.get("line"), data.get("character")])
+        prim = self.editor.primitive(index, name, variable) if index else None
+        counts = self.editor.counts(index, prim) if prim else None
+        lens.command = self.t.Command(title=self.render.primitive_lens(counts),
+                                      command=REFERENCES, arguments=[
+                                          data.get("uri"), data.get("line"), data.get("character")])
         return lens
 
-    @server.command(REFERENCES)
-    def references_command(ls, *args):
-        return run_command(args, lambda index, found: [ref.loc
-                                                       for ref in editor.references(index, found)])
+    def references_command(self, *args):
+        return self._command(args, lambda index, found: [
+            ref.loc for ref in self.editor.references(index, found)])
 
-    @server.command(DEFINITIONS)
-    def definitions_command(ls, *args):
-        return run_command(args, lambda index, found: editor.locations(found))
+    def definitions_command(self, *args):
+        return self._command(args, lambda _index, found: self.editor.locations(found))
 
-    def run_command(args, places):
-        if len(args) != 3:
+    def _command(self, args, places) -> list:
+        if len(args) != 3 or not isinstance(args[0], str) or not all(
+                isinstance(a, int) for a in args[1:]):
             raise JaxmapError("a jaxmap command takes a document URI, a line and a character")
-        uri, line, character = args
-        index, found = meaning(uri, t.Position(line=int(line), character=int(character)))
-        if found is None or found.empty:
-            return []
-        return [location(loc) for loc in places(index, found)]
+        index, found = self.meaning(*args)
+        return [self.location(loc) for loc in places(index, found)] if found else []
 
-    @server.feature(t.WORKSPACE_SYMBOL)
-    @answering(None)
-    def workspace_symbols(params: t.WorkspaceSymbolParams):
-        index = served.index()
+    def workspace_symbols(self, params):
+        t, index = self.t, self.served.index()
         if index is None:
             return None
         kinds = {"primitive": t.SymbolKind.Constant, "function": t.SymbolKind.Function,
                  "class": t.SymbolKind.Class, "variable": t.SymbolKind.Variable,
                  "module": t.SymbolKind.Module}
         return [t.SymbolInformation(name=row.name, kind=kinds.get(row.kind, t.SymbolKind.Variable),
-                                    location=location(row.loc), container_name=row.container)
-                for row in editor.symbols(index, params.query)]
-
-    return server
-
-
-def _range(t, line: int, column: int, end_line: int | None = None):
-    """From (line, column) to the start of `end_line`, or an empty range there."""
-    end = t.Position(line=end_line, character=0) if end_line is not None else \
-        t.Position(line=line, character=column)
-    return t.Range(start=t.Position(line=line, character=column), end=end)
+                                    location=self.location(row.loc), container_name=row.container)
+                for row in self.editor.symbols(index, params.query)]
 
 
 def serve_stdio(root: str | None = None) -> None:

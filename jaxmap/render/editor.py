@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     LinkFn = Callable[[str, int], str]  # (root-relative file, line) -> a URI to it
 
-STALE = "answered from the index before your last save; a refresh is running"
+STALE = "answered from the previous index; a refresh is running"
 BUILDING = "the index of {root} is being built; answers come once it is ready"
 _DOC_KINDS = (RuleKind.IMPL, RuleKind.ABSTRACT_EVAL, RuleKind.JVP, RuleKind.TRANSPOSE,
               RuleKind.BATCHING, RuleKind.LOWERING)
@@ -75,8 +75,16 @@ def _at(file: str, line: int, link: LinkFn) -> str:
     return f"[{file}:{line}]({link(file, line)})"
 
 
+def refreshed(report) -> str:
+    """The log line after a refresh that changed the index."""
+    return (f"index refreshed: {report.parsed} files parsed, {report.removed} removed, "
+            f"{report.primitives} primitives")
+
+
 def primitive_lens(counts) -> str:
-    """`9 rules · 128 binders · 1,978 tests`."""
+    """`9 rules · 128 binders · 1,978 tests`; counts None: the primitive is gone."""
+    if counts is None:
+        return "no longer in the index"
     return " · ".join(_count(n, noun) for n, noun in
                       ((counts.rules, "rule"), (counts.binders, "binder"), (counts.tests, "test")))
 
