@@ -104,3 +104,9 @@ def test_a_platform_most_siblings_lower_on_is_missed_by_one_without_a_default():
 def test_no_finding_among_fewer_than_four_primitives():
     prims = [_prim("a", 1, "cpu", "tpu"), _prim("b", 2, "cpu", "tpu"), _prim("d", 4, "cpu")]
     assert rule_gaps.gaps(_Prims(prims), "m.py") == []
+
+
+def test_a_primitive_variable_means_the_primitive_not_also_its_variable(index):
+    found = _meaning(index, "psum-impl", "psum_p")
+    assert [p.name for p in found.primitives] == ["psum"]
+    assert found.definitions == ()

@@ -109,7 +109,9 @@ def meaning(index, file: str, line: int, symbol: Symbol) -> Meaning:
     prims = _primitives(index, text, symbol.quoted)
     if symbol.quoted or (prims and text != symbol.text):
         return Meaning(text, tuple(prims))
-    defs = _definitions(index, file, line, text)
+    held = {(p.loc.file, p.loc.line) for p in prims}  # a primitive's own variable
+    defs = [d for d in _definitions(index, file, line, text)
+            if d.kind != DefKind.VARIABLE or (d.loc.file, d.loc.line) not in held]
     served = tuple(_served(index, d) for d in defs)
     known = {(p.name, p.variable) for p in prims}
     bound = tuple(p for p in _bound(index, defs) if (p.name, p.variable) not in known)
@@ -226,14 +228,15 @@ def counts(index, prim: Primitive) -> Counts:
 
 
 def summaries(index, prims) -> dict[str, str]:
-    """Primitive name -> the docstring summary of the public function of that name
-    (`psum` -> jax.lax.psum's), for those that have one."""
+    """Primitive name -> the docstring summary of the public function of that name,
+    `jax.lax.NAME` first (`psum` -> jax.lax.psum's), for those that have one."""
     found = {}
     for prim in prims:
-        for d in index.definitions_named(prim.name) if prim.name else ():
-            if d.kind == DefKind.FUNCTION and d.public_paths and d.summary:
-                found[prim.name] = d.summary
-                break
+        documented = [d for d in index.definitions_named(prim.name) if prim.name and
+                      d.kind == DefKind.FUNCTION and d.public_paths and d.summary]
+        lax = [d for d in documented if f"jax.lax.{prim.name}" in d.public_paths]
+        if lax or documented:
+            found[prim.name] = (lax or documented)[0].summary
     return found
 
 
