@@ -42,10 +42,11 @@ class Served:
         self._again = False
         self._loop = None
 
-    def start(self, root: str | None, loop) -> None:
-        """Serve `root` (the workspace's, unless one was given): open its index as it is,
-        and check it against the files on disk in the background."""
-        self.root = self.root or root
+    def start(self, workspace: str | None, loop) -> None:
+        """Serve the root given (`--root`, else $JAXMAP_ROOT), else the editor's
+        `workspace`, else the installed jax: open its index as it is, and check it
+        against the files on disk in the background."""
+        self.root = self.root or os.environ.get("JAXMAP_ROOT") or workspace
         self._loop = loop
         self.session = Session(self.root)
         self.session.open_as_is()
