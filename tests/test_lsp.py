@@ -48,11 +48,11 @@ USER = {"app/__init__.py": "", "app/model.py": "from jax import lax\n\n\ndef tot
                                                "  return lax.psum(x, 'i')\n"}
 
 
-async def _start(root: Path, cache: Path, *args: str, ready: bool = True):
-    """A client, initialized on `root`, whose server keeps its index under `cache`;
-    with `ready`, once the server has said it built its index."""
-    env = {**os.environ, "JAXMAP_CACHE_DIR": str(cache)}
-    env.pop("JAXMAP_ROOT", None)
+async def _start(root: Path, cache: Path, *args: str, ready: bool = True, **env: str):
+    """A client, initialized on `root`, whose server keeps its index under `cache`
+    (and has `env`); with `ready`, once the server has said it built its index."""
+    env = {**{k: v for k, v in os.environ.items() if k != "JAXMAP_ROOT"},
+           "JAXMAP_CACHE_DIR": str(cache), **env}
     client = await ClientServerConfig(SERVER + list(args), server_env=env).start()
     await client.initialize_session(t.InitializeParams(
         capabilities=t.ClientCapabilities(), root_uri=root.as_uri(),
@@ -353,14 +353,16 @@ async def test_installed_workspace_symbols(installed):
 # -- a tree that is not JAX ----------------------------------------------------------
 
 
-async def test_a_tree_that_is_not_jax_still_serves_its_names(tmp_path):
+async def test_a_tree_that_is_not_jax_still_serves_its_names_from_jaxmap_root(tmp_path):
     root = tmp_path / "plain"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "util.py").write_text("def helper(x):\n    return x\n")
     (root / "pkg" / "main.py").write_text("from pkg import util\n\n\n"
                                           "def run():\n    return util.helper(1)\n")
-    client = await _start(root, tmp_path / "cache")
+    elsewhere = tmp_path / "elsewhere"  # the editor's folder: $JAXMAP_ROOT wins over it
+    elsewhere.mkdir()
+    client = await _start(elsewhere, tmp_path / "cache", JAXMAP_ROOT=str(root))
     try:
         places = await client.text_document_definition_async(
             t.DefinitionParams(**_at(root, "pkg/main.py", 5, "helper")))
