@@ -362,11 +362,14 @@ async def test_a_tree_that_is_not_jax_still_serves_its_names_from_jaxmap_root(tm
                                           "def run():\n    return util.helper(1)\n")
     elsewhere = tmp_path / "elsewhere"  # the editor's folder: $JAXMAP_ROOT wins over it
     elsewhere.mkdir()
-    client = await _start(elsewhere, tmp_path / "cache", JAXMAP_ROOT=str(root))
+    client = await _start(elsewhere, tmp_path / "cache", ready=False, JAXMAP_ROOT=str(root))
     try:
-        places = await client.text_document_definition_async(
-            t.DefinitionParams(**_at(root, "pkg/main.py", 5, "helper")))
-        assert _places(places) == [("util.py", 1)]
+        definition = t.DefinitionParams(**_at(root, "pkg/main.py", 5, "helper"))
+        assert await client.text_document_definition_async(definition) is None  # building
+        assert "being built" in await _logged(client, "jaxmap: ")
+        await _logged(client, READY)
+        assert _places(await client.text_document_definition_async(definition)) == [
+            ("util.py", 1)]
         refs = await client.text_document_references_async(t.ReferenceParams(
             context=t.ReferenceContext(include_declaration=False),
             **_at(root, "pkg/util.py", 1, "helper")))
