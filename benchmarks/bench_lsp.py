@@ -7,7 +7,8 @@ every `def` in two of jax's busiest files, taken in turn): the p50/p95 of the wo
 server's handlers do (commands/editor.py and render/editor.py on the warm index, in
 this process) and of the round trip from a pygls client over stdio to a real
 `jaxmap lsp` process; then the time from starting that process to its first answer
-(initialize, then a definition) on a warm cache. The issue's targets are printed
+(initialize, then a definition) on a warm cache, beside a process that only imports
+pygls and lsprotocol, the floor of any pygls server. The issue's targets are printed
 beside; nothing here asserts.
 """
 
@@ -43,6 +44,8 @@ def main() -> None:
     trips = asyncio.run(over_stdio(root, places))
     starts = [asyncio.run(first_answer(root, places[0])) for _ in range(args.starts)]
     wall, cpu = (statistics.median(column) for column in zip(*starts))
+    floor_wall, floor_cpu = (statistics.median(column) for column in
+                             zip(*(_import_pygls() for _ in range(args.starts))))
     print(f"{len(places)} positions in {', '.join(FILES)} (root {root})")
     for kind in ("definition", "hover"):
         _line(f"{kind}: handlers in process, p50 / p95", _ms(handlers[kind]),
@@ -52,6 +55,8 @@ def main() -> None:
           f"target <= {TARGETS['start_s']} s")
     _line("  the server's CPU time (user + sys) in it", f"{cpu:.3f} s",
           "(wall minus this: waiting for a CPU)")
+    _line("a process that only imports pygls: wall", f"{floor_wall:.3f} s", "(the floor)")
+    _line("  its CPU time", f"{floor_cpu:.3f} s")
 
 
 def positions(root: Path, count: int) -> list[tuple[Path, int, int]]:
@@ -141,6 +146,20 @@ async def first_answer(root: Path, place) -> tuple[float, float]:
     await _stop(client)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert answer, "the first answer was empty"
+    return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def _import_pygls() -> tuple[float, float]:
+    """Wall and CPU seconds of `python -c "import pygls.lsp.server, lsprotocol.types"`."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import pygls.lsp.server, lsprotocol.types"],
+                   check=True)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
