@@ -79,7 +79,7 @@ def in_process(index, places) -> dict[str, list[float]]:
     for path, line, column in places:
         text = lines.setdefault(path, path.read_text().splitlines())[line]
         file = path.relative_to(index.root).as_posix()
-        for kind in times:
+        for kind, spent in times.items():
             start = time.perf_counter()
             symbol = editor.symbol_at(text, column)
             found = editor.meaning(index, file, line + 1, symbol)
@@ -88,7 +88,7 @@ def in_process(index, places) -> dict[str, list[float]]:
             else:
                 render.hover(found, lambda f, n: f"{f}#L{n}",
                              editor.summaries(index, found.primitives))
-            times[kind].append(time.perf_counter() - start)
+            spent.append(time.perf_counter() - start)
     return times
 
 
@@ -120,11 +120,11 @@ async def over_stdio(root: Path, places) -> dict[str, list[float]]:
            "hover": client.text_document_hover_async}
     make = {"definition": t.DefinitionParams, "hover": t.HoverParams}
     for path, line, column in places:
-        for kind in times:
+        for kind, spent in times.items():
             params = make[kind](t.TextDocumentIdentifier(path.as_uri()), t.Position(line, column))
             start = time.perf_counter()
             await ask[kind](params)
-            times[kind].append(time.perf_counter() - start)
+            spent.append(time.perf_counter() - start)
     await _stop(client)
     return times
 
