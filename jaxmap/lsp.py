@@ -213,6 +213,18 @@ class _Answers:
         """The document's lines as the editor has them (else as on disk)."""
         return self.server.workspace.get_text_document(uri).lines
 
+    def column(self, uri: str, lines: list[str], line: int, character: int) -> int:
+        """The str index of an LSP character offset (UTF-16 code units by default)."""
+        codec = self.server.workspace.get_text_document(uri).position_codec
+        return codec.position_from_client_units(
+            lines, self.t.Position(line=line, character=character)).character
+
+    def client_column(self, uri: str, lines: list[str], line: int, column: int) -> int:
+        """The LSP character offset of a str index."""
+        codec = self.server.workspace.get_text_document(uri).position_codec
+        return codec.position_to_client_units(
+            lines, self.t.Position(line=line, character=column)).character
+
     def meaning(self, uri: str, line: int, character: int):
         """(index, editor.Meaning) at a 0-based position; (index, None) where nothing
         is (outside the root, between words), and (None, None) before the first index."""
@@ -221,7 +233,8 @@ class _Answers:
             self.note_once(self.render.BUILDING.format(root=self.served.root or "the workspace"))
             return None, None
         lines = self.lines(uri) if file is not None else []
-        symbol = self.editor.symbol_at(lines[line], character) if line < len(lines) else None
+        symbol = self.editor.symbol_at(lines[line], self.column(uri, lines, line, character)) \
+            if line < len(lines) else None
         if symbol is None:
             return index, None
         if self.served.stale:
@@ -306,6 +319,7 @@ class _Answers:
             text = lines[line] if line < len(lines) else ""
             prim = lens.primitive
             column = max(text.find(prim.variable or prim.name if prim else lens.function), 0)
+            column = self.client_column(uri, lines, line, column) if text else 0
             if prim is not None:
                 found.append(t.CodeLens(range=self.range(line, column), data={
                     "uri": uri, "line": line, "character": column,

@@ -45,7 +45,9 @@ mlir.register_lowering(a_p, _rule, platform='gpuu')
 SIBLINGS_FILE = "jax/_src/siblings.py"
 # Code as users write it, outside jax.
 USER = {"app/__init__.py": "", "app/model.py": "from jax import lax\n\n\ndef total(x):\n"
-                                               "  return lax.psum(x, 'i')\n"}
+                                               "  return lax.psum(x, 'i')\n\n\n"
+                                               "def wide(x):\n"
+                                               "  s = '😋😋😋😋😋'; return lax.psum(x, s)\n"}
 
 
 async def _start(root: Path, cache: Path, *args: str, ready: bool = True, **env: str):
@@ -164,6 +166,13 @@ async def test_definition_of_a_user_spelling_offers_the_primitive_it_binds(clien
     assert places[0] == ("parallel.py", _line_of(tree, PARALLEL, "def psum("))
     assert places[1] == ("parallel.py", mark("psum-create")[1])
     assert ("parallel.py", mark("psum-batcher")[1]) in places
+
+
+async def test_positions_count_utf16_code_units(client, tree):
+    at = _at(tree, "app/model.py", 9, "psum")
+    at["position"].character += 5  # five emoji before it, two UTF-16 units each
+    places = _places(await client.text_document_definition_async(t.DefinitionParams(**at)))
+    assert places[0] == ("parallel.py", _line_of(tree, PARALLEL, "def psum("))
 
 
 async def test_hover_on_a_primitive_lists_rules_by_kind(client, tree):
