@@ -14,9 +14,6 @@ if TYPE_CHECKING:
 
 STALE = "answered from the previous index; a refresh is running"
 BUILDING = "the index of {root} is being built; answers come once it is ready"
-_DOC_KINDS = (RuleKind.IMPL, RuleKind.ABSTRACT_EVAL, RuleKind.JVP, RuleKind.TRANSPOSE,
-              RuleKind.BATCHING, RuleKind.LOWERING)
-
 
 def hover(found, link: LinkFn, summaries: dict[str, str], stale: bool = False) -> str | None:
     """Markdown for what a symbol means: each primitive with its rules by kind, its
@@ -117,12 +114,3 @@ _GAPS = {  # rule_gaps.Gap.code -> its message
 def gap(g) -> str:
     """The diagnostic message of a rule_gaps.Gap."""
     return _GAPS[g.code].format(**g._asdict())
-
-
-def reference_detail(ref) -> str:
-    """`binds (in jax._src.lax.parallel.psum)`."""
-    return f"{ref.how} (in {ref.by})"
-
-
-def symbol_detail(row) -> str:
-    return f"{row.kind} · {row.loc.file}:{row.loc.line}"
