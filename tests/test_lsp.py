@@ -19,7 +19,7 @@ from pytest_lsp import ClientServerConfig
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SERVER = [sys.executable, "-c", "from jaxmap import lsp; lsp.serve_stdio()"]
+SERVER = [sys.executable, "-m", "jaxmap", "lsp"]
 READY = "index refreshed"
 # A module of siblings: three primitives with a batching rule and one without; one
 # lowering registered for a platform JAX does not know.
