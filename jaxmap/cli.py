@@ -313,6 +313,24 @@ def _mcp_help() -> str:
 mcp.help = _mcp_help()
 
 
+# -- for editors: `jaxmap lsp` ----------------------------------------------------------
+
+@cli.command()
+@_root_option
+def lsp(root: str | None) -> None:
+    """Serve go to definition, hover, code lenses, references, workspace symbols and
+    diagnostics to an editor over the Language Server Protocol (stdio), refreshing the
+    index after each save (needs jaxmap[lsp]). Without --root or $JAXMAP_ROOT: the
+    folder the editor opens."""
+    from jaxmap import lsp as lsp_server
+    from jaxmap import roots
+
+    lsp_server.require_sdk()
+    if root:
+        roots.resolve_root(root)  # a bad --root fails here, not at the first question
+    lsp_server.serve_stdio(root)
+
+
 @cli.command()
 @click.option("--out", required=True, type=click.Path(), metavar="DIR",
               help="The skill folder to write; an existing one needs --force.")

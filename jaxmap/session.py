@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from jaxmap.errors import StoreError
 from jaxmap.store.read import Index, open_file
 
 
@@ -40,6 +41,45 @@ class Session:
             self.close()
             self._index, self._stamp = open_file(path), stamp
         return self._index
+
+    # -- a long-lived server's index (jaxmap lsp): open at once, refreshed elsewhere ----
+
+    def open_as_is(self) -> None:
+        """Open the index of `root` as it is on disk, however stale, if there is a
+        readable one; `refresh` then brings it up to date."""
+        from jaxmap.build import indexer
+
+        path = indexer.index_file(self.root)
+        if os.path.isfile(path):
+            try:
+                self._index, self._stamp = open_file(path), _stamp(path)
+            except StoreError:
+                self._index = None
+
+    def current(self) -> Index | None:
+        """The open index, as it is (None before one is open): no check of the files."""
+        return self._index
+
+    def refresh(self):
+        """Bring the index file up to date with the files on disk, without opening it:
+        safe in a worker thread while another thread reads `current()`. The indexer's
+        report, or None when nothing changed."""
+        from jaxmap.build import indexer
+
+        return indexer.ensure_index(self.root)[1]
+
+    def reopen(self) -> bool:
+        """Open the index file again if it was replaced since it was opened (on the
+        thread that reads it); whether it was."""
+        from jaxmap.build import indexer
+
+        path = indexer.index_file(self.root)
+        stamp = _stamp(path)
+        if self._index is not None and stamp == self._stamp:
+            return False
+        self.close()
+        self._index, self._stamp = open_file(path), stamp
+        return True
 
     def close(self) -> None:
         if self._index is not None:

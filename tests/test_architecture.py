@@ -24,6 +24,8 @@ ALLOWED = {
     "jinja2": {"templating.py"},  # jaxmap/scaffold/templating.py
     "mcp": {"server.py"},  # the optional extra jaxmap[mcp]
     "anyio": {"server.py"},
+    "pygls": {"lsp.py"},  # the optional extra jaxmap[lsp]
+    "lsprotocol": {"lsp.py"},
 }
 
 

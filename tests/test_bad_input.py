@@ -438,3 +438,12 @@ def test_ctrl_c_at_any_moment_is_one_message_and_exit_130(tmp_path):
     found = subprocess.run(command + ["locate", "psum"], env=env, capture_output=True,
                            text=True)
     assert found.returncode == 0 and "psum_p" in found.stdout
+
+
+def test_lsp_with_a_bad_root_or_no_pygls_is_one_line_and_an_exit_code(monkeypatch, capsys):
+    assert main(["lsp", "--root", "/no/such/tree"]) != 0
+    assert capsys.readouterr().err.strip() == "jaxmap: error: root /no/such/tree does not exist"
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)  # as if not installed
+    assert main(["lsp"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "pip install 'jaxmap[lsp]'" in err

@@ -72,6 +72,11 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
                        len(resolution.diagnostics))
 
 
+def index_file(root=None) -> str:
+    """Where the index of `root` lives, whether or not it exists yet."""
+    return store.index_path(roots.resolve_root(root))
+
+
 def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[str, IndexReport | None]:
     """The index of `root`, ready for queries: built if missing or unreadable, refreshed
     if an indexed file or directory changed on disk (checked by stat, no tree walk)."""

@@ -4,6 +4,7 @@
   lookup         what a name may mean; shared by every command
   locate, callgraph, neighbourhood, central, coverage, diff, explain, verify,
   repomap, ladder, skill
+  editor, rule_gaps  what a place in a file means, and what to flag there (jaxmap lsp)
 
 May import: store (read side), knowledge, models, roots, errors. Never build, render,
 session, scaffold or the front ends: a command reads an index it is handed.

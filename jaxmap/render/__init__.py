@@ -1,6 +1,6 @@
 """Pure functions from command results to output, one module per medium: text (the
 terminal), json (documents whose schemas the README gives), markdown (REPO-MAP), graphs
-(dot, Mermaid, GraphML, pictures), csv.
+(dot, Mermaid, GraphML, pictures), csv; editor (hover, code-lens and diagnostic texts).
 
 May import: models, knowledge, errors. Never builds, queries or writes.
 """

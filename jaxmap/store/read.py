@@ -34,6 +34,7 @@ _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name
 # one rule for every command that takes a primitive's name.
 _NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
                     "ESCAPE '!' ORDER BY file, line")
+_RULE_OF_R = ", ".join(f"r.{column.strip()}" for column in _RULE.split(","))
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
 _LIST = "(?*)"  # where `Index._in` puts a list of values
 _MAX_PARAMETERS = 900  # below SQLite's oldest limit on bound parameters (999)
@@ -295,6 +296,62 @@ class Index:
                                   f"definition_id IN (?*) ORDER BY {order}", ids):
             public.setdefault(did, []).append(path)
         return public
+
+    # -- an editor's questions (commands/editor.py, commands/rule_gaps.py) ------------
+
+    def calls_at(self, file: str, line: int) -> list[tuple[str, int]]:
+        """(text as written, callee id) of each resolved call at `line` of `file`."""
+        return self._conn.execute(
+            "SELECT c.text, c.callee FROM definitions d JOIN calls c ON c.caller = d.id "
+            "WHERE d.file = ? AND c.line = ? AND c.status = 'resolved' ORDER BY c.rowid",
+            (file, line)).fetchall()
+
+    def definitions_with_ids(self, ids) -> list[Definition]:
+        """The definitions `ids`, in file and line order."""
+        rows = self._in(f"SELECT {_DEFINITION} FROM definitions WHERE id IN (?*)", ids)
+        return self._definitions(sorted(rows, key=lambda row: (row[4], row[5])))
+
+    def primitives_in_file(self, file: str) -> list[Primitive]:
+        """The primitives defined in `file`, with their rules, in line order."""
+        rows = self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives WHERE file = ? "
+                                  "ORDER BY line, id", (file,)).fetchall()
+        return [_primitive(row, self._rules(row[0])) for row in rows]
+
+    def rules_with_function_in(self, file: str, line: int | None = None
+                               ) -> list[tuple[int, str, str, str, str, int]]:
+        """(function line, function name, kind, primitive, registration file,
+        registration line) of the rules whose function is in `file` (at `line`, if given)."""
+        at = "" if line is None else " AND r.function_line = ?"
+        return self._conn.execute(
+            "SELECT r.function_line, r.function_name, r.kind, "
+            "coalesce(nullif(p.name, ''), p.variable), r.file, r.line "
+            "FROM rules r JOIN primitives p ON p.id = r.primitive_id "
+            f"WHERE r.function_file = ?{at} ORDER BY r.function_line, p.id, r.seq",
+            (file,) if line is None else (file, line)).fetchall()
+
+    def rules_registered_in(self, file: str) -> list[tuple[str, Rule]]:
+        """(primitive, rule) of each rule whose registration statement is in `file`."""
+        return [(label, _rule(row)) for label, *row in self._conn.execute(
+            f"SELECT coalesce(nullif(p.name, ''), p.variable), {_RULE_OF_R} FROM rules r "
+            "JOIN primitives p ON p.id = r.primitive_id WHERE r.file = ? "
+            "ORDER BY r.line, r.seq", (file,))]
+
+    def primitives_matching(self, text: str, limit: int) -> list[tuple[str, str, str, str, int]]:
+        """(name, variable, module, file, line) of primitives whose name or variable
+        contains `text` (case-insensitively), shortest first."""
+        pattern = f"%{_like(text)}%"
+        return self._conn.execute(
+            "SELECT name, variable, module, file, line FROM primitives WHERE name LIKE ? "
+            "ESCAPE '!' OR variable LIKE ? ESCAPE '!' ORDER BY length(coalesce(name, "
+            "variable)), name, variable LIMIT ?", (pattern, pattern, limit)).fetchall()
+
+    def public_paths_matching(self, text: str, limit: int) -> list[tuple[str, str, str, int]]:
+        """(public path, kind, file, line) of the public paths whose last part contains
+        `text` (case-insensitively), shortest first."""
+        return self._conn.execute(
+            "SELECT p.path, d.kind, d.file, d.line FROM public_paths p JOIN definitions d "
+            "ON d.id = p.definition_id WHERE d.name LIKE ? ESCAPE '!' "
+            "ORDER BY length(p.path), p.path LIMIT ?", (f"%{_like(text)}%", limit)).fetchall()
 
     # -- everything, for the graph and the map ---------------------------------------
 

@@ -1,0 +1,177 @@
+"""`jaxmap lsp` figures on a warm index, side by side in one run.
+
+    python benchmarks/bench_lsp.py [--root PATH] [--requests N] [--starts N]
+
+Prints, for N definition and N hover requests at real positions (every `*_p` name and
+every `def` in two of jax's busiest files, taken in turn): the p50/p95 of the work the
+server's handlers do (commands/editor.py and render/editor.py on the warm index, in
+this process) and of the round trip from a pygls client over stdio to a real
+`jaxmap lsp` process; then the time from starting that process to its first answer
+(initialize, then a definition) on a warm cache, beside a process that only imports
+pygls and lsprotocol, the floor of any pygls server. The issue's targets are printed
+beside; nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FILES = ("jax/_src/lax/parallel.py", "jax/_src/lax/lax.py")
+TARGETS = {"p95_ms": 20.0, "start_s": 0.5}
+_NAMES = re.compile(r"\b\w+_p\b|(?<=def )\w+")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=None)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--starts", type=int, default=5)
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO))
+    from jaxmap.session import open_index
+
+    with open_index(args.root) as index:  # builds it if needed: the cache is warm after
+        root = Path(index.root)
+        places = positions(root, args.requests)
+        handlers = in_process(index, places)
+    trips = asyncio.run(over_stdio(root, places))
+    starts = [asyncio.run(first_answer(root, places[0])) for _ in range(args.starts)]
+    wall, cpu = (statistics.median(column) for column in zip(*starts))
+    floor_wall, floor_cpu = (statistics.median(column) for column in
+                             zip(*(_import_pygls() for _ in range(args.starts))))
+    print(f"{len(places)} positions in {', '.join(FILES)} (root {root})")
+    for kind in ("definition", "hover"):
+        _line(f"{kind}: handlers in process, p50 / p95", _ms(handlers[kind]),
+              f"target p95 <= {TARGETS['p95_ms']:.0f} ms")
+        _line(f"{kind}: stdio round trip, p50 / p95", _ms(trips[kind]))
+    _line(f"start-up to first answer, median of {len(starts)}", f"{wall:.3f} s",
+          f"target <= {TARGETS['start_s']} s")
+    _line("  the server's CPU time (user + sys) in it", f"{cpu:.3f} s",
+          "(wall minus this: waiting for a CPU)")
+    _line("a process that only imports pygls: wall", f"{floor_wall:.3f} s", "(the floor)")
+    _line("  its CPU time", f"{floor_cpu:.3f} s")
+
+
+def positions(root: Path, count: int) -> list[tuple[Path, int, int]]:
+    """(file, 0-based line, column) of each `*_p` name and `def` name, in turn to `count`."""
+    found = []
+    for file in FILES:
+        for number, text in enumerate((root / file).read_text().splitlines()):
+            found += [(root / file, number, m.start()) for m in _NAMES.finditer(text)]
+    step = max(len(found) // count, 1)
+    return (found[::step] * (count // max(len(found[::step]), 1) + 1))[:count]
+
+
+def in_process(index, places) -> dict[str, list[float]]:
+    """What the definition and hover handlers compute, timed per request."""
+    from jaxmap.commands import editor
+    from jaxmap.render import editor as render
+
+    lines = {}
+    times = {"definition": [], "hover": []}
+    for path, line, column in places:
+        text = lines.setdefault(path, path.read_text().splitlines())[line]
+        file = path.relative_to(index.root).as_posix()
+        for kind, spent in times.items():
+            start = time.perf_counter()
+            symbol = editor.symbol_at(text, column)
+            found = editor.meaning(index, file, line + 1, symbol)
+            if kind == "definition":
+                editor.locations(found)
+            else:
+                render.hover(found, lambda f, n: f"{f}#L{n}",
+                             editor.summaries(index, found.primitives))
+            spent.append(time.perf_counter() - start)
+    return times
+
+
+async def _client(root: Path):
+    from lsprotocol import types as t
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("bench-lsp", "1")
+    client.feature(t.WINDOW_LOG_MESSAGE)(lambda _params: None)
+    await client.start_io(sys.executable, "-m", "jaxmap", "lsp", "--root", str(root))
+    await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(),
+                                                     root_uri=root.as_uri()))
+    client.initialized(t.InitializedParams())
+    return client
+
+
+async def _stop(client) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+
+async def over_stdio(root: Path, places) -> dict[str, list[float]]:
+    from lsprotocol import types as t
+
+    client = await _client(root)
+    times = {"definition": [], "hover": []}
+    ask = {"definition": client.text_document_definition_async,
+           "hover": client.text_document_hover_async}
+    make = {"definition": t.DefinitionParams, "hover": t.HoverParams}
+    for path, line, column in places:
+        for kind, spent in times.items():
+            params = make[kind](t.TextDocumentIdentifier(path.as_uri()), t.Position(line, column))
+            start = time.perf_counter()
+            await ask[kind](params)
+            spent.append(time.perf_counter() - start)
+    await _stop(client)
+    return times
+
+
+async def first_answer(root: Path, place) -> tuple[float, float]:
+    """Seconds from starting the server to a non-empty answer to a definition, and the
+    CPU seconds the server process used in all (start-up to exit)."""
+    import resource
+
+    from lsprotocol import types as t
+
+    path, line, column = place
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    client = await _client(root)
+    answer = await client.text_document_definition_async(t.DefinitionParams(
+        t.TextDocumentIdentifier(path.as_uri()), t.Position(line, column)))
+    elapsed = time.perf_counter() - start
+    await _stop(client)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert answer, "the first answer was empty"
+    return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def _import_pygls() -> tuple[float, float]:
+    """Wall and CPU seconds of `python -c "import pygls.lsp.server, lsprotocol.types"`."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import pygls.lsp.server, lsprotocol.types"],
+                   check=True)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def _ms(times: list[float]) -> str:
+    ordered = sorted(times)
+    p95 = ordered[min(int(len(ordered) * 0.95), len(ordered) - 1)]
+    return f"{statistics.median(ordered) * 1000:.2f} / {p95 * 1000:.2f} ms"
+
+
+def _line(label: str, value: str, note: str = "") -> None:
+    print(f"  {label:<44} {value:>20}  {note}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""What an editor flags, at information level, in one file: a primitive that lacks a
+rule kind most of its siblings (the primitives its module defines) have; one whose
+lowerings skip a platform its siblings lower on; and a lowering registered for a
+platform JAX does not know.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.models import Primitive, RuleKind
+
+MISSING_RULE, MISSING_PLATFORM, UNKNOWN_PLATFORM = "missing-rule", "missing-platform", \
+    "unknown-platform"
+_MIN_SIBLINGS = 3  # siblings that must have a kind before its absence is worth a word
+_SHARE = 2 / 3  # and the share of all siblings they must be
+
+
+class Gap(NamedTuple):
+    """One finding, at a 1-based line: what is missing (a rule kind, a platform) or
+    unknown (a platform), for which primitive, and how many of how many siblings have it."""
+
+    line: int
+    code: str
+    primitive: str
+    what: str
+    having: int = 0
+    siblings: int = 0
+
+
+def gaps(index, file: str) -> list[Gap]:
+    """Every finding in `file`, in line order."""
+    prims = index.primitives_in_file(file)
+    found = [gap for prim in prims for gap in _missing(prim, [p for p in prims if p != prim])]
+    found += _unknown_platforms(index, file)
+    return sorted(found, key=lambda g: (g.line, g.code, g.what))
+
+
+def _missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
+    if len(siblings) < _MIN_SIBLINGS:
+        return []
+    label = prim.name or prim.variable
+    kinds = {r.kind for r in prim.rules}
+    found = []
+    for kind in RuleKind:
+        having = sum(1 for s in siblings if any(r.kind == kind for r in s.rules))
+        if kind not in kinds and _common(having, len(siblings)):
+            found.append(Gap(prim.loc.line, MISSING_RULE, label, kind.value, having,
+                             len(siblings)))
+    if RuleKind.LOWERING in kinds and not _has_default_lowering(prim):
+        mine = _platforms(prim)
+        for platform in sorted({p for s in siblings for p in _platforms(s)} - mine):
+            having = sum(1 for s in siblings if platform in _platforms(s))
+            if _common(having, len(siblings)):
+                found.append(Gap(prim.loc.line, MISSING_PLATFORM, label, platform, having,
+                                 len(siblings)))
+    return found
+
+
+def _common(having: int, siblings: int) -> bool:
+    return having >= _MIN_SIBLINGS and having >= _SHARE * siblings
+
+
+def _has_default_lowering(prim: Primitive) -> bool:
+    return any(r.kind == RuleKind.LOWERING and r.platform is None for r in prim.rules)
+
+
+def _platforms(prim: Primitive) -> set[str]:
+    """The platforms its platform-specific lowerings serve (`gpu` read as cuda, rocm)."""
+    return {p for r in prim.rules if r.kind == RuleKind.LOWERING and r.platform
+            for p in (r.platforms or (r.platform,))}
+
+
+def _unknown_platforms(index, file: str) -> list[Gap]:
+    from jaxmap.knowledge.registrars import PALLAS_LOWERING_TABLES, XLA_PLATFORMS
+
+    known = XLA_PLATFORMS | set(PALLAS_LOWERING_TABLES.values())
+    return [Gap(rule.loc.line, UNKNOWN_PLATFORM, prim, rule.platform)
+            for prim, rule in index.rules_registered_in(file)
+            if rule.kind == RuleKind.LOWERING and rule.platform
+            and rule.platform.lower() not in known]

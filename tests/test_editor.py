@@ -1,0 +1,112 @@
+"""The editor's questions without a server: what symbol a cursor is on, what it means
+in the minijax index, and the texts of lenses and findings."""
+
+from __future__ import annotations
+
+import pytest
+from markers import ROOT, mark, source_lines
+
+from jaxmap.commands import editor, rule_gaps
+from jaxmap.models import Primitive, Rule, RuleKind, SourceLoc
+from jaxmap.render import editor as render
+from jaxmap.session import open_index
+
+# (line, column of the cursor, the symbol's text, whether it is a string's contents)
+SYMBOLS = [
+    ("ad.deflinear2(psum_p, f)", 5, "ad.deflinear2", False),
+    ("ad.deflinear2(psum_p, f)", 0, "ad", False),
+    ("ad.deflinear2(psum_p, f)", 16, "psum_p", False),
+    ("return psum_p.bind(x)", 15, "psum_p.bind", False),
+    ("x = jnp.einsum('ij', a)", 10, "jnp.einsum", False),
+    ("psum_p = core.Primitive('psum')", 26, "psum", True),
+    ("psum_p = core.Primitive('psum')", 24, "psum", True),
+    ("f(x).bind(y)", 6, "bind", False),
+    ("x = a  +  b", 7, None, None),
+]
+
+
+@pytest.mark.parametrize("line, column, text, quoted", SYMBOLS)
+def test_symbol_at(line, column, text, quoted):
+    symbol = editor.symbol_at(line, column)
+    assert (symbol and (symbol.text, symbol.quoted)) == ((text, quoted) if text else None)
+
+
+@pytest.fixture(scope="module")
+def index():
+    with open_index(ROOT) as opened:
+        yield opened
+
+
+def _meaning(index, key: str, word: str):
+    file, line = mark(key)
+    column = source_lines(file)[line - 1].index(word)
+    return editor.meaning(index, file, line, editor.symbol_at(source_lines(file)[line - 1],
+                                                              column))
+
+
+def test_a_helper_call_means_the_helper_the_call_graph_resolved(index):
+    found = _meaning(index, "psum-deflinear2", "deflinear2")
+    assert [d.qualname for d in found.definitions] == ["jax._src.interpreters.ad.deflinear2"]
+    assert found.primitives == ()
+
+
+def test_a_rule_function_serves_its_primitive(index):
+    found = _meaning(index, "psum-deflinear2", "_psum_transpose_rule")
+    assert [(s.kind, s.primitive) for s in found.served[0]] == [("transpose", "psum")]
+    assert render.rule_lens(found.served[0]) == "transpose rule of psum"
+
+
+def test_locations_put_the_definition_first_then_the_rules(index):
+    found = _meaning(index, "psum-impl", "psum_p")
+    places = editor.locations(found)
+    assert places[0] == SourceLoc(*mark("psum-create"))
+    assert SourceLoc(*mark("psum-batcher")) in places
+
+
+def test_lens_titles():
+    assert render.primitive_lens(editor.Counts(9, 128, 1978)) == \
+        "9 rules · 128 binders · 1,978 tests"
+    served = [editor.Served(kind, prim, SourceLoc("f.py", 1))
+              for kind, prim in [("jvp", "a"), ("transpose", "a"), ("jvp", "b"), ("jvp", "c"),
+                                 ("jvp", "d")]]
+    assert render.rule_lens(served) == "jvp and transpose rules of a, b, c and 1 more"
+
+
+class _Prims:
+    """An index that knows only the primitives of one file (and no registrations)."""
+
+    def __init__(self, prims):
+        self.prims = prims
+
+    def primitives_in_file(self, file):
+        return self.prims
+
+    def rules_registered_in(self, file):
+        return []
+
+
+def _prim(name: str, line: int, *lowerings: str | None) -> Primitive:
+    rules = tuple(Rule(RuleKind.LOWERING, SourceLoc("m.py", line), "register_lowering",
+                       platform) for platform in lowerings)
+    return Primitive(name, f"{name}_p", "m", SourceLoc("m.py", line), rules=rules)
+
+
+def test_a_platform_most_siblings_lower_on_is_missed_by_one_without_a_default():
+    prims = [_prim("a", 1, "cpu", "tpu"), _prim("b", 2, "cpu", "tpu"),
+             _prim("c", 3, "cpu", "tpu"), _prim("d", 4, "cpu"), _prim("e", 5, None)]
+    found = rule_gaps.gaps(_Prims(prims), "m.py")
+    assert [(g.line, g.code, g.what, g.having, g.siblings) for g in found] == [
+        (4, rule_gaps.MISSING_PLATFORM, "tpu", 3, 4)]
+    assert render.gap(found[0]) == ("d has no lowering for tpu, which 3 of its 4 sibling "
+                                    "primitives in this module have")
+
+
+def test_no_finding_among_fewer_than_four_primitives():
+    prims = [_prim("a", 1, "cpu", "tpu"), _prim("b", 2, "cpu", "tpu"), _prim("d", 4, "cpu")]
+    assert rule_gaps.gaps(_Prims(prims), "m.py") == []
+
+
+def test_a_primitive_variable_means_the_primitive_not_also_its_variable(index):
+    found = _meaning(index, "psum-impl", "psum_p")
+    assert [p.name for p in found.primitives] == ["psum"]
+    assert found.definitions == ()

@@ -1,0 +1,388 @@
+"""`jaxmap lsp` end to end: the real server over stdio, driven by pytest-lsp's client,
+on a copy of the minijax fixture (with a module of siblings added) and on the
+installed jax, asked at real positions in real files (found by searching their text,
+never hard-coded)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types as t
+from markers import ROOT, mark
+from pytest_lsp import ClientServerConfig
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SERVER = [sys.executable, "-m", "jaxmap", "lsp"]
+READY = "index refreshed"
+# A module of siblings: three primitives with a batching rule and one without; one
+# lowering registered for a platform JAX does not know.
+SIBLINGS = """\
+from jax._src import core
+from jax._src.interpreters import batching
+from jax._src.interpreters import mlir
+
+
+def _rule(*args):
+  return args
+
+
+a_p = core.Primitive('a')
+b_p = core.Primitive('b')
+c_p = core.Primitive('c')
+d_p = core.Primitive('d')  # no batching rule
+batching.primitive_batchers[a_p] = _rule
+batching.primitive_batchers[b_p] = _rule
+batching.primitive_batchers[c_p] = _rule
+mlir.register_lowering(a_p, _rule, platform='gpuu')
+"""
+SIBLINGS_FILE = "jax/_src/siblings.py"
+# Code as users write it, outside jax.
+USER = {"app/__init__.py": "", "app/model.py": "from jax import lax\n\n\ndef total(x):\n"
+                                               "  return lax.psum(x, 'i')\n\n\n"
+                                               "def wide(x):\n"
+                                               "  s = '😋😋😋😋😋'; return lax.psum(x, s)\n"}
+
+
+async def _start(root: Path, cache: Path, *args: str, ready: bool = True, **env: str):
+    """A client, initialized on `root`, whose server keeps its index under `cache`
+    (and has `env`); with `ready`, once the server has said it built its index."""
+    env = {**{k: v for k, v in os.environ.items() if k != "JAXMAP_ROOT"},
+           "JAXMAP_CACHE_DIR": str(cache), **env}
+    client = await ClientServerConfig(SERVER + list(args), server_env=env).start()
+    await client.initialize_session(t.InitializeParams(
+        capabilities=t.ClientCapabilities(), root_uri=root.as_uri(),
+        workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)]))
+    if ready:
+        await _logged(client, READY)
+    return client
+
+
+async def _logged(client, text: str, after: int = 0, timeout: float = 120) -> str:
+    """The first log message from index `after` on that contains `text`."""
+    for _ in range(int(timeout / 0.05)):
+        for message in client.log_messages[after:]:
+            if text in message.message:
+                return message.message
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no log message with {text!r}: {client.log_messages}")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("tree") / "minijax"
+    shutil.copytree(ROOT, root)
+    (root / SIBLINGS_FILE).write_text(SIBLINGS)
+    for file, text in USER.items():
+        (root / file).parent.mkdir(exist_ok=True)
+        (root / file).write_text(text)
+    return root
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def client(tree, tmp_path_factory):
+    client = await _start(tree, tmp_path_factory.mktemp("cache"))
+    yield client
+    await client.shutdown_session()
+    await client.stop()
+
+
+def _doc(root: Path, file: str) -> t.TextDocumentIdentifier:
+    return t.TextDocumentIdentifier((root / file).as_uri())
+
+
+def _at(root: Path, file: str, line: int, word: str, offset: int = 0) -> dict:
+    """The document and position of `word` on 1-based `line` of `file`."""
+    text = (root / file).read_text().splitlines()[line - 1]
+    assert word in text, (word, text)
+    return {"text_document": _doc(root, file),
+            "position": t.Position(line - 1, text.index(word) + offset)}
+
+
+def _line_of(root: Path, file: str, text: str) -> int:
+    return next(n for n, line in enumerate((root / file).read_text().splitlines(), 1)
+                if text in line)
+
+
+def _places(locations) -> list[tuple[str, int]]:
+    return [(Path(t_uri(loc)).name, loc.range.start.line + 1) for loc in locations]
+
+
+def t_uri(loc) -> str:
+    from pygls.uris import to_fs_path
+
+    return to_fs_path(loc.uri)
+
+
+def _hover_text(hover) -> str:
+    assert hover is not None
+    return hover.contents.value
+
+
+PARALLEL = "jax/_src/lax/parallel.py"
+
+
+async def test_definition_of_a_primitive_variable_offers_its_rules(client, tree):
+    file, line = mark("psum-deflinear2")
+    places = _places(await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, file, line, "psum_p"))))
+    expected = [mark(key)[1] for key in ("psum-create", "psum-impl", "psum-aeval",
+                                          "psum-lowering", "psum-deflinear2", "psum-batcher")]
+    assert places[0] == ("parallel.py", expected[0])
+    assert {line for _name, line in places} >= set(expected)
+
+
+async def test_definition_of_a_name_string_and_of_a_bind(client, tree):
+    file, line = mark("psum-create")
+    by_string = await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, file, line, "'psum'", 1)))
+    bind_line = _line_of(tree, PARALLEL, "return psum_p.bind(x, axes=axis_name)")
+    by_bind = await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, PARALLEL, bind_line, "bind")))
+    assert _places(by_string)[0] == _places(by_bind)[0] == ("parallel.py", line)
+
+
+async def test_definition_of_a_registry_helper_and_a_rule_function(client, tree):
+    file, line = mark("psum-deflinear2")
+    helper = await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, file, line, "deflinear2")))
+    rule = await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, file, line, "_psum_transpose_rule")))
+    ad = "jax/_src/interpreters/ad.py"
+    assert _places(helper) == [("ad.py", _line_of(tree, ad, "def deflinear2("))]
+    assert _places(rule)[0] == ("parallel.py", _line_of(tree, PARALLEL,
+                                                         "def _psum_transpose_rule("))
+
+
+async def test_definition_of_a_user_spelling_offers_the_primitive_it_binds(client, tree):
+    places = _places(await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, "app/model.py", 5, "psum"))))
+    assert places[0] == ("parallel.py", _line_of(tree, PARALLEL, "def psum("))
+    assert places[1] == ("parallel.py", mark("psum-create")[1])
+    assert ("parallel.py", mark("psum-batcher")[1]) in places
+
+
+async def test_positions_count_utf16_code_units(client, tree):
+    at = _at(tree, "app/model.py", 9, "psum")
+    at["position"].character += 5  # five emoji before it, two UTF-16 units each
+    places = _places(await client.text_document_definition_async(t.DefinitionParams(**at)))
+    assert places[0] == ("parallel.py", _line_of(tree, PARALLEL, "def psum("))
+
+
+async def test_hover_on_a_primitive_lists_rules_by_kind(client, tree):
+    file, line = mark("psum-impl")
+    text = _hover_text(await client.text_document_hover_async(
+        t.HoverParams(**_at(tree, file, line, "psum_p"))))
+    assert "primitive `psum`" in text
+    for kind, key in (("impl", "psum-impl"), ("transpose", "psum-deflinear2"),
+                      ("batching", "psum-batcher")):
+        assert f"- {kind}: [{PARALLEL}:{mark(key)[1]}](" in text
+    assert "platforms: all (a default lowering)" in text
+
+
+async def test_hover_on_a_rule_function_names_its_primitive_and_kind(client, tree):
+    line = _line_of(tree, PARALLEL, "def _psum_transpose_rule(")
+    text = _hover_text(await client.text_document_hover_async(
+        t.HoverParams(**_at(tree, PARALLEL, line, "_psum_transpose_rule"))))
+    assert f"transpose rule of `psum`, registered at [{PARALLEL}:{mark('psum-deflinear2')[1]}]" \
+        in text
+
+
+async def test_code_lenses_above_primitives_and_rule_functions(client, tree):
+    lenses = await client.text_document_code_lens_async(
+        t.CodeLensParams(_doc(tree, PARALLEL)))
+    by_line = {lens.range.start.line + 1: lens for lens in lenses}
+    prim = await client.code_lens_resolve_async(by_line[mark("psum-create")[1]])
+    assert prim.command.title.startswith("6 rules · ")
+    assert " binders · " in prim.command.title
+    rule = by_line[_line_of(tree, PARALLEL, "def _psum_transpose_rule(")]
+    assert rule.command.title == "transpose rule of psum"
+    places = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+        rule.command.command, rule.command.arguments))
+    assert mark("psum-deflinear2")[1] in [p["range"]["start"]["line"] + 1 for p in places]
+
+
+async def test_references_of_a_primitive_are_its_binds_and_registrations(client, tree):
+    file, line = mark("psum-create")
+    refs = await client.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False), **_at(tree, file, line, "psum_p")))
+    lines = {line for _name, line in _places(refs)}
+    assert _line_of(tree, PARALLEL, "return psum_p.bind(x, axes=axis_name)") in lines
+    assert _line_of(tree, PARALLEL, "return psum_p.bind(x, axes=axis_name) / 2") in lines
+    assert mark("psum-batcher")[1] in lines
+
+
+async def test_references_of_a_function_are_its_calls(client, tree):
+    line = _line_of(tree, PARALLEL, "def _psum_halved(")
+    refs = await client.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False),
+        **_at(tree, PARALLEL, line, "_psum_halved")))
+    assert _places(refs) == [("parallel.py", _line_of(tree, PARALLEL,
+                                                       "return _psum_halved(x, axis_name)"))]
+
+
+async def test_workspace_symbols_find_primitives_and_public_paths(client):
+    symbols = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="psum"))
+    named = {(s.name, s.kind) for s in symbols}
+    assert ("psum", t.SymbolKind.Constant) in named
+    assert ("jax.lax.psum", t.SymbolKind.Function) in named
+
+
+async def test_diagnostics_name_a_missing_rule_and_an_unknown_platform(client, tree):
+    uri = (tree / SIBLINGS_FILE).as_uri()
+    client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(
+        uri, "python", 1, (tree / SIBLINGS_FILE).read_text())))
+    for _ in range(200):
+        if uri in client.diagnostics:
+            break
+        await asyncio.sleep(0.05)
+    found = {(d.range.start.line + 1, d.code, d.severity) for d in client.diagnostics[uri]}
+    info = t.DiagnosticSeverity.Information
+    assert (_line_of(tree, SIBLINGS_FILE, "d_p = "), "missing-rule", info) in found
+    assert (_line_of(tree, SIBLINGS_FILE, "platform='gpuu'"), "unknown-platform", info) in found
+    assert not any(line == _line_of(tree, SIBLINGS_FILE, "a_p = ") for line, *_ in found)
+
+
+async def test_a_save_refreshes_the_index_in_the_background(client, tree):
+    path = tree / "jax/_src/fresh.py"
+    path.write_text("from jax._src import core\n")
+    client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(
+        path.as_uri(), "python", 1, path.read_text())))
+    path.write_text(path.read_text() + "e_p = core.Primitive('e')\n")
+    client.text_document_did_change(t.DidChangeTextDocumentParams(  # as an editor would
+        t.VersionedTextDocumentIdentifier(2, path.as_uri()),
+        [t.TextDocumentContentChangeWholeDocument(path.read_text())]))
+    seen = len(client.log_messages)
+    client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, "jax/_src/fresh.py")))
+    assert "1 files parsed" in await _logged(client, READY, after=seen)
+    places = await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, "jax/_src/fresh.py", 2, "e_p")))
+    assert _places(places) == [("fresh.py", 2)]
+
+
+async def test_during_a_refresh_answers_come_from_the_previous_index_and_say_so(client, tree):
+    from jaxmap.render.editor import STALE
+
+    path = tree / "jax/_src/fresh.py"
+    path.write_text(path.read_text() + "f_p = core.Primitive('f')\n")
+    hover = t.HoverParams(**_at(tree, *mark("psum-impl"), "psum_p"))
+    seen = len(client.log_messages)
+    client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, "jax/_src/fresh.py")))
+    during = await client.text_document_hover_async(hover)  # the refresh takes far longer
+    await _logged(client, READY, after=seen)
+    after = await client.text_document_hover_async(hover)
+    assert STALE in _hover_text(during)
+    assert STALE not in _hover_text(after)
+
+
+async def test_a_bad_request_leaves_the_server_answering(client, tree):
+    outside = await client.text_document_definition_async(t.DefinitionParams(
+        t.TextDocumentIdentifier(Path(sys.executable).resolve().as_uri()), t.Position(0, 0)))
+    assert outside is None
+    with pytest.raises(Exception, match="takes a document URI"):
+        await client.workspace_execute_command_async(
+            t.ExecuteCommandParams("jaxmap.references", ["only one"]))
+    file, line = mark("psum-create")
+    assert await client.text_document_hover_async(
+        t.HoverParams(**_at(tree, file, line, "psum_p"))) is not None
+
+
+# -- the installed jax, from the test session's index of it -------------------------
+
+
+@pytest.fixture(scope="module")
+def installed_root(installed_index) -> Path:
+    return Path(installed_index.root)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def installed(installed_index, installed_root):
+    client = await _start(installed_root, Path(installed_index.path).parent, ready=False)
+    yield client
+    await client.shutdown_session()
+    await client.stop()
+
+
+INSTALLED_PARALLEL = "jax/_src/lax/parallel.py"
+LAX = "jax/_src/lax/lax.py"
+
+
+async def test_installed_definition_and_hover_of_psum_p(installed, installed_root):
+    line = _line_of(installed_root, INSTALLED_PARALLEL, "psum_p = core.Primitive('psum')")
+    at = _at(installed_root, INSTALLED_PARALLEL, line, "psum_p")
+    places = _places(await installed.text_document_definition_async(t.DefinitionParams(**at)))
+    assert places[0] == ("parallel.py", line)
+    registered = _line_of(installed_root, INSTALLED_PARALLEL, "ad.deflinear2(psum_p,")
+    assert ("parallel.py", registered) in places
+    text = _hover_text(await installed.text_document_hover_async(t.HoverParams(**at)))
+    assert f"- transpose: [{INSTALLED_PARALLEL}:{registered}](" in text
+    assert "platforms: " in text
+
+
+async def test_installed_user_spelling_goes_where_the_call_graph_resolved_it(
+        installed, installed_root, installed_index):
+    file = "jax/_src/nn/functions.py"
+    line = _line_of(installed_root, file, "jnp.einsum('BMK,BNK->BMN'")
+    places = await installed.text_document_definition_async(
+        t.DefinitionParams(**_at(installed_root, file, line, "einsum")))
+    (einsum,) = [d for d in installed_index.definitions_named("jax.numpy.einsum")
+                 if d.kind.value == "function"]
+    assert _places(places)[0] == (Path(einsum.loc.file).name, einsum.loc.line)
+
+
+async def test_installed_code_lens_counts_match_the_commands(installed, installed_root,
+                                                            installed_index):
+    from jaxmap.commands import callgraph
+
+    lenses = await installed.text_document_code_lens_async(
+        t.CodeLensParams(_doc(installed_root, LAX)))
+    by_line = {lens.range.start.line + 1: lens for lens in lenses}
+    line = _line_of(installed_root, LAX, "dot_general_p = standard_primitive(")
+    title = (await installed.code_lens_resolve_async(by_line[line])).command.title
+    (prim,) = installed_index.primitives_named("dot_general_p", "dot_general")
+    binders = len(callgraph.binds(installed_index, "dot_general_p").found)
+    assert title == f"{len(prim.rules)} rules · {binders:,} binders · {len(prim.tests):,} tests"
+    rule = by_line[_line_of(installed_root, LAX, "def _dot_general_transpose_lhs(")]
+    assert rule.command.title == "transpose rule of dot_general"
+
+
+async def test_installed_workspace_symbols(installed):
+    symbols = await installed.workspace_symbol_async(t.WorkspaceSymbolParams(query="dot_general"))
+    named = {(s.name, s.kind) for s in symbols}
+    assert ("dot_general", t.SymbolKind.Constant) in named
+    assert ("jax.lax.dot_general", t.SymbolKind.Function) in named
+
+
+# -- a tree that is not JAX ----------------------------------------------------------
+
+
+async def test_a_tree_that_is_not_jax_still_serves_its_names_from_jaxmap_root(tmp_path):
+    root = tmp_path / "plain"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "util.py").write_text("def helper(x):\n    return x\n")
+    (root / "pkg" / "main.py").write_text("from pkg import util\n\n\n"
+                                          "def run():\n    return util.helper(1)\n")
+    elsewhere = tmp_path / "elsewhere"  # the editor's folder: $JAXMAP_ROOT wins over it
+    elsewhere.mkdir()
+    client = await _start(elsewhere, tmp_path / "cache", ready=False, JAXMAP_ROOT=str(root))
+    try:
+        definition = t.DefinitionParams(**_at(root, "pkg/main.py", 5, "helper"))
+        assert await client.text_document_definition_async(definition) is None  # building
+        assert "being built" in await _logged(client, "jaxmap: ")
+        await _logged(client, READY)
+        assert _places(await client.text_document_definition_async(definition)) == [
+            ("util.py", 1)]
+        refs = await client.text_document_references_async(t.ReferenceParams(
+            context=t.ReferenceContext(include_declaration=False),
+            **_at(root, "pkg/util.py", 1, "helper")))
+        assert _places(refs) == [("main.py", 5)]
+    finally:
+        await client.shutdown_session()
+        await client.stop()
