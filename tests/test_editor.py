@@ -32,9 +32,11 @@ def test_symbol_at(line, column, text, quoted):
 
 
 @pytest.fixture(scope="module")
-def index():
-    with open_index(ROOT) as opened:
-        yield opened
+def index(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:  # the autouse private cache is per test
+        patch.setenv("JAXMAP_CACHE_DIR", str(tmp_path_factory.mktemp("editor-cache")))
+        with open_index(ROOT) as opened:
+            yield opened
 
 
 def _meaning(index, key: str, word: str):
