@@ -3,8 +3,9 @@ string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable 
 raises (`msg = f"..."; raise E(msg)`; of a list joined, `"\\n".join(msg)`, its first
 string); of each `super().__init__("...")` (or `Base.__init__(self, "...")`), where
 an exception class builds its own message; and of each `return E(...)` of an
-exception class (a name ending in Error, Exception or Warning), where a helper builds
-the exception its callers raise. A message is stored as its literal pieces, a
+exception class (a name ending in Error, Exception or Warning), or of each `yield
+lambda ...: E(...)`, where a helper (or a generator) builds the exception its callers
+raise. A message is stored as its literal pieces, a
 placeholder between each two: f-string fields, `.format` fields and `%` conversions
 are placeholders, adjacent literals are joined. store/message_patterns.py turns
 the pieces back into a pattern that matches the message as raised.
@@ -14,16 +15,17 @@ from __future__ import annotations
 
 import re
 
-from jaxmap.store.message_patterns import MIN_LITERAL
+from jaxmap.store.message_patterns import INIT_KIND, MIN_LITERAL, WARNING_KIND
 
 # Searched apart: each starts with a literal, which the regex engine finds far faster
 # than the first letter of any. What `.__init__(` is called on is read backwards.
 _RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
 _WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
-_RETURN = re.compile(rb"return[ \t]+([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
+_RETURN = re.compile(rb"(?:return|yield(?:[ \t]+lambda\b[^:\n]*:)?)[ \t]+"
+                     rb"([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
 _INIT = re.compile(rb"\.__init__\([ \t]*(?:self[ \t]*,)?")
 _RECEIVER = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\Z")
-INIT = "__init__"  # the kind of a site that hands a message to a base class's __init__
+INIT = INIT_KIND  # the kind of a site that hands a message to a base class's __init__
 _PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
 _BODIES = {
     b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
@@ -72,7 +74,7 @@ def _site_matches(source: bytes):
     for match in _RETURN.finditer(source):
         yield match.start(), match.end(), match.group(1).decode(), True
     for match in _WARN.finditer(source):
-        yield match.start(), match.end(), "warning", False
+        yield match.start(), match.end(), WARNING_KIND, False
     for match in _INIT.finditer(source):
         line = source.rfind(b"\n", 0, match.start()) + 1
         receiver = _RECEIVER.search(source, line, match.start())
