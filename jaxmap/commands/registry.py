@@ -53,6 +53,9 @@ class Command(NamedTuple):
     paths: bool = True  # prints paths: the CLI offers --absolute
     snapshot: bool = False  # the CLI offers --jax VERSION (a committed snapshot)
     about_primitives: bool = False  # on a tree without primitives the CLI warns
+    # "module:function" saying why a result answers nothing (None when it does): the
+    # front ends then fail with that line, the CLI after printing the rendered result.
+    refusal: str = ""
 
     @property
     def tool(self) -> str:
@@ -122,8 +125,9 @@ COMMANDS: tuple[Command, ...] = (
                        "rule, where and how to add it.",
             (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
                    required=True, positional=True, stdin=True),),
-            "jaxmap.commands.explain:explain",
-            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"}),
+            "jaxmap.commands.explain:explain_all",
+            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"},
+            refusal="jaxmap.commands.explain:refusal"),
     Command("ladder", "The escalation ladder and its checklist: each rung, the `jaxmap new` "
                       "command that starts it, and where its machinery lives.",
             (), "jaxmap.commands.ladder:gather",

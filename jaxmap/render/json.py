@@ -182,16 +182,25 @@ def coverage_document(matrix, view: View) -> str:
                            for name, module, counts in matrix.rows]})
 
 
-def explanation_document(found, view: View) -> str:
-    """An explain.Explanation."""
-    path, missing = view.path, found.missing
-    return _dump({
-        "root": str(view.root), "message": found.message,
-        "sites": [{"file": path(s.file), "line": s.line, "function": s.function,
-                   "exception": s.exception, "returned": s.returned} for s in found.sites],
-        "raised_by": [{"file": path(s.file), "line": s.line, "function": s.function,
-                       "exception": s.exception, "returned": s.returned}
-                      for s in found.raised_by],
+def explanation_document(answers, view: View) -> str:
+    """`explain`'s answers under `exceptions`, root cause first; the first placed one's
+    fields (else the first's) also at the top level."""
+    records = [_explanation(found, view.path) for found in answers]
+    top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
+    return _dump({"root": str(view.root), **top, "exceptions": records})
+
+
+def _site(site, path) -> dict:
+    return {"file": path(site.file), "line": site.line, "function": site.function,
+            "exception": site.exception, "returned": site.returned}
+
+
+def _explanation(found, path) -> dict:
+    missing, diagnosis, older = found.missing, found.not_linear, found.older
+    return {
+        "status": found.status.value, "exception": found.exception, "message": found.message,
+        "sites": [_site(s, path) for s in found.sites],
+        "raised_by": [_site(s, path) for s in found.raised_by],
         "missing_rule": None if missing is None else {
             "kind": missing.kind, "style": missing.style, "name": missing.name,
             "platforms": list(missing.platforms),
@@ -203,7 +212,16 @@ def explanation_document(found, view: View) -> str:
                               for n, f, li in missing.register_with],
             "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,
                           "function": s.function} for s in missing.siblings],
-            "new_primitive_flag": missing.flag}})
+            "new_primitive_flag": missing.flag},
+        "not_linear": None if diagnosis is None else {
+            "primitive": diagnosis.primitive.name,
+            "transposed_at": [{"file": f, "line": li, "code": c}
+                              for f, li, c in diagnosis.called_at]},
+        "older": None if older is None else {
+            "version": older.version, "site": _site(older.site, str),
+            "successors": [_site(s, path) for s in older.successors]},
+        "closest": [{"similarity": n.similarity, "template": n.template, **_site(n.site, path)}
+                    for n in found.closest]}
 
 
 def ladder_document(ladder, view: View) -> str:

@@ -162,6 +162,12 @@ class Index:
                                  "ORDER BY id LIMIT 1", (qualname,)).fetchone()
         return tuple(row) if row else None
 
+    def span(self, qualname: str) -> tuple[str, int, int] | None:
+        """(file, line, end line) of the first definition of `qualname`."""
+        row = self._conn.execute("SELECT file, line, end_line FROM definitions WHERE "
+                                 "qualname = ? ORDER BY id LIMIT 1", (qualname,)).fetchone()
+        return tuple(row) if row else None
+
     # -- the call graph --------------------------------------------------------------
 
     def definition_ids(self, query: str) -> list[int]:
