@@ -39,7 +39,8 @@ _JAX_PACKAGES = ("jax", "jaxlib")
 _CLOSEST = 3
 _CLOSEST_AT_LEAST = 0.5
 _COMPARED = 300  # characters of a message compared for the closest ones
-_SUCCESSOR_AT_LEAST = 0.6
+_SUCCESSOR_AT_LEAST = 0.8  # 'most of the text', for a successor in another function
+_SAME_FUNCTION_AT_LEAST = 0.6  # a successor raised by the same function
 
 
 class Status(str, enum.Enum):
@@ -269,19 +270,26 @@ def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:
 
 def _older(index, messages, raised, version, found) -> Explanation:
     """A message worded as `version` words it: its site there, and where this release
-    raises its successor (the same function raising the same class, else the most
-    similar message of that class)."""
+    raises its successor: of the messages of the same class, the one most like it raised
+    by the same function (if alike), else one that keeps most of its text."""
     sites, pieces, matched, _whole = found
     old = sites[0]
-    same = [Site(file, line, function, exception, returned)
-            for file, line, function, exception, _pieces, returned in messages
+    wording = "{}".join(pieces)
+    same = [(_similarity(wording, "{}".join(p)), Site(file, line, function, exception, returned))
+            for file, line, function, exception, p, returned in messages
             if function == old.function and exception == old.exception]
+    same = [(score, site) for score, site in same if score >= _SAME_FUNCTION_AT_LEAST]
     if not same:
-        same = [near.site for near in closest(messages, " ".join(pieces))
+        same = [(near.similarity, near.site) for near in closest(messages, wording)
                 if near.site.exception == old.exception
-                and near.similarity >= _SUCCESSOR_AT_LEAST][:1]
+                and near.similarity >= _SUCCESSOR_AT_LEAST]
+    successors = tuple(site for _score, site in sorted(same, key=lambda item: -item[0])[:1])
     return Explanation(matched.group().strip(), (), None, exception=raised.exception,
-                       status=Status.OLDER, older=Older(version, old, tuple(same)))
+                       status=Status.OLDER, older=Older(version, old, successors))
+
+
+def _similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, a[:_COMPARED], b[:_COMPARED]).ratio()
 
 
 def closest(messages, text: str) -> tuple[Near, ...]:
