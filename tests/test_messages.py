@@ -142,3 +142,33 @@ def test_a_match_ends_at_a_word_boundary():
     pieces = ("Incompatible shapes for matmul",)
     assert matches_whole(pieces, "Incompatible shapes for matmul\nmore")
     assert not matches_whole(pieces, "Incompatible shapes for matmulation")
+
+
+def test_an_exception_kept_in_a_name_is_raised_where_the_name_is():
+    source = textwrap.dedent('''
+        functionalization_error = ValueError(
+            "Cannot abstractly evaluate a checkify.check which was not functionalized.")
+
+        def check_lowering_rule(ctx):
+          if ctx:
+            raise functionalization_error
+        ''').encode()
+    [(offset, kind, pieces, returned)] = sites(source)
+    assert source[offset:].startswith(b"raise functionalization_error")
+    assert kind == "ValueError" and not returned and pieces[0].startswith("Cannot abstractly")
+
+
+def test_a_message_a_helper_of_the_file_returns_is_the_raise_sites():
+    source = textwrap.dedent('''
+        def _spec_rank_error(fun_name, prefix):
+          msg = (f"shard_map applied to the function '{fun_name}' was given an "
+                 f"{prefix}_specs entry which is too long")
+          return msg
+
+        def _check_specs(f):
+          msg = _spec_rank_error(f, "in")
+          raise ValueError(msg)
+        ''').encode()
+    [(_, kind, pieces, returned)] = sites(source)
+    assert kind == "ValueError" and not returned
+    assert pieces[:2] == ("shard_map applied to the function '", "' was given an ")
