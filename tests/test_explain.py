@@ -3,6 +3,7 @@ message quotes, the frame when no message matches, chains, older wordings."""
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 
@@ -217,3 +218,20 @@ def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypa
     gone = explain.explain(index, "xmap argument has an in_axes specification that does "
                                   "not fit its rank")
     assert gone.status == Status.OLDER and gone.older.successors == ()
+
+
+def test_the_cli_shows_the_closest_messages_apart_and_exits_1(index, capsys):
+    from jaxmap.cli import main
+
+    root = str(index.root)
+    assert main(["explain", "cannot reshape the array of shape (3,) to 4", "--root", root]) == 1
+    captured = capsys.readouterr()
+    assert "closest messages in this tree" in captured.out
+    assert "not an error message raised in this tree" in captured.err
+    assert main(["explain", "cannot reshape the array of shape (3,) to 4", "--root", root,
+                 "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["exceptions"][0]["status"] == "unmatched"
+    assert document["exceptions"][0]["closest"]
+    assert main(["explain", "cannot reshape array of shape (3,) into shape 4", "--root",
+                 root]) == 0
