@@ -171,7 +171,11 @@ def call_document(answer, view: View) -> str:
                   "count": len(answer.found),
                   "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                              "line": r.line, "depth": r.depth, "public": r.public,
-                             "chain": list(r.chain)} for r in answer.found]})
+                             "chain": list(r.chain), "call_line": r.call_line}
+                            for r in answer.found],
+                  "registrations": [{"function": reg.function, "kind": reg.kind,
+                                     "primitive": reg.primitive, "file": path(reg.file),
+                                     "line": reg.line} for reg in answer.registrations]})
 
 
 def coverage_document(matrix, view: View) -> str:

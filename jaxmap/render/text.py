@@ -247,9 +247,14 @@ def call_answer(answer, view: View) -> str:
         mark = _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
         where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
-        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{r.line}  [{chain}]")
+        line = r.line if r.call_line is None else r.call_line  # a caller: where it calls
+        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{line}  [{chain}]")
     if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
         lines.append(_NOTES[answer.direction])
+    for i, reg in enumerate(answer.registrations):
+        label = "runs as" if i == 0 else ""
+        lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
+                     f"{path(reg.file)}:{reg.line}  ({reg.function})")
     return "\n".join(lines)
 
 

@@ -290,6 +290,22 @@ class Index:
             "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
             "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)", ids)
 
+    def registrations(self, ids) -> list[tuple[int, str, str, str, int]]:
+        """(definition id, rule kind, primitive, file, line of the registration) of each
+        rule whose function is one of `ids`: what makes a rule function run."""
+        return self._in(
+            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
+            "definitions d JOIN rules r ON r.function_file = d.file AND r.function_line = "
+            "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*) "
+            "ORDER BY d.id, r.file, r.line", ids)
+
+    def rules_registered_in(self, files) -> list[tuple[str, str, str, int, int]]:
+        """(file, rule kind, primitive, line, end line) of the registrations in `files`."""
+        return self._in(
+            "SELECT r.file, r.kind, coalesce(p.name, p.variable), r.line, r.end_line FROM "
+            "rules r JOIN primitives p ON p.id = r.primitive_id WHERE r.file IN (?*) "
+            "ORDER BY r.file, r.line", files)
+
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""
         return self._in("SELECT id, name, variable FROM primitives WHERE id IN (?*)", pids)
