@@ -178,6 +178,15 @@ def call_document(answer, view: View) -> str:
                                      "line": reg.line} for reg in answer.registrations]})
 
 
+def path_document(answer, view: View) -> str:
+    """A path.PathAnswer."""
+    return _dump({"root": str(view.root), "source": list(answer.source),
+                  "target": list(answer.target), "count": len(answer.chains),
+                  "chains": [[{"caller": s.caller, "callee": s.callee,
+                               "file": view.path(s.file), "line": s.line} for s in steps]
+                             for steps in answer.chains]})
+
+
 def coverage_document(matrix, view: View) -> str:
     """A coverage.Coverage: its columns, per-column totals and rows."""
     return _dump({"kinds": list(matrix.kinds), "totals": matrix.totals,

@@ -258,6 +258,19 @@ def call_answer(answer, view: View) -> str:
     return "\n".join(lines)
 
 
+def path_chains(answer, view: View) -> str:
+    """A path.PathAnswer: each chain as its calls, one a line, at the line of the call."""
+    count = len(answer.chains)
+    plural = "s" if count > 1 else ""
+    lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
+             + ", ".join(answer.target)]
+    for steps in answer.chains:
+        lines.append(f"  {steps[0].caller}" if steps else "  (the same function)")
+        lines += [f"    -> {step.callee}  {view.path(step.file)}:{step.line}"
+                  for step in steps]
+    return "\n".join(lines)
+
+
 def coverage_cells(matrix) -> tuple[list, list, list]:
     """A coverage.Coverage as cells: the header, a row a primitive, the totals."""
     header = ["primitive", "module", *matrix.kinds]
