@@ -49,8 +49,10 @@ def located_document(found, view: View) -> str:
     path = view.path
     return _dump({"root": str(view.root), "jax_version": view.jax_version, "query": found.query,
                   "primitives": [{**primitive(p, path), "tests": [
-                      {"name": t.name, "file": path(t.loc.file), "line": t.loc.line}
-                      for t in p.tests]} for p in found.primitives],
+                      {"name": t.name, "file": path(t.file), "line": t.line, "depth":
+                       t.depth if t.direct else None, "chain": list(t.chain),
+                       "direct": t.direct} for t in tests]}
+                      for p, tests in zip(found.primitives, found.tests)],
                   "definitions": [{**definition(d, path), "reaches": [
                       {"primitive": r.label, "chain": list(r.chain)} for r in reached]}
                       for d, reached in zip(found.definitions, found.reaches)]})

@@ -24,7 +24,8 @@ def located(found, view: View) -> str:
     primitive's variable (`jnp.cumsum` asks for the function more than for the cumsum
     primitive; `lax.psum_p` for the primitive)."""
     path = view.path
-    blocks = [primitive(p, path, view.source_line) for p in found.primitives]
+    blocks = [primitive(p, path, view.source_line, tests)
+              for p, tests in zip(found.primitives, found.tests or [None] * len(found.primitives))]
     if found.definitions:
         named = "\n".join(definition(d, path) + reached(r)
                            for d, r in zip(found.definitions, found.reaches))
@@ -34,7 +35,9 @@ def located(found, view: View) -> str:
     return "\n\n".join(blocks)
 
 
-def primitive(prim: Primitive, path: PathFn, source_line: SourceFn) -> str:
+def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) -> str:
+    """A primitive, its rules, and its tests (`tests`: test_links.TestLink, most direct
+    first; else the index's, by place)."""
     label = "hijax primitive" if prim.style == "hijax" else "primitive"
     head = f"{label} {prim.name}"
     statement = source_line(prim.loc.file, prim.loc.line)
@@ -44,9 +47,14 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn) -> str:
     lines += [rule_line(r, path) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
-    for i, test in enumerate(prim.tests[:_TESTS_SHOWN]):
+    if tests is None:
+        tests = [(t.name, t.loc.file, t.loc.line, "") for t in prim.tests]
+    else:
+        tests = [(t.name, t.file, t.line, "" if t.direct else "  (indirect: not through calls)")
+                 for t in tests]
+    for i, (name, file, line, note) in enumerate(tests[:_TESTS_SHOWN]):
         label = "tested by" if i == 0 else ""
-        lines.append(f"  {label:<22} {path(test.loc.file)}:{test.loc.line}  {test.name}")
+        lines.append(f"  {label:<22} {path(file)}:{line}  {name}{note}")
     if len(prim.tests) > _TESTS_SHOWN:
         lines.append(f"  {'':<22} ... {len(prim.tests) - _TESTS_SHOWN} more (--json lists all)")
     return "\n".join(lines)

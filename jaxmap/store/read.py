@@ -306,6 +306,12 @@ class Index:
             "rules r JOIN primitives p ON p.id = r.primitive_id WHERE r.file IN (?*) "
             "ORDER BY r.file, r.line", files)
 
+    def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
+        """(file, line) -> (id, end line) of the functions defined in `files`."""
+        return {(file, line): (did, end) for did, file, line, end in self._in(
+            "SELECT id, file, line, end_line FROM definitions WHERE kind = 'function' AND "
+            "file IN (?*)", files)}
+
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""
         return self._in("SELECT id, name, variable FROM primitives WHERE id IN (?*)", pids)
