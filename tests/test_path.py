@@ -79,3 +79,18 @@ def test_no_chain_says_so(index):
         path(index, "via_class", "bottom")
     with pytest.raises(NotFound):
         path(index, "top", "no_such_function")
+
+
+def test_the_cli_and_mcp_answer_path(tmp_path, capsys):
+    from jaxmap import tools
+    from jaxmap.cli import main
+    from jaxmap.session import Session
+
+    (tmp_path / "m.py").write_text(_TREE)
+    assert main(["path", "longer", "p_p", "--root", str(tmp_path), "--most", "1"]) == 0
+    assert "    -> p_p.bind  m.py:5" in capsys.readouterr().out.splitlines()
+    assert main(["path", "bottom", "top", "--root", str(tmp_path)]) == 1
+    assert "no call chain from bottom to top" in capsys.readouterr().err
+    with Session(str(tmp_path)) as session:
+        document = json.loads(tools.call(session, "path", {"source": "top", "target": "bottom"}))
+    assert document["count"] == 2 and document["chains"][0][0]["callee"] == "m.left"

@@ -112,6 +112,18 @@ COMMANDS: tuple[Command, ...] = (
           mcp=True),
     _walk("calls", "What NAME calls: functions, primitives bound, external and unresolved "
                    "calls.", "callees of callees, N levels down", mcp=False),
+    Command("path", "The shortest call chains from function SOURCE to function TARGET, or to "
+                    "a primitive's .bind (TARGET ending in _p), with the line of each call.",
+            (Param("source", "string", "the calling function, dotted or not", required=True,
+                   positional=True),
+             Param("target", "string", "the function reached, or a primitive: psum_p",
+                   required=True, positional=True),
+             Param("most", "integer", "at most this many chains", default=5, minimum=1,
+                   metavar="N"),
+             Param("depth", "integer", "at most this many calls", default=12, minimum=1,
+                   metavar="N")),
+            "jaxmap.commands.path:path",
+            {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}),
     Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
                         "with totals.",
             (Param("kinds", "array", "only these rule kinds' columns", flag="--kind",
