@@ -21,8 +21,9 @@ from jaxmap.store.message_patterns import INIT_KIND, MIN_LITERAL, WARNING_KIND
 # than the first letter of any. What `.__init__(` is called on is read backwards.
 _RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
 _WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
-_RETURN = re.compile(rb"(?:return|yield(?:[ \t]+lambda\b[^:\n]*:)?)[ \t]+"
-                     rb"([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
+_RETURN = re.compile(rb"return[ \t]+([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
+_YIELD = re.compile(rb"yield(?:[ \t]+lambda\b[^:\n]*:)?[ \t]+"
+                    rb"([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
 _INIT = re.compile(rb"\.__init__\([ \t]*(?:self[ \t]*,)?")
 _RECEIVER = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\Z")
 INIT = INIT_KIND  # the kind of a site that hands a message to a base class's __init__
@@ -107,8 +108,9 @@ def _site_matches(source: bytes):
     `X.__init__(` call in `source`."""
     for match in _RAISE.finditer(source):
         yield match.start(), match.end(), match.group(1).decode(), False
-    for match in _RETURN.finditer(source):
-        yield match.start(), match.end(), match.group(1).decode(), True
+    for returned in (_RETURN, _YIELD):
+        for match in returned.finditer(source):
+            yield match.start(), match.end(), match.group(1).decode(), True
     for match in _WARN.finditer(source):
         yield match.start(), match.end(), WARNING_KIND, False
     for match in _INIT.finditer(source):
