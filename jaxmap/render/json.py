@@ -49,8 +49,8 @@ def located_document(found, view: View) -> str:
     path = view.path
     return _dump({"root": str(view.root), "jax_version": view.jax_version, "query": found.query,
                   "primitives": [{**primitive(p, path), "tests": [
-                      {"name": t.name, "file": path(t.file), "line": t.line, "depth":
-                       t.depth if t.direct else None, "chain": list(t.chain),
+                      {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
+                       "chain": list(t.chain),
                        "direct": t.direct} for t in tests]}
                       for p, tests in zip(found.primitives, found.tests)],
                   "definitions": [{**definition(d, path), "reaches": [

@@ -50,7 +50,7 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
     if tests is None:
         tests = [(t.name, t.loc.file, t.loc.line, "") for t in prim.tests]
     else:
-        tests = [(t.name, t.file, t.line, "" if t.direct else "  (indirect: not through calls)")
+        tests = [(t.name, t.file, t.line, "" if t.direct else "  (indirect: through a value)")
                  for t in tests]
     for i, (name, file, line, note) in enumerate(tests[:_TESTS_SHOWN]):
         label = "tested by" if i == 0 else ""
