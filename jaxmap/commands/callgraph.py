@@ -109,13 +109,13 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
     nodes = index.nodes(targets)
     named = {did: re.compile(rf"(?<![\w.]){re.escape(node.qualname.rpartition('.')[2])}\b")
              for did, node in nodes.items()}
-    sources: dict[str, list[str]] = {}
-    for file, kind, prim, line, end in index.rules_registered_in({n.file for n in nodes.values()}):
-        if file not in sources:
-            sources[file] = _source_lines(index, file)
-        text = " ".join(sources[file][line - 1:end or line])
-        found |= {(targets[did], kind, prim, file, line) for did, pattern in named.items()
-                  if nodes[did].file == file and pattern.search(text)}
+    for file in {node.file for node in nodes.values()}:
+        lines = _source_lines(index, file)
+        for prim, rule in index.rules_registered_in(file):
+            text = " ".join(lines[rule.loc.line - 1:rule.loc.end_line or rule.loc.line])
+            found |= {(targets[did], rule.kind.value, prim, file, rule.loc.line)
+                      for did, pattern in named.items()
+                      if nodes[did].file == file and pattern.search(text)}
     return tuple(Registration(*row) for row in sorted(found, key=lambda r: (r[3], r[4])))
 
 

@@ -299,13 +299,6 @@ class Index:
             "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*) "
             "ORDER BY d.id, r.file, r.line", ids)
 
-    def rules_registered_in(self, files) -> list[tuple[str, str, str, int, int]]:
-        """(file, rule kind, primitive, line, end line) of the registrations in `files`."""
-        return self._in(
-            "SELECT r.file, r.kind, coalesce(p.name, p.variable), r.line, r.end_line FROM "
-            "rules r JOIN primitives p ON p.id = r.primitive_id WHERE r.file IN (?*) "
-            "ORDER BY r.file, r.line", files)
-
     def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
         """(file, line) -> (id, end line) of the functions defined in `files`."""
         return {(file, line): (did, end) for did, file, line, end in self._in(
