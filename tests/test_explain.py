@@ -63,6 +63,18 @@ def tree_map(f, tree):
 def scan(f):
   raise TypeError("scan body function carry input and carry output must have equal "
                   "types, but they differ")
+
+def _spec_error(prefix):
+  msg = f"shard_map was given {prefix}_specs entries which are too long for the values"
+  return msg
+
+def check_out(out_specs, fails):
+  msg = _spec_error("out")
+  raise ValueError(msg)
+
+def check_in(in_specs, fails):
+  msg = _spec_error("in")
+  raise ValueError(msg)
 '''
 _OLD_CORE = '''
 def scan(f):
@@ -162,6 +174,13 @@ def test_arguments_of_a_bound_format_tell_its_raises_apart(index):
                                    "functions. Output had shape: (3,).")
     assert found.sites[0].line == _line('  raise TypeError(msg(f"had shape: {x}"))')
     assert len(found.sites) == 2
+
+
+def test_names_near_a_raise_that_the_message_quotes_tell_its_raises_apart(index):
+    """One helper builds both messages; 'in_specs' is a name only beside one raise."""
+    found = explain.explain(index, "ValueError: shard_map was given in_specs entries which "
+                                   "are too long for the values")
+    assert [s.function.rpartition(".")[2] for s in found.sites] == ["check_in", "check_out"]
 
 
 def test_no_message_matched_names_the_innermost_jax_frame(index):

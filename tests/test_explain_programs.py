@@ -17,11 +17,11 @@ from jaxmap.commands import explain
 from jaxmap.commands.explain import Status
 
 _PSEUDO = {"JaxStackTraceBeforeTransformation", "UnfilteredStackTrace"}
-# The issue asks for 0.95; 64 of 70 (0.91) is what is reached. Left: a wording raised at
-# two places the message cannot tell apart (leaked tracer, differentiation rule, the
-# shard_map in/out spec error), and errors whose message is not JAX's (Python's own
-# unpacking error, jaxlib's safe_map, a callback's RuntimeError inside an XLA error)
-# raised below the frames JAX's filtering removes.
+# The issue asks for 0.95; 65 of 70 (0.93) is what is reached. Left: a wording raised at
+# two places the message cannot tell apart (leaked tracer, differentiation rule), and
+# errors whose message is not JAX's (Python's own unpacking error, jaxlib's safe_map, a
+# callback's RuntimeError inside an XLA error) raised below the frames JAX's filtering
+# removes.
 _FIRST_AT_LEAST = 0.9
 
 # Messages as jax 0.4.38 / 0.6.2 word them, and the function of this release (0.10.2)

@@ -1,9 +1,10 @@
 """The order of the sites that raise one wording: the one a pasted traceback passes
 through first, then the one whose own text (or the text its callers pass it) the
-message quotes: `concrete_or_error(None, x, "It arose in the jnp.arange argument ...")`
-or `fname_context = f"The problem arose with the `{fname}` function."` tell which of
-the 19 places that raise a ConcretizationTypeError fired, where the filtered traceback
-shows no JAX frame at all.
+message quotes, then the one whose nearby names it quotes (`in_specs` of
+`_spec_rank_error(..., in_specs, fail)`). `concrete_or_error(None, x, "It arose in the
+jnp.arange argument ...")` or `fname_context = f"The problem arose with the `{fname}`
+function."` tell which of the 19 places that raise a ConcretizationTypeError fired,
+where the filtered traceback shows no JAX frame at all.
 
 The text is read from the indexed tree's source at the site's function and at the
 calls to it, when the tree is on disk (not for a snapshot)."""
@@ -25,6 +26,8 @@ _FIELD = re.compile(r"\{[^{}]*\}")
 _QUOTED = 8  # a piece of text shorter than this is no evidence
 _CALL_LINES = 6  # at most this many lines of a call's arguments are read
 _CALLERS = 200  # calls read per site, at most
+_BEFORE = 3  # lines before a raise read for the names that build its message
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 class Ranker:
@@ -45,7 +48,16 @@ class Ranker:
     def _key(self, site) -> tuple:
         return (-agreement(self.raised.exception, site.exception, site.function),
                 distance(site, self.raised),
-                -self._found(self._call_text(site.file, site.line)), -self.quoted(site))
+                -self._found(self._call_text(site.file, site.line)), -self.quoted(site),
+                -self._names_quoted(site))
+
+    def _names_quoted(self, site) -> int:
+        """How many names of the lines that build and raise the message (the raise
+        and the few before it) the message has as words: `in_specs` of
+        `_spec_rank_error(..., in_specs, fail)` where the message says 'in_specs is'."""
+        lines = (self._lines(site.file) or [])[max(0, site.line - 1 - _BEFORE):site.line]
+        names = {n for line in lines for n in _IDENTIFIER.findall(line) if "_" in n.strip("_")}
+        return sum(1 for n in names if re.search(rf"(?<![\w.]){re.escape(n)}\b", self.message))
 
     def quoted(self, site) -> int:
         """How much of the message is text of the site's function, or of a call to it,
