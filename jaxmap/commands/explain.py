@@ -171,7 +171,7 @@ def _answer(index, messages, raised, before, older) -> Explanation:
     for version, rows in older:
         found = match(rows, raised)
         if found:
-            return _older(index, messages, raised, version, found)
+            return _older(messages, raised, version, found)
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
 
@@ -268,7 +268,7 @@ def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:
     return found
 
 
-def _older(index, messages, raised, version, found) -> Explanation:
+def _older(messages, raised, version, found) -> Explanation:
     """A message worded as `version` words it: its site there, and where this release
     raises its successor: of the messages of the same class, the one most like it raised
     by the same function (if alike), else one that keeps most of its text."""
