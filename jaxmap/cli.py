@@ -241,7 +241,12 @@ def _run_query(command, given: dict) -> None:
             _warn_without_primitives(idx)
         view = View(idx.root, idx.jax_version, _path_fn(idx.root, absolute),
                     _source_line(idx.root))
-        click.echo(dispatch.answer(command, idx, given, fmt, view))
+        try:
+            click.echo(dispatch.answer(command, idx, given, fmt, view))
+        except NotFound as error:
+            if error.output:  # a partial answer (explain's closest messages) first
+                click.echo(error.output)
+            raise
 
 
 def _warn_without_primitives(idx) -> None:

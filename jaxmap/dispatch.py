@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from jaxmap.errors import NotFound
 from jaxmap.render.view import View
 
 
@@ -16,9 +17,14 @@ def load(reference: str):
 
 def answer(command, index, arguments: dict, fmt: str = "json", view: View | None = None) -> str:
     """A query row run on an open index and rendered in `fmt` (paths as `view` shows
-    them; default: root-relative)."""
+    them; default: root-relative); NotFound, with the rendered text as its output, if
+    the row's refusal says the result answers nothing."""
     result = load(command.run)(index, **arguments)
-    return load(command.render[fmt])(result, view or View(index.root, index.jax_version))
+    text = load(command.render[fmt])(result, view or View(index.root, index.jax_version))
+    reason = load(command.refusal)(result) if command.refusal else None
+    if reason:
+        raise NotFound(reason, output=text)
+    return text
 
 
 def changes(command, arguments: dict) -> list:

@@ -20,9 +20,10 @@ class NotFound(JaxmapError):
 
     exit_code = 1
 
-    def __init__(self, message: str, suggestions: tuple[str, ...] = ()):
+    def __init__(self, message: str, suggestions: tuple[str, ...] = (), output: str = ""):
         super().__init__(message)
         self.suggestions = suggestions
+        self.output = output  # what the CLI prints before the error line (a partial answer)
 
 
 class VerifyError(JaxmapError):

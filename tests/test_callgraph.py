@@ -11,8 +11,8 @@ from test_cli import assert_one_line_error, run, run_json
 
 from jaxmap.cli import main
 
-CALL_KEYS = {"root", "query", "direction", "targets", "count", "found"}
-FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain"}
+CALL_KEYS = {"root", "query", "direction", "targets", "count", "found", "registrations"}
+FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):
@@ -69,6 +69,51 @@ def test_callers_name_unresolved_calls_that_may_be_to_it(capsys, tmp_path):
     found = json.loads(code)["found"]
     assert [(f["name"], f["kind"], f["chain"]) for f in found] == \
         [("obj.target", "unresolved", ["m.user", "obj.target"])]
+
+
+_RULES = """\
+import functools
+from jax._src import core
+from jax._src.interpreters import batching
+p_p = core.Primitive('p')
+q_p = core.Primitive('q')
+
+def _p_batch_rule(args, dims):
+  return args, dims
+
+def _shared_rule(which, args, dims):
+  return args, dims
+
+def helper(x):
+  return x
+
+def target(x):
+  y = x + 1
+  return helper(y)
+
+batching.primitive_batchers[p_p] = _p_batch_rule
+_q_batch_rule = functools.partial(_shared_rule, 1)
+batching.primitive_batchers[q_p] = _q_batch_rule
+"""
+
+
+def test_callers_give_the_line_of_each_call(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(_RULES)
+    [found] = json.loads(run_tree(capsys, tmp_path, "callers", "helper", "--json"))["found"]
+    assert (found["name"], found["line"], found["call_line"]) == ("m.target", 16, 18)
+    assert "  m.target  m.py:18  [m.target -> m.helper]" in \
+        run_tree(capsys, tmp_path, "callers", "helper").splitlines()
+
+
+def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(_RULES)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "_p_batch_rule", "--json"))
+    assert document["found"] == []
+    assert document["registrations"] == [{"function": "m._p_batch_rule", "kind": "batching",
+                                          "primitive": "p", "file": "m.py", "line": 20}]
+    # A partial of another function, registered by its name: the statement names it.
+    text = run_tree(capsys, tmp_path, "callers", "_q_batch_rule")
+    assert "runs as  the batching rule of q, registered at m.py:22" in text
 
 
 def run_tree(capsys, root, *argv) -> str:

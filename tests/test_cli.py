@@ -117,17 +117,25 @@ def test_locate_json_schema(capsys):
 
 def test_locate_lists_the_tests_that_exercise_a_primitive(capsys):
     (prim,) = run_json(capsys, "locate", "psum")["primitives"]
-    expected = [("ParallelTest.testPsum", *mark("test-psum")),
-                ("ParallelTest.testPsumPrimitive", *mark("test-psum-primitive")),
-                ("ParallelTest.testPmean", *mark("test-pmean"))]  # through two helpers
-    assert [(t["name"], t["file"], t["line"]) for t in prim["tests"]] == expected
+    # Most direct first: names the primitive, calls its binder, reaches it through two
+    # helpers; each with its chain to the `.bind`.
+    expected = [("ParallelTest.testPsumPrimitive", *mark("test-psum-primitive"), 0),
+                ("ParallelTest.testPsum", *mark("test-psum"), 1),
+                ("ParallelTest.testPmean", *mark("test-pmean"), 3)]
+    assert [(t["name"], t["file"], t["line"], t["depth"]) for t in prim["tests"]] == expected
+    assert prim["tests"][0]["chain"] == ["ParallelTest.testPsumPrimitive", "psum_p"]
+    assert prim["tests"][2]["chain"] == [
+        "ParallelTest.testPmean", "jax.lax.pmean", "jax._src.lax.parallel._pmean",
+        "jax._src.lax.parallel._psum_halved", "psum_p.bind"]
+    assert all(t["direct"] for t in prim["tests"])
     (neg,) = run_json(capsys, "locate", "neg_p")["primitives"]
     assert [t["name"] for t in neg["tests"]] == ["test_neg"]
     (add,) = run_json(capsys, "locate", "add_p")["primitives"]
     assert add["tests"] == []
     code, out, _ = run(capsys, "locate", "psum")
-    file, line = mark("test-psum")
-    assert code == 0 and f"tested by              {file}:{line}  ParallelTest.testPsum" in out
+    file, line = mark("test-psum-primitive")
+    assert code == 0 and \
+        f"tested by              {file}:{line}  ParallelTest.testPsumPrimitive" in out
 
 
 def test_primitives_json_schema(capsys):

@@ -196,7 +196,7 @@ def test_explain_places_a_message_its_exception_class_builds(installed_index, er
                         errors["bool"]["traceback"])
     raising = (found.raised_by[0].file, str(found.raised_by[0].line))
     assert raising in {(file, line) for file, line, _function in frames}
-    lines = text.explanation(found, View("")).splitlines()
+    lines = text.explanation((found,), View("")).splitlines()
     assert lines[1].split()[:2] == ["built", "in"] and "raised by" in lines[2]
 
 
@@ -211,7 +211,7 @@ def test_explain_places_a_message_a_helper_returns_as_an_exception(installed_ind
     functions = {function for _file, _line, function in frames}
     assert site.function.rpartition(".")[2] not in functions
     assert {s.function.rpartition(".")[2] for s in found.raised_by} & functions
-    lines = text.explanation(found, View("")).splitlines()
+    lines = text.explanation((found,), View("")).splitlines()
     assert lines[1].split()[:2] == ["built", "in"]
 
 

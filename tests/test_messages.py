@@ -1,4 +1,4 @@
-"""Messages read from raise sites, and explain's reading of a traceback."""
+"""Messages read from raise sites."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ import textwrap
 
 from jaxmap.build.extract import extract
 from jaxmap.build.messages import sites
-from jaxmap.commands.explain import _message_of
-from jaxmap.store.message_patterns import start_regex, template_regex
+from jaxmap.store.message_patterns import (
+    loose,
+    matches_start,
+    matches_whole,
+    start_regex,
+    template_regex,
+)
 
 
 def test_a_parenthesised_message_formatted_at_the_raise_site():
@@ -78,35 +83,6 @@ def test_the_start_of_a_message_matches_cut_after_any_word_or_inside_a_field():
     assert not start_regex(pieces).search("unbound axis size: 3")  # the words as written
 
 
-def test_the_message_of_a_traceback_is_its_last_exception_line():
-    traceback = textwrap.dedent("""\
-        Traceback (most recent call last):
-          File "p.py", line 3, in <module>
-            lax.add(x, y)
-          File "lax.py", line 126, in _try_broadcast_shapes
-            raise TypeError(f'{name} got incompatible shapes')
-        TypeError: add got incompatible shapes for broadcasting: (2,), (3,).
-        """)
-    assert _message_of(traceback).startswith("TypeError: add got incompatible shapes")
-    assert _message_of("just a message") == "just a message"
-
-
-def test_the_note_jax_adds_to_a_filtered_traceback_is_not_the_message():
-    traceback = textwrap.dedent("""\
-        Traceback (most recent call last):
-          File "p.py", line 2, in <module>
-            jax.vmap(f)(x, y)
-        ValueError: vmap got inconsistent sizes for array axes to be mapped:
-          * one axis had size 3: axis 0 of argument a of type float32[3];
-        --------------------
-        For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
-        """)
-    message = _message_of(traceback)
-    assert message.startswith("ValueError: vmap got") and "JAX_TRACEBACK" not in message
-    divided = "Encountered an unexpected tracer.\n" + "-" * 30 + "\nThe leaked value"
-    assert _message_of(divided) == divided  # a message's own divider stays
-
-
 def test_a_message_joined_from_a_list_starts_with_its_first_string():
     source = textwrap.dedent('''
         def _mapped_axis_size(name, sizes):
@@ -131,3 +107,68 @@ def test_a_message_joined_from_a_list_starts_with_its_first_string():
         ''').encode()
     [(_, _, pieces, _)] = sites(appended)
     assert pieces == ("", " must have same type structure as ", ", but: ")
+
+
+def test_an_exception_a_generator_yields_in_a_lambda_is_its_message():
+    """`yield lambda name: ValueError(...)`: built where yielded, raised by the caller."""
+    source = textwrap.dedent('''
+        def _prefix_error(key_path, prefix_tree, full_tree):
+          yield lambda name: ValueError(
+              "pytree structure error: different types at key path\\n"
+              f"    {name}{key_path}\\n")
+        ''').encode()
+    [(_, kind, pieces, returned)] = sites(source)
+    assert kind == "ValueError" and returned
+    assert pieces[0].startswith("pytree structure error: different types")
+
+
+def test_a_match_is_anchored_at_the_message_start():
+    pieces = ("cannot reshape array of shape ", " into shape ", "")
+    assert matches_whole(pieces, "cannot reshape array of shape (3,) into shape 4")
+    assert not matches_whole(pieces, "oops: cannot reshape array of shape (3,) into shape 4")
+
+
+def test_a_template_mostly_placeholders_needs_distinctive_fixed_text():
+    short = ("", " does not support ", " arrays")  # leading field, a 17-character piece
+    assert loose(short)
+    assert matches_whole(short, "jnp.linalg.inv does not support int32 arrays")
+    assert not matches_whole(short, "my own words and a long story\nthat does not support x arrays")
+    vague = ("", " but ", "")  # nothing distinctive: never
+    assert not matches_whole(vague, "while_loop got 1 but 2")
+    assert not matches_start(("", " does not support ", " arrays"), "jnp.linalg.inv does not")
+
+
+def test_a_match_ends_at_a_word_boundary():
+    pieces = ("Incompatible shapes for matmul",)
+    assert matches_whole(pieces, "Incompatible shapes for matmul\nmore")
+    assert not matches_whole(pieces, "Incompatible shapes for matmulation")
+
+
+def test_an_exception_kept_in_a_name_is_raised_where_the_name_is():
+    source = textwrap.dedent('''
+        functionalization_error = ValueError(
+            "Cannot abstractly evaluate a checkify.check which was not functionalized.")
+
+        def check_lowering_rule(ctx):
+          if ctx:
+            raise functionalization_error
+        ''').encode()
+    [(offset, kind, pieces, returned)] = sites(source)
+    assert source[offset:].startswith(b"raise functionalization_error")
+    assert kind == "ValueError" and not returned and pieces[0].startswith("Cannot abstractly")
+
+
+def test_a_message_a_helper_of_the_file_returns_is_the_raise_sites():
+    source = textwrap.dedent('''
+        def _spec_rank_error(fun_name, prefix):
+          msg = (f"shard_map applied to the function '{fun_name}' was given an "
+                 f"{prefix}_specs entry which is too long")
+          return msg
+
+        def _check_specs(f):
+          msg = _spec_rank_error(f, "in")
+          raise ValueError(msg)
+        ''').encode()
+    [(_, kind, pieces, returned)] = sites(source)
+    assert kind == "ValueError" and not returned
+    assert pieces[:2] == ("shard_map applied to the function '", "' was given an ")

@@ -3,8 +3,9 @@ string of each `raise E(...)` and `warnings.warn(...)` site, or of the variable 
 raises (`msg = f"..."; raise E(msg)`; of a list joined, `"\\n".join(msg)`, its first
 string); of each `super().__init__("...")` (or `Base.__init__(self, "...")`), where
 an exception class builds its own message; and of each `return E(...)` of an
-exception class (a name ending in Error, Exception or Warning), where a helper builds
-the exception its callers raise. A message is stored as its literal pieces, a
+exception class (a name ending in Error, Exception or Warning), or of each `yield
+lambda ...: E(...)`, where a helper (or a generator) builds the exception its callers
+raise. A message is stored as its literal pieces, a
 placeholder between each two: f-string fields, `.format` fields and `%` conversions
 are placeholders, adjacent literals are joined. store/message_patterns.py turns
 the pieces back into a pattern that matches the message as raised.
@@ -14,16 +15,18 @@ from __future__ import annotations
 
 import re
 
-from jaxmap.store.message_patterns import MIN_LITERAL
+from jaxmap.store.message_patterns import INIT_KIND, MIN_LITERAL, WARNING_KIND
 
 # Searched apart: each starts with a literal, which the regex engine finds far faster
 # than the first letter of any. What `.__init__(` is called on is read backwards.
 _RAISE = re.compile(rb"raise[ \t]+([A-Za-z_][\w.]*)[ \t]*\(")
 _WARN = re.compile(rb"warn(?:ings\.warn)?[ \t]*\(")
 _RETURN = re.compile(rb"return[ \t]+([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
+_YIELD = re.compile(rb"yield(?:[ \t]+lambda\b[^:\n]*:)?[ \t]+"
+                    rb"([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
 _INIT = re.compile(rb"\.__init__\([ \t]*(?:self[ \t]*,)?")
 _RECEIVER = re.compile(rb"(?:super\(\)|[A-Za-z_][\w.]*)\Z")
-INIT = "__init__"  # the kind of a site that hands a message to a base class's __init__
+INIT = INIT_KIND  # the kind of a site that hands a message to a base class's __init__
 _PREFIX = re.compile(rb"([rRbBuUfF]{0,2})(\"\"\"|'''|\"|')")
 _BODIES = {
     b'"': re.compile(rb'((?:[^"\\\n]|\\.)*)"'),
@@ -35,6 +38,9 @@ _GAP = re.compile(rb"(?:\s|\\\n|#[^\n]*)*")
 # `"".join(msg)`, `"\n".join(msg)`: a list of pieces, and a short separator
 _JOIN = re.compile(rb"(?:'[^'\n]{0,4}'|\"[^\"\n]{0,4}\")\.join\(")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+_TOP_LEVEL = re.compile(rb"\n(?=\S)")
+_RETURNS = re.compile(rb"return[ \t]+")
+_CALLED = re.compile(rb"([A-Za-z_]\w*)[ \t]*\(")  # `helper(`, a function of the same file
 _NAME_CHAR = re.compile(rb"[\w.]")
 _FORMAT = re.compile(rb"\s*\.format\b")  # called there, or bound (`msg = "...".format`)
 _PERCENT = re.compile(rb"\s*%")
@@ -43,12 +49,16 @@ _CONVERSION = re.compile(r"%%|%[-#0 +]*(?:\*|\d+)?(?:\.\d+)?[sdrifgeExXoca]")
 _ESCAPE = re.compile(r"\\(\n|.)")
 _ESCAPES = {"n": "\n", "t": "\t", "\n": ""}
 _LOOK_BACK = 3000  # bytes searched before a raise for the variable it raises
+# After `name`: the rest of `name = SomeError(`.
+_INSTANCE = re.compile(rb"[ \t]*=[ \t]*([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
+_BARE_RAISE = re.compile(rb"raise[ \t]+([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?\n")
 
 
 def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...], bool]]:
     """(byte offset, exception, 'warning' or INIT, pieces, whether it is returned) of
     each raise, warn, return or base-class __init__ site whose message is a literal
-    format string (directly, or through a variable)."""
+    format string (directly, or through a variable, or an exception kept in a name),
+    in source order."""
     found, after = [], 0
     for start, end, kind, returned in sorted(_site_matches(source)):
         if start < after:
@@ -61,7 +71,36 @@ def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...], bool]]:
             pieces = _variable(source, end, start)
         if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
             found.append((start, kind, pieces, returned))
+    found += _named_instances(source)
+    return sorted(found)
+
+
+def _named_instances(source: bytes) -> list[tuple[int, str, tuple[str, ...], bool]]:
+    """`raise name` of an exception built once and kept (`functionalization_error =
+    ValueError("...")` at module level, raised in several functions): a site at each
+    raise, with the message and class of the name's last assignment before it."""
+    found = []
+    for bare in _BARE_RAISE.finditer(source):
+        if bare.start() and _NAME_CHAR.match(source, bare.start() - 1):
+            continue
+        kept = _kept(source, bare.group(1), bare.start())
+        pieces = _run(source, kept.end()) if kept else None
+        if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
+            found.append((bare.start(), kept.group(1).decode(), pieces, False))
     return found
+
+
+def _kept(source: bytes, name: bytes, before: int) -> re.Match | None:
+    """The last `name = SomeError(` before `before`, at the start of a line."""
+    for needle in (name + b" =", name + b"="):
+        at = source.rfind(needle, 0, before)
+        while at >= 0:
+            line = source.rfind(b"\n", 0, at) + 1
+            kept = _INSTANCE.match(source, at + len(name))
+            if kept and not source[line:at].strip():
+                return kept
+            at = source.rfind(needle, 0, at)
+    return None
 
 
 def _site_matches(source: bytes):
@@ -69,10 +108,11 @@ def _site_matches(source: bytes):
     `X.__init__(` call in `source`."""
     for match in _RAISE.finditer(source):
         yield match.start(), match.end(), match.group(1).decode(), False
-    for match in _RETURN.finditer(source):
-        yield match.start(), match.end(), match.group(1).decode(), True
+    for returned in (_RETURN, _YIELD):
+        for match in returned.finditer(source):
+            yield match.start(), match.end(), match.group(1).decode(), True
     for match in _WARN.finditer(source):
-        yield match.start(), match.end(), "warning", False
+        yield match.start(), match.end(), WARNING_KIND, False
     for match in _INIT.finditer(source):
         line = source.rfind(b"\n", 0, match.start()) + 1
         receiver = _RECEIVER.search(source, line, match.start())
@@ -95,6 +135,9 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     for found in assign.finditer(source, max(0, site - _LOOK_BACK), site):
         last = found
     pieces = _run(source, last.end()) if last else None
+    if pieces is None and last and not joined:  # `msg = _spec_error(...)`
+        helper = _CALLED.match(source, last.end())
+        pieces = _returned_text(source, helper.group(1)) if helper else None
     if pieces is None and joined and last:  # `msg = []`, then `msg.append("...")`
         append = source.find(name.group() + b".append(", last.end(), site)
         pieces = _run(source, append + len(name.group()) + 8) if append >= 0 else None
@@ -103,6 +146,29 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     if pieces and _PERCENT.match(source, name.end()):
         return tuple(_resplit(list(pieces), _CONVERSION))
     return pieces
+
+
+def _returned_text(source: bytes, function: bytes) -> tuple[str, ...] | None:
+    """The message a function of the same file builds and returns as a string: the
+    string last assigned to the name its last `return name` returns, or the literal it
+    returns."""
+    define = re.search(rb"(?m)^def[ \t]+" + re.escape(function) + rb"[ \t]*\(", source)
+    if define is None:
+        return None
+    end = _TOP_LEVEL.search(source, define.end())
+    body = (define.end(), end.start() if end else len(source))
+    returns = list(_RETURNS.finditer(source, *body))
+    if not returns:
+        return None
+    at = returns[-1].end()
+    name = _NAME.match(source, at)
+    if name is None or name.group() in (b"f", b"r"):
+        return _run(source, at)
+    assign = re.compile(rb"(?<![\w.])" + re.escape(name.group()) + rb"[ \t]*=[ \t]*(?!=)")
+    found = None
+    for found in assign.finditer(source, body[0], at):
+        pass
+    return _run(source, found.end()) if found else None
 
 
 def _run(source: bytes, at: int) -> tuple[str, ...] | None:

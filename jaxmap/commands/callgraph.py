@@ -2,14 +2,18 @@
 SQL per step (no graph is built, so each answer costs about a `locate`):
 
 - `binds PRIM`: every function that reaches the primitive, with its shortest chain;
-- `callers NAME`: who calls a function, and the calls that could not be resolved but
-  may be to it (their text ends with its name), so that none means none;
+- `callers NAME`: who calls a function, at the line of each call, the registrations
+  that make a rule function run (JAX calls it, no function of the tree does), and the
+  calls that could not be resolved but may be to it (their text ends with its name),
+  so that none means none;
 - `calls NAME`: what a function calls, the primitives it binds, and what it calls
   outside the tree or could not resolve.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
@@ -28,6 +32,18 @@ class Reached(NamedTuple):
     depth: int
     chain: tuple[str, ...]
     public: bool = False
+    call_line: int | None = None  # callers: the line of its call to the next in the chain
+
+
+class Registration(NamedTuple):
+    """A rule registration that makes a function run: JAX calls it as `kind` rule of
+    `primitive` (registered at file:line)."""
+
+    function: str
+    kind: str
+    primitive: str
+    file: str
+    line: int
 
 
 class CallAnswer(NamedTuple):
@@ -37,6 +53,7 @@ class CallAnswer(NamedTuple):
     direction: str  # binds, callers, calls
     targets: tuple[str, ...]
     found: tuple[Reached, ...]
+    registrations: tuple[Registration, ...] = ()  # callers: for a rule function
 
 
 def binds(index, prim: str, depth: int | None = None, public: bool = False) -> CallAnswer:
@@ -64,13 +81,14 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
 
 def callers(index, name: str, depth: int = 1) -> CallAnswer:
     """Functions that call `name` (to `depth` steps), and module top levels and class
-    bodies, placed at their call; then the unresolved calls whose text ends with its
-    name."""
+    bodies, each with the line of its call; then the unresolved calls whose text ends
+    with its name; and the registrations of `name` as a rule."""
     targets = _targets(index, name)
     parent, levels, lines = _walk(index.callers, list(targets), depth)
     nodes = index.nodes(levels)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
-                      lines[i] if nodes[i].kind != FUNCTION else None)
+                      lines[i] if nodes[i].kind != FUNCTION else None)._replace(
+                          call_line=lines[i])
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
@@ -78,7 +96,37 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     found += [Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
                       (callers_of[caller].label, text))
               for caller, text, line in maybe if caller in callers_of and caller not in targets]
-    return CallAnswer(name, "callers", tuple(targets.values()), tuple(found))
+    return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
+                      _registrations(index, targets))
+
+
+def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
+    """The registrations that make `targets` run as rules: those whose rule function is
+    one of them, and those whose statement names one (`fancy_primitive_batchers[p] =
+    _dot_general_batch_rule`, a partial of another function), read from the source."""
+    found = {(targets[did], kind, prim, file, line)
+             for did, kind, prim, file, line in index.registrations(targets)}
+    nodes = index.nodes(targets)
+    named = {did: re.compile(rf"(?<![\w.]){re.escape(node.qualname.rpartition('.')[2])}\b")
+             for did, node in nodes.items()}
+    for file in {node.file for node in nodes.values()}:
+        lines = _source_lines(index, file)
+        for prim, rule in index.rules_registered_in(file):
+            text = " ".join(lines[rule.loc.line - 1:rule.loc.end_line or rule.loc.line])
+            found |= {(targets[did], rule.kind.value, prim, file, rule.loc.line)
+                      for did, pattern in named.items()
+                      if nodes[did].file == file and pattern.search(text)}
+    return tuple(Registration(*row) for row in sorted(found, key=lambda r: (r[3], r[4])))
+
+
+def _source_lines(index, file: str) -> list[str]:
+    """The lines of a file of the indexed tree (none for a snapshot's)."""
+    try:
+        with open(os.path.join(str(index.root), file), encoding="utf-8",
+                  errors="replace") as handle:
+            return handle.read().split("\n")
+    except OSError:
+        return []
 
 
 def calls(index, name: str, depth: int = 1) -> CallAnswer:

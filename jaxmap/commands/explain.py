@@ -1,37 +1,56 @@
-"""`jaxmap explain TEXT`: where a JAX error message comes from, and for a missing rule,
-how to add it.
+"""`jaxmap explain TEXT`: where a JAX error message comes from, and what to do about it.
 
-The message formats are the indexed tree's own `raise`/`warnings.warn` sites
-(messages.py), so each release's wording is followed. A message that says a rule is
-missing (`Differentiation rule for 'foo' not implemented`, `MLIR translation rule for
-primitive 'foo' not found for platform cpu`, hijax's `for grad support, subclass ...
-must implement `vjp_fwd``) is answered with the primitive, the missing kind, the
-registries that take it, the rules the primitive has, sibling primitives whose rule
-of that kind is a working example, and `jaxmap new-primitive`'s flag for it.
+TEXT is a message or a whole traceback; each exception of a chained traceback is
+answered, the root cause first. The message formats are the indexed tree's own
+`raise`/`warnings.warn` sites (build/messages.py), so each release's wording is
+followed. A site answers only if it explains the message from its start with enough
+fixed text, raises the class the traceback prints, and, where the traceback shows
+JAX frames, is among them or ranks after those that are. What no site explains is
+placed at the traceback's innermost JAX frame ('raised here, message not matched'),
+or matched against the wording of older releases (the committed snapshots), or
+said to be unplaced, with the closest messages of the tree apart; a traceback with
+no JAX in it is 'not from JAX'. A rule-missing message is answered by
+missing_rules.py.
 """
 
 from __future__ import annotations
 
-import re
+import enum
+from difflib import SequenceMatcher
 from typing import NamedTuple
 
+from jaxmap.commands import missing_rules, tracebacks
+from jaxmap.commands.exception_classes import Agreement, agreement, builtin
+from jaxmap.commands.explain_rank import Ranker
+from jaxmap.commands.missing_rules import MissingRule, NotLinear
 from jaxmap.errors import ArgumentError, NotFound
-from jaxmap.knowledge import registrars as R
-from jaxmap.models import Primitive
-from jaxmap.models import RuleKind as K
-from jaxmap.store.message_patterns import MIN_LITERAL, start_regex, template_regex
+from jaxmap.store.message_patterns import (
+    INIT_KIND,
+    MIN_LITERAL,
+    fixed_length,
+    matches_start,
+    matches_whole,
+)
 
-# What a rule-missing message says, in its own words -> the kind; first match wins
-# ("Transpose rule (for reverse-mode differentiation)" is a transpose rule).
-_RULE_WORDS = (("transpose rule", K.TRANSPOSE), ("differentiation rule", K.JVP),
-               ("batching rule", K.BATCHING), ("translation rule", K.LOWERING),
-               ("abstract evaluation", K.ABSTRACT_EVAL), ("evaluation rule", K.IMPL))
-_MISSING = ("not implemented", "not found", "must implement")
-_METHOD = re.compile(r"`(\w+)`")
-_CLASS = re.compile(r"<class '([^']+)'>")
-# `jaxmap new-primitive` options that generate the rule a message says is missing.
-_FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}"}
-_SIBLINGS = 3
+# JAX's own additions to a chain: the user's frames where a failing operation was
+# created, or the unfiltered copy of the exception. Their frames serve the next one.
+_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace")
+_JAX_PACKAGES = ("jax", "jaxlib")
+_CLOSEST = 3
+_CLOSEST_AT_LEAST = 0.5
+_COMPARED = 300  # characters of a message compared for the closest ones
+_SUCCESSOR_AT_LEAST = 0.8  # 'most of the text', for a successor in another function
+_SAME_FUNCTION_AT_LEAST = 0.6  # a successor raised by the same function
+
+
+class Status(str, enum.Enum):
+    MATCHED = "matched"  # sites raise this message
+    FRAME = "frame"  # no site's message matched; the traceback's innermost JAX frame
+    # ... of a traceback JAX filtered: its frames below the one shown were removed
+    FRAME_SHOWN = "frame-shown"
+    OLDER = "older"  # worded as an older release words it
+    UNMATCHED = "unmatched"  # nothing placed it
+    NOT_JAX = "not-jax"  # a traceback with no JAX in it
 
 
 class Site(NamedTuple):
@@ -42,245 +61,251 @@ class Site(NamedTuple):
     returned: bool = False  # the function returns the exception; its callers raise it
 
 
-class Sibling(NamedTuple):
-    name: str
-    file: str  # where its rule of the missing kind is registered
-    line: int
-    function: str | None
+class Near(NamedTuple):
+    similarity: float
+    site: Site
+    template: str  # the message's fixed text, `{}` for each placeholder
 
 
-class MissingRule(NamedTuple):
-    kind: str
-    style: str  # classic or hijax
-    name: str  # the primitive (or hijax class) as the message names it
-    platforms: tuple[str, ...]
-    primitive: Primitive | None  # None: not defined in the indexed tree
-    register_with: tuple[tuple[str, str, int], ...]  # (registry or method, file, line)
-    siblings: tuple[Sibling, ...]
-    flag: str | None
+class Older(NamedTuple):
+    version: str  # the release whose wording matched
+    site: Site  # where that release raised it
+    successors: tuple[Site, ...]  # where this release raises its successor; () if none
 
 
 class Explanation(NamedTuple):
-    message: str  # the text matched
+    message: str  # the text matched (else the message as pasted)
     sites: tuple[Site, ...]  # where it is raised (several: one wording, several sites)
     missing: MissingRule | None
-    # For a message an exception class builds in its __init__, or a helper returns as
-    # an exception: where it is raised (resolved calls to the class or the helper,
-    # from the call graph).
+    # For a message an exception class builds in its __init__, or a helper returns (or
+    # yields) as an exception: where it is raised (the traceback's innermost JAX frame,
+    # then the calls to the class or helper from the call graph).
     raised_by: tuple[Site, ...] = ()
+    exception: str | None = None  # the class as the traceback prints it
+    status: Status = Status.MATCHED
+    not_linear: NotLinear | None = None
+    older: Older | None = None
+    closest: tuple[Near, ...] = ()
+
+    @property
+    def placed(self) -> bool:
+        return self.status in (Status.MATCHED, Status.FRAME, Status.FRAME_SHOWN, Status.OLDER)
 
 
-def explain(index, text: str) -> Explanation:
-    """The raise sites of the message in `text` (a message or a whole traceback, or
-    only its start: a first line copied alone), best match first (of sites with the
-    same wording, one the traceback passes through first); NotFound if no message of
-    the tree matches."""
+class OlderReleases:
+    """(version, messages) of the committed snapshots of releases older than the
+    index's, newest first; read on first use."""
+
+    def __init__(self, index):
+        self._version, self._read = index.jax_version, None
+
+    def __iter__(self):
+        if self._read is None:
+            from jaxmap.store import snapshot
+
+            self._read = []
+            for version, path in snapshot.older_than(self._version):
+                rows = [row for row in snapshot.load(path).messages()
+                        if fixed_length(row[4]) >= MIN_LITERAL]
+                if rows:
+                    self._read.append((version, rows))
+        return iter(self._read)
+
+
+def explain(index, text: str, older=None) -> Explanation:
+    """The first exception of `text` that is placed (see `explain_all`); NotFound if
+    none is."""
+    answers = explain_all(index, text, older)
+    for answer in answers:
+        if answer.placed:
+            return answer
+    raise NotFound(unplaced_reason(answers))
+
+
+def refusal(answers) -> str | None:
+    """Why the answers place no exception, in a line (the front ends fail with it);
+    None if one is placed."""
+    return None if any(a.placed for a in answers) else unplaced_reason(answers)
+
+
+def unplaced_reason(answers) -> str:
+    """Why no answer placed its exception, in a line."""
+    if answers and all(a.status == Status.NOT_JAX for a in answers):
+        return "not from JAX: the traceback has no JAX frame and no JAX exception"
+    return "not an error message raised in this tree"
+
+
+def explain_all(index, text: str, older=None) -> tuple[Explanation, ...]:
+    """An answer for each exception of `text` (a message, or a traceback, chained or
+    not), the root cause first. `older`: (version, messages rows) of older releases,
+    newest first, read when no site of this tree matches (default: the committed
+    snapshots older than the index's release)."""
     if not text.strip():
         raise ArgumentError("explain needs the message (or traceback) to explain; on the "
                             "command line, - reads it from stdin")
-    frames = _FRAME_PLACE.findall(text)
-    text = _message_of(text)
-    # Read once for both passes; a message with little literal text matches too much.
-    messages = [row for row in index.messages() if _literal(row[4]) >= MIN_LITERAL]
-    best, match = _best(_candidates(messages, text), lambda pieces: _whole(pieces, text))
-    whole = bool(best)
-    if not whole:
-        best, match = _best(_starting(messages, text), lambda pieces: _start(pieces, text))
-    if not best:
-        raise NotFound("not an error message raised in this tree")
-    found, pieces = match
-    best.sort(key=lambda site: _distance(site, frames))
-    return Explanation(found.group().strip(), tuple(best),
-                       _missing(index, pieces, found.groups()) if whole else None,
-                       tuple(sorted(_raised_by(index, best),
-                                    key=lambda site: _distance(site, frames))))
-
-
-def _raised_by(index, sites: list[Site]) -> list[Site]:
-    """The calls to the exception classes whose `__init__` builds the message, and to
-    the functions that return it as an exception."""
-    found = []
-    for site in sites:
-        cls, _, method = site.function.rpartition(".")
-        builder = site.function if site.returned else cls if method == "__init__" else None
-        if builder is None:
+    older = OlderReleases(index) if older is None else older
+    messages = [row for row in index.messages() if fixed_length(row[4]) >= MIN_LITERAL]
+    answers, before = [], ()
+    for raised in tracebacks.read(text):
+        if raised.exception and raised.exception.rpartition(".")[2] in _PSEUDO:
+            before = raised.frames
             continue
-        rows = index.callers(index.definition_ids(builder))
-        nodes = index.nodes({row[0] for row in rows})
-        found += [Site(nodes[caller].file, line, nodes[caller].qualname, site.exception)
-                  for caller, _callee, line, _function in rows if caller in nodes]
-    return found
+        answers.append(_answer(index, messages, raised, before, older))
+        before = ()
+    return tuple(answers)
 
 
-_FRAME = re.compile(r'^\s*File ".*", line \d+', re.MULTILINE)
-_FILTER_NOTE = re.compile(r"^-{20}\r?$", re.MULTILINE)
-_FRAME_PLACE = re.compile(r'^\s*File "(.*)", line (\d+), in (\S+)', re.MULTILINE)
-_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b.*$",
-                        re.MULTILINE)
+def _answer(index, messages, raised, before, older) -> Explanation:
+    message = raised.message
+    if raised.traceback and not _from_jax(raised):
+        return Explanation(message, (), None, exception=raised.exception,
+                           status=Status.NOT_JAX)
+    found = match(messages, raised)
+    if found:
+        return _matched(index, raised, before, *found)
+    if raised.jax_frames:
+        frame = raised.jax_frames[-1]
+        site = Site(frame.jax_file, frame.line, frame.function, raised.exception or "")
+        return Explanation(message, (site,), None, exception=raised.exception,
+                           status=Status.FRAME_SHOWN if raised.filtered else Status.FRAME)
+    for version, rows in older:
+        found = match(rows, raised)
+        if found:
+            return _older(messages, raised, version, found)
+    return Explanation(message, (), None, exception=raised.exception,
+                       status=Status.UNMATCHED, closest=closest(messages, message))
 
 
-def _message_of(text: str) -> str:
-    """The message of a traceback: from the exception line after its last frame on (a
-    message alone as it is), less the note JAX adds under it when it filters the
-    traceback ('For simplicity, JAX has removed its internal frames...'), which it
-    opens with a line of twenty dashes."""
-    frames = list(_FRAME.finditer(text))
-    if frames:
-        exception = _EXCEPTION.search(text, frames[-1].end())
-        text = text[exception.start():] if exception else text[frames[-1].end():]
-    return _FILTER_NOTE.split(text, maxsplit=1)[0]
+def _from_jax(raised) -> bool:
+    """Whether a pasted traceback shows JAX: a frame in it, its note on removed frames,
+    or an exception class of JAX's (`jax.errors.X`; not Python's own, nor another
+    module's, like `json.decoder.JSONDecodeError`)."""
+    if raised.filtered or raised.jax_frames or raised.exception is None:
+        return True
+    if "." in raised.exception:
+        return raised.exception.partition(".")[0] in _JAX_PACKAGES
+    return not builtin(raised.exception)
 
 
-def _distance(site: Site, frames: list[tuple[str, str, str]]) -> int:
-    """0 if a traceback frame is at the site, 1 if one is in its function, else 2."""
-    best = 2
-    for path, line, function in frames:
-        if path.replace("\\", "/").endswith("/" + site.file) or path == site.file:
-            if int(line) == site.line:
-                return 0
-            if function == site.function.rpartition(".")[2]:
-                best = 1
-    return best
+def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | None:
+    """(the sites whose message explains `raised` best, its pieces, the match, whether
+    it matched whole): whole matches first, else the message as the start of one
+    (a first line copied alone); sites raising another class are left out."""
+    text = raised.message
+    for whole, matcher, near in ((True, matches_whole, _longest_word_in),
+                                 (False, matches_start, _first_word_in)):
+        best, score, chosen = [], 0, None
+        for file, line, function, exception, pieces, returned in rows:
+            if not near(pieces, text):
+                continue
+            if agreement(raised.exception, exception, function) == Agreement.CONFLICT:
+                continue
+            found = matcher(pieces, text)
+            if found is None:
+                continue
+            scored = fixed_length(pieces) if whole else _start_length(found)
+            if scored < score:
+                continue
+            if scored > score:
+                best, score, chosen = [], scored, (pieces, found)
+            best.append(Site(file, line, function, exception, returned))
+        if best:
+            return best, chosen[0], chosen[1], whole
+    return None
 
 
-def _best(rows, score_of) -> tuple[list[Site], tuple | None]:
-    """The sites of the rows whose message matches best (the most literal text), and
-    that match with its pieces."""
-    best, score, match = [], 0, None
-    for file, line, function, exception, pieces, returned in rows:
-        scored = score_of(pieces)
-        if scored is None or scored[1] < score:
-            continue
-        if scored[1] > score:
-            best, score, match = [], scored[1], (scored[0], pieces)
-        best.append(Site(file, line, function, exception, returned))
-    return best, match
+def _start_length(found) -> int:
+    return len(found.group().strip()) - sum(len(g) for g in found.groups() if g)
 
 
-def _whole(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
-    found = template_regex(pieces).search(text)
-    return (found, _literal(pieces)) if found else None
+def _longest_word_in(pieces, text: str) -> bool:
+    words = _words(pieces)
+    return bool(words) and max(words, key=len) in text
 
 
-def _start(pieces: tuple[str, ...], text: str) -> tuple[re.Match, int] | None:
-    """A match of `text` as the start of the message, with its literal length (enough
-    of it to tell the message apart)."""
-    found = start_regex(pieces).search(text)
-    if not found:
-        return None
-    literal = len(found.group().strip()) - sum(len(g) for g in found.groups() if g)
-    return (found, literal) if literal >= MIN_LITERAL else None
-
-
-def _starting(messages: list[tuple], text: str):
-    """The messages whose first word is in `text`."""
-    return (row for row in messages if _words(row[4])[0] in text)
-
-
-def _candidates(messages: list[tuple], text: str):
-    """The messages whose longest word is in `text`."""
-    return (row for row in messages if max(_words(row[4]), key=len) in text)
-
-
-def _literal(pieces: tuple[str, ...]) -> int:
-    """How much literal text a message has (its pieces, less outer spaces)."""
-    return sum(len(p.strip()) for p in pieces)
+def _first_word_in(pieces, text: str) -> bool:
+    words = _words(pieces)
+    return bool(words) and words[0] in text
 
 
 def _words(pieces: tuple[str, ...]) -> list[str]:
     return [word for piece in pieces for word in piece.split()]
 
 
-def _missing(index, pieces: tuple[str, ...], groups: tuple[str, ...]) -> MissingRule | None:
-    """What a rule-missing message is about; None for any other message."""
-    wording = " ".join(pieces).lower()
-    if not any(word in wording for word in _MISSING):
-        return None
-    methods = [m for m in _METHOD.findall(" ".join(pieces)) if m in R.HIJAX_METHODS]
-    if methods and "subclass" in wording:
-        kind, style = R.HIJAX_METHODS[methods[0]], "hijax"
-    else:
-        kinds = [k for words, k in _RULE_WORDS if words in wording]
-        if not kinds:
-            return None
-        kind, style = kinds[0], "classic"
-    name, prim = _primitive(index, groups)
-    platforms = _platforms(pieces, groups) if kind == K.LOWERING else ()
-    flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
-    if flag and "{platform}" in flag:
-        flag = flag.format(platform=platforms[0]) if platforms else None
-    return MissingRule(kind.value, style, name, platforms, prim,
-                       _registries(index, kind, style, methods),
-                       _siblings(index, prim, kind, platforms, style), flag)
+def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
+    ranker = Ranker(index, raised, pieces)
+    sites = ranker.order(sites)
+    missing = missing_rules.missing_rule(index, pieces, found.groups()) if whole else None
+    diagnosis = missing_rules.not_linear(missing, before + raised.frames)
+    return Explanation(found.group().strip(), tuple(sites),
+                       None if diagnosis else missing,
+                       tuple(_raised_by(index, raised, sites, ranker)),
+                       raised.exception, Status.MATCHED, diagnosis)
 
 
-def _primitive(index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:
-    """The primitive a message names: a quoted name, or a hijax class."""
-    from jaxmap.commands.lookup import spellings
-
-    names = []
-    for group in groups:
-        cls = _CLASS.search(group)
-        names.append(cls.group(1).rpartition(".")[2] if cls else group.strip(" '\"`"))
-    for name in names:
-        if name and re.fullmatch(r"[\w\-.]+", name):
-            found = index.primitives_named(*spellings(name))
-            if found:
-                return name, found[0]
-    return next((n for n in names if n), ""), None
-
-
-def _platforms(pieces: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, ...]:
-    """The platforms a lowering message names (the field after `platform`)."""
-    for piece, group in zip(pieces, groups):
-        if "platform" in piece:
-            return tuple(re.findall(r"[a-z_]+", group))
-    return ()
-
-
-def _registries(index, kind: K, style: str, methods: list[str]) -> tuple:
-    """Where to register a rule of `kind`: the registrars and registries of that kind
-    (or, for hijax, the methods to define), each with its file and line."""
-    if style == "hijax":
-        names = [f"{base}.{m}" for base in R.HI_PRIMITIVE_BASES + R.HIJAX_CLASS_BASES
-                 for m in methods]
-    else:
-        names = [n for n, entry in R.CALLS.items() if kind in entry.kinds]
-        names += [f"core.Primitive.{m}" for m, k in R.METHODS.items() if k == kind]
-        names += [n for n, k in R.REGISTRIES.items() if k == kind]
+def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:
+    """Where a message built by a class's `__init__` or returned by a helper is raised:
+    the traceback's innermost JAX frame (that is where), then the calls to the class
+    or helper, best first."""
     found = []
-    for short in names:
-        for qualified in R.expand(short):
-            place = index.place(qualified)
-            if place:
-                found.append((short, *place))
-                break
-    return tuple(found[:4])
-
-
-def _siblings(index, prim: Primitive | None, kind: K, platforms: tuple[str, ...],
-              style: str) -> tuple[Sibling, ...]:
-    """Primitives of the same module (for one outside the tree: jax.lax's, or any hijax
-    class for a hijax one) with a rule of `kind` (for one of `platforms`), most similar
-    rule kinds first."""
-    def near(other: Primitive) -> bool:
-        if prim is not None:
-            return other.module == prim.module and other.name != prim.name
-        return other.style == "hijax" if style == "hijax" else \
-            other.module == R.EXAMPLE_MODULES[0]
-
-    have = {r.kind for r in prim.rules} if prim else set()
-    ranked = []
-    for other in index.primitives():
-        if not near(other):
+    for site in sites:
+        cls, _, method = site.function.rpartition(".")
+        builder = site.function if site.returned else \
+            cls if site.exception == INIT_KIND or method == "__init__" else None
+        if builder is None:
             continue
-        rules = [r for r in other.rules if r.kind == kind and (
-            not platforms or not (r.platforms or r.platform)
-            or set(platforms) & set(r.platforms or (r.platform,)))]
-        if rules:
-            kinds = {r.kind for r in other.rules}
-            similarity = len(kinds & have) / len(kinds | have) if have else 0.0
-            ranked.append((-similarity, other.name, rules[0]))
-    ranked.sort(key=lambda item: item[:2])
-    return tuple(Sibling(name, r.loc.file, r.loc.line, r.function.name if r.function else None)
-                 for _, name, r in ranked[:_SIBLINGS])
+        rows = index.callers(index.definition_ids(builder))
+        nodes = index.nodes({row[0] for row in rows})
+        found += [Site(nodes[caller].file, line, nodes[caller].qualname, site.exception)
+                  for caller, _callee, line, _function in rows if caller in nodes]
+    if not found:
+        return []
+    found = ranker.order(list(dict.fromkeys(found)))
+    if raised.jax_frames and not raised.filtered:  # the raise is the innermost frame
+        frame = raised.jax_frames[-1]
+        if (found[0].file, found[0].line) != (frame.jax_file, frame.line):
+            found.insert(0, Site(frame.jax_file, frame.line, frame.function, sites[0].exception))
+    return found
+
+
+def _older(messages, raised, version, found) -> Explanation:
+    """A message worded as `version` words it: its site there, and where this release
+    raises its successor: of the messages of the same class, the one most like it raised
+    by the same function (if alike), else one that keeps most of its text."""
+    sites, pieces, matched, _whole = found
+    old = sites[0]
+    wording = "{}".join(pieces)
+    same = [(_similarity(wording, "{}".join(p)), Site(file, line, function, exception, returned))
+            for file, line, function, exception, p, returned in messages
+            if function == old.function and exception == old.exception]
+    same = [(score, site) for score, site in same if score >= _SAME_FUNCTION_AT_LEAST]
+    if not same:
+        same = [(near.similarity, near.site) for near in closest(messages, wording)
+                if near.site.exception == old.exception
+                and near.similarity >= _SUCCESSOR_AT_LEAST]
+    successors = tuple(site for _score, site in sorted(same, key=lambda item: -item[0])[:1])
+    return Explanation(matched.group().strip(), (), None, exception=raised.exception,
+                       status=Status.OLDER, older=Older(version, old, successors))
+
+
+def _similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, a[:_COMPARED], b[:_COMPARED]).ratio()
+
+
+def closest(messages, text: str) -> tuple[Near, ...]:
+    """The messages of the tree most like `text` (never an answer: a hint)."""
+    words = {w for w in text[:_COMPARED].split() if len(w) >= 5}
+    scored = []
+    for file, line, function, exception, pieces, returned in messages:
+        if len(words & set(_words(pieces))) < 2:
+            continue
+        template = "{}".join(pieces)
+        matcher = SequenceMatcher(None, template[:_COMPARED], text[:_COMPARED])
+        if matcher.quick_ratio() < _CLOSEST_AT_LEAST:
+            continue
+        ratio = matcher.ratio()
+        if ratio >= _CLOSEST_AT_LEAST:
+            scored.append(Near(round(ratio, 2),
+                               Site(file, line, function, exception, returned), template))
+    scored.sort(key=lambda near: -near.similarity)
+    return tuple(scored[:_CLOSEST])

@@ -15,6 +15,7 @@ from jaxmap.commands.lookup import (
     spellings,
     suggest,
 )
+from jaxmap.commands.test_links import ranked_tests
 from jaxmap.errors import JaxmapError, NotFound
 from jaxmap.models import Definition, DefKind, Primitive
 
@@ -28,6 +29,7 @@ class Found(NamedTuple):
     primitives: tuple[Primitive, ...]
     definitions: tuple[Definition, ...]
     reaches: tuple  # per definition: the callgraph.Reached primitives a function reaches
+    tests: tuple = ()  # per primitive: its test_links.TestLink tests, most direct first
 
 
 def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -60,7 +62,8 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
-    return Found(query, tuple(prims), tuple(defs), _reaches(index, defs))
+    return Found(query, tuple(prims), tuple(defs), _reaches(index, defs),
+                 tuple(ranked_tests(index, p) for p in prims))
 
 
 def _reaches(index, defs: list[Definition]) -> tuple:

@@ -53,6 +53,9 @@ class Command(NamedTuple):
     paths: bool = True  # prints paths: the CLI offers --absolute
     snapshot: bool = False  # the CLI offers --jax VERSION (a committed snapshot)
     about_primitives: bool = False  # on a tree without primitives the CLI warns
+    # "module:function" saying why a result answers nothing (None when it does): the
+    # front ends then fail with that line, the CLI after printing the rendered result.
+    refusal: str = ""
 
     @property
     def tool(self) -> str:
@@ -109,6 +112,18 @@ COMMANDS: tuple[Command, ...] = (
           mcp=True),
     _walk("calls", "What NAME calls: functions, primitives bound, external and unresolved "
                    "calls.", "callees of callees, N levels down", mcp=False),
+    Command("path", "The shortest call chains from function SOURCE to function TARGET, or to "
+                    "a primitive's .bind (TARGET ending in _p), with the line of each call.",
+            (Param("source", "string", "the calling function, dotted or not", required=True,
+                   positional=True),
+             Param("target", "string", "the function reached, or a primitive: psum_p",
+                   required=True, positional=True),
+             Param("most", "integer", "at most this many chains", default=5, minimum=1,
+                   metavar="N"),
+             Param("depth", "integer", "at most this many calls", default=12, minimum=1,
+                   metavar="N")),
+            "jaxmap.commands.path:path",
+            {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}),
     Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
                         "with totals.",
             (Param("kinds", "array", "only these rule kinds' columns", flag="--kind",
@@ -122,8 +137,9 @@ COMMANDS: tuple[Command, ...] = (
                        "rule, where and how to add it.",
             (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
                    required=True, positional=True, stdin=True),),
-            "jaxmap.commands.explain:explain",
-            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"}),
+            "jaxmap.commands.explain:explain_all",
+            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"},
+            refusal="jaxmap.commands.explain:refusal"),
     Command("ladder", "The escalation ladder and its checklist: each rung, the `jaxmap new` "
                       "command that starts it, and where its machinery lives.",
             (), "jaxmap.commands.ladder:gather",

@@ -49,8 +49,10 @@ def located_document(found, view: View) -> str:
     path = view.path
     return _dump({"root": str(view.root), "jax_version": view.jax_version, "query": found.query,
                   "primitives": [{**primitive(p, path), "tests": [
-                      {"name": t.name, "file": path(t.loc.file), "line": t.loc.line}
-                      for t in p.tests]} for p in found.primitives],
+                      {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
+                       "chain": list(t.chain),
+                       "direct": t.direct} for t in tests]}
+                      for p, tests in zip(found.primitives, found.tests)],
                   "definitions": [{**definition(d, path), "reaches": [
                       {"primitive": r.label, "chain": list(r.chain)} for r in reached]}
                       for d, reached in zip(found.definitions, found.reaches)]})
@@ -171,7 +173,20 @@ def call_document(answer, view: View) -> str:
                   "count": len(answer.found),
                   "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                              "line": r.line, "depth": r.depth, "public": r.public,
-                             "chain": list(r.chain)} for r in answer.found]})
+                             "chain": list(r.chain), "call_line": r.call_line}
+                            for r in answer.found],
+                  "registrations": [{"function": reg.function, "kind": reg.kind,
+                                     "primitive": reg.primitive, "file": path(reg.file),
+                                     "line": reg.line} for reg in answer.registrations]})
+
+
+def path_document(answer, view: View) -> str:
+    """A path.PathAnswer."""
+    return _dump({"root": str(view.root), "source": list(answer.source),
+                  "target": list(answer.target), "count": len(answer.chains),
+                  "chains": [[{"caller": s.caller, "callee": s.callee,
+                               "file": view.path(s.file), "line": s.line} for s in steps]
+                             for steps in answer.chains]})
 
 
 def coverage_document(matrix, view: View) -> str:
@@ -182,16 +197,25 @@ def coverage_document(matrix, view: View) -> str:
                            for name, module, counts in matrix.rows]})
 
 
-def explanation_document(found, view: View) -> str:
-    """An explain.Explanation."""
-    path, missing = view.path, found.missing
-    return _dump({
-        "root": str(view.root), "message": found.message,
-        "sites": [{"file": path(s.file), "line": s.line, "function": s.function,
-                   "exception": s.exception, "returned": s.returned} for s in found.sites],
-        "raised_by": [{"file": path(s.file), "line": s.line, "function": s.function,
-                       "exception": s.exception, "returned": s.returned}
-                      for s in found.raised_by],
+def explanation_document(answers, view: View) -> str:
+    """`explain`'s answers under `exceptions`, root cause first; the first placed one's
+    fields (else the first's) also at the top level."""
+    records = [_explanation(found, view.path) for found in answers]
+    top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
+    return _dump({"root": str(view.root), **top, "exceptions": records})
+
+
+def _site(site, path) -> dict:
+    return {"file": path(site.file), "line": site.line, "function": site.function,
+            "exception": site.exception, "returned": site.returned}
+
+
+def _explanation(found, path) -> dict:
+    missing, diagnosis, older = found.missing, found.not_linear, found.older
+    return {
+        "status": found.status.value, "exception": found.exception, "message": found.message,
+        "sites": [_site(s, path) for s in found.sites],
+        "raised_by": [_site(s, path) for s in found.raised_by],
         "missing_rule": None if missing is None else {
             "kind": missing.kind, "style": missing.style, "name": missing.name,
             "platforms": list(missing.platforms),
@@ -203,7 +227,16 @@ def explanation_document(found, view: View) -> str:
                               for n, f, li in missing.register_with],
             "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,
                           "function": s.function} for s in missing.siblings],
-            "new_primitive_flag": missing.flag}})
+            "new_primitive_flag": missing.flag},
+        "not_linear": None if diagnosis is None else {
+            "primitive": diagnosis.primitive.name,
+            "transposed_at": [{"file": f, "line": li, "code": c}
+                              for f, li, c in diagnosis.called_at]},
+        "older": None if older is None else {
+            "version": older.version, "site": _site(older.site, str),
+            "successors": [_site(s, path) for s in older.successors]},
+        "closest": [{"similarity": n.similarity, "template": n.template, **_site(n.site, path)}
+                    for n in found.closest]}
 
 
 def ladder_document(ladder, view: View) -> str:

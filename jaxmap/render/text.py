@@ -24,7 +24,8 @@ def located(found, view: View) -> str:
     primitive's variable (`jnp.cumsum` asks for the function more than for the cumsum
     primitive; `lax.psum_p` for the primitive)."""
     path = view.path
-    blocks = [primitive(p, path, view.source_line) for p in found.primitives]
+    blocks = [primitive(p, path, view.source_line, tests)
+              for p, tests in zip(found.primitives, found.tests or [None] * len(found.primitives))]
     if found.definitions:
         named = "\n".join(definition(d, path) + reached(r)
                            for d, r in zip(found.definitions, found.reaches))
@@ -34,7 +35,9 @@ def located(found, view: View) -> str:
     return "\n\n".join(blocks)
 
 
-def primitive(prim: Primitive, path: PathFn, source_line: SourceFn) -> str:
+def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) -> str:
+    """A primitive, its rules, and its tests (`tests`: test_links.TestLink, most direct
+    first; else the index's, by place)."""
     label = "hijax primitive" if prim.style == "hijax" else "primitive"
     head = f"{label} {prim.name}"
     statement = source_line(prim.loc.file, prim.loc.line)
@@ -44,9 +47,14 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn) -> str:
     lines += [rule_line(r, path) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
-    for i, test in enumerate(prim.tests[:_TESTS_SHOWN]):
+    if tests is None:
+        tests = [(t.name, t.loc.file, t.loc.line, "") for t in prim.tests]
+    else:
+        tests = [(t.name, t.file, t.line, "" if t.direct else "  (indirect: through a value)")
+                 for t in tests]
+    for i, (name, file, line, note) in enumerate(tests[:_TESTS_SHOWN]):
         label = "tested by" if i == 0 else ""
-        lines.append(f"  {label:<22} {path(test.loc.file)}:{test.loc.line}  {test.name}")
+        lines.append(f"  {label:<22} {path(file)}:{line}  {name}{note}")
     if len(prim.tests) > _TESTS_SHOWN:
         lines.append(f"  {'':<22} ... {len(prim.tests) - _TESTS_SHOWN} more (--json lists all)")
     return "\n".join(lines)
@@ -247,9 +255,27 @@ def call_answer(answer, view: View) -> str:
         mark = _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
         where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
-        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{r.line}  [{chain}]")
+        line = r.line if r.call_line is None else r.call_line  # a caller: where it calls
+        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{line}  [{chain}]")
     if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
         lines.append(_NOTES[answer.direction])
+    for i, reg in enumerate(answer.registrations):
+        label = "runs as" if i == 0 else ""
+        lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
+                     f"{path(reg.file)}:{reg.line}  ({reg.function})")
+    return "\n".join(lines)
+
+
+def path_chains(answer, view: View) -> str:
+    """A path.PathAnswer: each chain as its calls, one a line, at the line of the call."""
+    count = len(answer.chains)
+    plural = "s" if count > 1 else ""
+    lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
+             + ", ".join(answer.target)]
+    for steps in answer.chains:
+        lines.append(f"  {steps[0].caller}" if steps else "  (the same function)")
+        lines += [f"    -> {step.callee}  {view.path(step.file)}:{step.line}"
+                  for step in steps]
     return "\n".join(lines)
 
 
@@ -273,11 +299,80 @@ def coverage_table(matrix, view: View) -> str:
 
 
 _RAISED_BY = 8  # places that raise the exception, in text
+_FIRST_LINE = 160  # characters of an unplaced message shown
 
 
-def explanation(found, view: View) -> str:
-    """`explain`: the sites of a message, and for a missing rule where it goes."""
-    path, lines = view.path, [found.message]
+def explanation(answers, view: View) -> str:
+    """`explain`: an answer for each exception, each under its class when there are
+    several; a lone message no site raises shows only the closest messages (the error
+    line says the rest)."""
+    path = view.path
+    if len(answers) == 1:
+        found = answers[0]
+        if found.status.value == "unmatched":
+            return _closest(found, path)
+        return "" if found.status.value == "not-jax" else _explained(found, path)
+    blocks = []
+    for i, found in enumerate(answers, 1):
+        cause = " (root cause)" if i == 1 else ""
+        blocks.append(f"[{i}/{len(answers)}] {found.exception or 'exception'}{cause}\n"
+                      + _explained(found, path))
+    return "\n\n".join(blocks)
+
+
+def _explained(found, path: PathFn) -> str:
+    status = found.status.value
+    if status == "matched":
+        return _matched(found, path)
+    head = _first_line(found.message)
+    if status in ("frame", "frame-shown"):
+        site = found.sites[0]
+        label = "raised here" if status == "frame" else "last JAX frame"
+        note = "message not matched" if status == "frame" else \
+            "message not matched; JAX removed its frames below this one: " \
+            "JAX_TRACEBACK_FILTERING=off shows the raise"
+        return f"{head}\n  {label:<14} {path(site.file)}:{site.line}  in {site.function}  " \
+               f"({note})"
+    if status == "older":
+        return _older(head, found.older, path)
+    if status == "not-jax":
+        return f"{head}\n  not from JAX: no JAX frame in the traceback, and " \
+               f"{found.exception} is not JAX's"
+    return "\n".join([_first_line(found.message), "  not an error message raised in this tree",
+                      _closest(found, path)]).rstrip("\n")
+
+
+def _closest(found, path: PathFn) -> str:
+    """The messages of the tree closest to one no site raises, apart from any answer."""
+    lines = []
+    if found.closest:
+        lines.append("closest messages in this tree (similarity; not an answer):")
+        lines += [f"  {near.similarity:.2f}  {path(near.site.file)}:{near.site.line}  "
+                  f"{_first_line(near.template)}" for near in found.closest]
+    return "\n".join(lines)
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().split("\n", 1)[0]
+    return line if len(line) <= _FIRST_LINE else line[:_FIRST_LINE] + "..."
+
+
+def _older(head: str, older, path: PathFn) -> str:
+    old = older.site
+    lines = [head, (f"  worded as in jax {older.version} (raised there at "
+                    f"{old.file}:{old.line} in {old.function})")]
+    if older.successors:
+        for i, site in enumerate(older.successors):
+            label = "in this release" if i == 0 else ""
+            lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.exception} in "
+                         f"{site.function}")
+    else:
+        lines.append("  not raised in this release")
+    return "\n".join(lines)
+
+
+def _matched(found, path: PathFn) -> str:
+    lines = [found.message]
     # An exception class's __init__, or a helper that returns the exception, builds the
     # message; where it is raised follows.
     first = "built in" if found.raised_by or found.sites[0].returned else "raised at"
@@ -290,13 +385,32 @@ def explanation(found, view: View) -> str:
         lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.function}")
     if len(found.raised_by) > _RAISED_BY:
         lines.append(f"  {'':<14} ({len(found.raised_by) - _RAISED_BY} more; --json has all)")
-    missing = found.missing
-    if missing is None:
-        return "\n".join(lines)
+    if found.not_linear is not None:
+        lines += _not_linear(found.not_linear, path)
+    elif found.missing is not None:
+        lines += _missing(found.missing, path)
+    return "\n".join(lines)
+
+
+def _not_linear(diagnosis, path: PathFn) -> list[str]:
+    prim = diagnosis.primitive
+    lines = [(f"not linear: the function being transposed is not linear in its input: it "
+              f"applies {prim.name}, which has a JVP rule and no transpose rule, as a "
+              f"primitive that is not linear does"),
+             f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}"]
+    for i, (file, line, code) in enumerate(diagnosis.called_at):
+        label = "transposed at" if i == 0 else ""
+        lines.append(f"  {label:<14} {file}:{line}  {code}")
+    lines.append(f"  {'instead':<14} transpose only linear functions (jax.linear_transpose);"
+                 f" differentiate others with jax.vjp or jax.grad")
+    return lines
+
+
+def _missing(missing, path: PathFn) -> list[str]:
     prim = missing.primitive
     platforms = f" for {', '.join(missing.platforms)}" if missing.platforms else ""
-    lines.append(f"missing rule: {missing.kind}{platforms} of {missing.style} primitive "
-                 f"{missing.name}")
+    lines = [(f"missing rule: {missing.kind}{platforms} of {missing.style} primitive "
+              f"{missing.name}")]
     if prim is not None:
         lines.append(f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}")
         kinds = sorted({r.kind.value for r in prim.rules})
@@ -313,7 +427,7 @@ def explanation(found, view: View) -> str:
                      f"{path(s.file)}:{s.line}{rule}")
     if missing.flag:
         lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}")
-    return "\n".join(lines)
+    return lines
 
 
 WIDTH = 88

@@ -162,6 +162,12 @@ class Index:
                                  "ORDER BY id LIMIT 1", (qualname,)).fetchone()
         return tuple(row) if row else None
 
+    def span(self, qualname: str) -> tuple[str, int, int] | None:
+        """(file, line, end line) of the first definition of `qualname`."""
+        row = self._conn.execute("SELECT file, line, end_line FROM definitions WHERE "
+                                 "qualname = ? ORDER BY id LIMIT 1", (qualname,)).fetchone()
+        return tuple(row) if row else None
+
     # -- the call graph --------------------------------------------------------------
 
     def definition_ids(self, query: str) -> list[int]:
@@ -283,6 +289,21 @@ class Index:
         return self._in(
             "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
             "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)", ids)
+
+    def registrations(self, ids) -> list[tuple[int, str, str, str, int]]:
+        """(definition id, rule kind, primitive, file, line of the registration) of each
+        rule whose function is one of `ids`: what makes a rule function run."""
+        return self._in(
+            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
+            "definitions d JOIN rules r ON r.function_file = d.file AND r.function_line = "
+            "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*) "
+            "ORDER BY d.id, r.file, r.line", ids)
+
+    def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
+        """(file, line) -> (id, end line) of the functions defined in `files`."""
+        return {(file, line): (did, end) for did, file, line, end in self._in(
+            "SELECT id, file, line, end_line FROM definitions WHERE kind = 'function' AND "
+            "file IN (?*)", files)}
 
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""

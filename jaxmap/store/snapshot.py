@@ -1,7 +1,9 @@
 """Committed snapshots of a jax release's primitive index (`indexes/jax-X.Y.Z.json.gz`).
 
-A snapshot holds every primitive with its rules and the public definitions (those
-with a public path), in this module's own format (`FORMAT`, the fields the store
+A snapshot holds every primitive with its rules, the public definitions (those
+with a public path) and the message templates of the release's raise sites (so
+`explain` can tell a message worded as an older release words it), in this module's
+own format (`FORMAT`, the fields the store
 writes; `primitives --json` may grow without changing it), so `locate --jax X.Y.Z` and
 `diff` answer for releases that are not installed. Loading one gives an in-memory
 index that the ordinary queries run on.
@@ -36,7 +38,8 @@ def directories() -> list[str]:
         found.append(str(resources.files("jaxmap_indexes")))
     except (ModuleNotFoundError, TypeError):
         pass
-    found.append(os.path.join(os.path.dirname(os.path.dirname(__file__)), "indexes"))
+    found.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+                              "indexes"))
     return [d for d in dict.fromkeys(found) if os.path.isdir(d)]
 
 
@@ -63,7 +66,10 @@ def export(index: Index) -> bytes:
     """A deterministic gzip'd JSON snapshot of an open index."""
     document = {"format": FORMAT, "jax_version": index.jax_version,
                 "primitives": [_primitive_record(p) for p in index.primitives()],
-                "definitions": [_definition_record(d) for d in index.public_definitions()]}
+                "definitions": [_definition_record(d) for d in index.public_definitions()],
+                "messages": [[file, line, function, exception, list(pieces), returned]
+                             for file, line, function, exception, pieces, returned
+                             in index.messages()]}
     text = json.dumps(document, separators=(",", ":"), sort_keys=True)
     return gzip.compress(text.encode(), compresslevel=9, mtime=0)
 
@@ -107,11 +113,26 @@ def _definition_record(d: Definition) -> dict:
 
 def _resolution(document: dict) -> Resolution:
     """The snapshot's documents as the rows the store writes: primitives are already
-    in that schema; definitions (`locate --json`'s) get back their module."""
+    in that schema; definitions (`locate --json`'s) get back their module; messages
+    their pieces as JSON."""
     definitions = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
                    for d in document["definitions"]]
+    messages = [(file, line, function, exception, json.dumps(pieces), returned)
+                for file, line, function, exception, pieces, returned
+                in document.get("messages", ())]  # none in a snapshot written before
     return Resolution(document["primitives"], definitions, [], [], [], [],
-                      document["jax_version"], {}, [], [])
+                      document["jax_version"], {}, [], messages)
+
+
+def older_than(version: str | None) -> list[tuple[str, str]]:
+    """(version, path) of the snapshots of releases older than `version` (all of them
+    if it is not known), newest first."""
+    def key(v: str) -> tuple[int, ...]:
+        return _version_key(v) if re.fullmatch(r"\d+(?:\.\d+)*", v or "") else ()
+
+    mine = key(version or "")
+    return sorted(((v, path) for v, path in available().items() if not mine or key(v) < mine),
+                  key=lambda item: key(item[0]), reverse=True)
 
 
 def _version_key(version: str) -> tuple[int, ...]:

@@ -1,0 +1,161 @@
+"""What a rule-missing message is about (explain's diagnoses): the primitive, the kind of
+rule, the registries that take it and sibling primitives whose rule of that kind is a
+working example; and, where the rule is missing because it should not exist (a
+transpose rule of a primitive that is not linear), what the user's program did wrong."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from jaxmap.commands.lookup import spellings
+from jaxmap.knowledge import registrars as R
+from jaxmap.models import Primitive
+from jaxmap.models import RuleKind as K
+
+# What a rule-missing message says, in its own words -> the kind; first match wins
+# ("Transpose rule (for reverse-mode differentiation)" is a transpose rule).
+_RULE_WORDS = (("transpose rule", K.TRANSPOSE), ("differentiation rule", K.JVP),
+               ("batching rule", K.BATCHING), ("translation rule", K.LOWERING),
+               ("abstract evaluation", K.ABSTRACT_EVAL), ("evaluation rule", K.IMPL))
+_MISSING = ("not implemented", "not found", "must implement")
+_METHOD = re.compile(r"`(\w+)`")
+_CLASS = re.compile(r"<class '([^']+)'>")
+# `jaxmap new-primitive` options that generate the rule a message says is missing.
+_FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}"}
+_SIBLINGS = 3
+# The user's calls that transpose a function (in a traceback's source lines).
+_TRANSPOSING = re.compile(r"\b(?:linear_transpose|vjp|grad|value_and_grad|jacrev|hessian)\b")
+
+
+class Sibling(NamedTuple):
+    name: str
+    file: str  # where its rule of the missing kind is registered
+    line: int
+    function: str | None
+
+
+class MissingRule(NamedTuple):
+    kind: str
+    style: str  # classic or hijax
+    name: str  # the primitive (or hijax class) as the message names it
+    platforms: tuple[str, ...]
+    primitive: Primitive | None  # None: not defined in the indexed tree
+    register_with: tuple[tuple[str, str, int], ...]  # (registry or method, file, line)
+    siblings: tuple[Sibling, ...]
+    flag: str | None
+
+
+class NotLinear(NamedTuple):
+    """A transpose rule missing because the primitive is not linear: it has a JVP rule
+    and no transpose, as JAX's non-linear primitives do; the function the user
+    transposed is not linear."""
+    primitive: Primitive
+    called_at: tuple[tuple[str, int, str], ...]  # (path, line, source) of the user's call
+
+
+def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
+    """The diagnosis for a transpose rule missing from a primitive that has a JVP rule
+    (so is differentiated by linearizing, not transposing, it), with the traceback's
+    frames (path, line, function, code) whose source transposes."""
+    if missing is None or missing.kind != K.TRANSPOSE.value or missing.primitive is None:
+        return None
+    kinds = {r.kind for r in missing.primitive.rules}
+    if K.JVP not in kinds or K.TRANSPOSE in kinds:
+        return None
+    called = tuple((f.path, f.line, f.code) for f in frames
+                   if f.code and _TRANSPOSING.search(f.code))
+    return NotLinear(missing.primitive, called)
+
+
+def missing_rule(index, pieces: tuple[str, ...], groups: tuple[str, ...]) -> MissingRule | None:
+    """What a rule-missing message is about; None for any other message."""
+    wording = " ".join(pieces).lower()
+    if not any(word in wording for word in _MISSING):
+        return None
+    methods = [m for m in _METHOD.findall(" ".join(pieces)) if m in R.HIJAX_METHODS]
+    if methods and "subclass" in wording:
+        kind, style = R.HIJAX_METHODS[methods[0]], "hijax"
+    else:
+        kinds = [k for words, k in _RULE_WORDS if words in wording]
+        if not kinds:
+            return None
+        kind, style = kinds[0], "classic"
+    name, prim = _primitive(index, groups)
+    platforms = _platforms(pieces, groups) if kind == K.LOWERING else ()
+    flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
+    if flag and "{platform}" in flag:
+        flag = flag.format(platform=platforms[0]) if platforms else None
+    return MissingRule(kind.value, style, name, platforms, prim,
+                       _registries(index, kind, style, methods),
+                       _siblings(index, prim, kind, platforms, style), flag)
+
+
+def _primitive(index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:
+    """The primitive a message names: a quoted name, or a hijax class."""
+    names = []
+    for group in groups:
+        cls = _CLASS.search(group)
+        names.append(cls.group(1).rpartition(".")[2] if cls else group.strip(" '\"`"))
+    for name in names:
+        if name and re.fullmatch(r"[\w\-.]+", name):
+            found = index.primitives_named(*spellings(name))
+            if found:
+                return name, found[0]
+    return next((n for n in names if n), ""), None
+
+
+def _platforms(pieces: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, ...]:
+    """The platforms a lowering message names (the field after `platform`)."""
+    for piece, group in zip(pieces, groups):
+        if "platform" in piece:
+            return tuple(re.findall(r"[a-z_]+", group))
+    return ()
+
+
+def _registries(index, kind: K, style: str, methods: list[str]) -> tuple:
+    """Where to register a rule of `kind`: the registrars and registries of that kind
+    (or, for hijax, the methods to define), each with its file and line."""
+    if style == "hijax":
+        names = [f"{base}.{m}" for base in R.HI_PRIMITIVE_BASES + R.HIJAX_CLASS_BASES
+                 for m in methods]
+    else:
+        names = [n for n, entry in R.CALLS.items() if kind in entry.kinds]
+        names += [f"core.Primitive.{m}" for m, k in R.METHODS.items() if k == kind]
+        names += [n for n, k in R.REGISTRIES.items() if k == kind]
+    found = []
+    for short in names:
+        for qualified in R.expand(short):
+            place = index.place(qualified)
+            if place:
+                found.append((short, *place))
+                break
+    return tuple(found[:4])
+
+
+def _siblings(index, prim: Primitive | None, kind: K, platforms: tuple[str, ...],
+              style: str) -> tuple[Sibling, ...]:
+    """Primitives of the same module (for one outside the tree: jax.lax's, or any hijax
+    class for a hijax one) with a rule of `kind` (for one of `platforms`), most similar
+    rule kinds first."""
+    def near(other: Primitive) -> bool:
+        if prim is not None:
+            return other.module == prim.module and other.name != prim.name
+        return other.style == "hijax" if style == "hijax" else \
+            other.module == R.EXAMPLE_MODULES[0]
+
+    have = {r.kind for r in prim.rules} if prim else set()
+    ranked = []
+    for other in index.primitives():
+        if not near(other):
+            continue
+        rules = [r for r in other.rules if r.kind == kind and (
+            not platforms or not (r.platforms or r.platform)
+            or set(platforms) & set(r.platforms or (r.platform,)))]
+        if rules:
+            kinds = {r.kind for r in other.rules}
+            similarity = len(kinds & have) / len(kinds | have) if have else 0.0
+            ranked.append((-similarity, other.name, rules[0]))
+    ranked.sort(key=lambda item: item[:2])
+    return tuple(Sibling(name, r.loc.file, r.loc.line, r.function.name if r.function else None)
+                 for _, name, r in ranked[:_SIBLINGS])

@@ -1,0 +1,119 @@
+"""`jaxmap path A B`: the shortest call chains from function A to function B (or to a
+`.bind` of primitive B), with the line of each call, read from the index's call and
+binds tables a level at a time (breadth first from A, through functions only: calling
+a class does not run its body)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from jaxmap.errors import NotFound
+
+_MOST = 5  # chains listed
+_DEPTH = 12  # calls followed, at most
+
+
+class Step(NamedTuple):
+    """One call of a chain: `caller` calls `callee` at file:line."""
+
+    caller: str
+    callee: str
+    file: str
+    line: int
+
+
+class PathAnswer(NamedTuple):
+    source: tuple[str, ...]  # what A was taken to mean
+    target: tuple[str, ...]  # what B was taken to mean
+    chains: tuple[tuple[Step, ...], ...]  # shortest first, each from A to B
+
+
+def path(index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
+         ) -> PathAnswer:
+    """Up to `most` shortest call chains from `source` to `target`, within `depth`
+    calls; NotFound if A or B names nothing, or no chain joins them."""
+    from jaxmap.commands.callgraph import _targets
+
+    starts = _targets(index, source)
+    ends, labels, finals = _ends(index, target)
+    parents = _search(index, list(starts), set(ends), depth)
+    reached = [end for end in ends if end in parents or end in starts]
+    if not reached:
+        raise NotFound(f"no call chain from {source} to {target} within {depth} calls")
+    nodes = index.nodes(set(parents) | set(starts) | set(ends)
+                        | {p for options in parents.values() for p, _line in options})
+    chains: list[tuple[Step, ...]] = []
+    for end in reached:
+        for steps in _chains(end, parents, nodes, most - len(chains)):
+            chains.append(steps + finals.get(end, ()))
+        if len(chains) >= most:
+            break
+    chains.sort(key=len)
+    return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]))
+
+
+def _ends(index, target: str) -> tuple[dict[int, str], tuple[str, ...], dict[int, tuple]]:
+    """The ids a chain may end at, what B was taken to mean, and for a primitive (a name
+    ending in `_p`, or one no function has) the `.bind` step that ends each chain from
+    a function that binds it."""
+    from jaxmap.commands.callgraph import _targets
+    from jaxmap.commands.lookup import spellings
+
+    name = target.removesuffix(".bind")
+    prims = index.primitive_ids(*spellings(name))
+    if not (prims and name.endswith("_p")):  # `psum` is jax.lax.psum, `psum_p` the primitive
+        try:
+            ends = _targets(index, target)
+            return ends, tuple(ends.values()), {}
+        except NotFound:
+            if not prims:
+                raise
+    bind = {pid: f"{variable or name}.bind" for pid, name, variable in prims}
+    rows = index.binders(bind)
+    nodes = index.nodes({did for did, _pid, _line, _via in rows})
+    finals: dict[int, tuple[Step, ...]] = {}
+    for did, pid, line, via in rows:
+        if did in nodes and did not in finals:
+            finals[did] = (Step(nodes[did].label, via or bind[pid], nodes[did].file, line),)
+    return {did: nodes[did].label for did in finals}, tuple(sorted(set(bind.values()))), \
+        finals
+
+
+def _search(index, start: list[int], ends: set[int], depth: int
+            ) -> dict[int, list[tuple[int, int]]]:
+    """Breadth first down the resolved calls from `start`: each reached id's callers
+    one level nearer the start, with the line of each call; stops at the level where
+    an end is reached."""
+    levels = {i: 0 for i in start}
+    parents: dict[int, list[tuple[int, int]]] = {}
+    frontier, level = [i for i in start if i not in ends], 0
+    kinds = {i: node.kind for i, node in index.nodes(start).items()}
+    while frontier and level < depth:
+        level += 1
+        nxt = []
+        for caller, callee, _text, _status, line in index.callees(frontier):
+            if callee is None or levels.get(callee, level) < level:
+                continue
+            if callee not in levels:
+                levels[callee] = level
+                nxt.append(callee)
+            parents.setdefault(callee, []).append((caller, line))
+        if ends & set(nxt):
+            break
+        kinds.update((i, node.kind) for i, node in index.nodes(nxt).items())
+        frontier = [i for i in nxt if kinds.get(i) == "function"]
+    return parents
+
+
+def _chains(end: int, parents, nodes, most: int) -> list[tuple[Step, ...]]:
+    """Up to `most` chains from the start to `end`, each as its calls."""
+    if end not in parents:
+        return [()]  # the start itself binds the primitive
+    found = []
+    for caller, line in parents[end]:
+        step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file, line)
+        for before in _chains(caller, parents, nodes, most - len(found)):
+            found.append(before + (step,))
+            if len(found) >= most:
+                return found
+    return found

@@ -1,0 +1,86 @@
+"""The tests linked to a primitive, ranked by how directly they reach it, each with its
+shortest call chain to the `.bind`: a test that names the primitive (its source says
+`psum_p`) or binds it first (depth 0), then one that calls a function that binds it
+(1), then further; last, marked indirect, a test whose chain passes a function along
+as a value (`_reduction(..., parallel_reduce=lax.psum)`: the source line of that link
+names the function without calling it), or that the call graph does not reach."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from jaxmap.commands.callgraph import _chain, _root, _source_lines, _walk
+
+
+class TestLink(NamedTuple):
+    name: str
+    file: str
+    line: int
+    depth: int | None  # links from the test to the `.bind` (0: it names or binds it)
+    chain: tuple[str, ...]  # the test, ..., `prim.bind`; () where none is followed
+    direct: bool  # every link a call (False: a function passed as a value, or no chain)
+
+
+def ranked_tests(index, prim) -> tuple[TestLink, ...]:
+    """The tests of primitive `prim` (a models.Primitive of `index`), best first."""
+    if not prim.tests:
+        return ()
+    pids = [pid for pid, name, variable in index.primitive_ids(prim.name, prim.name)
+            if (name, variable) == (prim.name, prim.variable)]
+    bind = f"{prim.variable or prim.name}.bind"
+    ends = {}
+    for did, _pid, _line, via in index.binders(pids):
+        ends.setdefault(did, (via, bind) if via else (bind,))
+    parent, levels, lines = _walk(index.callers, list(ends), None, bodies=False)
+    where = index.definitions_at({t.loc.file for t in prim.tests})
+    ids = {t: where.get((t.loc.file, t.loc.line), (None, None)) for t in prim.tests}
+    reached = {did for did, _end in ids.values() if did in levels}
+    nodes = index.nodes(reached | set(parent.values()) | set(ends))
+    source = _Source(index, prim.variable or prim.name)
+    links = []
+    for test in prim.tests:
+        did, end = ids[test]
+        if source.names_primitive(test, end):
+            link = (0, (test.name, prim.variable or prim.name), True)
+        elif did in reached:
+            chain = _chain(did, parent, nodes) + ends[_root(did, parent)]
+            link = (levels[did], (test.name, *chain[1:]),
+                    source.all_calls(did, parent, lines, nodes))
+        else:
+            link = (None, (), False)
+        links.append(TestLink(test.name, test.loc.file, test.loc.line, *link))
+    links.sort(key=lambda link: (not link.direct, link.depth is None, link.depth or 0,
+                                 link.file, link.line))
+    return tuple(links)
+
+
+class _Source:
+    """What the tree's source says of a chain: whether a test names the primitive's
+    variable, whether each link calls its function (files read once)."""
+
+    def __init__(self, index, variable: str):
+        self.index, self.files = index, {}
+        self.variable = re.compile(rf"(?<![\w]){re.escape(variable)}\b")
+
+    def names_primitive(self, test, end: int | None) -> bool:
+        lines = self._lines(test.loc.file)[test.loc.line - 1:end or test.loc.line]
+        return any(self.variable.search(line) for line in lines)
+
+    def all_calls(self, node: int, parent: dict, lines: dict, nodes: dict) -> bool:
+        """Whether each link from `node` up its parents is a call (or a decorator) of
+        the next function, not the function named as a value."""
+        while node in parent:
+            target = nodes[parent[node]].qualname.rpartition(".")[2]
+            text = self._lines(nodes[node].file)[lines[node] - 1:lines[node]]
+            called = re.compile(rf"(?:@[\w.]*\b{re.escape(target)}\b|\b{re.escape(target)}"
+                                rf"\s*\()")
+            if text and not called.search(text[0]):
+                return False
+            node = parent[node]
+        return True
+
+    def _lines(self, file: str) -> list[str]:
+        if file not in self.files:
+            self.files[file] = _source_lines(self.index, file)
+        return self.files[file]

@@ -1,0 +1,117 @@
+"""A pasted traceback (or a message alone) read as the chain of exceptions it shows,
+the root cause first: each one's class as printed, its message, its frames, and
+whether JAX filtered its own frames out."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# Python's words between the exceptions of a chain: the cause is printed first.
+_CHAINED = re.compile(r"^(?:The above exception was the direct cause of the following exception:"
+                      r"|During handling of the above exception, another exception occurred:)"
+                      r"\s*$", re.MULTILINE)
+_HEADER = re.compile(r"^Traceback \(most recent call last\):\s*$", re.MULTILINE)
+_FRAME = re.compile(r'^[ \t]*File "(.*)", line (\d+), in (\S+)[ \t]*$', re.MULTILINE)
+# The note JAX adds under a message when it filters the traceback (quiet mode): a line
+# of twenty dashes, then 'For simplicity, JAX has removed its internal frames ...'.
+_FILTER_NOTE = re.compile(r"^-{20}\r?\n(?=For simplicity, JAX has removed)", re.MULTILINE)
+_JAX_REMOVED = "JAX has removed its internal frames"
+# `TypeError: ...`, `jax.errors.ConcretizationTypeError: ...`, `KeyError: 'b'`, a class alone
+_CLASS = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?::[ \t]?|[ \t]*$)")
+_CLASS_WORDS = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Operation)$")
+# A path inside a `jax` package (installed or a checkout).
+_JAX_PATH = re.compile(r"(?:^|/)(jax(?:lib)?/.*)$")
+
+
+class Frame(NamedTuple):
+    path: str  # as printed, `/` separated
+    line: int
+    function: str
+    code: str  # the source line printed under it, stripped; "" if none
+
+    @property
+    def jax_file(self) -> str | None:
+        """The frame's path from its `jax/` (or `jaxlib/`) folder on; None outside JAX."""
+        found = _JAX_PATH.search(self.path)
+        return found.group(1) if found else None
+
+
+class Raised(NamedTuple):
+    exception: str | None  # the class as printed (`jax.errors.X`, `TypeError`); None: not said
+    message: str
+    frames: tuple[Frame, ...]  # outermost first; () for a message pasted alone
+    filtered: bool  # JAX said it removed its internal frames
+
+    @property
+    def jax_frames(self) -> tuple[Frame, ...]:
+        return tuple(f for f in self.frames if f.jax_file)
+
+    @property
+    def traceback(self) -> bool:
+        """Whether frames were pasted with the message (else it stands alone)."""
+        return bool(self.frames) or self.filtered
+
+
+def read(text: str) -> tuple[Raised, ...]:
+    """The exceptions `text` shows, the root cause first (a message alone: one)."""
+    parts = _CHAINED.split(text.replace("\r\n", "\n"))
+    return tuple(_one(part) for part in parts if part.strip())
+
+
+def _one(text: str) -> Raised:
+    """One exception: its frames, then its class and message (a message alone: the text,
+    less any `ExcType: ` it starts with)."""
+    frames = list(_FRAME.finditer(text))
+    rest = text[frames[-1].end():] if frames else text[_after_header(text):]
+    if frames:
+        rest = _past_code(rest)
+    exception, message = _split_class(rest.strip("\n"), strict=not frames)
+    parts = _FILTER_NOTE.split(message, maxsplit=1)
+    message, filtered = parts[0], len(parts) > 1 or _JAX_REMOVED in text
+    return Raised(exception, message.strip(), tuple(_frames(text, frames)), filtered)
+
+
+def _after_header(text: str) -> int:
+    header = _HEADER.search(text)
+    return header.end() if header else 0
+
+
+def _past_code(rest: str) -> str:
+    """What follows the last frame, less the indented source and `^^^` lines under it."""
+    at = 0
+    while at < len(rest):
+        end = rest.find("\n", at)
+        end = len(rest) if end < 0 else end + 1
+        line = rest[at:end]
+        if line.strip() and line[:1] not in " \t":
+            break
+        at = end
+    return rest[at:]
+
+
+def _split_class(text: str, strict: bool) -> tuple[str | None, str]:
+    """(`ExcType`, the message after it) of an exception line; a message alone names
+    its class only when the name reads like one (`TypeError:`, `jax.errors.X:`)."""
+    found = _CLASS.match(text)
+    if not found:
+        return None, text
+    name = found.group(1)
+    if strict and not (_CLASS_WORDS.search(name) or "." in name and name[:1].islower()
+                       and name.rpartition(".")[2][:1].isupper()):
+        return None, text
+    if not found.group().rstrip().endswith(":") and text[found.end():].strip() and strict:
+        return None, text
+    return name, text[found.end():]
+
+
+def _frames(text: str, frames) -> list[Frame]:
+    out = []
+    for frame in frames:
+        after = text[frame.end():].split("\n", 2)
+        code = after[1].strip() if len(after) > 1 and after[1][:1] in " \t" else ""
+        if code.startswith('File "'):
+            code = ""
+        out.append(Frame(frame.group(1).replace("\\", "/"), int(frame.group(2)),
+                         frame.group(3), code))
+    return out

@@ -1,0 +1,256 @@
+"""explain on a small tree of its own: matching that can say no, ranking by what the
+message quotes, the frame when no message matches, chains, older wordings."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from jaxmap.commands import explain
+from jaxmap.commands.explain import Status
+from jaxmap.errors import NotFound
+from jaxmap.session import open_index
+from jaxmap.store import snapshot
+
+_ERRORS = '''
+class JAXTypeError(TypeError):
+  def __init__(self, message):
+    super().__init__(message)
+
+class ConcretizationTypeError(JAXTypeError):
+  def __init__(self, tracer, context=""):
+    super().__init__("Abstract tracer value encountered where concrete value is "
+                     f"expected: {tracer}\\n{context}\\n")
+'''
+_CORE = '''
+from jax._src.errors import ConcretizationTypeError
+
+def concrete_or_error(force, val, context=""):
+  raise ConcretizationTypeError(val, context)
+
+def concretization_function_error(fun):
+  fname_context = f"The problem arose with the `{fun}` function. "
+  def error(self, arg):
+    raise ConcretizationTypeError(arg, fname_context)
+  return error
+
+def arange(start):
+  return concrete_or_error(None, start, "It arose in the jnp.arange argument 'stop'")
+
+def check_dtype(x):
+  raise NotImplementedError(f"{x} does not support {x} arrays")
+
+def reshape(a, s):
+  raise TypeError(f"cannot reshape array of shape {a} into shape {s}")
+
+def check_scalar(x):
+  msg = "Gradient only defined for scalar-output functions. Output {}.".format
+  if x:
+    raise TypeError(msg(f"had abstract value {x}"))
+  raise TypeError(msg(f"had shape: {x}"))
+
+def _prefix_error(tree):
+  yield lambda name: ValueError("pytree structure error: different types at key path\\n"
+                                f"    {name}\\n")
+
+def tree_map(f, tree):
+  for error in _prefix_error(tree):
+    raise error("tree_map tree")
+
+def scan(f):
+  raise TypeError("scan body function carry input and carry output must have equal "
+                  "types, but they differ")
+
+def _spec_error(prefix):
+  msg = f"shard_map was given {prefix}_specs entries which are too long for the values"
+  return msg
+
+def check_out(out_specs, fails):
+  msg = _spec_error("out")
+  raise ValueError(msg)
+
+def check_in(in_specs, fails):
+  msg = _spec_error("in")
+  raise ValueError(msg)
+'''
+_OLD_CORE = '''
+def scan(f):
+  raise TypeError("Scanned function carry input and carry output must have equal types "
+                  "(e.g. shapes and dtypes of arrays), but they differ")
+
+def xmap(f):
+  raise ValueError("xmap argument has an in_axes specification that does not fit its rank")
+'''
+
+
+def _tree(root, files: dict[str, str], version: str):
+    for path, text in {**files, "jax/__init__.py": "", "jax/_src/__init__.py": "",
+                       "jax/version.py": f'_version = "{version}"\n'}.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("cache")
+    old = os.environ.get("JAXMAP_CACHE_DIR")
+    os.environ["JAXMAP_CACHE_DIR"] = str(cache)
+    root = _tree(tmp_path_factory.mktemp("tree"),
+                 {"jax/_src/errors.py": _ERRORS, "jax/_src/core.py": _CORE}, "0.9.0")
+    try:
+        found = open_index(str(root))
+    finally:
+        os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
+            os.environ.__setitem__("JAXMAP_CACHE_DIR", old)
+    yield found
+    found.close()
+
+
+def _line(text: str, source: str = _CORE) -> int:
+    """The 1-based line of `text` in the written source (dedent keeps lines)."""
+    return textwrap.dedent(source).split("\n").index(text) + 1
+
+
+def _traceback(message: str, frames=(), note=False) -> str:
+    lines = ["Traceback (most recent call last):",
+             '  File "/home/me/train.py", line 7, in <module>', "    main()"]
+    for path, line, function in frames:
+        lines += [f'  File "/env/site-packages/{path}", line {line}, in {function}', "    x"]
+    note_text = ["-" * 20, ("For simplicity, JAX has removed its internal frames from the "
+                            "traceback of the following exception.")] if note else []
+    return "\n".join(lines + [message] + note_text) + "\n"
+
+
+def test_a_match_must_start_where_the_message_does(index):
+    assert explain.explain(index, "cannot reshape array of shape (3,) into shape 4").sites
+    with pytest.raises(NotFound):
+        explain.explain(index, "my words: cannot reshape array of shape (3,) into shape 4")
+
+
+def test_a_placeholder_heavy_template_does_not_match_any_text(index):
+    found = explain.explain(index, "jnp.inv does not support int32 arrays")
+    assert found.sites[0].function.endswith("check_dtype")
+    with pytest.raises(NotFound):
+        explain.explain(index, "a long story of my own, over lines\nthat does not support x arrays")
+
+
+def test_the_exception_class_must_agree(index):
+    with pytest.raises(NotFound):
+        explain.explain(index, "NotImplementedError: cannot reshape array of shape (3,) into 4")
+    assert explain.explain(index, "TypeError: cannot reshape array of shape (3,) into 4").sites
+
+
+def test_a_traceback_without_jax_is_not_from_jax(index):
+    text = _traceback("TypeError: cannot reshape array of shape (3,) into shape 4")
+    [answer] = explain.explain_all(index, text)
+    assert answer.status == Status.NOT_JAX
+    with pytest.raises(NotFound, match="not from JAX"):
+        explain.explain(index, text)
+    other = _traceback("json.decoder.JSONDecodeError: Expecting value: line 1 column 1")
+    assert explain.explain_all(index, other)[0].status == Status.NOT_JAX
+
+
+def test_the_text_a_caller_passes_tells_which_raise_fired(index):
+    """One message built in __init__, raised at two places: the message quotes the
+    argument one was called with, or the text of the function around the other."""
+    message = ("jax.errors.ConcretizationTypeError: Abstract tracer value encountered where "
+               "concrete value is expected: traced array\n{}\n")
+    arange = explain.explain(index, _traceback(
+        message.format("It arose in the jnp.arange argument 'stop'"), note=True))
+    assert arange.raised_by[0].line == _line("  raise ConcretizationTypeError(val, context)")
+    conversion = explain.explain(index, _traceback(
+        message.format("The problem arose with the `int` function. "), note=True))
+    assert conversion.raised_by[0].line == _line(
+        "    raise ConcretizationTypeError(arg, fname_context)")
+
+
+def test_arguments_of_a_bound_format_tell_its_raises_apart(index):
+    found = explain.explain(index, "TypeError: Gradient only defined for scalar-output "
+                                   "functions. Output had shape: (3,).")
+    assert found.sites[0].line == _line('  raise TypeError(msg(f"had shape: {x}"))')
+    assert len(found.sites) == 2
+
+
+def test_names_near_a_raise_that_the_message_quotes_tell_its_raises_apart(index):
+    """One helper builds both messages; 'in_specs' is a name only beside one raise."""
+    found = explain.explain(index, "ValueError: shard_map was given in_specs entries which "
+                                   "are too long for the values")
+    assert [s.function.rpartition(".")[2] for s in found.sites] == ["check_in", "check_out"]
+
+
+def test_no_message_matched_names_the_innermost_jax_frame(index):
+    text = _traceback("ValueError: safe_map() argument 2 is longer than argument 1",
+                      [("jax/_src/core.py", 12, "arange")])
+    found = explain.explain(index, text)
+    assert found.status == Status.FRAME
+    assert (found.sites[0].file, found.sites[0].line) == ("jax/_src/core.py", 12)
+    filtered = _traceback("ValueError: safe_map() argument 2 is longer than argument 1",
+                          [("jax/_src/core.py", 12, "arange")], note=True)
+    assert explain.explain(index, filtered).status == Status.FRAME_SHOWN
+
+
+def test_a_message_a_generator_yields_is_raised_where_the_traceback_says(index):
+    raise_line = _line('    raise error("tree_map tree")')
+    text = _traceback("ValueError: pytree structure error: different types at key path\n"
+                      "    tree_map tree\n", [("jax/_src/core.py", raise_line, "tree_map")])
+    found = explain.explain(index, text)
+    assert found.sites[0].returned and found.sites[0].function.endswith("_prefix_error")
+    assert (found.raised_by[0].file, found.raised_by[0].line) == ("jax/_src/core.py",
+                                                                  raise_line)
+
+
+def test_each_exception_of_a_chain_is_answered_root_cause_first(index):
+    text = (_traceback("TypeError: cannot reshape array of shape (3,) into shape 4",
+                       [("jax/_src/core.py", _line("def reshape(a, s):") + 1, "reshape")])
+            + "\nThe above exception was the direct cause of the following exception:\n\n"
+            + _traceback("RuntimeError: could not load the model"))
+    first, second = explain.explain_all(index, text)
+    assert first.status == Status.MATCHED and first.sites[0].function.endswith("reshape")
+    assert second.status == Status.NOT_JAX and second.exception == "RuntimeError"
+
+
+def test_an_unplaced_message_gets_the_closest_ones_apart(index):
+    [answer] = explain.explain_all(index, "cannot reshape the array of shape (3,) to shape 4",
+                                   older=())
+    assert answer.status == Status.UNMATCHED and not answer.sites
+    assert answer.closest and answer.closest[0].site.function.endswith("reshape")
+    assert 0.5 <= answer.closest[0].similarity < 1
+
+
+def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypatch):
+    old = _tree(tmp_path / "old", {"jax/_src/core.py": _OLD_CORE}, "0.8.0")
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("JAXMAP_INDEXES", str(tmp_path / "snapshots"))
+    (tmp_path / "snapshots").mkdir()
+    with open_index(str(old)) as old_index:
+        (tmp_path / "snapshots" / "jax-0.8.0.json.gz").write_bytes(snapshot.export(old_index))
+    renamed = explain.explain(index, "TypeError: Scanned function carry input and carry "
+                                     "output must have equal types (e.g. shapes and dtypes "
+                                     "of arrays), but they differ")
+    assert renamed.status == Status.OLDER and renamed.older.version == "0.8.0"
+    assert [s.function for s in renamed.older.successors] == ["jax._src.core.scan"]
+    gone = explain.explain(index, "xmap argument has an in_axes specification that does "
+                                  "not fit its rank")
+    assert gone.status == Status.OLDER and gone.older.successors == ()
+
+
+def test_the_cli_shows_the_closest_messages_apart_and_exits_1(index, capsys):
+    from jaxmap.cli import main
+
+    root = str(index.root)
+    assert main(["explain", "cannot reshape the array of shape (3,) to 4", "--root", root]) == 1
+    captured = capsys.readouterr()
+    assert "closest messages in this tree" in captured.out
+    assert "not an error message raised in this tree" in captured.err
+    assert main(["explain", "cannot reshape the array of shape (3,) to 4", "--root", root,
+                 "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["exceptions"][0]["status"] == "unmatched"
+    assert document["exceptions"][0]["closest"]
+    assert main(["explain", "cannot reshape array of shape (3,) into shape 4", "--root",
+                 root]) == 0

@@ -1,0 +1,96 @@
+"""`path A B`: the shortest call chains between two functions, or from a function to a
+primitive's `.bind`, with the line of each call."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jaxmap.commands.path import path
+from jaxmap.errors import NotFound
+from jaxmap.render import json as render_json
+from jaxmap.render import text as render_text
+from jaxmap.render.view import View
+from jaxmap.session import open_index
+
+_TREE = """\
+from jax._src import core
+p_p = core.Primitive('p')
+
+def bottom(x):
+  return p_p.bind(x)
+
+def left(x):
+  return bottom(x)
+
+def right(x):
+  y = x
+  return bottom(y)
+
+def top(x):
+  if x:
+    return left(x)
+  return right(x)
+
+def longer(x):
+  return top(x)
+
+class Holder:
+  value = bottom(1)
+
+def via_class(x):
+  return Holder()
+"""
+
+
+@pytest.fixture
+def index(tmp_path):
+    (tmp_path / "m.py").write_text(_TREE)
+    with open_index(str(tmp_path)) as found:
+        yield found
+
+
+def test_every_shortest_chain_with_the_line_of_each_call(index):
+    answer = path(index, "top", "bottom")
+    assert [[(s.caller, s.callee, s.line) for s in steps] for steps in answer.chains] == [
+        [("m.top", "m.left", 16), ("m.left", "m.bottom", 8)],
+        [("m.top", "m.right", 17), ("m.right", "m.bottom", 12)]]
+    text = render_text.path_chains(answer, View(index.root)).splitlines()
+    assert text[0] == "2 shortest call chains from m.top to m.bottom"
+    assert text[1:4] == ["  m.top", "    -> m.left  m.py:16", "    -> m.bottom  m.py:8"]
+
+
+def test_a_chain_to_a_primitive_ends_at_its_bind(index):
+    answer = path(index, "longer", "p_p", most=1)
+    [steps] = answer.chains
+    assert [s.callee for s in steps] == ["m.top", "m.left", "m.bottom", "p_p.bind"]
+    assert (steps[-1].file, steps[-1].line) == ("m.py", 5)
+    document = json.loads(render_json.path_document(answer, View(index.root)))
+    assert document["target"] == ["p_p.bind"] and document["count"] == 1
+    assert document["chains"][0][-1] == {"caller": "m.bottom", "callee": "p_p.bind",
+                                         "file": "m.py", "line": 5}
+
+
+def test_no_chain_says_so(index):
+    with pytest.raises(NotFound, match="no call chain from bottom to top"):
+        path(index, "bottom", "top")
+    with pytest.raises(NotFound, match="no call chain"):  # a class body does not run
+        path(index, "via_class", "bottom")
+    with pytest.raises(NotFound):
+        path(index, "top", "no_such_function")
+
+
+def test_the_cli_and_mcp_answer_path(tmp_path, capsys):
+    from jaxmap import tools
+    from jaxmap.cli import main
+    from jaxmap.session import Session
+
+    (tmp_path / "m.py").write_text(_TREE)
+    assert main(["path", "longer", "p_p", "--root", str(tmp_path), "--most", "1"]) == 0
+    assert "    -> p_p.bind  m.py:5" in capsys.readouterr().out.splitlines()
+    assert main(["path", "bottom", "top", "--root", str(tmp_path)]) == 1
+    assert "no call chain from bottom to top" in capsys.readouterr().err
+    with Session(str(tmp_path)) as session:
+        document = json.loads(tools.call(session, "path", {"source": "top", "target": "bottom"}))
+    assert document["count"] == 2 and document["chains"][0][0]["callee"] == "m.left"
