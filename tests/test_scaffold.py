@@ -88,16 +88,33 @@ def test_the_module_follows_the_release_table(release, present, absent, tmp_path
     assert not any(f"batching.{text}" in module for text in absent), module
 
 
+@pytest.mark.parametrize("release, present, absent", [
+    ("0.5.3", ["from jax.experimental import shard_map\n",
+               "shard_map.register_standard_check(jm_rel_p)\n"
+               "shard_map.register_standard_rewrite(jm_rel_p)\n"], ["check_rep=False"]),
+    ("0.6.0", ["pass `check_rep=False` to\n`shard_map`"], ["shard_map."]),
+    ("0.6.2", [], ["shard_map.", "check_rep"]),
+])
+def test_the_module_registers_what_the_releases_shard_map_checks(release, present, absent,
+                                                                 tmp_path, shared_index):
+    for spec in (PrimitiveSpec("jm_rel"), PrimitiveSpec("jm_rel", multiple_results=True)):
+        module = generate(spec, out=str(tmp_path), release=versions.release(release))[0].new
+        assert all(text in module for text in present), module
+        assert not any(text in module for text in absent), module
+
+
 @pytest.mark.parametrize("release, fragment", [
     ("0.5.3", "from jax.experimental.shard_map import shard_map"),
-    ("0.5.3", "check_rep=False"),
+    ("0.5.3", "shard_map(grad, mesh=mesh, in_specs=specs, out_specs=specs)\n"),
     ("0.5.3", 'pytest.importorskip(\n      "absl"'),
+    ("0.6.0", "# What the module docstring tells users to pass in jax 0.6.0.\n"),
+    ("0.6.0", "out_specs=specs,\n                           check_rep=False)"),
     ("0.12.0.1", "jax.shard_map(grad,"),
 ])
 def test_the_tests_follow_the_release_table(release, fragment, tmp_path, shared_index):
     changes = generate(PrimitiveSpec("jm_rel"), out=str(tmp_path),
                        release=versions.release(release))
-    assert fragment in changes[1].new
+    assert fragment in changes[1].new, changes[1].new
 
 
 def test_hijax_base_class_follows_the_release(tmp_path, shared_index):
