@@ -90,8 +90,8 @@ def test_the_module_follows_the_release_table(release, present, absent, tmp_path
 
 @pytest.mark.parametrize("release, present, absent", [
     ("0.5.3", ["from jax.experimental import shard_map\n",
-               "shard_map.register_standard_check(jm_rel_p)\n"
-               "shard_map.register_standard_rewrite(jm_rel_p)\n"], ["check_rep=False"]),
+               ("shard_map.register_standard_check(jm_rel_p)\n"
+                "shard_map.register_standard_rewrite(jm_rel_p)\n")], ["check_rep=False"]),
     ("0.6.0", ["pass `check_rep=False` to\n`shard_map`"], ["shard_map."]),
     ("0.6.2", [], ["shard_map.", "check_rep"]),
 ])
