@@ -25,11 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-import check_generated  # noqa: E402
+import check_generated
 
-from jaxmap.knowledge import versions  # noqa: E402
-from jaxmap.scaffold import apply, generate  # noqa: E402
-from jaxmap.scaffold.context import TEST_VALUES  # noqa: E402
+from jaxmap.knowledge import versions
+from jaxmap.scaffold import apply, generate
+from jaxmap.scaffold.context import TEST_VALUES
 
 PROBE = ROOT / "scripts" / "shard_map_probe.py"
 VARIANTS = {variant: spec for variant, spec in check_generated.VARIANTS.items()

@@ -15,6 +15,7 @@ the primitive's. Prints {variant: {check: 'pass' | 'FAIL: ...' | 'n/a: ...'}} as
 JSON, with the control under "control".
 """
 
+import functools
 import importlib
 import json
 import sys
@@ -106,8 +107,8 @@ def main(directory, specs):
         lambda: _sharded_grad(jnp.sin, jnp.sin, _operands(1), jit=True))}}
     for variant, name, arity, params in specs:
         module = importlib.import_module(name)
-        fun = lambda *xs, f=getattr(module, name): f(*xs, **params)  # noqa: E731
-        ref = lambda *xs, f=getattr(module, f"_{name}_reference"): f(*xs, **params)  # noqa: E731
+        fun = functools.partial(getattr(module, name), **params)
+        ref = functools.partial(getattr(module, f"_{name}_reference"), **params)
         report[variant] = {check: _run(run) for check, run in _checks(fun, ref, arity).items()}
     print(json.dumps(report, indent=1))
 
