@@ -20,6 +20,7 @@ from jaxmap.scaffold import (
     UnsupportedRelease,
     apply,
     generate,
+    notes,
     parse_params,
     unified_diff,
 )
@@ -115,6 +116,13 @@ def test_the_tests_follow_the_release_table(release, fragment, tmp_path, shared_
     changes = generate(PrimitiveSpec("jm_rel"), out=str(tmp_path),
                        release=versions.release(release))
     assert fragment in changes[1].new, changes[1].new
+
+
+@pytest.mark.parametrize("release, count", [("0.5.3", 0), ("0.6.0", 1), ("0.6.1", 0)])
+def test_a_release_that_fails_grad_inside_shard_map_gets_one_line(release, count):
+    lines = notes(PrimitiveSpec("jm_rel"), release=versions.release(release))
+    assert len(lines) == count and all("\n" not in line for line in lines), lines
+    assert all(line.endswith("pass check_rep=False to shard_map there") for line in lines)
 
 
 def test_hijax_base_class_follows_the_release(tmp_path, shared_index):
