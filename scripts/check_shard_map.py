@@ -52,6 +52,12 @@ def check(release: str, venvs: Path, work: Path) -> dict[str, dict[str, str]]:
         stale.unlink()
     for spec in VARIANTS.values():
         apply(generate(spec, out=str(out), release=versions.release(release)))
+    return probe(python, out)
+
+
+def probe(python: Path, out: Path) -> dict[str, dict[str, str]]:
+    """shard_map_probe.py's report on the variants generated into `out`, run by
+    `python` (a release's environment) on 4 CPU devices."""
     flags = os.environ.get("XLA_FLAGS", "")
     env = dict(os.environ, JAX_PLATFORMS="cpu",
                XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count=4")
