@@ -8,8 +8,10 @@ For each release: the virtual environment DIR/jax-VERSION of check_generated.py
 (built there if missing); the variants of check_generated.VARIANTS in the
 classic style generated into WORK/VERSION (jaxmap runs here); then
 shard_map_probe.py, with that environment's python, checks them (not their
-generated tests). Prints a table of release x variant and, below it, every check
-that did not pass; exits non-zero if any failed.
+generated tests). With --in-tree, the variants are also added in tree to a copy
+of the release's jax package and their absltests run there. Prints a table of
+release x variant and, below it, every check that did not pass; exits non-zero
+if any failed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +31,17 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 import check_generated
 
 from jaxmap.knowledge import versions
-from jaxmap.scaffold import apply, generate
+from jaxmap.scaffold import apply, generate, in_tree
 from jaxmap.scaffold.context import TEST_VALUES
 
 PROBE = ROOT / "scripts" / "shard_map_probe.py"
+# The files besides jax/ that an in-tree generation edits, as small as it accepts.
+TREE_STUBS = {
+    "docs/jax.lax.rst": "jax.lax\n=======\n\nOperators\n---------\n\n.. autosummary::\n"
+                        "  :toctree: _autosummary\n\n    abs\n",
+    "CHANGELOG.md": "# Change log\n\n## Unreleased\n",
+    "tests/BUILD": 'jax_multiplatform_test(\n    name = "a_test",\n    srcs = ["a_test.py"],\n)\n',
+}
 VARIANTS = {variant: spec for variant, spec in check_generated.VARIANTS.items()
             if spec.style == "classic"}
 
@@ -69,6 +79,34 @@ def probe(python: Path, out: Path) -> dict[str, dict[str, str]]:
     return json.loads(run.stdout)
 
 
+def check_in_tree(release: str, venvs: Path, work: Path) -> dict[str, str]:
+    """{variant: outcome} of the classic variants added in tree to a copy of the
+    release's jax package, their absltests run with the release's python."""
+    python = check_generated.venv(release, venvs)
+    found = subprocess.run([str(python), "-c", "import absl, jax; print(jax.__path__[0])"],
+                           capture_output=True, text=True, check=False)
+    if found.returncode != 0:
+        return {variant: "n/a: no absl-py in the environment" for variant in VARIANTS}
+    root = work / f"{release}-tree"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(found.stdout.strip(), root / "jax",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for path, text in TREE_STUBS.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    for spec in VARIANTS.values():
+        # in_tree.changes, not generate: indexing the copy to check names costs minutes.
+        apply(in_tree.changes(spec, str(root), versions.release(release)))
+    report = root / "report.xml"
+    subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                    f"--junitxml={report}", "tests"], cwd=root, capture_output=True,
+                   env=dict(os.environ, PYTHONPATH=str(root)), check=False, timeout=900)
+    # A test case's classname is tests.<name>_test.<Class>.
+    outcomes = check_generated.read_report(report, lambda name: name.split(".")[-2])
+    return {variant: outcomes.get(f"{spec.name}_test", "FAIL (no tests collected)")
+            for variant, spec in VARIANTS.items()}
+
+
 def format_table(table: dict[str, dict[str, dict[str, str]]]) -> str:
     """A markdown table, release x variant ('pass' or 'FAIL'), then the notes."""
     header = ["jax", *VARIANTS]
@@ -100,8 +138,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jax", nargs="+", metavar="VERSION", required=True)
     parser.add_argument("--venvs", type=Path, default=Path("/tmp/venvs"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/jaxmap-check-shard-map"))
+    parser.add_argument("--in-tree", action="store_true",
+                        help="also add the variants to a copy of each release's jax "
+                             "and run their absltests there")
     args = parser.parse_args(argv)
-    table = {release: check(release, args.venvs, args.work) for release in args.jax}
+    table = {}
+    for release in args.jax:
+        table[release] = check(release, args.venvs, args.work)
+        if args.in_tree:
+            for variant, outcome in check_in_tree(release, args.venvs, args.work).items():
+                table[release].setdefault(variant, {})["in-tree tests"] = (
+                    "pass" if outcome.startswith("pass (") else outcome)
     print(format_table(table))
     return 1 if failed(table) else 0
 
