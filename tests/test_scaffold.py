@@ -102,6 +102,7 @@ def test_the_module_registers_what_the_releases_shard_map_checks(release, presen
         module = generate(spec, out=str(tmp_path), release=versions.release(release))[0].new
         assert all(text in module for text in present), module
         assert not any(text in module for text in absent), module
+        assert not [line for line in module.splitlines() if len(line) > 80], module
 
 
 @pytest.mark.parametrize("release, fragment", [
