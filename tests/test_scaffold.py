@@ -121,7 +121,7 @@ def test_the_tests_follow_the_release_table(release, fragment, tmp_path, shared_
 
 @pytest.mark.parametrize("release, count", [("0.5.3", 0), ("0.6.0", 1), ("0.6.1", 0)])
 def test_a_release_that_fails_grad_inside_shard_map_gets_one_line(release, count):
-    lines = notes(PrimitiveSpec("jm_rel"), release=versions.release(release))
+    lines = notes(release=versions.release(release))
     assert len(lines) == count and all("\n" not in line for line in lines), lines
     assert all(line.endswith("pass check_rep=False to shard_map there") for line in lines)
 
@@ -234,6 +234,25 @@ def test_cli_dry_run_prints_the_diff_and_writes_nothing(tmp_path, shared_index, 
     assert "+++ b/jm_cli_prim.py" in captured.out and "+++ b/test_jm_cli_prim.py" in captured.out
     assert "jm_cli_prim_p = core.Primitive('jm_cli_prim')" in captured.out
     assert "nothing written" in captured.err and not out.exists()
+
+
+@pytest.mark.parametrize("argv", [["new-primitive", "jm_note"], ["new", "primitive", "jm_note"]])
+def test_cli_says_the_notes_of_the_target_release(argv, tmp_path, shared_index, capsys,
+                                                   monkeypatch):
+    import json
+
+    from jaxmap.cli import main
+
+    monkeypatch.setattr(versions, "installed", lambda: versions.release("0.6.0"))
+    out = ["--out", str(tmp_path), "--dry-run"]
+    assert main([*argv, *out]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"note: {notes(release=versions.release('0.6.0'))[0]}", err
+    assert main([*argv, *out, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == [err[-1][len("note: "):]]
+    monkeypatch.setattr(versions, "installed", lambda: versions.release("0.6.2"))
+    assert main([*argv, *out]) == 0
+    assert "note:" not in capsys.readouterr().err
 
 
 def test_cli_json_lists_each_file_with_its_diff(tmp_path, shared_index, capsys):
