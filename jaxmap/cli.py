@@ -285,6 +285,11 @@ def _run_scaffold(command, given: dict) -> None:
     if not dry_run:
         apply(changed, force=force)
     click.echo(dispatch.scaffold_summary(command, given, changed, dry_run), err=True)
+    notes = dispatch.notes(command, given)
+    if notes:
+        from jaxmap.render.text import scaffold_notes
+
+        click.echo(scaffold_notes(notes), err=True)
 
 
 def _add_declared_commands() -> None:

@@ -32,12 +32,19 @@ def changes(command, arguments: dict) -> list:
     return load(command.run)(**arguments)
 
 
+def notes(command, arguments: dict) -> list[str]:
+    """A scaffold row's one-line notes on what it generates (none if it names no
+    notes function)."""
+    return load(command.notes)(**arguments) if command.notes else []
+
+
 def scaffold_document(command, arguments: dict, changed: list, dry_run: bool) -> str:
-    """A scaffold row's JSON document: each file with its action and diff."""
+    """A scaffold row's JSON document: each file with its action and diff, and the
+    row's notes."""
     from jaxmap.scaffold import file_diffs
 
     return load(command.render["json"])(arguments["name"], changed, file_diffs(changed),
-                                        dry_run)
+                                        dry_run, notes(command, arguments))
 
 
 def scaffold_summary(command, arguments: dict, changed: list, dry_run: bool) -> str:

@@ -130,17 +130,23 @@ def run_tests(python: Path, out: Path) -> dict[str, str]:
     subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                     "-W", "error::DeprecationWarning", f"--junitxml={report}", "."],
                    capture_output=True, text=True, cwd=out, check=False, timeout=1800)
+    outcomes = read_report(report, lambda classname: classname.split(".")[-1])
+    return {variant: outcomes.get(module, _status([]))
+            for variant, module in TEST_MODULES.items()}
+
+
+def read_report(report: Path, module_of) -> dict[str, str]:
+    """{module: status} from a pytest JUnit XML report, `module_of` naming the
+    module of a test case's classname."""
     cases = ET.parse(report).getroot().iter("testcase") if report.exists() else ()
     outcomes: dict[str, list[tuple[str, str]]] = {}
     for case in cases:
-        module = case.get("classname", "").split(".")[-1]
         child = next(iter(case), None)
         kind = "pass" if child is None or child.tag in ("system-out", "system-err") \
             else child.tag
-        outcomes.setdefault(module, []).append((kind, (child.get("message") or "")
-                                                if child is not None else ""))
-    return {variant: _status(outcomes.get(module, []))
-            for variant, module in TEST_MODULES.items()}
+        outcomes.setdefault(module_of(case.get("classname", "")), []).append(
+            (kind, (child.get("message") or "") if child is not None else ""))
+    return {module: _status(results) for module, results in outcomes.items()}
 
 
 def _status(results: list[tuple[str, str]]) -> str:

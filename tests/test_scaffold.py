@@ -20,6 +20,7 @@ from jaxmap.scaffold import (
     UnsupportedRelease,
     apply,
     generate,
+    notes,
     parse_params,
     unified_diff,
 )
@@ -88,16 +89,41 @@ def test_the_module_follows_the_release_table(release, present, absent, tmp_path
     assert not any(f"batching.{text}" in module for text in absent), module
 
 
+@pytest.mark.parametrize("release, present, absent", [
+    ("0.5.3", ["from jax.experimental import shard_map\n",
+               ("shard_map.register_standard_check(jm_rel_p)\n"
+                "shard_map.register_standard_rewrite(jm_rel_p)\n")], ["check_rep=False"]),
+    ("0.6.0", ["pass `check_rep=False` to\n`shard_map`"], ["shard_map."]),
+    ("0.6.2", [], ["shard_map.", "check_rep"]),
+])
+def test_the_module_registers_what_the_releases_shard_map_checks(release, present, absent,
+                                                                 tmp_path, shared_index):
+    for spec in (PrimitiveSpec("jm_rel"), PrimitiveSpec("jm_rel", multiple_results=True)):
+        module = generate(spec, out=str(tmp_path), release=versions.release(release))[0].new
+        assert all(text in module for text in present), module
+        assert not any(text in module for text in absent), module
+        assert not [line for line in module.splitlines() if len(line) > 80], module
+
+
 @pytest.mark.parametrize("release, fragment", [
     ("0.5.3", "from jax.experimental.shard_map import shard_map"),
-    ("0.5.3", "check_rep=False"),
+    ("0.5.3", "shard_map(grad, mesh=mesh, in_specs=specs, out_specs=specs)\n"),
     ("0.5.3", 'pytest.importorskip(\n      "absl"'),
+    ("0.6.0", "# What the module docstring tells users to pass in jax 0.6.0.\n"),
+    ("0.6.0", "out_specs=specs,\n                           check_rep=False)"),
     ("0.12.0.1", "jax.shard_map(grad,"),
 ])
 def test_the_tests_follow_the_release_table(release, fragment, tmp_path, shared_index):
     changes = generate(PrimitiveSpec("jm_rel"), out=str(tmp_path),
                        release=versions.release(release))
-    assert fragment in changes[1].new
+    assert fragment in changes[1].new, changes[1].new
+
+
+@pytest.mark.parametrize("release, count", [("0.5.3", 0), ("0.6.0", 1), ("0.6.1", 0)])
+def test_a_release_that_fails_grad_inside_shard_map_gets_one_line(release, count):
+    lines = notes(release=versions.release(release))
+    assert len(lines) == count and all("\n" not in line for line in lines), lines
+    assert all(line.endswith("pass check_rep=False to shard_map there") for line in lines)
 
 
 def test_hijax_base_class_follows_the_release(tmp_path, shared_index):
@@ -208,6 +234,25 @@ def test_cli_dry_run_prints_the_diff_and_writes_nothing(tmp_path, shared_index, 
     assert "+++ b/jm_cli_prim.py" in captured.out and "+++ b/test_jm_cli_prim.py" in captured.out
     assert "jm_cli_prim_p = core.Primitive('jm_cli_prim')" in captured.out
     assert "nothing written" in captured.err and not out.exists()
+
+
+@pytest.mark.parametrize("argv", [["new-primitive", "jm_note"], ["new", "primitive", "jm_note"]])
+def test_cli_says_the_notes_of_the_target_release(argv, tmp_path, shared_index, capsys,
+                                                   monkeypatch):
+    import json
+
+    from jaxmap.cli import main
+
+    monkeypatch.setattr(versions, "installed", lambda: versions.release("0.6.0"))
+    out = ["--out", str(tmp_path), "--dry-run"]
+    assert main([*argv, *out]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"note: {notes(release=versions.release('0.6.0'))[0]}", err
+    assert main([*argv, *out, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == [err[-1][len("note: "):]]
+    monkeypatch.setattr(versions, "installed", lambda: versions.release("0.6.2"))
+    assert main([*argv, *out]) == 0
+    assert "note:" not in capsys.readouterr().err
 
 
 def test_cli_json_lists_each_file_with_its_diff(tmp_path, shared_index, capsys):

@@ -37,6 +37,17 @@ BUILD = ('load("//jaxlib:jax.bzl", "jax_multiplatform_test", "py_deps")\n\n'
          'jax_multiplatform_test(\n    name = "a_test",\n    srcs = ["a_test.py"],\n)\n\n'
          'py_test(name = "b")\n')
 
+# A shard_map module of a release that checks replication: rules for lax's modules
+# in a loop, one more by name after it.
+SHARD_MAP = ("import itertools as it\n\nfrom jax._src import core\n"
+             "from jax._src.lax import (lax, special as lax_special)\n"
+             "from jax._src.lax.other import other_p\n\n\n"
+             "def register_standard_check(p):\n  del p\n\n\n"
+             "def register_standard_rewrite(p):\n  del p\n\n\n"
+             "for o in it.chain(lax.__dict__.values(), lax_special.__dict__.values()):\n"
+             "  if isinstance(o, core.Primitive):\n    register_standard_check(o)\n"
+             "    register_standard_rewrite(o)\n\nregister_standard_rewrite(other_p)\n")
+
 
 def _mini_tree(root):
     files = {"jax/__init__.py": "", "jax/version.py": '_version = "0.11.1"\n',
@@ -230,15 +241,64 @@ def test_a_module_with_lax_helpers_gets_a_primitive_like_its_neighbours(tmp_path
 
 @pytest.mark.parametrize("version, present, absent", [
     ("0.4.38", ["import contextlib\n", "jtu.set_host_platform_device_count(8)",
-                "from jax.experimental.shard_map import shard_map\n", "check_rep=False"],
-     ["request_cpu_devices", "jax.shard_map("]),
+                "from jax.experimental.shard_map import shard_map\n",
+                "shard_map(grad, mesh=mesh, in_specs=specs, out_specs=specs)\n"],
+     ["request_cpu_devices", "jax.shard_map(", "check_rep"]),
     ("0.11.1", ["jtu.request_cpu_devices(8)\n", "jax.shard_map(grad,"],
      ["contextlib", "set_host_platform_device_count", "check_rep"]),
 ])
 def test_the_test_follows_the_checkouts_release(tmp_path, version, present, absent):
-    root = _mini_tree(tmp_path)
-    (root / "jax" / "version.py").write_text(f'_version = "{version}"\n')
+    root = _old_tree(tmp_path, version)
     test = _changes(root)["tests/jm_new_test.py"].new
     assert all(text in test for text in present), test
     assert not any(text in test for text in absent), test
+
+
+def _old_tree(root, version="0.4.38"):
+    """A mini tree of `version` with the shard_map module of a replication check."""
+    _mini_tree(root)
+    (root / "jax" / "version.py").write_text(f'_version = "{version}"\n')
+    (root / "jax" / "experimental").mkdir()
+    (root / "jax" / "experimental" / "shard_map.py").write_text(SHARD_MAP)
+    return root
+
+
+def test_shard_map_registers_the_replication_rules_of_a_new_module(tmp_path):
+    changes = _changes(_old_tree(tmp_path))
+    change = changes["jax/experimental/shard_map.py"]
+    assert _only_insertions(change.old, change.new)
+    assert ("from jax._src.lax.other import other_p\n"
+            "from jax._src.lax.jm_new import jm_new_p\n\n") in change.new
+    assert ("    register_standard_rewrite(o)\n\nregister_standard_check(jm_new_p)\n"
+            "register_standard_rewrite(jm_new_p)\n\nregister_standard_rewrite(other_p)\n"
+            ) in change.new
+    compile(change.new, "shard_map.py", "exec")
+
+
+@pytest.mark.parametrize("module", ["jax/_src/lax/lax.py", "jax/_src/lax/special.py"])
+def test_a_module_shard_maps_loop_covers_needs_no_registration(tmp_path, module):
+    root = _old_tree(tmp_path)
+    (root / "jax" / "_src" / "lax" / "special.py").write_text("import numpy as np\n")
+    assert "jax/experimental/shard_map.py" not in _changes(root, module=module)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    (None, "jax/experimental/shard_map.py not found"),
+    ("from jax._src import core\n", "has no loop calling register_standard_check"),
+])
+def test_no_shard_map_loop_to_register_after_changes_nothing(tmp_path, text, fragment):
+    root = _old_tree(tmp_path)
+    shard_map = root / "jax" / "experimental" / "shard_map.py"
+    if text is None:
+        shard_map.unlink()
+    else:
+        shard_map.write_text(text)
+    before = _snapshot(root)
+    with pytest.raises(AnchorError, match=fragment):
+        _changes(root)
+    assert _snapshot(root) == before
+
+
+def test_a_release_checking_no_replication_leaves_shard_map_alone(tmp_path):
+    assert "jax/experimental/shard_map.py" not in _changes(_old_tree(tmp_path, "0.6.0"))
 

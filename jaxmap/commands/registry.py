@@ -10,7 +10,8 @@ then `render[format](result, view) -> str` (render.view.View says how paths show
 the first format is the default, and `json` is what MCP answers. A `scaffold` row
 returns file changes (`run(**arguments) -> list[FileChange]`) that the front end
 shows as a diff and writes (CLI: unless --dry-run; MCP: only with `write: true`);
-its renderers give the summary line and the JSON document.
+its renderers give the summary line and the JSON document, and its `notes`
+function, given the same arguments, the lines the generator has to say.
 
 Commands that write files or need more than one index (index, verify, graph, diff,
 skill, repo-map, mcp) stay hand-written in cli.py.
@@ -56,6 +57,7 @@ class Command(NamedTuple):
     # "module:function" saying why a result answers nothing (None when it does): the
     # front ends then fail with that line, the CLI after printing the rendered result.
     refusal: str = ""
+    notes: str = ""  # a scaffold row's one-line notes: run's arguments -> list[str]
 
     @property
     def tool(self) -> str:
@@ -154,7 +156,7 @@ COMMANDS: tuple[Command, ...] = (
              Param("style", "string", "hijax instead of classic (custom-vjp, primitive)")),
             "jaxmap.scaffold.kinds:generate",
             {"text": f"{_TEXT}:scaffold_summary", "json": f"{_JSON}:scaffold_document"},
-            kind="scaffold", paths=False),
+            kind="scaffold", paths=False, notes="jaxmap.scaffold.kinds:notes"),
     Command("new-primitive", "Generate a primitive NAME with every rule registered, and "
                              "tests that pass.",
             (Param("name", "string", "a Python identifier", required=True, positional=True),
@@ -184,7 +186,7 @@ COMMANDS: tuple[Command, ...] = (
              Param("no_tests", "boolean", "do not generate a test module", mcp=False)),
             "jaxmap.scaffold:new_primitive",
             {"text": f"{_TEXT}:scaffold_summary", "json": f"{_JSON}:scaffold_document"},
-            kind="scaffold", paths=False),
+            kind="scaffold", paths=False, notes="jaxmap.scaffold:new_primitive_notes"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 

@@ -36,10 +36,24 @@ STEPS: dict[str, tuple[tuple[Version, object], ...]] = {
     # (args, dims, **params) before 0.4.36, (axis_data, args, dims, **params) after.
     "batching_registry": ((OLDEST, "primitive_batchers"),
                           ((0, 4, 36), "fancy_primitive_batchers")),
-    # Where shard_map lives and the keyword that turns its replication/vma check off
-    # (None: the check passes, because abstract evals keep the input's vma).
+    # Where shard_map lives.
     "shard_map_module": ((OLDEST, "jax.experimental.shard_map"), ((0, 6, 1), "jax")),
-    "shard_map_check_off": ((OLDEST, "check_rep"), ((0, 6, 1), None)),
+    # What a primitive needs so that shard_map's default replication check
+    # (check_rep=True) accepts it, jax.grad inside included: (module, registrars),
+    # the functions jax/experimental/shard_map.py calls on each of lax's own
+    # primitives (its `_check_rules` and `_rewrite_rules` tables). None from 0.6.0:
+    # the check reads the varying manual axes an abstract eval keeps instead.
+    "shard_map_replication": ((OLDEST, ("jax.experimental.shard_map",
+                                        ("register_standard_check",
+                                         "register_standard_rewrite"))),
+                              ((0, 6, 0), None)),
+    # What a user must pass to shard_map for jax.grad inside it, whatever the
+    # primitive registers (None: nothing). In 0.6.0 grad seeds its cotangent without
+    # the varying manual axes of the result, so the grad of any varying result
+    # fails the check ("unexpected JAX type ... for argument to vjp function"),
+    # jnp.sin's too; measured on 0.6.0, fixed in 0.6.1.
+    "shard_map_grad_argument": ((OLDEST, None), ((0, 6, 0), "check_rep=False"),
+                                ((0, 6, 1), None)),
     # jax.experimental.hijax's base class. 0.8.x has VJPHiPrimitive, but with
     # `vjp_fwd(self, *args)` (no `nzs_in`) and no `transpose`: not supported.
     "hijax_base": ((OLDEST, None), ((0, 9, 0), "VJPHiPrimitive"), ((0, 11, 2), "HiPrim")),

@@ -98,12 +98,13 @@ def repo_map_document(data) -> str:
                        for r in data.registries]})
 
 
-def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool) -> str:
+def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,
+                      notes: list[str] = ()) -> str:
     """What `new-primitive` wrote (or, with `dry_run`, would write): each file with
-    its action and unified diff."""
+    its action and unified diff, and the generator's notes (one line each)."""
     return _dump({"name": name, "dry_run": dry_run, "files": [
         {"path": c.path, "label": c.label, "action": c.action, "diff": diff}
-        for c, diff in zip(changes, diffs)]})
+        for c, diff in zip(changes, diffs)], "notes": list(notes)})
 
 
 def skill_document(out: str, jax_version, folder: dict[str, str]) -> str:

@@ -189,6 +189,11 @@ def map_written(paths: list[str], data, tokens: int) -> str:
             f"{len(data.modules)} modules; the map is about {tokens} tokens")
 
 
+def scaffold_notes(notes: list[str]) -> str:
+    """The generator's notes, one `note:` line each."""
+    return "\n".join(f"note: {line}" for line in notes)
+
+
 def scaffold_summary(kind: str, name: str, changes, dry_run: bool) -> str:
     """`wrote 2 files for pallas 'my_kernel': NAME.py, test_NAME.py` after `jaxmap new`
     or `new-primitive` (kind `primitive`)."""

@@ -3,10 +3,12 @@
   generate(spec, out=..., or in_tree_root=...) -> list[FileChange]   (writes nothing)
   unified_diff(changes) -> str
   apply(changes, force=False) -> list[str]                            (the paths written)
+  notes(in_tree_root=..., release=...) -> list[str]                   (one line each)
 
 Generators return file changes; only `apply` touches the disk. Beside new-primitive
-(in_tree, out_of_tree, anchors, imports, spec, context, placeholder): `kinds` for
-`jaxmap new KIND`, `skill` for the agent skill folder; templates/ holds every template.
+(in_tree, out_of_tree, anchors, replication, imports, spec, context, placeholder):
+`kinds` for `jaxmap new KIND`, `skill` for the agent skill folder; templates/ holds
+every template.
 
 May import: session (to open the index it checks names against), commands, render,
 store (atomic writes), knowledge, models, roots, errors; never the front ends.
@@ -31,7 +33,7 @@ from jaxmap.scaffold.spec import PrimitiveSpec, parse_params
 
 __all__ = ["AnchorError", "FileChange", "NameTaken", "PrimitiveSpec", "SpecError",
            "TargetError", "UnsupportedRelease", "apply", "check", "file_diffs", "generate",
-           "new_primitive", "parse_params", "unified_diff"]
+           "new_primitive", "new_primitive_notes", "notes", "parse_params", "unified_diff"]
 
 
 def generate(spec: PrimitiveSpec, *, out: str | None = None,
@@ -85,6 +87,29 @@ def new_primitive(name: str, *, out: str | None = None, in_tree: bool = False,
         return generate(spec, in_tree_root=root or os.curdir, module=module,
                         tests_dir=tests_dir)
     return generate(spec, out=out, index_root=root, module=module, tests_dir=tests_dir)
+
+
+def new_primitive_notes(name: str, *, in_tree: bool = False, root: str | None = None,
+                        **options) -> list[str]:
+    """`notes` for the target of `new_primitive(name, ...)`, given the same arguments."""
+    del name, options  # The notes depend on the target release alone.
+    return notes(in_tree_root=(root or os.curdir) if in_tree else None)
+
+
+def notes(*, in_tree_root: str | None = None, release: Release | None = None) -> list[str]:
+    """One line for each way the target release (as `generate` picks it) keeps a
+    generated primitive from working as users call it, and what to pass instead."""
+    if release is None:
+        from jaxmap.roots import resolve_root
+
+        release = (versions.of_checkout(resolve_root(in_tree_root))
+                   if in_tree_root is not None else versions.installed())
+    argument = release.get("shard_map_grad_argument")
+    if argument is None:
+        return []
+    return [(f"jax {release.text} fails jax.grad inside shard_map for any result that "
+             f"varies across the mesh, jax's own primitives' too; pass {argument} to "
+             f"shard_map there")]
 
 
 def _out_of_tree(spec: PrimitiveSpec, release: Release, out: str) -> list[FileChange]:

@@ -70,11 +70,22 @@ def context(spec: PrimitiveSpec, release: Release, *, in_tree: bool = False,
         "shard_map": ("jax.shard_map" if needs["shard_map_module"] == "jax"
                       else "shard_map"),
         "shard_map_args": ["grad", "mesh=mesh", "in_specs=specs", "out_specs=specs"]
-        + ([f"{needs['shard_map_check_off']}=False"] if needs["shard_map_check_off"] else []),
+        + ([needs["shard_map_grad_argument"]] if needs["shard_map_grad_argument"] else []),
+        "replication_registrars": _replication_registrars(needs, in_tree),
         "jaxpr_pattern": (needs["hijax_jaxpr_eqn"].format(re.escape(spec.class_name))
                           if hijax else rf"= {spec.name}[\[ ]"),
         "export": "_export()" if needs["export_undeclared_import"] else "export",
     }
+
+
+def _replication_registrars(needs: dict, in_tree: bool) -> list[str]:
+    """The calls (`shard_map.register_...`) that give the primitive the replication
+    rules shard_map checks; none in tree, where JAX's shard_map.py registers them."""
+    replication = needs["shard_map_replication"]
+    if in_tree or replication is None:
+        return []
+    module, registrars = replication
+    return [f"{module.rsplit('.', 1)[1]}.{name}" for name in registrars]
 
 
 def _reference_role(spec: PrimitiveSpec, in_tree: bool) -> str | None:

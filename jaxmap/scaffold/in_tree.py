@@ -5,8 +5,9 @@ JAX's license header) or is appended to an existing one; the export into
 `jax/lax/__init__.py` (into the import block from that module when it has one);
 the name into `docs/jax.lax.rst`; an entry into `CHANGELOG.md` under the
 unreleased version; an absltest `tests/<name>_test.py` and its target in
-`tests/BUILD`. Edits to existing files are insertions after an anchor; a missing
-anchor is an AnchorError and changes nothing.
+`tests/BUILD`; where shard_map checks replication, the primitive's rules into
+its module (see replication.py). Edits to existing files are insertions after an
+anchor; a missing anchor is an AnchorError and changes nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
 from jaxmap.knowledge.versions import Release
-from jaxmap.scaffold import anchors, imports
+from jaxmap.scaffold import anchors, imports, replication
 from jaxmap.scaffold.context import context
 from jaxmap.scaffold.files import FileChange, new_file, read
 from jaxmap.scaffold.spec import PrimitiveSpec
@@ -50,9 +51,23 @@ def changes(spec: PrimitiveSpec, root: str, release: Release, module: str | None
                   text, DOCS_PAGE, "Operators", spec.name)),
               _edit(root, CHANGELOG, lambda text: anchors.changelog_entry(
                   text, CHANGELOG, f"Added {{func}}`jax.lax.{spec.name}`."))]
+    result += _replication_rules(spec, root, _dotted(relative), release)
     if spec.tests:
         result += _tests(spec, root, tests_dir, release)
     return result
+
+
+def _replication_rules(spec, root, dotted, release) -> list[FileChange]:
+    """Where the release's shard_map checks replication, its module registering the
+    primitive's rules; nothing where its loop over lax's modules does already."""
+    rules = release.get("shard_map_replication")
+    if rules is None:
+        return []
+    module, registrars = rules
+    label = module.replace(".", "/") + ".py"
+    change = _edit(root, label, lambda text: replication.register(
+        text, label, dotted, f"{spec.name}_p", registrars))
+    return [change] if change.new != change.old else []
 
 
 def _module_path(module: str, root: str) -> str:

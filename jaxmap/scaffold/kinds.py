@@ -52,6 +52,17 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     return [new_file(os.path.join(out, path), path, text) for path, text in files.items()]
 
 
+def notes(kind: str, name: str, *, jax_version: str | None = None, **options) -> list[str]:
+    """`jaxmap new`'s one-line notes, given `generate`'s arguments: a primitive's."""
+    del name, options  # The notes depend on the kind and the target release alone.
+    if kind != "primitive":
+        return []
+    from jaxmap import scaffold
+    from jaxmap.knowledge import versions
+
+    return scaffold.notes(release=versions.release(jax_version) if jax_version else None)
+
+
 def check_name(name: str) -> None:
     """SpecError unless `name` can be a module and a function of generated code."""
     if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):

@@ -14,7 +14,7 @@ def files(spec: PrimitiveSpec, release: Release) -> dict[str, str]:
     """{relative path: text}: `<name>.py` and, unless `spec.tests` is off, its tests,
     written for `release`; UnsupportedRelease if it lacks what `spec` needs."""
     hijax = spec.style == "hijax"
-    table = _hijax_imports(spec, release) if hijax else imports.OUT_OF_TREE
+    table = _hijax_imports(spec, release) if hijax else _classic_imports(release)
     ctx = context(spec, release)
     result = {f"{spec.name}.py": fill_module(f"{spec.style}.py.j2", ctx, table)}
     if spec.tests:
@@ -23,6 +23,15 @@ def files(spec: PrimitiveSpec, release: Release) -> dict[str, str]:
             Import(spec.name, spec.name, section=imports.LOCAL))
         result[f"test_{spec.name}.py"] = fill_module("test_pytest.py.j2", ctx, table)
     return result
+
+
+def _classic_imports(release: Release) -> tuple[Import, ...]:
+    """What a classic module may import: the out-of-tree table and, where shard_map
+    checks replication, the module whose functions register its rules."""
+    replication = release.get("shard_map_replication")
+    if replication is None:
+        return imports.OUT_OF_TREE
+    return imports.OUT_OF_TREE + (Import(*replication[0].rsplit(".", 1)),)
 
 
 def _hijax_imports(spec: PrimitiveSpec, release: Release) -> tuple[Import, ...]:
