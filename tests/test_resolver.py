@@ -594,3 +594,36 @@ def test_a_public_classs_methods_are_public_under_its_paths():
     assert [definition(res, f"pkg._src.cd.custom_vjp.{m}")["public"]
             for m in ("__call__", "defvjp", "_private")] == [
         ["pkg.custom_vjp.__call__"], ["pkg.custom_vjp.defvjp"], []]
+
+
+def test_closure_held_by_a_call_it_is_passed_to():
+    """A nested function whose locals hold a call that was passed the function itself
+    (jax 0.7-0.8's shape): its value is a cycle, followed once, not forever."""
+    res = resolve_sources({"m.py": CORE + """
+        from elsewhere import wrap
+        def make(name):
+          p = core.Primitive(name)
+          def impl(*args):
+            return wrap(impl)
+          wrapped = wrap(impl)
+          p.def_impl(impl)
+          return p
+        x_p = make('x')
+        """})
+    assert rules(res, "x") == [("impl", None, "impl")]
+
+
+def test_value_too_deep_to_follow_is_unknown_and_said():
+    """Past the bound on a value's depth, the part left is unknown and a diagnostic
+    says where; the rest of the tree is still indexed."""
+    parts = ", ".join(repr(f"_{i}") for i in range(60))
+    res = resolve_sources({"m.py": CORE + f"""
+        def make(name):
+          for part in ({parts}):
+            name = name + part
+          return core.Primitive(name)
+        deep_p = make('deep')
+        plain_p = core.Primitive('plain')
+        """})
+    assert [p["name"] for p in res.primitives] == [None, "plain"]
+    assert any("m.py:" in d and "too deep" in d for d in res.diagnostics)

@@ -27,7 +27,7 @@ from jaxmap.build.resolve.registrations import Registrations, registry
 from jaxmap.build.resolve.values import (bind_params, canonical, concatenation, condition_text,
                                    depends_on_params, is_callable, items_of, mentions_new,
                                    mentions_param, negation, news_in, param_locals,
-                                   substitute, text, truth_of, with_created)
+                                   Rewrite, text, truth_of)
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
                                    APPLIED, LAMBDA, SYM, CLOSURE})
@@ -377,11 +377,13 @@ class Interpreter:
             summary, bound = specialised, None
         if ctx.summary is not None and summary.loops_over_params:
             ctx.summary.loops_over_params = True
-        created = {k: self.construct(_with_args(summary.created[k], bound), ctx)
+        with_args = Rewrite(bound=bound)
+        created = {k: self.construct(with_args(summary.created[k]), ctx)
                    for k in _created_used(summary)}
+        with_new = Rewrite(created=created)
 
         def subst(value):
-            return with_created(_with_args(value, bound), created)
+            return with_new(with_args(value))
 
         for target, kind, inner_via, platform, rule, guards, conditions in summary.regs:
             guards = tuple((subst(condition), branch) for condition, branch in guards)
@@ -394,8 +396,13 @@ class Interpreter:
                                         subst(platform), rule, ctx,
                                         tuple(g for g in guards if truth_of(g[0]) is None),
                                         conditions)
-        return subst(summary.returns) if summary.returns != UNKNOWN \
+        returned = subst(summary.returns) if summary.returns != UNKNOWN \
             else (APPLIED, func, args)
+        if with_args.exceeded or with_new.exceeded:
+            self.findings.diagnose(ctx.site_in, ctx.site[0], f"a value passed to or returned "
+                                   f"by {func[1]}.{func[2]} nests too deep to follow: parts "
+                                   f"of it are unknown")
+        return returned
 
     def summary(self, module: str, qualname: str) -> Summary | None:
         """What calling a function does, with PARAM values for its parameters."""
@@ -431,11 +438,6 @@ class Interpreter:
         events = self._statements(module, qualname)
         self._block(events, -1, facts.blocks, ctx)
         return summary
-
-
-def _with_args(value: tuple, bound: dict | None) -> tuple:
-    """A summary's value with its parameters replaced (None: they already were)."""
-    return value if bound is None else substitute(value, bound)
 
 
 def _created_used(summary: Summary) -> list[int]:

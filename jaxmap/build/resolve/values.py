@@ -97,17 +97,6 @@ def news_in(value: tuple) -> list[tuple]:
     return []
 
 
-def with_created(value: tuple, created: dict[int, tuple]) -> tuple:
-    """`value` with each NEW replaced by the primitive a call created for it."""
-    if value[0] == NEW:
-        return created.get(value[2], UNKNOWN)
-    if value[0] == TUPLE:
-        return (TUPLE, tuple(with_created(item, created) for item in value[1]))
-    if value[0] == CLOSURE:
-        return (CLOSURE, value[1], value[2], _map_locals(value[3], with_created, created))
-    return value
-
-
 def concatenation(left: tuple, right: tuple) -> tuple:
     """`left + right`: a string where both are; kept while a parameter is in it."""
     if left[0] == STR and right[0] == STR:
@@ -153,34 +142,69 @@ def param_locals(params: tuple, bound: dict[int, tuple]) -> dict[str, tuple]:
     return {p: bound.get(i, UNKNOWN) for i, p in enumerate(params) if p != "*"}
 
 
-def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
-    """`value` with parameters replaced by the arguments bound to them."""
-    tag = value[0]
-    if tag == PARAM:
-        return bound.get(value[1], UNKNOWN)
-    if tag == PARTIAL:
-        return (PARTIAL, substitute(value[1], bound),
-                tuple(substitute(a, bound) for a in value[2]), value[3])
-    if tag == APPLIED:
-        return (APPLIED, substitute(value[1], bound),
-                tuple(substitute(a, bound) for a in value[2]))
-    if tag in (TUPLE, RULES):
-        return (tag, tuple(substitute(a, bound) for a in value[1]))
-    if tag == METHOD:  # self.jvp, with self bound at the call site
-        return (METHOD, substitute(value[1], bound), value[2])
-    if tag == NOT:
-        return negation(substitute(value[1], bound))
-    if tag == ADD:
-        return concatenation(substitute(value[1], bound), substitute(value[2], bound))
-    if tag == CLOSURE:
-        return (CLOSURE, value[1], value[2], _map_locals(value[3], substitute, bound))
-    return value
+# Bounds on one rewrite of a value (below): how deep it nests, how many parts it has.
+MAX_DEPTH = 48
+MAX_PARTS = 5000
 
 
-def _map_locals(env: dict, function, arg) -> dict:
-    """A closure's locals with `function(value, arg)` applied, closures left as they are
-    (they may be the closure itself)."""
-    return {k: v if v[0] == CLOSURE else function(v, arg) for k, v in env.items()}
+class Rewrite:
+    """One rewrite of values: parameters replaced by the arguments bound to them, and
+    NEW values by the primitives a call created for them. Values are graphs, not trees
+    (a closure's locals may hold the closure itself, or a call that was passed it), so
+    each closure's locals are rewritten once, through a table that closes cycles; and
+    the rewrite is bounded: a value nested deeper than MAX_DEPTH, or any part past the
+    first MAX_PARTS, becomes UNKNOWN, and `exceeded` says that happened."""
+
+    def __init__(self, bound: dict[int, tuple] | None = None,
+                 created: dict[int, tuple] | None = None):
+        self.bound = bound
+        self.created = created
+        self.exceeded = False
+        self._envs: dict[int, dict] = {}  # id of a closure's locals -> rewritten locals
+        self._parts = 0
+
+    def __call__(self, value: tuple) -> tuple:
+        return self._rewrite(value, 0)
+
+    def _rewrite(self, value: tuple, depth: int) -> tuple:
+        self._parts += 1
+        if depth > MAX_DEPTH or self._parts > MAX_PARTS:
+            self.exceeded = True
+            return UNKNOWN
+        tag, inner = value[0], depth + 1
+        if tag == PARAM and self.bound is not None:
+            return self.bound.get(value[1], UNKNOWN)
+        if tag == NEW and self.created is not None:
+            return self.created.get(value[2], UNKNOWN)
+        if tag == PARTIAL:
+            return (PARTIAL, self._rewrite(value[1], inner), self._all(value[2], inner),
+                    value[3])
+        if tag == APPLIED:
+            return (APPLIED, self._rewrite(value[1], inner), self._all(value[2], inner))
+        if tag in (TUPLE, RULES):
+            return (tag, self._all(value[1], inner))
+        if tag == METHOD:  # self.jvp, with self bound at the call site
+            return (METHOD, self._rewrite(value[1], inner), value[2])
+        if tag == NOT:
+            return negation(self._rewrite(value[1], inner))
+        if tag == ADD:
+            return concatenation(self._rewrite(value[1], inner),
+                                 self._rewrite(value[2], inner))
+        if tag == CLOSURE:
+            return (CLOSURE, value[1], value[2], self._locals(value[3], inner))
+        return value
+
+    def _all(self, values: tuple, depth: int) -> tuple:
+        return tuple(self._rewrite(v, depth) for v in values)
+
+    def _locals(self, env: dict, depth: int) -> dict:
+        """A closure's locals, rewritten once per rewrite however often they are met."""
+        done = self._envs.get(id(env))
+        if done is None:
+            done = self._envs[id(env)] = {}
+            for name, value in env.items():
+                done[name] = self._rewrite(value, depth)
+        return done
 
 
 def items_of(value: tuple) -> tuple | None:
