@@ -627,3 +627,35 @@ def test_value_too_deep_to_follow_is_unknown_and_said():
         """})
     assert [p["name"] for p in res.primitives] == [None, "plain"]
     assert any("m.py:" in d and "too deep" in d for d in res.diagnostics)
+
+
+RECEIVING_HELPER = CORE + """
+    from functools import partial
+    def standard_abstract_eval(prim, shape_rule, dtype_rule, layout_rule, *avals, **kw):
+      pass
+    def standard_primitive(shape_rule, dtype_rule, name, layout_rule=None):
+      prim = core.Primitive(name)
+      prim.def_abstract_eval(partial(standard_abstract_eval, prim, shape_rule, dtype_rule,
+                                     layout_rule))
+      return prim
+    def _shape(*a): pass
+    def _dtype(*a): pass
+    def _layout(*a): pass
+    """
+
+
+def test_rules_a_helper_receives_are_kinds_named_by_its_parameters():
+    """`standard_primitive(shape_rule, dtype_rule, ...)` keeps them in a partial of its
+    abstract_eval: each is a rule whose kind is the parameter's name in the tree's own
+    signature (`layout_rule` here: no list of names); one not passed is no rule."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + """
+        foo_p = standard_primitive(_shape, _dtype, 'foo', layout_rule=_layout)
+        bar_p = standard_primitive(_shape, _dtype, 'bar')
+        """})
+    assert rules(res, "foo") == [("abstract_eval", None, "standard_abstract_eval"),
+                                 ("shape_rule", None, "_shape"), ("dtype_rule", None, "_dtype"),
+                                 ("layout_rule", None, "_layout")]
+    assert [kind for kind, _, _ in rules(res, "bar")] == [
+        "abstract_eval", "shape_rule", "dtype_rule"]
+    [shape] = [r for r in primitive(res, "foo")["rules"] if r["kind"] == "shape_rule"]
+    assert shape["via"] == "standard_primitive > prim.def_abstract_eval > shape_rule"

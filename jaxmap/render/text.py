@@ -130,7 +130,11 @@ def verify_summary(report, show: int = 20) -> str:
             ("lowering platforms found", report.platform_recall,
              report.platform_pair_recall),
             ("lowering platforms right", report.platform_precision,
-             report.platform_pair_precision)):
+             report.platform_pair_precision),
+            ("received rules found", report.received, report.received_recall),
+            ("received rules extra", report.received_extra, report.received_extra_rate),
+            ("received rule functions", report.received_functions,
+             report.received_agreement)):
         lines.append(f"  {label:<25} {found}/{total} ({share:.1%})")
     live, conditional = report.conditional
     lines.append(f"  {'rules under a condition':<25} {conditional} (not counted as extra; "
@@ -141,7 +145,11 @@ def verify_summary(report, show: int = 20) -> str:
                          ("missing (primitive, platform)", report.missing_platforms),
                          ("extra (primitive, platform)", report.extra_platforms),
                          ("rule functions the runtime does not reach",
-                          report.unconfirmed_functions)):
+                          report.unconfirmed_functions),
+                         ("missing received rules", report.missing_received),
+                         ("extra received rules", report.extra_received),
+                         ("received rule functions not confirmed",
+                          report.unconfirmed_received)):
         if items and show:
             shown = ", ".join(items[:show]) + (" ..." if len(items) > show else "")
             lines.append(f"  {title}: {shown}")

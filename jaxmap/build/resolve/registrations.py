@@ -7,11 +7,11 @@ from __future__ import annotations
 from jaxmap.knowledge import registrars as R
 from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR,
                           SYM, UNKNOWN)
-from jaxmap.models import RuleKind
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.build.resolve.context import Context
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import is_callable
+from jaxmap.build.resolve.values import bind_params, is_callable
 
 _SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
 _MACHINERY = "jax._src.interpreters."
@@ -96,9 +96,29 @@ class Registrations:
             return
         rules = rule[1] if rule[0] == RULES else (rule,)
         functions = [f for f in map(self._function_ref, rules) if f is not None]
-        self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via,
-                               platform[1] if platform[0] == STR else None, functions,
-                               " and ".join(conditions) or None)
+        platform_name = platform[1] if platform[0] == STR else None
+        condition = " and ".join(conditions) or None
+        self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via, platform_name,
+                               functions, condition)
+        for param, received in self._received_rules(rule):
+            self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
+                                   platform_name, [f for f in (self._function_ref(received),)
+                                                   if f is not None], condition)
+
+    def _received_rules(self, rule: tuple) -> list[tuple[str, tuple]]:
+        """What a rule that is a partial of a function of the tree was given for its
+        parameters named `..._rule` (`partial(standard_abstract_eval, prim, shape_rule,
+        dtype_rule, ...)`): (parameter, the function it holds), each a rule of its own
+        whose kind is the parameter's name, as the tree's own signature writes it."""
+        if rule[0] != PARTIAL or rule[1][0] != FUNC:
+            return []
+        spec = self.names.facts(rule[1][1]).funcs.get(rule[1][2])
+        if spec is None:
+            return []
+        bound = bind_params(spec.params, rule[2], rule[3])
+        return [(param, bound[i]) for i, param in enumerate(spec.params)
+                if param.endswith(RECEIVED_RULE_SUFFIX) and i in bound
+                and is_callable(bound[i])]
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
         """The named function a rule value is, or is made from."""

@@ -1,0 +1,71 @@
+"""Rules a helper receives (`shape_rule`, `dtype_rule`, ...): kinds named by the helper's
+parameters, accepted wherever a rule kind is, and checked by verify against the partial
+a live abstract_eval holds."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from jaxmap.commands import verify
+from jaxmap.commands.lookup import check_rule_kinds
+from jaxmap.errors import JaxmapError
+from jaxmap.models import FunctionRef, Primitive, Rule, RuleKind, SourceLoc
+
+
+def test_a_parameter_ending_in_rule_is_a_kind_of_its_own():
+    kind = RuleKind("layout_rule")
+    assert kind is RuleKind("layout_rule") and kind.received and str(kind) == "layout_rule"
+    assert not RuleKind.ABSTRACT_EVAL.received
+    with pytest.raises(ValueError):
+        RuleKind("layout")
+    check_rule_kinds(missing=("shape_rule",), has=("jvp",))
+    with pytest.raises(JaxmapError, match="_rule"):
+        check_rule_kinds(missing=("shape",))
+
+
+def _abstract_eval(prim, shape_rule, dtype_rule, sharding_rule, *avals, **kwargs):
+    pass
+
+
+def _shape(*avals):
+    pass
+
+
+def _dtype(*avals):
+    pass
+
+
+def _wrapped(fn):
+    """As def_abstract_eval keeps it: the partial in a closure cell."""
+    def abstract_eval(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return abstract_eval
+
+
+def test_verify_reads_the_partial_in_a_live_abstract_eval():
+    live = _wrapped(partial(_abstract_eval, "prim", _shape, _dtype, None))
+    assert verify.received_rules(live) == [("shape_rule", _shape), ("dtype_rule", _dtype)]
+    assert verify.received_rules(_shape) == []
+
+
+def test_verify_compares_received_rules_with_the_runtime():
+    here = Path(__file__).resolve()
+    runtime = verify.Runtime("0", here.parent, {"foo": {"abstract_eval"}}, {here.name})
+    runtime.add_received("foo", "shape_rule", _shape)
+    runtime.add_received("foo", "dtype_rule", _dtype)
+
+    def rule(kind, function):
+        line = function.__code__.co_firstlineno
+        return Rule(RuleKind(kind), SourceLoc(here.name, 1), "standard_primitive",
+                    function=FunctionRef(function.__name__, SourceLoc(here.name, line)))
+
+    foo = Primitive("foo", "foo_p", "m", SourceLoc(here.name, 1), rules=(
+        rule("shape_rule", _shape), rule("dtype_rule", _shape), rule("sharding_rule", _dtype)))
+    report = verify.compare([foo], runtime)
+    assert report.received == (2, 2)
+    assert report.received_extra == (1, 3) and report.extra_received == ["foo:sharding_rule"]
+    assert report.received_functions == (1, 2)
+    assert report.unconfirmed_received == ["foo:dtype_rule:_shape"]
