@@ -69,3 +69,16 @@ def test_verify_compares_received_rules_with_the_runtime():
     assert report.received_extra == (1, 3) and report.extra_received == ["foo:sharding_rule"]
     assert report.received_functions == (1, 2)
     assert report.unconfirmed_received == ["foo:dtype_rule:_shape"]
+
+
+def test_rules_received_by_a_replaced_abstract_eval_are_not_checked():
+    """`p = standard_primitive(...)` then `p.def_abstract_eval(f)`: the runtime holds only
+    the later one, so the rules the first received are not counted as extra."""
+    here = Path(__file__).resolve()
+    runtime = verify.Runtime("0", here.parent, {"foo": {"abstract_eval"}}, {here.name})
+    first, later = SourceLoc(here.name, 1), SourceLoc(here.name, 2)
+    foo = Primitive("foo", "foo_p", "m", first, rules=(
+        Rule(RuleKind.ABSTRACT_EVAL, first, "standard_primitive"),
+        Rule(RuleKind("shape_rule"), first, "standard_primitive > shape_rule"),
+        Rule(RuleKind.ABSTRACT_EVAL, later, "foo_p.def_abstract_eval")))
+    assert verify.compare([foo], runtime).received_extra == (0, 0)

@@ -629,7 +629,7 @@ def test_value_too_deep_to_follow_is_unknown_and_said():
     assert any("m.py:" in d and "too deep" in d for d in res.diagnostics)
 
 
-RECEIVING_HELPER = CORE + """
+RECEIVING_HELPER = CORE + textwrap.dedent("""
     from functools import partial
     def standard_abstract_eval(prim, shape_rule, dtype_rule, layout_rule, *avals, **kw):
       pass
@@ -641,17 +641,17 @@ RECEIVING_HELPER = CORE + """
     def _shape(*a): pass
     def _dtype(*a): pass
     def _layout(*a): pass
-    """
+    """)
 
 
 def test_rules_a_helper_receives_are_kinds_named_by_its_parameters():
     """`standard_primitive(shape_rule, dtype_rule, ...)` keeps them in a partial of its
     abstract_eval: each is a rule whose kind is the parameter's name in the tree's own
     signature (`layout_rule` here: no list of names); one not passed is no rule."""
-    res = resolve_sources({"m.py": RECEIVING_HELPER + """
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
         foo_p = standard_primitive(_shape, _dtype, 'foo', layout_rule=_layout)
         bar_p = standard_primitive(_shape, _dtype, 'bar')
-        """})
+        """)})
     assert rules(res, "foo") == [("abstract_eval", None, "standard_abstract_eval"),
                                  ("shape_rule", None, "_shape"), ("dtype_rule", None, "_dtype"),
                                  ("layout_rule", None, "_layout")]
@@ -659,3 +659,59 @@ def test_rules_a_helper_receives_are_kinds_named_by_its_parameters():
         "abstract_eval", "shape_rule", "dtype_rule"]
     [shape] = [r for r in primitive(res, "foo")["rules"] if r["kind"] == "shape_rule"]
     assert shape["via"] == "standard_primitive > prim.def_abstract_eval > shape_rule"
+
+
+def test_or_and_is_and_conditional_expressions_are_followed():
+    """`rule or default`, `x if c else y`, `a is None and b`: the operand they give,
+    decided per call where a parameter is in them."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
+        def _default(*a): pass
+        def make(name, shape_rule=None, layout_rule=None, fancy=True):
+          shape_rule = shape_rule or _default
+          dtype_rule = _dtype if layout_rule is None and fancy else _default
+          return standard_primitive(shape_rule, dtype_rule, name, layout_rule=layout_rule)
+        a_p = make('a')
+        b_p = make('b', _shape, _layout)
+        c_p = make('c', fancy=False)
+        """)})
+    assert rules(res, "a")[1:] == [("shape_rule", None, "_default"),
+                                   ("dtype_rule", None, "_dtype")]
+    assert rules(res, "b")[1:] == [("shape_rule", None, "_shape"),
+                                   ("dtype_rule", None, "_default"),
+                                   ("layout_rule", None, "_layout")]
+    assert rules(res, "c")[2] == ("dtype_rule", None, "_default")
+
+
+def test_a_name_assigned_under_an_if_on_a_parameter_is_decided_per_call():
+    """`if sharding_rule is None and batched: sharding_rule = default` in a helper: each
+    call runs the helper with its own arguments, so the branch is taken or not."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
+        def make(name, layout_rule=None, batched=True):
+          if layout_rule is None and batched:
+            layout_rule = _layout
+          return standard_primitive(_shape, _dtype, name, layout_rule=layout_rule)
+        def _given(*a): pass
+        a_p = make('a')
+        b_p = make('b', _given)
+        c_p = make('c', batched=False)
+        """)})
+    assert rules(res, "a")[-1] == ("layout_rule", None, "_layout")
+    assert rules(res, "b")[-1] == ("layout_rule", None, "_given")
+    assert [kind for kind, _, _ in rules(res, "c")] == ["abstract_eval", "shape_rule",
+                                                        "dtype_rule"]
+
+
+def test_a_helper_whose_body_is_not_read_still_names_its_parameters():
+    """A partial of a function extraction does not walk (it registers nothing) still
+    says which of its arguments is which rule."""
+    res = resolve_sources({"m.py": CORE + textwrap.dedent("""
+        from functools import partial
+        def multi_eval(prim, shape_rule, dtype_rule, *avals):
+          return [shape_rule(*avals), dtype_rule(*avals)]
+        def _shape(*a): pass
+        def _dtype(*a): pass
+        p = core.Primitive('p')
+        p.def_abstract_eval(partial(multi_eval, p, _shape, _dtype))
+        """)})
+    assert rules(res, "p") == [("abstract_eval", None, "multi_eval"),
+                               ("shape_rule", None, "_shape"), ("dtype_rule", None, "_dtype")]

@@ -28,6 +28,12 @@ DICT = "d"  # (DICT, ((key, value), ...))
 LAMBDA = "l"  # (LAMBDA, line, params, defaults, body)
 NOT = "not"  # (NOT, operand)
 ADD = "+"  # (ADD, left, right): `name + "_wrapper"`; a value only while a side is a PARAM
+# Operators whose value is one of their operands, or a truth, where that can be told;
+# kept as values only while an operand is a PARAM (decided where a summary is applied):
+OR = "or"  # (OR, left, right): `rule or _default_rule`
+AND = "and"  # (AND, left, right)
+IS = "is"  # (IS, left, right): `rule is None`; `is not` is (NOT, (IS, ...))
+CHOICE = "ifx"  # (CHOICE, condition, then, otherwise): `then if condition else otherwise`
 
 # -- values only the resolver makes --------------------------------------------------------
 PRIM = "prim"  # (PRIM, index): a primitive found in the tree

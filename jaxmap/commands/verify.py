@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxmap.errors import VerifyError
-from jaxmap.models import RECEIVED_RULE_SUFFIX
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.knowledge import registrars as R
 
 # Runtime registries (module, attribute, rule kind), from the same table the index uses;
@@ -200,18 +200,21 @@ def compare(static_primitives, runtime: Runtime) -> Report:
 
 def _compare_received(static_primitives, runtime: Runtime, report: Report) -> Report:
     """`report` with the rules helpers receive compared: each static one on a primitive
-    the runtime has, in a file it loaded, checked against that primitive's partial."""
+    the runtime has, in a file it loaded, checked against that primitive's partial
+    (unless a later abstract_eval replaced the one that received it)."""
     static: set[tuple[str, str]] = set()
     checked, extra, unconfirmed = 0, set(), set()
     functions_checked = confirmed = 0
     for prim in static_primitives:
+        replaced = {rule.loc for rule in _overridden(prim.rules)
+                    if rule.kind == RuleKind.ABSTRACT_EVAL}
         for rule in prim.rules:
             if not rule.kind.received:
                 continue
             kind = rule.kind.value
             static.add((prim.name, kind))
             if prim.style != "classic" or rule.condition or prim.name not in runtime.pairs \
-                    or rule.loc.file not in runtime.loaded_files:
+                    or rule.loc.file not in runtime.loaded_files or rule.loc in replaced:
                 continue
             checked += 1
             if kind not in runtime.received.get(prim.name, ()):

@@ -23,7 +23,7 @@ from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 from jaxmap.store import atomic
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);

@@ -14,17 +14,16 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
-                          LAMBDA,
-                          METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM, SPLAT, STR,
-                          SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call, Decorate,
-                          Define, Loop, Return, SetItem, Unpack)
+from jaxmap.build.facts import (APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
+                                LAMBDA, METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM,
+                                SPLAT, STR, SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call,
+                                Decorate, Define, Loop, Return, SetItem, Unpack)
 from jaxmap.build.resolve.classes import Classes
 from jaxmap.build.resolve.context import Context, Summary
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.registrations import Registrations, registry
-from jaxmap.build.resolve.values import (bind_params, canonical, concatenation, condition_text,
+from jaxmap.build.resolve.values import (OPERATORS, bind_params, canonical, condition_text,
                                    depends_on_params, is_callable, items_of, mentions_new,
                                    mentions_param, negation, news_in, param_locals,
                                    Rewrite, text, truth_of)
@@ -109,7 +108,7 @@ class Interpreter:
         loop = blocks[index]
         iterable = self.eval(loop.iterable, ctx)
         if ctx.summary is not None and depends_on_params(iterable):
-            ctx.summary.loops_over_params = True
+            ctx.summary.per_call = True
         for item in self._iterate(iterable):
             _bind(loop.target, item, ctx.locals)
             self._block(events, index, blocks, ctx)
@@ -125,6 +124,8 @@ class Interpreter:
                 self._block(events, index, blocks, ctx)
             return
         guarded = ctx.summary is not None and mentions_param(condition)
+        if guarded and any(type(event) in _BINDINGS for event in events):
+            ctx.summary.per_call = True  # which value a name gets, each call's arguments say
         opened = ctx.guards if guarded else ctx.conditions
         opened.append((condition, branch.taken) if guarded else
                       condition_text(branch.condition, branch.taken))
@@ -272,8 +273,9 @@ class Interpreter:
     def _not(self, expr: tuple, ctx: Context) -> tuple:
         return negation(self.eval(expr[1], ctx))
 
-    def _add(self, expr: tuple, ctx: Context) -> tuple:
-        return concatenation(self.eval(expr[1], ctx), self.eval(expr[2], ctx))
+    def _operator(self, expr: tuple, ctx: Context) -> tuple:
+        """`+`, `or`, `and`, `is`, `x if c else y`: made from their operands' values."""
+        return OPERATORS[expr[0]](*(self.eval(operand, ctx) for operand in expr[1:]))
 
     def _args(self, args: tuple, kwargs: dict, ctx: Context) -> tuple[tuple, dict]:
         return (tuple(self.eval(a, ctx) for a in args),
@@ -372,11 +374,11 @@ class Interpreter:
         spec = self.names.facts(func[1]).funcs[func[2]]
         bound = bind_params(spec.params, args, kwargs, spec.defaults)
         specialised = self._specialise(func, spec.params, bound) \
-            if summary.loops_over_params else None
+            if summary.per_call else None
         if specialised is not None:  # its parameters are the arguments already
             summary, bound = specialised, None
-        if ctx.summary is not None and summary.loops_over_params:
-            ctx.summary.loops_over_params = True
+        if ctx.summary is not None and summary.per_call:
+            ctx.summary.per_call = True
         with_args = Rewrite(bound=bound)
         created = {k: self.construct(with_args(summary.created[k]), ctx)
                    for k in _created_used(summary)}
@@ -475,6 +477,7 @@ def _bind(target: tuple, value: tuple, env: dict) -> None:
             _bind(sub, item, env)
 
 
+_BINDINGS = (Assign, Unpack)  # statements that give a name a value
 _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
                Unpack: Interpreter._unpack, Define: Interpreter._define,
                SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
@@ -483,5 +486,5 @@ _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
 _EXPRESSIONS = {NAME: Interpreter._name, CALL: Interpreter._call_expr,
                 ATTRIBUTE: Interpreter._attribute, SUBSCRIPT: Interpreter._subscript,
                 TUPLE: Interpreter._tuple, DICT: Interpreter._dict, NOT: Interpreter._not,
-                ADD: Interpreter._add,
+                **dict.fromkeys(OPERATORS, Interpreter._operator),
                 **dict.fromkeys((STR, CONST, LAMBDA, SPLAT), lambda self, expr, ctx: expr)}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from jaxmap.build.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
-                          METHOD, NAME, NEW, NOT, PARAM, PARTIAL, RULES, SPLAT, STR, SUBSCRIPT,
-                          SYM, TUPLE, UNKNOWN, CLOSURE)
+from jaxmap.build.facts import (ADD, AND, APPLIED, ATTRIBUTE, CALL, CHOICE, CLASS, CLOSURE,
+                                CONST, DICT, FUNC, IS, LAMBDA, METHOD, MODULE, NAME, NEW, NOT, OR,
+                                PARAM, PARTIAL, PRIM, RULES, SPLAT, STR, SUBSCRIPT, SYM, TUPLE,
+                                UNKNOWN)
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
 _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
+_ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM})
+_NONE = (CONST, None)
+_DECIDED_PER_CALL = frozenset({IS, AND, OR})
 
 
 def canonical(value: tuple) -> str | None:
@@ -44,14 +48,51 @@ def condition_text(expr: tuple, taken: bool = True) -> str:
 
 
 def truth_of(value: tuple) -> bool | None:
-    """Whether a value is truthy, where that is known (constants, strings, tuples)."""
+    """Whether a value is truthy, where that is known (constants, strings, tuples,
+    dicts; functions, classes, partials, modules and primitives always are)."""
     tag = value[0]
-    if tag in (CONST, STR, TUPLE):
+    if tag in (CONST, STR, TUPLE, DICT):
         return bool(value[1])
+    if tag in _ALWAYS_TRUE:
+        return True
     if tag == NOT:
         inner = truth_of(value[1])
         return None if inner is None else not inner
     return None
+
+
+def disjunction(left: tuple, right: tuple) -> tuple:
+    """`left or right`: the operand it gives, where left's truth is known."""
+    truth = truth_of(left)
+    if truth is not None:
+        return left if truth else right
+    return (OR, left, right) if depends_on_params(left) else UNKNOWN
+
+
+def conjunction(left: tuple, right: tuple) -> tuple:
+    """`left and right`: the operand it gives, where left's truth is known."""
+    truth = truth_of(left)
+    if truth is not None:
+        return right if truth else left
+    return (AND, left, right) if depends_on_params(left) else UNKNOWN
+
+
+def identity(left: tuple, right: tuple) -> tuple:
+    """`left is right`: known for None against a constant or a value of a known kind."""
+    if right == _NONE:
+        left, right = right, left
+    if left == _NONE and (right[0] in _ALWAYS_TRUE or right[0] in (CONST, STR, TUPLE, DICT)):
+        return (CONST, right == _NONE)
+    return (IS, left, right) if depends_on_params(left) or depends_on_params(right) \
+        else UNKNOWN
+
+
+def choice(condition: tuple, then: tuple, otherwise: tuple) -> tuple:
+    """`then if condition else otherwise`."""
+    truth = truth_of(condition)
+    if truth is not None:
+        return then if truth else otherwise
+    return (CHOICE, condition, then, otherwise) if depends_on_params(condition) else UNKNOWN
 
 
 def negation(value: tuple) -> tuple:
@@ -61,7 +102,10 @@ def negation(value: tuple) -> tuple:
 
 
 def mentions_param(value: tuple) -> bool:
-    """Whether a condition depends on a parameter of the function under summary."""
+    """Whether a condition depends on a parameter of the function under summary (so a
+    call can decide it): the parameter itself, or `not`, `and`, `or`, `is` over it."""
+    if value[0] in _DECIDED_PER_CALL:
+        return depends_on_params(value)
     return value[0] == PARAM or (value[0] == NOT and mentions_param(value[1]))
 
 
@@ -187,9 +231,8 @@ class Rewrite:
             return (METHOD, self._rewrite(value[1], inner), value[2])
         if tag == NOT:
             return negation(self._rewrite(value[1], inner))
-        if tag == ADD:
-            return concatenation(self._rewrite(value[1], inner),
-                                 self._rewrite(value[2], inner))
+        if tag in OPERATORS:
+            return OPERATORS[tag](*self._all(value[1:], inner))
         if tag == CLOSURE:
             return (CLOSURE, value[1], value[2], self._locals(value[3], inner))
         return value
@@ -214,3 +257,8 @@ def items_of(value: tuple) -> tuple | None:
     if value[0] == DICT:
         return tuple(k for k, _ in value[1])
     return None
+
+
+# Values kept while an operand is a parameter: made again from their rewritten operands.
+OPERATORS = {ADD: concatenation, OR: disjunction, AND: conjunction, IS: identity,
+              CHOICE: choice}
