@@ -115,6 +115,9 @@ class Rule(NamedTuple):
     platforms: tuple[str, ...] = ()  # what `platform` stands for (cuda, rocm); () if none
     functions: tuple[FunctionRef, ...] = ()  # every rule function, `function` first
     condition: str | None = None  # an `if` around the registration nothing decides
+    # The module-level name the rule was registered through, where it holds a partial
+    # of `function` (`_dot_general_batch_rule = partial(_dot_batch_rule, ...)`).
+    written: FunctionRef | None = None
 
 
 class Primitive(NamedTuple):

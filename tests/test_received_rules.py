@@ -82,3 +82,17 @@ def test_rules_received_by_a_replaced_abstract_eval_are_not_checked():
         Rule(RuleKind("shape_rule"), first, "standard_primitive > shape_rule"),
         Rule(RuleKind.ABSTRACT_EVAL, later, "foo_p.def_abstract_eval")))
     assert verify.compare([foo], runtime).received_extra == (0, 0)
+
+
+def test_a_rule_written_as_a_partials_name_shows_both():
+    from jaxmap.render import json as json_render
+    from jaxmap.render import text
+
+    wraps = FunctionRef("_dot_batch_rule", SourceLoc("lax.py", 5869))
+    written = FunctionRef("_dot_general_batch_rule", SourceLoc("lax.py", 6027))
+    rule = Rule(RuleKind.BATCHING, SourceLoc("lax.py", 6030), "primitive_batchers[...] =",
+                function=wraps, functions=(wraps,), written=written)
+    assert text.rule_line(rule, str).endswith(
+        "-> _dot_general_batch_rule lax.py:6027 (partial of _dot_batch_rule :5869)")
+    assert json_render.rule(rule)["written"] == {
+        "name": "_dot_general_batch_rule", "file": "lax.py", "line": 6027}

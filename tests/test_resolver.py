@@ -715,3 +715,23 @@ def test_a_helper_whose_body_is_not_read_still_names_its_parameters():
         """)})
     assert rules(res, "p") == [("abstract_eval", None, "multi_eval"),
                                ("shape_rule", None, "_shape"), ("dtype_rule", None, "_dtype")]
+
+
+def test_a_rule_registered_through_a_name_bound_to_a_partial_keeps_the_name():
+    """`_foo_batch = partial(_batch, 1)` then `primitive_batchers[p] = _foo_batch`: the
+    rule's function is what the partial wraps, and `written` the name as written."""
+    source = CORE + textwrap.dedent("""
+        from functools import partial
+        def _batch(*a): pass
+        _foo_batch = partial(_batch, 1)
+        foo_p = core.Primitive('foo')
+        batching.primitive_batchers[foo_p] = _foo_batch
+        ad.primitive_jvps[foo_p] = partial(_batch, 2)
+        """)
+    res = resolve_sources({"m.py": source})
+    batching_rule, jvp_rule = primitive(res, "foo")["rules"]
+    assert batching_rule["function"]["name"] == "_batch"
+    assert batching_rule["written"] == {
+        "name": "_foo_batch", "file": "m.py",
+        "line": source.splitlines().index("_foo_batch = partial(_batch, 1)") + 1}
+    assert jvp_rule["function"]["name"] == "_batch" and jvp_rule["written"] is None

@@ -43,7 +43,8 @@ FUNC = "func"  # (FUNC, module, qualname)
 CLASS = "class"  # (CLASS, module, qualname)
 MODULE = "module"  # (MODULE, module)
 SYM = "sym"  # (SYM, "qualified.name"): outside the tree, or a variable not tracked
-PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs): functools.partial(...)
+PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs[, (module, name, line)]):
+                     # functools.partial(...), with the module-level name it is bound to
 APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
 METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
 RULES = "rules"  # (RULES, (rule, ...)): one registration's functions (defbilinear's two)

@@ -31,7 +31,9 @@ def rule(r: Rule, path: PathFn = _same) -> dict:
     return {"kind": r.kind.value, "file": path(r.loc.file), "line": r.loc.line,
             "end_line": r.loc.end_line, "via": r.via, "platform": r.platform,
             "platforms": list(r.platforms), "function": functions[0] if functions else None,
-            "functions": functions, "condition": r.condition}
+            "functions": functions, "condition": r.condition,
+            "written": r.written and {"name": r.written.name, "file": path(r.written.loc.file),
+                                      "line": r.written.loc.line}}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:

@@ -63,7 +63,12 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
 def rule_line(r: Rule, path: PathFn) -> str:
     kind = r.kind.value + platform_label(r)
     text = f"  {kind:<22} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
-    if r.functions:
+    if r.written and r.function:  # `_dot_general_batch_rule (partial of _dot_batch_rule :5869)`
+        w, f = r.written, r.function
+        where = "" if f.loc.file == w.loc.file else path(f.loc.file)
+        text += (f"  -> {w.name} {path(w.loc.file)}:{w.loc.line} "
+                 f"(partial of {f.name} {where}:{f.loc.line})")
+    elif r.functions:
         text += "  -> " + ", ".join(f"{f.name} {path(f.loc.file)}:{f.loc.line}"
                                     for f in r.functions)
     if r.condition:

@@ -209,6 +209,8 @@ class Interpreter:
             self.findings.name_variable(value[1], name)
         if name.endswith("_p") and value[0] == APPLIED and value[1][0] == FUNC:
             self._unread_factory(name, value[1], ctx)
+        if value[0] == PARTIAL and len(value) == 4:  # the name a rule may be written as
+            value = (*value, (ctx.module, name, ctx.site[0]))
         qualified = f"{ctx.module}.{name}"
         if value[0] in _KEPT_AT_MODULE_LEVEL and registry((SYM, qualified)) is None:
             return value

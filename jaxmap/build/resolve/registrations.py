@@ -5,8 +5,8 @@ with the function the rule is."""
 from __future__ import annotations
 
 from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR,
-                          SYM, UNKNOWN)
+from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES,
+                                STR, SYM, UNKNOWN)
 from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.build.resolve.context import Context
 from jaxmap.build.resolve.findings import Findings
@@ -99,11 +99,19 @@ class Registrations:
         platform_name = platform[1] if platform[0] == STR else None
         condition = " and ".join(conditions) or None
         self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via, platform_name,
-                               functions, condition)
+                               functions, condition, self._written(rule))
         for param, received in self._received_rules(rule):
             self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
                                    platform_name, [f for f in (self._function_ref(received),)
                                                    if f is not None], condition)
+
+    def _written(self, rule: tuple) -> dict | None:
+        """The name a rule was written as, where it names a partial at module level
+        (`_dot_general_batch_rule = partial(_dot_batch_rule, ...)`): name, file, line."""
+        if rule[0] != PARTIAL or len(rule) < 5:
+            return None
+        module, name, line = rule[4]
+        return {"name": name, "file": self.names.path(module), "line": line}
 
     def _received_rules(self, rule: tuple) -> list[tuple[str, tuple]]:
         """What a rule that is a partial of a function of the tree was given for its

@@ -222,7 +222,7 @@ class Rewrite:
             return self.created.get(value[2], UNKNOWN)
         if tag == PARTIAL:
             return (PARTIAL, self._rewrite(value[1], inner), self._all(value[2], inner),
-                    value[3])
+                    *value[3:])
         if tag == APPLIED:
             return (APPLIED, self._rewrite(value[1], inner), self._all(value[2], inner))
         if tag in (TUPLE, RULES):
