@@ -39,13 +39,15 @@ _DELETED_GROUPS = {"expression_list", "tuple", "list", "parenthesized_expression
 
 # The order of facts that start and end at the same place: scopes before statements.
 _ORDER = {"function": 0, "class": 0, "decorated": 0, "loop": 0, "type_alias": 0, "if": 0,
-          "else": 0, "call": 1, "assign": 1, "setitem": 1, "return": 1, "unpack": 1,
+          "else": 0, "call": 1, "assign": 1, "setitem": 1, "setattr": 1, "return": 1,
+          "unpack": 1,
           "delete": 1, "import": 2}
 # A function body without any of these words can neither build a primitive nor
 # register a rule, so its statements are not walked (most of JAX's code).
+# `super().__init__(...)`: a Primitive subclass may pass its name there.
 _MAY_REGISTER = re.compile(
     rb"Primitive|primitive|def_[a-z]|register|rules|batchers|defjvp|deflinear|defbilinear"
-    rb"|defvectorized|defbroadcasting|defreducer|_lowerings")
+    rb"|defvectorized|defbroadcasting|defreducer|_lowerings|super\(\)\.__init__\(")
 # `x_p = helper(...)`: helper builds a primitive whatever words its body uses, so its
 # body is walked even without any of the words above. The search starts at `_p` (a
 # literal is found fast); what comes before it on the line is checked on each match.
@@ -641,6 +643,14 @@ class _Builder:
             assigned = (NAME, names[0])
             self._variable(stack, name, line, end_line)
 
+    def _setattr(self, caps, stack, end_byte: int) -> None:
+        """`obj.attr = value`: an Assign to the dotted name (no variable of the module)."""
+        target = dotted(caps["setattr.target"][0])
+        if target is not None:
+            self.events.append(stored(Assign(*self._statement(stack), target,
+                                             value(caps["setattr.value"][0]),
+                                             *_lines(caps["setattr"][0]))))
+
     def _unpack(self, caps, stack, end_byte: int) -> None:
         line, end_line = _lines(caps["unpack"][0])
         targets = caps["unpack.target"][0]
@@ -742,6 +752,7 @@ _HANDLERS = {
     "if": lambda self, caps, stack, end: self._branch("if", caps, stack, end),
     "else": lambda self, caps, stack, end: self._branch("else", caps, stack, end),
     "call": _Builder._call_statement, "assign": _Builder._assign,
-    "setitem": _Builder._setitem, "return": _Builder._return, "unpack": _Builder._unpack,
+    "setitem": _Builder._setitem, "setattr": _Builder._setattr, "return": _Builder._return,
+    "unpack": _Builder._unpack,
     "import": _Builder._import, "delete": _Builder._delete,
 }

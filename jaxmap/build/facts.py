@@ -48,6 +48,9 @@ PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs[, (module, name, line)]):
 APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
 METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
 RULES = "rules"  # (RULES, (rule, ...)): one registration's functions (defbilinear's two)
+INSTANCE = "inst"  # (INSTANCE, class, k): the k-th object of a class of the tree made
+                   # (its attributes are the interpreter's, by k)
+SUPER = "super"  # (SUPER, class, self): `super()` in a method of `class`, for `self`
 CLOSURE = "closure"  # (CLOSURE, module, qualname, env): a nested function, with the locals
                      # of the function that defined it
 
@@ -68,7 +71,7 @@ class Call(NamedTuple):
 
 
 class Assign(NamedTuple):
-    """`name = value`."""
+    """`name = value`, or `obj.attr = value` (then `name` is dotted: `self.primitive`)."""
 
     scope: str
     block: int

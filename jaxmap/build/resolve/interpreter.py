@@ -16,19 +16,21 @@ from contextlib import contextmanager
 from jaxmap.knowledge import registrars as R
 from jaxmap.build.facts import (APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
                                 LAMBDA, METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM,
-                                SPLAT, STR, SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call,
+                                SPLAT, STR, SUBSCRIPT, SUPER, SYM, TUPLE, UNKNOWN, INSTANCE,
+                                Assign, Branch, Call,
                                 Decorate, Define, Loop, Return, SetItem, Unpack)
 from jaxmap.build.resolve.classes import Classes
 from jaxmap.build.resolve.context import Context, Summary
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.objects import Objects
 from jaxmap.build.resolve.registrations import Registrations, registry
 from jaxmap.build.resolve.values import (OPERATORS, bind_params, canonical, condition_text,
                                    depends_on_params, is_callable, items_of, mentions_new,
                                    mentions_param, negation, news_in, param_locals,
                                    Rewrite, text, truth_of)
 
-_KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
+_KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT, INSTANCE,
                                    APPLIED, LAMBDA, SYM, CLOSURE})
 # Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
 _KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
@@ -47,13 +49,16 @@ class Interpreter:
         self.names = names
         self.findings = findings
         self.classes = Classes(names, findings, self)
+        self.objects = Objects(names, self.classes)
         self.registrations = Registrations(names, findings, self.classes)
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
         self._inline_depth = 0  # lambdas and nested functions being run where called
+        self._running: set[tuple[str, str]] = set()  # functions run where called, now
         self._by_scope: dict[str, dict[str, list]] = {}  # module -> scope -> statements
         names.env_of = self.module_env
+        names.member_of = self.objects.member
 
     def module_env(self, module: str) -> dict:
         """Run a module's top level once; the env of its names (partial while running)."""
@@ -142,9 +147,12 @@ class Interpreter:
             seqs = [self._iterate(a) for a in value[2]]
             if seqs and all(s != [UNKNOWN] for s in seqs):
                 return [(TUPLE, tuple(items)) for items in zip(*seqs)]
-        if value[0] == APPLIED and value[1][0] == METHOD and value[1][2] == "items" \
-                and value[1][1][0] == DICT:
-            return [(TUPLE, pair) for pair in value[1][1][1]]
+        if value[0] == APPLIED and value[1][0] == METHOD and value[1][1][0] == DICT:
+            pairs = value[1][1][1]  # `table.items()`, `hooks.values()`, `table.keys()`
+            if value[1][2] == "items":
+                return [(TUPLE, pair) for pair in pairs]
+            if value[1][2] in ("values", "keys"):
+                return [pair[value[1][2] == "values"] for pair in pairs]
         if value[0] == APPLIED and value[1] == (SYM, "itertools.chain"):
             return [item for arg in value[2] for item in self._iterate(arg)]
         if value[0] == APPLIED and value[1][0] == SYM and value[1][1].endswith(_MODULE_VALUES):
@@ -164,6 +172,14 @@ class Interpreter:
 
     def _assign(self, event: Assign, ctx: Context) -> None:
         value = self.eval(event.value, ctx)
+        owner, _, attr = event.name.rpartition(".")
+        if owner:  # `self.primitive = ...`, `cls.outer_primitive = p`
+            self.objects.set(self._name((NAME, owner), ctx), attr, value)
+            return
+        in_class = None if ctx.scope else self.objects.class_at(ctx.module, event.line)
+        if in_class is not None:  # a class body's `name = "my_op"`: the class's own
+            self.objects.set(in_class, event.name, value)
+            return
         if not ctx.scope:
             value = self._module_value(event.name, value, ctx)
         ctx.locals[event.name] = value
@@ -207,6 +223,10 @@ class Interpreter:
         anything else is known by its qualified name (registries are found that way)."""
         if value[0] == PRIM:
             self.findings.name_variable(value[1], name)
+        if value[0] == INSTANCE:  # `spmv_p = Kernel("spmv")` keeps it in `self.primitive`
+            for attr, held in self.objects.attributes[value[2]].items():
+                if held[0] == PRIM:
+                    self.findings.name_variable(held[1], f"{name}.{attr}")
         if name.endswith("_p") and value[0] == APPLIED and value[1][0] == FUNC:
             self._unread_factory(name, value[1], ctx)
         if value[0] == PARTIAL and len(value) == 4:  # the name a rule may be written as
@@ -292,8 +312,10 @@ class Interpreter:
             return self.call(callee[1], callee[2] + args, {**callee[3], **kwargs}, ctx, via,
                              decorated)
         if tag == METHOD:
-            return self._method(callee[1], callee[2], args, ctx, via, decorated)
+            return self._method(callee[1], callee[2], args, kwargs, ctx, via, decorated)
         name = canonical(callee)
+        if name == "super" and not args:
+            return self._super(ctx)
         if name == R.PARTIAL and args:
             return (PARTIAL, args[0], args[1:], kwargs)
         if name in R.ZIP_NAMES:
@@ -307,10 +329,16 @@ class Interpreter:
         if registrar is not None:
             self.registrations.call_registrar(registrar, args, kwargs, ctx, via, decorated)
             return UNKNOWN
-        if name in R.PRIMITIVE_CLASS_NAMES:
+        if name in R.PRIMITIVE_CLASS_NAMES or tag == SYM and name in R.PRIMITIVE_SUBCLASS_NAMES:
             return self.construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
         if tag == CLASS and self.classes.makes_primitives(callee):
             return self.classes.instantiate(callee, args, kwargs, ctx, via)
+        if tag == CLASS:
+            return self._instantiate(callee, args, kwargs, ctx, via)
+        if tag == FUNC and any(a[0] in (INSTANCE, CLASS) for a in args) and self._walked(callee):
+            # a helper given an object or a class (`make(cls)`): what it does to them,
+            # a summary could not carry back, so it runs where it is called
+            return self.run(callee, args, kwargs, ctx, via)
         if tag == FUNC:
             return self.apply(callee, args, kwargs, ctx, via, decorated)
         if tag == LAMBDA and self._inline_depth < _MAX_INLINE_DEPTH:
@@ -355,9 +383,72 @@ class Interpreter:
         finally:
             self._inline_depth -= 1
 
-    def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
+    def _method(self, target: tuple, method: str, args: tuple, kwargs: dict, ctx, via,
+                decorated) -> tuple:
+        """`target.method(...)`: a method of the tree's class run with `self` bound (an
+        object's, a primitive subclass's, `super()`'s), else a registration method."""
+        func = self._method_function(target, method)
+        if func is not None:
+            this = target[2] if target[0] == SUPER else target
+            return self.run(func, (this, *args), kwargs, ctx, via)
+        if target[0] == SUPER and method == "__init__":
+            self.classes.name_primitive(target[2], args[0] if args else
+                                        kwargs.get("name", UNKNOWN), ctx)
+            return UNKNOWN
         self.registrations.method(target, method, args, ctx, via, decorated)
         return (APPLIED, (METHOD, target, method), args)
+
+    def _method_function(self, target: tuple, method: str) -> tuple | None:
+        """The tree's function that `target.method` is, where it is one."""
+        if target[0] == INSTANCE:
+            return self.objects.method(target[1], method)
+        if target[0] == SUPER:
+            return self.objects.method(target[1], method, after=True)
+        cls = self.classes.instance_class.get(target[1]) if target[0] == PRIM else None
+        return self.objects.method(cls, method) if cls is not None else None
+
+    def _super(self, ctx: Context) -> tuple:
+        """`super()` in a method: its class, and the method's first parameter."""
+        owner = ctx.scope.rpartition(".")[0]
+        spec = self.names.facts(ctx.module).funcs.get(ctx.scope)
+        if owner not in self.names.facts(ctx.module).classes or not spec or not spec.params:
+            return UNKNOWN
+        return (SUPER, (CLASS, ctx.module, owner), ctx.locals.get(spec.params[0], UNKNOWN))
+
+    def _instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx, via) -> tuple:
+        """`Kernel("spmv")` for a class of the tree whose `__init__` may register: an
+        object, its `__init__` run with it; other classes' calls are not followed."""
+        init = self.classes.initializer(cls)
+        if init is None or not self._walked(init):
+            return (APPLIED, cls, args)
+        made = self.objects.new(cls)
+        self.run(init, (made, *args), kwargs, ctx, via)
+        return made
+
+    def _walked(self, func: tuple) -> bool:
+        spec = self.names.facts(func[1]).funcs.get(func[2])
+        return spec is not None and spec.walked
+
+    def run(self, func: tuple, args: tuple, kwargs: dict, ctx: Context, via: str) -> tuple:
+        """A function of the tree run where it is called (as a nested function is): its
+        parameters bound to the arguments, in the caller's summary and at its site; its
+        value is what its first `return` gives. Bounded in depth, never re-entered."""
+        key = (func[1], func[2])
+        spec = self.names.facts(func[1]).funcs.get(func[2])
+        if spec is None or key in self._running or self._inline_depth >= _MAX_INLINE_DEPTH:
+            return (APPLIED, func, args)
+        bound = bind_params(spec.params, args, kwargs, spec.defaults)
+        inner = Context(func[1], func[2], param_locals(spec.params, bound), ctx.site,
+                        ctx.summary, ctx.guards, ctx.conditions, returned=[],
+                        via=f"{ctx.via}{via} > ", site_module=ctx.site_in)
+        self._running.add(key)
+        try:
+            with self._inlined():
+                self._block(self._statements(func[1], func[2]), -1,
+                            self.names.facts(func[1]).blocks, inner)
+        finally:
+            self._running.discard(key)
+        return inner.returned[0] if inner.returned else (APPLIED, func, args)
 
     def construct(self, name: tuple, ctx: Context) -> tuple:
         """A primitive made here: under summary, one the function creates."""
