@@ -141,3 +141,29 @@ def test_hooks_kept_in_a_dict_and_applied_in_a_loop():
         op_p = Op("op")
         """)
     assert rules(res, "op") == [("jvp", None, "_jvp"), ("lowering", None, "_lower")]
+
+
+def test_an_objects_method_as_a_rule_and_a_helper_that_unwraps_the_object():
+    """`def_abstract_eval(self._abstract_eval)` names the method; a helper given either
+    the object or its primitive (`if isinstance(p, Kernel): p = p.primitive`) decides
+    the isinstance for each call."""
+    res = resolve("""
+        def defjvp(primitive, *rules):
+          if isinstance(primitive, Kernel):
+            primitive = primitive.primitive
+          ad.primitive_jvps[primitive] = partial(_jvp, rules)
+        class Kernel:
+          def __init__(self, name):
+            self.primitive = core.Primitive(name)
+            self.primitive.def_abstract_eval(self._abstract_eval)
+          def _abstract_eval(self, *avals):
+            pass
+          def def_jvp_rules(self, *rules):
+            defjvp(self.primitive, *rules)
+        k_p = Kernel("k")
+        k_p.def_jvp_rules(_transpose, None)
+        other_p = Kernel("other")
+        defjvp(other_p, _transpose)
+        """)
+    assert rules(res, "k") == [("abstract_eval", None, "_abstract_eval"), ("jvp", None, "_jvp")]
+    assert rules(res, "other")[1] == ("jvp", None, "_jvp")

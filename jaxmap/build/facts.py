@@ -33,6 +33,7 @@ ADD = "+"  # (ADD, left, right): `name + "_wrapper"`; a value only while a side 
 OR = "or"  # (OR, left, right): `rule or _default_rule`
 AND = "and"  # (AND, left, right)
 IS = "is"  # (IS, left, right): `rule is None`; `is not` is (NOT, (IS, ...))
+ISA = "isa"  # (ISA, value, class): `isinstance(value, class)` while value is a PARAM
 CHOICE = "ifx"  # (CHOICE, condition, then, otherwise): `then if condition else otherwise`
 
 # -- values only the resolver makes --------------------------------------------------------

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from jaxmap.knowledge import registrars as R
 from jaxmap.build.facts import (APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
                                 LAMBDA, METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM,
-                                SPLAT, STR, SUBSCRIPT, SUPER, SYM, TUPLE, UNKNOWN, INSTANCE,
+                                SPLAT, STR, SUBSCRIPT, SUPER, SYM, TUPLE, UNKNOWN, INSTANCE, ISA,
                                 Assign, Branch, Call,
                                 Decorate, Define, Loop, Return, SetItem, Unpack)
 from jaxmap.build.resolve.classes import Classes
@@ -34,6 +34,7 @@ _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, ST
                                    APPLIED, LAMBDA, SYM, CLOSURE})
 # Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
 _KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
+                          INSTANCE,
                           CLOSURE})
 _MODULE_VALUES = ".__dict__.values"
 _ZIP = (SYM, "zip")
@@ -50,7 +51,7 @@ class Interpreter:
         self.findings = findings
         self.classes = Classes(names, findings, self)
         self.objects = Objects(names, self.classes)
-        self.registrations = Registrations(names, findings, self.classes)
+        self.registrations = Registrations(names, findings, self.classes, self.objects)
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
@@ -320,9 +321,12 @@ class Interpreter:
             return (PARTIAL, args[0], args[1:], kwargs)
         if name in R.ZIP_NAMES:
             return (APPLIED, _ZIP, args)
-        if name == "isinstance" and len(args) == 2 and canonical(args[1]) in \
-                R.PRIMITIVE_CLASS_NAMES and args[0][0] in _KNOWN_KINDS:
-            return (CONST, args[0][0] == PRIM)
+        if name == "isinstance" and len(args) == 2:
+            decided = self._isinstance(*args)
+            if decided is not None:
+                return (CONST, decided)
+            if depends_on_params(args[0]):  # decided where the summary is applied
+                return (ISA, *args)
         if name and name.endswith(".update") and args and args[0][0] == DICT:
             self.registrations.update(name[:-len(".update")], args[0][1], ctx, via)
         registrar = R.CALLS_BY_NAME.get(name)
@@ -407,6 +411,19 @@ class Interpreter:
         cls = self.classes.instance_class.get(target[1]) if target[0] == PRIM else None
         return self.objects.method(cls, method) if cls is not None else None
 
+    def _isinstance(self, value: tuple, cls: tuple) -> bool | None:
+        """`isinstance(value, cls)` where both are known: JAX's Primitive, or a class of
+        the tree (an object's or a primitive's class, and its bases)."""
+        if value[0] not in _KNOWN_KINDS:
+            return None
+        if canonical(cls) in R.PRIMITIVE_CLASS_NAMES:
+            return value[0] == PRIM
+        if cls[0] != CLASS:
+            return None
+        own = value[1] if value[0] == INSTANCE else \
+            self.classes.instance_class.get(value[1]) if value[0] == PRIM else None
+        return own is not None and cls in self.objects.mro(own)
+
     def _super(self, ctx: Context) -> tuple:
         """`super()` in a method: its class, and the method's first parameter."""
         owner = ctx.scope.rpartition(".")[0]
@@ -472,7 +489,7 @@ class Interpreter:
             summary, bound = specialised, None
         if ctx.summary is not None and summary.per_call:
             ctx.summary.per_call = True
-        with_args = Rewrite(bound=bound)
+        with_args = Rewrite(bound=bound, isinstance_of=self._isinstance)
         created = {k: self.construct(with_args(summary.created[k]), ctx)
                    for k in _created_used(summary)}
         with_new = Rewrite(created=created)

@@ -4,9 +4,9 @@ with the function the rule is."""
 
 from __future__ import annotations
 
+from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, INSTANCE, METHOD, NEW, PARAM, PARTIAL,
+                                PRIM, RULES, STR, SYM, UNKNOWN)
 from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES,
-                                STR, SYM, UNKNOWN)
 from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.build.resolve.context import Context
 from jaxmap.build.resolve.findings import Findings
@@ -36,10 +36,11 @@ def platform_value(platform: str | None) -> tuple:
 class Registrations:
     """Records registrations into `findings`; `classes` names rules that are methods."""
 
-    def __init__(self, names: Names, findings: Findings, classes):
+    def __init__(self, names: Names, findings: Findings, classes, objects):
         self.names = names
         self.findings = findings
         self.classes = classes
+        self.objects = objects
 
     def into_table(self, table: tuple, key: tuple, rule: tuple, ctx: Context, via: str) -> None:
         """`table[key] = rule`, where table may be a registry."""
@@ -143,6 +144,9 @@ class Registrations:
             return self._function_ref(rule[1], depth + 1)
         if tag == METHOD and rule[1][0] == PRIM:
             return self.classes.instance_member(rule[1][1], rule[2])
+        if tag == METHOD and rule[1][0] == INSTANCE:  # `self._abstract_eval` of an object
+            method = self.objects.method(rule[1][1], rule[2])
+            return self._function_ref(method, depth + 1) if method is not None else None
         if tag == APPLIED:
             for arg in rule[2]:
                 found = self._function_ref(arg, depth + 1)

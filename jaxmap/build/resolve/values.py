@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from jaxmap.build.facts import (ADD, AND, APPLIED, ATTRIBUTE, CALL, CHOICE, CLASS, CLOSURE,
-                                CONST, DICT, FUNC, IS, LAMBDA, METHOD, MODULE, NAME, NEW, NOT, OR,
-                                PARAM, PARTIAL, PRIM, RULES, SPLAT, STR, SUBSCRIPT, SYM, TUPLE,
-                                UNKNOWN)
+                                CONST, DICT, FUNC, IS, ISA, LAMBDA, METHOD, MODULE, NAME, NEW,
+                                NOT, OR, PARAM, PARTIAL, PRIM, RULES, SPLAT, STR, SUBSCRIPT, SYM,
+                                TUPLE, UNKNOWN)
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
 _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
 _ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM})
 _NONE = (CONST, None)
-_DECIDED_PER_CALL = frozenset({IS, AND, OR})
+_DECIDED_PER_CALL = frozenset({IS, AND, OR, ISA})
 
 
 def canonical(value: tuple) -> str | None:
@@ -200,9 +200,10 @@ class Rewrite:
     first MAX_PARTS, becomes UNKNOWN, and `exceeded` says that happened."""
 
     def __init__(self, bound: dict[int, tuple] | None = None,
-                 created: dict[int, tuple] | None = None):
+                 created: dict[int, tuple] | None = None, isinstance_of=None):
         self.bound = bound
         self.created = created
+        self.isinstance_of = isinstance_of  # (value, class) -> bool | None, for ISA
         self.exceeded = False
         self._envs: dict[int, dict] = {}  # id of a closure's locals -> rewritten locals
         self._parts = 0
@@ -231,6 +232,10 @@ class Rewrite:
             return (METHOD, self._rewrite(value[1], inner), value[2])
         if tag == NOT:
             return negation(self._rewrite(value[1], inner))
+        if tag == ISA:
+            value, cls = self._all(value[1:], inner)
+            decided = self.isinstance_of(value, cls) if self.isinstance_of else None
+            return (ISA, value, cls) if decided is None else (CONST, decided)
         if tag in OPERATORS:
             return OPERATORS[tag](*self._all(value[1:], inner))
         if tag == CLOSURE:
