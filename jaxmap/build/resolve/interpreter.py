@@ -25,17 +25,13 @@ from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.objects import Objects
 from jaxmap.build.resolve.registrations import Registrations, registry
-from jaxmap.build.resolve.values import (OPERATORS, bind_params, canonical, condition_text,
-                                   depends_on_params, is_callable, items_of, mentions_new,
-                                   mentions_param, negation, news_in, param_locals,
-                                   Rewrite, text, truth_of)
+from jaxmap.build.resolve.values import (KNOWN_KINDS, OPERATORS, Rewrite, bind_params, canonical,
+                                         condition_text, depends_on_params, is_callable, items_of,
+                                         mentions_new, mentions_param, negation, news_in,
+                                         param_locals, text, truth_of)
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT, INSTANCE,
                                    APPLIED, LAMBDA, SYM, CLOSURE})
-# Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
-_KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
-                          INSTANCE,
-                          CLOSURE})
 _MODULE_VALUES = ".__dict__.values"
 _ZIP = (SYM, "zip")
 _MAX_INLINE_DEPTH = 8  # lambdas and nested functions calling others (or themselves)
@@ -316,13 +312,13 @@ class Interpreter:
             return self._method(callee[1], callee[2], args, kwargs, ctx, via, decorated)
         name = canonical(callee)
         if name == "super" and not args:
-            return self._super(ctx)
+            return self.objects.super_in(ctx.module, ctx.scope, ctx.locals)
         if name == R.PARTIAL and args:
             return (PARTIAL, args[0], args[1:], kwargs)
         if name in R.ZIP_NAMES:
             return (APPLIED, _ZIP, args)
         if name == "isinstance" and len(args) == 2:
-            decided = self._isinstance(*args)
+            decided = self.objects.isinstance(*args)
             if decided is not None:
                 return (CONST, decided)
             if depends_on_params(args[0]):  # decided where the summary is applied
@@ -391,7 +387,7 @@ class Interpreter:
                 decorated) -> tuple:
         """`target.method(...)`: a method of the tree's class run with `self` bound (an
         object's, a primitive subclass's, `super()`'s), else a registration method."""
-        func = self._method_function(target, method)
+        func = self.objects.method_of(target, method)
         if func is not None:
             this = target[2] if target[0] == SUPER else target
             return self.run(func, (this, *args), kwargs, ctx, via)
@@ -401,36 +397,6 @@ class Interpreter:
             return UNKNOWN
         self.registrations.method(target, method, args, ctx, via, decorated)
         return (APPLIED, (METHOD, target, method), args)
-
-    def _method_function(self, target: tuple, method: str) -> tuple | None:
-        """The tree's function that `target.method` is, where it is one."""
-        if target[0] == INSTANCE:
-            return self.objects.method(target[1], method)
-        if target[0] == SUPER:
-            return self.objects.method(target[1], method, after=True)
-        cls = self.classes.instance_class.get(target[1]) if target[0] == PRIM else None
-        return self.objects.method(cls, method) if cls is not None else None
-
-    def _isinstance(self, value: tuple, cls: tuple) -> bool | None:
-        """`isinstance(value, cls)` where both are known: JAX's Primitive, or a class of
-        the tree (an object's or a primitive's class, and its bases)."""
-        if value[0] not in _KNOWN_KINDS:
-            return None
-        if canonical(cls) in R.PRIMITIVE_CLASS_NAMES:
-            return value[0] == PRIM
-        if cls[0] != CLASS:
-            return None
-        own = value[1] if value[0] == INSTANCE else \
-            self.classes.instance_class.get(value[1]) if value[0] == PRIM else None
-        return own is not None and cls in self.objects.mro(own)
-
-    def _super(self, ctx: Context) -> tuple:
-        """`super()` in a method: its class, and the method's first parameter."""
-        owner = ctx.scope.rpartition(".")[0]
-        spec = self.names.facts(ctx.module).funcs.get(ctx.scope)
-        if owner not in self.names.facts(ctx.module).classes or not spec or not spec.params:
-            return UNKNOWN
-        return (SUPER, (CLASS, ctx.module, owner), ctx.locals.get(spec.params[0], UNKNOWN))
 
     def _instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx, via) -> tuple:
         """`Kernel("spmv")` for a class of the tree whose `__init__` may register: an
@@ -489,7 +455,7 @@ class Interpreter:
             summary, bound = specialised, None
         if ctx.summary is not None and summary.per_call:
             ctx.summary.per_call = True
-        with_args = Rewrite(bound=bound, isinstance_of=self._isinstance)
+        with_args = Rewrite(bound=bound, isinstance_of=self.objects.isinstance)
         created = {k: self.construct(with_args(summary.created[k]), ctx)
                    for k in _created_used(summary)}
         with_new = Rewrite(created=created)
@@ -565,7 +531,7 @@ def _module_values(values: list) -> list:
     values (defined or imported; names from outside the tree left out) of known kinds,
     and one UNKNOWN standing for all the others (a primitive the resolver did not find
     would be one of those)."""
-    known = [value for value in values if value[0] in _KNOWN_KINDS]
+    known = [value for value in values if value[0] in KNOWN_KINDS]
     return known + [UNKNOWN] if len(known) < len(values) else known
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import bisect
 
-from jaxmap.build.facts import CLASS, FUNC, INSTANCE, METHOD, STR, SUPER
+from jaxmap.build.facts import CLASS, FUNC, INSTANCE, METHOD, PRIM, STR, SUPER, UNKNOWN
 from jaxmap.build.resolve.classes import is_jax_base
 from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.build.resolve.values import KNOWN_KINDS, MAX_HOPS, canonical
+from jaxmap.knowledge import registrars as R
 
 
 class Objects:
@@ -59,6 +60,37 @@ class Objects:
                 if f"{cls[2]}.{attr}" in self.names.facts(cls[1]).funcs:
                     return (FUNC, cls[1], f"{cls[2]}.{attr}")
         return None
+
+    def method_of(self, target: tuple, name: str) -> tuple | None:
+        """The tree's function that `target.name` calls, where it is one: a method of an
+        object's class, of the class `super()` starts after, or of a primitive's class."""
+        if target[0] == INSTANCE:
+            return self.method(target[1], name)
+        if target[0] == SUPER:
+            return self.method(target[1], name, after=True)
+        cls = self.classes.instance_class.get(target[1]) if target[0] == PRIM else None
+        return self.method(cls, name) if cls is not None else None
+
+    def isinstance(self, value: tuple, cls: tuple) -> bool | None:
+        """`isinstance(value, cls)` where both are known: JAX's Primitive, or a class of
+        the tree (an object's or a primitive's class, and its bases)."""
+        if value[0] not in KNOWN_KINDS:
+            return None
+        if canonical(cls) in R.PRIMITIVE_CLASS_NAMES:
+            return value[0] == PRIM
+        if cls[0] != CLASS:
+            return None
+        own = value[1] if value[0] == INSTANCE else \
+            self.classes.instance_class.get(value[1]) if value[0] == PRIM else None
+        return own is not None and cls in self.mro(own)
+
+    def super_in(self, module: str, scope: str, local: dict) -> tuple:
+        """`super()` in method `scope`: its class, and the method's first parameter."""
+        owner = scope.rpartition(".")[0]
+        spec = self.names.facts(module).funcs.get(scope)
+        if owner not in self.names.facts(module).classes or not spec or not spec.params:
+            return UNKNOWN
+        return (SUPER, (CLASS, module, owner), local.get(spec.params[0], UNKNOWN))
 
     def method(self, cls: tuple, name: str, after: bool = False) -> tuple | None:
         """The function `name` of `cls` or its bases (only its bases when `after`: what

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from jaxmap.build.facts import (ADD, AND, APPLIED, ATTRIBUTE, CALL, CHOICE, CLASS, CLOSURE,
-                                CONST, DICT, FUNC, IS, ISA, LAMBDA, METHOD, MODULE, NAME, NEW,
+from jaxmap.build.facts import (ADD, AND, APPLIED, ATTRIBUTE, CALL, CHOICE, CLASS, CLOSURE, CONST,
+                                DICT, FUNC, INSTANCE, IS, ISA, LAMBDA, METHOD, MODULE, NAME, NEW,
                                 NOT, OR, PARAM, PARTIAL, PRIM, RULES, SPLAT, STR, SUBSCRIPT, SYM,
                                 TUPLE, UNKNOWN)
 
@@ -12,6 +12,9 @@ _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
 _ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM})
 _NONE = (CONST, None)
 _DECIDED_PER_CALL = frozenset({IS, AND, OR, ISA})
+# Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
+KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
+                         CLOSURE, INSTANCE})
 
 
 def canonical(value: tuple) -> str | None:
