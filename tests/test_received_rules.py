@@ -4,6 +4,7 @@ a live abstract_eval holds."""
 
 from __future__ import annotations
 
+import textwrap
 from functools import partial
 from pathlib import Path
 
@@ -96,3 +97,31 @@ def test_a_rule_written_as_a_partials_name_shows_both():
         "-> _dot_general_batch_rule lax.py:6027 (partial of _dot_batch_rule :5869)")
     assert json_render.rule(rule)["written"] == {
         "name": "_dot_general_batch_rule", "file": "lax.py", "line": 6027}
+
+
+def test_received_kinds_and_written_names_survive_the_index(tmp_path):
+    """Through the store and back: a received kind reads as itself, `written` as the
+    name and line the partial was bound at."""
+    from jaxmap.session import open_index
+
+    source = textwrap.dedent("""\
+        from functools import partial
+        from jax.extend import core
+        from jax.interpreters import batching
+        def standard_abstract_eval(prim, shape_rule, *avals): pass
+        def _shape(*a): pass
+        def _batch(*a): pass
+        foo_p = core.Primitive('foo')
+        foo_p.def_abstract_eval(partial(standard_abstract_eval, foo_p, _shape))
+        _foo_batch = partial(_batch, 1)
+        batching.primitive_batchers[foo_p] = _foo_batch
+        """)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "ops.py").write_text(source)
+    with open_index(tmp_path) as index:
+        [foo] = index.primitives()
+    kinds = {rule.kind.value: rule for rule in foo.rules}
+    assert kinds["shape_rule"].function.name == "_shape"
+    assert kinds["batching"].written == FunctionRef("_foo_batch", SourceLoc("pkg/ops.py", 9))
+    assert kinds["shape_rule"].written is None
