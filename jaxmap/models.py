@@ -11,6 +11,11 @@ import enum
 from typing import NamedTuple
 
 
+# A helper's parameter that receives a rule ends so; its name is the rule's kind.
+RECEIVED_RULE_SUFFIX = "_rule"
+RECEIVED = "RECEIVED"  # the enum name shared by every received-rule kind
+
+
 class RuleKind(str, enum.Enum):
     """What a registered rule does for its primitive."""
 
@@ -50,6 +55,23 @@ class RuleKind(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    @property
+    def received(self) -> bool:
+        """A rule a helper receives (see `_missing_`), not one of the kinds above."""
+        return self.name == RECEIVED
+
+    @classmethod
+    def _missing_(cls, value):
+        """A rule a helper receives for a parameter named `..._rule`
+        (`standard_primitive(shape_rule, dtype_rule, ..., sharding_rule=...)`) is a
+        kind of its own, named as the tree's own signature names it: made on first use."""
+        if not isinstance(value, str) or not value.endswith(RECEIVED_RULE_SUFFIX) \
+                or not value.isidentifier():
+            return None
+        member = str.__new__(cls, value)
+        member._name_, member._value_ = RECEIVED, value
+        return cls._value2member_map_.setdefault(value, member)
 
 
 class DefKind(str, enum.Enum):
@@ -93,6 +115,9 @@ class Rule(NamedTuple):
     platforms: tuple[str, ...] = ()  # what `platform` stands for (cuda, rocm); () if none
     functions: tuple[FunctionRef, ...] = ()  # every rule function, `function` first
     condition: str | None = None  # an `if` around the registration nothing decides
+    # The module-level name the rule was registered through, where it holds a partial
+    # of `function` (`_dot_general_batch_rule = partial(_dot_batch_rule, ...)`).
+    written: FunctionRef | None = None
 
 
 class Primitive(NamedTuple):

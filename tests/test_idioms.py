@@ -196,6 +196,8 @@ def test_rule(prims, selector, kind, platform, key, function, via):
         assert text.strip().startswith(f"def {function}("), text
 
 
+# What standard_primitive's partial of standard_abstract_eval receives.
+SHAPE_DTYPE = {(K("shape_rule"), None), (K("dtype_rule"), None)}
 # Primitive -> every (kind, platform) it has: nothing missing, nothing extra.
 KINDS = {
     "psum": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.LOWERING, None), (K.JVP, None),
@@ -204,12 +206,13 @@ KINDS = {
              (K.LOWERING, None)},
     "ragged_all_to_all": {(K.LOWERING, "cuda"), (K.LOWERING, "rocm")},
     "neg": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), (K.JVP, None),
-            (K.TRANSPOSE, None), (K.LOWERING, None), (K.LOWERING, "triton"), (K.JET, None)},
+            (K.TRANSPOSE, None), (K.LOWERING, None), (K.LOWERING, "triton"), (K.JET, None),
+            *SHAPE_DTYPE},
     "sin": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), (K.JVP, None),
-            (K.LINEARIZATION, None), (K.LOWERING, None), (K.LOWERING, "cpu")},
+            (K.LINEARIZATION, None), (K.LOWERING, None), (K.LOWERING, "cpu"), *SHAPE_DTYPE},
     "add": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), (K.JVP, None),
-            (K.TRANSPOSE, None), (K.CONST_FOLD, None), (K.LOWERING, "triton")},
-    "reduce_sum": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None)},
+            (K.TRANSPOSE, None), (K.CONST_FOLD, None), (K.LOWERING, "triton"), *SHAPE_DTYPE},
+    "reduce_sum": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.BATCHING, None), *SHAPE_DTYPE},
     "compute_on": {(K.IMPL, None), (K.ABSTRACT_EVAL, None), (K.JVP, None),
                    (K.TRANSPOSE, None), (K.PARTIAL_EVAL, None), (K.DCE, None),
                    (K.FORWARDING, None), (K.STAGING, None), (K.LOWERING, None)},

@@ -45,6 +45,15 @@ def test_rule_functions_are_the_ones_the_runtime_holds(report):
     assert report.function_agreement >= 0.95, report.unconfirmed_functions
 
 
+def test_rules_helpers_receive_are_the_ones_in_the_live_partials(report):
+    # The few missing are `weak_type_rule=f(0)` passed to a helper that writes
+    # `weak_type_rule or default`: whether f(0) is truthy is not followed.
+    assert report.received[1] > 500  # the live partials were read
+    assert report.received_recall >= 0.98, report.missing_received
+    assert report.received_extra_rate <= 0.005, report.extra_received
+    assert report.received_agreement >= 0.99, report.unconfirmed_received
+
+
 def test_psum_has_every_rule_kind_at_its_statement(installed_index):
     found = locate(installed_index, "psum", kind="primitive")
     [psum] = [p for p in found.primitives if p.variable == "psum_p"]

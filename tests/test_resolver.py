@@ -594,3 +594,144 @@ def test_a_public_classs_methods_are_public_under_its_paths():
     assert [definition(res, f"pkg._src.cd.custom_vjp.{m}")["public"]
             for m in ("__call__", "defvjp", "_private")] == [
         ["pkg.custom_vjp.__call__"], ["pkg.custom_vjp.defvjp"], []]
+
+
+def test_closure_held_by_a_call_it_is_passed_to():
+    """A nested function whose locals hold a call that was passed the function itself
+    (jax 0.7-0.8's shape): its value is a cycle, followed once, not forever."""
+    res = resolve_sources({"m.py": CORE + """
+        from elsewhere import wrap
+        def make(name):
+          p = core.Primitive(name)
+          def impl(*args):
+            return wrap(impl)
+          wrapped = wrap(impl)
+          p.def_impl(impl)
+          return p
+        x_p = make('x')
+        """})
+    assert rules(res, "x") == [("impl", None, "impl")]
+
+
+def test_value_too_deep_to_follow_is_unknown_and_said():
+    """Past the bound on a value's depth, the part left is unknown and a diagnostic
+    says where; the rest of the tree is still indexed."""
+    parts = ", ".join(repr(f"_{i}") for i in range(60))
+    res = resolve_sources({"m.py": CORE + f"""
+        def make(name):
+          for part in ({parts}):
+            name = name + part
+          return core.Primitive(name)
+        deep_p = make('deep')
+        plain_p = core.Primitive('plain')
+        """})
+    assert [p["name"] for p in res.primitives] == [None, "plain"]
+    assert any("m.py:" in d and "too deep" in d for d in res.diagnostics)
+
+
+RECEIVING_HELPER = CORE + textwrap.dedent("""
+    from functools import partial
+    def standard_abstract_eval(prim, shape_rule, dtype_rule, layout_rule, *avals, **kw):
+      pass
+    def standard_primitive(shape_rule, dtype_rule, name, layout_rule=None):
+      prim = core.Primitive(name)
+      prim.def_abstract_eval(partial(standard_abstract_eval, prim, shape_rule, dtype_rule,
+                                     layout_rule))
+      return prim
+    def _shape(*a): pass
+    def _dtype(*a): pass
+    def _layout(*a): pass
+    """)
+
+
+def test_rules_a_helper_receives_are_kinds_named_by_its_parameters():
+    """`standard_primitive(shape_rule, dtype_rule, ...)` keeps them in a partial of its
+    abstract_eval: each is a rule whose kind is the parameter's name in the tree's own
+    signature (`layout_rule` here: no list of names); one not passed is no rule."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
+        foo_p = standard_primitive(_shape, _dtype, 'foo', layout_rule=_layout)
+        bar_p = standard_primitive(_shape, _dtype, 'bar')
+        """)})
+    assert rules(res, "foo") == [("abstract_eval", None, "standard_abstract_eval"),
+                                 ("shape_rule", None, "_shape"), ("dtype_rule", None, "_dtype"),
+                                 ("layout_rule", None, "_layout")]
+    assert [kind for kind, _, _ in rules(res, "bar")] == [
+        "abstract_eval", "shape_rule", "dtype_rule"]
+    [shape] = [r for r in primitive(res, "foo")["rules"] if r["kind"] == "shape_rule"]
+    assert shape["via"] == "standard_primitive > prim.def_abstract_eval > shape_rule"
+
+
+def test_or_and_is_and_conditional_expressions_are_followed():
+    """`rule or default`, `x if c else y`, `a is None and b`: the operand they give,
+    decided per call where a parameter is in them."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
+        def _default(*a): pass
+        def make(name, shape_rule=None, layout_rule=None, fancy=True):
+          shape_rule = shape_rule or _default
+          dtype_rule = _dtype if layout_rule is None and fancy else _default
+          return standard_primitive(shape_rule, dtype_rule, name, layout_rule=layout_rule)
+        a_p = make('a')
+        b_p = make('b', _shape, _layout)
+        c_p = make('c', fancy=False)
+        """)})
+    assert rules(res, "a")[1:] == [("shape_rule", None, "_default"),
+                                   ("dtype_rule", None, "_dtype")]
+    assert rules(res, "b")[1:] == [("shape_rule", None, "_shape"),
+                                   ("dtype_rule", None, "_default"),
+                                   ("layout_rule", None, "_layout")]
+    assert rules(res, "c")[2] == ("dtype_rule", None, "_default")
+
+
+def test_a_name_assigned_under_an_if_on_a_parameter_is_decided_per_call():
+    """`if sharding_rule is None and batched: sharding_rule = default` in a helper: each
+    call runs the helper with its own arguments, so the branch is taken or not."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
+        def make(name, layout_rule=None, batched=True):
+          if layout_rule is None and batched:
+            layout_rule = _layout
+          return standard_primitive(_shape, _dtype, name, layout_rule=layout_rule)
+        def _given(*a): pass
+        a_p = make('a')
+        b_p = make('b', _given)
+        c_p = make('c', batched=False)
+        """)})
+    assert rules(res, "a")[-1] == ("layout_rule", None, "_layout")
+    assert rules(res, "b")[-1] == ("layout_rule", None, "_given")
+    assert [kind for kind, _, _ in rules(res, "c")] == ["abstract_eval", "shape_rule",
+                                                        "dtype_rule"]
+
+
+def test_a_helper_whose_body_is_not_read_still_names_its_parameters():
+    """A partial of a function extraction does not walk (it registers nothing) still
+    says which of its arguments is which rule."""
+    res = resolve_sources({"m.py": CORE + textwrap.dedent("""
+        from functools import partial
+        def multi_eval(prim, shape_rule, dtype_rule, *avals):
+          return [shape_rule(*avals), dtype_rule(*avals)]
+        def _shape(*a): pass
+        def _dtype(*a): pass
+        p = core.Primitive('p')
+        p.def_abstract_eval(partial(multi_eval, p, _shape, _dtype))
+        """)})
+    assert rules(res, "p") == [("abstract_eval", None, "multi_eval"),
+                               ("shape_rule", None, "_shape"), ("dtype_rule", None, "_dtype")]
+
+
+def test_a_rule_registered_through_a_name_bound_to_a_partial_keeps_the_name():
+    """`_foo_batch = partial(_batch, 1)` then `primitive_batchers[p] = _foo_batch`: the
+    rule's function is what the partial wraps, and `written` the name as written."""
+    source = CORE + textwrap.dedent("""
+        from functools import partial
+        def _batch(*a): pass
+        _foo_batch = partial(_batch, 1)
+        foo_p = core.Primitive('foo')
+        batching.primitive_batchers[foo_p] = _foo_batch
+        ad.primitive_jvps[foo_p] = partial(_batch, 2)
+        """)
+    res = resolve_sources({"m.py": source})
+    batching_rule, jvp_rule = primitive(res, "foo")["rules"]
+    assert batching_rule["function"]["name"] == "_batch"
+    assert batching_rule["written"] == {
+        "name": "_foo_batch", "file": "m.py",
+        "line": source.splitlines().index("_foo_batch = partial(_batch, 1)") + 1}
+    assert jvp_rule["function"]["name"] == "_batch" and jvp_rule["written"] is None

@@ -24,7 +24,8 @@ import re
 from jaxmap.build import messages
 from jaxmap.build import parse
 from jaxmap.build import skim
-from jaxmap.build.facts import (ADD, ATTRIBUTE, CALL, CONST, DICT, LAMBDA, NAME, NOT, SPLAT, STR,
+from jaxmap.build.facts import (ADD, AND, ATTRIBUTE, CALL, CHOICE, CONST, DICT, IS, LAMBDA, NAME,
+                          NOT, OR, SPLAT, STR,
                           SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call, ClassSpec,
                           Decorate, Define, Definition, FuncSpec, Import, Loop, Message,
                           Return, SetItem, Test, Unpack, STAR, stored)
@@ -38,13 +39,15 @@ _DELETED_GROUPS = {"expression_list", "tuple", "list", "parenthesized_expression
 
 # The order of facts that start and end at the same place: scopes before statements.
 _ORDER = {"function": 0, "class": 0, "decorated": 0, "loop": 0, "type_alias": 0, "if": 0,
-          "else": 0, "call": 1, "assign": 1, "setitem": 1, "return": 1, "unpack": 1,
+          "else": 0, "call": 1, "assign": 1, "setitem": 1, "setattr": 1, "return": 1,
+          "unpack": 1,
           "delete": 1, "import": 2}
 # A function body without any of these words can neither build a primitive nor
 # register a rule, so its statements are not walked (most of JAX's code).
+# `super().__init__(...)`: a Primitive subclass may pass its name there.
 _MAY_REGISTER = re.compile(
     rb"Primitive|primitive|def_[a-z]|register|rules|batchers|defjvp|deflinear|defbilinear"
-    rb"|defvectorized|defbroadcasting|defreducer|_lowerings")
+    rb"|defvectorized|defbroadcasting|defreducer|_lowerings|super\(\)\.__init__\(")
 # `x_p = helper(...)`: helper builds a primitive whatever words its body uses, so its
 # body is walked even without any of the words above. The search starts at `_p` (a
 # literal is found fast); what comes before it on the line is checked on each match.
@@ -264,6 +267,32 @@ def _binary(node, depth: int) -> tuple:
             value(node.child_by_field_name("right"), depth + 1))
 
 
+def _boolean(node, depth: int) -> tuple:
+    """`a or b`, `a and b`."""
+    tag = OR if node.child_by_field_name("operator").type == "or" else AND
+    return (tag, value(node.child_by_field_name("left"), depth + 1),
+            value(node.child_by_field_name("right"), depth + 1))
+
+
+def _comparison(node, depth: int) -> tuple:
+    """`a is b` and `a is not b`, the comparisons resolution follows (`rule is None`)."""
+    operands = [c for c in node.named_children if c.type != "comment"]
+    operators = [c.type for c in node.children if c not in operands]
+    if len(operands) != 2 or operators not in (["is"], ["is not"]):
+        return UNKNOWN
+    same = (IS, value(operands[0], depth + 1), value(operands[1], depth + 1))
+    return same if operators == ["is"] else (NOT, same)
+
+
+def _conditional(node, depth: int) -> tuple:
+    """`then if condition else otherwise`."""
+    parts = [c for c in node.named_children if c.type != "comment"]
+    if len(parts) != 3:
+        return UNKNOWN
+    then, condition, otherwise = (value(c, depth + 1) for c in parts)
+    return (CHOICE, condition, then, otherwise)
+
+
 def _lambda(node, depth: int) -> tuple:
     """(LAMBDA, line, params, defaults, body): a lambda's body is followed when called."""
     params = node.child_by_field_name("parameters")
@@ -291,7 +320,8 @@ _EXPRESSIONS = {
     **{constant: (lambda node, depth, v=v: (CONST, v)) for constant, v in _CONSTANTS.items()},
     "not_operator": lambda node, depth: (NOT, value(node.child_by_field_name("argument"),
                                                     depth + 1)),
-    "subscript": _subscript, "binary_operator": _binary,
+    "subscript": _subscript, "binary_operator": _binary, "boolean_operator": _boolean,
+    "comparison_operator": _comparison, "conditional_expression": _conditional,
 }
 # Names are read at any depth: a dotted name is never deep.
 _SHALLOW = frozenset({"identifier", "attribute"})
@@ -316,9 +346,9 @@ def arguments(node, depth: int = 0) -> tuple[tuple, dict]:
     return tuple(args), kwargs
 
 
-def parameters(node) -> tuple[tuple[str, ...], dict[str, tuple]]:
+def parameters(node, with_defaults: bool = True) -> tuple[tuple[str, ...], dict[str, tuple]]:
     """Parameter names in order (`*args` as '*', keyword-only ones after it), and the
-    default values of those that have one."""
+    default values of those that have one (unless `with_defaults` is false)."""
     names, defaults = [], {}
     for child in node.named_children:
         kind = child.type
@@ -327,7 +357,7 @@ def parameters(node) -> tuple[tuple[str, ...], dict[str, tuple]]:
                 child.child_by_field_name("name") or child.named_children[0])
             if ident.type == "identifier":
                 names.append(_text(ident))
-                default = child.child_by_field_name("value")
+                default = child.child_by_field_name("value") if with_defaults else None
                 if default is not None:
                     defaults[names[-1]] = value(default)
             else:  # typed *args / **kwargs
@@ -518,8 +548,10 @@ class _Builder:
             self._nested_function(caps, stack, end_byte, name, qualname)
             return
         walked = start not in self.unread
-        # An unread body records no events, so its parameters would never be used.
-        params, defaults = parameters(caps["function.params"][0]) if walked else ((), {})
+        # An unread body records no events, but its parameters still name what a partial
+        # of it is given (`partial(standard_abstract_eval, prim, shape_rule, ...)`); the
+        # defaults only matter where the body runs.
+        params, defaults = parameters(caps["function.params"][0], walked)
         self.funcs[qualname] = tuple(FuncSpec(params, line, end_line, walked, defaults))
         if not stub:
             body = self.unread[start].first if not walked else \
@@ -610,6 +642,14 @@ class _Builder:
                                              end_line)))
             assigned = (NAME, names[0])
             self._variable(stack, name, line, end_line)
+
+    def _setattr(self, caps, stack, end_byte: int) -> None:
+        """`obj.attr = value`: an Assign to the dotted name (no variable of the module)."""
+        target = dotted(caps["setattr.target"][0])
+        if target is not None:
+            self.events.append(stored(Assign(*self._statement(stack), target,
+                                             value(caps["setattr.value"][0]),
+                                             *_lines(caps["setattr"][0]))))
 
     def _unpack(self, caps, stack, end_byte: int) -> None:
         line, end_line = _lines(caps["unpack"][0])
@@ -712,6 +752,7 @@ _HANDLERS = {
     "if": lambda self, caps, stack, end: self._branch("if", caps, stack, end),
     "else": lambda self, caps, stack, end: self._branch("else", caps, stack, end),
     "call": _Builder._call_statement, "assign": _Builder._assign,
-    "setitem": _Builder._setitem, "return": _Builder._return, "unpack": _Builder._unpack,
+    "setitem": _Builder._setitem, "setattr": _Builder._setattr, "return": _Builder._return,
+    "unpack": _Builder._unpack,
     "import": _Builder._import, "delete": _Builder._delete,
 }

@@ -28,6 +28,13 @@ DICT = "d"  # (DICT, ((key, value), ...))
 LAMBDA = "l"  # (LAMBDA, line, params, defaults, body)
 NOT = "not"  # (NOT, operand)
 ADD = "+"  # (ADD, left, right): `name + "_wrapper"`; a value only while a side is a PARAM
+# Operators whose value is one of their operands, or a truth, where that can be told;
+# kept as values only while an operand is a PARAM (decided where a summary is applied):
+OR = "or"  # (OR, left, right): `rule or _default_rule`
+AND = "and"  # (AND, left, right)
+IS = "is"  # (IS, left, right): `rule is None`; `is not` is (NOT, (IS, ...))
+ISA = "isa"  # (ISA, value, class): `isinstance(value, class)` while value is a PARAM
+CHOICE = "ifx"  # (CHOICE, condition, then, otherwise): `then if condition else otherwise`
 
 # -- values only the resolver makes --------------------------------------------------------
 PRIM = "prim"  # (PRIM, index): a primitive found in the tree
@@ -37,10 +44,14 @@ FUNC = "func"  # (FUNC, module, qualname)
 CLASS = "class"  # (CLASS, module, qualname)
 MODULE = "module"  # (MODULE, module)
 SYM = "sym"  # (SYM, "qualified.name"): outside the tree, or a variable not tracked
-PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs): functools.partial(...)
+PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs[, (module, name, line)]):
+                     # functools.partial(...), with the module-level name it is bound to
 APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
 METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
 RULES = "rules"  # (RULES, (rule, ...)): one registration's functions (defbilinear's two)
+INSTANCE = "inst"  # (INSTANCE, class, k): the k-th object of a class of the tree made
+                   # (its attributes are the interpreter's, by k)
+SUPER = "super"  # (SUPER, class, self): `super()` in a method of `class`, for `self`
 CLOSURE = "closure"  # (CLOSURE, module, qualname, env): a nested function, with the locals
                      # of the function that defined it
 
@@ -61,7 +72,7 @@ class Call(NamedTuple):
 
 
 class Assign(NamedTuple):
-    """`name = value`."""
+    """`name = value`, or `obj.attr = value` (then `name` is dotted: `self.primitive`)."""
 
     scope: str
     block: int

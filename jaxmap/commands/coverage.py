@@ -39,8 +39,8 @@ def coverage(prims: list[Primitive], kinds: tuple[str, ...] = (),
     # A kind asked for, or filtered on, keeps its column even where no row has it.
     present = {column for _, _, counts in rows for column in counts} | set(kinds) \
         | set(missing)
-    order = [k.value for k in RuleKind]
-    columns = sorted(present, key=lambda c: (order.index(c.partition(":")[0]), c))
+    order = [k.value for k in RuleKind]  # received kinds (shape_rule, ...) after these
+    columns = sorted(present, key=lambda c: (_position(order, c.partition(":")[0]), c))
     if kinds:
         columns = [c for c in columns if c.partition(":")[0] in kinds]
     totals = {c: sum(1 for _, _, counts in rows if counts.get(c)) for c in columns}
@@ -53,3 +53,7 @@ def _columns(rule) -> list[str]:
         return [rule.kind.value]
     platforms = rule.platforms or ((rule.platform,) if rule.platform else ("default",))
     return [rule.kind.value] + [f"lowering:{p}" for p in platforms]
+
+
+def _position(order: list[str], kind: str) -> int:
+    return order.index(kind) if kind in order else len(order)

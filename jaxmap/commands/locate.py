@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from jaxmap.commands.lookup import (
+    RECEIVED_KINDS_NOTE,
     RESULT_KINDS,
     RULE_KINDS,
     check_platform,
     definitions,
     for_platform,
+    is_rule_kind,
     spellings,
     suggest,
 )
@@ -40,11 +42,12 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
     query = name.strip()
     if not query:
         raise NotFound("give a name to locate, e.g. `jaxmap locate psum`")
-    if kind is not None and kind not in RULE_KINDS + RESULT_KINDS:
-        raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}")
+    if kind is not None and kind not in RESULT_KINDS and not is_rule_kind(kind):
+        raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}, "
+                          f"{RECEIVED_KINDS_NOTE}")
     if platform:
         check_platform(platform)
-    rule_kind = kind if kind in RULE_KINDS else None
+    rule_kind = kind if kind is not None and kind not in RESULT_KINDS else None
     want = {"primitive"} if rule_kind else {kind} if kind else set(RESULT_KINDS)
     named = index.primitives_named(*spellings(query)) if "primitive" in want else []
     prims = [for_platform(p, platform) for p in named] if platform else named

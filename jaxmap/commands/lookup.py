@@ -11,6 +11,17 @@ from jaxmap.errors import ArgumentError, JaxmapError
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 RULE_KINDS = tuple(k.value for k in RuleKind)
+# How the kinds a helper receives are listed where kinds are (`shape_rule`, ...).
+RECEIVED_KINDS_NOTE = "or a helper's parameter ending in _rule (shape_rule, dtype_rule, ...)"
+
+
+def is_rule_kind(kind: str) -> bool:
+    """One of RULE_KINDS, or a rule a helper receives (`shape_rule`: see RuleKind)."""
+    try:
+        RuleKind(kind)
+    except ValueError:
+        return False
+    return True
 RESULT_KINDS = ("primitive",) + tuple(k.value for k in DefKind)
 
 
@@ -82,8 +93,9 @@ def check_rule_kinds(**kinds_by_option: tuple[str, ...]) -> None:
     (`check_rule_kinds(missing=("jvp",), has=())`)."""
     for option, kinds in kinds_by_option.items():
         for kind in kinds:
-            if kind not in RULE_KINDS:
-                raise JaxmapError(f"--{option}: {kind!r} is not one of: {', '.join(RULE_KINDS)}")
+            if not is_rule_kind(kind):
+                raise JaxmapError(f"--{option}: {kind!r} is not one of: {', '.join(RULE_KINDS)}, "
+                                  f"{RECEIVED_KINDS_NOTE}")
 
 
 def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str, ...] = (),

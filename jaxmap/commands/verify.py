@@ -13,10 +13,11 @@ import os
 import pkgutil
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxmap.errors import VerifyError
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.knowledge import registrars as R
 
 # Runtime registries (module, attribute, rule kind), from the same table the index uses;
@@ -45,9 +46,18 @@ class Runtime:
     functions: dict[tuple[str, str], set[tuple[str, str]]] = field(default_factory=dict)
     # (primitive name, platform) of each live lowering; "default" for mlir._lowerings
     lowerings: set[tuple[str, str]] = field(default_factory=set)
+    # name -> the rules its abstract_eval's partial holds (`shape_rule`, `dtype_rule`, ...)
+    received: dict[str, set[str]] = field(default_factory=dict)
 
     def add(self, name: str, kind: str, rule) -> None:
         self.pairs.setdefault(name, set()).add(kind)
+        self._reach(name, kind, rule)
+
+    def add_received(self, name: str, kind: str, rule) -> None:
+        self.received.setdefault(name, set()).add(kind)
+        self._reach(name, kind, rule)
+
+    def _reach(self, name: str, kind: str, rule) -> None:
         reached = self.functions.setdefault((name, kind), set())
         for file, function in rule_functions(rule):
             if file.startswith(str(self.root) + os.sep):
@@ -74,6 +84,14 @@ class Report:
     unconfirmed_functions: list[str] = field(default_factory=list)
     missing_platforms: list[str] = field(default_factory=list)
     extra_platforms: list[str] = field(default_factory=list)
+    # Rules a helper receives (shape_rule, dtype_rule, ...), against the arguments of the
+    # partial in each live abstract_eval: found, extra, functions, as for the pairs.
+    received: tuple[int, int] = (0, 0)  # (found, runtime total)
+    received_extra: tuple[int, int] = (0, 0)  # (static ones the runtime lacks, checked)
+    received_functions: tuple[int, int] = (0, 0)  # (confirmed, checked)
+    missing_received: list[str] = field(default_factory=list)
+    extra_received: list[str] = field(default_factory=list)
+    unconfirmed_received: list[str] = field(default_factory=list)
 
     @property
     def primitive_recall(self) -> float:
@@ -98,6 +116,19 @@ class Report:
     @property
     def extra_rate(self) -> float:
         return self.extra_rules[0] / self.extra_rules[1] if self.extra_rules[1] else 0.0
+
+    @property
+    def received_recall(self) -> float:
+        return _ratio(*self.received)
+
+    @property
+    def received_extra_rate(self) -> float:
+        extra, checked = self.received_extra
+        return extra / checked if checked else 0.0
+
+    @property
+    def received_agreement(self) -> float:
+        return _ratio(*self.received_functions)
 
 
 def check_root(root) -> None:
@@ -154,7 +185,7 @@ def compare(static_primitives, runtime: Runtime) -> Report:
     static_lowerings, checked_lowerings = _lowering_pairs(static_primitives, runtime)
     confirmed_lowerings = checked_lowerings & runtime.lowerings
     found_lowerings = runtime.lowerings & static_lowerings
-    return Report(runtime.version, (len(runtime.pairs) - len(missing), len(runtime.pairs)),
+    report = Report(runtime.version, (len(runtime.pairs) - len(missing), len(runtime.pairs)),
                   (len(found_pairs), len(runtime_pairs)), (extra, checked),
                   (confirmed, functions_checked),
                   (len(found_lowerings), len(runtime.lowerings)),
@@ -164,6 +195,43 @@ def compare(static_primitives, runtime: Runtime) -> Report:
                   sorted(extra_pairs), sorted(unconfirmed),
                   sorted(f"{n}:{p}" for n, p in runtime.lowerings - static_lowerings),
                   sorted(f"{n}:{p}" for n, p in checked_lowerings - runtime.lowerings))
+    return _compare_received(static_primitives, runtime, report)
+
+
+def _compare_received(static_primitives, runtime: Runtime, report: Report) -> Report:
+    """`report` with the rules helpers receive compared: each static one on a primitive
+    the runtime has, in a file it loaded, checked against that primitive's partial
+    (unless a later abstract_eval replaced the one that received it)."""
+    static: set[tuple[str, str]] = set()
+    checked, extra, unconfirmed = 0, set(), set()
+    functions_checked = confirmed = 0
+    for prim in static_primitives:
+        replaced = {rule.loc for rule in _overridden(prim.rules)
+                    if rule.kind == RuleKind.ABSTRACT_EVAL}
+        for rule in prim.rules:
+            if not rule.kind.received:
+                continue
+            kind = rule.kind.value
+            static.add((prim.name, kind))
+            if prim.style != "classic" or rule.condition or prim.name not in runtime.pairs \
+                    or rule.loc.file not in runtime.loaded_files or rule.loc in replaced:
+                continue
+            checked += 1
+            if kind not in runtime.received.get(prim.name, ()):
+                extra.add(f"{prim.name}:{kind}")
+            elif rule.function is not None:
+                functions_checked += 1
+                if (rule.function.loc.file, rule.function.name) in \
+                        runtime.functions.get((prim.name, kind), set()):
+                    confirmed += 1
+                else:
+                    unconfirmed.add(f"{prim.name}:{kind}:{rule.function.name}")
+    live = {(n, k) for n, ks in runtime.received.items() for k in ks}
+    return replace(report, received=(len(live & static), len(live)),
+                   received_extra=(len(extra), checked),
+                   received_functions=(confirmed, functions_checked),
+                   missing_received=sorted(f"{n}:{k}" for n, k in live - static),
+                   extra_received=sorted(extra), unconfirmed_received=sorted(unconfirmed))
 
 
 def _xla(rule) -> bool:
@@ -235,7 +303,36 @@ def read_runtime() -> Runtime:
                     runtime.add(prim.name, kind, vars(prim)[name])
                 elif method is not None and method is not getattr(core.Primitive, name, None):
                     runtime.add(prim.name, kind, method)
+        for kind, rule in received_rules(vars(prim).get("abstract_eval")):
+            runtime.add_received(prim.name, kind, rule)
     return runtime
+
+
+def received_rules(rule, depth: int = 0) -> list[tuple[str, object]]:
+    """(parameter, function) for each parameter named `..._rule` of the partial a live
+    abstract_eval is or wraps (`partial(standard_abstract_eval, prim, shape_rule, ...)`,
+    kept in a closure cell by def_abstract_eval), where it holds a function."""
+    import functools
+    import inspect
+
+    if depth > 3 or rule is None:
+        return []
+    if isinstance(rule, functools.partial):
+        try:
+            params = list(inspect.signature(rule.func).parameters)
+        except (TypeError, ValueError):
+            return []
+        given = {**dict(zip(params, rule.args)), **rule.keywords}
+        return [(name, value) for name, value in given.items()
+                if name.endswith(RECEIVED_RULE_SUFFIX) and callable(value)]
+    for cell in getattr(rule, "__closure__", None) or ():
+        try:
+            found = received_rules(cell.cell_contents, depth + 1)
+        except ValueError:  # an empty cell
+            continue
+        if found:
+            return found
+    return []
 
 
 def _module(name: str):

@@ -137,6 +137,9 @@ PALLAS_LOWERING_TABLES: dict[str, str] = {
 
 # Classes whose instances are primitives (subclasses are found by the resolver).
 PRIMITIVE_CLASSES = ("core.Primitive",)
+# JAX's own subclasses, for trees without jax in them (a library's `core.CallPrimitive(...)`);
+# where jax is in the tree they are followed as its classes.
+PRIMITIVE_SUBCLASSES = ("core.CallPrimitive", "core.MapPrimitive", "core.ClosedCallPrimitive")
 
 # Methods of a Primitive subclass that override the rules of its instances.
 PRIMITIVE_METHODS: dict[str, K] = {"impl": K.IMPL, "abstract_eval": K.ABSTRACT_EVAL}
@@ -231,6 +234,7 @@ def _by_full_name(table: dict) -> dict:
 CALLS_BY_NAME: dict[str, Registrar] = _by_full_name(CALLS)
 REGISTRIES_BY_NAME: dict[str, K] = _by_full_name(REGISTRIES)
 PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s))
+PRIMITIVE_SUBCLASS_NAMES = frozenset(n for s in PRIMITIVE_SUBCLASSES for n in expand(s))
 ZIP_NAMES = frozenset(n for s in ZIPS for n in expand(s))
 HIJAX_CLASS_BASE_NAMES = frozenset(n for s in HIJAX_CLASS_BASES for n in expand(s))
 HI_PRIMITIVE_BASE_NAMES = frozenset(n for s in HI_PRIMITIVE_BASES for n in expand(s))

@@ -31,7 +31,9 @@ def rule(r: Rule, path: PathFn = _same) -> dict:
     return {"kind": r.kind.value, "file": path(r.loc.file), "line": r.loc.line,
             "end_line": r.loc.end_line, "via": r.via, "platform": r.platform,
             "platforms": list(r.platforms), "function": functions[0] if functions else None,
-            "functions": functions, "condition": r.condition}
+            "functions": functions, "condition": r.condition,
+            "written": r.written and {"name": r.written.name, "file": path(r.written.loc.file),
+                                      "line": r.written.loc.line}}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:
@@ -145,6 +147,14 @@ def verify_document(report) -> str:
                       "precision": round(report.platform_pair_precision, 4)},
                   "conditional_rules": {"checked": report.conditional[1],
                                         "live": report.conditional[0]},
+                  "received_rules": {
+                      "found": report.received[0], "total": report.received[1],
+                      "recall": round(report.received_recall, 4),
+                      "extra": report.received_extra[0], "checked": report.received_extra[1],
+                      "functions_confirmed": report.received_functions[0],
+                      "functions_checked": report.received_functions[1],
+                      "missing": report.missing_received, "extra_rules": report.extra_received,
+                      "unconfirmed_functions": report.unconfirmed_received},
                   "missing_primitives": report.missing_primitives,
                   "missing_pairs": report.missing_pairs, "extra_pairs": report.extra_pairs,
                   "unconfirmed_functions": report.unconfirmed_functions,

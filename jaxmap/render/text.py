@@ -63,7 +63,12 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
 def rule_line(r: Rule, path: PathFn) -> str:
     kind = r.kind.value + platform_label(r)
     text = f"  {kind:<22} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
-    if r.functions:
+    if r.written and r.function:  # `_dot_general_batch_rule (partial of _dot_batch_rule :5869)`
+        w, f = r.written, r.function
+        where = "" if f.loc.file == w.loc.file else path(f.loc.file)
+        text += (f"  -> {w.name} {path(w.loc.file)}:{w.loc.line} "
+                 f"(partial of {f.name} {where}:{f.loc.line})")
+    elif r.functions:
         text += "  -> " + ", ".join(f"{f.name} {path(f.loc.file)}:{f.loc.line}"
                                     for f in r.functions)
     if r.condition:
@@ -130,7 +135,11 @@ def verify_summary(report, show: int = 20) -> str:
             ("lowering platforms found", report.platform_recall,
              report.platform_pair_recall),
             ("lowering platforms right", report.platform_precision,
-             report.platform_pair_precision)):
+             report.platform_pair_precision),
+            ("received rules found", report.received, report.received_recall),
+            ("received rules extra", report.received_extra, report.received_extra_rate),
+            ("received rule functions", report.received_functions,
+             report.received_agreement)):
         lines.append(f"  {label:<25} {found}/{total} ({share:.1%})")
     live, conditional = report.conditional
     lines.append(f"  {'rules under a condition':<25} {conditional} (not counted as extra; "
@@ -141,7 +150,11 @@ def verify_summary(report, show: int = 20) -> str:
                          ("missing (primitive, platform)", report.missing_platforms),
                          ("extra (primitive, platform)", report.extra_platforms),
                          ("rule functions the runtime does not reach",
-                          report.unconfirmed_functions)):
+                          report.unconfirmed_functions),
+                         ("missing received rules", report.missing_received),
+                         ("extra received rules", report.extra_received),
+                         ("received rule functions not confirmed",
+                          report.unconfirmed_received)):
         if items and show:
             shown = ", ".join(items[:show]) + (" ..." if len(items) > show else "")
             lines.append(f"  {title}: {shown}")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
-         "function_file, function_line, platforms, functions, condition")
+         "function_file, function_line, platforms, functions, condition, written")
 # A primitive by name string (`name` or its `_p`-less `stem`), variable or alias: the
 # one rule for every command that takes a primitive's name.
 _NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
@@ -430,15 +430,21 @@ def _primitive(row, rules) -> Primitive:
 
 def _rule(row) -> Rule:
     _pid, kind, file, line, end_line, via, platform, f_name, f_file, f_line, platforms, \
-        more, condition = row
+        more, condition, written = row
     function = FunctionRef(f_name, SourceLoc(f_file, f_line)) if f_name else None
     functions = (function,) if function else ()
     if more:
         import json
 
         functions += tuple(FunctionRef(n, SourceLoc(f, li)) for n, f, li in json.loads(more))
+    if written:
+        import json
+
+        name, w_file, w_line = json.loads(written)
+        written = FunctionRef(name, SourceLoc(w_file, w_line))
     return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
-                tuple(platforms.split(",")) if platforms else (), functions, condition)
+                tuple(platforms.split(",")) if platforms else (), functions, condition,
+                written or None)
 
 
 def _chunks(values: list, size: int) -> Iterator[list]:

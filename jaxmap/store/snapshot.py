@@ -102,7 +102,10 @@ def _rule_record(rule: Rule) -> dict:
     return {"kind": rule.kind.value, "file": rule.loc.file, "line": rule.loc.line,
             "end_line": rule.loc.end_line, "via": rule.via, "platform": rule.platform,
             "platforms": list(rule.platforms), "function": (functions or [None])[0],
-            "functions": functions, "condition": rule.condition}
+            "functions": functions, "condition": rule.condition,
+            "written": rule.written and {"name": rule.written.name,
+                                         "file": rule.written.loc.file,
+                                         "line": rule.written.loc.line}}
 
 
 def _definition_record(d: Definition) -> dict:

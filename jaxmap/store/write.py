@@ -23,7 +23,7 @@ from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 from jaxmap.store import atomic
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10  # 10: received rule kinds, operators, `written`
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -36,7 +36,7 @@ CREATE TABLE primitives (
 CREATE TABLE rules (
   primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
   via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
-  platforms TEXT, functions TEXT, condition TEXT);
+  platforms TEXT, functions TEXT, condition TEXT, written TEXT);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, summary TEXT);
@@ -226,10 +226,10 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
         (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
          p["style"], ",".join(p.get("aliases", ())))
         for pid, p in enumerate(resolution.primitives)])
-    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
          *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r),
-         r.get("condition"))
+         r.get("condition"), _written(r))
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p["rules"])])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (i, d["name"], d["qualname"], d["kind"], d["module"], d["file"], d["line"],
@@ -263,6 +263,16 @@ def _more_functions(rule: dict) -> str | None:
     import json  # not on the query path: only writes need it
 
     return json.dumps([[f["name"], f["file"], f["line"]] for f in more])
+
+
+def _written(rule: dict) -> str | None:
+    """The name a rule was written as (a partial bound at module level), as JSON."""
+    written = rule.get("written")
+    if not written:
+        return None
+    import json  # not on the query path: only writes need it
+
+    return json.dumps([written["name"], written["file"], written["line"]])
 
 
 def _function_columns(function: dict | None) -> tuple:

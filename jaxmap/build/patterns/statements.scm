@@ -8,6 +8,10 @@
 (expression_statement
   (assignment left: (identifier) @assign.target right: (_) @assign.value)) @assign
 
+; obj.attr = value             -- self.primitive = core.Primitive(name); cls.outer_primitive = p
+(expression_statement
+  (assignment left: (attribute) @setattr.target right: (_) @setattr.value)) @setattr
+
 ; table[key] = value           -- ad.primitive_jvps[p] = f; batching.fancy_primitive_batchers[p] = f
 (expression_statement
   (assignment left: (subscript) @setitem.target right: (_) @setitem.value)) @setitem

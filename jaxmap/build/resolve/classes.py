@@ -7,13 +7,21 @@ from __future__ import annotations
 import weakref
 
 from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import CLASS, FUNC, PRIM, UNKNOWN
+from jaxmap.build.facts import CLASS, FUNC, NEW, PRIM, STR, UNKNOWN
 from jaxmap.models import RuleKind
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS, canonical
 
 PRIMITIVE, HI_PRIMITIVE, VJP_HI = "primitive", "hiprimitive", "vjp_hi"
+
+
+def is_jax_base(cls: tuple) -> bool:
+    """JAX's own Primitive and hijax base classes: their methods are JAX's machinery
+    (`def_impl` registers), never a rule of a subclass."""
+    name = f"{cls[1]}.{cls[2]}"
+    return name in R.HIJAX_CLASS_BASE_NAMES or name in R.HI_PRIMITIVE_BASE_NAMES \
+        or name in R.PRIMITIVE_CLASS_NAMES
 
 
 class Classes:
@@ -40,9 +48,9 @@ class Classes:
                                              ctx)
         if created[0] == PRIM:
             self.instance_class[created[1]] = cls
-        init = self._initializer(cls)
-        if init is not None:
-            self.interpreter.apply(init, (created, *args), kwargs, ctx, via, None)
+        init = self.initializer(cls)
+        if init is not None:  # run with `self` the primitive: `super().__init__("tag")`
+            self.interpreter.run(init, (created, *args), kwargs, ctx, via)
         if created[0] == PRIM:
             table = R.HIJAX_METHODS if self.kind(cls) == HI_PRIMITIVE else R.PRIMITIVE_METHODS
             self._method_rules(created[1], cls, table)
@@ -75,15 +83,13 @@ class Classes:
         """Methods and attributes of a class and its in-tree bases, nearest first,
         stopping at JAX's own Primitive and hijax base classes:
         name -> (module, qualname, line, end_line)."""
-        name = f"{cls[1]}.{cls[2]}"
-        if name in R.HIJAX_CLASS_BASE_NAMES or name in R.HI_PRIMITIVE_BASE_NAMES \
-                or name in R.PRIMITIVE_CLASS_NAMES or depth > MAX_HOPS:
+        if is_jax_base(cls) or depth > MAX_HOPS:
             return {}
         spec = self.names.facts(cls[1]).classes.get(cls[2])
         if spec is None:
             return {}
         members = {}
-        for value in reversed(self._bases(cls)):
+        for value in reversed(self.bases(cls)):
             if value[0] == CLASS:
                 members.update(self.members(value, depth + 1))
         for member, (line, end_line) in spec.members.items():
@@ -99,26 +105,37 @@ class Classes:
             return self.kinds[key]
         self.kinds[key] = None
         kind = None
-        for value in self._bases(cls):
+        for value in self.bases(cls):
             name = canonical(value)
             if name in R.HIJAX_CLASS_BASE_NAMES:
                 kind = VJP_HI
             elif name in R.HI_PRIMITIVE_BASE_NAMES:
                 kind = kind or HI_PRIMITIVE
-            elif name in R.PRIMITIVE_CLASS_NAMES:
+            elif name in R.PRIMITIVE_CLASS_NAMES or name in R.PRIMITIVE_SUBCLASS_NAMES \
+                    and value[0] != CLASS:
                 kind = kind or PRIMITIVE
             elif value[0] == CLASS and depth < MAX_HOPS:
                 kind = kind or self.kind(value, depth + 1)
         self.kinds[key] = kind
         return kind
 
-    def _initializer(self, cls: tuple, depth: int = 0) -> tuple | None:
+    def name_primitive(self, target: tuple, name: tuple, ctx) -> None:
+        """`super().__init__(name)` reaching JAX's Primitive: the name of the primitive
+        `target` (made with its class's first argument), where it is a string."""
+        if name[0] != STR:
+            return
+        if target[0] == PRIM:
+            self.findings.primitives[target[1]]["name"] = name[1]
+        elif target[0] == NEW and ctx.summary is not None:
+            ctx.summary.created[target[2]] = name
+
+    def initializer(self, cls: tuple, depth: int = 0) -> tuple | None:
         """The `__init__` a class runs: its own, or the nearest base's in the tree."""
         if f"{cls[2]}.__init__" in self.names.facts(cls[1]).funcs:
             return (FUNC, cls[1], f"{cls[2]}.__init__")
-        for value in self._bases(cls) if depth < MAX_HOPS else ():
+        for value in self.bases(cls) if depth < MAX_HOPS else ():
             if value[0] == CLASS:
-                found = self._initializer(value, depth + 1)
+                found = self.initializer(value, depth + 1)
                 if found is not None:
                     return found
         return None
@@ -158,7 +175,7 @@ class Classes:
                     self._member_rule(pid, RuleKind.TRACE, method, where,
                                       f"{owner}.{method}", line, end_line)
 
-    def _bases(self, cls: tuple) -> tuple:
+    def bases(self, cls: tuple) -> tuple:
         """The values of a class's base-class expressions, evaluated once."""
         key = (cls[1], cls[2])
         if key not in self.base_values:

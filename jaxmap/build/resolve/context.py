@@ -18,9 +18,10 @@ class Summary:
     regs: list[tuple] = field(default_factory=list)
     returns: tuple = UNKNOWN
     created: list[tuple] = field(default_factory=list)  # name of each NEW, by its k
-    # A loop over a parameter: what it registers is known only per call, so each call
-    # runs the body again with its arguments (a specialised summary).
-    loops_over_params: bool = False
+    # A loop over a parameter, or a name assigned under an `if` on one: what it registers
+    # is known only per call, so each call runs the body again with its arguments (a
+    # specialised summary).
+    per_call: bool = False
 
 
 @dataclass

@@ -27,11 +27,12 @@ class Findings:
         return len(self.primitives) - 1
 
     def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
-                 platform: str | None, functions: list[dict], condition: str | None = None
-                 ) -> None:
+                 platform: str | None, functions: list[dict], condition: str | None = None,
+                 written: dict | None = None) -> None:
         """A rule of primitive `pid`, registered at `site` of `module`, implemented by
         `functions` (most rules have one; defbilinear's transpose has two), under
-        `condition` when an `if` the resolver cannot decide surrounds it."""
+        `condition` when an `if` the resolver cannot decide surrounds it; `written`: the
+        module-level name it was registered through, where that name holds a partial."""
         line, end_line = site
         key = (pid, str(kind), module, line, via, platform, tuple(
             (f["file"], f["line"]) for f in functions), condition)
@@ -42,7 +43,7 @@ class Findings:
             "kind": str(kind), "file": self.names.path(module), "line": line,
             "end_line": end_line, "via": via, "platform": platform,
             "function": functions[0] if functions else None, "functions": functions,
-            "condition": condition})
+            "condition": condition, "written": written})
 
     def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
         """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:

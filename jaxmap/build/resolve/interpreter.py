@@ -14,26 +14,24 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
-                          LAMBDA,
-                          METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM, SPLAT, STR,
-                          SUBSCRIPT, SYM, TUPLE, UNKNOWN, Assign, Branch, Call, Decorate,
-                          Define, Loop, Return, SetItem, Unpack)
+from jaxmap.build.facts import (APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
+                                LAMBDA, METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM,
+                                SPLAT, STR, SUBSCRIPT, SUPER, SYM, TUPLE, UNKNOWN, INSTANCE, ISA,
+                                Assign, Branch, Call,
+                                Decorate, Define, Loop, Return, SetItem, Unpack)
 from jaxmap.build.resolve.classes import Classes
 from jaxmap.build.resolve.context import Context, Summary
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.objects import Objects
 from jaxmap.build.resolve.registrations import Registrations, registry
-from jaxmap.build.resolve.values import (bind_params, canonical, concatenation, condition_text,
-                                   depends_on_params, is_callable, items_of, mentions_new,
-                                   mentions_param, negation, news_in, param_locals,
-                                   substitute, text, truth_of, with_created)
+from jaxmap.build.resolve.values import (KNOWN_KINDS, OPERATORS, Rewrite, bind_params, canonical,
+                                         condition_text, depends_on_params, is_callable, items_of,
+                                         mentions_new, mentions_param, negation, news_in,
+                                         param_locals, text, truth_of)
 
-_KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT,
+_KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT, INSTANCE,
                                    APPLIED, LAMBDA, SYM, CLOSURE})
-# Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
-_KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
-                          CLOSURE})
 _MODULE_VALUES = ".__dict__.values"
 _ZIP = (SYM, "zip")
 _MAX_INLINE_DEPTH = 8  # lambdas and nested functions calling others (or themselves)
@@ -48,13 +46,16 @@ class Interpreter:
         self.names = names
         self.findings = findings
         self.classes = Classes(names, findings, self)
-        self.registrations = Registrations(names, findings, self.classes)
+        self.objects = Objects(names, self.classes)
+        self.registrations = Registrations(names, findings, self.classes, self.objects)
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
         self._inline_depth = 0  # lambdas and nested functions being run where called
+        self._running: set[tuple[str, str]] = set()  # functions run where called, now
         self._by_scope: dict[str, dict[str, list]] = {}  # module -> scope -> statements
         names.env_of = self.module_env
+        names.member_of = self.objects.member
 
     def module_env(self, module: str) -> dict:
         """Run a module's top level once; the env of its names (partial while running)."""
@@ -109,7 +110,7 @@ class Interpreter:
         loop = blocks[index]
         iterable = self.eval(loop.iterable, ctx)
         if ctx.summary is not None and depends_on_params(iterable):
-            ctx.summary.loops_over_params = True
+            ctx.summary.per_call = True
         for item in self._iterate(iterable):
             _bind(loop.target, item, ctx.locals)
             self._block(events, index, blocks, ctx)
@@ -125,6 +126,8 @@ class Interpreter:
                 self._block(events, index, blocks, ctx)
             return
         guarded = ctx.summary is not None and mentions_param(condition)
+        if guarded and any(type(event) in _BINDINGS for event in events):
+            ctx.summary.per_call = True  # which value a name gets, each call's arguments say
         opened = ctx.guards if guarded else ctx.conditions
         opened.append((condition, branch.taken) if guarded else
                       condition_text(branch.condition, branch.taken))
@@ -141,9 +144,12 @@ class Interpreter:
             seqs = [self._iterate(a) for a in value[2]]
             if seqs and all(s != [UNKNOWN] for s in seqs):
                 return [(TUPLE, tuple(items)) for items in zip(*seqs)]
-        if value[0] == APPLIED and value[1][0] == METHOD and value[1][2] == "items" \
-                and value[1][1][0] == DICT:
-            return [(TUPLE, pair) for pair in value[1][1][1]]
+        if value[0] == APPLIED and value[1][0] == METHOD and value[1][1][0] == DICT:
+            pairs = value[1][1][1]  # `table.items()`, `hooks.values()`, `table.keys()`
+            if value[1][2] == "items":
+                return [(TUPLE, pair) for pair in pairs]
+            if value[1][2] in ("values", "keys"):
+                return [pair[value[1][2] == "values"] for pair in pairs]
         if value[0] == APPLIED and value[1] == (SYM, "itertools.chain"):
             return [item for arg in value[2] for item in self._iterate(arg)]
         if value[0] == APPLIED and value[1][0] == SYM and value[1][1].endswith(_MODULE_VALUES):
@@ -163,6 +169,14 @@ class Interpreter:
 
     def _assign(self, event: Assign, ctx: Context) -> None:
         value = self.eval(event.value, ctx)
+        owner, _, attr = event.name.rpartition(".")
+        if owner:  # `self.primitive = ...`, `cls.outer_primitive = p`
+            self.objects.set(self._name((NAME, owner), ctx), attr, value)
+            return
+        in_class = None if ctx.scope else self.objects.class_at(ctx.module, event.line)
+        if in_class is not None:  # a class body's `name = "my_op"`: the class's own
+            self.objects.set(in_class, event.name, value)
+            return
         if not ctx.scope:
             value = self._module_value(event.name, value, ctx)
         ctx.locals[event.name] = value
@@ -206,8 +220,14 @@ class Interpreter:
         anything else is known by its qualified name (registries are found that way)."""
         if value[0] == PRIM:
             self.findings.name_variable(value[1], name)
+        if value[0] == INSTANCE:  # `spmv_p = Kernel("spmv")` keeps it in `self.primitive`
+            for attr, held in self.objects.attributes[value[2]].items():
+                if held[0] == PRIM:
+                    self.findings.name_variable(held[1], f"{name}.{attr}")
         if name.endswith("_p") and value[0] == APPLIED and value[1][0] == FUNC:
             self._unread_factory(name, value[1], ctx)
+        if value[0] == PARTIAL and len(value) == 4:  # the name a rule may be written as
+            value = (*value, (ctx.module, name, ctx.site[0]))
         qualified = f"{ctx.module}.{name}"
         if value[0] in _KEPT_AT_MODULE_LEVEL and registry((SYM, qualified)) is None:
             return value
@@ -272,8 +292,9 @@ class Interpreter:
     def _not(self, expr: tuple, ctx: Context) -> tuple:
         return negation(self.eval(expr[1], ctx))
 
-    def _add(self, expr: tuple, ctx: Context) -> tuple:
-        return concatenation(self.eval(expr[1], ctx), self.eval(expr[2], ctx))
+    def _operator(self, expr: tuple, ctx: Context) -> tuple:
+        """`+`, `or`, `and`, `is`, `x if c else y`: made from their operands' values."""
+        return OPERATORS[expr[0]](*(self.eval(operand, ctx) for operand in expr[1:]))
 
     def _args(self, args: tuple, kwargs: dict, ctx: Context) -> tuple[tuple, dict]:
         return (tuple(self.eval(a, ctx) for a in args),
@@ -288,25 +309,36 @@ class Interpreter:
             return self.call(callee[1], callee[2] + args, {**callee[3], **kwargs}, ctx, via,
                              decorated)
         if tag == METHOD:
-            return self._method(callee[1], callee[2], args, ctx, via, decorated)
+            return self._method(callee[1], callee[2], args, kwargs, ctx, via, decorated)
         name = canonical(callee)
+        if name == "super" and not args:
+            return self.objects.super_in(ctx.module, ctx.scope, ctx.locals)
         if name == R.PARTIAL and args:
             return (PARTIAL, args[0], args[1:], kwargs)
         if name in R.ZIP_NAMES:
             return (APPLIED, _ZIP, args)
-        if name == "isinstance" and len(args) == 2 and canonical(args[1]) in \
-                R.PRIMITIVE_CLASS_NAMES and args[0][0] in _KNOWN_KINDS:
-            return (CONST, args[0][0] == PRIM)
+        if name == "isinstance" and len(args) == 2:
+            decided = self.objects.isinstance(*args)
+            if decided is not None:
+                return (CONST, decided)
+            if depends_on_params(args[0]):  # decided where the summary is applied
+                return (ISA, *args)
         if name and name.endswith(".update") and args and args[0][0] == DICT:
             self.registrations.update(name[:-len(".update")], args[0][1], ctx, via)
         registrar = R.CALLS_BY_NAME.get(name)
         if registrar is not None:
             self.registrations.call_registrar(registrar, args, kwargs, ctx, via, decorated)
             return UNKNOWN
-        if name in R.PRIMITIVE_CLASS_NAMES:
+        if name in R.PRIMITIVE_CLASS_NAMES or tag == SYM and name in R.PRIMITIVE_SUBCLASS_NAMES:
             return self.construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
         if tag == CLASS and self.classes.makes_primitives(callee):
             return self.classes.instantiate(callee, args, kwargs, ctx, via)
+        if tag == CLASS:
+            return self._instantiate(callee, args, kwargs, ctx, via)
+        if tag == FUNC and any(a[0] in (INSTANCE, CLASS) for a in args) and self._walked(callee):
+            # a helper given an object or a class (`make(cls)`): what it does to them,
+            # a summary could not carry back, so it runs where it is called
+            return self.run(callee, args, kwargs, ctx, via)
         if tag == FUNC:
             return self.apply(callee, args, kwargs, ctx, via, decorated)
         if tag == LAMBDA and self._inline_depth < _MAX_INLINE_DEPTH:
@@ -351,9 +383,55 @@ class Interpreter:
         finally:
             self._inline_depth -= 1
 
-    def _method(self, target: tuple, method: str, args: tuple, ctx, via, decorated) -> tuple:
+    def _method(self, target: tuple, method: str, args: tuple, kwargs: dict, ctx, via,
+                decorated) -> tuple:
+        """`target.method(...)`: a method of the tree's class run with `self` bound (an
+        object's, a primitive subclass's, `super()`'s), else a registration method."""
+        func = self.objects.method_of(target, method)
+        if func is not None:
+            this = target[2] if target[0] == SUPER else target
+            return self.run(func, (this, *args), kwargs, ctx, via)
+        if target[0] == SUPER and method == "__init__":
+            self.classes.name_primitive(target[2], args[0] if args else
+                                        kwargs.get("name", UNKNOWN), ctx)
+            return UNKNOWN
         self.registrations.method(target, method, args, ctx, via, decorated)
         return (APPLIED, (METHOD, target, method), args)
+
+    def _instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx, via) -> tuple:
+        """`Kernel("spmv")` for a class of the tree whose `__init__` may register: an
+        object, its `__init__` run with it; other classes' calls are not followed."""
+        init = self.classes.initializer(cls)
+        if init is None or not self._walked(init):
+            return (APPLIED, cls, args)
+        made = self.objects.new(cls)
+        self.run(init, (made, *args), kwargs, ctx, via)
+        return made
+
+    def _walked(self, func: tuple) -> bool:
+        spec = self.names.facts(func[1]).funcs.get(func[2])
+        return spec is not None and spec.walked
+
+    def run(self, func: tuple, args: tuple, kwargs: dict, ctx: Context, via: str) -> tuple:
+        """A function of the tree run where it is called (as a nested function is): its
+        parameters bound to the arguments, in the caller's summary and at its site; its
+        value is what its first `return` gives. Bounded in depth, never re-entered."""
+        key = (func[1], func[2])
+        spec = self.names.facts(func[1]).funcs.get(func[2])
+        if spec is None or key in self._running or self._inline_depth >= _MAX_INLINE_DEPTH:
+            return (APPLIED, func, args)
+        bound = bind_params(spec.params, args, kwargs, spec.defaults)
+        inner = Context(func[1], func[2], param_locals(spec.params, bound), ctx.site,
+                        ctx.summary, ctx.guards, ctx.conditions, returned=[],
+                        via=f"{ctx.via}{via} > ", site_module=ctx.site_in)
+        self._running.add(key)
+        try:
+            with self._inlined():
+                self._block(self._statements(func[1], func[2]), -1,
+                            self.names.facts(func[1]).blocks, inner)
+        finally:
+            self._running.discard(key)
+        return inner.returned[0] if inner.returned else (APPLIED, func, args)
 
     def construct(self, name: tuple, ctx: Context) -> tuple:
         """A primitive made here: under summary, one the function creates."""
@@ -372,16 +450,18 @@ class Interpreter:
         spec = self.names.facts(func[1]).funcs[func[2]]
         bound = bind_params(spec.params, args, kwargs, spec.defaults)
         specialised = self._specialise(func, spec.params, bound) \
-            if summary.loops_over_params else None
+            if summary.per_call else None
         if specialised is not None:  # its parameters are the arguments already
             summary, bound = specialised, None
-        if ctx.summary is not None and summary.loops_over_params:
-            ctx.summary.loops_over_params = True
-        created = {k: self.construct(_with_args(summary.created[k], bound), ctx)
+        if ctx.summary is not None and summary.per_call:
+            ctx.summary.per_call = True
+        with_args = Rewrite(bound=bound, isinstance_of=self.objects.isinstance)
+        created = {k: self.construct(with_args(summary.created[k]), ctx)
                    for k in _created_used(summary)}
+        with_new = Rewrite(created=created)
 
         def subst(value):
-            return with_created(_with_args(value, bound), created)
+            return with_new(with_args(value))
 
         for target, kind, inner_via, platform, rule, guards, conditions in summary.regs:
             guards = tuple((subst(condition), branch) for condition, branch in guards)
@@ -394,8 +474,13 @@ class Interpreter:
                                         subst(platform), rule, ctx,
                                         tuple(g for g in guards if truth_of(g[0]) is None),
                                         conditions)
-        return subst(summary.returns) if summary.returns != UNKNOWN \
+        returned = subst(summary.returns) if summary.returns != UNKNOWN \
             else (APPLIED, func, args)
+        if with_args.exceeded or with_new.exceeded:
+            self.findings.diagnose(ctx.site_in, ctx.site[0], f"a value passed to or returned "
+                                   f"by {func[1]}.{func[2]} nests too deep to follow: parts "
+                                   f"of it are unknown")
+        return returned
 
     def summary(self, module: str, qualname: str) -> Summary | None:
         """What calling a function does, with PARAM values for its parameters."""
@@ -433,11 +518,6 @@ class Interpreter:
         return summary
 
 
-def _with_args(value: tuple, bound: dict | None) -> tuple:
-    """A summary's value with its parameters replaced (None: they already were)."""
-    return value if bound is None else substitute(value, bound)
-
-
 def _created_used(summary: Summary) -> list[int]:
     """The primitives a summary creates that a call makes: those it returns or
     registers rules on, in the order it creates them."""
@@ -451,7 +531,7 @@ def _module_values(values: list) -> list:
     values (defined or imported; names from outside the tree left out) of known kinds,
     and one UNKNOWN standing for all the others (a primitive the resolver did not find
     would be one of those)."""
-    known = [value for value in values if value[0] in _KNOWN_KINDS]
+    known = [value for value in values if value[0] in KNOWN_KINDS]
     return known + [UNKNOWN] if len(known) < len(values) else known
 
 
@@ -473,6 +553,7 @@ def _bind(target: tuple, value: tuple, env: dict) -> None:
             _bind(sub, item, env)
 
 
+_BINDINGS = (Assign, Unpack)  # statements that give a name a value
 _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
                Unpack: Interpreter._unpack, Define: Interpreter._define,
                SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
@@ -481,5 +562,5 @@ _STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
 _EXPRESSIONS = {NAME: Interpreter._name, CALL: Interpreter._call_expr,
                 ATTRIBUTE: Interpreter._attribute, SUBSCRIPT: Interpreter._subscript,
                 TUPLE: Interpreter._tuple, DICT: Interpreter._dict, NOT: Interpreter._not,
-                ADD: Interpreter._add,
+                **dict.fromkeys(OPERATORS, Interpreter._operator),
                 **dict.fromkeys((STR, CONST, LAMBDA, SPLAT), lambda self, expr, ctx: expr)}

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jaxmap.build.facts import (CLASS, DICT, FUNC, METHOD, MODULE, NEW, PARAM, PRIM, STAR, STR, SYM,
-                          UNKNOWN, FileFacts)
+from jaxmap.build.facts import (CLASS, DICT, FUNC, INSTANCE, METHOD, MODULE, NEW, PARAM, PRIM, STAR,
+                                STR, SUPER, SYM, UNKNOWN, FileFacts)
 from jaxmap.build.resolve.values import MAX_HOPS
+
+_OBJECTS = frozenset({INSTANCE, CLASS, FUNC, SUPER})  # their attributes: see member_of
 
 
 class Names:
@@ -24,6 +26,9 @@ class Names:
         self.top_names: dict[str, dict[str, tuple]] = {}
         self._defined: dict[str, set[str]] = {}
         self.env_of: Callable[[str], dict] = lambda module: {}
+        # `value.attr` for objects, classes and functions, where the interpreter knows it
+        # (None: it does not); it provides this once composed, as it does env_of.
+        self.member_of: Callable[[tuple, str], tuple | None] = lambda value, attr: None
         self._module_of: dict[str, str | None] = {}
         for module, (_, facts) in self.modules.items():
             for imported in facts.imports:
@@ -87,6 +92,11 @@ class Names:
         if not rest:
             return value
         tag = value[0]
+        if tag in _OBJECTS:
+            head, _, tail = rest.partition(".")
+            found = self.member_of(value, head)
+            if found is not None:
+                return self.attribute(found, tail)
         if tag == MODULE:
             return self.qualified(f"{value[1]}.{rest}")
         if tag == SYM:

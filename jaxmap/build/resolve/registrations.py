@@ -4,14 +4,14 @@ with the function the rule is."""
 
 from __future__ import annotations
 
+from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, INSTANCE, METHOD, NEW, PARAM, PARTIAL,
+                                PRIM, RULES, STR, SYM, UNKNOWN)
 from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, METHOD, NEW, PARAM, PARTIAL, PRIM, RULES, STR,
-                          SYM, UNKNOWN)
-from jaxmap.models import RuleKind
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.build.resolve.context import Context
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import is_callable
+from jaxmap.build.resolve.values import bind_params, is_callable
 
 _SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
 _MACHINERY = "jax._src.interpreters."
@@ -36,10 +36,11 @@ def platform_value(platform: str | None) -> tuple:
 class Registrations:
     """Records registrations into `findings`; `classes` names rules that are methods."""
 
-    def __init__(self, names: Names, findings: Findings, classes):
+    def __init__(self, names: Names, findings: Findings, classes, objects):
         self.names = names
         self.findings = findings
         self.classes = classes
+        self.objects = objects
 
     def into_table(self, table: tuple, key: tuple, rule: tuple, ctx: Context, via: str) -> None:
         """`table[key] = rule`, where table may be a registry."""
@@ -96,9 +97,37 @@ class Registrations:
             return
         rules = rule[1] if rule[0] == RULES else (rule,)
         functions = [f for f in map(self._function_ref, rules) if f is not None]
-        self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via,
-                               platform[1] if platform[0] == STR else None, functions,
-                               " and ".join(conditions) or None)
+        platform_name = platform[1] if platform[0] == STR else None
+        condition = " and ".join(conditions) or None
+        self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via, platform_name,
+                               functions, condition, self._written(rule))
+        for param, received in self._received_rules(rule):
+            self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
+                                   platform_name, [f for f in (self._function_ref(received),)
+                                                   if f is not None], condition)
+
+    def _written(self, rule: tuple) -> dict | None:
+        """The name a rule was written as, where it names a partial at module level
+        (`_dot_general_batch_rule = partial(_dot_batch_rule, ...)`): name, file, line."""
+        if rule[0] != PARTIAL or len(rule) < 5:
+            return None
+        module, name, line = rule[4]
+        return {"name": name, "file": self.names.path(module), "line": line}
+
+    def _received_rules(self, rule: tuple) -> list[tuple[str, tuple]]:
+        """What a rule that is a partial of a function of the tree was given for its
+        parameters named `..._rule` (`partial(standard_abstract_eval, prim, shape_rule,
+        dtype_rule, ...)`): (parameter, the function it holds), each a rule of its own
+        whose kind is the parameter's name, as the tree's own signature writes it."""
+        if rule[0] != PARTIAL or rule[1][0] != FUNC:
+            return []
+        spec = self.names.facts(rule[1][1]).funcs.get(rule[1][2])
+        if spec is None:
+            return []
+        bound = bind_params(spec.params, rule[2], rule[3])
+        return [(param, bound[i]) for i, param in enumerate(spec.params)
+                if param.endswith(RECEIVED_RULE_SUFFIX) and i in bound
+                and is_callable(bound[i])]
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
         """The named function a rule value is, or is made from."""
@@ -115,6 +144,9 @@ class Registrations:
             return self._function_ref(rule[1], depth + 1)
         if tag == METHOD and rule[1][0] == PRIM:
             return self.classes.instance_member(rule[1][1], rule[2])
+        if tag == METHOD and rule[1][0] == INSTANCE:  # `self._abstract_eval` of an object
+            method = self.objects.method(rule[1][1], rule[2])
+            return self._function_ref(method, depth + 1) if method is not None else None
         if tag == APPLIED:
             for arg in rule[2]:
                 found = self._function_ref(arg, depth + 1)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from jaxmap.build.facts import (ADD, APPLIED, ATTRIBUTE, CALL, CLASS, CONST, DICT, FUNC, LAMBDA,
-                          METHOD, NAME, NEW, NOT, PARAM, PARTIAL, RULES, SPLAT, STR, SUBSCRIPT,
-                          SYM, TUPLE, UNKNOWN, CLOSURE)
+from jaxmap.build.facts import (ADD, AND, APPLIED, ATTRIBUTE, CALL, CHOICE, CLASS, CLOSURE, CONST,
+                                DICT, FUNC, INSTANCE, IS, ISA, LAMBDA, METHOD, MODULE, NAME, NEW,
+                                NOT, OR, PARAM, PARTIAL, PRIM, RULES, SPLAT, STR, SUBSCRIPT, SYM,
+                                TUPLE, UNKNOWN)
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
 _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
+_ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM})
+_NONE = (CONST, None)
+_DECIDED_PER_CALL = frozenset({IS, AND, OR, ISA})
+# Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
+KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
+                         CLOSURE, INSTANCE})
 
 
 def canonical(value: tuple) -> str | None:
@@ -44,14 +51,51 @@ def condition_text(expr: tuple, taken: bool = True) -> str:
 
 
 def truth_of(value: tuple) -> bool | None:
-    """Whether a value is truthy, where that is known (constants, strings, tuples)."""
+    """Whether a value is truthy, where that is known (constants, strings, tuples,
+    dicts; functions, classes, partials, modules and primitives always are)."""
     tag = value[0]
-    if tag in (CONST, STR, TUPLE):
+    if tag in (CONST, STR, TUPLE, DICT):
         return bool(value[1])
+    if tag in _ALWAYS_TRUE:
+        return True
     if tag == NOT:
         inner = truth_of(value[1])
         return None if inner is None else not inner
     return None
+
+
+def disjunction(left: tuple, right: tuple) -> tuple:
+    """`left or right`: the operand it gives, where left's truth is known."""
+    truth = truth_of(left)
+    if truth is not None:
+        return left if truth else right
+    return (OR, left, right) if depends_on_params(left) else UNKNOWN
+
+
+def conjunction(left: tuple, right: tuple) -> tuple:
+    """`left and right`: the operand it gives, where left's truth is known."""
+    truth = truth_of(left)
+    if truth is not None:
+        return right if truth else left
+    return (AND, left, right) if depends_on_params(left) else UNKNOWN
+
+
+def identity(left: tuple, right: tuple) -> tuple:
+    """`left is right`: known for None against a constant or a value of a known kind."""
+    if right == _NONE:
+        left, right = right, left
+    if left == _NONE and (right[0] in _ALWAYS_TRUE or right[0] in (CONST, STR, TUPLE, DICT)):
+        return (CONST, right == _NONE)
+    return (IS, left, right) if depends_on_params(left) or depends_on_params(right) \
+        else UNKNOWN
+
+
+def choice(condition: tuple, then: tuple, otherwise: tuple) -> tuple:
+    """`then if condition else otherwise`."""
+    truth = truth_of(condition)
+    if truth is not None:
+        return then if truth else otherwise
+    return (CHOICE, condition, then, otherwise) if depends_on_params(condition) else UNKNOWN
 
 
 def negation(value: tuple) -> tuple:
@@ -61,7 +105,10 @@ def negation(value: tuple) -> tuple:
 
 
 def mentions_param(value: tuple) -> bool:
-    """Whether a condition depends on a parameter of the function under summary."""
+    """Whether a condition depends on a parameter of the function under summary (so a
+    call can decide it): the parameter itself, or `not`, `and`, `or`, `is` over it."""
+    if value[0] in _DECIDED_PER_CALL:
+        return depends_on_params(value)
     return value[0] == PARAM or (value[0] == NOT and mentions_param(value[1]))
 
 
@@ -95,17 +142,6 @@ def news_in(value: tuple) -> list[tuple]:
     if value[0] == TUPLE:
         return [new for item in value[1] for new in news_in(item)]
     return []
-
-
-def with_created(value: tuple, created: dict[int, tuple]) -> tuple:
-    """`value` with each NEW replaced by the primitive a call created for it."""
-    if value[0] == NEW:
-        return created.get(value[2], UNKNOWN)
-    if value[0] == TUPLE:
-        return (TUPLE, tuple(with_created(item, created) for item in value[1]))
-    if value[0] == CLOSURE:
-        return (CLOSURE, value[1], value[2], _map_locals(value[3], with_created, created))
-    return value
 
 
 def concatenation(left: tuple, right: tuple) -> tuple:
@@ -153,34 +189,73 @@ def param_locals(params: tuple, bound: dict[int, tuple]) -> dict[str, tuple]:
     return {p: bound.get(i, UNKNOWN) for i, p in enumerate(params) if p != "*"}
 
 
-def substitute(value: tuple, bound: dict[int, tuple]) -> tuple:
-    """`value` with parameters replaced by the arguments bound to them."""
-    tag = value[0]
-    if tag == PARAM:
-        return bound.get(value[1], UNKNOWN)
-    if tag == PARTIAL:
-        return (PARTIAL, substitute(value[1], bound),
-                tuple(substitute(a, bound) for a in value[2]), value[3])
-    if tag == APPLIED:
-        return (APPLIED, substitute(value[1], bound),
-                tuple(substitute(a, bound) for a in value[2]))
-    if tag in (TUPLE, RULES):
-        return (tag, tuple(substitute(a, bound) for a in value[1]))
-    if tag == METHOD:  # self.jvp, with self bound at the call site
-        return (METHOD, substitute(value[1], bound), value[2])
-    if tag == NOT:
-        return negation(substitute(value[1], bound))
-    if tag == ADD:
-        return concatenation(substitute(value[1], bound), substitute(value[2], bound))
-    if tag == CLOSURE:
-        return (CLOSURE, value[1], value[2], _map_locals(value[3], substitute, bound))
-    return value
+# Bounds on one rewrite of a value (below): how deep it nests, how many parts it has.
+MAX_DEPTH = 48
+MAX_PARTS = 5000
 
 
-def _map_locals(env: dict, function, arg) -> dict:
-    """A closure's locals with `function(value, arg)` applied, closures left as they are
-    (they may be the closure itself)."""
-    return {k: v if v[0] == CLOSURE else function(v, arg) for k, v in env.items()}
+class Rewrite:
+    """One rewrite of values: parameters replaced by the arguments bound to them, and
+    NEW values by the primitives a call created for them. Values are graphs, not trees
+    (a closure's locals may hold the closure itself, or a call that was passed it), so
+    each closure's locals are rewritten once, through a table that closes cycles; and
+    the rewrite is bounded: a value nested deeper than MAX_DEPTH, or any part past the
+    first MAX_PARTS, becomes UNKNOWN, and `exceeded` says that happened."""
+
+    def __init__(self, bound: dict[int, tuple] | None = None,
+                 created: dict[int, tuple] | None = None, isinstance_of=None):
+        self.bound = bound
+        self.created = created
+        self.isinstance_of = isinstance_of  # (value, class) -> bool | None, for ISA
+        self.exceeded = False
+        self._envs: dict[int, dict] = {}  # id of a closure's locals -> rewritten locals
+        self._parts = 0
+
+    def __call__(self, value: tuple) -> tuple:
+        return self._rewrite(value, 0)
+
+    def _rewrite(self, value: tuple, depth: int) -> tuple:
+        self._parts += 1
+        if depth > MAX_DEPTH or self._parts > MAX_PARTS:
+            self.exceeded = True
+            return UNKNOWN
+        tag, inner = value[0], depth + 1
+        if tag == PARAM and self.bound is not None:
+            return self.bound.get(value[1], UNKNOWN)
+        if tag == NEW and self.created is not None:
+            return self.created.get(value[2], UNKNOWN)
+        if tag == PARTIAL:
+            return (PARTIAL, self._rewrite(value[1], inner), self._all(value[2], inner),
+                    *value[3:])
+        if tag == APPLIED:
+            return (APPLIED, self._rewrite(value[1], inner), self._all(value[2], inner))
+        if tag in (TUPLE, RULES):
+            return (tag, self._all(value[1], inner))
+        if tag == METHOD:  # self.jvp, with self bound at the call site
+            return (METHOD, self._rewrite(value[1], inner), value[2])
+        if tag == NOT:
+            return negation(self._rewrite(value[1], inner))
+        if tag == ISA:
+            value, cls = self._all(value[1:], inner)
+            decided = self.isinstance_of(value, cls) if self.isinstance_of else None
+            return (ISA, value, cls) if decided is None else (CONST, decided)
+        if tag in OPERATORS:
+            return OPERATORS[tag](*self._all(value[1:], inner))
+        if tag == CLOSURE:
+            return (CLOSURE, value[1], value[2], self._locals(value[3], inner))
+        return value
+
+    def _all(self, values: tuple, depth: int) -> tuple:
+        return tuple(self._rewrite(v, depth) for v in values)
+
+    def _locals(self, env: dict, depth: int) -> dict:
+        """A closure's locals, rewritten once per rewrite however often they are met."""
+        done = self._envs.get(id(env))
+        if done is None:
+            done = self._envs[id(env)] = {}
+            for name, value in env.items():
+                done[name] = self._rewrite(value, depth)
+        return done
 
 
 def items_of(value: tuple) -> tuple | None:
@@ -190,3 +265,8 @@ def items_of(value: tuple) -> tuple | None:
     if value[0] == DICT:
         return tuple(k for k, _ in value[1])
     return None
+
+
+# Values kept while an operand is a parameter: made again from their rewritten operands.
+OPERATORS = {ADD: concatenation, OR: disjunction, AND: conjunction, IS: identity,
+              CHOICE: choice}
