@@ -94,21 +94,39 @@ def test_module_purposes_name_things_instead_of_counting():
         "re-exports `jax._src.lax.lax`"
 
 
-def test_primitive_page_names_every_rule_function(pages):
+def test_primitive_page_has_a_line_per_primitive_and_rule(pages):
     _, primitives = pages
     file, line = mark("psum-create")
-    row = next(r for r in primitives.splitlines() if r.startswith(f"| [`psum`]({file}#L{line})"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    impl, aeval, jvp, transpose, batching, lowering, pe, dce, platforms = cells[1:]
-    impl_line = mark("psum-impl")[1]
-    assert impl == f"[apply_primitive L{impl_line}]({file}#L{impl_line})"
+    psum = [r for r in primitives.splitlines() if r.startswith("psum  ")]
+    assert psum[0] == f"psum  primitive  psum_p  {file}:{line} (definition)"
+    impl = mark("psum-impl")[1]
+    assert f"psum  impl  psum_p.def_impl  {file}:{impl} (registration)  -> apply_primitive " \
+        "jax/_src/dispatch.py:" in "\n".join(psum)
     linear = mark("psum-deflinear2")[1]
-    assert jvp == f"[L{linear}]({file}#L{linear})"  # deflinear2 builds the JVP itself
-    assert transpose == f"[_psum_transpose_rule L{linear}]({file}#L{linear})"
-    assert batching.startswith("[_batched_reduction_collective L")
-    assert pe == dce == platforms == "—"
-    sin_row = next(r for r in primitives.splitlines() if "[`sin`]" in r)
-    assert f"cpu [_sin_cpu_lowering L{mark('sin-lowering-cpu')[1]}]" in sin_row
+    transpose = f"psum  transpose  ad.deflinear2  {file}:{linear} (registration)  -> " \
+        f"_psum_transpose_rule {file}:33 (definition)"
+    assert transpose in psum
+    # deflinear2 builds the JVP itself: no function to name.
+    assert f"psum  jvp  ad.deflinear2  {file}:{linear} (registration)  -> (built by the " \
+        "helper)" in psum
+    batcher = next(r for r in psum if r.startswith("psum  batching  "))
+    assert f"{file}:{mark('psum-batcher')[1]} (registration)  -> " \
+        f"_batched_reduction_collective {file}:37 (definition)" in batcher
+    sin_file, sin_line = mark("sin-lowering-cpu")
+    sin_cpu = next(r for r in primitives.splitlines() if r.startswith("sin  lowering[cpu]  "))
+    assert f"  {sin_file}:{sin_line} (registration)  -> _sin_cpu_lowering {sin_file}:" in sin_cpu
+
+
+def test_primitive_page_lines_are_grouped_by_module_in_plain_text(pages):
+    _, primitives = pages
+    assert "<details>" not in primitives and "| primitive |" not in primitives
+    parallel = re.search(r"^## jax\._src\.lax\.parallel\n\n```text\n(.*?)^```$", primitives,
+                         re.M | re.S).group(1)
+    rows = parallel.splitlines()
+    assert all(row.count("  ") >= 3 for row in rows)
+    assert "psum  primitive  psum_p  jax/_src/lax/parallel.py:42 (definition)" in rows
+    assert {row.split("  ")[0] for row in rows} == {
+        "all_gather_done", "all_gather_start", "pmax", "pmin", "psum", "ragged_all_to_all"}
 
 
 def test_gaps_separate_surprises_from_families_lacking_rules_by_design(text):
