@@ -48,7 +48,8 @@ def test_header_names_the_version_and_counts(text):
 def test_orientation_comes_first(text):
     titles = re.findall(r"^## (.*)$", text, re.M)
     # The fixture defines none of the entry points, so that section is left out.
-    assert titles[:3] == ["Subsystems", "Pipeline: how jax.jit(f)(x) runs", "Contributing"]
+    assert titles[:4] == ["Subsystems", "Core modules in reading order",
+                          "Pipeline: how jax.jit(f)(x) runs", "Contributing"]
     assert "Entry points" not in text
 
 
@@ -62,10 +63,19 @@ def test_subsystems_name_modules_entry_points_and_connections(text):
     assert "| **Export** |" not in subsystems  # the fixture has no jax._src.export
 
 
+def test_reading_order_names_the_core_modules_present_one_line_each(text):
+    reading = section(text, "Core modules in reading order")
+    rows = re.findall(r"^\d+\. `([\w.]+)` \(\[(\S+):1\]", reading, re.M)
+    assert rows[:2] == [("jax._src.core", "jax/_src/core.py"),
+                        ("jax._src.interpreters.partial_eval",
+                         "jax/_src/interpreters/partial_eval.py")]
+    assert "jax._src.linear_util" not in reading  # not in the fixture: left out
+
+
 def test_pipeline_flow_and_stages_link_definitions(text):
     flow = section(text, "Pipeline: how jax.jit(f)(x) runs")
-    assert "each jax operation binds a primitive: [`Primitive.bind`](jax/_src/core.py#L" \
-        in flow
+    assert "each jax operation binds a primitive: `Primitive.bind` defined at " \
+        "[jax/_src/core.py:" in flow
     stages = section(text, "Where each stage lives")
     assert "| Primitives | [`core.Primitive`](jax/_src/core.py#L4)" in stages
     assert "[`mlir.register_lowering`](jax/_src/interpreters/mlir.py#L" in stages
@@ -127,6 +137,59 @@ def test_primitive_page_lines_are_grouped_by_module_in_plain_text(pages):
     assert "psum  primitive  psum_p  jax/_src/lax/parallel.py:42 (definition)" in rows
     assert {row.split("  ")[0] for row in rows} == {
         "all_gather_done", "all_gather_start", "pmax", "pmin", "psum", "ragged_all_to_all"}
+
+
+def test_pallas_backend_tables_are_where_to_add_their_lowerings(text):
+    where = section(text, "Where to add things")
+    triton = re.search(r"### lowering\[triton\]: Pallas on GPU \(Triton\)\n(.*?)(?=\n### |\Z)",
+                       where, re.S).group(1)
+    file, line = mark("triton-add")
+    assert f"- `jax._src.pallas.triton.lowering.triton_lowering_rules` — defined at [{file}:" \
+        in triton
+    # The helper is read off the registrations, then located in the table's module.
+    assert "- `jax._src.pallas.triton.lowering.register_lowering` — defined at " in triton
+    assert "Unimplemented primitive in Pallas Triton lowering: {name}" in triton
+    assert f"- example: `add` registers `_add_lowering_rule` (defined at [{file}:{line + 1}]" \
+        in triton
+    assert "### lowering[mosaic_tpu]" not in where  # the fixture has no Mosaic table
+
+
+def test_tests_by_subsystem_come_from_the_tree_or_are_marked_as_jax_names(tmp_path):
+    files = {"jax/__init__.py": "", "jax/_src/__init__.py": "", "jax/_src/core.py": "",
+             "jax/_src/lax/__init__.py": "", "jax/_src/lax/lax.py": "",
+             "tests/lax_test.py": "", "tests/my_test.py": ""}
+    for path, source in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(source)
+    with open_index(tmp_path) as idx:
+        tests = repomap.gather(idx, links=False).tests
+    assert [(t.subsystem, t.files, t.in_tree) for t in tests] == \
+        [("lax", ("tests/lax_test.py",), True)]
+    for path in ("tests/lax_test.py", "tests/my_test.py"):
+        (tmp_path / path).unlink()
+    with open_index(tmp_path) as idx:
+        text = markdown.repo_map(repomap.gather(idx, links=False))
+    listed = section(text, "Tests by subsystem")
+    assert listed.lstrip().startswith("Not in this tree (an installed package)")
+    assert "- lax: `tests/lax_test.py`, `tests/lax_autodiff_test.py`" in listed
+
+
+def test_export_flow_reaches_the_module_that_writes_bytes(installed_map):
+    names = [p.name for stage in installed_map.export for p in stage.places]
+    assert names.index("jax._src.export._export.Exported.serialize") < \
+        names.index("jax._src.export.serialization.serialize")
+    text = markdown.repo_map(installed_map)
+    assert "`serialization.serialize` defined at `jax/_src/export/serialization.py:" in text
+
+
+def test_installed_map_has_a_registry_per_pallas_backend(installed_map):
+    pallas = {r.kind: r for r in installed_map.registries if r.kind.startswith("lowering[")}
+    assert set(pallas) == {"lowering[mosaic_tpu]", "lowering[mosaic_gpu]", "lowering[triton]"}
+    folders = {"mosaic_tpu": "mosaic/", "mosaic_gpu": "mosaic_gpu/", "triton": "triton/"}
+    for kind, registry in pallas.items():
+        folder = "jax/_src/pallas/" + folders[kind[9:-1]]
+        assert registry.example[1].startswith(folder) and registry.example[5].startswith(folder)
+        assert any(name.endswith("lowering_rules") for name, _, _ in registry.registrars)
 
 
 def test_gaps_separate_surprises_from_families_lacking_rules_by_design(text):
@@ -217,7 +280,8 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert not target.exists()
     assert {"jax_version", "files", "subsystems", "jit_flow", "pipeline", "entry_points",
             "contributing", "packages", "modules", "primitives", "families", "gaps", "hubs",
-            "infrastructure", "rule_helpers", "registries"} == document.keys()
+            "infrastructure", "rule_helpers", "registries", "reading_order", "export_flow",
+            "tests"} == document.keys()
     parallel = next(m for m in document["modules"] if m["module"] == "jax._src.lax.parallel")
     assert parallel["purpose"] == "Stand-in for jax._src.lax.parallel: collectives."
     with open_index(ROOT) as idx:
@@ -227,6 +291,10 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert (psum["file"], psum["line"]) == mark("psum-create")
     impl = next(r for r in document["registries"] if r["kind"] == "impl")
     assert impl["registrars"] and {"name", "file", "line"} == impl["registrars"][0].keys()
+    triton = next(r for r in document["registries"] if r["kind"] == "lowering[triton]")
+    assert triton["title"] == "Pallas on GPU (Triton)"
+    assert triton["example"]["function_line"] == mark("triton-add")[1] + 1
+    assert document["reading_order"][0]["module"] == "jax._src.core"
 
 
 @pytest.fixture(scope="module")

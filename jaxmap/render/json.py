@@ -93,11 +93,17 @@ def repo_map_document(data) -> str:
         "hubs": [{"name": n, "imported_by": by, "imports": to} for n, by, to in data.hubs],
         "infrastructure": [{"name": n, "imported_by": by} for n, by in data.infrastructure],
         "rule_helpers": [{**place(*p), "primitives": n} for p, n in data.helpers],
-        "registries": [{"kind": r.kind, "error": r.error,
+        "registries": [{"kind": r.kind, "title": r.title, "error": r.error,
                         "registrars": [place(*p) for p in r.registrars],
                         "example": None if r.example is None else dict(zip(
-                            ("primitive", "file", "line", "via", "function"), r.example))}
-                       for r in data.registries]})
+                            ("primitive", "file", "line", "via", "function", "function_file",
+                             "function_line"), r.example))}
+                       for r in data.registries],
+        "reading_order": [{"module": r.module, "file": r.file, "why": r.why}
+                          for r in data.reading],
+        "export_flow": stages(data.export),
+        "tests": [{"subsystem": t.subsystem, "files": list(t.files), "in_tree": t.in_tree}
+                  for t in data.tests]})
 
 
 def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,

@@ -51,8 +51,9 @@ def repo_map(data, budget: int | None = None, primitives_file: str = PRIMITIVES_
     when not even its header fits)."""
     link = _linker(data.links)
     sections = [s for s in (
-        _subsystems(data, link), _flow(data, link), _entry_points(data, link),
-        _contributing(data, link), _pipeline(data, link), _where_to_add(data, link),
+        _subsystems(data, link), _reading(data, link), _flow(data, link),
+        _entry_points(data, link), _contributing(data, link), _tests(data, link),
+        _export(data, link), _pipeline(data, link), _where_to_add(data, link),
         _gaps(data), _central(data, link), _layout(data),
         _primitives_summary(data, primitives_file)) if s.rows or s.head]
     if budget is None:
@@ -168,28 +169,57 @@ def _subsystems(data, link) -> Section:
     brief = [f"| **{s.name}** | {s.does} | " + ", ".join(f"`{p.name}`" for p in s.modules[:1])
              + " | " + ", ".join(link(p.file, p.line, f"`{_short(p.name)}`")
                                  for p in s.entries[:1]) + " | — |" for s in data.subsystems]
-    head = (("JAX as the index sees it: each subsystem's key modules and entry points, and "
-            "the subsystems it imports most and is imported by."), "",
+    head = (("JAX as the index sees it: each subsystem's key modules and entry points (at "
+            "their definitions), and the subsystems it imports most and is imported by."), "",
             "| subsystem | what it does | key modules | entry points | connects to |",
             "|---|---|---|---|---|")
     return Section("Subsystems", 1, head if rows else (), tuple(rows), brief=tuple(brief))
 
 
-def _flow(data, link) -> Section:
+def _reading(data, link) -> Section:
+    rows = [f"{i}. `{r.module}` ({link(r.file, 1)}): {r.why}"
+            for i, r in enumerate(data.reading, 1)]
+    return Section("Core modules in reading order", 3, (
+        "Read these first, in this order; each builds on the ones before it.", ""),
+        tuple(rows))
+
+
+def _numbered(title: str, priority: int, stages, link) -> Section:
+    """Stages as a numbered list, each line naming where its definitions are."""
     def row(i, stage, places) -> str:
         return f"{i}. {stage.heading}: " + ", ".join(
-            link(p.file, p.line, f"`{_short(p.name)}`") for p in places)
+            f"`{_short(p.name)}` defined at {link(p.file, p.line)}" for p in places)
 
-    return Section("Pipeline: how jax.jit(f)(x) runs", 2, (), tuple(
-        row(i, stage, stage.places) for i, stage in enumerate(data.flow, 1)), brief=tuple(
-        row(i, stage, stage.places[:1]) for i, stage in enumerate(data.flow, 1)))
+    return Section(title, priority, (), tuple(
+        row(i, stage, stage.places) for i, stage in enumerate(stages, 1)), brief=tuple(
+        row(i, stage, stage.places[:1]) for i, stage in enumerate(stages, 1)))
+
+
+def _flow(data, link) -> Section:
+    return _numbered("Pipeline: how jax.jit(f)(x) runs", 2, data.flow, link)
+
+
+def _export(data, link) -> Section:
+    return _numbered("Export: from a function to bytes and back", 5, data.export, link)
 
 
 def _entry_points(data, link) -> Section:
-    rows = [f"- `{p.name}` — {link(p.file, p.line)}" for p in data.entry_points]
+    rows = [f"- `{p.name}` — defined at {link(p.file, p.line)}" for p in data.entry_points]
     head = (("The public functions and classes people look for, at their real definition "
             "(not an `@overload` stub)."), "")
     return Section("Entry points", 4, head if rows else (), tuple(rows))
+
+
+def _tests(data, link) -> Section:
+    in_tree = any(t.in_tree for t in data.tests)
+    head = ("The test files for each subsystem." if in_tree else
+            "Not in this tree (an installed package): the file names a JAX checkout uses "
+            "under `tests/` for each subsystem.",
+            "Run one with `pytest -n auto tests/lax_test.py -k testAdd`, or "
+            "`bazel test //tests:lax_test`.", "")
+    rows = [f"- {t.subsystem}: " + ", ".join(
+        link(f, 1) if t.in_tree else f"`{f}`" for f in t.files) for t in data.tests]
+    return Section("Tests by subsystem", 5, head if rows else (), tuple(rows))
 
 
 def _contributing(data, link) -> Section:
@@ -202,8 +232,7 @@ def _contributing(data, link) -> Section:
                  "generated cases run.")
     else:
         tests = ("- Tests: none in this tree (an installed package); a JAX checkout keeps "
-                 "them in `tests/*_test.py`, run with `pytest -n auto tests/lax_test.py` "
-                 "or `bazel test //tests:lax_test`.")
+                 "them in `tests/*_test.py` (see Tests by subsystem).")
     rows = [tests, "- Read first: " + "; ".join(f"`{path}` ({why})" for path, why in c.docs)
             + ".", "- Every user-visible change gets a line in `CHANGELOG.md`."]
     if c.jaxlib:
@@ -236,14 +265,16 @@ def _pipeline(data, link) -> Section:
 def _where_to_add(data, link) -> Section:
     rows = []
     for registry in data.registries:  # one row per kind, so a budget cuts whole kinds
-        lines = ["", f"### {registry.kind}", ""]
+        title = f": {registry.title}" if registry.title else ""
+        lines = ["", f"### {registry.kind}{title}", ""]
         if registry.error:
             lines.append(f"- JAX says, when it is missing: `{registry.error}`")
         lines += [f"- `{short}` — defined at {link(file, line)}"
                   for short, file, line in registry.registrars]
         if registry.example:
-            prim, file, line, via, function = registry.example
-            lines.append(f"- example: `{prim}` registers `{function}` via `{via}` at "
+            prim, file, line, via, function, function_file, function_line = registry.example
+            lines.append(f"- example: `{prim}` registers `{function}` (defined at "
+                         f"{link(function_file, function_line)}) via `{via}` at "
                          f"{link(file, line)}")
         rows.append("\n".join(lines))
     return Section("Where to add things", 3, (
