@@ -84,7 +84,8 @@ def test_pipeline_flow_and_stages_link_definitions(text):
 
 def test_contributing_reads_the_tests_from_the_tree(text):
     contributing = section(text, "Contributing")
-    assert "- Tests: 1 module `tests/*_test.py` (e.g. `tests/parallel_test.py`)" in contributing
+    assert "- Tests: 1 module `tests/*_test.py` (e.g. `tests/parallel_test.py`; see Tests by " \
+        "subsystem)" in contributing
     assert "`docs/autodidax.md`" in contributing and "CHANGELOG.md" in contributing
 
 

@@ -52,7 +52,7 @@ def repo_map(data, budget: int | None = None, primitives_file: str = PRIMITIVES_
     link = _linker(data.links)
     sections = [s for s in (
         _subsystems(data, link), _reading(data, link), _flow(data, link),
-        _entry_points(data, link), _contributing(data, link), _tests(data, link),
+        _entry_points(data, link), _contributing(data, link), _tests(data),
         _export(data, link), _pipeline(data, link), _where_to_add(data, link),
         _gaps(data), _central(data, link), _layout(data),
         _primitives_summary(data, primitives_file)) if s.rows or s.head]
@@ -210,7 +210,7 @@ def _entry_points(data, link) -> Section:
     return Section("Entry points", 4, head if rows else (), tuple(rows))
 
 
-def _tests(data, link) -> Section:
+def _tests(data) -> Section:
     in_tree = any(t.in_tree for t in data.tests)
     head = ("The test files for each subsystem." if in_tree else
             "Not in this tree (an installed package): the file names a JAX checkout uses "
@@ -218,7 +218,8 @@ def _tests(data, link) -> Section:
             "Run one with `pytest -n auto tests/lax_test.py -k testAdd`, or "
             "`bazel test //tests:lax_test`.", "")
     rows = [f"- {t.subsystem}: " + ", ".join(
-        link(f, 1) if t.in_tree else f"`{f}`" for f in t.files) for t in data.tests]
+        f"[`{f}`]({f})" if t.in_tree and data.links else f"`{f}`" for f in t.files)
+        for t in data.tests]
     return Section("Tests by subsystem", 5, head if rows else (), tuple(rows))
 
 
@@ -226,10 +227,8 @@ def _contributing(data, link) -> Section:
     c = data.contributing
     if c.test_modules:
         tests = (f"- Tests: {_count(c.test_modules, 'module')} `tests/*_test.py` (e.g. "
-                 + ", ".join(f"`{t}`" for t in c.test_examples) + "). Run one with "
-                 "`pytest -n auto tests/lax_test.py -k testAdd`, or with Bazel "
-                 "`bazel test //tests:lax_test`; `JAX_NUM_GENERATED_CASES` sets how many "
-                 "generated cases run.")
+                 + ", ".join(f"`{t}`" for t in c.test_examples) + "; see Tests by "
+                 "subsystem); `JAX_NUM_GENERATED_CASES` sets how many generated cases run.")
     else:
         tests = ("- Tests: none in this tree (an installed package); a JAX checkout keeps "
                  "them in `tests/*_test.py` (see Tests by subsystem).")
@@ -384,9 +383,9 @@ def _primitive_lines(prim) -> list[str]:
     style = "primitive (hijax class)" if prim.style == "hijax" else "primitive"
     lines = [f"{prim.name}  {style}  {prim.variable}  {prim.loc.file}:{prim.loc.line} "
              "(definition)"]
-    order = {kind: i for i, kind in enumerate(RuleKind)}
-    for rule in sorted(prim.rules, key=lambda r: (order[r.kind], r.platform or "",
-                                                  r.loc.file, r.loc.line)):
+    order = {kind: i for i, kind in enumerate(RuleKind)}  # kinds made on the fly come last
+    for rule in sorted(prim.rules, key=lambda r: (order.get(r.kind, len(order)), r.kind.value,
+                                                  r.platform or "", r.loc.file, r.loc.line)):
         kind = f"{rule.kind.value}[{rule.platform}]" if rule.platform else rule.kind.value
         functions = ", ".join(f"{f.name} {f.loc.file}:{f.loc.line} (definition)"
                               for f in rule.functions) or "(built by the helper)"
