@@ -10,7 +10,6 @@ fits (at least one item stays, so a page always moves on). It adds `total`, `off
 
 from __future__ import annotations
 
-import json
 from typing import NamedTuple
 
 from jaxmap.errors import ArgumentError
@@ -63,6 +62,8 @@ def pick(item: dict, fields: tuple[str, ...]) -> dict:
 
 def dump(document: dict | list) -> str:
     """The JSON text every document is written as."""
+    import json  # here, not above: `jaxmap locate` in text imports this module, not json
+
     return json.dumps(document, indent=1)
 
 
