@@ -244,7 +244,8 @@ def _contributing(data, link) -> Section:
                 "CHANGELOG line.")
     if c.ladder:
         rows.append("- When transformations are not enough, in order: " + "; ".join(
-            f"{label} ({link(p.file, p.line, f'`{_short(p.name)}`')})" for label, p in c.ladder)
+            f"{label} (`{_short(p.name)}` defined at {link(p.file, p.line)})"
+            for label, p in c.ladder)
             + ".")
     return Section("Contributing", 5, (), tuple(rows))
 
