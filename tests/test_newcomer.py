@@ -63,8 +63,8 @@ QUESTIONS: tuple[Question, ...] = (
     Question("How does cond take part in partial evaluation and DCE?",
              (grep(PRIMITIVES, r"^cond  (partial_eval|dce)  "),),
              (r"cond  partial_eval  pe\.custom_partial_eval_rules",
-              rf"cond  dce  pe\.dce_rules\[\.\.\.\] =  {LOC} \(registration\)  -> "
-              rf"_cond_dce_rule {LOC} \(definition\)")),
+              (rf"cond  dce  pe\.dce_rules\[\.\.\.\] =  {LOC} \(registration\)  -> "
+               rf"_cond_dce_rule {LOC} \(definition\)"))),
     Question("My new linear primitive needs a transpose rule: which registry or helper, "
              "and what do I copy?",
              (sed(MAP, r"### transpose"),),
@@ -74,7 +74,8 @@ QUESTIONS: tuple[Question, ...] = (
              "the rule?",
              (sed(MAP, r"### jvp"),),
              (r"Differentiation rule for '\{name\}' not implemented",
-              rf"`ad\.primitive_jvps` — defined at `{LOC}`", rf"`ad\.defjvp` — defined at `{LOC}`",
+              rf"`ad\.primitive_jvps` — defined at `{LOC}`",
+              rf"`ad\.defjvp` — defined at `{LOC}`",
               rf"- example: .* at `{LOC}`")),
     Question("Where do I register a Pallas TPU (Mosaic) lowering, with an example?",
              (sed(MAP, r"### lowering\[mosaic_tpu\]"),),
@@ -87,7 +88,7 @@ QUESTIONS: tuple[Question, ...] = (
              (r"`jax\._src\.pallas\.mosaic_gpu\.lowering\.mosaic_lowering_rules` — defined at",
               r"`jax\._src\.pallas\.triton\.lowering\.triton_lowering_rules` — defined at",
               r"`jax\._src\.pallas\.triton\.lowering\.register_lowering` — defined at",
-              rf"registers `\w+` \(defined at `jax/_src/pallas/triton/lowering\.py:\d+`\)")),
+              r"registers `\w+` \(defined at `jax/_src/pallas/triton/lowering\.py:\d+`\)")),
     Question("What happens when jax.jit(f)(x) runs, and where is each step defined?",
              (sed(MAP, r"## Pipeline: how jax\.jit\(f\)\(x\) runs"),),
              (rf"`api\.jit` defined at `{LOC}`", rf"`Primitive\.bind` defined at `{LOC}`",
@@ -106,8 +107,8 @@ QUESTIONS: tuple[Question, ...] = (
     Question("How does an Exported become bytes: which module writes them?",
              (sed(MAP, r"## Export: from a function to bytes and back"),),
              (rf"`Exported\.serialize` defined at `{LOC}`",
-              r"module that writes the bytes.*`serialization\.serialize` defined at "
-              r"`jax/_src/export/serialization\.py:\d+`", rf"`_export\.deserialize` defined at")),
+              (r"module that writes the bytes.*`serialization\.serialize` defined at "
+               r"`jax/_src/export/serialization\.py:\d+`"), r"`_export\.deserialize` defined at")),
 )
 
 
@@ -135,7 +136,7 @@ def test_there_are_twelve_questions():
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.ask[:50])
 def test_the_map_answers(question):
     text = answer(question)
-    missing = [m for m in question.must if not re.search(m, text, re.M)]
+    missing = [m for m in question.must if not re.search(m, text, re.MULTILINE)]
     assert not missing, f"{question.ask}\nnot answered: {missing}\nread:\n{text}"
 
 

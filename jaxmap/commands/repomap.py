@@ -427,7 +427,7 @@ def _registries(index, prims) -> tuple[Registry, ...]:
             place = index.place(f"{R.MODULES[leaf][0]}.{attr}")
             if place:
                 places.append((short, *place))
-        example = _example(prims, coverage, lambda p, r: r.kind.value == kind
+        example = _example(prims, coverage, lambda p, r, k=kind: r.kind.value == k
                            and ">" not in r.via)
         if places or example:
             result.append(Registry(kind, tuple(places), example,

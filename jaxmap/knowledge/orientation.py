@@ -137,14 +137,14 @@ JIT_FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # The core modules in the order a newcomer reads them: (module, what to read it for).
 READING_ORDER: tuple[tuple[str, str], ...] = (
-    ("jax._src.core", "the vocabulary: Primitive and bind, Trace and Tracer, avals, Jaxpr, "
-                      "eval_jaxpr"),
+    ("jax._src.core", ("the vocabulary: Primitive and bind, Trace and Tracer, avals, Jaxpr, "
+                       "eval_jaxpr")),
     ("jax._src.linear_util", "WrappedFun and wrap_init: functions transformed lazily"),
     ("jax._src.api_util", "flattening arguments and debug info before tracing"),
     ("jax._src.source_info_util", "the source locations each equation carries"),
     ("jax._src.effects", "the effects a jaxpr may have (ordered, unordered)"),
-    ("jax._src.interpreters.partial_eval", "staging Python into a jaxpr (DynamicJaxprTrace), "
-                                           "known/unknown splits, DCE"),
+    ("jax._src.interpreters.partial_eval", ("staging Python into a jaxpr "
+                                            "(DynamicJaxprTrace), known/unknown splits, DCE")),
     ("jax._src.interpreters.ad", "JVP, linearize and transpose: how grad works"),
     ("jax._src.interpreters.batching", "BatchTrace: how vmap works"),
     ("jax._src.api", "jit, grad, vmap: the public transformations built on the above"),

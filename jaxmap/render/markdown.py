@@ -213,10 +213,10 @@ def _entry_points(data, link) -> Section:
 def _tests(data) -> Section:
     in_tree = any(t.in_tree for t in data.tests)
     head = ("The test files for each subsystem." if in_tree else
-            "Not in this tree (an installed package): the file names a JAX checkout uses "
-            "under `tests/` for each subsystem.",
-            "Run one with `pytest -n auto tests/lax_test.py -k testAdd`, or "
-            "`bazel test //tests:lax_test`.", "")
+            ("Not in this tree (an installed package): the file names a JAX checkout uses "
+             "under `tests/` for each subsystem."),
+            ("Run one with `pytest -n auto tests/lax_test.py -k testAdd`, or "
+             "`bazel test //tests:lax_test`."), "")
     rows = [f"- {t.subsystem}: " + ", ".join(
         f"[`{f}`]({f})" if t.in_tree and data.links else f"`{f}`" for f in t.files)
         for t in data.tests]
@@ -359,19 +359,19 @@ def primitives_page(data, map_file: str = "REPO-MAP.md") -> str:
               "several platforms at once has a line per platform); fields are separated by "
               "two spaces:"), "",
              "    PRIMITIVE  primitive  VARIABLE  PATH:LINE (definition)",
-             "    PRIMITIVE  KIND[PLATFORM]  REGISTRY/HELPER  PATH:LINE (registration)  "
-             "-> FUNCTION PATH:LINE (definition)", "",
-             "- `REGISTRY/HELPER` is the call or table at the registration; `A > B` means "
-             "helper `A` registers through `B`; `@A` is a decorator.",
-             "- `FUNCTION` is the rule function the registration resolves to; `(built by the "
-             "helper)` means the helper makes the rule itself. `if ...` is a condition around "
-             "the registration.",
-             "- `[PLATFORM]` is a platform lowering: `cpu`, `cuda`, `rocm`, `gpu`, `tpu`, or a "
-             "Pallas backend (`mosaic_tpu`, `mosaic_gpu`, `triton`).",
+             ("    PRIMITIVE  KIND[PLATFORM]  REGISTRY/HELPER  PATH:LINE (registration)  "
+              "-> FUNCTION PATH:LINE (definition)"), "",
+             ("- `REGISTRY/HELPER` is the call or table at the registration; `A > B` means "
+              "helper `A` registers through `B`; `@A` is a decorator."),
+             ("- `FUNCTION` is the rule function the registration resolves to; `(built by "
+              "the helper)` means the helper makes the rule itself. `if ...` is a condition "
+              "around the registration."),
+             ("- `[PLATFORM]` is a platform lowering: `cpu`, `cuda`, `rocm`, `gpu`, `tpu`, or "
+              "a Pallas backend (`mosaic_tpu`, `mosaic_gpu`, `triton`)."),
              "- Hijax primitives are classes; their rules are methods.",
-             "- Everything about one primitive: `grep '^dot_general  ' REPO-MAP-PRIMITIVES.md`;"
-             " one kind: `grep '^dot_general  batching'`; a backend: `grep 'lowering"
-             "\\[triton\\]'`."]
+             ("- Everything about one primitive: `grep '^dot_general  ' "
+              "REPO-MAP-PRIMITIVES.md`; one kind: `grep '^dot_general  batching'`; a backend: "
+              "`grep 'lowering\\[triton\\]'`.")]
     for module, prims in by_module.items():
         lines += ["", f"## {module}", "", "```text"]
         for prim in prims:
@@ -382,8 +382,7 @@ def primitives_page(data, map_file: str = "REPO-MAP.md") -> str:
 
 def _primitive_lines(prim) -> list[str]:
     style = "primitive (hijax class)" if prim.style == "hijax" else "primitive"
-    lines = [f"{prim.name}  {style}  {prim.variable}  {prim.loc.file}:{prim.loc.line} "
-             "(definition)"]
+    lines = [f"{prim.name}  {style}  {prim.variable}  {prim.loc.file}:{prim.loc.line} (definition)"]
     order = {kind: i for i, kind in enumerate(RuleKind)}  # kinds made on the fly come last
     for rule in sorted(prim.rules, key=lambda r: (order.get(r.kind, len(order)), r.kind.value,
                                                   r.platform or "", r.loc.file, r.loc.line)):
