@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from jaxmap.errors import NotFound
-from jaxmap.render.paging import EVERYTHING, Paging
+from jaxmap.render.paging import EVERYTHING, Paging, taken
 from jaxmap.render.view import View
 
 
@@ -34,11 +34,7 @@ def answer(command, index, arguments: dict, fmt: str = "json", view: View | None
 
 def _paging(command, arguments: dict) -> Paging:
     """The page a paged row's arguments ask for, taken out of them."""
-    if not command.page:
-        return EVERYTHING
-    limit, offset = arguments.pop("limit", None), arguments.pop("offset", None)
-    fields, chars = arguments.pop("fields", ()), arguments.pop("max_chars", None)
-    return Paging(limit, offset or 0, tuple(fields), chars)
+    return taken(arguments) if command.page else EVERYTHING
 
 
 def changes(command, arguments: dict) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition, Primitive, Rule
-from jaxmap.render.paging import capped, paged
+from jaxmap.render.paging import EVERYTHING, Paging, capped, paged
 from jaxmap.render.paging import dump as _dump
 from jaxmap.render.view import View
 
@@ -174,13 +174,15 @@ def verify_document(report) -> str:
                   "extra_lowering_platforms": report.extra_platforms})
 
 
-def diff_document(diff) -> str:
-    """A diff.IndexDiff."""
-    return _dump({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
-                  "primitives_removed": list(diff.removed),
-                  "primitives_renamed": [{"old": old, "new": new} for old, new in diff.renamed],
-                  "rules": [change._asdict() for change in diff.rules],
-                  "left_out": dict(zip(("primitives", "rules"), diff.left_out))})
+def diff_document(diff, paging: Paging = EVERYTHING) -> str:
+    """A diff.IndexDiff: one page of its rule changes (all by default)."""
+    return _dump(paged({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
+                        "primitives_removed": list(diff.removed),
+                        "primitives_renamed": [{"old": old, "new": new}
+                                               for old, new in diff.renamed],
+                        "rules": [change._asdict() for change in diff.rules],
+                        "left_out": dict(zip(("primitives", "rules"), diff.left_out))},
+                       "rules", paging))
 
 
 def ranking_document(rows: list[tuple[str, float]]) -> str:

@@ -28,6 +28,14 @@ class Paging(NamedTuple):
 EVERYTHING = Paging()
 
 
+def taken(arguments: dict) -> Paging:
+    """The page the paging arguments (`limit`, `offset`, `fields`, `max_chars`) ask for,
+    taken out of `arguments`."""
+    limit, offset = arguments.pop("limit", None), arguments.pop("offset", None)
+    fields, chars = arguments.pop("fields", ()), arguments.pop("max_chars", None)
+    return Paging(limit, offset or 0, tuple(fields), chars)
+
+
 def paged(document: dict, key: str, paging: Paging = EVERYTHING) -> dict:
     """`document` with `document[key]` cut to one page, and the page's bookkeeping."""
     items = document[key]
