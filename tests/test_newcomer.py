@@ -53,7 +53,8 @@ QUESTIONS: tuple[Question, ...] = (
              "where is the rule function defined?",
              (grep(PRIMITIVES, r"^dot_general  batching  "),),
              (r"batching\.\w*primitive_batchers",
-              rf"{LOC} \(registration\)  -> \w+ {LOC} \(definition\)")),
+              rf"{LOC} \(registration\)  -> _dot_general_batch_rule {LOC} \(definition\), "
+              rf"a partial of _dot_batch_rule {LOC} \(definition\)")),
     Question("Which lowerings does sin have, per platform and Pallas backend, and where "
              "is each defined?",
              (grep(PRIMITIVES, r"^sin  lowering"),),

@@ -12,6 +12,7 @@ from markers import ROOT, mark
 
 from jaxmap.cli import main
 from jaxmap.commands import repomap
+from jaxmap.models import FunctionRef, Primitive, Rule, RuleKind, SourceLoc
 from jaxmap.render import markdown
 from jaxmap.session import open_index
 
@@ -126,6 +127,19 @@ def test_primitive_page_has_a_line_per_primitive_and_rule(pages):
     sin_file, sin_line = mark("sin-lowering-cpu")
     sin_cpu = next(r for r in primitives.splitlines() if r.startswith("sin  lowering[cpu]  "))
     assert f"  {sin_file}:{sin_line} (registration)  -> _sin_cpu_lowering {sin_file}:" in sin_cpu
+
+
+def test_a_rule_written_as_a_partials_name_shows_it_then_what_it_wraps():
+    wraps = FunctionRef("_dot_batch_rule", SourceLoc("jax/lax.py", 5869))
+    written = FunctionRef("_dot_general_batch_rule", SourceLoc("jax/lax.py", 6027))
+    rule = Rule(RuleKind.BATCHING, SourceLoc("jax/lax.py", 6030), "primitive_batchers[...] =",
+                function=wraps, functions=(wraps,), written=written)
+    prim = Primitive("dot_general", "dot_general_p", "jax.lax", SourceLoc("jax/lax.py", 5995),
+                     rules=(rule,))
+    assert markdown._primitive_lines(prim)[1] == (
+        "dot_general  batching  primitive_batchers[...] =  jax/lax.py:6030 (registration)  -> "
+        "_dot_general_batch_rule jax/lax.py:6027 (definition), a partial of _dot_batch_rule "
+        "jax/lax.py:5869 (definition)")
 
 
 def test_primitive_page_lines_are_grouped_by_module_in_plain_text(pages):

@@ -363,9 +363,10 @@ def primitives_page(data, map_file: str = "REPO-MAP.md") -> str:
               "-> FUNCTION PATH:LINE (definition)"), "",
              ("- `REGISTRY/HELPER` is the call or table at the registration; `A > B` means "
               "helper `A` registers through `B`; `@A` is a decorator."),
-             ("- `FUNCTION` is the rule function the registration resolves to; `(built by "
-              "the helper)` means the helper makes the rule itself. `if ...` is a condition "
-              "around the registration."),
+             ("- `FUNCTION` is the rule function the registration resolves to; where the "
+              "registration names a module-level `functools.partial`, that name comes first and "
+              "`a partial of` the function it wraps. `(built by the helper)` means the helper "
+              "makes the rule itself. `if ...` is a condition around the registration."),
              ("- `[PLATFORM]` is a platform lowering: `cpu`, `cuda`, `rocm`, `gpu`, `tpu`, or "
               "a Pallas backend (`mosaic_tpu`, `mosaic_gpu`, `triton`)."),
              "- Hijax primitives are classes; their rules are methods.",
@@ -389,6 +390,10 @@ def _primitive_lines(prim) -> list[str]:
         kind = f"{rule.kind.value}[{rule.platform}]" if rule.platform else rule.kind.value
         functions = ", ".join(f"{f.name} {f.loc.file}:{f.loc.line} (definition)"
                               for f in rule.functions) or "(built by the helper)"
+        if rule.written and rule.functions:  # the name the source registers, then its func
+            w = rule.written
+            functions = f"{w.name} {w.loc.file}:{w.loc.line} (definition), a partial of " \
+                + functions
         condition = f"  if {rule.condition}" if rule.condition else ""
         lines.append(f"{prim.name}  {kind}  {rule.via}  {rule.loc.file}:{rule.loc.line} "
                      f"(registration)  -> {functions}{condition}")
