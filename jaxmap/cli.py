@@ -437,16 +437,26 @@ def _check_output(path: str, force: bool) -> None:
         raise JaxmapError(f"{path} exists; pass --force to overwrite it")
 
 
+def _paged(command: click.Command) -> click.Command:
+    """A hand-written command whose JSON is paged: the command table's paging options."""
+    from jaxmap.commands.registry import PAGING
+
+    command.params += [_click_param(p) for p in PAGING]
+    return command
+
+
+@_paged
 @cli.command()
 @click.argument("old")
 @click.argument("new")
 @_json_option
-def diff(old: str, new: str, as_json: bool) -> None:
+def diff(old: str, new: str, as_json: bool, **paging) -> None:
     """Primitives and rules added, removed or moved between OLD and NEW: jax versions
     with a snapshot (0.4.38) or roots (paths)."""
     from jaxmap.commands import diff as diff_mod
     from jaxmap.render import json as render_json
     from jaxmap.render import text
+    from jaxmap.render.paging import taken
 
     with _open_either(old) as before, _open_either(new) as after:
         _warn_without_primitives(before)
@@ -454,7 +464,9 @@ def diff(old: str, new: str, as_json: bool) -> None:
         result = diff_mod.compare(
             text.diff_side(old, before.jax_version, os.path.isdir(old)), before.primitives(),
             text.diff_side(new, after.jax_version, os.path.isdir(new)), after.primitives())
-    click.echo(render_json.diff_document(result) if as_json else text.index_diff(result))
+    click.echo(render_json.diff_document(result, taken(paging)) if as_json
+               else text.index_diff(result))
+
 
 
 def _open_either(argument: str):

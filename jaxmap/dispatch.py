@@ -6,6 +6,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from jaxmap.errors import NotFound
+from jaxmap.render.paging import EVERYTHING, Paging, taken
 from jaxmap.render.view import View
 
 
@@ -17,14 +18,23 @@ def load(reference: str):
 
 def answer(command, index, arguments: dict, fmt: str = "json", view: View | None = None) -> str:
     """A query row run on an open index and rendered in `fmt` (paths as `view` shows
-    them; default: root-relative); NotFound, with the rendered text as its output, if
-    the row's refusal says the result answers nothing."""
+    them; default: root-relative; a paged row's JSON cut to the page its arguments ask);
+    NotFound, with the rendered text as its output, if the row's refusal says the result
+    answers nothing."""
+    arguments = dict(arguments)
+    paging = _paging(command, arguments)
     result = load(command.run)(index, **arguments)
-    text = load(command.render[fmt])(result, view or View(index.root, index.jax_version))
+    view = (view or View(index.root, index.jax_version))._replace(paging=paging)
+    text = load(command.render[fmt])(result, view)
     reason = load(command.refusal)(result) if command.refusal else None
     if reason:
         raise NotFound(reason, output=text)
     return text
+
+
+def _paging(command, arguments: dict) -> Paging:
+    """The page a paged row's arguments ask for, taken out of them."""
+    return taken(arguments) if command.page else EVERYTHING
 
 
 def changes(command, arguments: dict) -> list:

@@ -3,14 +3,15 @@ every row that MCP serves is a tool answering with its command's `--json` docume
 
 Nothing here knows MCP: `schemas()` gives the tool list, `call()` checks a call's
 arguments against its row and runs it on a session.Session. A scaffold row is a dry
-run unless called with `write: true` (which needs `out`).
+run unless called with `write: true` (which needs `out`). A paged row answers one page
+(`Command.page` items unless `limit` says otherwise) of at most MCP_CHARS characters.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from jaxmap.commands.registry import COMMANDS, Command, Param
+from jaxmap.commands.registry import COMMANDS, MCP_CHARS, Command, Param
 from jaxmap.errors import ArgumentError
 
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list}
@@ -62,6 +63,8 @@ def call(session, name: str, arguments: dict | None) -> str:
     if tool is None:
         raise ArgumentError(f"no tool {name!r}; one of: {', '.join(BY_NAME)}")
     arguments = _checked(tool, arguments or {})
+    if tool.command.page:  # one page by default, never more than MCP_CHARS
+        arguments = {"limit": tool.command.page, **arguments, "max_chars": MCP_CHARS}
     if tool.command.kind == "scaffold":
         return _scaffold(session, tool.command, arguments)
     return dispatch.answer(tool.command, session.index(), arguments)

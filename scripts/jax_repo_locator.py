@@ -69,10 +69,12 @@ def from_snapshot(args) -> int:
     root = f"jax {snapshot['jax_version']} (snapshot)"
     if args.json:
         # A snapshot has no call graph: what a function reaches is not known there.
-        definitions = [{**d, "reaches": []} for d in definitions]
+        definitions = [{**d, "reaches_total": 0, "reaches": []} for d in definitions]
+        # Everything, as `jaxmap locate --json` prints by default: one page of all.
         print(json.dumps({"root": root, "jax_version": snapshot["jax_version"],
                           "query": args.name.strip(), "primitives": primitives,
-                          "definitions": definitions}, indent=1))
+                          "definitions": definitions, "total": len(definitions),
+                          "offset": 0, "truncated": False, "next_offset": None}, indent=1))
     else:
         print(_text(primitives, definitions))
     return 0
@@ -85,7 +87,7 @@ def _match(snapshot: dict, query: str) -> tuple[list, list]:
     leaf = query.rpartition(".")[2]
     stem = leaf[:-2] if leaf.endswith("_p") else leaf
     # A snapshot is built from a wheel, which has no tests to list.
-    primitives = [{**p, "tests": []} for p in snapshot["primitives"]
+    primitives = [{**p, "tests_total": 0, "tests": []} for p in snapshot["primitives"]
                   if p["name"] in (leaf, stem) or p["variable"] == leaf
                   or leaf in p.get("aliases", ())]
 

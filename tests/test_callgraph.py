@@ -11,7 +11,8 @@ from test_cli import assert_one_line_error, run, run_json
 
 from jaxmap.cli import main
 
-CALL_KEYS = {"root", "query", "direction", "targets", "count", "found", "registrations"}
+CALL_KEYS = {"root", "query", "direction", "targets", "count", "found", "registrations",
+             "total", "offset", "truncated", "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line"}
 
 

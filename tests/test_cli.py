@@ -371,3 +371,43 @@ def test_contradictory_filters_and_unknown_platforms_are_errors(capsys):
     code, out, err = run(capsys, "primitives", "--platform", "bogus")
     assert_one_line_error(code, out, err)
     assert "unknown platform 'bogus'" in err
+
+
+# -- sized answers: --limit, --offset, --field, --max-chars ----------------------------
+
+
+def test_json_prints_everything_by_default_and_says_so(capsys):
+    document = run_json(capsys, "primitives")
+    assert document["total"] == len(document["primitives"]) == 31
+    assert document["offset"] == 0 and document["truncated"] is False
+    assert document["next_offset"] is None
+
+
+def test_limit_offset_and_fields_cut_the_json_to_one_page(capsys):
+    whole = [p["name"] for p in run_json(capsys, "primitives")["primitives"]]
+    page = run_json(capsys, "primitives", "--limit", "2", "--offset", "3", "--field", "name",
+                    "--field", "line")
+    assert page["primitives"] == [{"name": n, "line": page["primitives"][i]["line"]}
+                                  for i, n in enumerate(whole[3:5])]
+    assert list(page["primitives"][0]) == ["name", "line"]
+    assert (page["total"], page["truncated"], page["next_offset"]) == (31, True, 5)
+
+
+def test_max_chars_caps_the_answer(capsys):
+    code, out, err = run(capsys, "primitives", "--json", "--max-chars", "4000")
+    assert code == 0, err
+    document = json.loads(out)
+    assert len(out.rstrip("\n")) <= 4000 and document["truncated"]
+    assert document["next_offset"] == len(document["primitives"]) >= 1
+
+
+def test_locate_cuts_tests_and_reaches_to_the_limit(capsys):
+    whole = run_json(capsys, "locate", "psum")
+    psum = whole["primitives"][0]
+    assert psum["tests_total"] == len(psum["tests"]) >= 1
+    cut = run_json(capsys, "locate", "psum", "--limit", "0")["primitives"][0]
+    assert cut["tests"] == [] and cut["tests_total"] == psum["tests_total"]
+
+
+def test_an_unknown_field_is_a_one_line_error(capsys):
+    assert_one_line_error(*run(capsys, "coverage", "--json", "--field", "nme"))

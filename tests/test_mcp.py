@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 
 from jaxmap import server, tools
 from jaxmap.cli import main
+from jaxmap.commands.registry import MCP_CHARS
 from jaxmap.session import Session
 
 
@@ -66,10 +67,67 @@ SAME_AS_CLI = [
 ]
 
 
+def _mcp_page(name: str) -> list[str]:
+    """The CLI options that ask for the page a tool answers by default."""
+    page = tools.BY_NAME[name].command.page
+    return ["--limit", str(page), "--max-chars", str(MCP_CHARS)] if page else []
+
+
 @pytest.mark.parametrize("name, arguments, argv", SAME_AS_CLI, ids=lambda v: str(v))
 def test_tool_answers_with_the_commands_json(name, arguments, argv, capsys):
-    expected = _cli_json(capsys, *argv, "--json", "--root", str(ROOT))
+    expected = _cli_json(capsys, *argv, *_mcp_page(name), "--json", "--root", str(ROOT))
     assert _tool_json(ROOT, name, arguments) == expected
+
+
+def test_a_default_answer_is_one_page_that_says_what_is_left():
+    first = _tool_json(ROOT, "primitives", {})
+    assert first["total"] == 31 and first["truncated"] and first["offset"] == 0
+    shown = len(first["primitives"])
+    assert 0 < shown < 31 and first["next_offset"] == shown
+    assert len(json.dumps(first, indent=1)) <= MCP_CHARS
+    names, offset = [], 0
+    while offset is not None:  # paging walks every primitive once
+        page = _tool_json(ROOT, "primitives", {"offset": offset, "fields": ["name", "module"]})
+        assert all(item.keys() == {"name", "module"} for item in page["primitives"])
+        names += [item["name"] for item in page["primitives"]]
+        offset = page["next_offset"]
+    assert names == [p["name"] for p in _tool_json(ROOT, "primitives", {
+        "limit": 100, "fields": ["name"]})["primitives"]] and len(names) == 31
+
+
+def test_limit_offset_and_fields_page_every_long_answer():
+    coverage = _tool_json(ROOT, "coverage", {"limit": 2, "offset": 1, "fields": ["name"]})
+    assert coverage["rows"] == [{"name": n} for n in coverage_names()[1:3]]
+    assert coverage["total"] == coverage["primitives"] and coverage["next_offset"] == 3
+    binds = _tool_json(ROOT, "binds", {"prim": "psum", "limit": 1})
+    assert len(binds["found"]) == 1 and binds["total"] == binds["count"] > 1
+    located = _tool_json(ROOT, "locate", {"name": "psum", "limit": 0})
+    assert located["definitions"] == [] and located["total"] >= 1
+    assert located["primitives"][0]["tests"] == [] and located["primitives"][0]["tests_total"]
+
+
+def coverage_names() -> list[str]:
+    return [row["name"] for row in _tool_json(ROOT, "coverage", {"limit": 100})["rows"]]
+
+
+def test_an_unknown_field_is_a_one_line_tool_error():
+    (result,) = _calls(ROOT, ("primitives", {"fields": ["nme"]}))
+    assert result.is_error and _text(result).count("\n") == 0
+    assert "no field 'nme'" in _text(result)
+
+
+# The tools whose answers grow with the tree, with the heaviest names of jax.
+HEAVY = [("primitives", {}), ("coverage", {}), ("binds", {"prim": "add"}),
+         ("callers", {"name": "bind"}), ("locate", {"name": "add"})]
+
+
+def test_default_answers_fit_in_8k_tokens_on_the_installed_jax():
+    with Session(None) as session:
+        for name, arguments in HEAVY:
+            text = tools.call(session, name, arguments)
+            document = json.loads(text)
+            assert len(text) / 4 < 8000 and "total" in document, name
+            assert document["truncated"] is (document["next_offset"] is not None)
 
 
 def test_explain_answers_with_the_commands_json(tmp_path, capsys):

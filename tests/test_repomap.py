@@ -12,6 +12,7 @@ from markers import ROOT, mark
 
 from jaxmap.cli import main
 from jaxmap.commands import repomap
+from jaxmap.models import FunctionRef, Primitive, Rule, RuleKind, SourceLoc
 from jaxmap.render import markdown
 from jaxmap.session import open_index
 
@@ -48,7 +49,8 @@ def test_header_names_the_version_and_counts(text):
 def test_orientation_comes_first(text):
     titles = re.findall(r"^## (.*)$", text, re.M)
     # The fixture defines none of the entry points, so that section is left out.
-    assert titles[:3] == ["Subsystems", "Pipeline: how jax.jit(f)(x) runs", "Contributing"]
+    assert titles[:4] == ["Subsystems", "Core modules in reading order",
+                          "Pipeline: how jax.jit(f)(x) runs", "Contributing"]
     assert "Entry points" not in text
 
 
@@ -62,10 +64,19 @@ def test_subsystems_name_modules_entry_points_and_connections(text):
     assert "| **Export** |" not in subsystems  # the fixture has no jax._src.export
 
 
+def test_reading_order_names_the_core_modules_present_one_line_each(text):
+    reading = section(text, "Core modules in reading order")
+    rows = re.findall(r"^\d+\. `([\w.]+)` \(\[(\S+):1\]", reading, re.M)
+    assert rows[:2] == [("jax._src.core", "jax/_src/core.py"),
+                        ("jax._src.interpreters.partial_eval",
+                         "jax/_src/interpreters/partial_eval.py")]
+    assert "jax._src.linear_util" not in reading  # not in the fixture: left out
+
+
 def test_pipeline_flow_and_stages_link_definitions(text):
     flow = section(text, "Pipeline: how jax.jit(f)(x) runs")
-    assert "each jax operation binds a primitive: [`Primitive.bind`](jax/_src/core.py#L" \
-        in flow
+    assert "each jax operation binds a primitive: `Primitive.bind` defined at " \
+        "[jax/_src/core.py:" in flow
     stages = section(text, "Where each stage lives")
     assert "| Primitives | [`core.Primitive`](jax/_src/core.py#L4)" in stages
     assert "[`mlir.register_lowering`](jax/_src/interpreters/mlir.py#L" in stages
@@ -74,7 +85,8 @@ def test_pipeline_flow_and_stages_link_definitions(text):
 
 def test_contributing_reads_the_tests_from_the_tree(text):
     contributing = section(text, "Contributing")
-    assert "- Tests: 1 module `tests/*_test.py` (e.g. `tests/parallel_test.py`)" in contributing
+    assert "- Tests: 1 module `tests/*_test.py` (e.g. `tests/parallel_test.py`; see Tests by " \
+        "subsystem)" in contributing
     assert "`docs/autodidax.md`" in contributing and "CHANGELOG.md" in contributing
 
 
@@ -94,21 +106,105 @@ def test_module_purposes_name_things_instead_of_counting():
         "re-exports `jax._src.lax.lax`"
 
 
-def test_primitive_page_names_every_rule_function(pages):
+def test_primitive_page_has_a_line_per_primitive_and_rule(pages):
     _, primitives = pages
     file, line = mark("psum-create")
-    row = next(r for r in primitives.splitlines() if r.startswith(f"| [`psum`]({file}#L{line})"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    impl, aeval, jvp, transpose, batching, lowering, pe, dce, platforms = cells[1:]
-    impl_line = mark("psum-impl")[1]
-    assert impl == f"[apply_primitive L{impl_line}]({file}#L{impl_line})"
+    psum = [r for r in primitives.splitlines() if r.startswith("psum  ")]
+    assert psum[0] == f"psum  primitive  psum_p  {file}:{line} (definition)"
+    impl = mark("psum-impl")[1]
+    assert f"psum  impl  psum_p.def_impl  {file}:{impl} (registration)  -> apply_primitive " \
+        "jax/_src/dispatch.py:" in "\n".join(psum)
     linear = mark("psum-deflinear2")[1]
-    assert jvp == f"[L{linear}]({file}#L{linear})"  # deflinear2 builds the JVP itself
-    assert transpose == f"[_psum_transpose_rule L{linear}]({file}#L{linear})"
-    assert batching.startswith("[_batched_reduction_collective L")
-    assert pe == dce == platforms == "—"
-    sin_row = next(r for r in primitives.splitlines() if "[`sin`]" in r)
-    assert f"cpu [_sin_cpu_lowering L{mark('sin-lowering-cpu')[1]}]" in sin_row
+    transpose = f"psum  transpose  ad.deflinear2  {file}:{linear} (registration)  -> " \
+        f"_psum_transpose_rule {file}:33 (definition)"
+    assert transpose in psum
+    # deflinear2 builds the JVP itself: no function to name.
+    assert f"psum  jvp  ad.deflinear2  {file}:{linear} (registration)  -> (built by the " \
+        "helper)" in psum
+    batcher = next(r for r in psum if r.startswith("psum  batching  "))
+    assert f"{file}:{mark('psum-batcher')[1]} (registration)  -> " \
+        f"_batched_reduction_collective {file}:37 (definition)" in batcher
+    sin_file, sin_line = mark("sin-lowering-cpu")
+    sin_cpu = next(r for r in primitives.splitlines() if r.startswith("sin  lowering[cpu]  "))
+    assert f"  {sin_file}:{sin_line} (registration)  -> _sin_cpu_lowering {sin_file}:" in sin_cpu
+
+
+def test_a_rule_written_as_a_partials_name_shows_it_then_what_it_wraps():
+    wraps = FunctionRef("_dot_batch_rule", SourceLoc("jax/lax.py", 5869))
+    written = FunctionRef("_dot_general_batch_rule", SourceLoc("jax/lax.py", 6027))
+    rule = Rule(RuleKind.BATCHING, SourceLoc("jax/lax.py", 6030), "primitive_batchers[...] =",
+                function=wraps, functions=(wraps,), written=written)
+    prim = Primitive("dot_general", "dot_general_p", "jax.lax", SourceLoc("jax/lax.py", 5995),
+                     rules=(rule,))
+    assert markdown._primitive_lines(prim)[1] == (
+        "dot_general  batching  primitive_batchers[...] =  jax/lax.py:6030 (registration)  -> "
+        "_dot_general_batch_rule jax/lax.py:6027 (definition), a partial of _dot_batch_rule "
+        "jax/lax.py:5869 (definition)")
+
+
+def test_primitive_page_lines_are_grouped_by_module_in_plain_text(pages):
+    _, primitives = pages
+    assert "<details>" not in primitives and "| primitive |" not in primitives
+    parallel = re.search(r"^## jax\._src\.lax\.parallel\n\n```text\n(.*?)^```$", primitives,
+                         re.M | re.S).group(1)
+    rows = parallel.splitlines()
+    assert all(row.count("  ") >= 3 for row in rows)
+    assert "psum  primitive  psum_p  jax/_src/lax/parallel.py:42 (definition)" in rows
+    assert {row.split("  ")[0] for row in rows} == {
+        "all_gather_done", "all_gather_start", "pmax", "pmin", "psum", "ragged_all_to_all"}
+
+
+def test_pallas_backend_tables_are_where_to_add_their_lowerings(text):
+    where = section(text, "Where to add things")
+    triton = re.search(r"### lowering\[triton\]: Pallas on GPU \(Triton\)\n(.*?)(?=\n### |\Z)",
+                       where, re.S).group(1)
+    file, line = mark("triton-add")
+    assert f"- `jax._src.pallas.triton.lowering.triton_lowering_rules` — defined at [{file}:" \
+        in triton
+    # The helper is read off the registrations, then located in the table's module.
+    assert "- `jax._src.pallas.triton.lowering.register_lowering` — defined at " in triton
+    assert "Unimplemented primitive in Pallas Triton lowering: {name}" in triton
+    assert f"- example: `add` registers `_add_lowering_rule` (defined at [{file}:{line + 1}]" \
+        in triton
+    assert "### lowering[mosaic_tpu]" not in where  # the fixture has no Mosaic table
+
+
+def test_tests_by_subsystem_come_from_the_tree_or_are_marked_as_jax_names(tmp_path):
+    files = {"jax/__init__.py": "", "jax/_src/__init__.py": "", "jax/_src/core.py": "",
+             "jax/_src/lax/__init__.py": "", "jax/_src/lax/lax.py": "",
+             "tests/lax_test.py": "", "tests/my_test.py": ""}
+    for path, source in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(source)
+    with open_index(tmp_path) as idx:
+        tests = repomap.gather(idx, links=False).tests
+    assert [(t.subsystem, t.files, t.in_tree) for t in tests] == \
+        [("lax", ("tests/lax_test.py",), True)]
+    for path in ("tests/lax_test.py", "tests/my_test.py"):
+        (tmp_path / path).unlink()
+    with open_index(tmp_path) as idx:
+        text = markdown.repo_map(repomap.gather(idx, links=False))
+    listed = section(text, "Tests by subsystem")
+    assert listed.lstrip().startswith("Not in this tree (an installed package)")
+    assert "- lax: `tests/lax_test.py`, `tests/lax_autodiff_test.py`" in listed
+
+
+def test_export_flow_reaches_the_module_that_writes_bytes(installed_map):
+    names = [p.name for stage in installed_map.export for p in stage.places]
+    assert names.index("jax._src.export._export.Exported.serialize") < \
+        names.index("jax._src.export.serialization.serialize")
+    text = markdown.repo_map(installed_map)
+    assert "`serialization.serialize` defined at `jax/_src/export/serialization.py:" in text
+
+
+def test_installed_map_has_a_registry_per_pallas_backend(installed_map):
+    pallas = {r.kind: r for r in installed_map.registries if r.kind.startswith("lowering[")}
+    assert set(pallas) == {"lowering[mosaic_tpu]", "lowering[mosaic_gpu]", "lowering[triton]"}
+    folders = {"mosaic_tpu": "mosaic/", "mosaic_gpu": "mosaic_gpu/", "triton": "triton/"}
+    for kind, registry in pallas.items():
+        folder = "jax/_src/pallas/" + folders[kind[9:-1]]
+        assert registry.example[1].startswith(folder) and registry.example[5].startswith(folder)
+        assert any(name.endswith("lowering_rules") for name, _, _ in registry.registrars)
 
 
 def test_gaps_separate_surprises_from_families_lacking_rules_by_design(text):
@@ -199,7 +295,8 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert not target.exists()
     assert {"jax_version", "files", "subsystems", "jit_flow", "pipeline", "entry_points",
             "contributing", "packages", "modules", "primitives", "families", "gaps", "hubs",
-            "infrastructure", "rule_helpers", "registries"} == document.keys()
+            "infrastructure", "rule_helpers", "registries", "reading_order", "export_flow",
+            "tests"} == document.keys()
     parallel = next(m for m in document["modules"] if m["module"] == "jax._src.lax.parallel")
     assert parallel["purpose"] == "Stand-in for jax._src.lax.parallel: collectives."
     with open_index(ROOT) as idx:
@@ -209,6 +306,10 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert (psum["file"], psum["line"]) == mark("psum-create")
     impl = next(r for r in document["registries"] if r["kind"] == "impl")
     assert impl["registrars"] and {"name", "file", "line"} == impl["registrars"][0].keys()
+    triton = next(r for r in document["registries"] if r["kind"] == "lowering[triton]")
+    assert triton["title"] == "Pallas on GPU (Triton)"
+    assert triton["example"]["function_line"] == mark("triton-add")[1] + 1
+    assert document["reading_order"][0]["module"] == "jax._src.core"
 
 
 @pytest.fixture(scope="module")

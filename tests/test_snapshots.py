@@ -136,6 +136,16 @@ def test_diff_between_versions_reports_real_changes(capsys):
     assert not set(result["primitives_added"]) & set(result["primitives_removed"])
 
 
+def test_diff_json_pages_its_rule_changes(capsys):
+    whole = run_json(capsys, "diff", "0.4.38", "0.10.2")
+    page = run_json(capsys, "diff", "0.4.38", "0.10.2", "--limit", "3", "--offset", "2",
+                    "--field", "primitive", "--field", "change")
+    assert page["rules"] == [{"primitive": r["primitive"], "change": r["change"]}
+                             for r in whole["rules"][2:5]]
+    assert page["total"] == len(whole["rules"]) > 5 and page["next_offset"] == 5
+    assert page["primitives_added"] == whole["primitives_added"]  # only rules are paged
+
+
 def test_diff_of_a_version_with_itself_is_empty(capsys):
     result = run_json(capsys, "diff", "0.6.2", "0.6.2")
     assert result["primitives_added"] == result["primitives_removed"] == result["rules"] == []

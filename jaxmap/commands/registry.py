@@ -58,6 +58,7 @@ class Command(NamedTuple):
     # front ends then fail with that line, the CLI after printing the rendered result.
     refusal: str = ""
     notes: str = ""  # a scaffold row's one-line notes: run's arguments -> list[str]
+    page: int = 0  # its JSON's long list is paged (PAGING): MCP's default page size
 
     @property
     def tool(self) -> str:
@@ -72,11 +73,28 @@ _PLATFORM = Param("platform", "string", "only lowerings serving it: cpu, cuda, r
                                         "or a Pallas backend", metavar="PLATFORM")
 _RULE_KINDS = f"rule kinds ({', '.join(RULE_KINDS[:4])}, ...)"
 
+# What every paged command takes (render/paging.py cuts the JSON answer): the CLI shows
+# everything unless told; MCP answers one page of `Command.page` items, at most
+# MCP_CHARS characters.
+PAGING: tuple[Param, ...] = (
+    Param("limit", "integer", "JSON: at most N items", minimum=0, metavar="N"),
+    Param("offset", "integer", "JSON: from item N (next_offset)", minimum=0, metavar="N"),
+    Param("fields", "array", "JSON: only these item fields", flag="--field", metavar="FIELD"),
+    Param("max_chars", "integer", "JSON: at most N characters, dropping items from the end",
+          minimum=1, metavar="N", mcp=False))
+PAGING_NAMES = frozenset(p.name for p in PAGING)
+MCP_CHARS = 30_000  # about 7,500 tokens (characters / 4)
+
+
+def _paged(command: Command, page: int) -> Command:
+    """`command` with the paging parameters, answering `page` items over MCP by default."""
+    return command._replace(params=command.params + PAGING, page=page)
+
 
 def _calls(direction: str, doc: str, params: tuple[Param, ...], mcp: bool = True) -> Command:
-    return Command(direction, doc, params, f"jaxmap.commands.callgraph:{direction}",
-                   {"text": f"{_TEXT}:call_answer", "json": f"{_JSON}:call_document"},
-                   mcp=mcp)
+    return _paged(Command(direction, doc, params, f"jaxmap.commands.callgraph:{direction}",
+                          {"text": f"{_TEXT}:call_answer", "json": f"{_JSON}:call_document"},
+                          mcp=mcp), 50)
 
 
 def _walk(direction: str, doc: str, depth_doc: str, mcp: bool) -> Command:
@@ -86,22 +104,22 @@ def _walk(direction: str, doc: str, depth_doc: str, mcp: bool) -> Command:
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("locate", "Where NAME is defined; for a primitive, every rule registered for it "
+    _paged(Command("locate", "Where NAME is defined; for a primitive, every rule registered for it "
                       "with file:line, and the tests that use it.",
             (_NAME, Param("kind", "string", "only this: a rule kind (jvp, lowering, ...) or a "
                                             "result kind (" + ", ".join(RESULT_KINDS) + ")",
                           metavar="KIND"), _PLATFORM),
             "jaxmap.commands.locate:locate",
             {"text": f"{_TEXT}:located", "json": f"{_JSON}:located_document"},
-            snapshot=True),
-    Command("primitives", "Every primitive with its rules; all filters must hold.",
+            snapshot=True), 20),
+    _paged(Command("primitives", "Every primitive with its rules; all filters must hold.",
             (Param("missing", "array", f"only primitives lacking these {_RULE_KINDS}",
                    metavar="KIND"),
              Param("has", "array", "only primitives having all of these rule kinds",
                    metavar="KIND"), _PLATFORM),
             "jaxmap.commands.lookup:primitives",
             {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"},
-            about_primitives=True),
+            about_primitives=True), 20),
     _calls("binds", "Every function that reaches primitive PRIM, public API first, with its "
                     "chain.",
            (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
@@ -126,7 +144,7 @@ COMMANDS: tuple[Command, ...] = (
                    metavar="N")),
             "jaxmap.commands.path:path",
             {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}),
-    Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
+    _paged(Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
                         "with totals.",
             (Param("kinds", "array", "only these rule kinds' columns", flag="--kind",
                    metavar="KIND"),
@@ -134,7 +152,7 @@ COMMANDS: tuple[Command, ...] = (
                    metavar="KIND"), _PLATFORM),
             "jaxmap.commands.coverage:run",
             {"table": f"{_TEXT}:coverage_table", "json": f"{_JSON}:coverage_document",
-             "csv": "jaxmap.render.csv:coverage"}, paths=False, about_primitives=True),
+             "csv": "jaxmap.render.csv:coverage"}, paths=False, about_primitives=True), 100),
     Command("explain", "Where a JAX error message or traceback TEXT is raised; for a missing "
                        "rule, where and how to add it.",
             (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",

@@ -73,10 +73,23 @@ class Gap(NamedTuple):
 
 
 class Registry(NamedTuple):
-    kind: str
-    registrars: tuple[tuple[str, str, int], ...]  # (short name, file, line)
-    example: tuple | None  # (primitive, file, line, via, function name)
+    kind: str  # a rule kind; `lowering[BACKEND]` for a Pallas backend's table
+    registrars: tuple[tuple[str, str, int], ...]  # (name, file, line of its definition)
+    example: tuple | None  # (primitive, file, line, via, function, its file, its line)
     error: str | None  # what JAX raises when a primitive lacks this kind
+    title: str | None = None  # what the registry is for, when the kind does not say
+
+
+class Reading(NamedTuple):
+    module: str
+    file: str
+    why: str
+
+
+class SubsystemTests(NamedTuple):
+    subsystem: str
+    files: tuple[str, ...]
+    in_tree: bool  # found in this tree's tests/, not only the names a checkout uses
 
 
 class RepoMap(NamedTuple):
@@ -84,7 +97,10 @@ class RepoMap(NamedTuple):
     files: int
     links: bool  # relative GitHub-style links (a checkout) or plain path:line
     subsystems: tuple[SubsystemRow, ...]
+    reading: tuple[Reading, ...]  # the core modules in reading order
     flow: tuple[Stage, ...]  # a jax.jit(f)(x) call
+    export: tuple[Stage, ...]  # an exported function to bytes and back
+    tests: tuple[SubsystemTests, ...]
     stages: tuple[Stage, ...]  # the pipeline, stage by stage
     entry_points: tuple[Place, ...]
     contributing: Contributing
@@ -113,7 +129,8 @@ def gather(index, *, links: bool | None = None, rank: int = 15) -> RepoMap:
     modules = _modules(definitions, imports, prims)
     families = _families(prims)
     return RepoMap(index.jax_version, index.file_count(), links,
-                   _subsystems(index, modules, imports, prims), _stages(index, O.JIT_FLOW),
+                   _subsystems(index, modules, imports, prims), _reading(modules),
+                   _stages(index, O.JIT_FLOW), _stages(index, O.EXPORT_FLOW), _tests(modules),
                    _stages(index, R.PIPELINE), _entry_points(index),
                    _contributing(index, modules), _packages(modules), tuple(modules),
                    tuple(prims), families, _gaps(prims, families), *_ranking(imports, rank),
@@ -248,7 +265,7 @@ def _subsystems(index, modules, imports, prims) -> tuple[SubsystemRow, ...]:
         members = [m for m, owner in owners.items() if owner == s.name]
         if not members:
             continue
-        key = tuple(Place(m, files[m], 1) for m in s.modules if m in files)[:3]
+        key = tuple(Place(m, files[m], 1) for m in s.modules if m in files)
         rows.append(SubsystemRow(
             s.name, s.does, key, len(members), sum(owners.get(p.module) == s.name for p in prims),
             _places(index, s.entries), _top(uses[s.name]), _top(used_by[s.name])))
@@ -258,6 +275,24 @@ def _subsystems(index, modules, imports, prims) -> tuple[SubsystemRow, ...]:
 def _top(counts: Counter, shown: int = 3) -> tuple[str, ...]:
     return tuple(name for name, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
                  [:shown])
+
+
+def _reading(modules) -> tuple[Reading, ...]:
+    files = {m.name: m.file for m in modules}
+    return tuple(Reading(name, files[name], why) for name, why in O.READING_ORDER
+                 if name in files)
+
+
+def _tests(modules) -> tuple[SubsystemTests, ...]:
+    """Each subsystem's test files: those of this tree's tests/, or, in a tree without
+    tests (an installed package), the names a JAX checkout uses."""
+    present = {m.file for m in modules if m.file.startswith("tests/")}
+    rows = []
+    for s in O.SUBSYSTEMS:
+        files = tuple(f for f in s.tests if f in present) if present else s.tests
+        if files:
+            rows.append(SubsystemTests(s.name, files, bool(present)))
+    return tuple(rows)
 
 
 # -- contributor paths -------------------------------------------------------------------
@@ -392,15 +427,43 @@ def _registries(index, prims) -> tuple[Registry, ...]:
             place = index.place(f"{R.MODULES[leaf][0]}.{attr}")
             if place:
                 places.append((short, *place))
-        candidates = [(_preference(p.module), -coverage[id(p)], p.name, r.loc.file, r.loc.line,
-                       p, r) for p in prims
-                      for r in p.rules if r.kind.value == kind and r.function is not None
-                      and ">" not in r.via and p.style == "classic"]
-        example = None
-        if candidates:
-            *_, prim, rule = min(candidates, key=lambda c: c[:5])
-            example = (prim.name, rule.loc.file, rule.loc.line, rule.via, rule.function.name)
+        example = _example(prims, coverage, lambda p, r, k=kind: r.kind.value == k
+                           and ">" not in r.via)
         if places or example:
             result.append(Registry(kind, tuple(places), example,
                                    O.MISSING_RULE_ERRORS.get(kind)))
+        if kind == RuleKind.LOWERING.value:
+            result += _pallas_registries(index, prims, coverage)
     return tuple(result)
+
+
+def _pallas_registries(index, prims, coverage) -> list[Registry]:
+    """A Pallas backend's lowering table, the helpers its rules are registered with
+    (read off the registrations), and one real registration."""
+    rows = []
+    for table, backend in R.PALLAS_LOWERING_TABLES.items():
+        module = table.rpartition(".")[0]
+        helpers = sorted({r.via.split(" > ")[0].lstrip("@") for p in prims for r in p.rules
+                          if r.platform == backend and " > " in r.via})
+        places = [(name, *place) for name in (table, *(f"{module}.{h}" for h in helpers))
+                  if (place := index.place(name))]
+        example = _example(prims, coverage, lambda p, r, b=backend: r.platform == b)
+        if places or example:
+            kind = f"lowering[{backend}]"
+            rows.append(Registry(kind, tuple(places), example, O.MISSING_RULE_ERRORS.get(kind),
+                                 O.PALLAS_BACKENDS.get(backend)))
+    return rows
+
+
+def _example(prims, coverage, chosen) -> tuple | None:
+    """The registration to copy among those `chosen(prim, rule)` accepts: with a named
+    function, from the modules REPO-MAP prefers, of the primitive with most rule kinds."""
+    candidates = [(_preference(p.module), -coverage[id(p)], p.name, r.loc.file, r.loc.line,
+                   p, r) for p in prims for r in p.rules
+                  if r.function is not None and p.style == "classic" and chosen(p, r)]
+    if not candidates:
+        return None
+    *_, prim, rule = min(candidates, key=lambda c: c[:5])
+    function = rule.function
+    return (prim.name, rule.loc.file, rule.loc.line, rule.via, function.name,
+            function.loc.file, function.loc.line)

@@ -1,7 +1,8 @@
-"""JAX knowledge REPO-MAP.md orients a newcomer with, as tables: subsystems, how a
-`jax.jit(f)(x)` call flows, the public names people look for, the escalation
-ladder, contributor paths, what JAX says when a rule is missing, and the families
-of primitives that lack a rule by design.
+"""JAX knowledge REPO-MAP.md orients a newcomer with, as tables: subsystems (with the
+test files a checkout keeps for each), the core modules in reading order, how a
+`jax.jit(f)(x)` call flows and how an export becomes bytes, the public names people
+look for, the escalation ladder, contributor paths, what JAX says when a rule is
+missing, the Pallas backends, and the families of primitives that lack a rule by design.
 
 Names are qualified-name suffixes (`api.jit` finds `jax._src.api.jit`), looked up
 in the index: a name a release lacks is left out, never guessed. Sentences here are
@@ -18,6 +19,7 @@ class Subsystem(NamedTuple):
     does: str
     modules: tuple[str, ...]  # module prefixes, most important first
     entries: tuple[str, ...]  # qualified-name suffixes of its entry points
+    tests: tuple[str, ...] = ()  # where a JAX checkout tests it (root-relative files)
 
 
 SUBSYSTEMS: tuple[Subsystem, ...] = (
@@ -27,75 +29,95 @@ SUBSYSTEMS: tuple[Subsystem, ...] = (
               ("jax._src.core", "jax._src.linear_util", "jax._src.api_util",
                "jax._src.source_info_util", "jax._src.effects"),
               ("core.Primitive", "core.Trace", "core.Tracer", "core.ShapedArray",
-               "core.eval_jaxpr", "linear_util.wrap_init")),
+               "core.eval_jaxpr", "linear_util.wrap_init"),
+              ("tests/core_test.py", "tests/api_util_test.py", "tests/jaxpr_util_test.py",
+               "tests/jaxpr_effects_test.py")),
     Subsystem("Public API and jit",
               "The user-facing transformations; jit stages a function into a jaxpr held "
               "by its own primitive and compiles it.",
               ("jax._src.api", "jax._src.pjit", "jax._src.stages", "jax._src.dispatch"),
-              ("api.jit", "api.grad", "api.vmap", "api.make_jaxpr", "pjit.make_jit")),
+              ("api.jit", "api.grad", "api.vmap", "api.make_jaxpr", "pjit.make_jit"),
+              ("tests/api_test.py", "tests/jax_jit_test.py", "tests/pjit_test.py",
+               "tests/aot_test.py")),
     Subsystem("Autodiff",
               "Forward mode through JVP rules, linearization, and transposition for "
               "reverse mode; grad and vjp are built from them.",
               ("jax._src.interpreters.ad", "jax._src.ad_util"),
-              ("ad.JVPTrace", "ad.linearize", "ad.backward_pass")),
+              ("ad.JVPTrace", "ad.linearize", "ad.backward_pass"),
+              ("tests/lax_autodiff_test.py", "tests/api_test.py")),
     Subsystem("Batching",
               "vmap: a batch trace carries a batched dimension through each primitive's "
               "batching rule.",
               ("jax._src.interpreters.batching",),
-              ("batching.BatchTrace",)),
+              ("batching.BatchTrace",),
+              ("tests/batching_test.py", "tests/lax_vmap_test.py", "tests/lax_vmap_op_test.py")),
     Subsystem("Partial evaluation",
               "Staging Python into jaxprs, splitting known from unknown values for "
               "autodiff, dead-code elimination.",
               ("jax._src.interpreters.partial_eval",),
               ("partial_eval.DynamicJaxprTrace", "partial_eval.trace_to_jaxpr_dynamic",
-               "partial_eval.dce_jaxpr")),
+               "partial_eval.dce_jaxpr"),
+              ("tests/api_test.py", "tests/core_test.py")),
     Subsystem("Lowering and compilation",
               "Jaxprs to StableHLO through one lowering rule per primitive and platform, "
               "then XLA compiles and runs the module.",
               ("jax._src.interpreters.mlir", "jax._src.interpreters.pxla", "jax._src.compiler"),
               ("mlir.register_lowering", "mlir.lower_jaxpr_to_module",
-               "pxla.lower_sharding_computation", "compiler.compile_or_get_cached")),
+               "pxla.lower_sharding_computation", "compiler.compile_or_get_cached"),
+              ("tests/jax_to_ir_test.py", "tests/compilation_cache_test.py",
+               "tests/xla_bridge_test.py")),
     Subsystem("lax",
               "The primitives themselves (elementwise, dot_general, reductions, control "
               "flow, collectives, linear algebra) and their rules.",
               ("jax._src.lax",),
-              ("lax.dot_general", "loops.scan", "conditionals.cond", "parallel.psum")),
+              ("lax.dot_general", "loops.scan", "conditionals.cond", "parallel.psum"),
+              ("tests/lax_test.py", "tests/lax_autodiff_test.py", "tests/lax_vmap_test.py",
+               "tests/lax_control_flow_test.py", "tests/linalg_test.py")),
     Subsystem("numpy and scipy",
               "jax.numpy and jax.scipy, written in terms of lax.",
               ("jax._src.numpy", "jax._src.scipy"),
-              ("lax_numpy.reshape", "einsum.einsum")),
+              ("lax_numpy.reshape", "einsum.einsum"),
+              ("tests/lax_numpy_test.py", "tests/lax_scipy_test.py")),
     Subsystem("Sharding and shard_map",
               "Meshes, shardings and partition specs; shard_map writes per-device code.",
               ("jax._src.sharding_impls", "jax._src.named_sharding", "jax._src.mesh",
                "jax._src.shard_map", "jax._src.sharding", "jax._src.partition_spec"),
-              ("mesh.Mesh", "named_sharding.NamedSharding", "shard_map.shard_map")),
+              ("mesh.Mesh", "named_sharding.NamedSharding", "shard_map.shard_map"),
+              ("tests/shard_map_test.py", "tests/pjit_test.py", "tests/array_test.py")),
     Subsystem("Custom derivatives and remat",
               "custom_jvp and custom_vjp attach user rules through their own call "
               "primitives; checkpoint trades memory for recomputation.",
               ("jax._src.custom_derivatives", "jax._src.ad_checkpoint",
                "jax._src.custom_transpose", "jax._src.custom_batching"),
               ("custom_derivatives.custom_jvp", "custom_derivatives.custom_vjp",
-               "ad_checkpoint.checkpoint")),
+               "ad_checkpoint.checkpoint"),
+              ("tests/custom_api_test.py", "tests/api_test.py")),
     Subsystem("Export",
               "Serialising a lowered function (StableHLO plus its calling convention) to "
               "run later or elsewhere.",
               ("jax._src.export",),
               ("_export.export", "_export.Exported", "_export.Exported.serialize",
-               "_export.deserialize")),
+               "_export.deserialize"),
+              ("tests/export_test.py", "tests/export_serialization_back_compat_test.py",
+               "tests/shape_poly_test.py")),
     Subsystem("Pallas",
               "A kernel language: pallas_call lowers a kernel body to Mosaic (TPU), "
               "Mosaic GPU or Triton.",
               ("jax._src.pallas", "jax._src.tpu_custom_call"),
-              ("pallas_call.pallas_call", "pallas.core.BlockSpec")),
+              ("pallas_call.pallas_call", "pallas.core.BlockSpec"),
+              ("tests/pallas/pallas_test.py", "tests/pallas/ops_test.py",
+               "tests/pallas/tpu_ops_test.py", "tests/pallas/mosaic_gpu_test.py")),
     Subsystem("FFI",
               "Calling C++ or CUDA functions registered with XLA as custom calls.",
               ("jax._src.ffi", "jax._src.callback"),
-              ("ffi.ffi_call", "ffi.register_ffi_target")),
+              ("ffi.ffi_call", "ffi.register_ffi_target"),
+              ("tests/ffi_test.py", "tests/python_callback_test.py")),
     Subsystem("State",
               "Mutable references (Refs) in traced code, and discharging them into pure "
               "jaxprs.",
               ("jax._src.state",),
-              ("discharge.discharge_state", "types.AbstractRef")),
+              ("discharge.discharge_state", "types.AbstractRef"),
+              ("tests/state_test.py", "tests/mutable_array_test.py")),
 )
 
 # How `jax.jit(f)(x)` runs, stage by stage: (what happens, the definitions where).
@@ -111,6 +133,38 @@ JIT_FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("XLA compiles the module (with a persistent cache)", ("compiler.compile_or_get_cached",)),
     ("The executable runs; later calls take the C++ fast path",
      ("pxla.ExecuteReplicated",)),
+)
+
+# The core modules in the order a newcomer reads them: (module, what to read it for).
+READING_ORDER: tuple[tuple[str, str], ...] = (
+    ("jax._src.core", ("the vocabulary: Primitive and bind, Trace and Tracer, avals, Jaxpr, "
+                       "eval_jaxpr")),
+    ("jax._src.linear_util", "WrappedFun and wrap_init: functions transformed lazily"),
+    ("jax._src.api_util", "flattening arguments and debug info before tracing"),
+    ("jax._src.source_info_util", "the source locations each equation carries"),
+    ("jax._src.effects", "the effects a jaxpr may have (ordered, unordered)"),
+    ("jax._src.interpreters.partial_eval", ("staging Python into a jaxpr "
+                                            "(DynamicJaxprTrace), known/unknown splits, DCE")),
+    ("jax._src.interpreters.ad", "JVP, linearize and transpose: how grad works"),
+    ("jax._src.interpreters.batching", "BatchTrace: how vmap works"),
+    ("jax._src.api", "jit, grad, vmap: the public transformations built on the above"),
+    ("jax._src.pjit", "jit's primitive, parameter inference and the path to lowering"),
+    ("jax._src.dispatch", "eager execution of a single primitive"),
+    ("jax._src.interpreters.mlir", "lowering rules: jaxpr to StableHLO"),
+    ("jax._src.interpreters.pxla", "sharded lowering, compiled executables"),
+    ("jax._src.lax.lax", "the primitives themselves: how one is built and registered"),
+)
+
+# How an exported function becomes bytes and back: (what happens, definitions where).
+EXPORT_FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("`jax.export.export(f)(*args)` traces and lowers f to StableHLO, giving an `Exported`",
+     ("_export.export", "_export.Exported")),
+    ("`Exported.serialize` loads the serializer lazily (flatbuffers is optional)",
+     ("_export.Exported.serialize",)),
+    ("The module that writes the bytes: a flatbuffers Builder filled from the `Exported`",
+     ("serialization.serialize", "serialization._serialize_exported")),
+    ("The flatbuffer schema's generated accessors", ("serialization_generated.PyTreeDefKind",)),
+    ("Bytes back to an `Exported`", ("_export.deserialize", "serialization.deserialize")),
 )
 
 # The public names a newcomer looks for (shown at their real definition, not an
@@ -143,6 +197,17 @@ MISSING_RULE_ERRORS: dict[str, str] = {
     "batching": "Batching rule for '{name}' not implemented",
     "lowering": "MLIR translation rule for primitive '{name}' not found for platform "
                 "{platform}",
+    "lowering[mosaic_tpu]": "Unimplemented primitive in Pallas TPU lowering for "
+                            "{kernel_type}: {name}",
+    "lowering[mosaic_gpu]": "Unimplemented primitive in Pallas Mosaic GPU lowering: {name}",
+    "lowering[triton]": "Unimplemented primitive in Pallas Triton lowering: {name}",
+}
+
+# Pallas backends, each with its own lowering table (registrars.PALLAS_LOWERING_TABLES).
+PALLAS_BACKENDS: dict[str, str] = {
+    "mosaic_tpu": "Pallas on TPU (Mosaic TPU)",
+    "mosaic_gpu": "Pallas on GPU (Mosaic GPU)",
+    "triton": "Pallas on GPU (Triton)",
 }
 
 # Where contributors start reading (paths in a JAX checkout).
@@ -166,7 +231,3 @@ CALL_PRIMITIVES = frozenset({"jit", "pjit", "remat", "checkpoint"})
 
 # Primitives defined here are examples or tests, not part of JAX.
 OUTSIDE_JAX = ("tests/", "docs/", "examples/", "benchmarks/")
-
-# Columns of the coverage matrix, in order; lowering is split by platform.
-COVERAGE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "batching", "lowering",
-                  "partial_eval", "dce")

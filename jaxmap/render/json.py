@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition, Primitive, Rule
+from jaxmap.render.paging import EVERYTHING, Paging, capped, paged
+from jaxmap.render.paging import dump as _dump
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
@@ -43,21 +44,26 @@ def definition(d: Definition, path: PathFn = _same) -> dict:
 
 
 def primitives_document(prims, view: View) -> str:
-    return _dump({"root": str(view.root), "jax_version": view.jax_version,
-                  "primitives": [primitive(p, view.path) for p in prims]})
+    """One page of `prims` (all unless the view pages)."""
+    return _dump(paged({"root": str(view.root), "jax_version": view.jax_version,
+                        "primitives": [primitive(p, view.path) for p in prims]},
+                       "primitives", view.paging))
 
 
 def located_document(found, view: View) -> str:
-    path = view.path
-    return _dump({"root": str(view.root), "jax_version": view.jax_version, "query": found.query,
-                  "primitives": [{**primitive(p, path), "tests": [
-                      {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
-                       "chain": list(t.chain),
-                       "direct": t.direct} for t in tests]}
-                      for p, tests in zip(found.primitives, found.tests)],
-                  "definitions": [{**definition(d, path), "reaches": [
-                      {"primitive": r.label, "chain": list(r.chain)} for r in reached]}
-                      for d, reached in zip(found.definitions, found.reaches)]})
+    """A locate answer: one page of its definitions; each primitive's tests and each
+    definition's reaches cut to the page's limit, with `tests_total` and `reaches_total`."""
+    path, limit = view.path, view.paging.limit
+    return _dump(paged({
+        "root": str(view.root), "jax_version": view.jax_version, "query": found.query,
+        "primitives": [{**primitive(p, path), "tests_total": len(tests), "tests": [
+            {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
+             "chain": list(t.chain), "direct": t.direct} for t in capped(tests, limit)]}
+            for p, tests in zip(found.primitives, found.tests)],
+        "definitions": [{**definition(d, path), "reaches_total": len(reached), "reaches": [
+            {"primitive": r.label, "chain": list(r.chain)} for r in capped(reached, limit)]}
+            for d, reached in zip(found.definitions, found.reaches)]}, "definitions",
+        view.paging))
 
 
 def repo_map_document(data) -> str:
@@ -93,11 +99,17 @@ def repo_map_document(data) -> str:
         "hubs": [{"name": n, "imported_by": by, "imports": to} for n, by, to in data.hubs],
         "infrastructure": [{"name": n, "imported_by": by} for n, by in data.infrastructure],
         "rule_helpers": [{**place(*p), "primitives": n} for p, n in data.helpers],
-        "registries": [{"kind": r.kind, "error": r.error,
+        "registries": [{"kind": r.kind, "title": r.title, "error": r.error,
                         "registrars": [place(*p) for p in r.registrars],
                         "example": None if r.example is None else dict(zip(
-                            ("primitive", "file", "line", "via", "function"), r.example))}
-                       for r in data.registries]})
+                            ("primitive", "file", "line", "via", "function", "function_file",
+                             "function_line"), r.example))}
+                       for r in data.registries],
+        "reading_order": [{"module": r.module, "file": r.file, "why": r.why}
+                          for r in data.reading],
+        "export_flow": stages(data.export),
+        "tests": [{"subsystem": t.subsystem, "files": list(t.files), "in_tree": t.in_tree}
+                  for t in data.tests]})
 
 
 def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,
@@ -162,13 +174,15 @@ def verify_document(report) -> str:
                   "extra_lowering_platforms": report.extra_platforms})
 
 
-def diff_document(diff) -> str:
-    """A diff.IndexDiff."""
-    return _dump({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
-                  "primitives_removed": list(diff.removed),
-                  "primitives_renamed": [{"old": old, "new": new} for old, new in diff.renamed],
-                  "rules": [change._asdict() for change in diff.rules],
-                  "left_out": dict(zip(("primitives", "rules"), diff.left_out))})
+def diff_document(diff, paging: Paging = EVERYTHING) -> str:
+    """A diff.IndexDiff: one page of its rule changes (all by default)."""
+    return _dump(paged({"old": diff.old, "new": diff.new, "primitives_added": list(diff.added),
+                        "primitives_removed": list(diff.removed),
+                        "primitives_renamed": [{"old": old, "new": new}
+                                               for old, new in diff.renamed],
+                        "rules": [change._asdict() for change in diff.rules],
+                        "left_out": dict(zip(("primitives", "rules"), diff.left_out))},
+                       "rules", paging))
 
 
 def ranking_document(rows: list[tuple[str, float]]) -> str:
@@ -177,18 +191,19 @@ def ranking_document(rows: list[tuple[str, float]]) -> str:
 
 
 def call_document(answer, view: View) -> str:
-    """A callgraph.CallAnswer."""
+    """A callgraph.CallAnswer: one page of what it found."""
     path = view.path
-    return _dump({"root": str(view.root), "query": answer.query,
-                  "direction": answer.direction, "targets": list(answer.targets),
-                  "count": len(answer.found),
-                  "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
-                             "line": r.line, "depth": r.depth, "public": r.public,
-                             "chain": list(r.chain), "call_line": r.call_line}
-                            for r in answer.found],
-                  "registrations": [{"function": reg.function, "kind": reg.kind,
-                                     "primitive": reg.primitive, "file": path(reg.file),
-                                     "line": reg.line} for reg in answer.registrations]})
+    return _dump(paged({"root": str(view.root), "query": answer.query,
+                        "direction": answer.direction, "targets": list(answer.targets),
+                        "count": len(answer.found),
+                        "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
+                                   "line": r.line, "depth": r.depth, "public": r.public,
+                                   "chain": list(r.chain), "call_line": r.call_line}
+                                  for r in answer.found],
+                        "registrations": [{"function": reg.function, "kind": reg.kind,
+                                           "primitive": reg.primitive, "file": path(reg.file),
+                                           "line": reg.line} for reg in answer.registrations]},
+                       "found", view.paging))
 
 
 def path_document(answer, view: View) -> str:
@@ -201,11 +216,13 @@ def path_document(answer, view: View) -> str:
 
 
 def coverage_document(matrix, view: View) -> str:
-    """A coverage.Coverage: its columns, per-column totals and rows."""
-    return _dump({"kinds": list(matrix.kinds), "totals": matrix.totals,
-                  "primitives": len(matrix.rows),
-                  "rows": [{"name": name, "module": module, "rules": counts}
-                           for name, module, counts in matrix.rows]})
+    """A coverage.Coverage: its columns, per-column totals (over every row) and one page
+    of rows."""
+    return _dump(paged({"kinds": list(matrix.kinds), "totals": matrix.totals,
+                        "primitives": len(matrix.rows),
+                        "rows": [{"name": name, "module": module, "rules": counts}
+                                 for name, module, counts in matrix.rows]}, "rows",
+                       view.paging))
 
 
 def explanation_document(answers, view: View) -> str:
@@ -260,7 +277,3 @@ def ladder_document(ladder, view: View) -> str:
                    "commands": list(s.commands),
                    "machinery": [p._asdict() for p in s.places]} for s in ladder.steps],
         "checklist": list(ladder.checklist)})
-
-
-def _dump(document: dict | list) -> str:
-    return json.dumps(document, indent=1)

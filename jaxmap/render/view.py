@@ -1,10 +1,13 @@
 """How a front end wants an answer shown: the root it came from, its jax version, and
-how paths and source lines are read (root-relative, or absolute with --absolute)."""
+how paths and source lines are read (root-relative, or absolute with --absolute), and
+how much of a long list a JSON answer shows."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import NamedTuple
+
+from jaxmap.render.paging import EVERYTHING, Paging
 
 
 def _as_given(path: str) -> str:
@@ -20,3 +23,4 @@ class View(NamedTuple):
     jax_version: str | None = None
     path: Callable[[str], str] = _as_given
     source_line: Callable[[str, int], str | None] = _no_source
+    paging: Paging = EVERYTHING  # how much of a long list a JSON answer shows
