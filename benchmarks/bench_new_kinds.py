@@ -20,12 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from jaxmap.knowledge import rungs
 from jaxmap.scaffold import apply, kinds
 
-CASES = (("custom-jvp", "jm_softplus", None), ("custom-vjp", "jm_norm", None),
-         ("custom-vjp", "jm_norm_hijax", "hijax"), ("export", "jm_export", None),
-         ("custom-partitioning", "jm_center", None), ("pallas", "jm_tiles", None),
-         ("ffi", "jm_softsign", None), ("primitive", "jm_prim", None))
+CASES = rungs.examples("jm_", every_style=True)
 TARGETS = {"generate_s": 1.0, "tests_s": 60.0}
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jaxmap.knowledge import versions
+from jaxmap.knowledge import rungs, versions
 from jaxmap.scaffold import PrimitiveSpec, UnsupportedRelease, apply, generate, kinds
 
 PYTHONS = (sys.executable, os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python"))
@@ -45,15 +45,9 @@ VARIANTS = {
     "hijax linear": PrimitiveSpec("jm_hijax_linear", arity=2, linear=True, style="hijax"),
 }
 # The `jaxmap new` starters (the ladder issue): name -> (kind, module name, style).
-KIND_VARIANTS = {
-    "custom-jvp": ("custom-jvp", "jm_softplus", None),
-    "custom-vjp": ("custom-vjp", "jm_norm", None),
-    "custom-vjp hijax": ("custom-vjp", "jm_norm_hijax", "hijax"),
-    "export": ("export", "jm_export", None),
-    "custom-partitioning": ("custom-partitioning", "jm_center", None),
-    "pallas": ("pallas", "jm_tiles", None),
-    "ffi": ("ffi", "jm_softsign", None),
-}
+KIND_VARIANTS = {kind + (f" {style}" if style else ""): (kind, name, style)
+                 for kind, name, style in rungs.examples("jm_", every_style=True)
+                 if kind != "primitive"}
 # Each variant's generated test module.
 TEST_MODULES = {**{variant: f"test_{spec.name}" for variant, spec in VARIANTS.items()},
                 **{variant: f"test_{name}" for variant, (_, name, _) in KIND_VARIANTS.items()}}

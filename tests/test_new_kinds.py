@@ -13,15 +13,13 @@ import sys
 import pytest
 
 from jaxmap.errors import JaxmapError
+from jaxmap.knowledge import rungs
 from jaxmap.knowledge.rungs import rung_of
 from jaxmap.knowledge.versions import UnsupportedRelease
 from jaxmap.scaffold import apply, kinds
 
 # (kind, name, style): every kind and style, with names that cannot clash in one directory.
-CASES = [("custom-jvp", "jm_softplus", None), ("custom-vjp", "jm_norm", None),
-         ("custom-vjp", "jm_norm_hijax", "hijax"), ("export", "jm_export", None),
-         ("custom-partitioning", "jm_center", None), ("pallas", "jm_tiles", None),
-         ("ffi", "jm_softsign", None), ("primitive", "jm_prim", None)]
+CASES = list(rungs.examples("jm_", every_style=True))
 # The only skips a CPU run may report, each with the reason the test gives.
 EXPECTED_SKIPS = {"compiled kernels need a GPU or TPU"}
 if shutil.which("c++") is None and shutil.which("g++") is None and shutil.which("clang++") is None:

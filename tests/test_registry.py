@@ -57,3 +57,17 @@ def test_a_declared_minimum_is_checked_on_both_front_ends(capsys):
     assert "--depth" in capsys.readouterr().err
     with pytest.raises(Exception, match="depth must be at least 1"):
         tools.call(None, "callers", {"name": "jax.lax.psum", "depth": 0})
+
+
+def test_the_readme_mcp_row_names_every_tool():
+    row = next(line for line in README.splitlines() if line.startswith("| `jaxmap mcp"))
+    served = row.split("|")[2]
+    assert re.findall(r"`([a-z_]+)`", served) == [t.name for t in tools.TOOLS]
+
+
+def test_the_readme_graph_row_names_every_format():
+    from jaxmap.render.graphs import FORMATS
+
+    row = next(line for line in README.splitlines() if line.startswith("| `jaxmap graph"))
+    written = re.search(r"--format ([a-z\\|]+)\]", row).group(1).split("\\|")
+    assert tuple(written) == FORMATS

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from jaxmap.commands.lookup import RESULT_KINDS, RULE_KINDS
+from jaxmap.knowledge.rungs import KINDS
 
 
 class Param(NamedTuple):
@@ -166,9 +167,7 @@ COMMANDS: tuple[Command, ...] = (
             {"text": f"{_TEXT}:ladder", "json": f"{_JSON}:ladder_document"}, paths=False),
     Command("new", "Start a rung of the ladder with tests that pass on the installed jax: "
                    "KIND is one of `jaxmap ladder`'s kinds.",
-            (Param("kind", "string", "custom-jvp, custom-vjp, export, custom-partitioning, "
-                                     "pallas, ffi or primitive", required=True,
-                   positional=True),
+            (Param("kind", "string", ", ".join(KINDS), required=True, positional=True),
              Param("name", "string", "a Python identifier", required=True, positional=True),
              Param("out", "string", "directory for the files [default: .]", metavar="DIR"),
              Param("style", "string", "hijax instead of classic (custom-vjp, primitive)")),

@@ -111,6 +111,7 @@ class Kind(NamedTuple):
     template, and extra files as (path pattern with {name}, template)."""
 
     rung: int
+    example: str  # the name its example is generated under (the skill's starter, tests)
     styles: dict[str, Style]
     test: str = ""
     extras: tuple[tuple[str, str], ...] = ()
@@ -118,20 +119,22 @@ class Kind(NamedTuple):
 
 # The one list of `jaxmap new` kinds; each rung's `kinds` is read from it.
 KINDS: dict[str, Kind] = {
-    "custom-jvp": Kind(4, {"classic": Style("new_custom_jvp.py.j2")},
+    "custom-jvp": Kind(4, "softplus", {"classic": Style("new_custom_jvp.py.j2")},
                        "new_custom_jvp_test.py.j2"),
-    "custom-vjp": Kind(4, {"classic": Style("new_custom_vjp.py.j2"),
+    "custom-vjp": Kind(4, "norm", {"classic": Style("new_custom_vjp.py.j2"),
                            "hijax": Style("new_custom_vjp_hijax.py.j2", ("hijax_base",))},
                        "new_custom_vjp_test.py.j2"),
-    "export": Kind(5, {"classic": Style("new_export.py.j2")}, "new_export_test.py.j2"),
-    "custom-partitioning": Kind(6, {"classic": Style("new_custom_partitioning.py.j2")},
+    "export": Kind(5, "my_model", {"classic": Style("new_export.py.j2")},
+                   "new_export_test.py.j2"),
+    "custom-partitioning": Kind(6, "center",
+                                {"classic": Style("new_custom_partitioning.py.j2")},
                                 "new_custom_partitioning_test.py.j2"),
-    "pallas": Kind(7, {"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
+    "pallas": Kind(7, "tiles", {"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
                    "new_pallas_test.py.j2"),
-    "ffi": Kind(8, {"classic": Style("new_ffi.py.j2", ("ffi_module",))},
+    "ffi": Kind(8, "softsign", {"classic": Style("new_ffi.py.j2", ("ffi_module",))},
                 "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),)),
     # `jaxmap new-primitive` with its defaults.
-    "primitive": Kind(9, {"classic": Style(), "hijax": Style()}),
+    "primitive": Kind(9, "my_op", {"classic": Style(), "hijax": Style()}),
 }
 RUNGS: tuple[Rung, ...] = tuple(
     rung._replace(kinds=tuple(name for name, kind in KINDS.items() if kind.rung == rung.number))
@@ -145,6 +148,20 @@ CHECKLIST: tuple[str, ...] = (
      "to check"),
     "the speed or correctness gain is measured, or at least specific",
 )
+
+
+def examples(prefix: str = "", every_style: bool = False
+             ) -> tuple[tuple[str, str, str | None], ...]:
+    """(kind, name, style) of each kind's example, `primitive` last: the one matrix the
+    tests, the release check, the benchmark and the skill's starters share. With
+    `every_style`, a kind's other templated styles too (`jm_norm_hijax`)."""
+    rows = []
+    for kind_name, kind in KINDS.items():
+        rows.append((kind_name, prefix + kind.example, None))
+        rows += [(kind_name, f"{prefix}{kind.example}_{style}", style)
+                 for style, chosen in kind.styles.items()
+                 if every_style and style != "classic" and chosen.template]
+    return tuple(rows)
 
 
 def rung_of(kind: str) -> Rung:

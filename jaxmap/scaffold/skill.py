@@ -15,12 +15,11 @@ import os
 from typing import NamedTuple
 
 from jaxmap.errors import TargetError
+from jaxmap.knowledge import rungs
 
 SKILL_NAME = "jax-internals"
 # The starter written for each `jaxmap new` kind: the name its files get.
-STARTERS = (("custom-jvp", "softplus"), ("custom-vjp", "safe_norm"), ("export", "my_model"),
-            ("custom-partitioning", "center_rows"), ("pallas", "tiles"), ("ffi", "softsign"),
-            ("primitive", "my_op"))
+STARTERS = tuple((kind, name) for kind, name, _ in rungs.examples())
 # (question, command) rows of SKILL.md's command table; every command takes --json.
 COMMANDS = (
     ("where is NAME defined; every rule of a primitive", "jaxmap locate psum"),
