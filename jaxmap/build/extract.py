@@ -21,14 +21,44 @@ import bisect
 import keyword
 import re
 
-from jaxmap.build import messages
-from jaxmap.build import parse
-from jaxmap.build import skim
-from jaxmap.build.facts import (ADD, AND, ATTRIBUTE, CALL, CHOICE, CONST, DICT, IS, LAMBDA, NAME,
-                          NOT, OR, SPLAT, STR,
-                          SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call, ClassSpec,
-                          Decorate, Define, Definition, FuncSpec, Import, Loop, Message,
-                          Return, SetItem, Test, Unpack, STAR, stored)
+from jaxmap.build import messages, parse, skim
+from jaxmap.build.facts import (
+    ADD,
+    AND,
+    ATTRIBUTE,
+    CALL,
+    CHOICE,
+    CONST,
+    DICT,
+    IS,
+    LAMBDA,
+    NAME,
+    NOT,
+    OR,
+    SPLAT,
+    STAR,
+    STR,
+    SUBSCRIPT,
+    TUPLE,
+    UNKNOWN,
+    Assign,
+    Binds,
+    Branch,
+    Call,
+    ClassSpec,
+    Decorate,
+    Define,
+    Definition,
+    FuncSpec,
+    Import,
+    Loop,
+    Message,
+    Return,
+    SetItem,
+    Test,
+    Unpack,
+    stored,
+)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
@@ -308,7 +338,8 @@ def _subscript(node, depth: int) -> tuple:
 
 
 def _pair(node, depth: int) -> tuple:
-    return value(node.child_by_field_name("key"), depth), value(node.child_by_field_name("value"), depth)
+    key, item = node.child_by_field_name("key"), node.child_by_field_name("value")
+    return value(key, depth), value(item, depth)
 
 
 _EXPRESSIONS = {

@@ -57,8 +57,8 @@ CLOSURE = "closure"  # (CLOSURE, module, qualname, env): a nested function, with
 
 # -- records -----------------------------------------------------------------------------
 # Each statement and block records the function it is in (`scope`: the innermost
-# function's qualname, `outer.inner` for a nested one, '' at module level) and its innermost loop or branch (`block`: an
-# index into FileFacts.blocks, -1 for none).
+# function's qualname, `outer.inner` for a nested one, '' at module level) and its
+# innermost loop or branch (`block`: an index into FileFacts.blocks, -1 for none).
 
 
 class Call(NamedTuple):

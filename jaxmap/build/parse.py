@@ -88,7 +88,8 @@ def matches(root: tree_sitter.Node, unread: Container[int] | None = None
             elif kind == "compound":
                 _inner_blocks(caps["compound"][0], blocks)
             elif caps["function_body"][0].start_byte not in unread:
-                found += [(kinds[i], c) for i, c in everything.matches(caps["function_body.body"][0])
+                body = caps["function_body.body"][0]
+                found += [(kinds[i], c) for i, c in everything.matches(body)
                           if kinds[i] not in _BLOCK_KINDS]
     return found
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jaxmap.errors import VerifyError
-from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.knowledge import registrars as R
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 
 # Runtime registries (module, attribute, rule kind), from the same table the index uses;
 # the per-platform lowerings, a dict of dicts, are read on their own.
