@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import keyword
 import re
+from collections.abc import Callable
 
 from jaxmap.build import messages, parse, skim
 from jaxmap.build.facts import (
@@ -239,7 +240,9 @@ def string_literal(node) -> str | None:
     if any(c.type == "interpolation" for c in node.children):
         return None
     text = _text(node)
-    text = text[_STRING_PREFIX.match(text).end():]
+    prefix = _STRING_PREFIX.match(text)
+    assert prefix is not None  # `_STRING_PREFIX` may be empty: it always matches
+    text = text[prefix.end():]
     for quote in ('"""', "'''", '"', "'"):
         if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
             return text[len(quote):-len(quote)]
@@ -342,7 +345,8 @@ def _pair(node, depth: int) -> tuple:
     return value(key, depth), value(item, depth)
 
 
-_EXPRESSIONS = {
+# node type -> (node, depth) -> its value
+_EXPRESSIONS: dict[str, Callable[..., tuple]] = {
     "identifier": _name, "attribute": _name, "call": _call, "string": _string,
     **dict.fromkeys(("tuple", "list", "expression_list", "pattern_list", "tuple_pattern",
                      "list_pattern"), _sequence),
