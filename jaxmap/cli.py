@@ -72,7 +72,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
     if snapshot_file or as_json:
         from jaxmap.store.read import open_file
 
-        with open_file(report.index) as idx:  # just built: no need to check it again
+        with open_file(report.path) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
             if as_json:

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 
 
 class IndexReport(NamedTuple):
-    """What an index run did; `index` is the path of the index file."""
+    """What an index run did; `path` is the index file's (named `index` in --json)."""
 
     root: str
-    index: str
+    path: str
     files: int
     parsed: int
     removed: int

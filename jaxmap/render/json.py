@@ -132,7 +132,9 @@ def index_document(report, messages: list[str], call_counts: dict[str, int]) -> 
     total = sum(call_counts.values())
     calls = {status: call_counts.get(status, 0)
              for status in ("resolved", "external", "unresolved")}
-    return _dump({**report._asdict(), "changed": report.changed,
+    fields = {("index" if name == "path" else name): value
+              for name, value in report._asdict().items()}
+    return _dump({**fields, "changed": report.changed,
                   "diagnostic_messages": messages,
                   "calls": {**calls, "total": total, "unresolved_share":
                             round(calls["unresolved"] / total, 4) if total else 0.0}})

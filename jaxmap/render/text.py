@@ -121,7 +121,7 @@ def index_report(report) -> str:
     state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
     return (f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
             f"removed), {report.primitives} primitives, {report.rules} rules, "
-            f"{report.diagnostics} diagnostics -> {report.index}")
+            f"{report.diagnostics} diagnostics -> {report.path}")
 
 
 def verify_summary(report, show: int = 20) -> str:
