@@ -121,7 +121,7 @@ def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,
         for c, diff in zip(changes, diffs)], "notes": list(notes)})
 
 
-def skill_document(out: str, jax_version, folder: dict[str, str]) -> str:
+def skill_document(out: str, jax_version, folder: dict[str, str | bytes]) -> str:
     """What `skill` wrote: the folder and its files, in path order."""
     return _dump({"out": out, "jax_version": jax_version, "files": list(folder)})
 

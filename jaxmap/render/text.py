@@ -241,7 +241,7 @@ def reading_stdin(what: str) -> str:
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
 
 
-def skill_written(out: str, folder: dict[str, str]) -> str:
+def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
     """What `skill` wrote: the folder, then how many files under each part of it."""
     parts: dict[str, int] = {}
     for path in folder:

@@ -95,6 +95,8 @@ def build_target(text: str, label: str, name: str) -> str:
                           f"{name} after; add it by hand")
     if f'name = "{name}"' in text:
         raise NameTaken(f"{label} already has a target {name}; choose another name")
-    return insert(text, targets[-1].end_lineno, [
+    end = targets[-1].end_lineno
+    assert end is not None  # ast.parse sets every node's position
+    return insert(text, end, [
         "", "jax_multiplatform_test(", f'    name = "{name}",', f'    srcs = ["{name}.py"],',
         '    deps = py_deps([', '        "absl/testing",', '        "numpy",', "    ]),", ")"])

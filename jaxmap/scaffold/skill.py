@@ -65,7 +65,7 @@ def files(index, out: str, budget: int | None = None,
     from jaxmap.scaffold.templating import fill
 
     data = repomap.gather(index)
-    folder = {"references/REPO-MAP.md": markdown.repo_map(data, budget)}
+    folder: dict[str, str | bytes] = {"references/REPO-MAP.md": markdown.repo_map(data, budget)}
     if budget is None:
         folder["references/" + markdown.PRIMITIVES_FILE] = markdown.primitives_page(data)
     folder[f"scripts/{LOCATOR}"] = locator_source()
