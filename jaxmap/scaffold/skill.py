@@ -12,9 +12,12 @@ scripts/jax_repo_locator.py (the standalone locator), and assets/KIND/ with the
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import TargetError
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 SKILL_NAME = "jax-internals"
 # The starter written for each `jaxmap new` kind: the name its files get.
@@ -54,7 +57,7 @@ class Starter(NamedTuple):
     refused: str | None
 
 
-def files(index, out: str, budget: int | None = None,
+def files(index: Index, out: str, budget: int | None = None,
           tools: tuple[str, ...] = ()) -> dict[str, str | bytes]:
     """The skill folder for `index`'s tree, as {POSIX path under the folder: text, or
     bytes for the snapshot the standalone locator reads};
