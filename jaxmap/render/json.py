@@ -10,6 +10,7 @@ from jaxmap.render.paging import dump as _dump
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Callable
 
     PathFn = Callable[[str], str]
@@ -113,7 +114,7 @@ def repo_map_document(data) -> str:
 
 
 def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,
-                      notes: list[str] = ()) -> str:
+                      notes: Sequence[str] = ()) -> str:
     """What `new-primitive` wrote (or, with `dry_run`, would write): each file with
     its action and unified diff, and the generator's notes (one line each)."""
     return _dump({"name": name, "dry_run": dry_run, "files": [

@@ -213,11 +213,9 @@ def _imports_from_src(node: ast.stmt) -> bool:
 
 def _last_import_end(tree: ast.Module, label: str, wanted) -> int:
     """The line after the last top-level import statement that `wanted` accepts."""
-    ends = [node.end_lineno for node in tree.body
+    ends = [anchors.end_line(node) for node in tree.body
             if isinstance(node, (ast.Import, ast.ImportFrom)) and wanted(node)]
     if not ends:
         raise AnchorError(f"{label} has no top-level import to insert after; add the "
                           f"code by hand or choose another module")
-    end = ends[-1]
-    assert end is not None  # ast.parse sets every node's position
-    return end
+    return ends[-1]

@@ -31,6 +31,7 @@ def _classic_imports(release: Release) -> tuple[Import, ...]:
     replication = release.get("shard_map_replication")
     if replication is None:
         return imports.OUT_OF_TREE
+    assert isinstance(replication, tuple)  # (module, registrar names)
     return imports.OUT_OF_TREE + (Import(*replication[0].rsplit(".", 1)),)
 
 
