@@ -9,11 +9,15 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from jaxmap.errors import JaxmapError, NotFound, describe, exit_code
 from jaxmap.render.graphs import FORMATS as GRAPH_FORMATS
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar  # what click.progressbar returns
 
 _ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
               "[default: $JAXMAP_ROOT, else the installed jax package].")
@@ -72,7 +76,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
     if snapshot_file or as_json:
         from jaxmap.store.read import open_file
 
-        with open_file(report.index) as idx:  # just built: no need to check it again
+        with open_file(report.path) as idx:  # just built: no need to check it again
             if snapshot_file:
                 _write_snapshot(idx, snapshot_file)
             if as_json:
@@ -141,6 +145,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     from jaxmap.commands import neighbourhood as neighbours
     from jaxmap.render import graphs
 
+    assert name  # checked above: NAME, or --central
     with _open(root) as idx:
         hood = neighbours.neighbourhood(idx, name, depth)
     caveat = graphs.caveat(hood, fmt)
@@ -182,7 +187,7 @@ def _click_param(param) -> click.Parameter:
 def _source_options(command) -> list[click.Parameter]:
     """What the CLI adds before a row's own options: --root, --jax."""
     names = {p.name for p in command.params}
-    options = []
+    options: list[click.Parameter] = []
     if command.kind == "query" and "root" not in names:
         options.append(click.Option(["--root"], type=click.Path(file_okay=False),
                                     default=None, help=_ROOT_HELP))
@@ -196,7 +201,7 @@ def _source_options(command) -> list[click.Parameter]:
 def _output_options(command) -> list[click.Parameter]:
     """What the CLI adds after a row's own options: the output format and --absolute;
     for a scaffold row --dry-run and --force."""
-    options = []
+    options: list[click.Parameter] = []
     if command.kind == "scaffold":
         options += [click.Option(["--dry-run"], is_flag=True,
                                  help="Print the diff; write nothing."),
@@ -509,7 +514,7 @@ class _progress:
 
     def __init__(self, label: str, root: str | None = None):
         self.label, self.root = label, root
-        self.bar = None
+        self.bar: ProgressBar[int] | None = None
         self.started = time.perf_counter()
         self.total: int | None = None
         self.announced = False

@@ -4,10 +4,15 @@ load the functions it names, run it, render the result."""
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from jaxmap.errors import NotFound
 from jaxmap.render.paging import EVERYTHING, Paging, taken
 from jaxmap.render.view import View
+
+if TYPE_CHECKING:
+    from jaxmap.commands.registry import Command
+    from jaxmap.store.read import Index
 
 
 def load(reference: str):
@@ -16,7 +21,8 @@ def load(reference: str):
     return getattr(import_module(module), function)
 
 
-def answer(command, index, arguments: dict, fmt: str = "json", view: View | None = None) -> str:
+def answer(command: Command, index: Index, arguments: dict, fmt: str = "json",
+           view: View | None = None) -> str:
     """A query row run on an open index and rendered in `fmt` (paths as `view` shows
     them; default: root-relative; a paged row's JSON cut to the page its arguments ask);
     NotFound, with the rendered text as its output, if the row's refusal says the result
@@ -32,23 +38,23 @@ def answer(command, index, arguments: dict, fmt: str = "json", view: View | None
     return text
 
 
-def _paging(command, arguments: dict) -> Paging:
+def _paging(command: Command, arguments: dict) -> Paging:
     """The page a paged row's arguments ask for, taken out of them."""
     return taken(arguments) if command.page else EVERYTHING
 
 
-def changes(command, arguments: dict) -> list:
+def changes(command: Command, arguments: dict) -> list:
     """The file changes a scaffold row's run returns (nothing is written)."""
     return load(command.run)(**arguments)
 
 
-def notes(command, arguments: dict) -> list[str]:
+def notes(command: Command, arguments: dict) -> list[str]:
     """A scaffold row's one-line notes on what it generates (none if it names no
     notes function)."""
     return load(command.notes)(**arguments) if command.notes else []
 
 
-def scaffold_document(command, arguments: dict, changed: list, dry_run: bool) -> str:
+def scaffold_document(command: Command, arguments: dict, changed: list, dry_run: bool) -> str:
     """A scaffold row's JSON document: each file with its action and diff, and the
     row's notes."""
     from jaxmap.scaffold import file_diffs

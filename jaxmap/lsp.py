@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from jaxmap.errors import JaxmapError, describe
 from jaxmap.session import Session
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
 
 EXTRA = "pip install 'jaxmap[lsp]'"
 REFERENCES, DEFINITIONS = "jaxmap.references", "jaxmap.definitions"
@@ -40,9 +44,9 @@ class Served:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxmap-refresh")
         self._running: Future | None = None
         self._again = False
-        self._loop = None
+        self._loop: AbstractEventLoop | None = None
 
-    def start(self, workspace: str | None, loop) -> None:
+    def start(self, workspace: str | None, loop: AbstractEventLoop) -> None:
         """Serve the root given (`--root`, else $JAXMAP_ROOT), else the editor's
         `workspace`, else the installed jax: open its index as it is, and check it
         against the files on disk in the background."""
@@ -65,13 +69,16 @@ class Served:
         if self._running is not None:
             self._again = True
             return
-        self._running = self._worker.submit(self.session.refresh)
+        session, loop = self.session, self._loop
+        assert session is not None and loop is not None  # start() comes first
+        self._running = self._worker.submit(session.refresh)
         self._running.add_done_callback(
-            lambda done: self._loop.call_soon_threadsafe(self._finish, done))
+            lambda done: loop.call_soon_threadsafe(self._finish, done))
 
     def _finish(self, done: Future) -> None:
         self._running = None
         report, error = None, done.exception()
+        assert self.session is not None  # a refresh ran on it
         if error is None:
             try:
                 report = done.result()
@@ -235,7 +242,7 @@ class _Answers:
         lines = self.lines(uri) if file is not None else []
         symbol = self.editor.symbol_at(lines[line], self.column(uri, lines, line, character)) \
             if line < len(lines) else None
-        if symbol is None:
+        if symbol is None or file is None:  # no file, no lines: no symbol
             return index, None
         if self.served.stale:
             self.note_once(self.render.STALE)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-
 # A helper's parameter that receives a rule ends so; its name is the rule's kind.
 RECEIVED_RULE_SUFFIX = "_rule"
 RECEIVED = "RECEIVED"  # the enum name shared by every received-rule kind

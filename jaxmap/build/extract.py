@@ -20,15 +20,46 @@ from __future__ import annotations
 import bisect
 import keyword
 import re
+from collections.abc import Callable
 
-from jaxmap.build import messages
-from jaxmap.build import parse
-from jaxmap.build import skim
-from jaxmap.build.facts import (ADD, AND, ATTRIBUTE, CALL, CHOICE, CONST, DICT, IS, LAMBDA, NAME,
-                          NOT, OR, SPLAT, STR,
-                          SUBSCRIPT, TUPLE, UNKNOWN, Assign, Binds, Branch, Call, ClassSpec,
-                          Decorate, Define, Definition, FuncSpec, Import, Loop, Message,
-                          Return, SetItem, Test, Unpack, STAR, stored)
+from jaxmap.build import messages, parse, skim
+from jaxmap.build.facts import (
+    ADD,
+    AND,
+    ATTRIBUTE,
+    CALL,
+    CHOICE,
+    CONST,
+    DICT,
+    IS,
+    LAMBDA,
+    NAME,
+    NOT,
+    OR,
+    SPLAT,
+    STAR,
+    STR,
+    SUBSCRIPT,
+    TUPLE,
+    UNKNOWN,
+    Assign,
+    Binds,
+    Branch,
+    Call,
+    ClassSpec,
+    Decorate,
+    Define,
+    Definition,
+    FuncSpec,
+    Import,
+    Loop,
+    Message,
+    Return,
+    SetItem,
+    Test,
+    Unpack,
+    stored,
+)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _STRING_PREFIX = re.compile(r"[rRbBuU]*")
@@ -209,7 +240,9 @@ def string_literal(node) -> str | None:
     if any(c.type == "interpolation" for c in node.children):
         return None
     text = _text(node)
-    text = text[_STRING_PREFIX.match(text).end():]
+    prefix = _STRING_PREFIX.match(text)
+    assert prefix is not None  # `_STRING_PREFIX` may be empty: it always matches
+    text = text[prefix.end():]
     for quote in ('"""', "'''", '"', "'"):
         if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
             return text[len(quote):-len(quote)]
@@ -308,10 +341,12 @@ def _subscript(node, depth: int) -> tuple:
 
 
 def _pair(node, depth: int) -> tuple:
-    return value(node.child_by_field_name("key"), depth), value(node.child_by_field_name("value"), depth)
+    key, item = node.child_by_field_name("key"), node.child_by_field_name("value")
+    return value(key, depth), value(item, depth)
 
 
-_EXPRESSIONS = {
+# node type -> (node, depth) -> its value
+_EXPRESSIONS: dict[str, Callable[..., tuple]] = {
     "identifier": _name, "attribute": _name, "call": _call, "string": _string,
     **dict.fromkeys(("tuple", "list", "expression_list", "pattern_list", "tuple_pattern",
                      "list_pattern"), _sequence),

@@ -57,8 +57,8 @@ CLOSURE = "closure"  # (CLOSURE, module, qualname, env): a nested function, with
 
 # -- records -----------------------------------------------------------------------------
 # Each statement and block records the function it is in (`scope`: the innermost
-# function's qualname, `outer.inner` for a nested one, '' at module level) and its innermost loop or branch (`block`: an
-# index into FileFacts.blocks, -1 for none).
+# function's qualname, `outer.inner` for a nested one, '' at module level) and its
+# innermost loop or branch (`block`: an index into FileFacts.blocks, -1 for none).
 
 
 class Call(NamedTuple):
@@ -246,17 +246,17 @@ class Test(NamedTuple):
     names: tuple
 
 
-EVENTS = {"call": Call, "assign": Assign, "unpack": Unpack, "setitem": SetItem,
-          "dec": Decorate, "def": Define, "return": Return, "binds": Binds}
-BLOCKS = {"for": Loop, "if": Branch}
-_EVENT_TAGS = {record: tag for tag, record in EVENTS.items()}
-_BLOCK_TAGS = {record: tag for tag, record in BLOCKS.items()}
+Event = Call | Assign | Unpack | SetItem | Decorate | Define | Return | Binds  # FileFacts.events
+EVENTS: dict[str, type[Event]] = {
+    "call": Call, "assign": Assign, "unpack": Unpack, "setitem": SetItem, "dec": Decorate,
+    "def": Define, "return": Return, "binds": Binds}
+BLOCKS: dict[str, type[Loop | Branch]] = {"for": Loop, "if": Branch}
+_TAGS: dict[type, str] = {record: tag for tag, record in (*EVENTS.items(), *BLOCKS.items())}
 
 
-def stored(record: NamedTuple) -> tuple:
+def stored(record: Event | Loop | Branch) -> tuple:
     """The plain form of an event or block, as extract writes it: its tag, then its fields."""
-    tag = _EVENT_TAGS.get(type(record)) or _BLOCK_TAGS[type(record)]
-    return (tag, *record)
+    return (_TAGS[type(record)], *record)
 
 
 class FileFacts(NamedTuple):

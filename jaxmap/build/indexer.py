@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap import roots
 from jaxmap.build import discover
-from jaxmap.store import write as store
 from jaxmap.errors import StoreError
+from jaxmap.store import write as store
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 
 
 class IndexReport(NamedTuple):
-    """What an index run did; `index` is the path of the index file."""
+    """What an index run did; `path` is the index file's (named `index` in --json)."""
 
     root: str
-    index: str
+    path: str
     files: int
     parsed: int
     removed: int
@@ -195,7 +195,8 @@ def _grammar_version() -> str:
     metadata: importing tree_sitter is not needed to know them)."""
     from importlib.metadata import version
 
-    return f"tree-sitter {version('tree-sitter')}, tree-sitter-python {version('tree-sitter-python')}"
+    return (f"tree-sitter {version('tree-sitter')}, "
+            f"tree-sitter-python {version('tree-sitter-python')}")
 
 
 def _code_checksum() -> str:

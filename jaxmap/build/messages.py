@@ -84,7 +84,9 @@ def _named_instances(source: bytes) -> list[tuple[int, str, tuple[str, ...], boo
         if bare.start() and _NAME_CHAR.match(source, bare.start() - 1):
             continue
         kept = _kept(source, bare.group(1), bare.start())
-        pieces = _run(source, kept.end()) if kept else None
+        if kept is None:
+            continue
+        pieces = _run(source, kept.end())
         if pieces and sum(map(len, pieces)) >= MIN_LITERAL:
             found.append((bare.start(), kept.group(1).decode(), pieces, False))
     return found
@@ -125,7 +127,7 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     before the site, formatted as the site formats it; for `raise E("".join(msg))`,
     the first string of the list last assigned to `msg` (`msg = [f"...", ...]`), or of
     the first `msg.append(...)` after an empty one, which the message starts with."""
-    at = _GAP.match(source, at).end()
+    at = _past_gap(source, at)
     joined = _JOIN.match(source, at)
     name = _NAME.match(source, joined.end() if joined else at)
     if name is None:
@@ -171,15 +173,22 @@ def _returned_text(source: bytes, function: bytes) -> tuple[str, ...] | None:
     return _run(source, found.end()) if found else None
 
 
+def _past_gap(source: bytes, at: int) -> int:
+    """Where the blanks, comments and line continuations from `at` end."""
+    gap = _GAP.match(source, at)
+    assert gap is not None  # every part of `_GAP` is optional: it always matches
+    return gap.end()
+
+
 def _run(source: bytes, at: int) -> tuple[str, ...] | None:
     """The pieces of the adjacent string literals starting at `at`, with any
     `.format(`/`%` after them; None if no literal starts there."""
     pieces: list[str] = []
-    at = _GAP.match(source, at).end()
+    at = _past_gap(source, at)
     if source[at:at + 1] in (b"(", b"["):  # `msg = ("..." "...")`, or a list's first
         at += 1
     while True:
-        at = _GAP.match(source, at).end()
+        at = _past_gap(source, at)
         opening = _PREFIX.match(source, at)
         if opening is None:
             break

@@ -79,18 +79,20 @@ def matches(root: tree_sitter.Node, unread: Container[int] | None = None
     statements = tree_sitter.QueryCursor(combined)
     statements.set_max_start_depth(2)
     everything = tree_sitter.QueryCursor(combined)
-    found, blocks = [], [root]
+    facts: list[tuple[str, dict]] = []
+    blocks = [root]
     while blocks:
         for index, caps in statements.matches(blocks.pop()):
             kind = kinds[index]
             if kind not in _BLOCK_KINDS:
-                found.append((kind, caps))
+                facts.append((kind, caps))
             elif kind == "compound":
                 _inner_blocks(caps["compound"][0], blocks)
             elif caps["function_body"][0].start_byte not in unread:
-                found += [(kinds[i], c) for i, c in everything.matches(caps["function_body.body"][0])
+                body = caps["function_body.body"][0]
+                facts += [(kinds[i], c) for i, c in everything.matches(body)
                           if kinds[i] not in _BLOCK_KINDS]
-    return found
+    return facts
 
 
 def _inner_blocks(node: tree_sitter.Node, blocks: list) -> None:

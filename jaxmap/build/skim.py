@@ -131,8 +131,10 @@ def _settled(source: bytes, first: int, extent: int) -> tuple[int, int, int] | N
             or source.count(b'"""', first, end) % 2 or source.count(b"'''", first, end) % 2:
         return None
     statement = _FIRST_CODE_LINE.search(source, first - 1, extent)
+    code = _CODE_LINE.match(source, last)
+    assert statement is not None and code is not None  # `last` starts a code line in range
     indent = statement.end() - statement.start() - 2
-    if _CODE_LINE.match(source, last).end() - 1 - last < indent:  # a continuation line
+    if code.end() - 1 - last < indent:  # a continuation line
         return None
     last, end = _trailing_comments(source, last, end, extent, indent)
     return last, last + indent, end

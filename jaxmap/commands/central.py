@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import networkx as nx
 
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
-def central_modules(index, count: int = 20) -> list[tuple[str, float]]:
+
+def central_modules(index: Index, count: int = 20) -> list[tuple[str, float]]:
     """Modules ranked by PageRank over the imports between them."""
     modules = [d.qualname for d in index.definition_rows() if d.kind == "module"]
     known = set(modules)

@@ -5,10 +5,13 @@ primitives as `primitives --json`, so its totals agree with counts made there.""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.lookup import check_rule_kinds, select
 from jaxmap.models import Primitive, RuleKind
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 
 class Coverage(NamedTuple):
@@ -17,7 +20,7 @@ class Coverage(NamedTuple):
     totals: dict[str, int]  # column -> primitives with at least one such rule
 
 
-def run(index, kinds: tuple[str, ...] = (), missing: tuple[str, ...] = (),
+def run(index: Index, kinds: tuple[str, ...] = (), missing: tuple[str, ...] = (),
         platform: str | None = None) -> Coverage:
     """`jaxmap coverage`: the matrix of the index's primitives (see `coverage`)."""
     check_rule_kinds(kind=kinds, missing=missing)

@@ -9,10 +9,13 @@ Lines are 1-based, as in the index; columns are 0-based offsets into a line.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.lookup import definitions, spellings
 from jaxmap.models import Definition, DefKind, Primitive, SourceLoc
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRING = re.compile(r"""(['"])([A-Za-z_][\w\-]*)\1""")
@@ -101,7 +104,7 @@ def symbol_at(line: str, column: int) -> Symbol | None:
     return None
 
 
-def meaning(index, file: str, line: int, symbol: Symbol) -> Meaning:
+def meaning(index: Index, file: str, line: int, symbol: Symbol) -> Meaning:
     """What `symbol`, at `line` of `file` (root-relative), names in the index."""
     text = symbol.text
     if not symbol.quoted and text.endswith(_BIND) and len(text) > len(_BIND):
@@ -118,7 +121,7 @@ def meaning(index, file: str, line: int, symbol: Symbol) -> Meaning:
     return Meaning(text, tuple(prims), tuple(defs), served, bound)
 
 
-def _primitives(index, text: str, quoted: bool) -> list[Primitive]:
+def _primitives(index: Index, text: str, quoted: bool) -> list[Primitive]:
     """Primitives named by a string (their name) or a name (their variable, an alias)."""
     leaf, stem = spellings(text)
     found = index.primitives_named(leaf, stem)
@@ -127,7 +130,7 @@ def _primitives(index, text: str, quoted: bool) -> list[Primitive]:
     return [p for p in found if leaf == p.variable or leaf in p.aliases]
 
 
-def _definitions(index, file: str, line: int, text: str) -> list[Definition]:
+def _definitions(index: Index, file: str, line: int, text: str) -> list[Definition]:
     """What a name means here: the callee of a call written so at this line, as the
     call graph resolved it; else a definition of that name in this file; else every
     definition the name may mean anywhere (conventional aliases read)."""
@@ -141,14 +144,14 @@ def _definitions(index, file: str, line: int, text: str) -> list[Definition]:
     return definitions(index, text)[:_MOST_DEFINITIONS]
 
 
-def _served(index, d: Definition) -> tuple[Served, ...]:
+def _served(index: Index, d: Definition) -> tuple[Served, ...]:
     if d.kind != DefKind.FUNCTION:
         return ()
     return tuple(Served(kind, prim, SourceLoc(file, line)) for _l, _n, kind, prim, file, line
                  in index.rules_with_function_in(d.loc.file, d.loc.line))
 
 
-def _bound(index, defs: list[Definition]) -> list[Primitive]:
+def _bound(index: Index, defs: list[Definition]) -> list[Primitive]:
     """The primitives the functions among `defs` bind themselves."""
     ids = [index.definition_id(d) for d in defs if d.kind == DefKind.FUNCTION]
     pids = {pid for _d, pid, _line, _via in index.bound_by(ids)} if ids else set()
@@ -169,7 +172,7 @@ def locations(found: Meaning) -> list[SourceLoc]:
     return list(dict.fromkeys(SourceLoc(p.file, p.line) for p in places))
 
 
-def references(index, found: Meaning) -> list[Reference]:
+def references(index: Index, found: Meaning) -> list[Reference]:
     """The binds and rule registrations of the primitives, and the calls of the
     definitions, each at its line."""
     refs = []
@@ -189,7 +192,7 @@ def references(index, found: Meaning) -> list[Reference]:
     return list(dict.fromkeys(refs))
 
 
-def _primitive_ids(index, prims) -> list[int]:
+def _primitive_ids(index: Index, prims) -> list[int]:
     wanted = {(p.name, p.variable) for p in prims}
     ids = []
     for prim in prims:
@@ -199,7 +202,7 @@ def _primitive_ids(index, prims) -> list[int]:
     return ids
 
 
-def lenses(index, file: str) -> list[Lens]:
+def lenses(index: Index, file: str) -> list[Lens]:
     """A lens above each primitive defined in `file` and each rule function in it."""
     found = [Lens(p.loc.line, p) for p in index.primitives_in_file(file)]
     by_function: dict[tuple[int, str], list[Served]] = {}
@@ -211,14 +214,14 @@ def lenses(index, file: str) -> list[Lens]:
     return sorted(found, key=lambda lens: lens.line)
 
 
-def primitive(index, name: str, variable: str) -> Primitive | None:
+def primitive(index: Index, name: str, variable: str) -> Primitive | None:
     """The primitive of this name string and variable, with its rules and tests."""
     found = [p for p in index.primitives_named(*spellings(variable or name))
              if (p.name, p.variable) == (name, variable)]
     return found[0] if found else None
 
 
-def counts(index, prim: Primitive) -> Counts:
+def counts(index: Index, prim: Primitive) -> Counts:
     """Its rules, the functions that reach its bind, the tests that exercise it (`prim`
     as `primitive` returns it, tests included)."""
     from jaxmap.commands import callgraph
@@ -227,20 +230,21 @@ def counts(index, prim: Primitive) -> Counts:
     return Counts(len(prim.rules), len(binders), len(prim.tests))
 
 
-def summaries(index, prims) -> dict[str, str]:
+def summaries(index: Index, prims) -> dict[str, str]:
     """Primitive name -> the docstring summary of the public function of that name,
     `jax.lax.NAME` first (`psum` -> jax.lax.psum's), for those that have one."""
-    found = {}
+    found: dict[str, str] = {}
     for prim in prims:
-        documented = [d for d in index.definitions_named(prim.name) if prim.name and
-                      d.kind == DefKind.FUNCTION and d.public_paths and d.summary]
-        lax = [d for d in documented if f"jax.lax.{prim.name}" in d.public_paths]
+        documented = [(d.summary, d.public_paths) for d in index.definitions_named(prim.name)
+                      if prim.name and d.kind == DefKind.FUNCTION and d.public_paths and d.summary]
+        lax = [(summary, paths) for summary, paths in documented
+               if f"jax.lax.{prim.name}" in paths]
         if lax or documented:
-            found[prim.name] = (lax or documented)[0].summary
+            found[prim.name] = (lax or documented)[0][0]
     return found
 
 
-def symbols(index, query: str, limit: int = 100) -> list[SymbolRow]:
+def symbols(index: Index, query: str, limit: int = 100) -> list[SymbolRow]:
     """Primitives (by name or variable), then public paths, that contain `query`."""
     rows = [SymbolRow(name or variable, "primitive", module, SourceLoc(file, line))
             for name, variable, module, file, line in index.primitives_matching(query, limit)]

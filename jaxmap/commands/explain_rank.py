@@ -19,6 +19,7 @@ from jaxmap.commands.exception_classes import agreement
 
 if TYPE_CHECKING:
     from jaxmap.commands.tracebacks import Raised
+    from jaxmap.store.read import Index
 
 # A string literal, any prefix; f-string fields split it into pieces.
 _STRING = re.compile(r"""[rRbBuUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
@@ -33,7 +34,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 class Ranker:
     """Orders sites for one exception of a traceback; reads each file once."""
 
-    def __init__(self, index, raised: Raised, template: tuple[str, ...]):
+    def __init__(self, index: Index, raised: Raised, template: tuple[str, ...]):
         self.index, self.raised = index, raised
         self.own = " ".join(template)
         self.message = raised.message

@@ -3,9 +3,12 @@ in an open index: `gather(index) -> Ladder`."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.knowledge import rungs
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 
 class Place(NamedTuple):
@@ -31,7 +34,7 @@ class Ladder(NamedTuple):
     checklist: tuple[str, ...]
 
 
-def gather(index) -> Ladder:
+def gather(index: Index) -> Ladder:
     """The ladder with each rung's machinery looked up with `index.locate`."""
     steps = tuple(Step(rung, tuple(_command(kind) for kind in rung.kinds),
                        tuple(_place(index, name) for name in rung.machinery))
@@ -45,7 +48,7 @@ def _command(kind: str) -> str:
     return f"jaxmap new {kind} NAME --out DIR{extra}"
 
 
-def _place(index, name: str) -> Place:
+def _place(index: Index, name: str) -> Place:
     """The definition that `name` is a public path of; else the first definition
     or primitive found."""
     from jaxmap.commands.lookup import definitions, spellings

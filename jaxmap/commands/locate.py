@@ -4,7 +4,7 @@ function, the primitives it reaches."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.lookup import (
     RECEIVED_KINDS_NOTE,
@@ -21,6 +21,9 @@ from jaxmap.commands.test_links import ranked_tests
 from jaxmap.errors import JaxmapError, NotFound
 from jaxmap.models import Definition, DefKind, Primitive
 
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
+
 _REACH_FOR = 5  # most functions of one name whose reached primitives `locate` lists
 
 
@@ -34,7 +37,7 @@ class Found(NamedTuple):
     tests: tuple = ()  # per primitive: its test_links.TestLink tests, most direct first
 
 
-def locate(index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
+def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
     """Primitives and definitions that `name` may mean in an open index.Index,
     optionally only one `kind` (a rule kind: primitives with such rules, only those
     shown; or a result kind) and only the lowerings that serve `platform`; NotFound
@@ -69,7 +72,7 @@ def locate(index, name: str, kind: str | None = None, platform: str | None = Non
                  tuple(ranked_tests(index, p) for p in prims))
 
 
-def _reaches(index, defs: list[Definition]) -> tuple:
+def _reaches(index: Index, defs: list[Definition]) -> tuple:
     """For each definition, the primitives a function reaches (none for the rest, and
     none where more than a few functions share the name)."""
     from jaxmap.commands import callgraph

@@ -7,8 +7,13 @@ The rows come from store/read.py, the one module that queries the index.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxmap.errors import ArgumentError, JaxmapError
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 RULE_KINDS = tuple(k.value for k in RuleKind)
 # How the kinds a helper receives are listed where kinds are (`shape_rule`, ...).
@@ -34,7 +39,7 @@ def check_platform(platform: str) -> None:
         raise JaxmapError(f"unknown platform {platform!r}; one of {', '.join(sorted(known))}")
 
 
-def definitions(index, query: str, want=RESULT_KINDS) -> list[Definition]:
+def definitions(index: Index, query: str, want=RESULT_KINDS) -> list[Definition]:
     """Definitions of the kinds in `want` named `query`, reading a conventional alias
     (`jnp.einsum`) as the module it stands for, then as written."""
     for spelling in alias_spellings(query):
@@ -44,7 +49,7 @@ def definitions(index, query: str, want=RESULT_KINDS) -> list[Definition]:
     return []
 
 
-def definition_ids(index, name: str) -> list[int]:
+def definition_ids(index: Index, name: str) -> list[int]:
     """Ids of the definitions `name` means: those of its first spelling (a conventional
     alias read as its module, then as written) that names any."""
     for spelling in alias_spellings(name.strip()):
@@ -119,14 +124,14 @@ def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str
     return chosen
 
 
-def primitives(index, missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
+def primitives(index: Index, missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
                platform: str | None = None) -> list[Primitive]:
     """`jaxmap primitives`: the index's primitives that pass `select`'s filters."""
     check_rule_kinds(missing=missing, has=has)
     return select(index.primitives(), tuple(missing), tuple(has), platform)
 
 
-def suggest(index, query: str, limit: int = 5) -> tuple[str, ...]:
+def suggest(index: Index, query: str, limit: int = 5) -> tuple[str, ...]:
     """Names close to `query`, for 'did you mean'."""
     import difflib
 

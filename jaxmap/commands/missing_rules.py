@@ -6,12 +6,15 @@ transpose rule of a primitive that is not linear), what the user's program did w
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.lookup import spellings
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import Primitive
 from jaxmap.models import RuleKind as K
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 # What a rule-missing message says, in its own words -> the kind; first match wins
 # ("Transpose rule (for reverse-mode differentiation)" is a transpose rule).
@@ -68,7 +71,8 @@ def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
     return NotLinear(missing.primitive, called)
 
 
-def missing_rule(index, pieces: tuple[str, ...], groups: tuple[str, ...]) -> MissingRule | None:
+def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...]
+                 ) -> MissingRule | None:
     """What a rule-missing message is about; None for any other message."""
     wording = " ".join(pieces).lower()
     if not any(word in wording for word in _MISSING):
@@ -91,7 +95,7 @@ def missing_rule(index, pieces: tuple[str, ...], groups: tuple[str, ...]) -> Mis
                        _siblings(index, prim, kind, platforms, style), flag)
 
 
-def _primitive(index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:
+def _primitive(index: Index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:
     """The primitive a message names: a quoted name, or a hijax class."""
     names = []
     for group in groups:
@@ -113,7 +117,7 @@ def _platforms(pieces: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, .
     return ()
 
 
-def _registries(index, kind: K, style: str, methods: list[str]) -> tuple:
+def _registries(index: Index, kind: K, style: str, methods: list[str]) -> tuple:
     """Where to register a rule of `kind`: the registrars and registries of that kind
     (or, for hijax, the methods to define), each with its file and line."""
     if style == "hijax":
@@ -133,7 +137,7 @@ def _registries(index, kind: K, style: str, methods: list[str]) -> tuple:
     return tuple(found[:4])
 
 
-def _siblings(index, prim: Primitive | None, kind: K, platforms: tuple[str, ...],
+def _siblings(index: Index, prim: Primitive | None, kind: K, platforms: tuple[str, ...],
               style: str) -> tuple[Sibling, ...]:
     """Primitives of the same module (for one outside the tree: jax.lax's, or any hijax
     class for a hijax one) with a rule of `kind` (for one of `platforms`), most similar

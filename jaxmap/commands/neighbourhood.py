@@ -11,9 +11,12 @@ module top level -> function or class).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import NotFound
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 MODULE, DEFINITION, PRIMITIVE, RULE = "module", "definition", "primitive", "rule"
 
@@ -24,7 +27,7 @@ class Neighbourhood(NamedTuple):
     edges: tuple[tuple[str, str, str], ...]  # (source, kind, target), sorted
 
 
-def neighbourhood(index, name: str, depth: int = 1) -> Neighbourhood:
+def neighbourhood(index: Index, name: str, depth: int = 1) -> Neighbourhood:
     """Every edge within `depth` steps of what `name` means, either direction."""
     start = _start(index, name)
     seen, frontier, edges = set(start), set(start), set()
@@ -40,7 +43,7 @@ def neighbourhood(index, name: str, depth: int = 1) -> Neighbourhood:
                                       for u, kind, v in edges)))
 
 
-def _start(index, name: str) -> set[tuple]:
+def _start(index: Index, name: str) -> set[tuple]:
     """The nodes `name` means: primitives, then definitions (modules included)."""
     from jaxmap.commands.lookup import definition_ids, spellings, suggest
 
@@ -57,13 +60,13 @@ def _node_key(definition: int, node) -> tuple:
     return (MODULE, node.qualname) if node.kind == "module" else (DEFINITION, definition)
 
 
-def _edges(index, frontier: set[tuple]) -> set[tuple]:
+def _edges(index: Index, frontier: set[tuple]) -> set[tuple]:
     """Every edge touching a node of `frontier`, as (key, kind, key)."""
     modules = [k[1] for k in frontier if k[0] == MODULE]
     defs = [k[1] for k in frontier if k[0] == DEFINITION]
     prims = [k[1] for k in frontier if k[0] == PRIMITIVE]
     rules = [k[1] for k in frontier if k[0] == RULE]
-    edges = set()
+    edges: set[tuple] = set()
     if modules:
         edges |= {((MODULE, m), "defines", (kind, i)) for m, kind, i
                   in index.module_members(modules)}
@@ -98,7 +101,7 @@ def _edges(index, frontier: set[tuple]) -> set[tuple]:
     return {e for e in edges if e[0] in frontier or e[2] in frontier}
 
 
-def _labels(index, keys: set[tuple]) -> dict[tuple, tuple[str, dict]]:
+def _labels(index: Index, keys: set[tuple]) -> dict[tuple, tuple[str, dict]]:
     """key -> (label, {kind, file, line})."""
     labels = {}
     nodes = index.nodes(k[1] for k in keys if k[0] == DEFINITION)

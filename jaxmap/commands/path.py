@@ -5,9 +5,12 @@ a class does not run its body)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import NotFound
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 _MOST = 5  # chains listed
 _DEPTH = 12  # calls followed, at most
@@ -28,7 +31,7 @@ class PathAnswer(NamedTuple):
     chains: tuple[tuple[Step, ...], ...]  # shortest first, each from A to B
 
 
-def path(index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
+def path(index: Index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
          ) -> PathAnswer:
     """Up to `most` shortest call chains from `source` to `target`, within `depth`
     calls; NotFound if A or B names nothing, or no chain joins them."""
@@ -52,7 +55,7 @@ def path(index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
     return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]))
 
 
-def _ends(index, target: str) -> tuple[dict[int, str], tuple[str, ...], dict[int, tuple]]:
+def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], dict[int, tuple]]:
     """The ids a chain may end at, what B was taken to mean, and for a primitive (a name
     ending in `_p`, or one no function has) the `.bind` step that ends each chain from
     a function that binds it."""
@@ -79,7 +82,7 @@ def _ends(index, target: str) -> tuple[dict[int, str], tuple[str, ...], dict[int
         finals
 
 
-def _search(index, start: list[int], ends: set[int], depth: int
+def _search(index: Index, start: list[int], ends: set[int], depth: int
             ) -> dict[int, list[tuple[int, int]]]:
     """Breadth first down the resolved calls from `start`: each reached id's callers
     one level nearer the start, with the line of each call; stops at the level where
@@ -109,7 +112,7 @@ def _chains(end: int, parents, nodes, most: int) -> list[tuple[Step, ...]]:
     """Up to `most` chains from the start to `end`, each as its calls."""
     if end not in parents:
         return [()]  # the start itself binds the primitive
-    found = []
+    found: list[tuple[Step, ...]] = []
     for caller, line in parents[end]:
         step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file, line)
         for before in _chains(caller, parents, nodes, most - len(found)):

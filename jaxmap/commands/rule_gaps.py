@@ -6,9 +6,12 @@ platform JAX does not know.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.models import Primitive, RuleKind
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 MISSING_RULE, MISSING_PLATFORM, UNKNOWN_PLATFORM = "missing-rule", "missing-platform", \
     "unknown-platform"
@@ -28,7 +31,7 @@ class Gap(NamedTuple):
     siblings: int = 0
 
 
-def gaps(index, file: str) -> list[Gap]:
+def gaps(index: Index, file: str) -> list[Gap]:
     """Every finding in `file`, in line order."""
     prims = index.primitives_in_file(file)
     found = [gap for prim in prims for gap in _missing(prim, [p for p in prims if p != prim])]
@@ -71,7 +74,7 @@ def _platforms(prim: Primitive) -> set[str]:
             for p in (r.platforms or (r.platform,))}
 
 
-def _unknown_platforms(index, file: str) -> list[Gap]:
+def _unknown_platforms(index: Index, file: str) -> list[Gap]:
     from jaxmap.knowledge.registrars import PALLAS_LOWERING_TABLES, XLA_PLATFORMS
 
     known = XLA_PLATFORMS | set(PALLAS_LOWERING_TABLES.values())

@@ -8,9 +8,13 @@ names the function without calling it), or that the call graph does not reach.""
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.callgraph import _chain, _root, _source_lines, _walk
+
+if TYPE_CHECKING:
+    from jaxmap.models import Primitive
+    from jaxmap.store.read import Index
 
 
 class TestLink(NamedTuple):
@@ -22,25 +26,27 @@ class TestLink(NamedTuple):
     direct: bool  # every link a call (False: a function passed as a value, or no chain)
 
 
-def ranked_tests(index, prim) -> tuple[TestLink, ...]:
+def ranked_tests(index: Index, prim: Primitive) -> tuple[TestLink, ...]:
     """The tests of primitive `prim` (a models.Primitive of `index`), best first."""
     if not prim.tests:
         return ()
     pids = [pid for pid, name, variable in index.primitive_ids(prim.name, prim.name)
             if (name, variable) == (prim.name, prim.variable)]
     bind = f"{prim.variable or prim.name}.bind"
-    ends = {}
-    for did, _pid, _line, via in index.binders(pids):
-        ends.setdefault(did, (via, bind) if via else (bind,))
+    ends: dict[int, tuple[str, ...]] = {}
+    for binder, _pid, _line, via in index.binders(pids):
+        ends.setdefault(binder, (via, bind) if via else (bind,))
     parent, levels, lines = _walk(index.callers, list(ends), None, bodies=False)
     where = index.definitions_at({t.loc.file for t in prim.tests})
-    ids = {t: where.get((t.loc.file, t.loc.line), (None, None)) for t in prim.tests}
+    unknown: tuple[int | None, int | None] = (None, None)  # no function of the index there
+    ids = {t: where.get((t.loc.file, t.loc.line), unknown) for t in prim.tests}
     reached = {did for did, _end in ids.values() if did in levels}
     nodes = index.nodes(reached | set(parent.values()) | set(ends))
     source = _Source(index, prim.variable or prim.name)
     links = []
     for test in prim.tests:
         did, end = ids[test]
+        link: tuple[int | None, tuple[str, ...], bool]
         if source.names_primitive(test, end):
             link = (0, (test.name, prim.variable or prim.name), True)
         elif did in reached:
@@ -60,7 +66,8 @@ class _Source:
     variable, whether each link calls its function (files read once)."""
 
     def __init__(self, index, variable: str):
-        self.index, self.files = index, {}
+        self.index = index
+        self.files: dict[str, list[str]] = {}
         self.variable = re.compile(rf"(?<![\w]){re.escape(variable)}\b")
 
     def names_primitive(self, test, end: int | None) -> bool:

@@ -15,10 +15,15 @@ import warnings
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jaxmap.errors import VerifyError
-from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.knowledge import registrars as R
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
+
+if TYPE_CHECKING:
+    from jaxmap.models import Rule
+    from jaxmap.store.read import Index
 
 # Runtime registries (module, attribute, rule kind), from the same table the index uses;
 # the per-platform lowerings, a dict of dicts, are read on their own.
@@ -142,7 +147,7 @@ def check_root(root) -> None:
                           f"with its runtime; {given} is another tree")
 
 
-def verify(index) -> Report:
+def verify(index: Index) -> Report:
     """Compare an open index.Index of the installed jax with its live registries."""
     check_root(index.root)
     return compare(index.primitives(), read_runtime())
@@ -243,7 +248,7 @@ def _overridden(rules) -> list:
     """Rules a later registration of the same kind and platform in the same file
     replaces (a standard rule for every primitive, then specific ones): the runtime
     holds only the last, so only the last one's function can be confirmed."""
-    last = {}
+    last: dict[tuple, Rule] = {}
     for rule in rules:
         key = (rule.kind, rule.platform, rule.loc.file)
         if key not in last or rule.loc.line > last[key].loc.line:

@@ -10,6 +10,7 @@ from jaxmap.render.paging import dump as _dump
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Callable
 
     PathFn = Callable[[str], str]
@@ -113,7 +114,7 @@ def repo_map_document(data) -> str:
 
 
 def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,
-                      notes: list[str] = ()) -> str:
+                      notes: Sequence[str] = ()) -> str:
     """What `new-primitive` wrote (or, with `dry_run`, would write): each file with
     its action and unified diff, and the generator's notes (one line each)."""
     return _dump({"name": name, "dry_run": dry_run, "files": [
@@ -121,7 +122,7 @@ def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,
         for c, diff in zip(changes, diffs)], "notes": list(notes)})
 
 
-def skill_document(out: str, jax_version, folder: dict[str, str]) -> str:
+def skill_document(out: str, jax_version, folder: dict[str, str | bytes]) -> str:
     """What `skill` wrote: the folder and its files, in path order."""
     return _dump({"out": out, "jax_version": jax_version, "files": list(folder)})
 
@@ -132,7 +133,9 @@ def index_document(report, messages: list[str], call_counts: dict[str, int]) -> 
     total = sum(call_counts.values())
     calls = {status: call_counts.get(status, 0)
              for status in ("resolved", "external", "unresolved")}
-    return _dump({**report._asdict(), "changed": report.changed,
+    fields = {("index" if name == "path" else name): value
+              for name, value in report._asdict().items()}
+    return _dump({**fields, "changed": report.changed,
                   "diagnostic_messages": messages,
                   "calls": {**calls, "total": total, "unresolved_share":
                             round(calls["unresolved"] / total, 4) if total else 0.0}})

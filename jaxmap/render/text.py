@@ -121,7 +121,7 @@ def index_report(report) -> str:
     state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
     return (f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
             f"removed), {report.primitives} primitives, {report.rules} rules, "
-            f"{report.diagnostics} diagnostics -> {report.index}")
+            f"{report.diagnostics} diagnostics -> {report.path}")
 
 
 def verify_summary(report, show: int = 20) -> str:
@@ -241,7 +241,7 @@ def reading_stdin(what: str) -> str:
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
 
 
-def skill_written(out: str, folder: dict[str, str]) -> str:
+def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
     """What `skill` wrote: the folder, then how many files under each part of it."""
     parts: dict[str, int] = {}
     for path in folder:

@@ -24,6 +24,12 @@ def insert(text: str, index: int, new_lines: list[str]) -> str:
     return "".join(lines[:index] + [line + "\n" for line in new_lines] + lines[index:])
 
 
+def end_line(node: ast.stmt) -> int:
+    """The last line of a parsed statement (ast.parse gives every node its position)."""
+    assert node.end_lineno is not None
+    return node.end_lineno
+
+
 def docs_entry(text: str, label: str, heading: str, name: str) -> str:
     """`name` after the last entry that sorts before it in the first
     `.. autosummary::` list of the section titled `heading`."""
@@ -95,6 +101,6 @@ def build_target(text: str, label: str, name: str) -> str:
                           f"{name} after; add it by hand")
     if f'name = "{name}"' in text:
         raise NameTaken(f"{label} already has a target {name}; choose another name")
-    return insert(text, targets[-1].end_lineno, [
+    return insert(text, end_line(targets[-1]), [
         "", "jax_multiplatform_test(", f'    name = "{name}",', f'    srcs = ["{name}.py"],',
         '    deps = py_deps([', '        "absl/testing",', '        "numpy",', "    ]),", ")"])

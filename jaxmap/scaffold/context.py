@@ -17,6 +17,13 @@ from jaxmap.scaffold.spec import PrimitiveSpec
 TEST_VALUES = {"float": "1.5", "int": "3", "bool": "True", "str": "'default'"}
 
 
+def feature_text(value: object) -> str:
+    """A release feature's value read where it is always text (a module, a class, a
+    pattern): versions.STEPS holds values of any type."""
+    assert isinstance(value, str), value
+    return value
+
+
 def context(spec: PrimitiveSpec, release: Release, *, in_tree: bool = False,
             ns: str | None = None, lax_helper: str | None = None) -> dict:
     """Everything a template needs for `spec` on `release`; `in_tree` picks JAX's
@@ -72,7 +79,7 @@ def context(spec: PrimitiveSpec, release: Release, *, in_tree: bool = False,
         "shard_map_args": ["grad", "mesh=mesh", "in_specs=specs", "out_specs=specs"]
         + ([needs["shard_map_grad_argument"]] if needs["shard_map_grad_argument"] else []),
         "replication_registrars": _replication_registrars(needs, in_tree),
-        "jaxpr_pattern": (needs["hijax_jaxpr_eqn"].format(re.escape(spec.class_name))
+        "jaxpr_pattern": (feature_text(needs["hijax_jaxpr_eqn"]).format(re.escape(spec.class_name))
                           if hijax else rf"= {spec.name}[\[ ]"),
         "export": "_export()" if needs["export_undeclared_import"] else "export",
     }

@@ -54,7 +54,7 @@ def read(path: str) -> str:
 
 def unified_diff(changes: list[FileChange]) -> str:
     """A unified diff of every change (new files against /dev/null)."""
-    parts = []
+    parts: list[str] = []
     for change in changes:
         before = "/dev/null" if change.old is None else f"a/{change.label}"
         parts.extend(difflib.unified_diff(

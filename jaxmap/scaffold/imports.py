@@ -109,13 +109,13 @@ def _sorted_lines(section: list[Import]) -> list[str]:
     straight = sorted((imp for imp in section if imp.name is None),
                       key=lambda imp: imp.module.lower())
     lines = [imp.line for imp in straight]
-    froms = [imp for imp in section if imp.name is not None]
-    for module in sorted({imp.module for imp in froms}, key=str.lower):
-        names = sorted((imp.name for imp in froms if imp.module == module and not imp.asname),
+    froms = [(imp, imp.name) for imp in section if imp.name is not None]
+    for module in sorted({imp.module for imp, _ in froms}, key=str.lower):
+        names = sorted((name for imp, name in froms if imp.module == module and not imp.asname),
                        key=_member_order)
         if names:
             lines.append(f"from {module} import {', '.join(names)}")
-        lines += sorted(imp.line for imp in froms if imp.module == module and imp.asname)
+        lines += sorted(imp.line for imp, _ in froms if imp.module == module and imp.asname)
     return lines
 
 

@@ -18,7 +18,7 @@ import os
 from jaxmap.errors import AnchorError, NameTaken, SpecError, TargetError
 from jaxmap.knowledge.versions import Release
 from jaxmap.scaffold import anchors, imports, replication
-from jaxmap.scaffold.context import context
+from jaxmap.scaffold.context import context, feature_text
 from jaxmap.scaffold.files import FileChange, new_file, read
 from jaxmap.scaffold.spec import PrimitiveSpec
 from jaxmap.scaffold.templating import fill_block, fill_module
@@ -176,10 +176,10 @@ def _tests(spec, root, tests_dir, release) -> list[FileChange]:
 
 
 def _test_imports(release: Release) -> tuple[imports.Import, ...]:
-    if release.get("shard_map_module") == "jax":
+    module = feature_text(release.get("shard_map_module"))
+    if module == "jax":
         return imports.IN_TREE_TEST
-    return imports.IN_TREE_TEST + (imports.Import(release.get("shard_map_module"),
-                                                  "shard_map", section=imports.LOCAL),)
+    return imports.IN_TREE_TEST + (imports.Import(module, "shard_map", section=imports.LOCAL),)
 
 
 def _label(path: str, root: str) -> str:
@@ -213,7 +213,7 @@ def _imports_from_src(node: ast.stmt) -> bool:
 
 def _last_import_end(tree: ast.Module, label: str, wanted) -> int:
     """The line after the last top-level import statement that `wanted` accepts."""
-    ends = [node.end_lineno for node in tree.body
+    ends = [anchors.end_line(node) for node in tree.body
             if isinstance(node, (ast.Import, ast.ImportFrom)) and wanted(node)]
     if not ends:
         raise AnchorError(f"{label} has no top-level import to insert after; add the "

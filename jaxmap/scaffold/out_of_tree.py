@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxmap.knowledge.versions import Release
 from jaxmap.scaffold import imports
-from jaxmap.scaffold.context import context
+from jaxmap.scaffold.context import context, feature_text
 from jaxmap.scaffold.imports import Import
 from jaxmap.scaffold.spec import PrimitiveSpec
 from jaxmap.scaffold.templating import fill_module
@@ -19,7 +19,7 @@ def files(spec: PrimitiveSpec, release: Release) -> dict[str, str]:
     result = {f"{spec.name}.py": fill_module(f"{spec.style}.py.j2", ctx, table)}
     if spec.tests:
         table = imports.OUT_OF_TREE + (
-            Import(release.get("shard_map_module"), "shard_map"),
+            Import(feature_text(release.get("shard_map_module")), "shard_map"),
             Import(spec.name, spec.name, section=imports.LOCAL))
         result[f"test_{spec.name}.py"] = fill_module("test_pytest.py.j2", ctx, table)
     return result
@@ -31,12 +31,13 @@ def _classic_imports(release: Release) -> tuple[Import, ...]:
     replication = release.get("shard_map_replication")
     if replication is None:
         return imports.OUT_OF_TREE
+    assert isinstance(replication, tuple)  # (module, registrar names)
     return imports.OUT_OF_TREE + (Import(*replication[0].rsplit(".", 1)),)
 
 
 def _hijax_imports(spec: PrimitiveSpec, release: Release) -> tuple[Import, ...]:
     """What a hijax module may import; UnsupportedRelease if the release lacks it."""
-    base = release.require("hijax_base", "--style hijax")
+    base = feature_text(release.require("hijax_base", "--style hijax"))
     if spec.linear:
         release.require("hijax_accum_check", "--style hijax --linear")
     return imports.OUT_OF_TREE + tuple(Import("jax.experimental.hijax", name)

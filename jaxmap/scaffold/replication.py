@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from jaxmap.errors import AnchorError, NameTaken
-from jaxmap.scaffold.anchors import insert
+from jaxmap.scaffold.anchors import end_line, insert
 
 
 def register(text: str, label: str, module: str, var: str,
@@ -35,9 +35,9 @@ def register(text: str, label: str, module: str, var: str,
         return text
     if var in bound:
         raise NameTaken(f"{label} already imports {var}; choose another name")
-    text = insert(text, loop.end_lineno, ["", *(f"{r}({var})" for r in registrars)])
+    text = insert(text, end_line(loop), ["", *(f"{r}({var})" for r in registrars)])
     before = tree.body[:tree.body.index(loop)]
-    last_import = max((node.end_lineno for node in before
+    last_import = max((end_line(node) for node in before
                        if isinstance(node, (ast.Import, ast.ImportFrom))), default=0)
     return insert(text, last_import, [f"from {module} import {var}"])
 

@@ -12,10 +12,13 @@ scripts/jax_repo_locator.py (the standalone locator), and assets/KIND/ with the
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import TargetError
 from jaxmap.knowledge import rungs
+
+if TYPE_CHECKING:
+    from jaxmap.store.read import Index
 
 SKILL_NAME = "jax-internals"
 # The starter written for each `jaxmap new` kind: the name its files get.
@@ -53,7 +56,7 @@ class Starter(NamedTuple):
     refused: str | None
 
 
-def files(index, out: str, budget: int | None = None,
+def files(index: Index, out: str, budget: int | None = None,
           tools: tuple[str, ...] = ()) -> dict[str, str | bytes]:
     """The skill folder for `index`'s tree, as {POSIX path under the folder: text, or
     bytes for the snapshot the standalone locator reads};
@@ -64,7 +67,7 @@ def files(index, out: str, budget: int | None = None,
     from jaxmap.scaffold.templating import fill
 
     data = repomap.gather(index)
-    folder = {"references/REPO-MAP.md": markdown.repo_map(data, budget)}
+    folder: dict[str, str | bytes] = {"references/REPO-MAP.md": markdown.repo_map(data, budget)}
     if budget is None:
         folder["references/" + markdown.PRIMITIVES_FILE] = markdown.primitives_page(data)
     folder[f"scripts/{LOCATOR}"] = locator_source()

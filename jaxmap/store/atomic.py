@@ -37,12 +37,17 @@ def replacing(path: str):
 def write(path: str, data: str | bytes) -> None:
     """Replace `path` with `data` atomically."""
     with replacing(path) as tmp:
-        if isinstance(data, str):
-            with open(tmp, "w", encoding="utf-8", newline="") as handle:
-                handle.write(data)
-        else:
-            with open(tmp, "wb") as handle:
-                handle.write(data)
+        _put(tmp, data)
+
+
+def _put(path: str, data: str | bytes) -> None:
+    """Write `data` to `path`: text as UTF-8 with its own line ends, bytes as they are."""
+    if isinstance(data, str):
+        with open(path, "w", encoding="utf-8", newline="") as text:
+            text.write(data)
+    else:
+        with open(path, "wb") as binary:
+            binary.write(data)
 
 
 def check_directory(path: str) -> None:
@@ -102,9 +107,7 @@ def _write_tree(directory: str, files: dict[str, str | bytes]) -> None:
         for relative, data in files.items():
             path = os.path.join(tmp, *relative.split("/"))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            with (open(path, "w", encoding="utf-8", newline="") if isinstance(data, str)
-                  else open(path, "wb")) as handle:
-                handle.write(data)
+            _put(path, data)
         if os.path.exists(directory):
             aside = tempfile.mkdtemp(prefix=".jaxmap-old-", dir=parent)
             os.replace(directory, os.path.join(aside, "old"))

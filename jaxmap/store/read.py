@@ -63,7 +63,8 @@ class Index:
         (`WHERE id IN (?*)`); a long list is asked for in slices, in order. With two
         lists (`module IN (?*) OR target IN (?*)`), a row two slices both match is
         kept once (the queries that have two give distinct rows)."""
-        values, rows = list(values), []
+        values = list(values)
+        rows: list[tuple] = []
         lists = query.count(_LIST)
         for chunk in _chunks(values, _MAX_PARAMETERS // lists):
             rows += self._conn.execute(
@@ -432,7 +433,7 @@ def _rule(row) -> Rule:
     _pid, kind, file, line, end_line, via, platform, f_name, f_file, f_line, platforms, \
         more, condition, written = row
     function = FunctionRef(f_name, SourceLoc(f_file, f_line)) if f_name else None
-    functions = (function,) if function else ()
+    functions: tuple[FunctionRef, ...] = (function,) if function else ()
     if more:
         import json
 

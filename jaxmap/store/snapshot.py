@@ -101,7 +101,7 @@ def _rule_record(rule: Rule) -> dict:
                  for f in rule.functions]
     return {"kind": rule.kind.value, "file": rule.loc.file, "line": rule.loc.line,
             "end_line": rule.loc.end_line, "via": rule.via, "platform": rule.platform,
-            "platforms": list(rule.platforms), "function": (functions or [None])[0],
+            "platforms": list(rule.platforms), "function": functions[0] if functions else None,
             "functions": functions, "condition": rule.condition,
             "written": rule.written and {"name": rule.written.name,
                                          "file": rule.written.loc.file,

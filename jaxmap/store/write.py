@@ -74,7 +74,8 @@ CREATE INDEX calls_caller ON calls (caller);
 CREATE INDEX calls_callee ON calls (callee);
 """
 TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
-                    "public_paths", "imports", "binds", "calls", "messages", "tests", "diagnostics"})
+                    "public_paths", "imports", "binds", "calls", "messages", "tests",
+                    "diagnostics"})
 
 
 def cache_dir() -> str:
