@@ -155,7 +155,7 @@ def examples(prefix: str = "", every_style: bool = False
     """(kind, name, style) of each kind's example, `primitive` last: the one matrix the
     tests, the release check, the benchmark and the skill's starters share. With
     `every_style`, a kind's other templated styles too (`jm_norm_hijax`)."""
-    rows = []
+    rows: list[tuple[str, str, str | None]] = []
     for kind_name, kind in KINDS.items():
         rows.append((kind_name, prefix + kind.example, None))
         rows += [(kind_name, f"{prefix}{kind.example}_{style}", style)
