@@ -145,7 +145,8 @@ def explain_all(index, text: str, older=None) -> tuple[Explanation, ...]:
                             "command line, - reads it from stdin")
     older = OlderReleases(index) if older is None else older
     messages = [row for row in index.messages() if fixed_length(row[4]) >= MIN_LITERAL]
-    answers, before = [], ()
+    answers = []
+    before: tuple = ()  # the frames a JAX pseudo-cause lends to the exception after it
     for raised in tracebacks.read(text):
         if raised.exception and raised.exception.rpartition(".")[2] in _PSEUDO:
             before = raised.frames
@@ -194,7 +195,8 @@ def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | No
     text = raised.message
     for whole, matcher, near in ((True, matches_whole, _longest_word_in),
                                  (False, matches_start, _first_word_in)):
-        best, score, chosen = [], 0, None
+        best: list[Site] = []
+        score, chosen = 0, None
         for file, line, function, exception, pieces, returned in rows:
             if not near(pieces, text):
                 continue
@@ -210,6 +212,7 @@ def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | No
                 best, score, chosen = [], scored, (pieces, found)
             best.append(Site(file, line, function, exception, returned))
         if best:
+            assert chosen is not None  # set with the first site kept
             return best, chosen[0], chosen[1], whole
     return None
 

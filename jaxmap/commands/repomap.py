@@ -128,12 +128,13 @@ def gather(index, *, links: bool | None = None, rank: int = 15) -> RepoMap:
     imports = [(m, t) for m, t in index.imports() if m != t]
     modules = _modules(definitions, imports, prims)
     families = _families(prims)
+    hubs, infrastructure = _ranking(imports, rank)
     return RepoMap(index.jax_version, index.file_count(), links,
                    _subsystems(index, modules, imports, prims), _reading(modules),
                    _stages(index, O.JIT_FLOW), _stages(index, O.EXPORT_FLOW), _tests(modules),
                    _stages(index, R.PIPELINE), _entry_points(index),
                    _contributing(index, modules), _packages(modules), tuple(modules),
-                   tuple(prims), families, _gaps(prims, families), *_ranking(imports, rank),
+                   tuple(prims), families, _gaps(prims, families), hubs, infrastructure,
                    _helpers(prims, rank), _registries(index, prims))
 
 
@@ -420,19 +421,19 @@ def _registries(index, prims) -> tuple[Registry, ...]:
         by_kind[kind.value].append(f"core.Primitive.{method}")
     coverage = {id(p): len({r.kind for r in p.rules}) for p in prims}
     result = []
-    for kind in (k.value for k in RuleKind):
+    for kind_name in (k.value for k in RuleKind):
         places = []
-        for short in by_kind.get(kind, ()):
+        for short in by_kind.get(kind_name, ()):
             leaf, _, attr = short.partition(".")
             place = index.place(f"{R.MODULES[leaf][0]}.{attr}")
             if place:
                 places.append((short, *place))
-        example = _example(prims, coverage, lambda p, r, k=kind: r.kind.value == k
+        example = _example(prims, coverage, lambda p, r, k=kind_name: r.kind.value == k
                            and ">" not in r.via)
         if places or example:
-            result.append(Registry(kind, tuple(places), example,
-                                   O.MISSING_RULE_ERRORS.get(kind)))
-        if kind == RuleKind.LOWERING.value:
+            result.append(Registry(kind_name, tuple(places), example,
+                                   O.MISSING_RULE_ERRORS.get(kind_name)))
+        if kind_name == RuleKind.LOWERING.value:
             result += _pallas_registries(index, prims, coverage)
     return tuple(result)
 

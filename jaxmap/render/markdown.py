@@ -330,7 +330,7 @@ def _layout(data) -> Section:
 
 
 def _primitives_summary(data, primitives_file: str) -> Section:
-    modules = defaultdict(int)
+    modules: dict[str, int] = defaultdict(int)
     for prim in data.primitives:
         modules[prim.module] += 1
     busiest = sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
