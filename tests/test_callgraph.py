@@ -166,7 +166,8 @@ def test_graph_formats_and_output_file(capsys, tmp_path):
 
 def test_index_counts_call_edges(capsys):
     calls = run_json(capsys, "index")["calls"]
-    assert calls["total"] == calls["resolved"] + calls["external"] + calls["unresolved"]
+    assert calls["total"] == sum(calls[status] for status in (
+        "resolved", "through", "handed", "external", "unresolved"))
     assert 0 <= calls["unresolved_share"] <= 1
 
 

@@ -19,10 +19,16 @@ import builtins
 from typing import NamedTuple
 
 from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM, SYM, Binds
+from jaxmap.build.resolve.flow import BOUND, FN, KLASS, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
 
 RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
+# A call whose callee only a parameter holds, handed in by some call site: the graph
+# lists it, reachability (binds, tests) does not follow it (it would follow every
+# function any caller hands a higher-order function). A function handed on
+# (`jit(f)`, `partial(f, x)`) is an edge followed by reachability, but not a call.
+THROUGH, HANDED = "through", "handed"
 _BUILTINS = frozenset(dir(builtins))
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
@@ -51,8 +57,10 @@ class BindRow(NamedTuple):
     via: str | None
 
 
-def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
-    """Every call edge of the tree; `ids`: qualified name -> definition id."""
+def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
+    """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
+    names cannot resolve is asked of the value flow; a call of a class is also a call
+    of the `__init__` it runs."""
     rows = []
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
@@ -72,9 +80,10 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 else module_heads
             for name, line, called in callees:  # unpacked: 56k of them
                 if name.partition(".")[0] not in heads:
-                    # A local or a builtin: it names nothing of the tree.
+                    # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
-                        rows.append(CallRow(caller, None, name, _unnamed(name), line))
+                        rows += _through_values(flow, ids, module, qualname, caller, name,
+                                                line, _unnamed(name))
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
@@ -82,8 +91,65 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 status, target = known[key]
                 if status is None or not called and (status != RESOLVED or target in classes):
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
-                rows.append(CallRow(caller, ids.get(target) if target else None, name,
-                                    status, line))
+                if not called:
+                    rows.append(CallRow(caller, ids.get(target), name, HANDED, line))
+                elif status == UNRESOLVED:
+                    rows += _through_values(flow, ids, module, qualname, caller, name, line,
+                                            status)
+                else:
+                    rows.append(CallRow(caller, ids.get(target) if target else None, name,
+                                        status, line))
+                    if target in classes or target in flow.decorated:
+                        rows += _through_values(flow, ids, module, qualname, caller, name,
+                                                line, status, ids.get(target))
+        rows += _implicit_calls(flow, ids, module)
+    return rows
+
+
+def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, caller: int,
+                    text: str, line: int, status: str, known: int | None = None
+                    ) -> list[CallRow]:
+    """The edges of a call from what its callee may hold (besides `known`, the edge the
+    names resolved); if it holds nothing the flow knows, the call as it was (unresolved
+    or external) unless the names resolved it."""
+    through = _targets(flow, ids, flow.callees(module, owner, text))
+    direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
+        if through else set()
+    through -= direct
+    direct.discard(known)
+    through.discard(known)
+    if not direct and not through and known is None:
+        return [CallRow(caller, None, text, status, line)]
+    return [CallRow(caller, target, text, RESOLVED, line) for target in sorted(direct)] \
+        + [CallRow(caller, target, text, THROUGH, line) for target in sorted(through)]
+
+
+def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
+    """Definition ids of the functions (and classes, with their `__init__`) of values."""
+    found = set()
+    for value in values:
+        if value[0] in (FN, BOUND) and value[1] in ids:
+            found.add(ids[value[1]])
+        elif value[0] == KLASS and value[1] in ids:
+            found.add(ids[value[1]])
+            init = flow.constructor(value[1])
+            if init in ids:
+                found.add(ids[init])
+    return found
+
+
+def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
+    """Calls the text shows no dotted callee for (see `Flow.implicit_calls`)."""
+    rows = []
+    for owner, text, line, direct, through in flow.implicit_calls(module):
+        caller = ids.get(f"{module}.{owner}" if owner else module)
+        if caller is None:
+            continue
+        found = _targets(flow, ids, direct)
+        more = _targets(flow, ids, through) - found
+        rows += [CallRow(caller, t, text, RESOLVED, line) for t in sorted(found)] \
+            + [CallRow(caller, t, text, THROUGH, line) for t in sorted(more)] \
+            or [CallRow(caller, None, text, UNRESOLVED, line)]
     return rows
 
 
@@ -243,7 +309,7 @@ class Reach:
         self._out: dict[int, set[int]] = {}
         for edge in calls:
             if edge.callee is not None and edge.callee != edge.caller \
-                    and edge.caller not in bodies:
+                    and edge.caller not in bodies and edge.status != THROUGH:
                 self._out.setdefault(edge.caller, set()).add(edge.callee)
         self._bound: dict[int, set[int]] = {}
         for row in binds:
