@@ -293,3 +293,21 @@ def test_flow_facts_are_read_from_unparsed_bodies():
     facts = extract(b"def f(x):\n    g = lambda: x\n    return g\n", "m")
     assert ("=", "g", "lambda: x", 2, 4) in facts["flow"]["f"]
     assert ("=", "<return>", "g", 3, 4) in facts["flow"]["f"]
+
+
+def test_reachability_does_not_follow_what_a_parameter_received():
+    res = resolve_sources({
+        "lib.py": """
+            from jax._src import core
+            p = core.Primitive('p')
+            q = core.Primitive('q')
+            def bind_p(): return p.bind()
+            def bind_q(): return q.bind()
+            def apply(fun):
+              return fun()
+            def use_p(): return apply(bind_p)
+            def use_q(): return apply(bind_q)
+            """,
+        "tests/test_lib.py": "import lib\ndef test_p():\n  lib.use_p()\n"})
+    names = [p["name"] for p in res.primitives]
+    assert {(names[pid], test) for pid, test, _file, _line in res.tests} == {("p", "test_p")}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
@@ -69,7 +70,8 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
     ends: dict[int, tuple[str, ...]] = {}
     for did, pid, _line, via in index.binders(variables):
         ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
-    parent, levels, _ = _walk(index.callers, list(ends), depth, bodies=False)
+    parent, levels, _ = _walk(partial(index.callers, through=False), list(ends), depth,
+                              bodies=False)
     nodes = index.nodes(levels)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes) + ends[_root(i, parent)])
              for i in levels if i in nodes]

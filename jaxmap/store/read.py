@@ -206,12 +206,16 @@ class Index:
             "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
             "IN (?*) ORDER BY definition_id, line", ids)
 
-    def callers(self, ids) -> list[tuple[int, int, int, bool]]:
-        """(caller, callee, line, whether the caller is a function) of each resolved call
-        to one of `ids`; a caller that is not is a module's top level or a class body."""
+    def callers(self, ids, through: bool = True) -> list[tuple[int, int, int, bool]]:
+        """(caller, callee, line, whether the caller is a function) of each edge to one of
+        `ids` that reaches it: calls, and functions handed on (`jit(f)`); with `through`,
+        calls of what a parameter received too (not a caller's own choice of callee: a
+        reachability walk leaves them out). A caller that is not a function is a module's
+        top level or a class body."""
+        statuses = "'resolved', 'handed', 'through'" if through else "'resolved', 'handed'"
         return self._in(
             "SELECT caller, callee, calls.line, kind = 'function' FROM calls JOIN definitions "
-            "ON definitions.id = caller WHERE callee IN (?*) AND status = 'resolved' "
+            f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 
     def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
