@@ -199,7 +199,7 @@ def call_document(answer, view: View) -> str:
     path = view.path
     return _dump(paged({"root": str(view.root), "query": answer.query,
                         "direction": answer.direction, "targets": list(answer.targets),
-                        "count": len(answer.found),
+                        "count": len(answer.found), "unresolved": answer.unresolved,
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
                                    "chain": list(r.chain), "call_line": r.call_line}

@@ -231,6 +231,11 @@ class Index:
             "(text = ? OR text LIKE ? ESCAPE '!') ORDER BY rowid",
             (leaf, "%." + _like(leaf))).fetchall()
 
+    def unresolved_calls(self) -> list[tuple[int, str]]:
+        """(caller, text) of every unresolved call."""
+        return self._conn.execute(
+            "SELECT caller, text FROM calls WHERE status = 'unresolved'").fetchall()
+
     def call_counts(self) -> dict[str, int]:
         """How many call edges of each status (resolved, external, unresolved)."""
         return dict(self._conn.execute("SELECT status, COUNT(*) FROM calls GROUP BY status"))
