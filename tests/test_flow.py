@@ -311,3 +311,11 @@ def test_reachability_does_not_follow_what_a_parameter_received():
         "tests/test_lib.py": "import lib\ndef test_p():\n  lib.use_p()\n"})
     names = [p["name"] for p in res.primitives]
     assert {(names[pid], test) for pid, test, _file, _line in res.tests} == {("p", "test_p")}
+
+
+def test_a_parameter_that_receives_many_functions_is_called_unresolved():
+    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(12))
+    res = resolve_sources({"m.py": "def boundary(fun):\n  def wrapped():\n    return fun()\n"
+                                   "  return wrapped\n" + wrapped})
+    assert {(text, status) for c, text, status, _ in calls(res) if c == "m.boundary"} == \
+        {("fun", UNRESOLVED)}

@@ -29,6 +29,9 @@ RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
 # function any caller hands a higher-order function). A function handed on
 # (`jit(f)`, `partial(f, x)`) is an edge followed by reachability, but not a call.
 THROUGH, HANDED = "through", "handed"
+# A parameter that receives more functions than this is called through as an unresolved
+# call: a wrapper (`api_boundary`'s `fun`) would otherwise call everything it wraps.
+MAX_THROUGH = 8
 _BUILTINS = frozenset(dir(builtins))
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
@@ -118,6 +121,10 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     through -= direct
     direct.discard(known)
     through.discard(known)
+    if len(through) > MAX_THROUGH:  # any of many: the index cannot tell which
+        through = set()
+        if not direct and known is None:
+            return [CallRow(caller, None, text, UNRESOLVED, line)]
     if not direct and not through and known is None:
         return [CallRow(caller, None, text, status, line)]
     return [CallRow(caller, target, text, RESOLVED, line) for target in sorted(direct)] \
@@ -147,6 +154,7 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
             continue
         found = _targets(flow, ids, direct)
         more = _targets(flow, ids, through) - found
+        more = more if len(more) <= MAX_THROUGH else set()
         rows += [CallRow(caller, t, text, RESOLVED, line) for t in sorted(found)] \
             + [CallRow(caller, t, text, THROUGH, line) for t in sorted(more)] \
             or [CallRow(caller, None, text, UNRESOLVED, line)]

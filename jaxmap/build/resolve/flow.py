@@ -238,7 +238,11 @@ class Flow:
         if "(" in text or "[" in text:
             found[(owner, text, line)] = values
         if not any(v[0] in (FN, BOUND, KLASS) for v in values):
+            assigned = self._locals.get((module, owner), ())
             for arg in _arguments(args):
+                if _head(arg) in assigned and not isinstance(arg, ast.Lambda) and not any(
+                        d[0] == _head(arg) for d in self._defs.get((module, owner), ())):
+                    continue  # a local value: followed where it is called, not here
                 handed = frozenset(v for v in self._eval(module, owner, arg)
                                    if v[0] in (FN, BOUND))
                 if handed:
@@ -663,6 +667,13 @@ def _dotted(text: str):
     for attribute in attributes:
         node = ast.Attribute(node, attribute)
     return node
+
+
+def _head(node) -> str | None:
+    """The name a dotted expression starts with."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _constant(node):
