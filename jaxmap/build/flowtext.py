@@ -43,6 +43,7 @@ _CALL = re.compile(
 _WORD = re.compile(rb"[A-Za-z_][\w]*")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
+_SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
 _MAX_LINES = 40
 
 
@@ -54,54 +55,77 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, names: frozens
     local = set()
     for start, end in pieces:
         text = source[start:end]
-        base = line + source.count(b"\n", pieces[0][0], start)
+        line_of = _Lines(text, line + source.count(b"\n", pieces[0][0], start))
         for match in _DEF.finditer(text):
             params = _balanced(text, match.end() - 1)
             local.add(match.group(1))
             found.append((DEF, match.group(1).decode(), params[1:-1].decode(errors="replace"),
-                          base + text.count(b"\n", 0, match.start()), _indent(match.group())))
+                          line_of(match.start()), _indent(match.group())))
         for match in _DECORATED.finditer(text):
-            at = base + text.count(b"\n", 0, match.start())
+            at = line_of(match.start())
             more = [d.strip()[1:] for d in match.group(2).split(b"\n") if d.strip()]
             for decorator in reversed([match.group(1), *more]):
-                found.append((DECORATE, _without_comment(decorator).strip().decode(errors="replace"),
-                              match.group(3).decode(), at))
+                found.append((DECORATE, _without_comment(decorator).strip().decode(
+                    errors="replace"), match.group(3).decode(), at))
         for match in _RAISE.finditer(text):
-            found.append((RAISE, match.group(1).decode(), "",
-                          base + text.count(b"\n", 0, match.start())))
+            found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         for match in _STATEMENT.finditer(text):
             value = _logical(text, match.end())
             if not value or value.startswith(b"#"):
                 continue
-            at = base + text.count(b"\n", 0, match.start())
+            at = line_of(match.start())
             keyword, loop, target = match.groups()
             indent = _indent(match.group())
             if keyword:
                 found.append((ASSIGN, "<return>", value.decode(errors="replace"), at, indent))
             elif loop:
-                found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(errors="replace")
-                              .rstrip(":").rstrip(), at, indent))
+                found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(
+                    errors="replace").rstrip(":").rstrip(), at, indent))
             else:
                 found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
                               indent))
-        heads = names | local | {b"self", b"cls"}
-        for match in _CALL.finditer(text):
-            callee = match.group(1)
-            if callee.partition(b".")[0] in _KEYWORDS or text[
-                    max(0, match.start() - 6):match.start()].rstrip().endswith((b"def", b"class")):
+        found += _calls(text, line_of, names | local | {b"self", b"cls"})
+    return tuple(found)
+
+
+def _calls(text: bytes, line_of, heads: frozenset) -> list[tuple]:
+    """The kept calls of a text (see the module's docstring)."""
+    found = []
+    for match in _CALL.finditer(text):
+        callee = match.group(1)
+        if callee.partition(b".")[0] in _KEYWORDS or text[
+                max(0, match.start() - 6):match.start()].rstrip().endswith((b"def", b"class")):
+            continue
+        simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
+        args = simple.group() if simple else _balanced(text, match.end() - 1)
+        plain = b"(" not in callee and b"[" not in callee
+        if plain:
+            if b"lambda" not in args and not any(w in heads for w in _WORD.findall(args)):
                 continue
-            at = base + text.count(b"\n", 0, match.start())
-            args = _balanced(text, match.end() - 1)
+        else:
             for inner, inner_args in _inner_calls(callee):  # `f()(g)`: f() is given g
                 if inner_args:
                     found.append((CALL, inner.decode(), inner_args.decode(errors="replace"),
-                                  at))
-            plain = b"(" not in callee and b"[" not in callee
-            if plain and b"lambda" not in args and not any(
-                    w in heads for w in _WORD.findall(args)):
-                continue
-            found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"), at))
-    return tuple(found)
+                                  line_of(match.start())))
+        found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"),
+                      line_of(match.start())))
+    return found
+
+
+class _Lines:
+    """The line of a byte offset of a text, counted on from the last one asked (offsets
+    asked in order cost one pass over the text)."""
+
+    def __init__(self, text: bytes, first: int):
+        self._text, self._first = text, first
+        self._at, self._line = 0, first
+
+    def __call__(self, offset: int) -> int:
+        if offset < self._at:
+            self._at, self._line = 0, self._first
+        self._line += self._text.count(b"\n", self._at, offset)
+        self._at = offset
+        return self._line
 
 
 def _indent(statement: bytes) -> int:
