@@ -462,11 +462,11 @@ class _Builder:
 
     def _flow(self) -> dict:
         """Each owner's value-flow facts (flowtext.py), merged per owner."""
-        top = {d[0].encode() for d in self.defs if d[0] == d[1]}
-        top |= {i[1].partition(".")[0].encode() for i in self.imports if not i[0]}
+        defined = frozenset(d[0].encode() for d in self.defs if d[0] == d[1])
+        imported = frozenset(i[1].partition(".")[0].encode() for i in self.imports if not i[0])
         flow: dict[str, tuple] = {}
         for qualname, pieces, line in self._flow_texts:
-            found = flowtext.read(self._source, pieces, line, frozenset(top))
+            found = flowtext.read(self._source, pieces, line, defined, imported)
             if found:
                 flow[qualname] = flow.get(qualname, ()) + found
         return flow

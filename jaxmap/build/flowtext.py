@@ -13,7 +13,8 @@ resolver parses only what a question needs):
 - `("dec", decorator, name, line)`: `@decorator` on the def `name`, innermost first;
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
-  function (one the file defines or imports, a nested function, `self`/`cls`), and
+  function (one the file defines or imports, a nested function, a lambda, an
+  attribute of `self`/`cls` or of a name the file defines), and
   every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`).
 Strings and comments are not read; a statement's value is taken whole, over several
 lines while its brackets are open.
@@ -40,17 +41,20 @@ _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 _CALL = re.compile(
     rb"(?<![\w.])([A-Za-z_][\w.]*(?:(?:\([^()\n]*\)|\[[^\[\]\n]*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
     rb"[ \t]*\(")
-_WORD = re.compile(rb"[A-Za-z_][\w]*")
+# A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
+_ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
 _MAX_LINES = 40
 
 
-def read(source: bytes, pieces: list[tuple[int, int]], line: int, names: frozenset) -> tuple:
+def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: frozenset,
+         imported: frozenset) -> tuple:
     """The value-flow facts of the text of `pieces` ((start, end) byte ranges in order,
-    the first at `line`); `names`: the file's top-level names (definitions, imports),
-    the only heads (with nested defs, `self` and `cls`) a kept call hands on."""
+    the first at `line`); `defined` and `imported`: the names the file's top level
+    defines and imports, which with nested defs, `self` and `cls` are what a kept call
+    may hand on (a bare name, or an attribute of what is not imported)."""
     found = []
     local = set()
     for start, end in pieces:
@@ -84,12 +88,15 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, names: frozens
             else:
                 found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
                               indent))
-        found += _calls(text, line_of, names | local | {b"self", b"cls"})
+        owned = defined | local | {b"self", b"cls"}
+        found += _calls(text, line_of, owned | imported, owned)
     return tuple(found)
 
 
-def _calls(text: bytes, line_of, heads: frozenset) -> list[tuple]:
-    """The kept calls of a text (see the module's docstring)."""
+def _calls(text: bytes, line_of, names: frozenset, owned: frozenset) -> list[tuple]:
+    """The kept calls of a text (see the module's docstring): those that hand on one of
+    `names` bare, a lambda, or an attribute of one of `owned` (`self.f`, `obj.f`); an
+    imported module's attribute handed on is a `handed` edge already."""
     found = []
     for match in _CALL.finditer(text):
         callee = match.group(1)
@@ -99,9 +106,9 @@ def _calls(text: bytes, line_of, heads: frozenset) -> list[tuple]:
         simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
         args = simple.group() if simple else _balanced(text, match.end() - 1)
         plain = b"(" not in callee and b"[" not in callee
-        if plain:
-            if b"lambda" not in args and not any(w in heads for w in _WORD.findall(args)):
-                continue
+        if plain and b"lambda" not in args and not any(
+                w in (owned if dotted else names) for w, dotted in _ARGUMENT.findall(args)):
+            continue
         else:
             for inner, inner_args in _inner_calls(callee):  # `f()(g)`: f() is given g
                 if inner_args:

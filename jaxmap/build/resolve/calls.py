@@ -115,6 +115,8 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     """The edges of a call from what its callee may hold (besides `known`, the edge the
     names resolved); if it holds nothing the flow knows, the call as it was (unresolved
     or external) unless the names resolved it."""
+    if not flow.may_name(text):
+        return [CallRow(caller, None, text, status, line)] if known is None else []
     through = _targets(flow, ids, flow.callees(module, owner, text))
     direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
         if through else set()

@@ -28,7 +28,7 @@ from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, PARTIAL, SYM, APPLIED
 from jaxmap.build import flowtext
 from jaxmap.build.resolve.names import Names
 
-_MAX_DEPTH = 60
+_MAX_DEPTH = 16
 # The flow's values (see the module's docstring).
 FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance", "mod", "box", \
     "super"
@@ -73,6 +73,7 @@ class Flow:
         self._sites: dict | None = None  # function value -> [(module, owner, args, bound)]
         self._subclasses: dict[str, set[str]] | None = None
         self._mros: dict[str, list[str]] = {}
+        self._leaves: set[str] | None = None
         for module, owners in flows.items():
             for owner, facts in owners.items():
                 self._index(module, owner, facts)
@@ -174,6 +175,16 @@ class Flow:
         return f"{module}.{owner}" if owner else module
 
     # -- call sites --------------------------------------------------------------------
+    def may_name(self, text: str) -> bool:
+        """Whether a callee text's last attribute is a name some definition or attribute
+        of the tree has (if none does, no value of the tree answers to it: `x.append`)."""
+        if self._leaves is None:
+            self._leaves = {key[1] for key in self._attrs} | set(self._foreign)
+            for _module, (_path, facts) in self.names.modules.items():
+                self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
+                self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
+        return "." not in text or text.rpartition(".")[2] in self._leaves
+
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without
         `through`, leaving out what parameters receive from call sites (a higher-order
@@ -224,6 +235,10 @@ class Flow:
         """(owner, text, line) -> values called, of one implicit call site."""
         if kind == _RAISE_SITE:
             return {(owner, text, line): self.callees(module, owner, text, self._through)}
+        complex_callee = "(" in text or "[" in text
+        handed = {} if kind == _LOOP_SITE else self._handed(module, owner, args)
+        if kind == _CALL_SITE and not complex_callee and not handed:
+            return {}  # a dotted callee hands on no function: the names resolve the call
         expr = _parse(text)
         if expr is None:
             return {}
@@ -234,19 +249,24 @@ class Flow:
                 if value[0] == INSTANCE:
                     called |= self._iteration(value)
             return {(owner, text, line): frozenset(called)} if called else {}
+        found = {(owner, text, line): values} if complex_callee else {}
+        if not any(v[0] in (FN, BOUND, KLASS) for v in values):  # handed outside the tree
+            found.update(((owner, arg, line), held) for arg, held in handed.items())
+        return found
+
+    def _handed(self, module: str, owner: str, args: str) -> dict[str, frozenset]:
+        """argument text -> the functions it is, of the arguments of a call that are
+        functions (a local value is followed where it is called, not here)."""
+        assigned = self._locals.get((module, owner), ())
+        defs = {d[0] for d in self._defs.get((module, owner), ())}
         found = {}
-        if "(" in text or "[" in text:
-            found[(owner, text, line)] = values
-        if not any(v[0] in (FN, BOUND, KLASS) for v in values):
-            assigned = self._locals.get((module, owner), ())
-            for arg in _arguments(args):
-                if _head(arg) in assigned and not isinstance(arg, ast.Lambda) and not any(
-                        d[0] == _head(arg) for d in self._defs.get((module, owner), ())):
-                    continue  # a local value: followed where it is called, not here
-                handed = frozenset(v for v in self._eval(module, owner, arg)
-                                   if v[0] in (FN, BOUND))
-                if handed:
-                    found[(owner, ast.unparse(arg), line)] = handed
+        for arg in _arguments(args):
+            head = _head(arg)
+            if head in assigned and head not in defs and not isinstance(arg, ast.Lambda):
+                continue
+            held = frozenset(v for v in self._eval(module, owner, arg) if v[0] in (FN, BOUND))
+            if held:
+                found[ast.unparse(arg)] = held
         return found
 
     def _iteration(self, value: tuple) -> frozenset:
