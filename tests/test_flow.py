@@ -319,3 +319,44 @@ def test_a_parameter_that_receives_many_functions_is_called_unresolved():
                                    "  return wrapped\n" + wrapped})
     assert {(text, status) for c, text, status, _ in calls(res) if c == "m.boundary"} == \
         {("fun", UNRESOLVED)}
+
+
+ARRAY_METHODS = """
+    from jax._src.numpy import scatter
+    def _sum(self, axis=None): return self
+    def _reshape(self, *shape): return self
+    class _IndexUpdateHelper:
+      def __init__(self, array):
+        self.array = array
+      def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+    class _IndexUpdateRef:
+      def __init__(self, array, index):
+        self.array = array
+      def add(self, values):
+        return scatter.scatter_add(self.array, values)
+    _array_methods = {"sum": _sum, "reshape": _reshape}
+    _array_properties = {"at": _IndexUpdateHelper}
+    """
+
+
+def test_an_arrays_methods_are_read_from_the_trees_tables():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/scatter.py": "def scatter_add(x, v): return x\n",
+        "jax/_src/numpy/lax_numpy.py": """
+            from jax._src.typing import ArrayLike
+            def zeros(n): return n
+            def bincount(x: ArrayLike, length):
+              out = zeros(length)
+              total = x.sum()
+              return out.at[x].add(1).reshape(-1)
+            """})
+    found = calls(res)
+    caller = "jax._src.numpy.lax_numpy.bincount"
+    assert (caller, "x.sum", RESOLVED, "jax._src.numpy.array_methods._sum") in found
+    assert (caller, "out.at[x].add", RESOLVED,
+            "jax._src.numpy.array_methods._IndexUpdateRef.add") in found
+    # add returns what a function of jax.numpy returns: an Array
+    assert (caller, "out.at[x].add(1).reshape", RESOLVED,
+            "jax._src.numpy.array_methods._reshape") in found

@@ -38,9 +38,10 @@ _DECORATED = re.compile(rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:asyn
                         re.M)
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
+# (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
 _CALL = re.compile(
-    rb"(?<![\w.])([A-Za-z_][\w.]*(?:(?:\([^()\n]*\)|\[[^\[\]\n]*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
-    rb"[ \t]*\(")
+    rb"(?<![\w.])([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
+    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\))*\])+(?:\.[A-Za-z_][\w.]*)?)*)[ \t]*\(")
 # A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
 _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)

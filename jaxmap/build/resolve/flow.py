@@ -35,6 +35,16 @@ FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance"
 # What a store puts into a container; which kind of site an implicit call is.
 _ADD, _SET = "add", "set"
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
+# An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
+# `Array` or `ArrayLike`; its methods and properties are read from the tables of
+# `_ARRAY_MODULE` in the tree.
+ARRAY = "array"
+_AN_ARRAY = (ARRAY,)
+_ARRAY_MAKERS = ("jax._src.numpy.", "jax._src.lax.", "jax.numpy.", "jax.lax.")
+_ARRAY_ANNOTATION = re.compile(r"\bArray(?:Like)?\b")
+_ARRAY_MODULE = "jax._src.numpy.array_methods"
+_ARRAY_PROPERTIES = "_array_properties"
+_ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _PLAIN_ARGUMENTS = re.compile(r"[\w., =*]*\Z")
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|'[^']*'|\"[^\"]*\"")
@@ -183,6 +193,12 @@ class Flow:
             for _module, (_path, facts) in self.names.modules.items():
                 self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
                 self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
+            if _ARRAY_MODULE in self.names.modules:  # an Array's methods, by their keys
+                for table in _ARRAY_TABLES:
+                    for value in self._name(_ARRAY_MODULE, "", table):
+                        if value[0] == BOX:
+                            self._leaves.update(k for k, _ in self._memo.get(value[1], ())
+                                                if isinstance(k, str))
         return "." not in text or text.rpartition(".")[2] in self._leaves
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
@@ -343,6 +359,8 @@ class Flow:
                         found.add(item)
             elif value[0] in (FN, BOUND, KLASS):
                 found.add(value)  # a generator's yields, taken as its items
+            elif value[0] == INSTANCE and index is not None:  # `helper[i]`: __getitem__
+                found |= self._member_results(value[1], "__getitem__")
             elif value[0] == INSTANCE and index is None:
                 for iterator in self._member_results(value[1], "__iter__"):
                     if iterator[0] == INSTANCE:
@@ -450,7 +468,9 @@ class Flow:
                     continue
                 if default:
                     found |= self._value(module, owner, default)
-                if annotation:  # `x: Class` holds an instance of it
+                if annotation and _ARRAY_ANNOTATION.search(annotation):
+                    found.add(_AN_ARRAY)
+                elif annotation:  # `x: Class` holds an instance of it
                     found |= {(INSTANCE, v[1]) for v in self._value(module, owner, annotation)
                               if v[0] == KLASS}
         return found
@@ -502,6 +522,8 @@ class Flow:
         if tag in (KLASS, INSTANCE):
             return self._cached(("member", tag, value[1], attr),
                                 lambda: self._member(tag, value[1], attr))
+        if tag == ARRAY:
+            return self._cached(("array member", attr), lambda: self._array_member(attr))
         if tag == SUPER:  # `super().attr`: from the class after it in the MRO
             for klass in self.mro(value[1])[1:]:
                 found = self._member(INSTANCE, klass, attr)
@@ -596,14 +618,39 @@ class Flow:
         return frozenset(found)
 
     def results(self, value: tuple) -> frozenset:
-        """What calling a value returns."""
+        """What calling a value returns (a function of jax.numpy or jax.lax: an Array)."""
         tag = value[0]
         if tag == KLASS:
             return frozenset({(INSTANCE, value[1])})
         if tag in (FN, BOUND):
-            return self._cached(("returned", value[1], value[2]),
-                                lambda: self._returned(value[1], value[2]))
+            found = self._cached(("returned", value[1], value[2]),
+                                 lambda: self._returned(value[1], value[2]))
+            if value[1].startswith(_ARRAY_MAKERS):
+                found = found | {_AN_ARRAY}
+            return found
         return _EMPTY
+
+    def _array_member(self, attr: str) -> set:
+        """`x.attr` of an Array: the method, or what the property gives, that the tree's
+        tables in `array_methods` attach under that name (they differ by release)."""
+        found = set()
+        for table in _ARRAY_TABLES:
+            for value in self._table_entry(table, attr):
+                if table == _ARRAY_PROPERTIES:  # `x.at`: the property called on x
+                    found |= self.results(value)
+                elif value[0] == FN:
+                    found.add((BOUND, value[1], value[2]))
+        return found
+
+    def _table_entry(self, table: str, key: str) -> set:
+        if _ARRAY_MODULE not in self.names.modules:
+            return set()
+        found = set()
+        for value in self._name(_ARRAY_MODULE, "", table):
+            if value[0] == BOX:
+                found |= {item for k, item in self._memo.get(value[1], _EMPTY)
+                          | self._stored(value[1]) if k == key}
+        return found
 
     def _returned(self, qual: str, name: str) -> set:
         found = set()
