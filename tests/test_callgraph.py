@@ -270,3 +270,13 @@ def test_mermaid_warns_past_the_edges_github_draws(capsys, tmp_path):
     assert err.startswith("jaxmap: warning: 502 edges:") and len(err.splitlines()) == 1
     assert main(["graph", "user0", "--format", "mermaid", "--root", str(tmp_path)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_alias_reaches_what_the_function_it_names_binds(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\np_p = core.Primitive('p')\n"
+        "def silu(x):\n  return p_p.bind(x)\nswish = silu\n")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    assert {f["name"] for f in binds["found"]} == {"m.silu", "m.swish"}
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "swish", "--json"))
+    assert [f["name"] for f in calls["found"] if f["kind"] == "function"] == ["m.silu"]

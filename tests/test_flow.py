@@ -360,3 +360,14 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
     # add returns what a function of jax.numpy returns: an Array
     assert (caller, "out.at[x].add(1).reshape", RESOLVED,
             "jax._src.numpy.array_methods._reshape") in found
+
+
+def test_a_public_alias_calls_the_function_it_names():
+    res = resolve_sources({"m.py": """
+        def silu(x): return x
+        def _logsumexp(x): return x
+        swish = silu
+        logsumexp = _logsumexp
+        """})
+    assert {(c, callee) for c, _t, _s, callee in calls(res) if c in ("m.swish", "m.logsumexp")} \
+        == {("m.swish", "m.silu"), ("m.logsumexp", "m._logsumexp")}

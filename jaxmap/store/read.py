@@ -210,11 +210,13 @@ class Index:
         """(caller, callee, line, whether the caller is a function) of each edge to one of
         `ids` that reaches it: calls, and functions handed on (`jit(f)`); with `through`,
         calls of what a parameter received too (not a caller's own choice of callee: a
-        reachability walk leaves them out). A caller that is not a function is a module's
-        top level or a class body."""
+        reachability walk leaves them out). A caller that is a variable is an alias of the
+        function it names (`swish = silu`), as a function is; any other is a module's top
+        level or a class body."""
         statuses = "'resolved', 'handed', 'through'" if through else "'resolved', 'handed'"
         return self._in(
-            "SELECT caller, callee, calls.line, kind = 'function' FROM calls JOIN definitions "
+            "SELECT caller, callee, calls.line, kind IN ('function', 'variable') FROM calls "
+            "JOIN definitions "
             f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 

@@ -106,6 +106,22 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, status, ids.get(target))
         rows += _implicit_calls(flow, ids, module)
+        rows += _alias_edges(names, ids, module, facts)
+    return rows
+
+
+def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:
+    """A module-level variable that names a function or class of the tree (`swish =
+    silu`, `logsumexp = _logsumexp`) calls it: calling the alias is calling it, so its
+    callees and what it binds are the function's."""
+    rows, env = [], names.env_of(module)
+    for d in facts.defs:
+        if d.kind != "variable" or d.qualname != d.name or d.name not in env:
+            continue
+        alias = ids.get(f"{module}.{d.name}")
+        target = _definition(names, env[d.name])
+        if alias is not None and target in ids and ids[target] != alias:
+            rows.append(CallRow(alias, ids[target], d.name, RESOLVED, d.line))
     return rows
 
 
