@@ -394,6 +394,16 @@ class Index:
         return [DefinitionRow(*row) for row in self._conn.execute(
             "SELECT qualname, kind, module, file, line, summary FROM definitions ORDER BY id")]
 
+    def spans(self) -> list[tuple[int, str, str, str, int, int | None]]:
+        """(id, qualname, kind, file, line, end line) of every definition."""
+        return self._conn.execute(
+            "SELECT id, qualname, kind, file, line, end_line FROM definitions").fetchall()
+
+    def call_pairs(self) -> set[tuple[int, int]]:
+        """(caller, callee) of every call edge with a callee, whatever its status."""
+        return set(self._conn.execute(
+            "SELECT caller, callee FROM calls WHERE callee IS NOT NULL").fetchall())
+
     def primitive_rows(self) -> list[PrimitiveRow]:
         from jaxmap.store.rows import PrimitiveRow
 
