@@ -16,6 +16,7 @@ How edges are counted, on both sides the same way:
   (`<builtin>.print`) and modules outside the snippet are left out.
 - A call to a class is, in PyCG, a call to the `__init__` it runs; jaxmap edges whose
   callee is a class (not a function) are left out, so jaxmap must name `__init__`.
+  So are the edges of an alias (`b = f`: the variable's edge to what it names).
 - Edges that folding turns into a self-loop are left out (a function calling its own
   nested function); so are recursive calls, on both sides.
 - jaxmap's edges are its calls with a callee: `resolved`, and `through` (a call of what
@@ -151,8 +152,8 @@ def _jaxmap_edges(folder: Path) -> set[tuple[str, str]]:
         if row.status not in ("resolved", "through") or row.callee is None:
             continue
         callee = rows[row.callee]
-        if callee["kind"] == "class":
-            continue
+        if callee["kind"] == "class" or rows[row.caller]["kind"] == "variable":
+            continue  # a class is called through its __init__; an alias's edge runs nothing
         edges.add((rows[row.caller]["qualname"], callee["qualname"]))
     return _folded(edges, folder)
 

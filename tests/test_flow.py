@@ -313,8 +313,20 @@ def test_reachability_does_not_follow_what_a_parameter_received():
     assert {(names[pid], test) for pid, test, _file, _line in res.tests} == {("p", "test_p")}
 
 
-def test_a_parameter_that_receives_many_functions_is_called_unresolved():
-    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(12))
+def test_a_call_that_may_be_to_many_functions_is_a_dispatch_not_followed():
+    rules = "".join(f"def rule{i}(): pass\nregistry['p{i}'] = rule{i}\n" for i in range(12))
+    res = resolve_sources({"m.py": "registry = {}\n" + rules + """
+def apply(name):
+  rule = registry[name]
+  return rule()
+"""})
+    assert {status for c, text, status, _ in calls(res) if c == "m.apply" and text == "rule"} \
+        == {THROUGH}
+    assert len(callees_of(res, "m.apply")) == 12
+
+
+def test_a_call_that_may_be_to_too_many_functions_is_unresolved():
+    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(70))
     res = resolve_sources({"m.py": "def boundary(fun):\n  def wrapped():\n    return fun()\n"
                                    "  return wrapped\n" + wrapped})
     assert {(text, status) for c, text, status, _ in calls(res) if c == "m.boundary"} == \

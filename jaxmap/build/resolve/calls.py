@@ -24,14 +24,15 @@ from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
 
 RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
-# A call whose callee only a parameter holds, handed in by some call site: the graph
-# lists it, reachability (binds, tests) does not follow it (it would follow every
-# function any caller hands a higher-order function). A function handed on
+# A call whose callee only a parameter holds, handed in by some call site, or one of
+# many a dispatch may call: the graph lists it, reachability (binds, tests) does not
+# follow it (it would follow every function any caller hands a higher-order function). A function handed on
 # (`jit(f)`, `partial(f, x)`) is an edge followed by reachability, but not a call.
 THROUGH, HANDED = "through", "handed"
-# A parameter that receives more functions than this is called through as an unresolved
-# call: a wrapper (`api_boundary`'s `fun`) would otherwise call everything it wraps.
-MAX_THROUGH = 8
+# A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
+# `through` (listed, not followed by reachability, or jax.grad would reach every
+# primitive through the transpose rules' registry); past MAX_LISTED, it is unresolved.
+MAX_CERTAIN, MAX_LISTED = 8, 64
 _BUILTINS = frozenset(dir(builtins))
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
@@ -136,15 +137,25 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     through = _targets(flow, ids, flow.callees(module, owner, text))
     direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
         if through else set()
-    through -= direct
     direct.discard(known)
     through.discard(known)
-    if len(through) > MAX_THROUGH:  # any of many: the index cannot tell which
-        through = set()
-        if not direct and known is None:
-            return [CallRow(caller, None, text, UNRESOLVED, line)]
-    if not direct and not through and known is None:
+    rows = _candidates(caller, text, line, direct, through - direct)
+    if not rows and known is None:
         return [CallRow(caller, None, text, status, line)]
+    return rows
+
+
+def _candidates(caller: int, text: str, line: int, direct: set[int], through: set[int]
+                ) -> list[CallRow]:
+    """The edges of one call to what its callee may be: `resolved` to what it holds
+    itself; `through` to what only parameters hand it, and to all of them where it may
+    be more than MAX_CERTAIN functions (a dispatch: `rule = registry[prim]; rule(...)`,
+    a wrapper's `fun(...)`), which reachability does not follow; where it may be more
+    than MAX_LISTED, one unresolved call."""
+    if len(direct) + len(through) > MAX_LISTED:
+        return [CallRow(caller, None, text, UNRESOLVED, line)]
+    if len(direct) + len(through) > MAX_CERTAIN:
+        direct, through = set(), direct | through
     return [CallRow(caller, target, text, RESOLVED, line) for target in sorted(direct)] \
         + [CallRow(caller, target, text, THROUGH, line) for target in sorted(through)]
 
@@ -171,10 +182,7 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
         if caller is None:
             continue
         found = _targets(flow, ids, direct)
-        more = _targets(flow, ids, through) - found
-        more = more if len(more) <= MAX_THROUGH else set()
-        rows += [CallRow(caller, t, text, RESOLVED, line) for t in sorted(found)] \
-            + [CallRow(caller, t, text, THROUGH, line) for t in sorted(more)] \
+        rows += _candidates(caller, text, line, found, _targets(flow, ids, through) - found) \
             or [CallRow(caller, None, text, UNRESOLVED, line)]
     return rows
 
