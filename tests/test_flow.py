@@ -347,6 +347,9 @@ ARRAY_METHODS = """
         self.array = array
       def add(self, values):
         return scatter.scatter_add(self.array, values)
+    def _operator_pow(self, other): return self
+    def _getitem(self, item): return self
+    _array_operators = {"pow": _operator_pow, "getitem": _getitem}
     _array_methods = {"sum": _sum, "reshape": _reshape}
     _array_properties = {"at": _IndexUpdateHelper}
     """
@@ -361,7 +364,7 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
             def zeros(n): return n
             def bincount(x: ArrayLike, length):
               out = zeros(length)
-              total = x.sum()
+              total = x.sum() + x ** 2 + x[0]
               return out.at[x].add(1).reshape(-1)
             """})
     found = calls(res)
@@ -369,6 +372,9 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
     assert (caller, "x.sum", RESOLVED, "jax._src.numpy.array_methods._sum") in found
     assert (caller, "out.at[x].add", RESOLVED,
             "jax._src.numpy.array_methods._IndexUpdateRef.add") in found
+    assert (caller, "x pow", RESOLVED, "jax._src.numpy.array_methods._operator_pow") in found
+    assert (caller, "x getitem", RESOLVED, "jax._src.numpy.array_methods._getitem") in found
+    assert not any(text.startswith("length ") for _c, text, _s, _t in found)  # no Array
     # add returns what a function of jax.numpy returns: an Array
     assert (caller, "out.at[x].add(1).reshape", RESOLVED,
             "jax._src.numpy.array_methods._reshape") in found

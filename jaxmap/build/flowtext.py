@@ -12,6 +12,8 @@ resolver parses only what a question needs):
   first); a `return` belongs to the innermost def above it with a smaller indent;
 - `("dec", decorator, name, line)`: `@decorator` on the def `name`, innermost first;
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
+- `("op", name, operator, line)`: an operator or indexing applied to a bare name,
+  each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
@@ -26,7 +28,7 @@ import keyword
 import re
 
 # The kinds of facts.
-ASSIGN, DEF, DECORATE, RAISE, CALL = "=", "def", "dec", "raise", "call"
+ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR = "=", "def", "dec", "raise", "call", "op"
 _TARGET = rb"[A-Za-z_*][\w.\[\]'\"\t ,*]*?"
 _STATEMENT = re.compile(
     rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
@@ -46,6 +48,14 @@ _CALL = re.compile(
 _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
+# An operator, or indexing, applied to a bare name (`x ** 2`, `x[i]`): by the name of the
+# dunder it runs (`pow`, `getitem`), as JAX's tables of Array operators key them.
+_OPERATOR = re.compile(
+    rb"(?<![\w.'\"])([A-Za-z_]\w*)[ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>\[])(?![=>])")
+_OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//": "floordiv",
+                   b"%": "mod", b"**": "pow", b"@": "matmul", b"&": "and", b"|": "or",
+                   b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
+                   b"<": "lt", b"<=": "le", b">": "gt", b">=": "ge", b"[": "getitem"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
 _MAX_LINES = 40
 
@@ -89,6 +99,13 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             else:
                 found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
                               indent))
+        seen = set()
+        for match in _OPERATOR.finditer(text):  # each (name, operator) once per owner
+            key = match.group(1, 2)
+            if key not in seen and match.group(1) not in _KEYWORDS:
+                seen.add(key)
+                found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
+                              line_of(match.start())))
         owned = defined | local | {b"self", b"cls"}
         found += _calls(text, line_of, owned | imported, owned)
     return tuple(found)

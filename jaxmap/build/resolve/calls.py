@@ -182,8 +182,9 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
         if caller is None:
             continue
         found = _targets(flow, ids, direct)
-        rows += _candidates(caller, text, line, found, _targets(flow, ids, through) - found) \
-            or [CallRow(caller, None, text, UNRESOLVED, line)]
+        edges = _candidates(caller, text, line, found, _targets(flow, ids, through) - found)
+        if edges or not flow.is_operator(text):  # an operator names no call when unknown
+            rows += edges or [CallRow(caller, None, text, UNRESOLVED, line)]
     return rows
 
 

@@ -35,6 +35,7 @@ FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance"
 # What a store puts into a container; which kind of site an implicit call is.
 _ADD, _SET = "add", "set"
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
+_OPERATOR_SITE = "operator site"
 # An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
 # `Array` or `ArrayLike`; its methods and properties are read from the tables of
 # `_ARRAY_MODULE` in the tree.
@@ -44,6 +45,7 @@ _ARRAY_MAKERS = ("jax._src.numpy.", "jax._src.lax.", "jax.numpy.", "jax.lax.")
 _ARRAY_ANNOTATION = re.compile(r"\bArray(?:Like)?\b")
 _ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
+_ARRAY_OPERATORS = "_array_operators"
 _ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _PLAIN_ARGUMENTS = re.compile(r"[\w., =*]*\Z")
@@ -79,6 +81,7 @@ class Flow:
         self._calls: list = []  # (module, owner, callee, args, line)
         self._decorations: list = []  # (module, owner, decorator, name, line)
         self._raises: list = []  # (module, owner, raised, line)
+        self._operators: dict[str, list] = defaultdict(list)  # module -> (owner, name, op, line)
         self.decorated: set[str] = set()  # qualified names of decorated definitions
         self._sites: dict | None = None  # function value -> [(module, owner, args, bound)]
         self._subclasses: dict[str, set[str]] | None = None
@@ -135,6 +138,8 @@ class Flow:
                     self.decorated.add(f"{module}.{where[1]}.{name}" if where[1]
                                        else f"{module}.{name}")
                 self._assignment(*where, name, f"({decorator})({name})", line, defs)
+            elif kind == flowtext.OPERATOR:
+                self._operators[module].append((owner, fact[1], fact[2], fact[3]))
             elif kind == flowtext.RAISE:
                 self._raises.append((module, owner, fact[1], fact[3]))
             elif kind == flowtext.CALL:
@@ -185,6 +190,11 @@ class Flow:
         return f"{module}.{owner}" if owner else module
 
     # -- call sites --------------------------------------------------------------------
+    @staticmethod
+    def is_operator(text: str) -> bool:
+        """Whether an implicit call's text is an operator's (`x pow`), not code."""
+        return " " in text and text.partition(" ")[2].isidentifier()
+
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition or attribute
         of the tree has (if none does, no value of the tree answers to it: `x.append`)."""
@@ -234,6 +244,9 @@ class Flow:
                   for m, owner, raised, line in self._raises if m == module]
         sites += [(_LOOP_SITE, module, owner, text, "", line)
                   for owner, text, line in self._loops.get(module, ())]
+        if _ARRAY_MODULE in self.names.modules:
+            sites += [(_OPERATOR_SITE, module, owner, name, operator, line)
+                      for owner, name, operator, line in self._operators.get(module, ())]
         return sites
 
     def _in_mode(self, through: bool, function, *args):
@@ -251,6 +264,12 @@ class Flow:
         """(owner, text, line) -> values called, of one implicit call site."""
         if kind == _RAISE_SITE:
             return {(owner, text, line): self.callees(module, owner, text, self._through)}
+        if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
+            if _AN_ARRAY not in self._name(module, owner, text):
+                return {}
+            return {(owner, f"{text} {args}", line): frozenset(
+                (BOUND, v[1], v[2]) for v in self._table_entry(_ARRAY_OPERATORS, args)
+                if v[0] == FN)}
         complex_callee = "(" in text or "[" in text
         handed = {} if kind == _LOOP_SITE else self._handed(module, owner, args)
         if kind == _CALL_SITE and not complex_callee and not handed:
