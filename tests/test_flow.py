@@ -389,3 +389,17 @@ def test_a_public_alias_calls_the_function_it_names():
         """})
     assert {(c, callee) for c, _t, _s, callee in calls(res) if c in ("m.swish", "m.logsumexp")} \
         == {("m.swish", "m.silu"), ("m.logsumexp", "m._logsumexp")}
+
+
+def test_a_closure_a_factory_made_calls_what_the_factory_was_handed():
+    res = resolve_sources({"m.py": """
+        def add(x, y): return x
+        def _defer(name, op):
+          def deferring(x, y):
+            return op(x, y)
+          return deferring
+        def user(a, b):
+          operator_add = _defer("+", add)
+          return operator_add(a, b)
+        """})
+    assert callees_of(res, "m.user") == {"m._defer", "m.add"}

@@ -32,10 +32,14 @@ _MAX_DEPTH = 16
 # The flow's values (see the module's docstring).
 FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance", "mod", "box", \
     "super"
+# A closure a call made, with the functions that call handed its maker:
+# (APPLIED_CLOSURE, owner, name, functions).
+APPLIED_CLOSURE = "applied closure"
 # What a store puts into a container; which kind of site an implicit call is.
 _ADD, _SET = "add", "set"
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
+_CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 # An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
 # `Array` or `ArrayLike`; its methods and properties are read from the tables of
 # `_ARRAY_MODULE` in the tree.
@@ -268,8 +272,8 @@ class Flow:
             if _AN_ARRAY not in self._name(module, owner, text):
                 return {}
             return {(owner, f"{text} {args}", line): frozenset(
-                (BOUND, v[1], v[2]) for v in self._table_entry(_ARRAY_OPERATORS, args)
-                if v[0] == FN)}
+                (BOUND, *v[1:]) if v[0] == FN else v
+                for v in self._table_entry(_ARRAY_OPERATORS, args) if v[0] in _CALLABLE)}
         complex_callee = "(" in text or "[" in text
         handed = {} if kind == _LOOP_SITE else self._handed(module, owner, args)
         if kind == _CALL_SITE and not complex_callee and not handed:
@@ -285,7 +289,7 @@ class Flow:
                     called |= self._iteration(value)
             return {(owner, text, line): frozenset(called)} if called else {}
         found = {(owner, text, line): values} if complex_callee else {}
-        if not any(v[0] in (FN, BOUND, KLASS) for v in values):  # handed outside the tree
+        if not any(v[0] in _CALLABLE or v[0] == KLASS for v in values):  # handed outside
             found.update(((owner, arg, line), held) for arg, held in handed.items())
         return found
 
@@ -299,7 +303,7 @@ class Flow:
             head = _head(arg)
             if head in assigned and head not in defs and not isinstance(arg, ast.Lambda):
                 continue
-            held = frozenset(v for v in self._eval(module, owner, arg) if v[0] in (FN, BOUND))
+            held = frozenset(v for v in self._eval(module, owner, arg) if v[0] in _CALLABLE)
             if held:
                 found[ast.unparse(arg)] = held
         return found
@@ -630,10 +634,20 @@ class Flow:
         if isinstance(callee, ast.Name) and callee.id == "super" and owner:
             cls = self._class_of(module, owner)
             if cls is not None:
-                mro = self.mro(f"{module}.{cls}")
                 return frozenset({(SUPER, f"{module}.{cls}")})
+        handed = None
         for value in self._eval(module, owner, callee):
-            found |= self.results(value)
+            for result in self.results(value):
+                if result[0] == FN and value[0] in (FN, BOUND) and result[1] == value[1] \
+                        and result[2] != value[2]:
+                    # A closure the called function made: calling it calls what the call
+                    # handed the function (`_defer("+", ufuncs.add)`), as a partial would.
+                    if handed is None:
+                        handed = frozenset(v for arg in node.args for v in
+                                           self._eval(module, owner, arg) if v[0] in (FN, BOUND))
+                    if handed:
+                        result = (APPLIED_CLOSURE, result[1], result[2], handed)
+                found.add(result)
         return frozenset(found)
 
     def results(self, value: tuple) -> frozenset:
@@ -641,7 +655,7 @@ class Flow:
         tag = value[0]
         if tag == KLASS:
             return frozenset({(INSTANCE, value[1])})
-        if tag in (FN, BOUND):
+        if tag in (FN, BOUND, APPLIED_CLOSURE):
             found = self._cached(("returned", value[1], value[2]),
                                  lambda: self._returned(value[1], value[2]))
             if value[1].startswith(_ARRAY_MAKERS):
@@ -698,7 +712,7 @@ class Flow:
             self._sites = defaultdict(list)
             for module, owner, callee, args, _line in self._calls + self._decorations:
                 for value in self.callees(module, owner, callee):
-                    if value[0] in (FN, BOUND):
+                    if value[0] in _CALLABLE:
                         self._sites[(value[1], value[2])].append(
                             (module, owner, args, value[0] == BOUND))
                     elif value[0] == KLASS:
