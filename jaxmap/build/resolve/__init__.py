@@ -51,7 +51,10 @@ def _resolve(files: dict[str, FileFacts], flows: dict[str, dict]) -> Resolution:
     findings.expand_platforms(aliases)
     definitions = edges.definitions(names, findings)
     ids = _ids(definitions)
-    call_rows = calls.call_edges(names, ids, Flow(names, flows))
+    flow = Flow(names, flows)
+    call_rows = calls.call_edges(names, ids, flow)
+    flow.close()
+    del flow, flows
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
     bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
     tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))

@@ -53,6 +53,7 @@ _ARRAY_OPERATORS = "_array_operators"
 _ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _PLAIN_ARGUMENTS = re.compile(r"[\w., =*]*\Z")
+_SIMPLE_CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(([\w., =]*)\)\Z")
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|'[^']*'|\"[^\"]*\"")
 _PARAMETER = re.compile(r"[A-Za-z_]\w*|/")
 _ADDERS = frozenset({"append", "add", "extend", "insert", "update", "setdefault",
@@ -91,6 +92,7 @@ class Flow:
         self._subclasses: dict[str, set[str]] | None = None
         self._mros: dict[str, list[str]] = {}
         self._leaves: set[str] | None = None
+        self._top_names: set[str] = set()  # names module top levels assign
         for module, owners in flows.items():
             for owner, facts in owners.items():
                 self._index(module, owner, facts)
@@ -194,6 +196,14 @@ class Flow:
         return f"{module}.{owner}" if owner else module
 
     # -- call sites --------------------------------------------------------------------
+    def close(self) -> None:
+        """Forget what was computed, and the parsed texts kept for reuse."""
+        self._through_memo.clear()
+        self._direct_memo.clear()
+        _parse.cache_clear()
+        _split_arguments.cache_clear()
+        _parameters.cache_clear()
+
     @staticmethod
     def is_operator(text: str) -> bool:
         """Whether an implicit call's text is an operator's (`x pow`), not code."""
@@ -203,6 +213,7 @@ class Flow:
         """Whether a callee text's last attribute is a name some definition or attribute
         of the tree has (if none does, no value of the tree answers to it: `x.append`)."""
         if self._leaves is None:
+            self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
             self._leaves = {key[1] for key in self._attrs} | set(self._foreign)
             for _module, (_path, facts) in self.names.modules.items():
                 self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
@@ -214,6 +225,17 @@ class Flow:
                             self._leaves.update(k for k, _ in self._memo.get(value[1], ())
                                                 if isinstance(k, str))
         return "." not in text or text.rpartition(".")[2] in self._leaves
+
+    def _may_be_function(self, node) -> bool:
+        """Whether an argument may name a function: a lambda, a call, or a name that a
+        definition, an attribute or a module-level variable of the tree has."""
+        if isinstance(node, ast.Name):
+            self.may_name("")  # the names of the tree, computed once
+            return node.id in self._leaves or node.id in self._top_names
+        if isinstance(node, ast.Attribute):
+            self.may_name("")
+            return node.attr in self._leaves or node.attr in self._top_names
+        return isinstance(node, (ast.Lambda, ast.Call))
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without
@@ -269,7 +291,7 @@ class Flow:
         if kind == _RAISE_SITE:
             return {(owner, text, line): self.callees(module, owner, text, self._through)}
         if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
-            if _AN_ARRAY not in self._name(module, owner, text):
+            if not self._plainly_array(module, owner, text):
                 return {}
             return {(owner, f"{text} {args}", line): frozenset(
                 (BOUND, *v[1:]) if v[0] == FN else v
@@ -303,10 +325,28 @@ class Flow:
             head = _head(arg)
             if head in assigned and head not in defs and not isinstance(arg, ast.Lambda):
                 continue
+            if not self._may_be_function(arg):
+                continue
             held = frozenset(v for v in self._eval(module, owner, arg) if v[0] in _CALLABLE)
             if held:
                 found[ast.unparse(arg)] = held
         return found
+
+    def _plainly_array(self, module: str, owner: str, name: str) -> bool:
+        """Whether a name is an Array by what its owner writes: a parameter annotated
+        `Array`/`ArrayLike`, or a local assigned the result of a jax.numpy or jax.lax
+        function (operators are everywhere: a deeper look at each would cost the most)."""
+        for _def, _i, params in self._params.get((module, owner, name), ()):
+            for param, _default, annotation in _parameters(params):
+                if param == name and annotation and _ARRAY_ANNOTATION.search(annotation):
+                    return True
+        for _kind, text, *_line in self._assigned.get((module, owner, name), ()):
+            expr = _parse(text) if "(" in text else None
+            if isinstance(expr, ast.Call) and any(
+                    v[0] == FN and v[1].startswith(_ARRAY_MAKERS)
+                    for v in self._eval(module, owner, expr.func)):
+                return True
+        return False
 
     def _iteration(self, value: tuple) -> frozenset:
         """The `__iter__` a loop over an instance calls, and the `__next__` of what it returns."""
@@ -748,13 +788,18 @@ def _c3(sequences: list[list[str]]) -> list[str] | None:
     return order
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _parse(text: str):
     """The expression of a text, or None if it is not one (a dotted name is built
     directly: most texts are one, and compiling each would cost the most here)."""
     text = text.strip()
     if _DOTTED.match(text):
         return _dotted(text)
+    simple = _SIMPLE_CALL.match(text)
+    if simple:  # `f(a, k=b)`: built from its parts, as common as a name
+        positional, keywords = _split_arguments(simple.group(2))
+        return ast.Call(_dotted(simple.group(1)), positional,
+                        [ast.keyword(k, v) for k, v in keywords.items()])
     try:
         return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -796,7 +841,7 @@ def _arguments(args: str) -> list:
     return positional + list(keywords.values())
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _split_arguments(args: str) -> tuple[list, dict]:
     if _PLAIN_ARGUMENTS.match(args):  # names and keywords only: no parse
         positional, keywords = [], {}
