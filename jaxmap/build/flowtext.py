@@ -42,7 +42,7 @@ _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
 # (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
 _CALL = re.compile(
-    rb"(?<![\w.])([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
+    rb"(?<![\w.])(?<!def )(?<!class )([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
     rb"|\[(?:[^\[\]()\n]|\([^()\n]*\))*\])+(?:\.[A-Za-z_][\w.]*)?)*)[ \t]*\(")
 # A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
 _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
@@ -100,7 +100,10 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
                               indent))
         seen = set()
-        for match in _OPERATOR.finditer(text):  # each (name, operator) once per owner
+        # Only where an Array is written of (`x: ArrayLike`): the flow looks up an operator
+        # on a name a parameter annotation makes an Array or a jax function's result.
+        operators = _OPERATOR.finditer(text) if b"Array" in text else ()
+        for match in operators:  # each (name, operator) once per owner
             key = match.group(1, 2)
             if key not in seen and match.group(1) not in _KEYWORDS:
                 seen.add(key)
@@ -118,8 +121,7 @@ def _calls(text: bytes, line_of, names: frozenset, owned: frozenset) -> list[tup
     found = []
     for match in _CALL.finditer(text):
         callee = match.group(1)
-        if callee.partition(b".")[0] in _KEYWORDS or text[
-                max(0, match.start() - 6):match.start()].rstrip().endswith((b"def", b"class")):
+        if callee.partition(b".")[0] in _KEYWORDS:
             continue
         simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
         args = simple.group() if simple else _balanced(text, match.end() - 1)
