@@ -84,7 +84,7 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
         found = [r for r in found if r.public]
     found.sort(key=lambda r: (not r.public, r.depth, r.label))
     return CallAnswer(prim, "binds", tuple(sorted(set(variables.values()))), tuple(found),
-                      unresolved)
+                      unresolved=unresolved)
 
 
 def _unnamed_callers(index, nodes) -> int:
@@ -114,7 +114,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
               for caller, text, line in maybe if caller in callers_of and caller not in targets]
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
-                      _registrations(index, targets), unresolved)
+                      _registrations(index, targets), unresolved=unresolved)
 
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
@@ -154,7 +154,8 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
     order = {FUNCTION: 0, "class": 0, PRIMITIVE: 1, EXTERNAL: 2, UNRESOLVED: 3}
     found.sort(key=lambda r: (r.depth, order.get(r.kind, 0), r.label))
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
-    return CallAnswer(name, "calls", tuple(targets.values()), tuple(found), unresolved)
+    return CallAnswer(name, "calls", tuple(targets.values()), tuple(found),
+                      unresolved=unresolved)
 
 
 def reaches(index, definition: int) -> tuple[Reached, ...]:
