@@ -36,8 +36,8 @@ _STATEMENT = re.compile(
     rb"|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*)", re.M)
 _RAISE = re.compile(rb"^[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?:#[^\n]*)?$", re.M)
 # The decorators of a def, innermost last: `@dec`, `@dec(arg)` on lines of their own.
-_DECORATED = re.compile(rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)",
-                        re.M)
+_DECORATED = re.compile(
+    rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
 # (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
@@ -66,7 +66,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     the first at `line`); `defined` and `imported`: the names the file's top level
     defines and imports, which with nested defs, `self` and `cls` are what a kept call
     may hand on (a bare name, or an attribute of what is not imported)."""
-    found = []
+    found: list[tuple] = []
     local = set()
     for start, end in pieces:
         text = source[start:end]
@@ -118,7 +118,7 @@ def _calls(text: bytes, line_of, names: frozenset, owned: frozenset) -> list[tup
     """The kept calls of a text (see the module's docstring): those that hand on one of
     `names` bare, a lambda, or an attribute of one of `owned` (`self.f`, `obj.f`); an
     imported module's attribute handed on is a `handed` edge already."""
-    found = []
+    found: list[tuple] = []
     for match in _CALL.finditer(text):
         callee = match.group(1)
         if callee.partition(b".")[0] in _KEYWORDS:

@@ -26,8 +26,9 @@ from jaxmap.build.resolve.values import MAX_HOPS
 RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
 # A call whose callee only a parameter holds, handed in by some call site, or one of
 # many a dispatch may call: the graph lists it, reachability (binds, tests) does not
-# follow it (it would follow every function any caller hands a higher-order function). A function handed on
-# (`jit(f)`, `partial(f, x)`) is an edge followed by reachability, but not a call.
+# follow it (it would follow every function any caller hands a higher-order function).
+# A function handed on (`jit(f)`, `partial(f, x)`) is an edge followed by
+# reachability, but not a call.
 THROUGH, HANDED = "through", "handed"
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
 # `through` (listed, not followed by reachability, or jax.grad would reach every

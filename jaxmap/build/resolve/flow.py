@@ -74,13 +74,16 @@ class Flow:
         self._busy: set[tuple] = set()
         self._stack = 0
         self._assigned: dict[tuple, list] = defaultdict(list)  # (module, owner, name) -> values
-        self._params: dict[tuple, list] = defaultdict(list)  # (module, owner, name) -> (def, i, default, annotation)
+        # (module, owner, name) -> (def, position, its signature's text)
+        self._params: dict[tuple, list] = defaultdict(list)
         self._defs: dict[tuple, list] = {}  # (module, owner) -> [(name, line)]
         self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
         self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
         self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
-        self._returns: dict[tuple, list] = defaultdict(list)  # (qual, name) -> [(module, owner, expr)]
-        self._attrs: dict[tuple, list] = defaultdict(list)  # (class, attr) -> [(module, owner, expr)]
+        # (qualname, def name) -> [(module, owner, value text)]
+        self._returns: dict[tuple, list] = defaultdict(list)
+        # (class, attr) -> [(module, owner, value text)]
+        self._attrs: dict[tuple, list] = defaultdict(list)
         self._foreign: dict[str, list] = defaultdict(list)  # attr -> [(module, owner, head, expr)]
         self._stores: list = []  # (module, owner, base, expr): `d[k] = v`, `d.append(v)`
         self._calls: list = []  # (module, owner, callee, args, line)
@@ -91,7 +94,8 @@ class Flow:
         self._sites: dict | None = None  # function value -> [(module, owner, args, bound)]
         self._subclasses: dict[str, set[str]] | None = None
         self._mros: dict[str, list[str]] = {}
-        self._leaves: set[str] | None = None
+        self._leaves: set[str] = set()
+        self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
         for module, owners in flows.items():
             for owner, facts in owners.items():
@@ -114,9 +118,11 @@ class Flow:
     # -- indexing the facts ------------------------------------------------------------
     def _index(self, module: str, owner: str, facts: tuple) -> None:
         cls = self._class_of(module, owner)
-        defs, open_defs = [], []  # every def so far; those whose body may still go on
+        defs: list[tuple] = []
+        open_defs: list[tuple] = []  # every def so far; those whose body may still go on
         # Defs and statements in the order of their lines: a return is its def's.
-        for fact in sorted(facts, key=lambda f: f[3] if f[0] in (flowtext.DEF, flowtext.ASSIGN) else 0):
+        in_order = (flowtext.DEF, flowtext.ASSIGN)
+        for fact in sorted(facts, key=lambda f: f[3] if f[0] in in_order else 0):
             kind = fact[0]
             if kind == flowtext.DEF:
                 _, name, params, line, indent = fact
@@ -212,9 +218,10 @@ class Flow:
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition or attribute
         of the tree has (if none does, no value of the tree answers to it: `x.append`)."""
-        if self._leaves is None:
+        if not self._leaves_read:
+            self._leaves_read = True
             self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
-            self._leaves = {key[1] for key in self._attrs} | set(self._foreign)
+            self._leaves |= {key[1] for key in self._attrs} | set(self._foreign)
             for _module, (_path, facts) in self.names.modules.items():
                 self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
                 self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
@@ -305,7 +312,7 @@ class Flow:
             return {}
         values = self._eval(module, owner, expr)
         if kind == _LOOP_SITE:
-            called = set()
+            called: set[tuple] = set()
             for value in values:
                 if value[0] == INSTANCE:
                     called |= self._iteration(value)
@@ -361,7 +368,7 @@ class Flow:
         if kind is ast.Name:
             return self._name(module, owner, node.id)
         if kind is ast.Attribute:
-            found = set()
+            found: set[tuple] = set()
             for value in self._eval(module, owner, node.value):
                 found |= self._attribute(value, node.attr)
             return frozenset(found)
@@ -431,7 +438,7 @@ class Flow:
         return frozenset(found)
 
     def _member_results(self, cls: str, method: str) -> frozenset:
-        found = set()
+        found: set[tuple] = set()
         for value in self._attribute((INSTANCE, cls), method):
             found |= self.results(value)
         return frozenset(found)
@@ -516,7 +523,7 @@ class Flow:
                 self._holders[value[1]].add(name)
 
     def _local(self, module: str, owner: str, name: str) -> set:
-        found = set()
+        found: set[tuple] = set()
         for kind, value, *_line in self._assigned.get((module, owner, name), ()):
             values = self._value(module, owner, value)
             found |= self._elements(values) if kind == "elements" else values
@@ -539,7 +546,7 @@ class Flow:
         return found
 
     def _global(self, module: str, owner: str, name: str) -> set:
-        found = set()
+        found: set[tuple] = set()
         for kind, value, *_line in self._assigned.get((module, "", name), ()):
             values = self._value(module, "", value)
             found |= self._elements(values) if kind == "elements" else values
@@ -567,7 +574,7 @@ class Flow:
         if tag == APPLIED and depth < 4 and value[1][0] == CLASS:
             return {(INSTANCE, f"{value[1][1]}.{value[1][2]}")}
         if tag == SYM and self.names.in_tree(value[1]):
-            module = self.names.module_of(value[1])
+            module = self.names.module_of(value[1]) or ""
             qualname = value[1][len(module) + 1:]
             facts = self.names.facts(module)
             if qualname in facts.funcs:
@@ -614,7 +621,7 @@ class Flow:
         return found
 
     def _split(self, qualified: str) -> tuple[str, str]:
-        module = self.names.module_of(qualified)
+        module = self.names.module_of(qualified) or ""
         return module, qualified[len(module) + 1:]
 
     def mro(self, cls: str) -> list[str]:
@@ -633,7 +640,8 @@ class Flow:
                       self._bases(cls)])
         if merged is not None:
             return merged
-        order, todo = [], [cls]
+        order: list[str] = []
+        todo = [cls]
         while todo and len(order) < 64:
             klass = todo.pop(0)
             if klass not in order:
@@ -660,7 +668,8 @@ class Flow:
                 for qualname in facts.classes:
                     for base in self._bases(f"{module}.{qualname}"):
                         self._subclasses[base].add(f"{module}.{qualname}")
-        family, todo = [], [cls]
+        family: list[str] = []
+        todo = [cls]
         while todo and len(family) < 256:
             klass = todo.pop()
             if klass not in family:
@@ -706,7 +715,7 @@ class Flow:
     def _array_member(self, attr: str) -> set:
         """`x.attr` of an Array: the method, or what the property gives, that the tree's
         tables in `array_methods` attach under that name (they differ by release)."""
-        found = set()
+        found: set[tuple] = set()
         for table in _ARRAY_TABLES:
             for value in self._table_entry(table, attr):
                 if table == _ARRAY_PROPERTIES:  # `x.at`: the property called on x
@@ -726,7 +735,7 @@ class Flow:
         return found
 
     def _returned(self, qual: str, name: str) -> set:
-        found = set()
+        found: set[tuple] = set()
         for module, owner, value in self._returns.get((qual, name), ()):
             found |= self._value(module, owner, value)
         return found
@@ -735,7 +744,7 @@ class Flow:
     def _argument(self, module: str, owner: str, def_name: str, index: int, param: str) -> set:
         """What the call sites of a function hand its parameter `index` (named `param`)."""
         target = (self._qual(module, owner), def_name)
-        found = set()
+        found: set[tuple] = set()
         for m, o, args, bound in self.sites().get(target, ()):
             positional, keywords = _split_arguments(args)
             position = index - 1 if bound else index
@@ -810,7 +819,7 @@ def _dotted(text: str):
     head, *attributes = text.split(".")
     node = ast.Name(head)
     for attribute in attributes:
-        node = ast.Attribute(node, attribute)
+        node = ast.Attribute(node, attribute)  # type: ignore[assignment]
     return node
 
 
@@ -859,6 +868,7 @@ def _split_arguments(args: str) -> tuple[list, dict]:
         call = ast.parse(f"f({args})", mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return [], {}
+    assert isinstance(call, ast.Call)
     return list(call.args), {k.arg: k.value for k in call.keywords if k.arg}
 
 
@@ -880,9 +890,9 @@ def _parameter_names(params: str) -> list[tuple[str, int]]:
                 continue
             position = -1  # after *args, keyword-only
             continue
-        name = _PARAMETER.match(piece)
-        if name and name.group() != "/":
-            found.append((name.group(), position))
+        match = _PARAMETER.match(piece)
+        if match and match.group() != "/":
+            found.append((match.group(), position))
             if position >= 0:
                 position += 1
     return found
@@ -895,7 +905,9 @@ def _parameters(params: str) -> tuple[tuple[str, str | None, str | None], ...]:
         tree = ast.parse(f"def f({params}): pass")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
-    args = tree.body[0].args
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    args = function.args
     positional = args.posonlyargs + args.args
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
