@@ -155,7 +155,7 @@ def locate_end_to_end(root: Path, repeat: int) -> None:
 
 
 def peak_memory(root: Path) -> None:
-    code = ("import resource, sys; from jaxmap import indexer; "
+    code = ("import resource, sys; from jaxmap.build import indexer; "
             "indexer.build_index(sys.argv[1], rebuild=True); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")

@@ -33,11 +33,41 @@ def resolve_root(root: str | os.PathLike | None) -> str:
     if not os.path.isdir(path):
         raise RootError(f"root {path} is not a directory")
     path = os.path.realpath(path)
-    if os.path.isfile(os.path.join(path, "__init__.py")):
+    if os.path.isfile(os.path.join(path, "__init__.py")) and _imports_itself(path):
         # Its modules would lose their package's name, and every import of them fail.
         raise RootError(f"root {path} is a package (it has an __init__.py); give the "
                         f"directory that holds it: {os.path.dirname(path)}")
     return path
+
+
+_MAX_FILES_READ = 200
+
+
+def _imports_itself(package: str) -> bool:
+    """Whether the package's own modules import it by its name (`from jax._src import`
+    in `jax/`): then indexed as a root, those imports would name nothing. A folder with
+    an `__init__.py` whose modules never do (a snippet with relative or sibling imports)
+    is a tree of its own. The first files found are read, up to a bound."""
+    import re
+
+    name = re.escape(os.path.basename(package))
+    pattern = re.compile(rf"^[ \t]*(?:from|import)[ \t]+{name}\b", re.M)
+    read = 0
+    for directory, _, files in os.walk(package):
+        for file in files:
+            if not file.endswith(".py"):
+                continue
+            read += 1
+            try:
+                with open(os.path.join(directory, file), encoding="utf-8",
+                          errors="replace") as source:
+                    if pattern.search(source.read()):
+                        return True
+            except OSError:
+                continue
+            if read >= _MAX_FILES_READ:
+                return False
+    return False
 
 
 def is_installed_packages_dir(root: str) -> bool:

@@ -16,6 +16,7 @@ from jaxmap.build.indexer import build_index
 from jaxmap.cli import main
 from jaxmap.commands.locate import locate
 from jaxmap.errors import JaxmapError, RootError
+from jaxmap.roots import resolve_root
 from jaxmap.session import open_index
 from jaxmap.store import write as store
 
@@ -93,8 +94,19 @@ def test_root_without_python_files(tmp_path, capsys):
 
 
 def test_root_that_is_a_package_names_the_directory_to_give(tree, capsys):
+    write(tree, "pkg/user.py", "from pkg.good import p\n")  # it imports itself by name
     line = cli_error(["locate", "psum", "--root", str(tree / "pkg")], capsys)
     assert "is a package" in line and line.endswith(str(tree.resolve()))
+
+
+def test_a_folder_with_an_init_that_never_imports_itself_is_a_root(tmp_path):
+    root = tmp_path / "snippet"
+    write(root, "__init__.py", "")
+    write(root, "main.py", "from nested import to_import\n")
+    write(root, "nested/__init__.py", "")
+    write(root, "nested/to_import.py", "from .relative import f\n")
+    write(root, "nested/relative.py", "def f(): pass\n")
+    assert resolve_root(root) == str(root.resolve())
 
 
 def test_root_that_is_a_file(tree):

@@ -11,8 +11,8 @@ from test_cli import assert_one_line_error, run, run_json
 
 from jaxmap.cli import main
 
-CALL_KEYS = {"root", "query", "direction", "targets", "count", "found", "registrations",
-             "total", "offset", "truncated", "next_offset"}
+CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "found",
+             "registrations", "total", "offset", "truncated", "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line"}
 
 
@@ -70,6 +70,22 @@ def test_callers_name_unresolved_calls_that_may_be_to_it(capsys, tmp_path):
     found = json.loads(code)["found"]
     assert [(f["name"], f["kind"], f["chain"]) for f in found] == \
         [("obj.target", "unresolved", ["m.user", "obj.target"])]
+    assert json.loads(code)["unresolved"] == 1
+    heading = run_tree(capsys, tmp_path, "callers", "target").splitlines()[0]
+    assert heading == "no callers of m.target, and 1 call the index could not name"
+
+
+def test_binds_and_calls_count_the_calls_the_index_could_not_name(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\np_p = core.Primitive('p')\n"
+        "def api(x):\n  return p_p.bind(x)\n"
+        "def user(obj):\n  return obj.api(1)\n")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    assert binds["unresolved"] == 1  # obj.api may be one more caller of api
+    assert run_tree(capsys, tmp_path, "binds", "p").splitlines()[0].endswith(
+        ", and 1 call the index could not name")
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "user", "--json"))
+    assert calls["unresolved"] == 1
 
 
 _RULES = """\
@@ -166,7 +182,8 @@ def test_graph_formats_and_output_file(capsys, tmp_path):
 
 def test_index_counts_call_edges(capsys):
     calls = run_json(capsys, "index")["calls"]
-    assert calls["total"] == calls["resolved"] + calls["external"] + calls["unresolved"]
+    assert calls["total"] == sum(calls[status] for status in (
+        "resolved", "through", "handed", "external", "unresolved"))
     assert 0 <= calls["unresolved_share"] <= 1
 
 
@@ -253,3 +270,13 @@ def test_mermaid_warns_past_the_edges_github_draws(capsys, tmp_path):
     assert err.startswith("jaxmap: warning: 502 edges:") and len(err.splitlines()) == 1
     assert main(["graph", "user0", "--format", "mermaid", "--root", str(tmp_path)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_alias_reaches_what_the_function_it_names_binds(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\np_p = core.Primitive('p')\n"
+        "def silu(x):\n  return p_p.bind(x)\nswish = silu\n")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    assert {f["name"] for f in binds["found"]} == {"m.silu", "m.swish"}
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "swish", "--json"))
+    assert [f["name"] for f in calls["found"] if f["kind"] == "function"] == ["m.silu"]

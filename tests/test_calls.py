@@ -7,7 +7,7 @@ import textwrap
 from inline import resolve_sources
 
 from jaxmap.build.extract import extract
-from jaxmap.build.resolve.calls import EXTERNAL, RESOLVED, UNRESOLVED
+from jaxmap.build.resolve.calls import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 
 CORE = "from jax._src import core\n"
 
@@ -167,7 +167,7 @@ def test_top_level_code_and_class_bodies_are_callers():
           def method(self): return make(1)
         """})
     assert edges(res, "m") == {"register": (RESOLVED, "m.register"),
-                               "_impl": (RESOLVED, "m._impl")}
+                               "_impl": (HANDED, "m._impl")}
     assert edges(res, "m.Tracer") == {"make": (RESOLVED, "m.make")}
     assert edges(res, "m.Tracer.method") == {"make": (RESOLVED, "m.make")}
 

@@ -22,7 +22,7 @@ import keyword
 import re
 from collections.abc import Callable
 
-from jaxmap.build import messages, parse, skim
+from jaxmap.build import flowtext, messages, parse, skim
 from jaxmap.build.facts import (
     ADD,
     AND,
@@ -451,13 +451,25 @@ class _Builder:
         self._overloads: set[int] = set()  # start bytes of `@overload` stubs
         self._decorated_from: dict[int, tuple] = {}  # def start -> its decorators' (byte, line)
         self._source = b""
+        self._flow_texts: list[tuple[str, list, int]] = []  # owner, its text's pieces, line
 
     def facts(self, doc: str | None) -> dict:
         return {"module": self.module, "doc": doc, "defs": self.defs, "classes": self.classes,
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
                 "events": self.events, "tests": self.tests, "callees": self.callees,
                 "trace_calls": self.trace_calls, "messages": self.messages,
-                "deleted": self.deleted}
+                "deleted": self.deleted, "flow": self._flow()}
+
+    def _flow(self) -> dict:
+        """Each owner's value-flow facts (flowtext.py), merged per owner."""
+        defined = frozenset(d[0].encode() for d in self.defs if d[0] == d[1])
+        imported = frozenset(i[1].partition(".")[0].encode() for i in self.imports if not i[0])
+        flow: dict[str, tuple] = {}
+        for qualname, pieces, line in self._flow_texts:
+            found = flowtext.read(self._source, pieces, line, defined, imported)
+            if found:
+                flow[qualname] = flow.get(qualname, ()) + found
+        return flow
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -486,7 +498,9 @@ class _Builder:
         functions = [(start, end) for start, end, _ in self._spans]
         for qualname, start, line, ranges in _outside_functions(
                 self._class_spans, functions, len(source)):
-            found = _callees(source, ranges, line + source.count(b"\n", start, ranges[0][0]))
+            first = line + source.count(b"\n", start, ranges[0][0])
+            self._flow_texts.append((qualname, ranges, first))
+            found = _callees(source, ranges, first)
             if found:
                 self.callees[qualname] = _merged(self.callees.get(qualname, ()), found)
 
@@ -624,6 +638,8 @@ class _Builder:
             self.callees[qualname] = _callees(source, [(first, end)], first_line)
         else:
             self.callees[qualname] = _callees(source, [(start, end)], line)
+        first, first_line = self._decorated_from.get(start, (start, line))
+        self._flow_texts.append((qualname, [(first, end)], first_line))
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
         if methods:
             self.trace_calls[qualname] = tuple(sorted(methods))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
@@ -47,13 +48,17 @@ class Registration(NamedTuple):
 
 
 class CallAnswer(NamedTuple):
-    """What a call-graph question found: `targets`, what NAME was taken to mean."""
+    """What a call-graph question found: `targets`, what NAME was taken to mean;
+    `unresolved`, how many calls the index could not name may still belong to the
+    answer (a call whose text ends with the name of a function found, for binds and
+    callers; an unresolved call made on the way down, for calls)."""
 
     query: str
     direction: str  # binds, callers, calls
     targets: tuple[str, ...]
     found: tuple[Reached, ...]
     registrations: tuple[Registration, ...] = ()  # callers: for a rule function
+    unresolved: int = 0
 
 
 def binds(index, prim: str, depth: int | None = None, public: bool = False) -> CallAnswer:
@@ -69,14 +74,25 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
     ends: dict[int, tuple[str, ...]] = {}
     for did, pid, _line, via in index.binders(variables):
         ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
-    parent, levels, _ = _walk(index.callers, list(ends), depth, bodies=False)
+    parent, levels, _ = _walk(partial(index.callers, through=False), list(ends), depth,
+                              bodies=False)
     nodes = index.nodes(levels)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes) + ends[_root(i, parent)])
              for i in levels if i in nodes]
+    unresolved = _unnamed_callers(index, nodes.values())
     if public:
         found = [r for r in found if r.public]
     found.sort(key=lambda r: (not r.public, r.depth, r.label))
-    return CallAnswer(prim, "binds", tuple(sorted(set(variables.values()))), tuple(found))
+    return CallAnswer(prim, "binds", tuple(sorted(set(variables.values()))), tuple(found),
+                      unresolved=unresolved)
+
+
+def _unnamed_callers(index, nodes) -> int:
+    """How many unresolved calls are written with the name of one of `nodes` (functions)
+    as their last part: each may be one more caller, and reach what they reach."""
+    leaves = {node.label.rpartition(".")[2] for node in nodes if node.kind == FUNCTION}
+    return sum(1 for _caller, text in index.unresolved_calls()
+               if text.rpartition(".")[2] in leaves)
 
 
 def callers(index, name: str, depth: int = 1) -> CallAnswer:
@@ -96,8 +112,9 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     found += [Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
                       (callers_of[caller].label, text))
               for caller, text, line in maybe if caller in callers_of and caller not in targets]
+    unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
-                      _registrations(index, targets))
+                      _registrations(index, targets), unresolved=unresolved)
 
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
@@ -136,7 +153,9 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
     found = _descend(index, list(targets), depth)
     order = {FUNCTION: 0, "class": 0, PRIMITIVE: 1, EXTERNAL: 2, UNRESOLVED: 3}
     found.sort(key=lambda r: (r.depth, order.get(r.kind, 0), r.label))
-    return CallAnswer(name, "calls", tuple(targets.values()), tuple(found))
+    unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
+    return CallAnswer(name, "calls", tuple(targets.values()), tuple(found),
+                      unresolved=unresolved)
 
 
 def reaches(index, definition: int) -> tuple[Reached, ...]:

@@ -129,10 +129,11 @@ def skill_document(out: str, jax_version, folder: dict[str, str | bytes]) -> str
 
 def index_document(report, messages: list[str], call_counts: dict[str, int]) -> str:
     """An indexer.IndexReport, with the resolver's diagnostics and its call edges by
-    status (`unresolved_share`: unresolved of all calls)."""
+    status (`through`: a call of what a parameter received; `handed`: a function handed
+    on, not called; `unresolved_share`: unresolved of all calls)."""
     total = sum(call_counts.values())
     calls = {status: call_counts.get(status, 0)
-             for status in ("resolved", "external", "unresolved")}
+             for status in ("resolved", "through", "handed", "external", "unresolved")}
     fields = {("index" if name == "path" else name): value
               for name, value in report._asdict().items()}
     return _dump({**fields, "changed": report.changed,
@@ -198,7 +199,7 @@ def call_document(answer, view: View) -> str:
     path = view.path
     return _dump(paged({"root": str(view.root), "query": answer.query,
                         "direction": answer.direction, "targets": list(answer.targets),
-                        "count": len(answer.found),
+                        "count": len(answer.found), "unresolved": answer.unresolved,
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
                                    "chain": list(r.chain), "call_line": r.call_line}

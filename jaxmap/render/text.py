@@ -265,10 +265,15 @@ def call_answer(answer, view: View) -> str:
     """A callgraph.CallAnswer: a heading, then one line per answer with its place and
     chain; unresolved calls last, marked."""
     path, targets = view.path, ", ".join(answer.targets)
-    one = len(answer.found) == 1
-    lines = [_HEADINGS[answer.direction].format(
-        n=len(answer.found) or "no", targets=targets, reach="reaches" if one else "reach",
-        **{word: word if one else word + "s" for word in ("function", "caller", "callee")})]
+    named = sum(1 for r in answer.found if r.kind != "unresolved")
+    one = named == 1
+    heading = _HEADINGS[answer.direction].format(
+        n=named or "no", targets=targets, reach="reaches" if one else "reach",
+        **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
+    if answer.unresolved:  # never a bare "no callers" where some may be unnamed
+        heading += f", and {answer.unresolved} call{'' if answer.unresolved == 1 else 's'}" \
+                   " the index could not name"
+    lines = [heading]
     for r in answer.found:
         mark = _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)

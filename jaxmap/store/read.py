@@ -206,12 +206,18 @@ class Index:
             "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
             "IN (?*) ORDER BY definition_id, line", ids)
 
-    def callers(self, ids) -> list[tuple[int, int, int, bool]]:
-        """(caller, callee, line, whether the caller is a function) of each resolved call
-        to one of `ids`; a caller that is not is a module's top level or a class body."""
+    def callers(self, ids, through: bool = True) -> list[tuple[int, int, int, bool]]:
+        """(caller, callee, line, whether the caller is a function) of each edge to one of
+        `ids` that reaches it: calls, and functions handed on (`jit(f)`); with `through`,
+        calls of what a parameter received too (not a caller's own choice of callee: a
+        reachability walk leaves them out). A caller that is a variable is an alias of the
+        function it names (`swish = silu`), as a function is; any other is a module's top
+        level or a class body."""
+        statuses = "'resolved', 'handed', 'through'" if through else "'resolved', 'handed'"
         return self._in(
-            "SELECT caller, callee, calls.line, kind = 'function' FROM calls JOIN definitions "
-            "ON definitions.id = caller WHERE callee IN (?*) AND status = 'resolved' "
+            "SELECT caller, callee, calls.line, kind IN ('function', 'variable') FROM calls "
+            "JOIN definitions "
+            f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 
     def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
@@ -226,6 +232,11 @@ class Index:
             "SELECT caller, text, line FROM calls WHERE status = 'unresolved' AND "
             "(text = ? OR text LIKE ? ESCAPE '!') ORDER BY rowid",
             (leaf, "%." + _like(leaf))).fetchall()
+
+    def unresolved_calls(self) -> list[tuple[int, str]]:
+        """(caller, text) of every unresolved call."""
+        return self._conn.execute(
+            "SELECT caller, text FROM calls WHERE status = 'unresolved'").fetchall()
 
     def call_counts(self) -> dict[str, int]:
         """How many call edges of each status (resolved, external, unresolved)."""
@@ -382,6 +393,16 @@ class Index:
 
         return [DefinitionRow(*row) for row in self._conn.execute(
             "SELECT qualname, kind, module, file, line, summary FROM definitions ORDER BY id")]
+
+    def spans(self) -> list[tuple[int, str, str, str, int, int | None]]:
+        """(id, qualname, kind, file, line, end line) of every definition."""
+        return self._conn.execute(
+            "SELECT id, qualname, kind, file, line, end_line FROM definitions").fetchall()
+
+    def call_pairs(self) -> set[tuple[int, int]]:
+        """(caller, callee) of every call edge with a callee, whatever its status."""
+        return set(self._conn.execute(
+            "SELECT caller, callee FROM calls WHERE callee IS NOT NULL").fetchall())
 
     def primitive_rows(self) -> list[PrimitiveRow]:
         from jaxmap.store.rows import PrimitiveRow

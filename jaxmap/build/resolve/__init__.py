@@ -16,6 +16,7 @@ from jaxmap.build.facts import DICT, STR, UNKNOWN, FileFacts
 from jaxmap.models import Resolution
 from jaxmap.build.resolve import calls, edges
 from jaxmap.build.resolve.findings import Findings
+from jaxmap.build.resolve.flow import Flow
 from jaxmap.build.resolve.interpreter import Interpreter
 from jaxmap.build.resolve.names import Names
 
@@ -25,12 +26,13 @@ def resolve(files: dict[str, dict]) -> Resolution:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
     try:
-        return _resolve({path: FileFacts.wrap(raw) for path, raw in files.items()})
+        flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()}
+        return _resolve({path: FileFacts.wrap(raw) for path, raw in files.items()}, flows)
     finally:
         sys.setrecursionlimit(limit)
 
 
-def _resolve(files: dict[str, FileFacts]) -> Resolution:
+def _resolve(files: dict[str, FileFacts], flows: dict[str, dict]) -> Resolution:
     names = Names(files)
     findings = Findings(names)
     findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
@@ -49,7 +51,10 @@ def _resolve(files: dict[str, FileFacts]) -> Resolution:
     findings.expand_platforms(aliases)
     definitions = edges.definitions(names, findings)
     ids = _ids(definitions)
-    call_rows = calls.call_edges(names, ids)
+    flow = Flow(names, flows)
+    call_rows = calls.call_edges(names, ids, flow)
+    flow.close()
+    del flow, flows
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
     bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
     tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))

@@ -19,10 +19,21 @@ import builtins
 from typing import NamedTuple
 
 from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM, SYM, Binds
+from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, KLASS, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
 
 RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
+# A call whose callee only a parameter holds, handed in by some call site, or one of
+# many a dispatch may call: the graph lists it, reachability (binds, tests) does not
+# follow it (it would follow every function any caller hands a higher-order function).
+# A function handed on (`jit(f)`, `partial(f, x)`) is an edge followed by
+# reachability, but not a call.
+THROUGH, HANDED = "through", "handed"
+# A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
+# `through` (listed, not followed by reachability, or jax.grad would reach every
+# primitive through the transpose rules' registry); past MAX_LISTED, it is unresolved.
+MAX_CERTAIN, MAX_LISTED = 8, 64
 _BUILTINS = frozenset(dir(builtins))
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
@@ -51,8 +62,10 @@ class BindRow(NamedTuple):
     via: str | None
 
 
-def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
-    """Every call edge of the tree; `ids`: qualified name -> definition id."""
+def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
+    """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
+    names cannot resolve is asked of the value flow; a call of a class is also a call
+    of the `__init__` it runs."""
     rows = []
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
@@ -72,9 +85,10 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 else module_heads
             for name, line, called in callees:  # unpacked: 56k of them
                 if name.partition(".")[0] not in heads:
-                    # A local or a builtin: it names nothing of the tree.
+                    # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
-                        rows.append(CallRow(caller, None, name, _unnamed(name), line))
+                        rows += _through_values(flow, ids, module, qualname, caller, name,
+                                                line, _unnamed(name))
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
@@ -82,8 +96,98 @@ def call_edges(names: Names, ids: dict[str, int]) -> list[CallRow]:
                 status, target = known[key]
                 if status is None or not called and (status != RESOLVED or target in classes):
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
-                rows.append(CallRow(caller, ids.get(target) if target else None, name,
-                                    status, line))
+                if not called:
+                    rows.append(CallRow(caller, ids.get(target), name, HANDED, line))
+                elif status == UNRESOLVED:
+                    rows += _through_values(flow, ids, module, qualname, caller, name, line,
+                                            status)
+                else:
+                    rows.append(CallRow(caller, ids.get(target) if target else None, name,
+                                        status, line))
+                    if target in classes or target in flow.decorated:
+                        rows += _through_values(flow, ids, module, qualname, caller, name,
+                                                line, status, ids.get(target))
+        rows += _implicit_calls(flow, ids, module)
+        rows += _alias_edges(names, ids, module, facts)
+    return rows
+
+
+def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:
+    """A module-level variable that names a function or class of the tree (`swish =
+    silu`, `logsumexp = _logsumexp`) calls it: calling the alias is calling it, so its
+    callees and what it binds are the function's."""
+    rows, env = [], names.env_of(module)
+    for d in facts.defs:
+        if d.kind != "variable" or d.qualname != d.name or d.name not in env:
+            continue
+        alias = ids.get(f"{module}.{d.name}")
+        target = _definition(names, env[d.name])
+        if alias is not None and target in ids and ids[target] != alias:
+            rows.append(CallRow(alias, ids[target], d.name, RESOLVED, d.line))
+    return rows
+
+
+def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, caller: int,
+                    text: str, line: int, status: str, known: int | None = None
+                    ) -> list[CallRow]:
+    """The edges of a call from what its callee may hold (besides `known`, the edge the
+    names resolved); if it holds nothing the flow knows, the call as it was (unresolved
+    or external) unless the names resolved it."""
+    if not flow.may_name(text):
+        return [CallRow(caller, None, text, status, line)] if known is None else []
+    through = _targets(flow, ids, flow.callees(module, owner, text))
+    direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
+        if through else set()
+    direct.discard(known)
+    through.discard(known)
+    rows = _candidates(caller, text, line, direct, through - direct)
+    if not rows and known is None:
+        return [CallRow(caller, None, text, status, line)]
+    return rows
+
+
+def _candidates(caller: int, text: str, line: int, direct: set[int], through: set[int]
+                ) -> list[CallRow]:
+    """The edges of one call to what its callee may be: `resolved` to what it holds
+    itself; `through` to what only parameters hand it, and to all of them where it may
+    be more than MAX_CERTAIN functions (a dispatch: `rule = registry[prim]; rule(...)`,
+    a wrapper's `fun(...)`), which reachability does not follow; where it may be more
+    than MAX_LISTED, one unresolved call."""
+    if len(direct) + len(through) > MAX_LISTED:
+        return [CallRow(caller, None, text, UNRESOLVED, line)]
+    if len(direct) + len(through) > MAX_CERTAIN:
+        direct, through = set(), direct | through
+    return [CallRow(caller, target, text, RESOLVED, line) for target in sorted(direct)] \
+        + [CallRow(caller, target, text, THROUGH, line) for target in sorted(through)]
+
+
+def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
+    """Definition ids of the functions (and classes, with their `__init__`) of values."""
+    found = set()
+    for value in values:
+        if value[0] in (FN, BOUND) and value[1] in ids:
+            found.add(ids[value[1]])
+        elif value[0] == APPLIED_CLOSURE:  # the closure, and what its maker was handed
+            found.update(ids[v[1]] for v in ((FN, value[1]), *value[3]) if v[1] in ids)
+        elif value[0] == KLASS and value[1] in ids:
+            found.add(ids[value[1]])
+            init = flow.constructor(value[1])
+            if init in ids:
+                found.add(ids[init])
+    return found
+
+
+def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
+    """Calls the text shows no dotted callee for (see `Flow.implicit_calls`)."""
+    rows = []
+    for owner, text, line, direct, through in flow.implicit_calls(module):
+        caller = ids.get(f"{module}.{owner}" if owner else module)
+        if caller is None:
+            continue
+        found = _targets(flow, ids, direct)
+        edges = _candidates(caller, text, line, found, _targets(flow, ids, through) - found)
+        if edges or not flow.is_operator(text):  # an operator names no call when unknown
+            rows += edges or [CallRow(caller, None, text, UNRESOLVED, line)]
     return rows
 
 
@@ -243,7 +347,7 @@ class Reach:
         self._out: dict[int, set[int]] = {}
         for edge in calls:
             if edge.callee is not None and edge.callee != edge.caller \
-                    and edge.caller not in bodies:
+                    and edge.caller not in bodies and edge.status != THROUGH:
                 self._out.setdefault(edge.caller, set()).add(edge.callee)
         self._bound: dict[int, set[int]] = {}
         for row in binds:

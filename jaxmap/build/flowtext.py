@@ -1,0 +1,220 @@
+"""What an owner's text (a function with its nested functions and lambdas, a class
+body, a module's top level) does with values, for the call graph's value flow
+(resolve/flow.py): read from the text with regular expressions, as `callees` are, so
+that bodies extract never parses cost no parse here either.
+
+The stored form of each owner is a tuple of plain tuples, kept as source text (the
+resolver parses only what a question needs):
+- `("=", target, value, line, indent)`: an assignment (`x = f`, `self.g = h`, `d[k] = f`,
+  `a, *b = f, g`); `return v` and `yield v` have the target `<return>`; `for t in v:`
+  has the target `t` and the value `<iter> v`;
+- `("def", name, parameters, line, indent)`: a `def` in the text (the owner's own
+  first); a `return` belongs to the innermost def above it with a smaller indent;
+- `("dec", decorator, name, line)`: `@decorator` on the def `name`, innermost first;
+- `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
+- `("op", name, operator, line)`: an operator or indexing applied to a bare name,
+  each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`);
+- `("call", callee, arguments, line)`: a call that hands on a name that may hold a
+  function (one the file defines or imports, a nested function, a lambda, an
+  attribute of `self`/`cls` or of a name the file defines), and
+  every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`).
+Strings and comments are not read; a statement's value is taken whole, over several
+lines while its brackets are open.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+# The kinds of facts.
+ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR = "=", "def", "dec", "raise", "call", "op"
+_TARGET = rb"[A-Za-z_*][\w.\[\]'\"\t ,*]*?"
+_STATEMENT = re.compile(
+    rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
+    rb"|for[ \t]+(" + _TARGET + rb")[ \t]+in[ \t]+"
+    rb"|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*)", re.M)
+_RAISE = re.compile(rb"^[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?:#[^\n]*)?$", re.M)
+# The decorators of a def, innermost last: `@dec`, `@dec(arg)` on lines of their own.
+_DECORATED = re.compile(
+    rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+# A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
+# (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
+_CALL = re.compile(
+    rb"(?<![\w.])(?<!def )(?<!class )([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
+    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\))*\])+(?:\.[A-Za-z_][\w.]*)?)*)[ \t]*\(")
+# A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
+_ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
+_KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
+_OPEN, _CLOSE = b"([{", b")]}"
+# An operator, or indexing, applied to a bare name (`x ** 2`, `x[i]`): by the name of the
+# dunder it runs (`pow`, `getitem`), as JAX's tables of Array operators key them.
+_OPERATOR = re.compile(
+    rb"(?<![\w.'\"])([A-Za-z_]\w*)[ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>\[])(?![=>])")
+_OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//": "floordiv",
+                   b"%": "mod", b"**": "pow", b"@": "matmul", b"&": "and", b"|": "or",
+                   b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
+                   b"<": "lt", b"<=": "le", b">": "gt", b">=": "ge", b"[": "getitem"}
+_SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
+_MAX_LINES = 40
+
+
+def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: frozenset,
+         imported: frozenset) -> tuple:
+    """The value-flow facts of the text of `pieces` ((start, end) byte ranges in order,
+    the first at `line`); `defined` and `imported`: the names the file's top level
+    defines and imports, which with nested defs, `self` and `cls` are what a kept call
+    may hand on (a bare name, or an attribute of what is not imported)."""
+    found: list[tuple] = []
+    local = set()
+    for start, end in pieces:
+        text = source[start:end]
+        line_of = _Lines(text, line + source.count(b"\n", pieces[0][0], start))
+        for match in _DEF.finditer(text):
+            params = _balanced(text, match.end() - 1)
+            local.add(match.group(1))
+            found.append((DEF, match.group(1).decode(), params[1:-1].decode(errors="replace"),
+                          line_of(match.start()), _indent(match.group())))
+        for match in _DECORATED.finditer(text):
+            at = line_of(match.start())
+            more = [d.strip()[1:] for d in match.group(2).split(b"\n") if d.strip()]
+            for decorator in reversed([match.group(1), *more]):
+                found.append((DECORATE, _without_comment(decorator).strip().decode(
+                    errors="replace"), match.group(3).decode(), at))
+        for match in _RAISE.finditer(text):
+            found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
+        for match in _STATEMENT.finditer(text):
+            value = _logical(text, match.end())
+            if not value or value.startswith(b"#"):
+                continue
+            at = line_of(match.start())
+            keyword, loop, target = match.groups()
+            indent = _indent(match.group())
+            if keyword:
+                found.append((ASSIGN, "<return>", value.decode(errors="replace"), at, indent))
+            elif loop:
+                found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(
+                    errors="replace").rstrip(":").rstrip(), at, indent))
+            else:
+                found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
+                              indent))
+        seen = set()
+        # Only where an Array is written of (`x: ArrayLike`): the flow looks up an operator
+        # on a name a parameter annotation makes an Array or a jax function's result.
+        operators = _OPERATOR.finditer(text) if b"Array" in text else ()
+        for match in operators:  # each (name, operator) once per owner
+            key = match.group(1, 2)
+            if key not in seen and match.group(1) not in _KEYWORDS:
+                seen.add(key)
+                found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
+                              line_of(match.start())))
+        owned = defined | local | {b"self", b"cls"}
+        found += _calls(text, line_of, owned | imported, owned)
+    return tuple(found)
+
+
+def _calls(text: bytes, line_of, names: frozenset, owned: frozenset) -> list[tuple]:
+    """The kept calls of a text (see the module's docstring): those that hand on one of
+    `names` bare, a lambda, or an attribute of one of `owned` (`self.f`, `obj.f`); an
+    imported module's attribute handed on is a `handed` edge already."""
+    found: list[tuple] = []
+    for match in _CALL.finditer(text):
+        callee = match.group(1)
+        if callee.partition(b".")[0] in _KEYWORDS:
+            continue
+        simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
+        args = simple.group() if simple else _balanced(text, match.end() - 1)
+        plain = b"(" not in callee and b"[" not in callee
+        if plain and b"lambda" not in args and not any(
+                w in (owned if dotted else names) for w, dotted in _ARGUMENT.findall(args)):
+            continue
+        else:
+            for inner, inner_args in _inner_calls(callee):  # `f()(g)`: f() is given g
+                if inner_args:
+                    found.append((CALL, inner.decode(), inner_args.decode(errors="replace"),
+                                  line_of(match.start())))
+        found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"),
+                      line_of(match.start())))
+    return found
+
+
+class _Lines:
+    """The line of a byte offset of a text, counted on from the last one asked (offsets
+    asked in order cost one pass over the text)."""
+
+    def __init__(self, text: bytes, first: int):
+        self._text, self._first = text, first
+        self._at, self._line = 0, first
+
+    def __call__(self, offset: int) -> int:
+        if offset < self._at:
+            self._at, self._line = 0, self._first
+        self._line += self._text.count(b"\n", self._at, offset)
+        self._at = offset
+        return self._line
+
+
+def _indent(statement: bytes) -> int:
+    return len(statement) - len(statement.lstrip(b" \t"))
+
+
+def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
+    """(callee, arguments) of the calls inside a chained callee (`f(a)(b)` -> `f`, `a`)."""
+    found, depth, start = [], 0, 0
+    for i, c in enumerate(callee):
+        if c == 40 and depth == 0:  # (
+            start = i
+        if c in b"([":
+            depth += 1
+        elif c in b")]":
+            depth -= 1
+            if depth == 0 and c == 41:  # )
+                found.append((callee[:start], callee[start + 1:i]))
+    return found
+
+
+def _logical(text: bytes, at: int) -> bytes:
+    """The rest of a statement from `at`: to its line's end, or further while a bracket
+    is open (up to a bound)."""
+    end = text.find(b"\n", at)
+    end = len(text) if end < 0 else end
+    value = text[at:end]
+    depth = sum(value.count(c) for c in (b"(", b"[", b"{")) \
+        - sum(value.count(c) for c in (b")", b"]", b"}"))
+    lines = 0
+    while depth > 0 and end < len(text) and lines < _MAX_LINES:
+        nxt = text.find(b"\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        more = text[end:nxt]
+        depth += sum(more.count(c) for c in (b"(", b"[", b"{")) \
+            - sum(more.count(c) for c in (b")", b"]", b"}"))
+        value += more
+        end, lines = nxt, lines + 1
+    return _without_comment(value).strip()
+
+
+def _without_comment(value: bytes) -> bytes:
+    if b"#" not in value:
+        return value
+    return b"\n".join(line.split(b"#", 1)[0] if b"'" not in line and b'"' not in line
+                      else line for line in value.split(b"\n"))
+
+
+def _balanced(text: bytes, at: int) -> bytes:
+    """The bracketed text that opens at `at`, brackets included (to the bound if it
+    never closes)."""
+    depth, i, end = 0, at, min(len(text), at + 4000)
+    while i < end:
+        c = text[i]
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return text[at:i + 1]
+        elif c in b"\"'":
+            close = text.find(bytes([c]), i + 1)
+            i = close if close > 0 else i
+        i += 1
+    return text[at:end]

@@ -1,0 +1,405 @@
+"""Calls through values (resolve/flow.py), on inline sources: one rule per test. Each
+table row is (caller, callee text, status, callee definition)."""
+
+from __future__ import annotations
+
+from inline import resolve_sources
+
+from jaxmap.build.extract import extract
+from jaxmap.build.resolve.calls import HANDED, RESOLVED, THROUGH, UNRESOLVED
+
+
+def calls(res) -> set[tuple[str, str, str, str | None]]:
+    names = [d["qualname"] for d in res.definitions]
+    return {(names[c], text, status, names[callee] if callee is not None else None)
+            for c, callee, text, status, _line in res.calls}
+
+
+def callees_of(res, caller: str) -> set[str | None]:
+    return {callee for c, _text, _status, callee in calls(res) if c == caller}
+
+
+def test_a_module_level_alias_is_the_function_it_names():
+    res = resolve_sources({"m.py": """
+        def silu(x): return x
+        swish = silu
+        def use(x):
+          f = swish
+          return f(x)
+        """})
+    assert ("m.use", "f", RESOLVED, "m.silu") in calls(res)
+
+
+def test_a_method_of_an_instance_held_by_a_name():
+    res = resolve_sources({"m.py": """
+        class Frame:
+          def newvar(self): pass
+        def trace():
+          frame = Frame()
+          frame.newvar()
+        """})
+    assert ("m.trace", "frame.newvar", RESOLVED, "m.Frame.newvar") in calls(res)
+    assert ("m.trace", "Frame", RESOLVED, "m.Frame") in calls(res)
+
+
+def test_calling_a_class_runs_its_init_found_up_the_mro():
+    res = resolve_sources({"m.py": """
+        class Base:
+          def __init__(self): pass
+        class Child(Base): pass
+        def make(): return Child()
+        """})
+    assert ("m.make", "Child", RESOLVED, "m.Base.__init__") in calls(res)
+
+
+def test_an_attribute_an_init_sets_to_a_bound_method():
+    res = resolve_sources({"m.py": """
+        class A:
+          def __init__(self):
+            self.hook = self.target
+          def target(self): pass
+          def run(self):
+            self.hook()
+        """})
+    assert ("m.A.run", "self.hook", RESOLVED, "m.A.target") in calls(res)
+
+
+def test_a_subclass_sets_what_a_base_method_calls():
+    res = resolve_sources({"m.py": """
+        class Base:
+          def run(self):
+            self.child()
+        class Impl(Base):
+          def __init__(self):
+            self.child = self.work
+          def work(self): pass
+        """})
+    assert ("m.Base.run", "self.child", RESOLVED, "m.Impl.work") in calls(res)
+
+
+def test_a_parameter_annotated_with_a_class_of_the_tree():
+    res = resolve_sources({"m.py": """
+        class ShapedArray:
+          def update(self, **kw): pass
+        def f(aval: ShapedArray):
+          return aval.update(shape=())
+        """})
+    assert ("m.f", "aval.update", RESOLVED, "m.ShapedArray.update") in calls(res)
+
+
+def test_a_parameter_default():
+    res = resolve_sources({"m.py": """
+        def default_rule(x): return x
+        def apply(x, rule=default_rule):
+          return rule(x)
+        """})
+    assert ("m.apply", "rule", RESOLVED, "m.default_rule") in calls(res)
+
+
+def test_super_follows_the_mro():
+    res = resolve_sources({"m.py": """
+        class A:
+          def __init__(self): pass
+        class B(A):
+          def __init__(self):
+            super().__init__()
+        class C(B, A):
+          def __init__(self):
+            super().__init__()
+        """})
+    found = calls(res)
+    assert ("m.B.__init__", "super().__init__", RESOLVED, "m.A.__init__") in found
+    assert ("m.C.__init__", "super().__init__", RESOLVED, "m.B.__init__") in found
+
+
+def test_mro_takes_the_first_definition():
+    res = resolve_sources({"m.py": """
+        class A:
+          def f(self): pass
+        class B(A):
+          def f(self): pass
+        class C(B): pass
+        def use():
+          C().f()
+        """})
+    assert callees_of(res, "m.use") >= {"m.B.f"} and "m.A.f" not in callees_of(res, "m.use")
+
+
+def test_dict_elements_by_constant_key():
+    res = resolve_sources({"m.py": """
+        def f1(): pass
+        def f2(): pass
+        table = {"a": f1, "b": f2}
+        table["c"] = f2
+        def use():
+          table["a"]()
+        """})
+    assert callees_of(res, "m.use") == {"m.f1"}
+
+
+def test_list_elements_and_appends():
+    res = resolve_sources({"m.py": """
+        def f1(): pass
+        def f2(): pass
+        hooks = [f1]
+        hooks.append(f2)
+        def use():
+          for hook in hooks:
+            hook()
+        """})
+    assert callees_of(res, "m.use") == {"m.f1", "m.f2"}
+
+
+def test_a_returned_closure_is_its_definition():
+    res = resolve_sources({"m.py": """
+        def make():
+          def inner(): pass
+          return inner
+        def use():
+          g = make()
+          g()
+          make()()
+        """})
+    found = calls(res)
+    assert ("m.use", "g", RESOLVED, "m.make") in found
+    assert ("m.use", "make()", RESOLVED, "m.make") in found
+
+
+def test_a_function_passed_in_is_called_through_the_parameter():
+    res = resolve_sources({"m.py": """
+        def work(): pass
+        def apply(fun):
+          return fun()
+        def user():
+          return apply(work)
+        """})
+    found = calls(res)
+    assert ("m.apply", "fun", THROUGH, "m.work") in found
+    assert ("m.user", "work", HANDED, "m.work") in found  # what reachability follows
+
+
+def test_keyword_arguments_bind_by_name():
+    res = resolve_sources({"m.py": """
+        def g(): pass
+        def h(): pass
+        def apply(a, b):
+          a()
+          b()
+        def user():
+          apply(b=g, a=h)
+        """})
+    assert ("m.apply", "a", THROUGH, "m.h") in calls(res)
+    assert ("m.apply", "b", THROUGH, "m.g") in calls(res)
+
+
+def test_a_decorator_wrapper_is_reached_by_the_decorated_names_callers():
+    res = resolve_sources({"m.py": """
+        def boundary(fun):
+          def wrapped(*args):
+            return fun(*args)
+          return wrapped
+        @boundary
+        def api(x): return x
+        def user():
+          return api(1)
+        """})
+    found = calls(res)
+    assert ("m.user", "api", RESOLVED, "m.api") in found
+    assert ("m.user", "api", RESOLVED, "m.boundary") in found
+    assert ("m.boundary", "fun", THROUGH, "m.api") in found
+
+
+def test_a_generator_yields_functions():
+    res = resolve_sources({"m.py": """
+        def f(): pass
+        def gen():
+          yield f
+        def use():
+          for g in gen():
+            g()
+        """})
+    assert callees_of(res, "m.use") == {"m.gen", "m.f"}
+
+
+def test_a_loop_over_an_instance_calls_iter_and_next():
+    res = resolve_sources({"m.py": """
+        class Counter:
+          def __iter__(self):
+            return self
+          def __next__(self):
+            raise StopIteration
+        def use():
+          for x in Counter():
+            pass
+        """})
+    assert callees_of(res, "m.use") >= {"m.Counter", "m.Counter.__iter__",
+                                          "m.Counter.__next__"}
+
+
+def test_a_class_raised_by_name_is_constructed():
+    res = resolve_sources({"m.py": """
+        class Oops(Exception):
+          def __init__(self): pass
+        def fail():
+          raise Oops
+        """})
+    assert ("m.fail", "Oops", RESOLVED, "m.Oops.__init__") in calls(res)
+
+
+def test_a_function_handed_to_a_callable_outside_the_tree_is_called_there():
+    res = resolve_sources({"m.py": """
+        import jax
+        def leaf(x): return x
+        def user(tree):
+          return jax.tree.map(leaf, tree)
+        """})
+    assert ("m.user", "leaf", RESOLVED, "m.leaf") in calls(res)
+
+
+def test_a_relative_import():
+    res = resolve_sources({
+        "pkg/__init__.py": "",
+        "pkg/a.py": "from .b import helper\ndef f():\n  helper()\n",
+        "pkg/b.py": "def helper(): pass\n"})
+    assert ("pkg.a.f", "helper", RESOLVED, "pkg.b.helper") in calls(res)
+
+
+def test_a_call_through_what_cannot_be_named_stays_unresolved():
+    res = resolve_sources({"m.py": """
+        def use(obj):
+          obj.method()
+        """})
+    assert calls(res) == {("m.use", "obj.method", UNRESOLVED, None)}
+
+
+def test_values_that_hold_themselves_end():
+    # A cycle of names, a class its own base, a function returning its own call:
+    # the flow answers what it knows instead of recursing without end.
+    res = resolve_sources({"m.py": """
+        a = b
+        b = a
+        class Loop(Loop): pass
+        def f():
+          return f()
+        def use():
+          a()
+          f()()
+          Loop().g()
+        """})
+    assert ("m.use", "f", RESOLVED, "m.f") in calls(res)
+
+
+def test_flow_facts_are_read_from_unparsed_bodies():
+    facts = extract(b"def f(x):\n    g = lambda: x\n    return g\n", "m")
+    assert ("=", "g", "lambda: x", 2, 4) in facts["flow"]["f"]
+    assert ("=", "<return>", "g", 3, 4) in facts["flow"]["f"]
+
+
+def test_reachability_does_not_follow_what_a_parameter_received():
+    res = resolve_sources({
+        "lib.py": """
+            from jax._src import core
+            p = core.Primitive('p')
+            q = core.Primitive('q')
+            def bind_p(): return p.bind()
+            def bind_q(): return q.bind()
+            def apply(fun):
+              return fun()
+            def use_p(): return apply(bind_p)
+            def use_q(): return apply(bind_q)
+            """,
+        "tests/test_lib.py": "import lib\ndef test_p():\n  lib.use_p()\n"})
+    names = [p["name"] for p in res.primitives]
+    assert {(names[pid], test) for pid, test, _file, _line in res.tests} == {("p", "test_p")}
+
+
+def test_a_call_that_may_be_to_many_functions_is_a_dispatch_not_followed():
+    rules = "".join(f"def rule{i}(): pass\nregistry['p{i}'] = rule{i}\n" for i in range(12))
+    res = resolve_sources({"m.py": "registry = {}\n" + rules + """
+def apply(name):
+  rule = registry[name]
+  return rule()
+"""})
+    assert {status for c, text, status, _ in calls(res) if c == "m.apply" and text == "rule"} \
+        == {THROUGH}
+    assert len(callees_of(res, "m.apply")) == 12
+
+
+def test_a_call_that_may_be_to_too_many_functions_is_unresolved():
+    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(70))
+    res = resolve_sources({"m.py": "def boundary(fun):\n  def wrapped():\n    return fun()\n"
+                                   "  return wrapped\n" + wrapped})
+    assert {(text, status) for c, text, status, _ in calls(res) if c == "m.boundary"} == \
+        {("fun", UNRESOLVED)}
+
+
+ARRAY_METHODS = """
+    from jax._src.numpy import scatter
+    def _sum(self, axis=None): return self
+    def _reshape(self, *shape): return self
+    class _IndexUpdateHelper:
+      def __init__(self, array):
+        self.array = array
+      def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+    class _IndexUpdateRef:
+      def __init__(self, array, index):
+        self.array = array
+      def add(self, values):
+        return scatter.scatter_add(self.array, values)
+    def _operator_pow(self, other): return self
+    def _getitem(self, item): return self
+    _array_operators = {"pow": _operator_pow, "getitem": _getitem}
+    _array_methods = {"sum": _sum, "reshape": _reshape}
+    _array_properties = {"at": _IndexUpdateHelper}
+    """
+
+
+def test_an_arrays_methods_are_read_from_the_trees_tables():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/scatter.py": "def scatter_add(x, v): return x\n",
+        "jax/_src/numpy/lax_numpy.py": """
+            from jax._src.typing import ArrayLike
+            def zeros(n): return n
+            def bincount(x: ArrayLike, length):
+              out = zeros(length)
+              total = x.sum() + x ** 2 + x[0]
+              return out.at[x].add(1).reshape(-1)
+            """})
+    found = calls(res)
+    caller = "jax._src.numpy.lax_numpy.bincount"
+    assert (caller, "x.sum", RESOLVED, "jax._src.numpy.array_methods._sum") in found
+    assert (caller, "out.at[x].add", RESOLVED,
+            "jax._src.numpy.array_methods._IndexUpdateRef.add") in found
+    assert (caller, "x pow", RESOLVED, "jax._src.numpy.array_methods._operator_pow") in found
+    assert (caller, "x getitem", RESOLVED, "jax._src.numpy.array_methods._getitem") in found
+    assert not any(text.startswith("length ") for _c, text, _s, _t in found)  # no Array
+    # add returns what a function of jax.numpy returns: an Array
+    assert (caller, "out.at[x].add(1).reshape", RESOLVED,
+            "jax._src.numpy.array_methods._reshape") in found
+
+
+def test_a_public_alias_calls_the_function_it_names():
+    res = resolve_sources({"m.py": """
+        def silu(x): return x
+        def _logsumexp(x): return x
+        swish = silu
+        logsumexp = _logsumexp
+        """})
+    assert {(c, callee) for c, _t, _s, callee in calls(res) if c in ("m.swish", "m.logsumexp")} \
+        == {("m.swish", "m.silu"), ("m.logsumexp", "m._logsumexp")}
+
+
+def test_a_closure_a_factory_made_calls_what_the_factory_was_handed():
+    res = resolve_sources({"m.py": """
+        def add(x, y): return x
+        def _defer(name, op):
+          def deferring(x, y):
+            return op(x, y)
+          return deferring
+        def user(a, b):
+          operator_add = _defer("+", add)
+          return operator_add(a, b)
+        """})
+    assert callees_of(res, "m.user") == {"m._defer", "m.add"}
