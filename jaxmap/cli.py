@@ -146,7 +146,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     from jaxmap.render import graphs
 
     assert name  # checked above: NAME, or --central
-    with _open(root) as idx:
+    with _open(root, graph=True) as idx:
         hood = neighbours.neighbourhood(idx, name, depth)
     caveat = graphs.caveat(hood, fmt)
     if caveat:
@@ -241,7 +241,7 @@ def _run_query(command, given: dict) -> None:
                                "it takes neither --root nor --absolute")
     _read_stdin(command, given)
     fmt = "json" if as_json else fmt or next(iter(command.render))
-    with _open_version(jax_version) if jax_version else _open(root) as idx:
+    with _open_version(jax_version) if jax_version else _open(root, command.graph) as idx:
         if command.about_primitives:
             _warn_without_primitives(idx)
         view = View(idx.root, idx.jax_version, _path_fn(idx.root, absolute),
@@ -500,11 +500,13 @@ def _write_snapshot(idx, snapshot_file: str) -> None:
     atomic.write(snapshot_file, snapshot.export(idx))
 
 
-def _open(root):
+def _open(root, graph: bool = False):
+    """The index of `root`, built or refreshed first; with `graph`, holding the call
+    graph."""
     from jaxmap.session import open_index
 
     with _progress("indexing", root) as progress:
-        return open_index(root, progress=progress)
+        return open_index(root, progress=progress, graph=graph)
 
 
 class _progress:

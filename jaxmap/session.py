@@ -15,11 +15,12 @@ from jaxmap.errors import StoreError
 from jaxmap.store.read import Index, open_file
 
 
-def open_index(root=None, *, progress=None) -> Index:
-    """Open the index of `root` for queries, building or refreshing it first if needed."""
+def open_index(root=None, *, progress=None, graph: bool = False) -> Index:
+    """Open the index of `root` for queries, building or refreshing it first if needed;
+    with `graph`, an index that holds the call graph (built now if it does not)."""
     from jaxmap.build import indexer
 
-    path, _ = indexer.ensure_index(root, progress=progress)
+    path, _ = indexer.ensure_index(root, progress=progress, graph=graph)
     return open_file(path)
 
 
@@ -31,11 +32,12 @@ class Session:
         self._index: Index | None = None
         self._stamp: tuple[int, int, int] | None = None
 
-    def index(self) -> Index:
-        """The index of `root`, current with the files on disk."""
+    def index(self, graph: bool = False) -> Index:
+        """The index of `root`, current with the files on disk; with `graph`, holding
+        the call graph."""
         from jaxmap.build import indexer
 
-        path, _ = indexer.ensure_index(self.root)
+        path, _ = indexer.ensure_index(self.root, graph=graph)
         stamp = _stamp(path)
         if self._index is None or stamp != self._stamp:
             self.close()
@@ -60,13 +62,13 @@ class Session:
         """The open index, as it is (None before one is open): no check of the files."""
         return self._index
 
-    def refresh(self):
-        """Bring the index file up to date with the files on disk, without opening it:
-        safe in a worker thread while another thread reads `current()`. The indexer's
-        report, or None when nothing changed."""
+    def refresh(self, graph: bool = True):
+        """Bring the index file up to date with the files on disk (with the call graph
+        unless told not to), without opening it: safe in a worker thread while another
+        thread reads `current()`. The indexer's report, or None when nothing changed."""
         from jaxmap.build import indexer
 
-        return indexer.ensure_index(self.root)[1]
+        return indexer.ensure_index(self.root, graph=graph)[1]
 
     def reopen(self) -> bool:
         """Open the index file again if it was replaced since it was opened (on the

@@ -67,7 +67,7 @@ def call(session, name: str, arguments: dict | None) -> str:
         arguments = {"limit": tool.command.page, **arguments, "max_chars": MCP_CHARS}
     if tool.command.kind == "scaffold":
         return _scaffold(session, tool.command, arguments)
-    return dispatch.answer(tool.command, session.index(), arguments)
+    return dispatch.answer(tool.command, session.index(graph=tool.command.graph), arguments)
 
 
 def _scaffold(session, command: Command, arguments: dict) -> str:

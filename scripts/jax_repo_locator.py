@@ -72,7 +72,8 @@ def from_snapshot(args) -> int:
         definitions = [{**d, "reaches_total": 0, "reaches": []} for d in definitions]
         # Everything, as `jaxmap locate --json` prints by default: one page of all.
         print(json.dumps({"root": root, "jax_version": snapshot["jax_version"],
-                          "query": args.name.strip(), "primitives": primitives,
+                          "query": args.name.strip(), "call_graph": False,
+                          "primitives": primitives,
                           "definitions": definitions, "total": len(definitions),
                           "offset": 0, "truncated": False, "next_offset": None}, indent=1))
     else:

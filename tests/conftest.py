@@ -42,7 +42,7 @@ def installed_index(tmp_path_factory):
     old = os.environ.get("JAXMAP_CACHE_DIR")
     os.environ["JAXMAP_CACHE_DIR"] = str(cache)
     try:
-        index = open_index()
+        index = open_index(graph=True)  # the tests that share it ask call-graph questions too
     finally:
         if old is None:
             os.environ.pop("JAXMAP_CACHE_DIR", None)

@@ -46,6 +46,7 @@ def test_callers_and_calls_follow_helpers(capsys):
 
 
 def test_tests_reach_primitives_through_every_idiom(capsys):
+    run(capsys, "index")  # the call graph, which tests and reaches come from
     (mul,) = run_json(capsys, "locate", "mul_p")["primitives"]
     found = {(t["name"], t["file"], t["line"]) for t in mul["tests"]}
     for name, key in [("test_nested_def", "test-mul-nested"), ("test_lambda", "test-mul-lambda"),
@@ -56,6 +57,7 @@ def test_tests_reach_primitives_through_every_idiom(capsys):
 
 
 def test_locate_lists_what_a_function_reaches(capsys):
+    run(capsys, "index")  # the call graph, which tests and reaches come from
     (pmean,) = run_json(capsys, "locate", "lax.pmean")["definitions"]
     assert pmean["reaches"][0]["primitive"] == "psum_p"
     assert pmean["reaches"][0]["chain"][-1] == "psum_p.bind"

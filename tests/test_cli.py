@@ -116,6 +116,7 @@ def test_locate_json_schema(capsys):
 
 
 def test_locate_lists_the_tests_that_exercise_a_primitive(capsys):
+    run(capsys, "index")  # the call graph, which tests and reaches come from
     (prim,) = run_json(capsys, "locate", "psum")["primitives"]
     # Most direct first: names the primitive, calls its binder, reaches it through two
     # helpers; each with its chain to the `.bind`.
@@ -402,6 +403,7 @@ def test_max_chars_caps_the_answer(capsys):
 
 
 def test_locate_cuts_tests_and_reaches_to_the_limit(capsys):
+    run(capsys, "index")  # the call graph, which tests and reaches come from
     whole = run_json(capsys, "locate", "psum")
     psum = whole["primitives"][0]
     assert psum["tests_total"] == len(psum["tests"]) >= 1

@@ -103,7 +103,7 @@ def index(tmp_path_factory):
     root = _tree(tmp_path_factory.mktemp("tree"),
                  {"jax/_src/errors.py": _ERRORS, "jax/_src/core.py": _CORE}, "0.9.0")
     try:
-        found = open_index(str(root))
+        found = open_index(str(root), graph=True)
     finally:
         os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
             os.environ.__setitem__("JAXMAP_CACHE_DIR", old)

@@ -47,7 +47,7 @@ def via_class(x):
 @pytest.fixture
 def index(tmp_path):
     (tmp_path / "m.py").write_text(_TREE)
-    with open_index(str(tmp_path)) as found:
+    with open_index(str(tmp_path), graph=True) as found:
         yield found
 
 

@@ -45,7 +45,7 @@ def links(tmp_path):
     (tmp_path / "lib.py").write_text(_LIBRARY)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "lib_test.py").write_text(_TESTS)
-    with open_index(str(tmp_path)) as index:
+    with open_index(str(tmp_path), graph=True) as index:
         [prim] = index.primitives_named("p", "p")
         return ranked_tests(index, prim)
 

@@ -110,16 +110,38 @@ _NAME_BEFORE = re.compile(rb"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
 def extract(source: bytes, module: str, is_package: bool = False, *,
-            full_parse: bool = False) -> dict:
+            full_parse: bool = False, flow: bool = True) -> dict:
     """Facts of one file, given its source bytes, dotted module name, and whether
     it is a package's `__init__`. Function bodies that cannot register anything are
     not read, and not even parsed (see skim.py) unless `full_parse`: the slower
-    reference the tests compare with, which must give the same facts."""
+    reference the tests compare with, which must give the same facts. Without
+    `flow`, the call graph's value-flow facts are left for `add_flow` (the index's
+    first phase), and only where they would be read from is kept."""
     unread = _unread_bodies(source)
     root = parse.parse(source, () if full_parse else unread).root_node
-    builder = _Builder(module, is_package, unread)
+    builder = _Builder(module, is_package, unread, flow)
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
     return builder.facts(_module_doc(root))
+
+
+def add_flow(facts: dict, source: bytes) -> None:
+    """Give facts extracted without `flow` the value-flow facts of the same source."""
+    spans = facts.pop("flow_spans", None)
+    if spans is not None:
+        facts["flow"] = _flow(source, spans, facts["defs"], facts["imports"])
+
+
+def _flow(source: bytes, spans, defs, imports) -> dict:
+    """Each owner's value-flow facts (flowtext.py), merged per owner, from the
+    (owner, byte ranges, first line) of its text."""
+    defined = frozenset(d[0].encode() for d in defs if d[0] == d[1])
+    imported = frozenset(i[1].partition(".")[0].encode() for i in imports if not i[0])
+    flow: dict[str, tuple] = {}
+    for qualname, pieces, line in spans:
+        found = flowtext.read(source, pieces, line, defined, imported)
+        if found:
+            flow[qualname] = flow.get(qualname, ()) + found
+    return flow
 
 
 def is_test_module(module: str) -> bool:
@@ -430,8 +452,10 @@ class _Builder:
     """Walks query matches in source order, keeping a stack of open scopes and blocks.
     Each kind of match has its handler (`_HANDLERS`)."""
 
-    def __init__(self, module: str, is_package: bool, unread: list[skim.Body]):
+    def __init__(self, module: str, is_package: bool, unread: list[skim.Body],
+                 with_flow: bool = True):
         self.module = module
+        self._with_flow = with_flow
         self.is_package = is_package
         self.defs: list[tuple] = []
         self.classes: dict[str, tuple] = {}
@@ -458,18 +482,9 @@ class _Builder:
                 "funcs": self.funcs, "imports": self.imports, "blocks": self.blocks,
                 "events": self.events, "tests": self.tests, "callees": self.callees,
                 "trace_calls": self.trace_calls, "messages": self.messages,
-                "deleted": self.deleted, "flow": self._flow()}
-
-    def _flow(self) -> dict:
-        """Each owner's value-flow facts (flowtext.py), merged per owner."""
-        defined = frozenset(d[0].encode() for d in self.defs if d[0] == d[1])
-        imported = frozenset(i[1].partition(".")[0].encode() for i in self.imports if not i[0])
-        flow: dict[str, tuple] = {}
-        for qualname, pieces, line in self._flow_texts:
-            found = flowtext.read(self._source, pieces, line, defined, imported)
-            if found:
-                flow[qualname] = flow.get(qualname, ()) + found
-        return flow
+                "deleted": self.deleted,
+                **({"flow": _flow(self._source, self._flow_texts, self.defs, self.imports)}
+                   if self._with_flow else {"flow_spans": self._flow_texts})}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source

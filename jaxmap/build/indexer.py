@@ -1,5 +1,11 @@
 """Build or refresh the index of a root: discover -> extract (worker.py, in parallel)
--> resolve -> store."""
+-> resolve -> store.
+
+In two phases. The first holds what `locate PRIM` needs: primitives, rules,
+definitions, public paths, messages. The call graph (calls, binds, the tests that
+reach a primitive), and the value flow it is read from, is the second: built with
+the first by `jaxmap index`, else on the first question that reads it, and kept
+(meta `graph`). A refresh keeps what the index had."""
 
 from __future__ import annotations
 
@@ -48,23 +54,27 @@ class _Plan(NamedTuple):
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
-                jobs: int | None = None) -> IndexReport:
+                jobs: int | None = None, graph: bool = True) -> IndexReport:
     """Index `root` (default: the installed jax), re-parsing only files whose content
-    changed since the last run; `rebuild` starts from nothing."""
+    changed since the last run; `rebuild` starts from nothing; `graph`: with the call
+    graph (else only the first phase)."""
     root = roots.resolve_root(root)
     store.check_cache_writable()
     tree = discover.list_files(root)
     path = store.index_path(root)
     expected = {**_version_key(), "root": str(root)}
-    plan = _plan(root, tree, path, expected, rebuild)
+    plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs)
+        if graph:
+            rows = _with_flow(root, facts, rows, progress)
         from jaxmap.build import resolve
 
-        resolution = resolve.resolve(facts)
-        meta = {**expected, "jax_version": resolution.jax_version or ""}
+        resolution = resolve.resolve(facts, graph=graph)
+        meta = {**expected, "jax_version": resolution.jax_version or "",
+                store.GRAPH: "1" if graph else "0"}
         store.write(path, meta, rows, tree.dirs, resolution)
     rules = sum(len(p["rules"]) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
@@ -77,34 +87,42 @@ def index_file(root=None) -> str:
     return store.index_path(roots.resolve_root(root))
 
 
-def ensure_index(root=None, *, progress: Progress | None = None) -> tuple[str, IndexReport | None]:
-    """The index of `root`, ready for queries: built if missing or unreadable, refreshed
-    if an indexed file or directory changed on disk (checked by stat, no tree walk)."""
+def ensure_index(root=None, *, progress: Progress | None = None,
+                 graph: bool = False) -> tuple[str, IndexReport | None]:
+    """The index of `root`, ready for queries (with the call graph if `graph`): built
+    if missing or unreadable, refreshed if an indexed file or directory changed on disk
+    (checked by stat, no tree walk), and given its call graph if asked for one."""
     root = roots.resolve_root(root)
     path = store.index_path(root)
     conn = store.connect_readonly(path)
+    had_graph = False
     if conn is not None:
         with closing(conn):
+            meta = store.read_meta(conn)
             expected = {**store.query_key(), "root": str(root)}
-            if store.is_current(store.read_meta(conn), expected) and _unchanged(root, conn):
+            had_graph = meta.get(store.GRAPH) == "1"
+            if store.is_current(meta, expected) and _unchanged(root, conn) \
+                    and (had_graph or not graph):
                 return path, None
-    return path, build_index(root, progress=progress)
+    return path, build_index(root, progress=progress, graph=graph or had_graph)
 
 
-def _plan(root: str, tree, path: str, expected: dict, rebuild: bool) -> _Plan | IndexReport:
-    """What to parse again; when no content changed, the run's report instead (after
-    recording any new file and directory stats)."""
+def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
+          graph: bool) -> _Plan | IndexReport:
+    """What to parse again; when no content changed and no call graph is missing, the
+    run's report instead (after recording any new file and directory stats)."""
     from_scratch = _Plan({}, tree.files, 0, True)
     conn = None if rebuild else store.connect_readonly(path)
     if conn is None:
         return from_scratch
     with closing(conn):
         try:
-            old = store.file_stats(conn) if store.is_current(store.read_meta(conn), expected) \
-                else {}
+            meta = store.read_meta(conn)
+            old = store.file_stats(conn) if store.is_current(meta, expected) else {}
             unchanged, touched, to_parse = _classify(root, tree.files, old)
             removed = len(set(old) - {f.path for f in tree.files})
-            if old and not to_parse and not removed:
+            graph_missing = graph and meta.get(store.GRAPH) != "1"
+            if old and not to_parse and not removed and not graph_missing:
                 if touched or store.dir_stats(conn) != dict(tree.dirs):
                     store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s in touched],
                                        tree.dirs)
@@ -163,6 +181,26 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs) -> tuple[dict, list[tup
         digest, facts[source.path], blob = parsed.get(source.path) or plan.kept[source.path]
         rows.append((source.path, source.module, source.mtime_ns, source.size, digest, blob))
     return facts, rows
+
+
+def _with_flow(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
+    """The call graph's value-flow facts added to every file's facts that lack them
+    (read again from its source), and the file rows to store with them."""
+    import marshal
+
+    from jaxmap.build import extract
+    from jaxmap.build.worker import read_source
+
+    done = []
+    for row in rows:
+        raw = facts[row[0]]
+        if "flow_spans" in raw:
+            extract.add_flow(raw, read_source(root, row[0]) or b"")
+            row = (*row[:5], marshal.dumps(raw))
+        done.append(row)
+        if progress is not None:
+            progress(len(done), len(rows))
+    return done
 
 
 @contextmanager

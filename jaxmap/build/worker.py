@@ -141,7 +141,7 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
     data = read_source(root, relative)
     error = None if data is not None else "unreadable"
     try:
-        facts = extract.extract(data or b"", module, is_package)
+        facts = extract.extract(data or b"", module, is_package, flow=False)
     except (RecursionError, ValueError, UnicodeError) as problem:
         error = f"{type(problem).__name__}: {problem}"
         facts = extract.extract(b"", module, is_package)

@@ -35,6 +35,7 @@ class Found(NamedTuple):
     definitions: tuple[Definition, ...]
     reaches: tuple  # per definition: the callgraph.Reached primitives a function reaches
     tests: tuple = ()  # per primitive: its test_links.TestLink tests, most direct first
+    graph: bool = True  # whether the index held the call graph that reaches and tests need
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -69,7 +70,7 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
     return Found(query, tuple(prims), tuple(defs), _reaches(index, defs),
-                 tuple(ranked_tests(index, p) for p in prims))
+                 tuple(ranked_tests(index, p) for p in prims), index.graph_built)
 
 
 def _reaches(index: Index, defs: list[Definition]) -> tuple:

@@ -55,6 +55,7 @@ class Command(NamedTuple):
     paths: bool = True  # prints paths: the CLI offers --absolute
     snapshot: bool = False  # the CLI offers --jax VERSION (a committed snapshot)
     about_primitives: bool = False  # on a tree without primitives the CLI warns
+    graph: bool = False  # reads the call graph: the index's second phase is built first
     # "module:function" saying why a result answers nothing (None when it does): the
     # front ends then fail with that line, the CLI after printing the rendered result.
     refusal: str = ""
@@ -95,7 +96,7 @@ def _paged(command: Command, page: int) -> Command:
 def _calls(direction: str, doc: str, params: tuple[Param, ...], mcp: bool = True) -> Command:
     return _paged(Command(direction, doc, params, f"jaxmap.commands.callgraph:{direction}",
                           {"text": f"{_TEXT}:call_answer", "json": f"{_JSON}:call_document"},
-                          mcp=mcp), 50)
+                          mcp=mcp, graph=True), 50)
 
 
 def _walk(direction: str, doc: str, depth_doc: str, mcp: bool) -> Command:
@@ -144,7 +145,7 @@ COMMANDS: tuple[Command, ...] = (
              Param("depth", "integer", "at most this many calls", default=12, minimum=1,
                    metavar="N")),
             "jaxmap.commands.path:path",
-            {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}),
+            {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}, graph=True),
     _paged(Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
                         "with totals.",
             (Param("kinds", "array", "only these rule kinds' columns", flag="--kind",
@@ -160,7 +161,7 @@ COMMANDS: tuple[Command, ...] = (
                    required=True, positional=True, stdin=True),),
             "jaxmap.commands.explain:explain_all",
             {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"},
-            refusal="jaxmap.commands.explain:refusal"),
+            refusal="jaxmap.commands.explain:refusal", graph=True),
     Command("ladder", "The escalation ladder and its checklist: each rung, the `jaxmap new` "
                       "command that starts it, and where its machinery lives.",
             (), "jaxmap.commands.ladder:gather",

@@ -32,7 +32,14 @@ def located(found, view: View) -> str:
         leaf = found.query.rpartition(".")[2]
         exact = "." in found.query and not leaf.endswith("_p")
         blocks.insert(0, named) if exact else blocks.append(named)
+    if not found.graph:
+        blocks.append(_NO_GRAPH)
     return "\n\n".join(blocks)
+
+
+_NO_GRAPH = ("(no call graph in this index yet, so what functions reach and which tests use "
+             "a primitive are not listed: for a tree, `jaxmap index` builds it, and so does "
+             "the first binds, callers, calls, path or graph)")
 
 
 def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) -> str:

@@ -72,6 +72,11 @@ class Index:
         return list(dict.fromkeys(rows)) if lists > 1 else rows
 
     @property
+    def graph_built(self) -> bool:
+        """Whether the index holds the call graph (a snapshot never does)."""
+        return self.meta.get("graph") == "1"
+
+    @property
     def jax_version(self) -> str | None:
         return self.meta.get("jax_version") or None
 

@@ -85,7 +85,8 @@ def load(path: str) -> Index:
         raise SnapshotError(f"snapshot {path} has format {document.get('format')!r}, "
                             f"this jaxmap reads format {FORMAT}")
     version = document["jax_version"]
-    meta = {"root": f"jax {version} (snapshot)", "jax_version": version or ""}
+    meta = {"root": f"jax {version} (snapshot)", "jax_version": version or "",
+            store.GRAPH: "0"}  # a snapshot keeps no call graph
     return Index(store.in_memory(meta, _resolution(document)), path)
 
 

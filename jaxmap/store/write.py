@@ -23,7 +23,10 @@ from jaxmap.errors import StoreError
 from jaxmap.models import Resolution
 from jaxmap.store import atomic
 
-SCHEMA_VERSION = 10  # 10: received rule kinds, operators, `written`
+SCHEMA_VERSION = 11  # 11: facts keep where the value flow is read; meta `graph`
+# The meta key that says whether the index holds the call graph ("1"), or only the
+# first phase ("0"): primitives, rules, definitions and messages.
+GRAPH = "graph"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);

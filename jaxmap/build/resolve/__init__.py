@@ -21,18 +21,20 @@ from jaxmap.build.resolve.interpreter import Interpreter
 from jaxmap.build.resolve.names import Names
 
 
-def resolve(files: dict[str, dict]) -> Resolution:
-    """Resolve the facts of every file of a tree (path -> stored facts, see extract.py)."""
+def resolve(files: dict[str, dict], graph: bool = True) -> Resolution:
+    """Resolve the facts of every file of a tree (path -> stored facts, see extract.py);
+    without `graph`, no call graph: no calls, binds or tests (the index's first phase)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
     try:
-        flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()}
+        flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()} \
+            if graph else None
         return _resolve({path: FileFacts.wrap(raw) for path, raw in files.items()}, flows)
     finally:
         sys.setrecursionlimit(limit)
 
 
-def _resolve(files: dict[str, FileFacts], flows: dict[str, dict]) -> Resolution:
+def _resolve(files: dict[str, FileFacts], flows: dict[str, dict] | None) -> Resolution:
     names = Names(files)
     findings = Findings(names)
     findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
@@ -50,6 +52,16 @@ def _resolve(files: dict[str, FileFacts], flows: dict[str, dict]) -> Resolution:
     aliases = _platform_aliases(interpreter)
     findings.expand_platforms(aliases)
     definitions = edges.definitions(names, findings)
+    call_rows, binds, tests = _call_graph(names, findings, definitions, flows) \
+        if flows is not None else ([], [], [])
+    return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
+                      tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
+                      call_rows, edges.messages(names))
+
+
+def _call_graph(names: Names, findings: Findings, definitions: list[dict],
+                flows: dict[str, dict]) -> tuple[list, list, list]:
+    """The call rows, binds and tests: the index's second phase."""
     ids = _ids(definitions)
     flow = Flow(names, flows)
     call_rows = calls.call_edges(names, ids, flow)
@@ -58,9 +70,7 @@ def _resolve(files: dict[str, FileFacts], flows: dict[str, dict]) -> Resolution:
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
     bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
     tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))
-    return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
-                      tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
-                      call_rows, edges.messages(names))
+    return call_rows, binds, tests
 
 
 def _ids(definitions: list[dict]) -> dict[str, int]:

@@ -1,0 +1,76 @@
+"""The index in two phases: what `locate PRIM` needs first, the call graph on the first
+question that reads it, kept from then on; an interrupted second phase leaves the
+first intact."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jaxmap.build import indexer
+from jaxmap.cli import main
+from jaxmap.session import open_index
+
+MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    return Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+
+
+def _graph_built(root: Path) -> bool:
+    with open_index(root) as index:
+        return index.graph_built and bool(index.call_counts())
+
+
+def test_locate_builds_no_call_graph_and_says_so(tree, capsys):
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+    assert "no call graph in this index yet" in capsys.readouterr().out
+    assert not _graph_built(tree)
+    assert main(["locate", "psum", "--root", str(tree), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["call_graph"] is False
+
+
+def test_a_graph_question_builds_the_graph_once_and_keeps_it(tree, capsys):
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+    assert main(["binds", "psum", "--root", str(tree)]) == 0
+    assert _graph_built(tree)
+    assert indexer.ensure_index(tree, graph=True)[1] is None  # nothing left to do
+    capsys.readouterr()
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+    assert "no call graph" not in capsys.readouterr().out
+
+
+def test_jaxmap_index_builds_both_phases(tree):
+    assert main(["index", "--root", str(tree)]) == 0
+    assert _graph_built(tree)
+
+
+def test_a_refresh_keeps_the_graph_the_index_had(tree):
+    assert main(["index", "--root", str(tree)]) == 0
+    module = tree / "jax" / "_src" / "lax" / "parallel.py"
+    module.write_text(module.read_text() + "\n\ndef _added():\n  return psum(1, 'i')\n")
+    report = indexer.ensure_index(tree)[1]  # a plain question: the first phase is enough
+    assert report is not None and report.parsed == 1
+    assert _graph_built(tree)
+
+
+def test_an_interrupted_second_phase_leaves_the_first(tree, monkeypatch):
+    from jaxmap.build.resolve import calls
+
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    call_edges = calls.call_edges
+    monkeypatch.setattr(calls, "call_edges", interrupted)
+    assert main(["binds", "psum", "--root", str(tree)]) == 130
+    monkeypatch.setattr(calls, "call_edges", call_edges)
+    with open_index(tree) as index:
+        assert not index.graph_built
+        assert [p.name for p in index.primitives_named("psum", "psum")] == ["psum"]
