@@ -21,6 +21,8 @@ from jaxmap.errors import NotFound
 
 FUNCTION, PRIMITIVE, EXTERNAL, UNRESOLVED = "function", "primitive", "external", "unresolved"
 
+_THROUGH = "through"  # the stored status of a call of what a parameter received
+
 
 class Reached(NamedTuple):
     """One answer: a definition (or a primitive, or a call's text) `depth` steps away,
@@ -172,7 +174,9 @@ def reaches(index, definition: int) -> tuple[Reached, ...]:
 
 def _descend(index, start: list[int], depth: int | None, prims_only: bool = False
              ) -> list[Reached]:
-    """Breadth-first down the call edges from `start`: what each level calls and binds."""
+    """Breadth-first down the call edges from `start`: what each level calls and binds.
+    With `prims_only` (what a function reaches), a call of what a parameter received
+    (`through`) is not followed, as `binds` does not follow it up."""
     parent: dict[int, int] = {}
     levels = {i: 0 for i in start}
     frontier, found, step = list(start), [], 0
@@ -184,7 +188,8 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
             if callee is None and not prims_only:
                 found.append(Reached(text, status, owners[caller].file, line, step,
                                      _chain(caller, parent, owners, down=True) + (text,)))
-            elif callee is not None and callee not in levels:
+            elif callee is not None and callee not in levels \
+                    and not (prims_only and status == _THROUGH):
                 levels[callee], parent[callee] = step, caller
                 nxt.append(callee)
         found += _bound(index, frontier, step, parent, owners)
