@@ -239,17 +239,23 @@ def test_the_readme_states_the_tool_lists_size():
     assert f"is {size:,} characters, about {round(size / 4, -1):,.0f} tokens" in readme
 
 
-def test_over_stdio_as_a_subprocess():
+def _over_stdio(root, tool: str, arguments: dict):
+    """The tool list and one call's result, from `python -m jaxmap mcp --root ROOT`
+    driven by the SDK's client over stdio."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "jaxmap", "mcp", "--root", str(ROOT)],
+        command=sys.executable, args=["-m", "jaxmap", "mcp", "--root", str(root)],
         cwd=os.getcwd(), env=dict(os.environ))
 
     async def run():
         async with Client(params) as client:
             listed = await client.list_tools()
-            return listed, await client.call_tool("locate", {"name": "psum_p"})
+            return listed, await client.call_tool(tool, arguments)
 
-    listed, result = anyio.run(run)
+    return anyio.run(run)
+
+
+def test_over_stdio_as_a_subprocess():
+    listed, result = _over_stdio(ROOT, "locate", {"name": "psum_p"})
     assert len(listed.tools) == len(tools.TOOLS)
     assert not result.is_error
     assert json.loads(_text(result))["primitives"][0]["name"] == "psum"
@@ -267,15 +273,6 @@ def test_without_the_sdk_the_command_names_the_extra(monkeypatch, capsys):
 def test_a_server_started_on_a_missing_root_answers_with_tool_errors(tmp_path):
     """The client sees a tool error naming the root, not 'Connection closed'."""
     missing = tmp_path / "missing"
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "jaxmap", "mcp", "--root", str(missing)],
-        cwd=os.getcwd(), env=dict(os.environ))
-
-    async def run():
-        async with Client(params) as client:
-            listed = await client.list_tools()
-            return listed, await client.call_tool("locate", {"name": "psum"})
-
-    listed, result = anyio.run(run)
+    listed, result = _over_stdio(missing, "locate", {"name": "psum"})
     assert len(listed.tools) == len(tools.TOOLS)
     assert result.is_error and _text(result) == f"jaxmap: error: root {missing} does not exist"
