@@ -13,12 +13,12 @@ from __future__ import annotations
 import sys
 
 from jaxmap.build.facts import DICT, STR, UNKNOWN, FileFacts
-from jaxmap.models import Resolution
 from jaxmap.build.resolve import calls, edges
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.flow import Flow
 from jaxmap.build.resolve.interpreter import Interpreter
 from jaxmap.build.resolve.names import Names
+from jaxmap.models import Resolution
 
 
 def resolve(files: dict[str, dict], graph: bool = True) -> Resolution:

@@ -193,7 +193,7 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
 
 def _import_heads(names: Names, module: str, scope: str) -> set[str]:
     """The first names that imports bind in `scope` and the functions around it."""
-    heads = set()
+    heads: set[str] = set()
     while True:
         heads.update(alias.partition(".")[0] for alias in names.imports.get((module, scope), ()))
         if not scope:
@@ -281,7 +281,8 @@ def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
     that name); and, for a helper that binds something it cannot name (a parameter,
     `prim = a_p if c else b_p`), the primitives it names itself and those its callers
     name when calling it."""
-    rows, helpers = [], {}
+    rows: list[BindRow] = []
+    helpers: dict[int, tuple[str, str, int]] = {}
     held: dict[str, list[int]] = {}
     for pid, prim in enumerate(primitives):
         held.setdefault(prim["variable"], []).append(pid)

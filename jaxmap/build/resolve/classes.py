@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import weakref
 
-from jaxmap.knowledge import registrars as R
 from jaxmap.build.facts import CLASS, FUNC, NEW, PRIM, STR, UNKNOWN
-from jaxmap.models import RuleKind
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS, canonical
+from jaxmap.knowledge import registrars as R
+from jaxmap.models import RuleKind
 
 PRIMITIVE, HI_PRIMITIVE, VJP_HI = "primitive", "hiprimitive", "vjp_hi"
 

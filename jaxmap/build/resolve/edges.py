@@ -141,7 +141,7 @@ def tests(names: Names, ids: dict[str, int], reach: Reach) -> list[tuple[int, st
     """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
     each `test*` function that names the primitive or reaches it through its calls, in
     any module (a helper of its own, a nested def, a lambda, `partial(...)`)."""
-    rows = set()
+    rows: set[tuple] = set()
     for module, (path, facts) in names.modules.items():
         for qualname, test in facts.tests.items():
             found = set(reach(ids[f"{module}.{qualname}"])) \

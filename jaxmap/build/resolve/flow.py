@@ -24,8 +24,8 @@ import re
 from collections import defaultdict
 from functools import lru_cache
 
-from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, PARTIAL, SYM, APPLIED
 from jaxmap.build import flowtext
+from jaxmap.build.facts import APPLIED, CLASS, FUNC, MODULE, NAME, PARTIAL, SYM
 from jaxmap.build.resolve.names import Names
 
 _MAX_DEPTH = 16

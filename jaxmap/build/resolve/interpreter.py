@@ -11,24 +11,71 @@ expressions are evaluated through tables of handlers, one per record type or tag
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import contextmanager
 
-from jaxmap.knowledge import registrars as R
-from jaxmap.build.facts import (APPLIED, ATTRIBUTE, CALL, CLASS, CLOSURE, CONST, DICT, FUNC,
-                                LAMBDA, METHOD, MODULE, NAME, NEW, NOT, PARAM, PARTIAL, PRIM,
-                                SPLAT, STR, SUBSCRIPT, SUPER, SYM, TUPLE, UNKNOWN, INSTANCE, ISA,
-                                Assign, Branch, Call,
-                                Decorate, Define, Loop, Return, SetItem, Unpack)
+from jaxmap.build.facts import (
+    APPLIED,
+    ATTRIBUTE,
+    CALL,
+    CLASS,
+    CLOSURE,
+    CONST,
+    DICT,
+    FUNC,
+    INSTANCE,
+    ISA,
+    LAMBDA,
+    METHOD,
+    MODULE,
+    NAME,
+    NEW,
+    NOT,
+    PARAM,
+    PARTIAL,
+    PRIM,
+    SPLAT,
+    STR,
+    SUBSCRIPT,
+    SUPER,
+    SYM,
+    TUPLE,
+    UNKNOWN,
+    Assign,
+    Branch,
+    Call,
+    Decorate,
+    Define,
+    Loop,
+    Return,
+    SetItem,
+    Unpack,
+)
 from jaxmap.build.resolve.classes import Classes
 from jaxmap.build.resolve.context import Context, Summary
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.objects import Objects
 from jaxmap.build.resolve.registrations import Registrations, registry
-from jaxmap.build.resolve.values import (KNOWN_KINDS, OPERATORS, Rewrite, bind_params, canonical,
-                                         condition_text, depends_on_params, is_callable, items_of,
-                                         mentions_new, mentions_param, negation, news_in,
-                                         param_locals, text, truth_of)
+from jaxmap.build.resolve.values import (
+    KNOWN_KINDS,
+    OPERATORS,
+    Rewrite,
+    bind_params,
+    canonical,
+    condition_text,
+    depends_on_params,
+    is_callable,
+    items_of,
+    mentions_new,
+    mentions_param,
+    negation,
+    news_in,
+    param_locals,
+    text,
+    truth_of,
+)
+from jaxmap.knowledge import registrars as R
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT, INSTANCE,
                                    APPLIED, LAMBDA, SYM, CLOSURE})
@@ -126,7 +173,8 @@ class Interpreter:
                 self._block(events, index, blocks, ctx)
             return
         guarded = ctx.summary is not None and mentions_param(condition)
-        if guarded and any(type(event) in _BINDINGS for event in events):
+        if guarded and ctx.summary is not None \
+                and any(type(event) in _BINDINGS for event in events):
             ctx.summary.per_call = True  # which value a name gets, each call's arguments say
         opened = ctx.guards if guarded else ctx.conditions
         opened.append((condition, branch.taken) if guarded else
@@ -325,7 +373,7 @@ class Interpreter:
                 return (ISA, *args)
         if name and name.endswith(".update") and args and args[0][0] == DICT:
             self.registrations.update(name[:-len(".update")], args[0][1], ctx, via)
-        registrar = R.CALLS_BY_NAME.get(name)
+        registrar = R.CALLS_BY_NAME.get(name) if name else None
         if registrar is not None:
             self.registrations.call_registrar(registrar, args, kwargs, ctx, via, decorated)
             return UNKNOWN
@@ -452,10 +500,11 @@ class Interpreter:
         specialised = self._specialise(func, spec.params, bound) \
             if summary.per_call else None
         if specialised is not None:  # its parameters are the arguments already
-            summary, bound = specialised, None
+            summary = specialised
         if ctx.summary is not None and summary.per_call:
             ctx.summary.per_call = True
-        with_args = Rewrite(bound=bound, isinstance_of=self.objects.isinstance)
+        with_args = Rewrite(bound=None if specialised is not None else bound,
+                            isinstance_of=self.objects.isinstance)
         created = {k: self.construct(with_args(summary.created[k]), ctx)
                    for k in _created_used(summary)}
         with_new = Rewrite(created=created)
@@ -554,10 +603,11 @@ def _bind(target: tuple, value: tuple, env: dict) -> None:
 
 
 _BINDINGS = (Assign, Unpack)  # statements that give a name a value
-_STATEMENTS = {Call: Interpreter._call_statement, Assign: Interpreter._assign,
-               Unpack: Interpreter._unpack, Define: Interpreter._define,
-               SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
-               Return: Interpreter._return}
+_STATEMENTS: dict[type, Callable[..., None]] = {
+    Call: Interpreter._call_statement, Assign: Interpreter._assign,
+    Unpack: Interpreter._unpack, Define: Interpreter._define,
+    SetItem: Interpreter._setitem, Decorate: Interpreter._decorate_statement,
+    Return: Interpreter._return}
 # Literals (STR, CONST, LAMBDA) and SPLAT evaluate to themselves; other tags are unknown.
 _EXPRESSIONS = {NAME: Interpreter._name, CALL: Interpreter._call_expr,
                 ATTRIBUTE: Interpreter._attribute, SUBSCRIPT: Interpreter._subscript,

@@ -5,8 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jaxmap.build.facts import (CLASS, DICT, FUNC, INSTANCE, METHOD, MODULE, NEW, PARAM, PRIM, STAR,
-                                STR, SUPER, SYM, UNKNOWN, FileFacts)
+from jaxmap.build.facts import (
+    CLASS,
+    DICT,
+    FUNC,
+    INSTANCE,
+    METHOD,
+    MODULE,
+    NEW,
+    PARAM,
+    PRIM,
+    STAR,
+    STR,
+    SUPER,
+    SYM,
+    UNKNOWN,
+    FileFacts,
+)
 from jaxmap.build.resolve.values import MAX_HOPS
 
 _OBJECTS = frozenset({INSTANCE, CLASS, FUNC, SUPER})  # their attributes: see member_of

@@ -103,7 +103,8 @@ class Objects:
     def mro(self, cls: tuple) -> list[tuple]:
         """`cls` and its bases in the tree, nearest first, each once (depth first: the
         linearisation of the simple hierarchies registrations use)."""
-        order, pending = [], [cls]
+        order: list[tuple] = []
+        pending = [cls]
         while pending and len(order) < MAX_HOPS:
             current = pending.pop(0)
             if current in order or current[1] not in self.names.modules \

@@ -4,14 +4,27 @@ with the function the rule is."""
 
 from __future__ import annotations
 
-from jaxmap.build.facts import (APPLIED, CLOSURE, FUNC, INSTANCE, METHOD, NEW, PARAM, PARTIAL,
-                                PRIM, RULES, STR, SYM, UNKNOWN)
-from jaxmap.knowledge import registrars as R
-from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
+from jaxmap.build.facts import (
+    APPLIED,
+    CLOSURE,
+    FUNC,
+    INSTANCE,
+    METHOD,
+    NEW,
+    PARAM,
+    PARTIAL,
+    PRIM,
+    RULES,
+    STR,
+    SYM,
+    UNKNOWN,
+)
 from jaxmap.build.resolve.context import Context
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import bind_params, is_callable
+from jaxmap.knowledge import registrars as R
+from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 
 _SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
 _MACHINERY = "jax._src.interpreters."

@@ -2,10 +2,41 @@
 
 from __future__ import annotations
 
-from jaxmap.build.facts import (ADD, AND, APPLIED, ATTRIBUTE, CALL, CHOICE, CLASS, CLOSURE, CONST,
-                                DICT, FUNC, INSTANCE, IS, ISA, LAMBDA, METHOD, MODULE, NAME, NEW,
-                                NOT, OR, PARAM, PARTIAL, PRIM, RULES, SPLAT, STR, SUBSCRIPT, SYM,
-                                TUPLE, UNKNOWN)
+from collections.abc import Callable
+
+from jaxmap.build.facts import (
+    ADD,
+    AND,
+    APPLIED,
+    ATTRIBUTE,
+    CALL,
+    CHOICE,
+    CLASS,
+    CLOSURE,
+    CONST,
+    DICT,
+    FUNC,
+    INSTANCE,
+    IS,
+    ISA,
+    LAMBDA,
+    METHOD,
+    MODULE,
+    NAME,
+    NEW,
+    NOT,
+    OR,
+    PARAM,
+    PARTIAL,
+    PRIM,
+    RULES,
+    SPLAT,
+    STR,
+    SUBSCRIPT,
+    SYM,
+    TUPLE,
+    UNKNOWN,
+)
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
 _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
@@ -180,7 +211,7 @@ def bind_params(params: tuple, args: tuple, kwargs: dict,
             bound[i] = kwargs[param]
         elif i not in bound and not unknown_from <= i < len(positional) \
                 and is_literal((defaults or {}).get(param, UNKNOWN)):
-            bound[i] = defaults[param]
+            bound[i] = (defaults or {})[param]
     return bound
 
 
@@ -268,5 +299,5 @@ def items_of(value: tuple) -> tuple | None:
 
 
 # Values kept while an operand is a parameter: made again from their rewritten operands.
-OPERATORS = {ADD: concatenation, OR: disjunction, AND: conjunction, IS: identity,
-              CHOICE: choice}
+OPERATORS: dict[str, Callable[..., tuple]] = {
+    ADD: concatenation, OR: disjunction, AND: conjunction, IS: identity, CHOICE: choice}
