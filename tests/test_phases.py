@@ -74,3 +74,21 @@ def test_an_interrupted_second_phase_leaves_the_first(tree, monkeypatch):
     with open_index(tree) as index:
         assert not index.graph_built
         assert [p.name for p in index.primitives_named("psum", "psum")] == ["psum"]
+
+
+@pytest.mark.parametrize("tree", ["fixture", "installed"])
+def test_graph_facts_added_later_are_those_read_at_once(tree):
+    """Extracted without the call graph's facts and given them from its source
+    afterwards, a file's facts are those of one extraction: every file of the fixture,
+    and the first 150 of the installed jax."""
+    from jaxmap import roots
+    from jaxmap.build import discover, extract
+
+    root = Path(roots.resolve_root(None)) if tree == "installed" else MINIJAX
+    for source in discover.list_files(str(root)).files[:150]:
+        data = (root / source.path).read_bytes()
+        module, package = source.module, source.is_package
+        later = extract.extract(data, module, package, flow=False)
+        assert "callee_spans" in later and not later["callees"]
+        extract.add_graph_facts(later, data)
+        assert later == extract.extract(data, module, package), source.path

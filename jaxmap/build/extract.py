@@ -115,8 +115,8 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     it is a package's `__init__`. Function bodies that cannot register anything are
     not read, and not even parsed (see skim.py) unless `full_parse`: the slower
     reference the tests compare with, which must give the same facts. Without
-    `flow`, the call graph's value-flow facts are left for `add_flow` (the index's
-    first phase), and only where they would be read from is kept."""
+    `flow` (the index's first phase), what the call graph reads (callees, value flow)
+    is left for `add_graph_facts`: only where it would be read from is kept."""
     unread = _unread_bodies(source)
     root = parse.parse(source, () if full_parse else unread).root_node
     builder = _Builder(module, is_package, unread, flow)
@@ -124,11 +124,25 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     return builder.facts(_module_doc(root))
 
 
-def add_flow(facts: dict, source: bytes) -> None:
-    """Give facts extracted without `flow` the value-flow facts of the same source."""
+def add_graph_facts(facts: dict, source: bytes) -> None:
+    """Give facts extracted without `flow` what the call graph reads from the same
+    source: each owner's callees and value-flow facts, as `flow=True` gives them."""
     spans = facts.pop("flow_spans", None)
     if spans is not None:
         facts["flow"] = _flow(source, spans, facts["defs"], facts["imports"])
+    callees: dict[str, tuple] = {}
+    for qualname, ranges, line, merge in facts.pop("callee_spans", ()):
+        _set_callees(callees, qualname, _callees(source, ranges, line), merge)
+    if callees:
+        facts["callees"] = callees
+
+
+def _set_callees(callees: dict, qualname: str, found: tuple, merge: bool) -> None:
+    """An owner's callees: `found`, or with `merge` added to what it has (if any)."""
+    if not merge:
+        callees[qualname] = found
+    elif found:
+        callees[qualname] = _merged(callees.get(qualname, ()), found)
 
 
 def _flow(source: bytes, spans, defs, imports) -> dict:
@@ -456,6 +470,9 @@ class _Builder:
                  with_flow: bool = True):
         self.module = module
         self._with_flow = with_flow
+        # Without flow: where each owner's calls are read from, (owner, byte ranges,
+        # first line, merged with what the owner has), replayed by add_graph_facts.
+        self._callee_spans: list[tuple[str, list, int, bool]] = []
         self.is_package = is_package
         self.defs: list[tuple] = []
         self.classes: dict[str, tuple] = {}
@@ -484,7 +501,8 @@ class _Builder:
                 "trace_calls": self.trace_calls, "messages": self.messages,
                 "deleted": self.deleted,
                 **({"flow": _flow(self._source, self._flow_texts, self.defs, self.imports)}
-                   if self._with_flow else {"flow_spans": self._flow_texts})}
+                   if self._with_flow else {"flow_spans": self._flow_texts,
+                                            "callee_spans": self._callee_spans})}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -506,6 +524,14 @@ class _Builder:
         self._messages(source)
         self._body_callees(source)
 
+    def _read_callees(self, qualname: str, ranges: list, line: int, merge: bool) -> None:
+        """What the text of `ranges` calls or names, as the owner's callees (added to
+        what it has with `merge`); without flow, only where to read them later."""
+        if self._with_flow:
+            _set_callees(self.callees, qualname, _callees(self._source, ranges, line), merge)
+        else:
+            self._callee_spans.append((qualname, ranges, line, merge))
+
     def _body_callees(self, source: bytes) -> None:
         """What the code outside every function calls or names (decorators included):
         the module's under '', each class body's under the class's qualname (merged
@@ -515,9 +541,7 @@ class _Builder:
                 self._class_spans, functions, len(source)):
             first = line + source.count(b"\n", start, ranges[0][0])
             self._flow_texts.append((qualname, ranges, first))
-            found = _callees(source, ranges, first)
-            if found:
-                self.callees[qualname] = _merged(self.callees.get(qualname, ()), found)
+            self._read_callees(qualname, ranges, first, merge=True)
 
     def _messages(self, source: bytes) -> None:
         """The messages raised, warned or returned as an exception in the file, each
@@ -650,9 +674,9 @@ class _Builder:
             first, first_line = self._decorated_from.get(start, (start, line))
             used = {m.group(1).decode() for m in _USED.finditer(source, first, end)}
             self.tests[qualname] = tuple(Test(line, tuple(sorted(used))))
-            self.callees[qualname] = _callees(source, [(first, end)], first_line)
+            self._read_callees(qualname, [(first, end)], first_line, merge=False)
         else:
-            self.callees[qualname] = _callees(source, [(start, end)], line)
+            self._read_callees(qualname, [(start, end)], line, merge=False)
         first, first_line = self._decorated_from.get(start, (start, line))
         self._flow_texts.append((qualname, [(first, end)], first_line))
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}

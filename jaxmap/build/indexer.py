@@ -184,8 +184,8 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs) -> tuple[dict, list[tup
 
 
 def _with_flow(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
-    """The call graph's value-flow facts added to every file's facts that lack them
-    (read again from its source), and the file rows to store with them."""
+    """What the call graph reads (callees, value flow) added to every file's facts
+    that lack it, read again from its source; and the file rows to store with them."""
     import marshal
 
     from jaxmap.build import extract
@@ -195,7 +195,7 @@ def _with_flow(root: str, facts: dict, rows: list[tuple], progress) -> list[tupl
     for row in rows:
         raw = facts[row[0]]
         if "flow_spans" in raw:
-            extract.add_flow(raw, read_source(root, row[0]) or b"")
+            extract.add_graph_facts(raw, read_source(root, row[0]) or b"")
             row = (*row[:5], marshal.dumps(raw))
         done.append(row)
         if progress is not None:
