@@ -122,7 +122,8 @@ def run_tests(python: Path, out: Path) -> dict[str, str]:
     """{variant: 'pass' | 'pass, N skipped (reason)' | 'FAIL ...'} from one pytest run."""
     report = out / "report.xml"
     subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    "-W", "error::DeprecationWarning", f"--junitxml={report}", "."],
+                    "-p", "no:asyncio", "-W", "error::DeprecationWarning",
+                    f"--junitxml={report}", "."],
                    capture_output=True, text=True, cwd=out, check=False, timeout=1800)
     outcomes = read_report(report, lambda classname: classname.split(".")[-1])
     return {variant: outcomes.get(module, _status([]))

@@ -43,7 +43,7 @@ def test_every_kind_passes_its_own_tests(tmp_path, shared_index):
     _generate_all(tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-v", "-rs", "-p", "no:cacheprovider",
-         "-W", "error::DeprecationWarning", str(tmp_path)],
+         "-p", "no:asyncio", "-W", "error::DeprecationWarning", str(tmp_path)],
         capture_output=True, text=True, cwd=tmp_path, timeout=600, check=False)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]

@@ -82,7 +82,7 @@ def test_every_rung_has_a_starter_whose_tests_pass_there(folder):
         assert list((folder / "assets" / starter).glob("test_*.py")), starter
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         "-W", "error::DeprecationWarning", "assets"],
+         "-p", "no:asyncio", "-W", "error::DeprecationWarning", "assets"],
         capture_output=True, text=True, cwd=folder, timeout=600, check=False)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     summary = result.stdout.strip().splitlines()[-1]
