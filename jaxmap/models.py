@@ -1,5 +1,5 @@
-"""The index's records: what the resolver hands the store (`Resolution`, plain rows),
-and what the read side answers with (kinds, locations, primitives, rules, definitions).
+"""The index's records as the read side answers with them (kinds, locations,
+primitives, rules, definitions); what the build side writes is store/records.py's.
 
 Immutable NamedTuples rather than dataclasses: they are on the `jaxmap locate` start-up
 path, where creating a dataclass costs several times more.
@@ -142,19 +142,3 @@ class Definition(NamedTuple):
     loc: SourceLoc
     public_paths: tuple[str, ...] = ()
     summary: str | None = None
-
-
-class Resolution(NamedTuple):
-    """What the store writes, as plain rows: the resolver's output, or a snapshot's
-    documents read back (which have no imports, binds, calls, tests, messages or diagnostics)."""
-
-    primitives: list[dict]  # the `primitives --json` schema, less paths made absolute
-    definitions: list[dict]  # name, qualname, kind, module, file, line, end_line, summary, public
-    imports: list[tuple[str, str]]  # (module, imported module in the tree)
-    binds: list[tuple]  # (module, function, primitive index, line, caller id, via helper)
-    tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
-    diagnostics: list[str]
-    jax_version: str | None
-    platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
-    calls: list[tuple]  # (caller id, callee id | None, text, status, line)
-    messages: list[tuple]  # (file, line, function, exception, pieces as JSON, returned)

@@ -12,6 +12,7 @@ import textwrap
 
 from jaxmap.build import discover, extract
 from jaxmap.build.resolve import Resolution, resolve
+from jaxmap.store.records import PrimitiveRecord
 
 
 def resolve_sources(sources: dict[str, str]) -> Resolution:
@@ -22,13 +23,13 @@ def resolve_sources(sources: dict[str, str]) -> Resolution:
     return resolve(files)
 
 
-def primitive(resolution: Resolution, name: str) -> dict:
+def primitive(resolution: Resolution, name: str) -> PrimitiveRecord:
     """The one primitive named `name`."""
-    (found,) = [p for p in resolution.primitives if p["name"] == name]
+    (found,) = [p for p in resolution.primitives if p.name == name]
     return found
 
 
 def rules(resolution: Resolution, name: str) -> list[tuple[str, str | None, str | None]]:
     """(kind, platform, rule function name) of each rule of primitive `name`."""
-    return [(r["kind"], r["platform"], r["function"] and r["function"]["name"])
-            for r in primitive(resolution, name)["rules"]]
+    return [(r.kind, r.platform, r.function and r.function.name)
+            for r in primitive(resolution, name).rules]

@@ -14,7 +14,7 @@ CORE = "from jax._src import core\n"
 
 def edges(res, caller: str) -> dict[str, tuple[str, str | None]]:
     """text -> (status, callee qualname) of each edge out of `caller`."""
-    names = [d["qualname"] for d in res.definitions]
+    names = [d.qualname for d in res.definitions]
     caller_id = names.index(caller)
     return {text: (status, names[callee] if callee is not None else None)
             for c, callee, text, status, _line in res.calls if c == caller_id}
@@ -22,7 +22,7 @@ def edges(res, caller: str) -> dict[str, tuple[str, str | None]]:
 
 def binders(res, prim: str) -> set[tuple[str, str | None]]:
     """(function, helper) of each binds edge to primitive `prim`."""
-    pid = next(i for i, p in enumerate(res.primitives) if p["name"] == prim)
+    pid = next(i for i, p in enumerate(res.primitives) if p.name == prim)
     return {(f"{module}.{function}", via) for module, function, p, _l, _c, via in res.binds
             if p == pid}
 
@@ -116,7 +116,7 @@ def test_string_prefixes_are_not_names_and_a_callee_is_placed_at_its_first_call(
           h = g
           return g(x)
         """})
-    names = [d["qualname"] for d in res.definitions]
+    names = [d.qualname for d in res.definitions]
     lines = {text: line for caller, _c, text, _s, line in res.calls
              if caller == names.index("m.f")}
     assert lines == {"print": 4, "g": 6}

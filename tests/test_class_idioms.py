@@ -52,7 +52,7 @@ def test_an_object_keeping_its_primitive_in_an_attribute():
         ("impl", None, "_impl"), ("abstract_eval", None, "_abstract"),
         ("lowering", "cpu", "_lower"), ("lowering", "cuda", "_lower"),
         ("transpose", None, "_transpose"), ("jvp", None, "_spmv_jvp")]
-    assert primitive(res, "spmv")["variable"] == "spmv_p.primitive"
+    assert primitive(res, "spmv").variable == "spmv_p.primitive"
 
 
 def test_a_primitive_subclass_names_itself_through_super():
@@ -70,7 +70,7 @@ def test_a_primitive_subclass_names_itself_through_super():
         other_p = Other("config")
         """)
     assert rules(res, "my_tag") == [("impl", None, "_impl")]
-    assert primitive(res, "other_tag")["variable"] == "other_p"
+    assert primitive(res, "other_tag").variable == "other_p"
 
 
 def test_rules_a_parent_class_registers_in_its_init():
@@ -101,7 +101,7 @@ def test_call_and_map_primitives_and_their_subclasses():
         sub_p = MyCall("my_sub_call")
         ad.primitive_jvps[sub_p] = _jvp
         """)
-    assert {p["name"] for p in res.primitives} == {"my_call", "my_map", "my_sub_call"}
+    assert {p.name for p in res.primitives} == {"my_call", "my_map", "my_sub_call"}
     assert rules(res, "my_sub_call") == [("jvp", None, "_jvp")]
 
 

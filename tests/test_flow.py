@@ -10,7 +10,7 @@ from jaxmap.build.resolve.calls import HANDED, RESOLVED, THROUGH, UNRESOLVED
 
 
 def calls(res) -> set[tuple[str, str, str, str | None]]:
-    names = [d["qualname"] for d in res.definitions]
+    names = [d.qualname for d in res.definitions]
     return {(names[c], text, status, names[callee] if callee is not None else None)
             for c, callee, text, status, _line in res.calls}
 
@@ -309,7 +309,7 @@ def test_reachability_does_not_follow_what_a_parameter_received():
             def use_q(): return apply(bind_q)
             """,
         "tests/test_lib.py": "import lib\ndef test_p():\n  lib.use_p()\n"})
-    names = [p["name"] for p in res.primitives]
+    names = [p.name for p in res.primitives]
     assert {(names[pid], test) for pid, test, _file, _line in res.tests} == {("p", "test_p")}
 
 

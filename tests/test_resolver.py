@@ -8,6 +8,7 @@ import pytest
 from inline import primitive, resolve_sources, rules
 
 from jaxmap.knowledge import registrars as R
+from jaxmap.store.records import Place
 
 CORE = "from jax._src import core\nfrom jax._src.interpreters import ad, batching, mlir\n"
 
@@ -19,7 +20,7 @@ def test_constructor_and_methods():
         p.def_impl(_impl)
         """})
     assert rules(res, "p") == [("impl", None, "_impl")]
-    assert primitive(res, "p")["variable"] == "p"
+    assert primitive(res, "p").variable == "p"
 
 
 def test_registry_setitem_and_update():
@@ -54,7 +55,7 @@ def test_factory_that_returns_a_new_primitive():
         p = make('made')
         """})
     assert rules(res, "made") == [("lowering", None, "_lower")]
-    assert primitive(res, "made")["variable"] == "p"
+    assert primitive(res, "made").variable == "p"
 
 
 def test_loop_over_a_literal_tuple_and_zip():
@@ -144,7 +145,7 @@ def test_vjp_hi_primitive_subclass_is_a_primitive():
           def expand(self, x): return x
           def vjp_fwd(self, x): return x
         """})
-    assert primitive(res, "MyOp")["style"] == "hijax"
+    assert primitive(res, "MyOp").style == "hijax"
     assert rules(res, "MyOp") == [("impl", None, "expand"), ("transpose", None, "vjp_fwd")]
 
 
@@ -188,7 +189,7 @@ def test_a_file_that_could_not_be_read_is_a_diagnostic_not_a_crash():
     ok = extract.extract((CORE + "p = core.Primitive('p')\n").encode(), "m")
     res = resolve({"gone.py": broken, "m.py": ok})
     assert res.diagnostics == ["gone.py: not indexed (unreadable)"]
-    assert [p["name"] for p in res.primitives] == ["p"]
+    assert [p.name for p in res.primitives] == ["p"]
 
 
 def test_recursive_helpers_terminate():
@@ -250,7 +251,7 @@ def test_helper_that_returns_two_primitives_unpacked_at_module_level():
           return fwd, wrapper
         attn_p, attn_wrapper_p = make_pair("attention")
         """})
-    assert [(p["name"], p["variable"]) for p in res.primitives] == [
+    assert [(p.name, p.variable) for p in res.primitives] == [
         ("attention", "attn_p"), ("attention_wrapper", "attn_wrapper_p")]
     assert rules(res, "attention_wrapper") == [("impl", None, "_i")]
 
@@ -262,9 +263,9 @@ def test_defbilinear_names_both_transposes():
         mul_p = core.Primitive('mul')
         ad.defbilinear(mul_p, _left, _right)
         """})
-    (transpose,) = [r for r in primitive(res, "mul")["rules"] if r["kind"] == "transpose"]
-    assert transpose["function"]["name"] == "_left"
-    assert [f["name"] for f in transpose["functions"]] == ["_left", "_right"]
+    (transpose,) = [r for r in primitive(res, "mul").rules if r.kind == "transpose"]
+    assert transpose.function.name == "_left"
+    assert [f.name for f in transpose.functions] == ["_left", "_right"]
 
 
 def test_platform_alias_expands_through_the_trees_own_table():
@@ -278,7 +279,7 @@ def test_platform_alias_expands_through_the_trees_own_table():
         mlir.register_lowering(p, _l)
         """})
     assert res.platform_aliases == {"gpu": ["cuda", "rocm"]}
-    assert [(r["platform"], r["platforms"]) for r in primitive(res, "p")["rules"]] == [
+    assert [(r.platform, r.platforms) for r in primitive(res, "p").rules] == [
         ("gpu", ["cuda", "rocm"]), ("tpu", ["tpu"]), (None, [])]
 
 
@@ -288,7 +289,7 @@ def test_without_an_alias_table_gpu_stays_gpu():
         p = core.Primitive('p')
         mlir.register_lowering(p, _l, platform='gpu')
         """})
-    assert [r["platforms"] for r in primitive(res, "p")["rules"]] == [["gpu"]]
+    assert [r.platforms for r in primitive(res, "p").rules] == [["gpu"]]
 
 
 def test_hiprim_subclasses_of_subclasses_are_primitives():
@@ -302,7 +303,7 @@ def test_hiprim_subclasses_of_subclasses_are_primitives():
           def expand(self, *a): pass
           def batch(self, axis_data, args, dims): pass
         """})
-    assert [p["name"] for p in res.primitives if p["style"] == "hijax"] == ["Base", "Einsum"]
+    assert [p.name for p in res.primitives if p.style == "hijax"] == ["Base", "Einsum"]
     assert rules(res, "Einsum") == [("jvp", None, "jvp"), ("impl", None, "expand"),
                                     ("batching", None, "batch")]
 
@@ -312,7 +313,7 @@ def test_hiprim_subclasses_of_subclasses_are_primitives():
 
 def definition(resolution, qualname: str, kind: str | None = None) -> dict:
     (found,) = [d for d in resolution.definitions
-                if d["qualname"] == qualname and kind in (None, d["kind"])]
+                if d.qualname == qualname and kind in (None, d.kind)]
     return found
 
 
@@ -322,7 +323,7 @@ def test_overload_stubs_fold_into_the_implementation():
               "def f(x):\n  return x\n")
     res = resolve_sources({"m.py": source})
     implementation = source.splitlines().index("def f(x):") + 1
-    assert [(d["qualname"], d["line"]) for d in res.definitions if d["name"] == "f"] == [
+    assert [(d.qualname, d.line) for d in res.definitions if d.name == "f"] == [
         ("m.f", implementation)]
 
 
@@ -342,7 +343,7 @@ def test_docstring_first_lines_are_summaries():
         class Box:
           \'\'\'Holds a value.\'\'\'
         '''})
-    assert [definition(res, q)["summary"] for q in ("m", "m.read", "m.Box")] == [
+    assert [definition(res, q).summary for q in ("m", "m.read", "m.Box")] == [
         "The module.", "Read a thing.", "Holds a value."]
 
 
@@ -359,12 +360,12 @@ def test_public_paths_follow_reexports_not_internal_imports():
                          "def unlisted(): pass\n",
         "pkg/star.py": "from pkg.listed import *\n",
     })
-    assert definition(res, "pkg._src.impl.jit")["public"] == ["pkg.jit"]
-    assert sorted(definition(res, "pkg._src.impl.grad")["public"]) == [
+    assert definition(res, "pkg._src.impl.jit").public == ["pkg.jit"]
+    assert sorted(definition(res, "pkg._src.impl.grad").public) == [
         "pkg.gradient", "pkg.listed.grad", "pkg.star.grad"]
-    assert definition(res, "pkg._src.helpers")["public"] == []  # only imported for use
-    assert definition(res, "pkg.api.public")["public"] == ["pkg.api.public"]
-    assert definition(res, "pkg.listed.unlisted")["public"] == []
+    assert definition(res, "pkg._src.helpers").public == []  # only imported for use
+    assert definition(res, "pkg.api.public").public == ["pkg.api.public"]
+    assert definition(res, "pkg.listed.unlisted").public == []
 
 
 def test_a_name_the_top_level_deletes_is_not_exported():
@@ -376,10 +377,10 @@ def test_a_name_the_top_level_deletes_is_not_exported():
                            "del jax_api, temporary\n",
         "pkg/star.py": "from pkg._src.api import *\ndel (grad)\n",
     })
-    assert definition(res, "pkg._src.api")["public"] == []
-    assert definition(res, "pkg._src.api.jit")["public"] == ["pkg.jit", "pkg.star.jit"]
-    assert definition(res, "pkg.temporary")["public"] == []
-    assert definition(res, "pkg._src.api.grad")["public"] == []
+    assert definition(res, "pkg._src.api").public == []
+    assert definition(res, "pkg._src.api.jit").public == ["pkg.jit", "pkg.star.jit"]
+    assert definition(res, "pkg.temporary").public == []
+    assert definition(res, "pkg._src.api.grad").public == []
 
 
 def test_a_wrapped_function_is_public_under_its_name():
@@ -393,7 +394,7 @@ def test_a_wrapped_function_is_public_under_its_name():
         "pkg/_src/util.py": "def boundary(f):\n  return f\n",
         "pkg/__init__.py": "from pkg._src.api import jit as jit\n",
     })
-    assert definition(res, "pkg._src.api.jit", "function")["public"] == ["pkg.jit"]
+    assert definition(res, "pkg._src.api.jit", "function").public == ["pkg.jit"]
 
 
 def test_loop_over_a_modules_primitives_with_an_isinstance_filter():
@@ -460,7 +461,7 @@ def test_call_like_primitive_is_handled_by_trace_methods():
             return primitive
         call_p = CallPrimitive('call')
         """})
-    assert [(r["kind"], r["via"]) for r in primitive(res, "call")["rules"]] == [
+    assert [(r.kind, r.via) for r in primitive(res, "call").rules] == [
         ("trace", "EvalTrace.process_call"), ("trace", "JVPTrace.process_call")]
 
 
@@ -513,7 +514,7 @@ def test_a_registration_under_an_undecided_condition_says_so():
         else:
           mlir.register_lowering(p, _l)
         """})
-    assert [(r["platform"], r["condition"]) for r in primitive(res, "p")["rules"]] == [
+    assert [(r.platform, r.condition) for r in primitive(res, "p").rules] == [
         ("cuda", "gpu_sparse.cuda_is_supported"), (None, "not gpu_sparse.cuda_is_supported")]
 
 
@@ -545,9 +546,9 @@ def test_nested_functions_run_where_they_are_called():
     assert rules(res, "cumsum") == [("lowering", "METAL", "_scan"),
                                     ("lowering", None, "_window"),
                                     ("jvp", None, "_cumsum_jvp")]
-    [jvp] = [r for r in primitive(res, "cumsum")["rules"] if r["kind"] == "jvp"]
-    assert jvp["via"] == "@register_rule > ad.primitive_jvps[...] ="
-    assert jvp["line"] == source.splitlines().index("@register_rule(cumsum_p)") + 1
+    [jvp] = [r for r in primitive(res, "cumsum").rules if r.kind == "jvp"]
+    assert jvp.via == "@register_rule > ad.primitive_jvps[...] ="
+    assert jvp.line == source.splitlines().index("@register_rule(cumsum_p)") + 1
 
 
 @pytest.mark.parametrize("short, kind", sorted(R.REGISTRIES.items()))
@@ -572,7 +573,7 @@ def test_every_name_of_a_chained_assignment_is_defined():
         closed_call_p.def_impl(_i)
         """})
     assert rules(res, "closed_call") == [("impl", None, "_i")]
-    assert {d["name"] for d in res.definitions if d["kind"] == "variable"} >= {
+    assert {d.name for d in res.definitions if d.kind == "variable"} >= {
         "call_p", "closed_call_p"}
 
 
@@ -581,8 +582,8 @@ def test_other_names_of_a_primitive_are_its_aliases():
         eval_jaxpr_p = core.Primitive('eval_jaxpr')
         call_p = closed_call_p = eval_jaxpr_p
         """})
-    assert primitive(res, "eval_jaxpr")["variable"] == "eval_jaxpr_p"
-    assert primitive(res, "eval_jaxpr")["aliases"] == ["call_p", "closed_call_p"]
+    assert primitive(res, "eval_jaxpr").variable == "eval_jaxpr_p"
+    assert primitive(res, "eval_jaxpr").aliases == ["call_p", "closed_call_p"]
 
 
 def test_a_public_classs_methods_are_public_under_its_paths():
@@ -591,7 +592,7 @@ def test_a_public_classs_methods_are_public_under_its_paths():
                           "  def defvjp(self, f, b): pass\n  def _private(self): pass\n",
         "pkg/__init__.py": "from pkg._src.cd import custom_vjp as custom_vjp\n",
     })
-    assert [definition(res, f"pkg._src.cd.custom_vjp.{m}")["public"]
+    assert [definition(res, f"pkg._src.cd.custom_vjp.{m}").public
             for m in ("__call__", "defvjp", "_private")] == [
         ["pkg.custom_vjp.__call__"], ["pkg.custom_vjp.defvjp"], []]
 
@@ -625,7 +626,7 @@ def test_value_too_deep_to_follow_is_unknown_and_said():
         deep_p = make('deep')
         plain_p = core.Primitive('plain')
         """})
-    assert [p["name"] for p in res.primitives] == [None, "plain"]
+    assert [p.name for p in res.primitives] == [None, "plain"]
     assert any("m.py:" in d and "too deep" in d for d in res.diagnostics)
 
 
@@ -657,8 +658,8 @@ def test_rules_a_helper_receives_are_kinds_named_by_its_parameters():
                                  ("layout_rule", None, "_layout")]
     assert [kind for kind, _, _ in rules(res, "bar")] == [
         "abstract_eval", "shape_rule", "dtype_rule"]
-    [shape] = [r for r in primitive(res, "foo")["rules"] if r["kind"] == "shape_rule"]
-    assert shape["via"] == "standard_primitive > prim.def_abstract_eval > shape_rule"
+    [shape] = [r for r in primitive(res, "foo").rules if r.kind == "shape_rule"]
+    assert shape.via == "standard_primitive > prim.def_abstract_eval > shape_rule"
 
 
 def test_or_and_is_and_conditional_expressions_are_followed():
@@ -729,9 +730,8 @@ def test_a_rule_registered_through_a_name_bound_to_a_partial_keeps_the_name():
         ad.primitive_jvps[foo_p] = partial(_batch, 2)
         """)
     res = resolve_sources({"m.py": source})
-    batching_rule, jvp_rule = primitive(res, "foo")["rules"]
-    assert batching_rule["function"]["name"] == "_batch"
-    assert batching_rule["written"] == {
-        "name": "_foo_batch", "file": "m.py",
-        "line": source.splitlines().index("_foo_batch = partial(_batch, 1)") + 1}
-    assert jvp_rule["function"]["name"] == "_batch" and jvp_rule["written"] is None
+    batching_rule, jvp_rule = primitive(res, "foo").rules
+    assert batching_rule.function.name == "_batch"
+    assert batching_rule.written == Place(
+        "_foo_batch", "m.py", source.splitlines().index("_foo_batch = partial(_batch, 1)") + 1)
+    assert jvp_rule.function.name == "_batch" and jvp_rule.written is None

@@ -76,7 +76,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         meta = {**expected, "jax_version": resolution.jax_version or "",
                 store.GRAPH: "1" if graph else "0"}
         store.write(path, meta, rows, tree.dirs, resolution)
-    rules = sum(len(p["rules"]) for p in resolution.primitives)
+    rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics))

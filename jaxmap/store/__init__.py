@@ -1,6 +1,7 @@
 """The index on disk: one SQLite file per root, versioned, written atomically.
 
   write            the schema and every write (the build side's only way in)
+  records          what the build side hands it to write: a Resolution of typed records
   read             `Index`: every query a command runs, with named columns
   rows             the row types of whole-index reads
   snapshot         committed snapshots of released jax (indexes/*.json.gz)

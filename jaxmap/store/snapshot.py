@@ -17,9 +17,10 @@ import os
 import re
 
 from jaxmap.errors import SnapshotError
-from jaxmap.models import Definition, Primitive, Resolution, Rule
+from jaxmap.models import Definition, Primitive, Rule
 from jaxmap.store import write as store
 from jaxmap.store.read import Index
+from jaxmap.store.records import DefinitionRecord, Place, PrimitiveRecord, Resolution, RuleRecord
 
 FORMAT = 1
 _NAME = re.compile(r"jax-(\d+(?:\.\d+)*)\.json\.gz\Z")
@@ -116,16 +117,42 @@ def _definition_record(d: Definition) -> dict:
 
 
 def _resolution(document: dict) -> Resolution:
-    """The snapshot's documents as the rows the store writes: primitives are already
-    in that schema; definitions (`locate --json`'s) get back their module; messages
+    """The snapshot's documents as the records the store writes; messages get back
     their pieces as JSON."""
-    definitions = [{**d, "module": d["qualname"].rpartition(".")[0], "public": d["public_paths"]}
-                   for d in document["definitions"]]
     messages = [(file, line, function, exception, json.dumps(pieces), returned)
                 for file, line, function, exception, pieces, returned
                 in document.get("messages", ())]  # none in a snapshot written before
-    return Resolution(document["primitives"], definitions, [], [], [], [],
+    return Resolution([_primitive(p) for p in document["primitives"]],
+                      [_definition(d) for d in document["definitions"]], [], [], [], [],
                       document["jax_version"], {}, [], messages)
+
+
+def _primitive(p: dict) -> PrimitiveRecord:
+    return PrimitiveRecord(p["name"], p["variable"], p["module"], p["file"], p["line"],
+                           p["end_line"], p["style"], [_rule(r) for r in p["rules"]],
+                           list(p.get("aliases", ())))
+
+
+def _rule(r: dict) -> RuleRecord:
+    functions = r.get("functions") or ([r["function"]] if r.get("function") else [])
+    written = r.get("written")
+    platform = r["platform"]
+    return RuleRecord(r["kind"], r["file"], r["line"], r["end_line"], r["via"], platform,
+                      [_place(f) for f in functions], r.get("condition"),
+                      _place(written) if written else None,
+                      # a snapshot of an older jaxmap has no expanded platforms
+                      r.get("platforms", [platform] if platform else []))
+
+
+def _definition(d: dict) -> DefinitionRecord:
+    """A definition (`locate --json`'s fields) with its module back."""
+    return DefinitionRecord(d["name"], d["qualname"], d["kind"],
+                            d["qualname"].rpartition(".")[0], d["file"], d["line"],
+                            d["end_line"], d["summary"], d["public_paths"])
+
+
+def _place(f: dict) -> Place:
+    return Place(f["name"], f["file"], f["line"])
 
 
 def older_than(version: str | None) -> list[tuple[str, str]]:

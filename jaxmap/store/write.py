@@ -18,10 +18,13 @@ import sqlite3
 import sys
 import zlib
 from contextlib import closing
+from typing import TYPE_CHECKING
 
 from jaxmap.errors import StoreError
-from jaxmap.models import Resolution
 from jaxmap.store import atomic
+
+if TYPE_CHECKING:  # dataclasses are not on the query path
+    from jaxmap.store.records import Place, Resolution, RuleRecord
 
 SCHEMA_VERSION = 11  # 11: facts keep where the value flow is read; meta `graph`
 # The meta key that says whether the index holds the call graph ("1"), or only the
@@ -227,19 +230,19 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", files)
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-        (pid, p["name"], p["variable"], p["module"], p["file"], p["line"], p["end_line"],
-         p["style"], ",".join(p.get("aliases", ())))
+        (pid, p.name, p.variable, p.module, p.file, p.line, p.end_line, p.style,
+         ",".join(p.aliases))
         for pid, p in enumerate(resolution.primitives)])
     conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-        (pid, seq, r["kind"], r["file"], r["line"], r["end_line"], r["via"], r["platform"],
-         *_function_columns(r["function"]), ",".join(_platforms(r)), _more_functions(r),
-         r.get("condition"), _written(r))
-        for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p["rules"])])
+        (pid, seq, r.kind, r.file, r.line, r.end_line, r.via, r.platform,
+         *(r.function or (None, None, None)), ",".join(r.platforms), _more_functions(r),
+         r.condition, _written(r.written))
+        for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p.rules)])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-        (i, d["name"], d["qualname"], d["kind"], d["module"], d["file"], d["line"],
-         d["end_line"], d["summary"]) for i, d in enumerate(resolution.definitions)])
+        (i, d.name, d.qualname, d.kind, d.module, d.file, d.line, d.end_line, d.summary)
+        for i, d in enumerate(resolution.definitions)])
     conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
-        (public, i) for i, d in enumerate(resolution.definitions) for public in d["public"]])
+        (public, i) for i, d in enumerate(resolution.definitions) for public in d.public])
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
     # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
@@ -252,34 +255,20 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executescript(_INDEXES)
 
 
-def _platforms(rule: dict) -> list[str]:
-    """A rule's expanded platforms (a snapshot of an older jaxmap has none recorded)."""
-    if "platforms" in rule:
-        return rule["platforms"]
-    return [rule["platform"]] if rule["platform"] else []
-
-
-def _more_functions(rule: dict) -> str | None:
+def _more_functions(rule: RuleRecord) -> str | None:
     """The rule functions after the first (defbilinear's right transpose), as JSON."""
-    more = rule.get("functions", [])[1:]
+    more = rule.functions[1:]
     if not more:
         return None
     import json  # not on the query path: only writes need it
 
-    return json.dumps([[f["name"], f["file"], f["line"]] for f in more])
+    return json.dumps([list(f) for f in more])
 
 
-def _written(rule: dict) -> str | None:
+def _written(written: Place | None) -> str | None:
     """The name a rule was written as (a partial bound at module level), as JSON."""
-    written = rule.get("written")
-    if not written:
+    if written is None:
         return None
     import json  # not on the query path: only writes need it
 
-    return json.dumps([written["name"], written["file"], written["line"]])
-
-
-def _function_columns(function: dict | None) -> tuple:
-    if function is None:
-        return None, None, None
-    return function["name"], function["file"], function["line"]
+    return json.dumps(list(written))

@@ -18,7 +18,7 @@ from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.flow import Flow
 from jaxmap.build.resolve.interpreter import Interpreter
 from jaxmap.build.resolve.names import Names
-from jaxmap.models import Resolution
+from jaxmap.store.records import DefinitionRecord, Resolution
 
 
 def resolve(files: dict[str, dict], graph: bool = True) -> Resolution:
@@ -59,7 +59,7 @@ def _resolve(files: dict[str, FileFacts], flows: dict[str, dict] | None) -> Reso
                       call_rows, edges.messages(names))
 
 
-def _call_graph(names: Names, findings: Findings, definitions: list[dict],
+def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
                 flows: dict[str, dict]) -> tuple[list, list, list]:
     """The call rows, binds and tests: the index's second phase."""
     ids = _ids(definitions)
@@ -68,19 +68,19 @@ def _call_graph(names: Names, findings: Findings, definitions: list[dict],
     flow.close()
     del flow, flows
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
-    bodies = {i for i, row in enumerate(definitions) if row["kind"] != "function"}
+    bodies = {i for i, row in enumerate(definitions) if row.kind != "function"}
     tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))
     return call_rows, binds, tests
 
 
-def _ids(definitions: list[dict]) -> dict[str, int]:
+def _ids(definitions: list[DefinitionRecord]) -> dict[str, int]:
     """Qualified name -> definition id. A variable that rebinds a function or class's
     name (`Flatten = Flatten()`) leaves the name to the function or class: the code
     whose calls and binds the call graph records."""
     ids: dict[str, int] = {}
     for i, row in enumerate(definitions):
-        if row["kind"] != "variable" or row["qualname"] not in ids:
-            ids[row["qualname"]] = i
+        if row.kind != "variable" or row.qualname not in ids:
+            ids[row.qualname] = i
     return ids
 
 

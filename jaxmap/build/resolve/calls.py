@@ -22,6 +22,7 @@ from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM
 from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, KLASS, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.store.records import PrimitiveRecord
 
 RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
 # A call whose callee only a parameter holds, handed in by some call site, or one of
@@ -275,7 +276,7 @@ def _known_head(names: Names, module: str, scope: str, head: str) -> bool:
 
 
 def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
-               primitives: list[dict]) -> list[BindRow]:
+               primitives: list[PrimitiveRecord]) -> list[BindRow]:
     """Functions that bind a primitive: `x_p.bind(...)` where x_p is a primitive (or,
     imported inside an unread body, the one primitive of the tree held by a variable of
     that name); and, for a helper that binds something it cannot name (a parameter,
@@ -285,7 +286,8 @@ def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
     helpers: dict[int, tuple[str, str, int]] = {}
     held: dict[str, list[int]] = {}
     for pid, prim in enumerate(primitives):
-        held.setdefault(prim["variable"], []).append(pid)
+        if prim.variable is not None:
+            held.setdefault(prim.variable, []).append(pid)
     for module, (_, facts) in names.modules.items():
         for event in facts.events:
             if not isinstance(event, Binds):

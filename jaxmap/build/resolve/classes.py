@@ -12,6 +12,7 @@ from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS, canonical
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import RuleKind
+from jaxmap.store.records import Place
 
 PRIMITIVE, HI_PRIMITIVE, VJP_HI = "primitive", "hiprimitive", "vjp_hi"
 
@@ -56,14 +57,14 @@ class Classes:
             self._method_rules(created[1], cls, table)
         return created
 
-    def instance_member(self, pid: int, name: str) -> dict | None:
+    def instance_member(self, pid: int, name: str) -> Place | None:
         """Where member `name` of primitive `pid`'s class is defined, as a rule function."""
         cls = self.instance_class.get(pid)
         member = self.members(cls).get(name) if cls is not None else None
         if member is None:
             return None
         module, _, line, _ = member
-        return {"name": name, "file": self.names.path(module), "line": line}
+        return Place(name, self.names.path(module), line)
 
     def _method_rules(self, pid: int, cls: tuple, table: dict) -> None:
         """Rules a Primitive subclass defines as methods, unless already registered."""
@@ -77,7 +78,7 @@ class Classes:
                      end_line: int) -> None:
         """A rule that is a class member: registered where it is defined."""
         self.findings.add_rule(pid, kind, module, (line, end_line), qualname, None,
-                               [{"name": name, "file": self.names.path(module), "line": line}])
+                               [Place(name, self.names.path(module), line)])
 
     def members(self, cls: tuple, depth: int = 0) -> dict[str, tuple]:
         """Methods and attributes of a class and its in-tree bases, nearest first,
@@ -125,7 +126,7 @@ class Classes:
         if name[0] != STR:
             return
         if target[0] == PRIM:
-            self.findings.primitives[target[1]]["name"] = name[1]
+            self.findings.primitives[target[1]].name = name[1]
         elif target[0] == NEW and ctx.summary is not None:
             ctx.summary.created[target[2]] = name
 

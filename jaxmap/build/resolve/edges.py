@@ -11,6 +11,7 @@ from jaxmap.build.resolve.calls import Reach
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.store.records import DefinitionRecord
 
 # Methods a user calls through the class's instances or constructor.
 _PUBLIC_DUNDERS = frozenset({"__call__", "__init__"})
@@ -18,19 +19,17 @@ _PUBLIC_DUNDERS = frozenset({"__call__", "__init__"})
 _NOT_API = frozenset({"tests", "test", "docs", "benchmarks", "examples"})
 
 
-def definitions(names: Names, findings: Findings) -> list[dict]:
-    """Every module and every definition of the tree, as store rows."""
+def definitions(names: Names, findings: Findings) -> list[DefinitionRecord]:
+    """Every module and every definition of the tree, as the store writes them."""
     exports = _public_paths(names, findings)
     rows = []
     for module, (path, facts) in names.modules.items():
-        rows.append({"name": module.rpartition(".")[2], "qualname": module, "kind": "module",
-                     "module": module, "file": path, "line": 1, "end_line": None,
-                     "public": exports.get((module, ""), []), "summary": facts.doc})
+        rows.append(DefinitionRecord(module.rpartition(".")[2], module, "module", module, path,
+                                     1, None, facts.doc, exports.get((module, ""), [])))
         for d in facts.defs:
-            rows.append({"name": d.name, "qualname": f"{module}.{d.qualname}", "kind": d.kind,
-                         "module": module, "file": path, "line": d.line,
-                         "end_line": d.end_line, "public": _public_of(exports, module, d),
-                         "summary": d.doc})
+            rows.append(DefinitionRecord(d.name, f"{module}.{d.qualname}", d.kind, module, path,
+                                         d.line, d.end_line, d.doc,
+                                         _public_of(exports, module, d)))
     return rows
 
 
@@ -114,7 +113,7 @@ def _definition_key(names: Names, findings: Findings, value: tuple, leaf: str
         return value[1], ""
     if tag == PRIM:
         prim = findings.primitives[value[1]]
-        return (prim["module"], prim["variable"]) if prim["variable"] else None
+        return (prim.module, prim.variable) if prim.variable else None
     if tag == SYM:
         module, _, attr = value[1].rpartition(".")
         if module in names.modules:

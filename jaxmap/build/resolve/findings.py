@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from jaxmap.build.resolve.names import Names
+from jaxmap.store.records import Place, PrimitiveRecord, RuleRecord
 
 
 class Findings:
-    """Primitives (rows of the `primitives --json` schema, rules included) in the order
-    they are found, and the diagnostics of things that could not be resolved."""
+    """Primitives (with their rules) in the order they are found, and the diagnostics
+    of things that could not be resolved."""
 
     def __init__(self, names: Names):
         self.names = names
-        self.primitives: list[dict] = []
+        self.primitives: list[PrimitiveRecord] = []
         self.diagnostics: list[str] = []
         self._said: set[str] = set()
         self._rules: set[tuple] = set()
@@ -20,50 +21,46 @@ class Findings:
                       site: tuple[int, int], style: str = "classic") -> int:
         """Record a primitive constructed at `site` of `module`; its index."""
         line, end_line = site
-        self.primitives.append({
-            "name": name, "variable": variable, "module": module,
-            "file": self.names.path(module), "line": line, "end_line": end_line,
-            "style": style, "rules": [], "aliases": []})
+        self.primitives.append(PrimitiveRecord(name, variable, module, self.names.path(module),
+                                               line, end_line, style))
         return len(self.primitives) - 1
 
     def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
-                 platform: str | None, functions: list[dict], condition: str | None = None,
-                 written: dict | None = None) -> None:
+                 platform: str | None, functions: list[Place], condition: str | None = None,
+                 written: Place | None = None) -> None:
         """A rule of primitive `pid`, registered at `site` of `module`, implemented by
         `functions` (most rules have one; defbilinear's transpose has two), under
         `condition` when an `if` the resolver cannot decide surrounds it; `written`: the
         module-level name it was registered through, where that name holds a partial."""
         line, end_line = site
         key = (pid, str(kind), module, line, via, platform, tuple(
-            (f["file"], f["line"]) for f in functions), condition)
+            (f.file, f.line) for f in functions), condition)
         if key in self._rules:  # one statement registering it twice (two Pallas kernel types)
             return
         self._rules.add(key)
-        self.primitives[pid]["rules"].append({
-            "kind": str(kind), "file": self.names.path(module), "line": line,
-            "end_line": end_line, "via": via, "platform": platform,
-            "function": functions[0] if functions else None, "functions": functions,
-            "condition": condition, "written": written})
+        self.primitives[pid].rules.append(RuleRecord(
+            str(kind), self.names.path(module), line, end_line, via, platform, functions,
+            condition, written))
 
     def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
         """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:
         cuda and rocm, as the tree's own alias table says); none for a default rule."""
         for primitive in self.primitives:
-            for rule in primitive["rules"]:
-                platform = rule["platform"]
-                rule["platforms"] = list(aliases.get(platform, [platform])) if platform else []
+            for rule in primitive.rules:
+                platform = rule.platform
+                rule.platforms = list(aliases.get(platform, [platform])) if platform else []
 
     def kinds_of(self, pid: int) -> set[str]:
-        return {rule["kind"] for rule in self.primitives[pid]["rules"]}
+        return {rule.kind for rule in self.primitives[pid].rules}
 
     def name_variable(self, pid: int, variable: str) -> None:
         """A module-level name a primitive is assigned to: the first is its variable,
         the others its aliases (`call_p = closed_call_p = eval_jaxpr_p`)."""
         primitive = self.primitives[pid]
-        if primitive["variable"] is None:
-            primitive["variable"] = variable
-        elif variable != primitive["variable"] and variable not in primitive["aliases"]:
-            primitive["aliases"].append(variable)
+        if primitive.variable is None:
+            primitive.variable = variable
+        elif variable != primitive.variable and variable not in primitive.aliases:
+            primitive.aliases.append(variable)
 
     def diagnose(self, module: str, line: int, message: str) -> None:
         """Say what could not be resolved, once per place and message."""

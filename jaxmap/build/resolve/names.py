@@ -23,6 +23,7 @@ from jaxmap.build.facts import (
     FileFacts,
 )
 from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.store.records import Place
 
 _OBJECTS = frozenset({INSTANCE, CLASS, FUNC, SUPER})  # their attributes: see member_of
 
@@ -161,10 +162,9 @@ class Names:
         """Whether a qualified name lies in a module of the tree."""
         return self.module_of(dotted) is not None
 
-    def def_location(self, module: str, qualname: str) -> dict | None:
+    def def_location(self, module: str, qualname: str) -> Place | None:
         """A function's name, file and line, as a rule's `function`."""
         spec = self.facts(module).funcs.get(qualname)
         if spec is None:
             return None
-        return {"name": qualname.rpartition(".")[2], "file": self.path(module),
-                "line": spec.line}
+        return Place(qualname.rpartition(".")[2], self.path(module), spec.line)

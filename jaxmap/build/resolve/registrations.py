@@ -25,6 +25,7 @@ from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import bind_params, is_callable
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
+from jaxmap.store.records import Place
 
 _SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
 _MACHINERY = "jax._src.interpreters."
@@ -119,13 +120,13 @@ class Registrations:
                                    platform_name, [f for f in (self._function_ref(received),)
                                                    if f is not None], condition)
 
-    def _written(self, rule: tuple) -> dict | None:
+    def _written(self, rule: tuple) -> Place | None:
         """The name a rule was written as, where it names a partial at module level
         (`_dot_general_batch_rule = partial(_dot_batch_rule, ...)`): name, file, line."""
         if rule[0] != PARTIAL or len(rule) < 5:
             return None
         module, name, line = rule[4]
-        return {"name": name, "file": self.names.path(module), "line": line}
+        return Place(name, self.names.path(module), line)
 
     def _received_rules(self, rule: tuple) -> list[tuple[str, tuple]]:
         """What a rule that is a partial of a function of the tree was given for its
@@ -142,7 +143,7 @@ class Registrations:
                 if param.endswith(RECEIVED_RULE_SUFFIX) and i in bound
                 and is_callable(bound[i])]
 
-    def _function_ref(self, rule: tuple, depth: int = 0) -> dict | None:
+    def _function_ref(self, rule: tuple, depth: int = 0) -> Place | None:
         """The named function a rule value is, or is made from."""
         if depth > 4:
             return None

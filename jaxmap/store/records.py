@@ -1,0 +1,78 @@
+"""What the build side hands the store to write: a Resolution of typed records. The
+resolver fills the records in as it finds things (a primitive's variable, its rules,
+their platforms); a snapshot's documents are read back into them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class Place(NamedTuple):
+    """A named function, or a module-level name, at its definition."""
+
+    name: str
+    file: str
+    line: int
+
+
+@dataclass(slots=True)
+class RuleRecord:
+    """One rule at one registration statement."""
+
+    kind: str
+    file: str
+    line: int
+    end_line: int | None
+    via: str
+    platform: str | None
+    functions: list[Place]  # most rules have one; defbilinear's transpose has two
+    condition: str | None = None  # an `if` around it that nothing decides
+    written: Place | None = None  # the name it was registered through, a partial's
+    platforms: list[str] = field(default_factory=list)  # what `platform` stands for
+
+    @property
+    def function(self) -> Place | None:
+        return self.functions[0] if self.functions else None
+
+
+@dataclass(slots=True)
+class PrimitiveRecord:
+    name: str | None
+    variable: str | None
+    module: str
+    file: str
+    line: int
+    end_line: int | None
+    style: str = "classic"
+    rules: list[RuleRecord] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)  # other module-level names for it
+
+
+@dataclass(slots=True)
+class DefinitionRecord:
+    name: str
+    qualname: str
+    kind: str
+    module: str
+    file: str
+    line: int
+    end_line: int | None
+    summary: str | None
+    public: list[str]  # the public paths it is exported under
+
+
+class Resolution(NamedTuple):
+    """What the store writes: the resolver's output, or a snapshot's documents read
+    back (which have no imports, binds, calls, tests or diagnostics)."""
+
+    primitives: list[PrimitiveRecord]
+    definitions: list[DefinitionRecord]
+    imports: list[tuple[str, str]]  # (module, imported module in the tree)
+    binds: list[tuple]  # (module, function, primitive index, line, caller id, via helper)
+    tests: list[tuple[int, str, str, int]]  # (primitive index, test, file, line)
+    diagnostics: list[str]
+    jax_version: str | None
+    platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
+    calls: list[tuple]  # (caller id, callee id | None, text, status, line)
+    messages: list[tuple]  # (file, line, function, exception, pieces as JSON, returned)
