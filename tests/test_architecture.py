@@ -172,7 +172,10 @@ def _fact_tags() -> set[str]:
 
 
 _TAGS = _fact_tags()
-_FACT_READERS = [PACKAGE / "build/extract.py", *sorted((PACKAGE / "build/resolve").glob("*.py"))]
+# extract.py and the modules it reads values and call texts with, and the resolver.
+_FACT_READERS = [*(PACKAGE / "build" / name for name in ("extract.py", "nodevalues.py",
+                                                          "calltext.py")),
+                 *sorted((PACKAGE / "build/resolve").glob("*.py"))]
 
 
 @pytest.mark.parametrize("path", _FACT_READERS, ids=lambda p: p.name)

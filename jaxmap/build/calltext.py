@@ -1,0 +1,139 @@
+"""The call graph's reading of a file's text: what each owner's text calls or names
+(its callees) and its value-flow facts (flowtext.py), from the byte ranges extract.py
+records; read at once, or later by `add_graph_facts` (the index's second phase)."""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from jaxmap.build import flowtext
+
+# Read left to right, each string, comment, import statement and name that a `def` or
+# `class` introduces is taken whole (no group: not code); otherwise a dotted name (group
+# 1) that is called, that is an argument or default (before `,`, `)` or `]`: group 2),
+# or that ends in `_p`; or the `@` of a bare decorator (`@api_boundary` alone on its
+# line: its name is group 3): what a function's text calls or may hand on. The
+# look-ahead group and back-reference take a name atomically (no backtracking into
+# it). Each alternative starts with a literal, or with the one `\b` they share: the
+# engine rules out most places with one test.
+_CALLEE = re.compile(
+    rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
+    rb"|\b(?:(?:def|class)[ \t]+\w+"
+    rb"|(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|(?:\\\n|[^\n])*)"
+    rb"|(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(])))"
+    rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
+_NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
+
+
+def add_graph_facts(facts: dict, source: bytes) -> None:
+    """Give facts extracted without `flow` what the call graph reads from the same
+    source: each owner's callees and value-flow facts, as `flow=True` gives them."""
+    spans = facts.pop("flow_spans", None)
+    if spans is not None:
+        facts["flow"] = read_flow(source, spans, facts["defs"], facts["imports"])
+    callees: dict[str, tuple] = {}
+    for qualname, ranges, line, merge in facts.pop("callee_spans", ()):
+        set_callees(callees, qualname, read_callees(source, ranges, line), merge)
+    if callees:
+        facts["callees"] = callees
+
+
+def set_callees(callees: dict, qualname: str, found: tuple, merge: bool) -> None:
+    """An owner's callees: `found`, or with `merge` added to what it has (if any)."""
+    if not merge:
+        callees[qualname] = found
+    elif found:
+        callees[qualname] = _merged(callees.get(qualname, ()), found)
+
+
+def read_flow(source: bytes, spans, defs, imports) -> dict:
+    """Each owner's value-flow facts (flowtext.py), merged per owner, from the
+    (owner, byte ranges, first line) of its text."""
+    defined = frozenset(d[0].encode() for d in defs if d[0] == d[1])
+    imported = frozenset(i[1].partition(".")[0].encode() for i in imports if not i[0])
+    flow: dict[str, tuple] = {}
+    for qualname, pieces, line in spans:
+        found = flowtext.read(source, pieces, line, defined, imported)
+        if found:
+            flow[qualname] = flow.get(qualname, ()) + found
+    return flow
+
+
+def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tuple:
+    """The stored `facts.Callee`s of the text of `pieces` ((start, end) byte ranges, in
+    order; the first starts at `line`): each name called, each `_p` name, and each
+    argument or default that is dotted, private or a first argument
+    (`lax.dot_general`, `_einsum`, `partial(f`), at its first call (or its first use,
+    if never called); a decorator is a call. Strings, comments, import statements, names
+    that a `def` or `class` introduces, and methods of values (`x.f(`) are not read."""
+    found: dict[bytes, list] = {}  # name -> [called, where first found]
+    for start, end in pieces:
+        for match in _CALLEE.finditer(source, start, end):
+            name, trailing, decorator = match.groups()
+            if name is not None:
+                at, called = match.start(), trailing == b"("
+            elif decorator is not None:
+                at = match.start()
+                if source[source.rfind(b"\n", 0, at) + 1:at].strip():
+                    continue  # `a @b`: a product, not a decorator
+                name, at, called = decorator, at + 1, True
+            else:
+                continue
+            if name in _NOT_CALLEES:
+                continue
+            before = source[at - 1:at]
+            if before == b".":
+                continue
+            seen = found.get(name)
+            if seen is not None:
+                if called and not seen[0]:
+                    seen[:] = True, at
+            elif called or before == b"(" or name[0] == 95 or b"." in name \
+                    or name.endswith(b"_p"):  # 95: `_`
+                found[name] = [called, at]
+    callees, counted = [], pieces[0][0]
+    for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
+        line += source.count(b"\n", counted, at)
+        counted = at
+        callees.append((name.decode(), line, called))
+    return tuple(callees)
+
+
+def outside_functions(classes: list[tuple[int, int, str, int]],
+                       functions: list[tuple[int, int]], size: int) -> list[tuple]:
+    """The text of a file of `size` bytes outside every function, in (start, end) byte
+    ranges by owner: (qualname, start byte, its line, ranges) of the top level ('', 0,
+    1) and of each class (`classes`: (start, end, qualname, line)) for its body, less
+    the classes nested in it; owners with no text are left out."""
+    owners: list[tuple[str, int, int, list]] = [("", 0, 1, [])]
+    inside = [(size, 0)]  # (end, owner) of the open classes, innermost last
+    at = 0
+    scopes = sorted([*classes, *((start, end, None, 0) for start, end in functions)])
+    for start, end, qualname, line in [*scopes, (size, size, None, 0)]:
+        while len(inside) > 1 and inside[-1][0] <= start:  # classes closed before it
+            closed, owner = inside.pop()
+            owners[owner][3].append((at, closed))
+            at = max(at, closed)
+        if at < start:
+            owners[inside[-1][1]][3].append((at, start))
+        if qualname is None:  # a function: skipped
+            at = max(at, end)
+        else:
+            owners.append((qualname, start, line, []))
+            inside.append((end, len(owners) - 1))
+            at = start
+    return [owner for owner in owners if owner[3]]
+
+
+def _merged(first: tuple, second: tuple) -> tuple:
+    """The callees of two texts of one owner, each name once: called if it is called
+    in either, at its first call (or first use), in order of line."""
+    if not first:
+        return second
+    best: dict[str, tuple] = {}
+    for callee in first + second:
+        seen = best.get(callee[0])
+        if seen is None or (not callee[2], callee[1]) < (not seen[2], seen[1]):
+            best[callee[0]] = callee
+    return tuple(sorted(best.values(), key=lambda callee: callee[1]))

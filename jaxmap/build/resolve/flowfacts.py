@@ -1,0 +1,144 @@
+"""The flow facts of a whole tree indexed for the flow (flow.py): assignments,
+parameters, definitions, returns, attributes, stores, calls, decorations, raises,
+operators and loops, by module, owner and name."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from jaxmap.build import flowtext
+from jaxmap.build.resolve.names import Names
+from jaxmap.build.resolve.parsing import parameter_names, parse_text
+
+# What a store puts into a container: `d.append(v)` and the like, or `d[k] = v`.
+ADD_STORE, SET_STORE = "add", "set"
+_ADDERS = frozenset({"append", "add", "extend", "insert", "update", "setdefault",
+                     "appendleft"})
+
+
+class FlowFacts:
+    """A tree's flow facts, indexed by module, owner and name."""
+
+    def __init__(self, names: Names, flows: dict[str, dict[str, tuple]]):
+        self.names = names
+        self.flows = flows  # module -> owner -> facts
+        self._assigned: dict[tuple, list] = defaultdict(list)  # (module, owner, name) -> values
+        # (module, owner, name) -> (def, position, its signature's text)
+        self._params: dict[tuple, list] = defaultdict(list)
+        self._defs: dict[tuple, list] = {}  # (module, owner) -> [(name, line)]
+        self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
+        self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
+        # (qualname, def name) -> [(module, owner, value text)]
+        self._returns: dict[tuple, list] = defaultdict(list)
+        # (class, attr) -> [(module, owner, value text)]
+        self._attrs: dict[tuple, list] = defaultdict(list)
+        self._foreign: dict[str, list] = defaultdict(list)  # attr -> [(module, owner, head, expr)]
+        self._stores: list = []  # (module, owner, base, expr): `d[k] = v`, `d.append(v)`
+        self._calls: list = []  # (module, owner, callee, args, line)
+        self._decorations: list = []  # (module, owner, decorator, name, line)
+        self._raises: list = []  # (module, owner, raised, line)
+        self._operators: dict[str, list] = defaultdict(list)  # module -> (owner, name, op, line)
+        self.decorated: set[str] = set()  # qualified names of decorated definitions
+        for module, owners in flows.items():
+            for owner, facts in owners.items():
+                self._index(module, owner, facts)
+        self._loops: dict[str, list] = defaultdict(list)  # module -> (owner, iterable, line)
+        for (module, owner, _name), assigned in self._assigned.items():
+            for kind, value, *line in assigned:
+                if value.startswith("<iter> "):
+                    self._loops[module].append((owner, value[7:], line[0] if line else 0))
+        for (module, owner, name) in [*self._assigned, *self._params]:
+            self._locals.setdefault((module, owner), set()).add(name)
+        for (module, owner), defs in self._defs.items():
+            self._locals.setdefault((module, owner), set()).update(name for name, _ in defs)
+        for store in self._stores:
+            self._stores_by[store[2].rpartition(".")[2]].append(store)
+        self._by_module: dict[str, list] = defaultdict(list)
+        for call in self._calls:
+            self._by_module[call[0]].append(call)
+
+    def _index(self, module: str, owner: str, facts: tuple) -> None:
+        cls = self._class_of(module, owner)
+        defs: list[tuple] = []
+        open_defs: list[tuple] = []  # every def so far; those whose body may still go on
+        # Defs and statements in the order of their lines: a return is its def's.
+        in_order = (flowtext.DEF, flowtext.ASSIGN)
+        for fact in sorted(facts, key=lambda f: f[3] if f[0] in in_order else 0):
+            kind = fact[0]
+            if kind == flowtext.DEF:
+                _, name, params, line, indent = fact
+                defs.append((name, line))
+                while open_defs and open_defs[-1][1] >= indent:
+                    open_defs.pop()
+                open_defs.append((name, indent))
+                for param, i in parameter_names(params):
+                    self._params[(module, owner, param)].append((name, i, params))
+            elif kind == flowtext.ASSIGN:
+                _, target, value, line, indent = fact
+                while open_defs and open_defs[-1][1] >= indent:
+                    open_defs.pop()
+                self._assignment(module, owner, cls, target, value, line, open_defs)
+            elif kind == flowtext.DECORATE:  # the name holds what the decorator returns, too
+                _, decorator, name, line = fact
+                if not defs and owner.rpartition(".")[2] == name:
+                    # The owner's own decorators are applied where it is defined.
+                    scope = owner.rpartition(".")[0]
+                    where = (module, scope, self._class_of(module, scope) if scope else None)
+                else:
+                    where = (module, owner, cls)
+                self._decorations.append((*where[:2], decorator, name, line))
+                if where[1] == "" or where[1] == where[2]:  # a module's or a class's def
+                    self.decorated.add(f"{module}.{where[1]}.{name}" if where[1]
+                                       else f"{module}.{name}")
+                self._assignment(*where, name, f"({decorator})({name})", line, defs)
+            elif kind == flowtext.OPERATOR:
+                self._operators[module].append((owner, fact[1], fact[2], fact[3]))
+            elif kind == flowtext.RAISE:
+                self._raises.append((module, owner, fact[1], fact[3]))
+            elif kind == flowtext.CALL:
+                _, callee, args, line = fact
+                self._calls.append((module, owner, callee, args, line))
+                head, _, method = callee.rpartition(".")
+                if method in _ADDERS and head:
+                    self._stores.append((module, owner, head, (ADD_STORE, method, args)))
+        self._defs[(module, owner)] = defs
+
+    def _assignment(self, module, owner, cls, target, value, line, defs) -> None:
+        if target == "<return>":  # the innermost def around it (`defs`: those open)
+            name = defs[-1][0] if defs else None
+            qual = self._qual(module, owner)
+            self._returns[(qual, name)].append((module, owner, value))
+            return
+        if "[" in target and target.endswith("]"):
+            subscript = parse_text(target)
+            if isinstance(subscript, ast.Subscript):
+                self._stores.append((module, owner, ast.unparse(subscript.value),
+                                     (SET_STORE, subscript.slice, value)))
+            return
+        if "," in target:
+            for part in target.split(","):
+                part = part.strip().lstrip("*").strip()
+                if part.isidentifier():
+                    self._assigned[(module, owner, part)].append(("elements", value))
+            return
+        head, _, attr = target.partition(".")
+        if not attr:
+            if cls is not None and owner == cls:  # a class body: a class attribute
+                self._attrs[(f"{module}.{cls}", target)].append((module, owner, value))
+            self._assigned[(module, owner, target)].append(("value", value, line))
+        elif "." not in attr and head in ("self", "cls") and cls is not None:
+            self._attrs[(f"{module}.{cls}", attr)].append((module, owner, value))
+        elif "." not in attr:
+            self._foreign[attr].append((module, owner, head, value))
+
+    def _class_of(self, module: str, owner: str) -> str | None:
+        """The class whose body or method `owner` is, if any."""
+        classes = self.names.facts(module).classes
+        if owner in classes:
+            return owner
+        head = owner.rpartition(".")[0]
+        return head if head in classes else None
+
+    def _qual(self, module: str, owner: str) -> str:
+        return f"{module}.{owner}" if owner else module

@@ -1,0 +1,77 @@
+"""The tree's classes in order: each class's MRO and its subclasses, given its bases."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from jaxmap.build.resolve.names import Names
+
+
+class Hierarchy:
+    """The MRO (C3, bounded) and the subclasses of the classes of a tree."""
+
+    def __init__(self, names: Names, bases: Callable[[str], list[str]]):
+        self._names = names
+        self._bases = bases  # a class -> its bases of the tree
+        self._subclasses: dict[str, set[str]] | None = None
+        self._mros: dict[str, list[str]] = {}
+
+    def mro(self, cls: str) -> list[str]:
+        """The class and its bases of the tree, in C3-like order (depth first, left to
+        right, each once; bounded)."""
+        found = self._mros.get(cls)
+        if found is None:
+            self._mros[cls] = [cls]  # a class that is its own base: itself only
+            found = self._mros[cls] = self._linear(cls)
+        return found
+
+    def _linear(self, cls: str) -> list[str]:
+        """C3 linearisation of the class and its bases of the tree; depth first, left
+        to right, where the bases cannot be merged."""
+        merged = _c3([[cls], *(self.mro(base) for base in self._bases(cls)),
+                      self._bases(cls)])
+        if merged is not None:
+            return merged
+        order: list[str] = []
+        todo = [cls]
+        while todo and len(order) < 64:
+            klass = todo.pop(0)
+            if klass not in order:
+                order.append(klass)
+                todo[:0] = self._bases(klass)
+        return order
+
+    def family(self, cls: str) -> list[str]:
+        """The class and its subclasses of the tree (what `self` may be in its methods)."""
+        if self._subclasses is None:
+            self._subclasses = defaultdict(set)
+            for module, (_, facts) in self._names.modules.items():
+                for qualname in facts.classes:
+                    for base in self._bases(f"{module}.{qualname}"):
+                        self._subclasses[base].add(f"{module}.{qualname}")
+        family: list[str] = []
+        todo = [cls]
+        while todo and len(family) < 256:
+            klass = todo.pop()
+            if klass not in family:
+                family.append(klass)
+                todo.extend(sorted(self._subclasses.get(klass, ())))
+        return family
+
+
+def _c3(sequences: list[list[str]]) -> list[str] | None:
+    """The C3 merge of linearisations (None where they cannot be merged)."""
+    sequences = [list(s) for s in sequences if s]
+    order = []
+    while sequences:
+        for sequence in sequences:
+            head = sequence[0]
+            if not any(head in other[1:] for other in sequences):
+                break
+        else:
+            return None
+        order.append(head)
+        sequences = [[c for c in s if c != head] for s in sequences]
+        sequences = [s for s in sequences if s]
+    return order

@@ -1,0 +1,130 @@
+"""The texts of the flow facts parsed, each once (cached): expressions, call arguments
+and signatures, a dotted name or a plain call built directly rather than compiled."""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
+_PLAIN_ARGUMENTS = re.compile(r"[\w., =*]*\Z")
+_SIMPLE_CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(([\w., =]*)\)\Z")
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|'[^']*'|\"[^\"]*\"")
+_PARAMETER = re.compile(r"[A-Za-z_]\w*|/")
+
+
+@lru_cache(maxsize=8192)
+def parse_text(text: str):
+    """The expression of a text, or None if it is not one (a dotted name is built
+    directly: most texts are one, and compiling each would cost the most here)."""
+    text = text.strip()
+    if _DOTTED.match(text):
+        return dotted_node(text)
+    simple = _SIMPLE_CALL.match(text)
+    if simple:  # `f(a, k=b)`: built from its parts, as common as a name
+        positional, keywords = split_arguments(simple.group(2))
+        return ast.Call(dotted_node(simple.group(1)), positional,
+                        [ast.keyword(k, v) for k, v in keywords.items()])
+    try:
+        return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def dotted_node(text: str):
+    head, *attributes = text.split(".")
+    node = ast.Name(head)
+    for attribute in attributes:
+        node = ast.Attribute(node, attribute)  # type: ignore[assignment]
+    return node
+
+
+def head_name(node) -> str | None:
+    """The name a dotted expression starts with."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def constant_key(node):
+    """The value of a constant key (a string, a number), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+            and isinstance(node.operand, ast.Constant):
+        return None  # a negative index: counted from the end, not known here
+    return None
+
+
+def argument_nodes(args: str) -> list:
+    positional, keywords = split_arguments(args)
+    return positional + list(keywords.values())
+
+
+@lru_cache(maxsize=8192)
+def split_arguments(args: str) -> tuple[list, dict]:
+    if _PLAIN_ARGUMENTS.match(args):  # names and keywords only: no parse
+        positional, keywords = [], {}
+        for piece in args.split(","):
+            key, _, value = piece.rpartition("=")
+            value = value.strip().lstrip("*")
+            if not _DOTTED.match(value):
+                continue
+            if key.strip():
+                keywords[key.strip()] = dotted_node(value)
+            else:
+                positional.append(dotted_node(value))
+        return positional, keywords
+    try:
+        call = ast.parse(f"f({args})", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [], {}
+    assert isinstance(call, ast.Call)
+    return list(call.args), {k.arg: k.value for k in call.keywords if k.arg}
+
+
+def parameter_names(params: str) -> list[tuple[str, int]]:
+    """(name, position, or -1 if keyword-only) of each parameter of a signature's text,
+    read without parsing it (what is inside brackets is left out first)."""
+    flat = params
+    for _ in range(4):
+        if not _BRACKETED.search(flat):
+            break
+        flat = _BRACKETED.sub("", flat)
+    found, position = [], 0
+    for piece in flat.split(","):
+        piece = piece.strip()
+        if piece.startswith("*"):
+            name = piece.lstrip("*").partition(":")[0].strip()
+            if piece.startswith("**") or not name:
+                position = -1
+                continue
+            position = -1  # after *args, keyword-only
+            continue
+        match = _PARAMETER.match(piece)
+        if match and match.group() != "/":
+            found.append((match.group(), position))
+            if position >= 0:
+                position += 1
+    return found
+
+
+@lru_cache(maxsize=4096)
+def parameters(params: str) -> tuple[tuple[str, str | None, str | None], ...]:
+    """(name, default text, annotation text) of each parameter of a signature's text."""
+    try:
+        tree = ast.parse(f"def f({params}): pass")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+    return tuple((arg.arg, _text(default), _text(arg.annotation)) for arg, default in pairs)
+
+
+def _text(node) -> str | None:
+    return ast.unparse(node) if node is not None else None
