@@ -104,7 +104,7 @@ class Flow(FlowFacts):
                 self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
             if _ARRAY_MODULE in self.names.modules:  # an Array's methods, by their keys
                 for table in _ARRAY_TABLES:
-                    for value in self._name(_ARRAY_MODULE, "", table):
+                    for value in _ordered(self._name(_ARRAY_MODULE, "", table)):
                         if value[0] == BOX:
                             self._leaves.update(k for k, _ in self._memo.get(value[1], ())
                                                 if isinstance(k, str))
@@ -190,7 +190,7 @@ class Flow(FlowFacts):
         values = self._eval(module, owner, expr)
         if kind == _LOOP_SITE:
             called: set[tuple] = set()
-            for value in values:
+            for value in _ordered(values):
                 if value[0] == INSTANCE:
                     called |= self._iteration(value)
             return {(owner, text, line): frozenset(called)} if called else {}
@@ -228,14 +228,15 @@ class Flow(FlowFacts):
             expr = parse_text(text) if "(" in text else None
             if isinstance(expr, ast.Call) and any(
                     v[0] == FN and v[1].startswith(_ARRAY_MAKERS)
-                    for v in self._eval(module, owner, expr.func)):
+                    for v in _ordered(self._eval(module, owner, expr.func))):
                 return True
         return False
 
     def _iteration(self, value: tuple) -> frozenset:
         """The `__iter__` a loop over an instance calls, and the `__next__` of what it returns."""
         iterators = self._attribute(value, "__iter__")
-        nexts = {n for i in iterators for r in self.results(i) if r[0] == INSTANCE
+        nexts = {n for i in _ordered(iterators) for r in _ordered(self.results(i))
+                 if r[0] == INSTANCE
                  for n in self._attribute(r, "__next__")}
         return frozenset(iterators) | frozenset(nexts)
 
@@ -246,7 +247,7 @@ class Flow(FlowFacts):
             return self._name(module, owner, node.id)
         if kind is ast.Attribute:
             found: set[tuple] = set()
-            for value in self._eval(module, owner, node.value):
+            for value in _ordered(self._eval(module, owner, node.value)):
                 found |= self._attribute(value, node.attr)
             return frozenset(found)
         if kind is ast.Call:
@@ -299,9 +300,9 @@ class Flow(FlowFacts):
         generator's yields, an iterator's `__next__` results."""
         wanted = constant_key(index) if index is not None else None
         found = set()
-        for value in values:
+        for value in _ordered(values):
             if value[0] == BOX:
-                for k, item in self._memo.get(value[1], _EMPTY) | self._stored(value[1]):
+                for k, item in _ordered(self._memo.get(value[1], _EMPTY) | self._stored(value[1])):
                     if wanted is None or k is None or k == wanted:
                         found.add(item)
             elif value[0] in (FN, BOUND, KLASS):
@@ -309,14 +310,14 @@ class Flow(FlowFacts):
             elif value[0] == INSTANCE and index is not None:  # `helper[i]`: __getitem__
                 found |= self._member_results(value[1], "__getitem__")
             elif value[0] == INSTANCE and index is None:
-                for iterator in self._member_results(value[1], "__iter__"):
+                for iterator in _ordered(self._member_results(value[1], "__iter__")):
                     if iterator[0] == INSTANCE:
                         found |= self._member_results(iterator[1], "__next__")
         return frozenset(found)
 
     def _member_results(self, cls: str, method: str) -> frozenset:
         found: set[tuple] = set()
-        for value in self._attribute((INSTANCE, cls), method):
+        for value in _ordered(self._attribute((INSTANCE, cls), method)):
             found |= self.results(value)
         return frozenset(found)
 
@@ -395,7 +396,7 @@ class Flow(FlowFacts):
     def _hold(self, values, name: str) -> None:
         """Note `name` as a holder of the boxes among `values`: what is stored through
         that name (`name[k] = v`, `name.append(v)`) may be stored into them."""
-        for value in values:
+        for value in _ordered(values):
             if value[0] == BOX:
                 self._holders[value[1]].add(name)
 
@@ -497,8 +498,8 @@ class Flow(FlowFacts):
             if cls is not None:
                 return frozenset({(SUPER, f"{module}.{cls}")})
         handed = None
-        for value in self._eval(module, owner, callee):
-            for result in self.results(value):
+        for value in _ordered(self._eval(module, owner, callee)):
+            for result in _ordered(self.results(value)):
                 if result[0] == FN and value[0] in (FN, BOUND) and result[1] == value[1] \
                         and result[2] != value[2]:
                     # A closure the called function made: calling it calls what the call
@@ -572,7 +573,7 @@ class Flow(FlowFacts):
         if self._sites is None:
             self._sites = defaultdict(list)
             for module, owner, callee, args, _line in self._calls + self._decorations:
-                for value in self.callees(module, owner, callee):
+                for value in _ordered(self.callees(module, owner, callee)):
                     if value[0] in _CALLABLE:
                         self._sites[(value[1], value[2])].append(
                             (module, owner, args, value[0] == BOUND))
@@ -590,3 +591,14 @@ class Flow(FlowFacts):
             if f"{qualname}.__init__" in self.names.facts(module).funcs:
                 return f"{klass}.__init__"
         return None
+
+
+def _ordered(values) -> list:
+    """`values` in an order that does not depend on the hash seed: what is asked for
+    first while a cycle is cut decides what the memo keeps, so the answers would."""
+    return sorted(values, key=_order_key) if len(values) > 1 else list(values)
+
+
+def _order_key(value) -> str:
+    return repr(tuple(sorted(map(_order_key, part)) if isinstance(part, frozenset) else part
+                      for part in value)) if isinstance(value, tuple) else repr(value)
