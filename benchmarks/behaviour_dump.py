@@ -3,10 +3,6 @@
     python benchmarks/behaviour_dump.py dump OUT_DIR [--root PATH]
     python benchmarks/behaviour_dump.py compare BEFORE_DIR AFTER_DIR
 
-Every run uses one hash seed: the call graph's value flow still depends on the order
-sets iterate in (a few dozen of about 64k call rows change with the seed), which a
-refactor must not be blamed for.
-
 `dump` writes `primitives --json`, `index --json` (less its timings) and
 `locate --json` for a fixed list of primitives, functions, classes and modules, plus
 `graph --json` and `repo-map --json`, one file each. `compare` lists every file
@@ -16,12 +12,9 @@ that differs and exits 1 if any does.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-
-_ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 
 NAMES = [
     # primitives, by every spelling
@@ -41,7 +34,7 @@ _VOLATILE = {"seconds", "elapsed", "index", "index_path", "parse_seconds"}  # ti
 
 def _run(args: list[str], root: str | None) -> str:
     command = [sys.executable, "-m", "jaxmap", *args] + (["--root", root] if root else [])
-    done = subprocess.run(command, capture_output=True, text=True, env=_ENV)
+    done = subprocess.run(command, capture_output=True, text=True)
     return json.dumps({"rc": done.returncode, "stdout": _stable(done.stdout),
                        "stderr": done.stderr}, indent=1, sort_keys=True)
 
