@@ -37,7 +37,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from jaxmap import roots
-from jaxmap.build import discover, worker
+from jaxmap.build import discover, extract, worker
 from jaxmap.build.resolve import resolve
 
 
@@ -138,6 +138,8 @@ def _jaxmap_edges(folder: Path) -> set[tuple[str, str]]:
         tree = discover.list_files(roots.resolve_root(str(folder)))
         extracted = worker.extract_files(str(folder), tree.files, jobs=1)
         facts = {source.path: item[1] for source, item in zip(tree.files, extracted)}
+        for path, raw in facts.items():  # the call graph's facts, as the second phase adds
+            extract.add_graph_facts(raw, (folder / path).read_bytes())
         errors = [f["error"] for f in facts.values() if f.get("error")]
         if errors:
             raise _NotIndexed("; ".join(errors))
@@ -152,9 +154,9 @@ def _jaxmap_edges(folder: Path) -> set[tuple[str, str]]:
         if row.status not in ("resolved", "through") or row.callee is None:
             continue
         callee = rows[row.callee]
-        if callee["kind"] == "class" or rows[row.caller]["kind"] == "variable":
+        if callee.kind == "class" or rows[row.caller].kind == "variable":
             continue  # a class is called through its __init__; an alias's edge runs nothing
-        edges.add((rows[row.caller]["qualname"], callee["qualname"]))
+        edges.add((rows[row.caller].qualname, callee.qualname))
     return _folded(edges, folder)
 
 
