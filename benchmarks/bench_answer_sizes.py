@@ -49,7 +49,9 @@ def measure(root: str | None) -> None:
         print(f"  {'call':<30} {'chars':>8} {'tokens':>7} {'shown':>11} {'whole doc':>10}")
         for name, arguments in CALLS:
             text = tools.call(session, name, arguments)
-            whole = dispatch.answer(tools.BY_NAME[name].command, session.index(), arguments)
+            whole = dispatch.answer(tools.BY_NAME[name].command,
+                                    session.index(graph=tools.BY_NAME[name].command.graph),
+                                    arguments)
             document = json.loads(text)
             shown = f"{len(document[LISTS[name]])}/{document['total']}"
             call = f"{name} {json.dumps(arguments)}"

@@ -37,7 +37,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO))
     from jaxmap.session import open_index
 
-    with open_index(args.root) as index:  # builds it if needed: the cache is warm after
+    with open_index(args.root, graph=True) as index:  # builds it if needed: the cache is warm after
         root = Path(index.root)
         places = positions(root, args.requests)
         handlers = in_process(index, places)

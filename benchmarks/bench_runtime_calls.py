@@ -210,7 +210,7 @@ def main() -> None:
     root = roots.resolve_root(None)
     recorder = Recorder(os.path.dirname(jax.__file__))
     run_workload(recorder)
-    with open_index(root) as index:
+    with open_index(root, graph=True) as index:
         spans = Spans(index, root)
         pairs_in_graph = index.call_pairs()
         edges(recorder, spans, pairs_in_graph, index, args.misses)
