@@ -63,7 +63,8 @@ def scaffold_document(command: Command, arguments: dict, changed: list, dry_run:
                                         dry_run, notes(command, arguments))
 
 
-def scaffold_summary(command, arguments: dict, changed: list, dry_run: bool) -> str:
-    """A scaffold row's one line: what it wrote, or would write."""
+def scaffold_summary(command: Command, arguments: dict, changed: list, dry_run: bool) -> str:
+    """A scaffold row's one line: what it wrote, or would write, for its kind (`new`'s
+    KIND argument; `new-primitive` makes a primitive)."""
     return load(command.render["text"])(arguments.get("kind", "primitive"),
                                         arguments["name"], changed, dry_run)
