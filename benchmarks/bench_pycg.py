@@ -37,7 +37,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from jaxmap import roots
-from jaxmap.build import discover, extract, worker
+from jaxmap.build import discover, worker
 from jaxmap.build.resolve import resolve
 
 
@@ -136,10 +136,8 @@ def _jaxmap_edges(folder: Path) -> set[tuple[str, str]]:
     """The snippet's resolved call edges between functions, as qualified names."""
     try:
         tree = discover.list_files(roots.resolve_root(str(folder)))
-        extracted = worker.extract_files(str(folder), tree.files, jobs=1)
+        extracted = worker.extract_files(str(folder), tree.files, jobs=1, flow=True)
         facts = {source.path: item[1] for source, item in zip(tree.files, extracted)}
-        for path, raw in facts.items():  # the call graph's facts, as the second phase adds
-            extract.add_graph_facts(raw, (folder / path).read_bytes())
         errors = [f["error"] for f in facts.values() if f.get("error")]
         if errors:
             raise _NotIndexed("; ".join(errors))

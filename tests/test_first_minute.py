@@ -123,9 +123,9 @@ def slow_build(monkeypatch):
     monkeypatch.delenv("JAXMAP_QUIET")
     extract = worker.extract_files
 
-    def slow(root, sources, *, progress=None, jobs=None):
+    def slow(root, sources, *, progress=None, jobs=None, flow=False):
         time.sleep(1.1)
-        return extract(root, sources, progress=progress, jobs=1)
+        return extract(root, sources, progress=progress, jobs=1, flow=flow)
 
     monkeypatch.setattr(worker, "extract_files", slow)
 

@@ -67,7 +67,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     if isinstance(plan, IndexReport):
         return plan
     with _gc_paused():
-        facts, rows = _facts(root, tree, plan, progress, jobs)
+        facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
             rows = _with_flow(root, facts, rows, progress)
         from jaxmap.build import resolve
@@ -170,12 +170,15 @@ def _classify(root: str, files: list, old: dict) -> tuple[list, list, list]:
     return unchanged, touched, to_parse
 
 
-def _facts(root: str, tree, plan: _Plan, progress, jobs) -> tuple[dict, list[tuple]]:
-    """Facts of every file, parsed now or kept, and the file rows to store."""
+def _facts(root: str, tree, plan: _Plan, progress, jobs,
+           graph: bool) -> tuple[dict, list[tuple]]:
+    """Facts of every file, parsed now (with what the call graph reads, if `graph`) or
+    kept, and the file rows to store."""
     from jaxmap.build import worker
 
     parsed = dict(zip((s.path for s in plan.to_parse),
-                      worker.extract_files(root, plan.to_parse, progress=progress, jobs=jobs)))
+                      worker.extract_files(root, plan.to_parse, progress=progress,
+                                           jobs=jobs, flow=graph)))
     facts, rows = {}, []
     for source in tree.files:
         digest, facts[source.path], blob = parsed.get(source.path) or plan.kept[source.path]
@@ -184,8 +187,9 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs) -> tuple[dict, list[tup
 
 
 def _with_flow(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
-    """What the call graph reads (callees, value flow) added to every file's facts
-    that lack it, read again from its source; and the file rows to store with them."""
+    """What the call graph reads (callees, value flow) added to the facts that lack it
+    (those kept from an index of the first phase alone), read again from their source;
+    and the file rows to store with them."""
     import marshal
 
     from jaxmap.build import extract

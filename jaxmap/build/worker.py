@@ -10,11 +10,13 @@ import signal
 _PARALLEL_MIN_FILES = 48
 
 
-def extract_files(root: str, sources: list, *, progress=None, jobs=None) -> list[tuple]:
+def extract_files(root: str, sources: list, *, progress=None, jobs=None,
+                  flow: bool = False) -> list[tuple]:
     """(digest, facts, facts marshalled) of each source file, in order, using every
     core for many files: this process and `jobs - 1` helpers take files, largest
-    first, from one shared counter, and the helpers send theirs back as they finish."""
-    tasks = [(str(root), s.path, s.module, s.is_package) for s in sources]
+    first, from one shared counter, and the helpers send theirs back as they finish.
+    With `flow`, the facts hold what the call graph reads too (extract.extract's)."""
+    tasks = [(str(root), s.path, s.module, s.is_package, flow) for s in sources]
     jobs = jobs or os.cpu_count() or 1
     results = _Results(len(tasks), progress)
     if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
@@ -135,16 +137,16 @@ def _take(counter, total: int) -> int | None:
 
 def _extract_task(task: tuple) -> tuple[str, dict]:
     """(digest, facts) of one file."""
-    root, relative, module, is_package = task
+    root, relative, module, is_package, flow = task
     from jaxmap.build import extract
 
     data = read_source(root, relative)
     error = None if data is not None else "unreadable"
     try:
-        facts = extract.extract(data or b"", module, is_package, flow=False)
+        facts = extract.extract(data or b"", module, is_package, flow=flow)
     except (RecursionError, ValueError, UnicodeError) as problem:
         error = f"{type(problem).__name__}: {problem}"
-        facts = extract.extract(b"", module, is_package)
+        facts = extract.extract(b"", module, is_package, flow=flow)
     if error:
         facts["error"] = f"{relative}: not indexed ({error})"
     return content_digest(data or b""), facts
