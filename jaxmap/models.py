@@ -142,3 +142,13 @@ class Definition(NamedTuple):
     loc: SourceLoc
     public_paths: tuple[str, ...] = ()
     summary: str | None = None
+
+
+# The status of a stored call row. THROUGH: a call whose callee only a parameter holds,
+# handed in by some call site, or one of many a dispatch may call; the graph lists it,
+# reachability (binds, tests, what a function reaches) does not follow it, which would
+# follow every function any caller hands a higher-order function. HANDED: a function
+# handed on (`jit(f)`, `partial(f, x)`), an edge reachability follows, but no call.
+RESOLVED, THROUGH, HANDED = "resolved", "through", "handed"
+EXTERNAL, UNRESOLVED = "external", "unresolved"
+CALL_STATUSES = (RESOLVED, THROUGH, HANDED, EXTERNAL, UNRESOLVED)

@@ -7,7 +7,7 @@ import textwrap
 from inline import resolve_sources
 
 from jaxmap.build.extract import extract
-from jaxmap.build.resolve.calls import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
+from jaxmap.models import EXTERNAL, HANDED, RESOLVED, UNRESOLVED
 
 CORE = "from jax._src import core\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from inline import resolve_sources
 
 from jaxmap.build.extract import extract
-from jaxmap.build.resolve.calls import HANDED, RESOLVED, THROUGH, UNRESOLVED
+from jaxmap.models import HANDED, RESOLVED, THROUGH, UNRESOLVED
 
 
 def calls(res) -> set[tuple[str, str, str, str | None]]:

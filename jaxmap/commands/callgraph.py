@@ -18,10 +18,9 @@ from functools import partial
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
+from jaxmap.models import EXTERNAL, THROUGH, UNRESOLVED
 
-FUNCTION, PRIMITIVE, EXTERNAL, UNRESOLVED = "function", "primitive", "external", "unresolved"
-
-_THROUGH = "through"  # the stored status of a call of what a parameter received
+FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
 
 
 class Reached(NamedTuple):
@@ -189,7 +188,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
                 found.append(Reached(text, status, owners[caller].file, line, step,
                                      _chain(caller, parent, owners, down=True) + (text,)))
             elif callee is not None and callee not in levels \
-                    and not (prims_only and status == _THROUGH):
+                    and not (prims_only and status == THROUGH):
                 levels[callee], parent[callee] = step, caller
                 nxt.append(callee)
         found += _bound(index, frontier, step, parent, owners)

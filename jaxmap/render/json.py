@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jaxmap.models import Definition, Primitive, Rule
+from jaxmap.models import CALL_STATUSES, Definition, Primitive, Rule
 from jaxmap.render.paging import EVERYTHING, Paging, capped, paged
 from jaxmap.render.paging import dump as _dump
 from jaxmap.render.view import View
@@ -134,7 +134,7 @@ def index_document(report, messages: list[str], call_counts: dict[str, int]) -> 
     on, not called; `unresolved_share`: unresolved of all calls)."""
     total = sum(call_counts.values())
     calls = {status: call_counts.get(status, 0)
-             for status in ("resolved", "through", "handed", "external", "unresolved")}
+             for status in CALL_STATUSES}
     fields = {("index" if name == "path" else name): value
               for name, value in report._asdict().items()}
     return _dump({**fields, "changed": report.changed,

@@ -22,15 +22,9 @@ from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM
 from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, KLASS, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 from jaxmap.store.records import PrimitiveRecord
 
-RESOLVED, EXTERNAL, UNRESOLVED = "resolved", "external", "unresolved"
-# A call whose callee only a parameter holds, handed in by some call site, or one of
-# many a dispatch may call: the graph lists it, reachability (binds, tests) does not
-# follow it (it would follow every function any caller hands a higher-order function).
-# A function handed on (`jit(f)`, `partial(f, x)`) is an edge followed by
-# reachability, but not a call.
-THROUGH, HANDED = "through", "handed"
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
 # `through` (listed, not followed by reachability, or jax.grad would reach every
 # primitive through the transpose rules' registry); past MAX_LISTED, it is unresolved.
