@@ -69,7 +69,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
-            rows = _with_flow(root, facts, rows, progress)
+            rows = _with_graph_facts(root, facts, rows, progress)
         from jaxmap.build import resolve
 
         resolution = resolve.resolve(facts, graph=graph)
@@ -186,7 +186,7 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
     return facts, rows
 
 
-def _with_flow(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
+def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
     (those kept from an index of the first phase alone), read again from their source;
     and the file rows to store with them."""
