@@ -135,6 +135,13 @@ def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, t
     assert "runs as  the batching rule of q, registered at m.py:22" in text
 
 
+def test_a_primitive_variable_does_not_run_as_the_rules_registered_on_it(capsys, tmp_path):
+    """`batching.primitive_batchers[p_p] = ...` names p_p, but p_p runs as no rule."""
+    (tmp_path / "m.py").write_text(_RULES)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "p_p", "--json"))
+    assert document["registrations"] == []
+
+
 def run_tree(capsys, root, *argv) -> str:
     from jaxmap.cli import main
 

@@ -125,8 +125,9 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
     found = {(targets[did], kind, prim, file, line)
              for did, kind, prim, file, line in index.registrations(targets)}
     nodes = index.nodes(targets)
-    named = {did: re.compile(rf"(?<![\w.]){re.escape(node.qualname.rpartition('.')[2])}\b")
-             for did, node in nodes.items()}
+    named = {did: re.compile(rf"(?<![\w.]){re.escape(leaf)}\b")
+             for did, node in nodes.items()
+             if not _is_primitive_variable(index, leaf := node.qualname.rpartition(".")[2])}
     for file in {node.file for node in nodes.values()}:
         lines = _source_lines(index, file)
         for prim, rule in index.rules_registered_in(file):
@@ -135,6 +136,13 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
                       for did, pattern in named.items()
                       if nodes[did].file == file and pattern.search(text)}
     return tuple(Registration(*row) for row in sorted(found, key=lambda r: (r[3], r[4])))
+
+
+def _is_primitive_variable(index, name: str) -> bool:
+    """Whether `name` holds a primitive (`cumsum_p`): its own statement names it, and
+    so do its registrations, which it does not run as a rule."""
+    return any(name == p.variable or name in p.aliases
+               for p in index.primitives_named(name, name))
 
 
 def _source_lines(index, file: str) -> list[str]:
