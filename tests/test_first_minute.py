@@ -47,6 +47,13 @@ def test_a_tree_without_primitives_warns_and_answers_empty(plain_tree, capsys):
     assert err.startswith("jaxmap: warning: no JAX primitives in") and err.count("\n") == 1
 
 
+def test_coverage_of_a_tree_without_primitives_is_its_header_and_totals(plain_tree, capsys):
+    assert main(["coverage", "--root", str(plain_tree)]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["primitive  module", "total      0 primitives"]
+    assert "no JAX primitives" in err
+
+
 def test_a_diff_against_a_tree_without_primitives_warns(plain_tree, capsys):
     assert main(["diff", str(MINIJAX), str(plain_tree)]) == 0
     out, err = capsys.readouterr()

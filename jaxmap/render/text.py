@@ -321,8 +321,8 @@ def coverage_cells(matrix) -> tuple[list, list, list]:
 
 def coverage_table(matrix, view: View) -> str:
     """A coverage.Coverage as aligned columns, totals last."""
-    rows = [cells for part in coverage_cells(matrix) for cells in
-            (part if part and isinstance(part[0], list) else [part])]
+    header, body, totals = coverage_cells(matrix)
+    rows = [header, *body, totals]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
                      for row in rows)
