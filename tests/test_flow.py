@@ -403,3 +403,24 @@ def test_a_closure_a_factory_made_calls_what_the_factory_was_handed():
           return operator_add(a, b)
         """})
     assert callees_of(res, "m.user") == {"m._defer", "m.add"}
+
+
+def test_a_table_longer_than_a_screen_is_read_whole():
+    rows = "".join(f'  "k{i}": f{i},\n' for i in range(120))
+    defs = "".join(f"def f{i}(): pass\n" for i in range(120))
+    res = resolve_sources({"m.py": defs + "TABLE = {\n" + rows + "}\n"
+                                   "def use():\n  return TABLE['k119']()\n"})
+    assert callees_of(res, "m.use") == {"m.f119"}
+
+
+def test_a_keyword_on_a_continuation_line_is_not_an_assignment():
+    res = resolve_sources({"m.py": """
+        def helper(): pass
+        def make(**kw): return kw
+        def use():
+          made = make(
+              helper=1)
+          f = helper
+          return f()
+        """})
+    assert callees_of(res, "m.use") == {"m.make", "m.helper"}

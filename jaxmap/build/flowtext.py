@@ -57,7 +57,7 @@ _OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//"
                    b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
                    b"<": "lt", b"<=": "le", b">": "gt", b">=": "ge", b"[": "getitem"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
-_MAX_LINES = 40
+_MAX_LINES = 400  # a table of JAX's (Array methods, operators) runs to ~80
 
 
 def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: frozenset,
@@ -84,8 +84,11 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                     errors="replace"), match.group(3).decode(), at))
         for match in _RAISE.finditer(text):
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
+        covered = 0  # the end of the last statement: a match before it is inside it
         for match in _STATEMENT.finditer(text):
-            value = _logical(text, match.end())
+            if match.start() < covered:  # `f(a,\n  b=c)`: a keyword, not an assignment
+                continue
+            value, covered = _logical(text, match.end())
             if not value or value.startswith(b"#"):
                 continue
             at = line_of(match.start())
@@ -174,9 +177,9 @@ def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
     return found
 
 
-def _logical(text: bytes, at: int) -> bytes:
+def _logical(text: bytes, at: int) -> tuple[bytes, int]:
     """The rest of a statement from `at`: to its line's end, or further while a bracket
-    is open (up to a bound)."""
+    is open (up to a bound); and the offset where it ends."""
     end = text.find(b"\n", at)
     end = len(text) if end < 0 else end
     value = text[at:end]
@@ -191,7 +194,7 @@ def _logical(text: bytes, at: int) -> bytes:
             - sum(more.count(c) for c in (b")", b"]", b"}"))
         value += more
         end, lines = nxt, lines + 1
-    return _without_comment(value).strip()
+    return _without_comment(value).strip(), end
 
 
 def _without_comment(value: bytes) -> bytes:
