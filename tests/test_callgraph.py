@@ -289,3 +289,27 @@ def test_an_alias_reaches_what_the_function_it_names_binds(capsys, tmp_path):
     assert {f["name"] for f in binds["found"]} == {"m.silu", "m.swish"}
     calls = json.loads(run_tree(capsys, tmp_path, "calls", "swish", "--json"))
     assert [f["name"] for f in calls["found"] if f["kind"] == "function"] == ["m.silu"]
+
+
+def test_binds_follows_the_impl_and_lowering_rules_a_bind_runs(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\nfrom jax._src.interpreters import ad, mlir\n"
+        "p_p = core.Primitive('p')\nq_p = core.Primitive('q')\nr_p = core.Primitive('r')\n"
+        "def _helper(x):\n  return p_p.bind(x)\n"
+        "def _q_impl(x):\n  return _helper(x)\n"
+        "q_p.def_impl(_q_impl)\n"
+        "def _r_lowering(ctx, x):\n  return p_p.bind(x)\n"
+        "mlir.register_lowering(r_p, _r_lowering)\n"
+        "def _r_jvp(primals, tangents):\n  return p_p.bind(*primals), tangents\n"
+        "ad.primitive_jvps[r_p] = _r_jvp\n"
+        "def api_q(x):\n  return q_p.bind(x)\n"
+        "def api_r(x):\n  return r_p.bind(x)\n")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    chains = {f["name"]: f["chain"] for f in binds["found"]}
+    assert chains["m.api_q"] == ["m.api_q", "q_p.bind runs its impl rule", "m._q_impl",
+                                 "m._helper", "p_p.bind"]
+    assert chains["m.api_r"] == ["m.api_r", "r_p.bind runs its lowering rule",
+                                 "m._r_lowering", "p_p.bind"]
+    assert "m._r_jvp" in chains  # it binds p itself; a jvp rule is not followed up from it
+    assert set(chains) == {"m._helper", "m._q_impl", "m.api_q", "m._r_lowering", "m.api_r",
+                           "m._r_jvp"}

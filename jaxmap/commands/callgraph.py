@@ -1,7 +1,8 @@
 """Call-graph questions, answered from the index's call and binds tables one level of
 SQL per step (no graph is built, so each answer costs about a `locate`):
 
-- `binds PRIM`: every function that reaches the primitive, with its shortest chain;
+- `binds PRIM`: every function that reaches the primitive, with its shortest chain
+  (through the impl and lowering rules of what it binds: RUN_AT_BIND);
 - `callers NAME`: who calls a function, at the line of each call, the registrations
   that make a rule function run (JAX calls it, no function of the tree does), and the
   calls that could not be resolved but may be to it (their text ends with its name),
@@ -18,9 +19,14 @@ from functools import partial
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
-from jaxmap.models import EXTERNAL, THROUGH, UNRESOLVED
+from jaxmap.models import EXTERNAL, THROUGH, UNRESOLVED, RuleKind
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
+# Rules a bind runs, which `binds` follows: a primitive bound outside any transformation
+# runs its impl rule, and bound under jit its lowering rule (which may trace a function
+# of the tree: `mlir.lower_fun(f)`). JVP, transpose and batching rules run only under
+# grad or vmap; followed, they would make nearly every function reach `add` or `mul`.
+RUN_AT_BIND = (RuleKind.IMPL.value, RuleKind.LOWERING.value)
 
 
 class Reached(NamedTuple):
@@ -75,10 +81,12 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
     ends: dict[int, tuple[str, ...]] = {}
     for did, pid, _line, via in index.binders(variables):
         ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
-    parent, levels, _ = _walk(partial(index.callers, through=False), list(ends), depth,
+    hops: dict[tuple[int, int], str] = {}
+    parent, levels, _ = _walk(partial(_callers_and_binders, index, hops), list(ends), depth,
                               bodies=False)
     nodes = index.nodes(levels)
-    found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes) + ends[_root(i, parent)])
+    found = [_reached(nodes[i], levels[i],
+                      _chain(i, parent, nodes, hops=hops) + ends[_root(i, parent)])
              for i in levels if i in nodes]
     unresolved = _unnamed_callers(index, nodes.values())
     if public:
@@ -86,6 +94,18 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
     found.sort(key=lambda r: (not r.public, r.depth, r.label))
     return CallAnswer(prim, "binds", tuple(sorted(set(variables.values()))), tuple(found),
                       unresolved=unresolved)
+
+
+def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
+                         ) -> list[tuple[int, int, int, bool]]:
+    """The callers of `ids`, as `_walk` steps them, and, for those that are rules run at
+    a bind (RUN_AT_BIND), the definitions binding their primitive; each such step is
+    noted in `hops` with the words its chain shows."""
+    rows = index.callers(ids, through=False)
+    for binder, rule, line, function, prim, kind in index.rule_binders(ids, RUN_AT_BIND):
+        hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+        rows.append((binder, rule, line, function))
+    return rows
 
 
 def _unnamed_callers(index, nodes) -> int:
@@ -262,14 +282,17 @@ def _root(node: int, parent: dict[int, int]) -> int:
     return node
 
 
-def _chain(node: int, parent: dict[int, int], nodes: dict, down: bool = False
-           ) -> tuple[str, ...]:
-    """Labels from `node` along its parents; `down`: from the root to `node`."""
+def _chain(node: int, parent: dict[int, int], nodes: dict, down: bool = False,
+           hops: dict[tuple[int, int], str] | None = None) -> tuple[str, ...]:
+    """Labels from `node` along its parents, with the words of each step `hops` notes
+    after the node it leaves; `down`: from the root to `node`."""
     labels = []
     while True:
         labels.append(nodes[node].label if node in nodes else str(node))
         if node not in parent:
             break
+        if hops and (node, parent[node]) in hops:
+            labels.append(hops[node, parent[node]])
         node = parent[node]
     return tuple(reversed(labels)) if down else tuple(labels)
 

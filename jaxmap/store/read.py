@@ -316,6 +316,21 @@ class Index:
             "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*) "
             "ORDER BY d.id, r.file, r.line", ids)
 
+    def rule_binders(self, ids, kinds: tuple[str, ...]
+                     ) -> list[tuple[int, int, int, bool, str, str]]:
+        """(binder, rule function, line of the bind, whether the binder is a function,
+        primitive, rule kind) for each rule of one of `kinds` whose function is one of
+        `ids`, with each definition that binds the rule's primitive: binding the
+        primitive runs the rule."""
+        listed = ", ".join(f"'{kind}'" for kind in kinds if kind.isidentifier())
+        return self._in(
+            "SELECT DISTINCT b.definition_id, d.id, b.line, bd.kind IN ('function', "
+            "'variable'), coalesce(p.variable, p.name), r.kind FROM definitions d JOIN rules "
+            "r ON r.function_file = d.file AND r.function_line = d.line JOIN primitives p ON "
+            "p.id = r.primitive_id JOIN binds b ON b.primitive_id = r.primitive_id JOIN "
+            f"definitions bd ON bd.id = b.definition_id WHERE d.id IN (?*) AND r.kind IN "
+            f"({listed}) ORDER BY d.id, b.definition_id, b.line", ids)
+
     def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
         """(file, line) -> (id, end line) of the functions defined in `files`."""
         return {(file, line): (did, end) for did, file, line, end in self._in(
