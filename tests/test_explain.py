@@ -64,6 +64,13 @@ def scan(f):
   raise TypeError("scan body function carry input and carry output must have equal "
                   "types, but they differ")
 
+class JVPTrace:
+  def process_primitive(self, primitive):
+    raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
+
+def fallback_linearize_rule(prim):
+  raise NotImplementedError(f"Differentiation rule for '{prim}' not implemented")
+
 def _spec_error(prefix):
   msg = f"shard_map was given {prefix}_specs entries which are too long for the values"
   return msg
@@ -116,9 +123,9 @@ def _line(text: str, source: str = _CORE) -> int:
     return textwrap.dedent(source).split("\n").index(text) + 1
 
 
-def _traceback(message: str, frames=(), note=False) -> str:
+def _traceback(message: str, frames=(), note=False, code="main()") -> str:
     lines = ["Traceback (most recent call last):",
-             '  File "/home/me/train.py", line 7, in <module>', "    main()"]
+             '  File "/home/me/train.py", line 7, in <module>', f"    {code}"]
     for path, line, function in frames:
         lines += [f'  File "/env/site-packages/{path}", line {line}, in {function}', "    x"]
     note_text = ["-" * 20, ("For simplicity, JAX has removed its internal frames from the "
@@ -181,6 +188,18 @@ def test_names_near_a_raise_that_the_message_quotes_tell_its_raises_apart(index)
     found = explain.explain(index, "ValueError: shard_map was given in_specs entries which "
                                    "are too long for the values")
     assert [s.function.rpartition(".")[2] for s in found.sites] == ["check_in", "check_out"]
+
+
+def test_the_transformation_the_user_called_puts_its_machinery_s_raise_first(index):
+    """One wording raised by the JVP trace and by the linearize rule; the user's
+    `jax.grad` runs the second, `jax.jvp` the first."""
+    message = "NotImplementedError: Differentiation rule for 'frob' not implemented"
+    under_grad = explain.explain(index, _traceback(message, note=True, code="jax.grad(f)(1.)"))
+    assert [s.function.rpartition(".")[2] for s in under_grad.sites] == [
+        "fallback_linearize_rule", "process_primitive"]
+    under_jvp = explain.explain(index, _traceback(message, note=True,
+                                                  code="jax.jvp(f, (1.,), (1.,))"))
+    assert under_jvp.sites[0].function.endswith("JVPTrace.process_primitive")
 
 
 def test_no_message_matched_names_the_innermost_jax_frame(index):
