@@ -28,6 +28,10 @@ class ConcretizationTypeError(JAXTypeError):
 _CORE = '''
 from jax._src.errors import ConcretizationTypeError
 
+class Tracer:
+  def tolist(self):
+    raise ConcretizationTypeError(self, f"The tolist() method was called on {self}.")
+
 def concrete_or_error(force, val, context=""):
   raise ConcretizationTypeError(val, context)
 
@@ -174,6 +178,19 @@ def test_the_text_a_caller_passes_tells_which_raise_fired(index):
         message.format("The problem arose with the `int` function. "), note=True))
     assert conversion.raised_by[0].line == _line(
         "    raise ConcretizationTypeError(arg, fname_context)")
+
+
+def test_a_raise_with_words_of_its_own_the_message_lacks_comes_after_the_helpers(index):
+    """Tracer.tolist raises the class with its own words, first in the source; the
+    helpers pass on what they were handed."""
+    head = ("jax.errors.ConcretizationTypeError: Abstract tracer value encountered where "
+            "concrete value is expected: traced array")
+    first_line = explain.explain(index, _traceback(head, note=True))
+    assert [s.function.rpartition(".")[2] for s in first_line.raised_by] == [
+        "concrete_or_error", "concretization_function_error", "tolist"]
+    tolist = explain.explain(index, _traceback(
+        head + "\nThe tolist() method was called on traced array.\n", note=True))
+    assert tolist.raised_by[0].function.endswith("Tracer.tolist")
 
 
 def test_arguments_of_a_bound_format_tell_its_raises_apart(index):
