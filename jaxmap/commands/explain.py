@@ -10,7 +10,8 @@ placed at the traceback's innermost JAX frame ('raised here, message not matched
 or matched against the wording of older releases (the committed snapshots), or
 said to be unplaced, with the closest messages of the tree apart; a traceback with
 no JAX in it is 'not from JAX'. A rule-missing message is answered by
-missing_rules.py.
+missing_rules.py: the rule to add, or why none should be added (the primitive is not
+linear; the index has the rule).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import NamedTuple
 from jaxmap.commands import missing_rules, tracebacks
 from jaxmap.commands.exception_classes import Agreement, agreement, builtin
 from jaxmap.commands.explain_rank import Ranker
-from jaxmap.commands.missing_rules import MissingRule, NotLinear
+from jaxmap.commands.missing_rules import HasRule, MissingRule, NotLinear
 from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.store.message_patterns import (
     INIT_KIND,
@@ -86,6 +87,7 @@ class Explanation(NamedTuple):
     not_linear: NotLinear | None = None
     older: Older | None = None
     closest: tuple[Near, ...] = ()
+    has_rule: HasRule | None = None  # the rule said to be missing is in the index
 
     @property
     def placed(self) -> bool:
@@ -240,10 +242,11 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     sites = ranker.order(sites)
     missing = missing_rules.missing_rule(index, pieces, found.groups()) if whole else None
     diagnosis = missing_rules.not_linear(missing, before + raised.frames)
+    present = missing_rules.has_rule(index, missing)
     return Explanation(found.group().strip(), tuple(sites),
-                       None if diagnosis else missing,
+                       None if diagnosis or present else missing,
                        tuple(_raised_by(index, raised, sites, ranker)),
-                       raised.exception, Status.MATCHED, diagnosis)
+                       raised.exception, Status.MATCHED, diagnosis, has_rule=present)
 
 
 def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:
