@@ -75,6 +75,15 @@ class JVPTrace:
 def fallback_linearize_rule(prim):
   raise NotImplementedError(f"Differentiation rule for '{prim}' not implemented")
 
+def execute(computation, args):
+  return computation.execute_sharded(args)
+
+def call(computation, args):
+  return execute(computation, args)
+
+def _wrapped_callback(out):
+  raise RuntimeError(f"Incorrect output shape for return value #{out}: Expected: 3")
+
 def _spec_error(prefix):
   msg = f"shard_map was given {prefix}_specs entries which are too long for the values"
   return msg
@@ -248,6 +257,28 @@ def test_each_exception_of_a_chain_is_answered_root_cause_first(index):
     first, second = explain.explain_all(index, text)
     assert first.status == Status.MATCHED and first.sites[0].function.endswith("reshape")
     assert second.status == Status.NOT_JAX and second.exception == "RuntimeError"
+
+
+def test_a_runtime_error_carrying_a_callback_s_traceback_surfaced_where_the_runtime_ran(
+        index):
+    """The carried traceback's last frames: call -> execute (a call the index sees) ->
+    _wrapped_callback (run by the runtime execute called: no call the index sees)."""
+    def frame(text, function):
+        return (f'  File "/env/site-packages/jax/_src/core.py", line {_line(text)}, '
+                f"in {function}\n")
+    carried = ("INTERNAL: CpuCallback error calling callback: Traceback (most recent call "
+               "last):\n" + frame("  return execute(computation, args)", "call")
+               + frame("  return computation.execute_sharded(args)", "execute")
+               + frame('  raise RuntimeError(f"Incorrect output shape for return value '
+                       '#{out}: Expected: 3")', "_wrapped_callback")
+               + "RuntimeError: Incorrect output shape for return value #0: Expected: 3")
+    callback, runtime = explain.explain_all(
+        index, _traceback("jax.errors.JaxRuntimeError: " + carried, note=True))
+    assert callback.status == Status.MATCHED and callback.exception == "RuntimeError"
+    assert callback.sites[0].function.endswith("_wrapped_callback")
+    assert runtime.status == Status.RUNTIME and runtime.exception == "jax.errors.JaxRuntimeError"
+    assert (runtime.sites[0].line, runtime.sites[0].function) == (
+        _line("  return computation.execute_sharded(args)"), "execute")
 
 
 def test_an_unplaced_message_gets_the_closest_ones_apart(index):

@@ -5,9 +5,10 @@ message quotes, then the one whose nearby names it quotes (`in_specs` of
 jnp.arange argument ...")` or `fname_context = f"The problem arose with the `{fname}`
 function."` tell which of the 19 places that raise a ConcretizationTypeError fired,
 where the filtered traceback shows no JAX frame at all. A raise that writes words of
-its own the message lacks comes after those that pass on what they were handed. Last, the one of the machinery
-of a transformation the user's own frames call (knowledge/transformations.py): under
-`jax.grad(f)(x)` the linearize rule's raise of a wording the JVP trace raises too.
+its own the message lacks comes after those that pass on what they were handed. Last,
+the one of the machinery of a transformation the user's own frames call
+(knowledge/transformations.py): under `jax.grad(f)(x)` the linearize rule's raise of a
+wording the JVP trace raises too.
 
 The text is read from the indexed tree's source at the site's function and at the
 calls to it, when the tree is on disk (not for a snapshot)."""

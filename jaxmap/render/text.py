@@ -363,6 +363,11 @@ def _explained(found, path: PathFn) -> str:
             "JAX_TRACEBACK_FILTERING=off shows the raise"
         return f"{head}\n  {label:<14} {path(site.file)}:{site.line}  in {site.function}  " \
                f"({note})"
+    if status == "runtime":
+        site = found.sites[0]
+        return f"{head}\n  {'runtime call':<14} {path(site.file)}:{site.line}  in " \
+               f"{site.function}  (raised by the runtime this frame called, which ran the " \
+               f"callback whose traceback the message carries)"
     if status == "older":
         return _older(head, found.older, path)
     if status == "not-jax":
