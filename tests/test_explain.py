@@ -239,6 +239,14 @@ def test_no_message_matched_names_the_innermost_jax_frame(index):
     assert explain.explain(index, filtered).status == Status.FRAME_SHOWN
 
 
+def test_an_unmatched_raise_in_code_jax_called_is_not_placed_at_a_jax_frame(index):
+    """The innermost frame is the user's function (a scan body, a callback): it raised."""
+    text = _traceback("ValueError: my own check failed",
+                      [("jax/_src/core.py", 12, "arange"), ("mylib/body.py", 3, "body")])
+    [answer] = explain.explain_all(index, text, older=())
+    assert answer.status == Status.UNMATCHED and not answer.sites
+
+
 def test_a_message_a_generator_yields_is_raised_where_the_traceback_says(index):
     raise_line = _line('    raise error("tree_map tree")')
     text = _traceback("ValueError: pytree structure error: different types at key path\n"

@@ -6,7 +6,8 @@ answered, the root cause first. The message formats are the indexed tree's own
 followed. A site answers only if it explains the message from its start with enough
 fixed text, raises the class the traceback prints, and, where the traceback shows
 JAX frames, is among them or ranks after those that are. What no site explains is
-placed at the traceback's innermost JAX frame ('raised here, message not matched'),
+placed at the traceback's innermost frame when that is JAX's ('raised here, message
+not matched'),
 or, for an error of the runtime that carries the traceback of a callback it ran (each
 of whose exceptions is answered first), at the frame that called the runtime, or
 matched against the wording of older releases (the committed snapshots), or
@@ -175,8 +176,8 @@ def _answer(index, messages, raised, before, older) -> Explanation:
     found = match(messages, raised)
     if found:
         return _matched(index, raised, before, *found)
-    if raised.jax_frames:
-        frame = raised.jax_frames[-1]
+    if raised.frames and raised.frames[-1].jax_file:  # not a raise in the user's code
+        frame = raised.frames[-1]
         site = Site(frame.jax_file, frame.line, frame.function, raised.exception or "")
         return Explanation(message, (site,), None, exception=raised.exception,
                            status=Status.FRAME_SHOWN if raised.filtered else Status.FRAME)
