@@ -257,3 +257,6 @@ def test_explain_keeps_the_missing_rule_advice_for_a_platform_without_one(instal
     found = explain.explain(installed_index, "NotImplementedError: MLIR translation rule "
                             "for primitive 'pbroadcast' not found for platform cpu")
     assert found.has_rule is None and found.missing.platforms == ("cpu",)
+    both = explain.explain(installed_index, "NotImplementedError: MLIR translation rule for "
+                           "primitive 'pbroadcast' not found for platforms ['cpu', 'cuda']")
+    assert both.has_rule is None and both.missing.platforms == ("cpu", "cuda")

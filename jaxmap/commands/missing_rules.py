@@ -72,14 +72,15 @@ class HasRule(NamedTuple):
 
 def has_rule(index: Index, missing: MissingRule | None) -> HasRule | None:
     """The diagnosis for a message that a rule is missing from a primitive of the
-    index that has it (a lowering: for the platform named, or for all)."""
+    index that has it (a lowering: for each platform named, or for all)."""
     if missing is None or missing.style != "classic" or missing.primitive is None:
         return None
     prim = missing.primitive
     rules = tuple(r for r in prim.rules if r.kind.value == missing.kind and (
         not missing.platforms or not (r.platforms or r.platform)
         or set(missing.platforms) & set(r.platforms or (r.platform,))))
-    if not rules:
+    covered = {p for r in rules for p in (r.platforms or (r.platform,))}
+    if not rules or None not in covered and not set(missing.platforms) <= covered:
         return None
     others = tuple(p for p in index.primitives_named(*spellings(missing.name))
                    if (p.module, p.variable) != (prim.module, prim.variable))
