@@ -28,6 +28,10 @@ class ConcretizationTypeError(JAXTypeError):
 _CORE = '''
 from jax._src.errors import ConcretizationTypeError
 
+class Tracer:
+  def tolist(self):
+    raise ConcretizationTypeError(self, f"The tolist() method was called on {self}.")
+
 def concrete_or_error(force, val, context=""):
   raise ConcretizationTypeError(val, context)
 
@@ -63,6 +67,22 @@ def tree_map(f, tree):
 def scan(f):
   raise TypeError("scan body function carry input and carry output must have equal "
                   "types, but they differ")
+
+class JVPTrace:
+  def process_primitive(self, primitive):
+    raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
+
+def fallback_linearize_rule(prim):
+  raise NotImplementedError(f"Differentiation rule for '{prim}' not implemented")
+
+def execute(computation, args):
+  return computation.execute_sharded(args)
+
+def call(computation, args):
+  return execute(computation, args)
+
+def _wrapped_callback(out):
+  raise RuntimeError(f"Incorrect output shape for return value #{out}: Expected: 3")
 
 def _spec_error(prefix):
   msg = f"shard_map was given {prefix}_specs entries which are too long for the values"
@@ -116,9 +136,9 @@ def _line(text: str, source: str = _CORE) -> int:
     return textwrap.dedent(source).split("\n").index(text) + 1
 
 
-def _traceback(message: str, frames=(), note=False) -> str:
+def _traceback(message: str, frames=(), note=False, code="main()") -> str:
     lines = ["Traceback (most recent call last):",
-             '  File "/home/me/train.py", line 7, in <module>', "    main()"]
+             '  File "/home/me/train.py", line 7, in <module>', f"    {code}"]
     for path, line, function in frames:
         lines += [f'  File "/env/site-packages/{path}", line {line}, in {function}', "    x"]
     note_text = ["-" * 20, ("For simplicity, JAX has removed its internal frames from the "
@@ -169,6 +189,19 @@ def test_the_text_a_caller_passes_tells_which_raise_fired(index):
         "    raise ConcretizationTypeError(arg, fname_context)")
 
 
+def test_a_raise_with_words_of_its_own_the_message_lacks_comes_after_the_helpers(index):
+    """Tracer.tolist raises the class with its own words, first in the source; the
+    helpers pass on what they were handed."""
+    head = ("jax.errors.ConcretizationTypeError: Abstract tracer value encountered where "
+            "concrete value is expected: traced array")
+    first_line = explain.explain(index, _traceback(head, note=True))
+    assert [s.function.rpartition(".")[2] for s in first_line.raised_by] == [
+        "concrete_or_error", "concretization_function_error", "tolist"]
+    tolist = explain.explain(index, _traceback(
+        head + "\nThe tolist() method was called on traced array.\n", note=True))
+    assert tolist.raised_by[0].function.endswith("Tracer.tolist")
+
+
 def test_arguments_of_a_bound_format_tell_its_raises_apart(index):
     found = explain.explain(index, "TypeError: Gradient only defined for scalar-output "
                                    "functions. Output had shape: (3,).")
@@ -183,6 +216,18 @@ def test_names_near_a_raise_that_the_message_quotes_tell_its_raises_apart(index)
     assert [s.function.rpartition(".")[2] for s in found.sites] == ["check_in", "check_out"]
 
 
+def test_the_transformation_the_user_called_puts_its_machinery_s_raise_first(index):
+    """One wording raised by the JVP trace and by the linearize rule; the user's
+    `jax.grad` runs the second, `jax.jvp` the first."""
+    message = "NotImplementedError: Differentiation rule for 'frob' not implemented"
+    under_grad = explain.explain(index, _traceback(message, note=True, code="jax.grad(f)(1.)"))
+    assert [s.function.rpartition(".")[2] for s in under_grad.sites] == [
+        "fallback_linearize_rule", "process_primitive"]
+    under_jvp = explain.explain(index, _traceback(message, note=True,
+                                                  code="jax.jvp(f, (1.,), (1.,))"))
+    assert under_jvp.sites[0].function.endswith("JVPTrace.process_primitive")
+
+
 def test_no_message_matched_names_the_innermost_jax_frame(index):
     text = _traceback("ValueError: safe_map() argument 2 is longer than argument 1",
                       [("jax/_src/core.py", 12, "arange")])
@@ -192,6 +237,14 @@ def test_no_message_matched_names_the_innermost_jax_frame(index):
     filtered = _traceback("ValueError: safe_map() argument 2 is longer than argument 1",
                           [("jax/_src/core.py", 12, "arange")], note=True)
     assert explain.explain(index, filtered).status == Status.FRAME_SHOWN
+
+
+def test_an_unmatched_raise_in_code_jax_called_is_not_placed_at_a_jax_frame(index):
+    """The innermost frame is the user's function (a scan body, a callback): it raised."""
+    text = _traceback("ValueError: my own check failed",
+                      [("jax/_src/core.py", 12, "arange"), ("mylib/body.py", 3, "body")])
+    [answer] = explain.explain_all(index, text, older=())
+    assert answer.status == Status.UNMATCHED and not answer.sites
 
 
 def test_a_message_a_generator_yields_is_raised_where_the_traceback_says(index):
@@ -212,6 +265,28 @@ def test_each_exception_of_a_chain_is_answered_root_cause_first(index):
     first, second = explain.explain_all(index, text)
     assert first.status == Status.MATCHED and first.sites[0].function.endswith("reshape")
     assert second.status == Status.NOT_JAX and second.exception == "RuntimeError"
+
+
+def test_a_runtime_error_carrying_a_callback_s_traceback_surfaced_where_the_runtime_ran(
+        index):
+    """The carried traceback's last frames: call -> execute (a call the index sees) ->
+    _wrapped_callback (run by the runtime execute called: no call the index sees)."""
+    def frame(text, function):
+        return (f'  File "/env/site-packages/jax/_src/core.py", line {_line(text)}, '
+                f"in {function}\n")
+    carried = ("INTERNAL: CpuCallback error calling callback: Traceback (most recent call "
+               "last):\n" + frame("  return execute(computation, args)", "call")
+               + frame("  return computation.execute_sharded(args)", "execute")
+               + frame('  raise RuntimeError(f"Incorrect output shape for return value '
+                       '#{out}: Expected: 3")', "_wrapped_callback")
+               + "RuntimeError: Incorrect output shape for return value #0: Expected: 3")
+    callback, runtime = explain.explain_all(
+        index, _traceback("jax.errors.JaxRuntimeError: " + carried, note=True))
+    assert callback.status == Status.MATCHED and callback.exception == "RuntimeError"
+    assert callback.sites[0].function.endswith("_wrapped_callback")
+    assert runtime.status == Status.RUNTIME and runtime.exception == "jax.errors.JaxRuntimeError"
+    assert (runtime.sites[0].line, runtime.sites[0].function) == (
+        _line("  return computation.execute_sharded(args)"), "execute")
 
 
 def test_an_unplaced_message_gets_the_closest_ones_apart(index):

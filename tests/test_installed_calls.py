@@ -17,6 +17,7 @@ import pytest
 from jaxmap.commands import callgraph, coverage, explain
 from jaxmap.errors import NotFound
 from jaxmap.models import RuleKind
+from jaxmap.render import json as render_json
 from jaxmap.render import text
 from jaxmap.render.view import View
 
@@ -228,3 +229,34 @@ def test_explain_places_the_first_line_of_a_longer_message(installed_index):
 def test_explain_refuses_text_no_site_raises(installed_index):
     with pytest.raises(NotFound, match="not an error message raised in this tree"):
         explain.explain(installed_index, "the quick brown fox jumps over the lazy dog")
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("Batching rule for 'cumsum' not implemented", "batching"),
+    ("Differentiation rule for 'sin' not implemented", "jvp"),
+    ("Transpose rule (for reverse-mode differentiation) for 'cumsum' not implemented",
+     "transpose"),
+    ("MLIR translation rule for primitive 'sin' not found for platform cpu", "lowering"),
+    ("MLIR translation rule for primitive 'pbroadcast' not found for platform cuda",
+     "lowering"),
+])
+def test_explain_does_not_advise_registering_a_rule_the_index_has(installed_index, message,
+                                                                   kind):
+    found = explain.explain(installed_index, "NotImplementedError: " + message)
+    assert found.missing is None and found.not_linear is None
+    assert found.has_rule.kind == kind and found.has_rule.rules
+    assert all(r.kind.value == kind for r in found.has_rule.rules)
+    out = text.explanation((found,), View(""))
+    assert "not missing" in out and "register with" not in out
+    assert json.loads(render_json.explanation_document((found,), View("")))[
+        "has_rule"]["rules"]
+
+
+def test_explain_keeps_the_missing_rule_advice_for_a_platform_without_one(installed_index):
+    """pbroadcast has lowerings for GPUs only."""
+    found = explain.explain(installed_index, "NotImplementedError: MLIR translation rule "
+                            "for primitive 'pbroadcast' not found for platform cpu")
+    assert found.has_rule is None and found.missing.platforms == ("cpu",)
+    both = explain.explain(installed_index, "NotImplementedError: MLIR translation rule for "
+                           "primitive 'pbroadcast' not found for platforms ['cpu', 'cuda']")
+    assert both.has_rule is None and both.missing.platforms == ("cpu", "cuda")

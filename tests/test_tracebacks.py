@@ -79,3 +79,25 @@ def test_a_chain_is_read_root_cause_first():
                                             "RuntimeError", "KeyError"]
     assert [r.filtered for r in chain] == [True, False, False]
     assert chain[2].message == "'k'"
+
+
+def test_a_traceback_a_message_carries_is_the_message_s_not_the_exception_s_frames():
+    traceback = textwrap.dedent("""\
+        Traceback (most recent call last):
+          File "p.py", line 4, in <module>
+            jax.jit(f)(x)
+        jax.errors.JaxRuntimeError: INTERNAL: callback error: Traceback (most recent call last):
+          File "p.py", line 4, in <module>
+          File "/site-packages/jax/_src/interpreters/pxla.py", line 388, in __call__
+          File "/site-packages/jax/_src/callback.py", line 825, in _wrapped_callback
+        RuntimeError: Incorrect output shape
+        """) + _NOTE
+    [raised] = read(traceback)
+    assert raised.exception == "jax.errors.JaxRuntimeError" and raised.filtered
+    assert [f.path for f in raised.frames] == ["p.py"]
+    assert raised.message.endswith("RuntimeError: Incorrect output shape")
+    [carried] = raised.carried
+    assert (carried.exception, carried.message) == ("RuntimeError", "Incorrect output shape")
+    assert [f.jax_file for f in carried.frames] == [
+        None, "jax/_src/interpreters/pxla.py", "jax/_src/callback.py"]
+    assert read("TypeError: bad")[0].carried == ()

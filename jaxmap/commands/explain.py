@@ -6,11 +6,15 @@ answered, the root cause first. The message formats are the indexed tree's own
 followed. A site answers only if it explains the message from its start with enough
 fixed text, raises the class the traceback prints, and, where the traceback shows
 JAX frames, is among them or ranks after those that are. What no site explains is
-placed at the traceback's innermost JAX frame ('raised here, message not matched'),
-or matched against the wording of older releases (the committed snapshots), or
+placed at the traceback's innermost frame when that is JAX's ('raised here, message
+not matched'),
+or, for an error of the runtime that carries the traceback of a callback it ran (each
+of whose exceptions is answered first), at the frame that called the runtime, or
+matched against the wording of older releases (the committed snapshots), or
 said to be unplaced, with the closest messages of the tree apart; a traceback with
 no JAX in it is 'not from JAX'. A rule-missing message is answered by
-missing_rules.py.
+missing_rules.py: the rule to add, or why none should be added (the primitive is not
+linear; the index has the rule).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import NamedTuple
 from jaxmap.commands import missing_rules, tracebacks
 from jaxmap.commands.exception_classes import Agreement, agreement, builtin
 from jaxmap.commands.explain_rank import Ranker
-from jaxmap.commands.missing_rules import MissingRule, NotLinear
+from jaxmap.commands.missing_rules import HasRule, MissingRule, NotLinear
 from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.store.message_patterns import (
     INIT_KIND,
@@ -48,6 +52,9 @@ class Status(str, enum.Enum):
     FRAME = "frame"  # no site's message matched; the traceback's innermost JAX frame
     # ... of a traceback JAX filtered: its frames below the one shown were removed
     FRAME_SHOWN = "frame-shown"
+    # an error of the runtime (XLA) that carries the traceback of a callback it ran; the
+    # frame that called the runtime, read from that traceback
+    RUNTIME = "runtime"
     OLDER = "older"  # worded as an older release words it
     UNMATCHED = "unmatched"  # nothing placed it
     NOT_JAX = "not-jax"  # a traceback with no JAX in it
@@ -86,10 +93,12 @@ class Explanation(NamedTuple):
     not_linear: NotLinear | None = None
     older: Older | None = None
     closest: tuple[Near, ...] = ()
+    has_rule: HasRule | None = None  # the rule said to be missing is in the index
 
     @property
     def placed(self) -> bool:
-        return self.status in (Status.MATCHED, Status.FRAME, Status.FRAME_SHOWN, Status.OLDER)
+        return self.status in (Status.MATCHED, Status.FRAME, Status.FRAME_SHOWN,
+                               Status.RUNTIME, Status.OLDER)
 
 
 class OlderReleases:
@@ -151,6 +160,9 @@ def explain_all(index, text: str, older=None) -> tuple[Explanation, ...]:
         if raised.exception and raised.exception.rpartition(".")[2] in _PSEUDO:
             before = raised.frames
             continue
+        answers += [_answer(index, messages, carried, (), older)
+                    for carried in raised.carried
+                    if carried.exception and carried.exception.rpartition(".")[2] not in _PSEUDO]
         answers.append(_answer(index, messages, raised, before, older))
         before = ()
     return tuple(answers)
@@ -164,17 +176,37 @@ def _answer(index, messages, raised, before, older) -> Explanation:
     found = match(messages, raised)
     if found:
         return _matched(index, raised, before, *found)
-    if raised.jax_frames:
-        frame = raised.jax_frames[-1]
+    if raised.frames and raised.frames[-1].jax_file:  # not a raise in the user's code
+        frame = raised.frames[-1]
         site = Site(frame.jax_file, frame.line, frame.function, raised.exception or "")
         return Explanation(message, (site,), None, exception=raised.exception,
                            status=Status.FRAME_SHOWN if raised.filtered else Status.FRAME)
+    entry = _runtime_entry(index, raised)
+    if entry is not None:
+        return Explanation(message, (entry,), None, exception=raised.exception,
+                           status=Status.RUNTIME)
     for version, rows in older:
         found = match(rows, raised)
         if found:
             return _older(messages, raised, version, found)
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
+
+
+def _runtime_entry(index, raised) -> Site | None:
+    """Where an error of the runtime that carries a callback's traceback surfaced: that
+    traceback is the stack when the callback failed, and the runtime between the frame
+    that called it and the callback is code the index cannot see. So: the innermost JAX
+    frame of it whose line the index sees calling nothing that is the next frame's
+    function."""
+    carried = raised.carried
+    frames = carried[-1].jax_frames if carried else ()
+    for outer, inner in reversed(list(zip(frames, frames[1:]))):
+        called = index.nodes({callee for _text, callee in index.calls_at(outer.jax_file,
+                                                                          outer.line)})
+        if inner.function not in {node.qualname.rpartition(".")[2] for node in called.values()}:
+            return Site(outer.jax_file, outer.line, outer.function, raised.exception or "")
+    return None
 
 
 def _from_jax(raised) -> bool:
@@ -240,10 +272,11 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     sites = ranker.order(sites)
     missing = missing_rules.missing_rule(index, pieces, found.groups()) if whole else None
     diagnosis = missing_rules.not_linear(missing, before + raised.frames)
+    present = missing_rules.has_rule(index, missing)
     return Explanation(found.group().strip(), tuple(sites),
-                       None if diagnosis else missing,
+                       None if diagnosis or present else missing,
                        tuple(_raised_by(index, raised, sites, ranker)),
-                       raised.exception, Status.MATCHED, diagnosis)
+                       raised.exception, Status.MATCHED, diagnosis, has_rule=present)
 
 
 def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:

@@ -4,7 +4,11 @@ message quotes, then the one whose nearby names it quotes (`in_specs` of
 `_spec_rank_error(..., in_specs, fail)`). `concrete_or_error(None, x, "It arose in the
 jnp.arange argument ...")` or `fname_context = f"The problem arose with the `{fname}`
 function."` tell which of the 19 places that raise a ConcretizationTypeError fired,
-where the filtered traceback shows no JAX frame at all.
+where the filtered traceback shows no JAX frame at all. A raise that writes words of
+its own the message lacks comes after those that pass on what they were handed. Last,
+the one of the machinery of a transformation the user's own frames call
+(knowledge/transformations.py): under `jax.grad(f)(x)` the linearize rule's raise of a
+wording the JVP trace raises too.
 
 The text is read from the indexed tree's source at the site's function and at the
 calls to it, when the tree is on disk (not for a snapshot)."""
@@ -16,6 +20,7 @@ import re
 from typing import TYPE_CHECKING
 
 from jaxmap.commands.exception_classes import agreement
+from jaxmap.knowledge import transformations
 
 if TYPE_CHECKING:
     from jaxmap.commands.tracebacks import Raised
@@ -38,11 +43,13 @@ class Ranker:
         self.index, self.raised = index, raised
         self.own = " ".join(template)
         self.message = raised.message
+        self.machinery = transformations.called_in(
+            frame.code for frame in raised.frames if frame.jax_file is None)
         self._files: dict[str, list[str] | None] = {}
 
     def order(self, sites) -> list:
         """`sites` best first: the class agreeing, at or near a traceback frame, quoted
-        by the message; else in source order."""
+        by the message, of the transformation the user called; else in source order."""
         keyed = [(self._key(site), i, site) for i, site in enumerate(sites)]
         return [site for _key, _i, site in sorted(keyed, key=lambda item: item[:2])]
 
@@ -50,7 +57,25 @@ class Ranker:
         return (-agreement(self.raised.exception, site.exception, site.function),
                 distance(site, self.raised),
                 -self._found(self._call_text(site.file, site.line)), -self.quoted(site),
-                -self._names_quoted(site))
+                -self._names_quoted(site), self._unquoted(site), -self._ran(site))
+
+    def _unquoted(self, site) -> bool:
+        """Whether the raise writes words of its own into the message that the message
+        lacks. A class built at many places is raised either directly, with the raise's
+        own words (`ConcretizationTypeError(self, f"The tolist() method was called on
+        ...")`), or by a helper that passes on what it was handed (`concrete_or_error`'s
+        `context`, `concretization_function_error`'s `fname_context`). A direct raise
+        fired only if the message has its words: with them it comes first (the call's
+        text is quoted), without them after the helpers, which could have written any
+        of the rest, whether the user pasted it all or its first line only."""
+        own = self._pieces(self._call_text(site.file, site.line))
+        return bool(own) and not any(p in self.message for p in own)
+
+    def _ran(self, site) -> bool:
+        """Whether the site's function is of the machinery of a transformation the
+        user's frames call (`jax.grad(f)(x)`: the linearize trace's)."""
+        name = site.function.lower()
+        return any(word in name for word in self.machinery)
 
     def _names_quoted(self, site) -> int:
         """How many names of the lines that build and raise the message (the raise
@@ -74,10 +99,14 @@ class Ranker:
         return found
 
     def _found(self, text: str) -> int:
+        return sum(len(p) for p in self._pieces(text) if p in self.message)
+
+    def _pieces(self, text: str) -> set[str]:
+        """The fixed text of the string literals of `text` long enough to be evidence,
+        less what the message's template has."""
         pieces = {p.strip() for literal in _STRING.findall(text)
                   for p in _FIELD.split(literal[1:-1])}
-        return sum(len(p) for p in pieces
-                   if len(p) >= _QUOTED and p in self.message and p not in self.own)
+        return {p for p in pieces if len(p) >= _QUOTED and p not in self.own}
 
     def _function_text(self, qualname: str) -> str:
         span = self.index.span(qualname)

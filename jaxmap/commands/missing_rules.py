@@ -1,7 +1,9 @@
 """What a rule-missing message is about (explain's diagnoses): the primitive, the kind of
 rule, the registries that take it and sibling primitives whose rule of that kind is a
-working example; and, where the rule is missing because it should not exist (a
-transpose rule of a primitive that is not linear), what the user's program did wrong."""
+working example; where the rule is missing because it should not exist (a transpose
+rule of a primitive that is not linear), what the user's program did wrong; and where
+the index has the rule the message says is missing, where it is, and that the
+primitive bound was not this one."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.lookup import spellings
 from jaxmap.knowledge import registrars as R
-from jaxmap.models import Primitive
+from jaxmap.models import Primitive, Rule
 from jaxmap.models import RuleKind as K
 
 if TYPE_CHECKING:
@@ -55,6 +57,34 @@ class NotLinear(NamedTuple):
     transposed is not linear."""
     primitive: Primitive
     called_at: tuple[tuple[str, int, str], ...]  # (path, line, source) of the user's call
+
+
+class HasRule(NamedTuple):
+    """The message says a rule is missing that the index has: the primitive bound was
+    another one of that name (the user's own `Primitive('cumsum')`, another library's),
+    or the module that registers the rule was not imported, or the jax that ran is not
+    the indexed release. Registering a rule is not the fix."""
+    kind: str
+    primitive: Primitive
+    rules: tuple[Rule, ...]  # its rules of that kind (for the platform the message names)
+    namesakes: tuple[Primitive, ...]  # other primitives of the tree with the same name
+
+
+def has_rule(index: Index, missing: MissingRule | None) -> HasRule | None:
+    """The diagnosis for a message that a rule is missing from a primitive of the
+    index that has it (a lowering: for each platform named, or for all)."""
+    if missing is None or missing.style != "classic" or missing.primitive is None:
+        return None
+    prim = missing.primitive
+    rules = tuple(r for r in prim.rules if r.kind.value == missing.kind and (
+        not missing.platforms or not (r.platforms or r.platform)
+        or set(missing.platforms) & set(r.platforms or (r.platform,))))
+    covered = {p for r in rules for p in (r.platforms or (r.platform,))}
+    if not rules or None not in covered and not set(missing.platforms) <= covered:
+        return None
+    others = tuple(p for p in index.primitives_named(*spellings(missing.name))
+                   if (p.module, p.variable) != (prim.module, prim.variable))
+    return HasRule(missing.kind, prim, rules, others)
 
 
 def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:

@@ -11,6 +11,7 @@ from typing import NamedTuple
 _CHAINED = re.compile(r"^(?:The above exception was the direct cause of the following exception:"
                       r"|During handling of the above exception, another exception occurred:)"
                       r"\s*$", re.MULTILINE)
+_CARRIED = "Traceback (most recent call last):"  # anywhere in a message
 _HEADER = re.compile(r"^Traceback \(most recent call last\):\s*$", re.MULTILINE)
 _FRAME = re.compile(r'^[ \t]*File "(.*)", line (\d+), in (\S+)[ \t]*$', re.MULTILINE)
 # The note JAX adds under a message when it filters the traceback (quiet mode): a line
@@ -52,6 +53,14 @@ class Raised(NamedTuple):
         """Whether frames were pasted with the message (else it stands alone)."""
         return bool(self.frames) or self.filtered
 
+    @property
+    def carried(self) -> tuple[Raised, ...]:
+        """The exceptions of a traceback the message carries, root cause first (XLA's
+        `CpuCallback error calling callback: Traceback ...`: the callback's error that
+        failed the computation); () if it carries none."""
+        at = self.message.find(_CARRIED)
+        return read(self.message[at:]) if at >= 0 else ()
+
 
 def read(text: str) -> tuple[Raised, ...]:
     """The exceptions `text` shows, the root cause first (a message alone: one)."""
@@ -62,7 +71,7 @@ def read(text: str) -> tuple[Raised, ...]:
 def _one(text: str) -> Raised:
     """One exception: its frames, then its class and message (a message alone: the text,
     less any `ExcType: ` it starts with)."""
-    frames = list(_FRAME.finditer(text))
+    frames = _own_frames(text)
     rest = text[frames[-1].end():] if frames else text[_after_header(text):]
     if frames:
         rest = _past_code(rest)
@@ -70,6 +79,18 @@ def _one(text: str) -> Raised:
     parts = _FILTER_NOTE.split(message, maxsplit=1)
     message, filtered = parts[0], len(parts) > 1 or _JAX_REMOVED in text
     return Raised(exception, message.strip(), tuple(_frames(text, frames)), filtered)
+
+
+def _own_frames(text: str) -> list[re.Match]:
+    """The exception's own frames: the run of `File ...` lines (each with its indented
+    source) up to its class line; frames of a traceback its message carries are the
+    message's."""
+    frames: list[re.Match] = []
+    for frame in _FRAME.finditer(text):
+        if frames and _past_code(text[frames[-1].end():frame.start()]).strip():
+            break
+        frames.append(frame)
+    return frames
 
 
 def _after_header(text: str) -> int:

@@ -265,11 +265,24 @@ def _explanation(found, path) -> dict:
             "primitive": diagnosis.primitive.name,
             "transposed_at": [{"file": f, "line": li, "code": c}
                               for f, li, c in diagnosis.called_at]},
+        "has_rule": None if found.has_rule is None else _has_rule(found.has_rule, path),
         "older": None if older is None else {
             "version": older.version, "site": _site(older.site, str),
             "successors": [_site(s, path) for s in older.successors]},
         "closest": [{"similarity": n.similarity, "template": n.template, **_site(n.site, path)}
                     for n in found.closest]}
+
+
+def _has_rule(diagnosis, path) -> dict:
+    prim = diagnosis.primitive
+    return {"kind": diagnosis.kind, "primitive": prim.name, "file": path(prim.loc.file),
+            "line": prim.loc.line,
+            "rules": [{"file": path(r.loc.file), "line": r.loc.line, "via": r.via,
+                       "platform": r.platform,
+                       "function": r.function.name if r.function else None}
+                      for r in diagnosis.rules],
+            "namesakes": [{"variable": p.variable, "file": path(p.loc.file),
+                           "line": p.loc.line} for p in diagnosis.namesakes]}
 
 
 def ladder_document(ladder, view: View) -> str:

@@ -363,6 +363,11 @@ def _explained(found, path: PathFn) -> str:
             "JAX_TRACEBACK_FILTERING=off shows the raise"
         return f"{head}\n  {label:<14} {path(site.file)}:{site.line}  in {site.function}  " \
                f"({note})"
+    if status == "runtime":
+        site = found.sites[0]
+        return f"{head}\n  {'runtime call':<14} {path(site.file)}:{site.line}  in " \
+               f"{site.function}  (raised by the runtime this frame called, which ran the " \
+               f"callback whose traceback the message carries)"
     if status == "older":
         return _older(head, found.older, path)
     if status == "not-jax":
@@ -417,6 +422,8 @@ def _matched(found, path: PathFn) -> str:
         lines.append(f"  {'':<14} ({len(found.raised_by) - _RAISED_BY} more; --json has all)")
     if found.not_linear is not None:
         lines += _not_linear(found.not_linear, path)
+    elif found.has_rule is not None:
+        lines += _has_rule(found.has_rule, path)
     elif found.missing is not None:
         lines += _missing(found.missing, path)
     return "\n".join(lines)
@@ -433,6 +440,27 @@ def _not_linear(diagnosis, path: PathFn) -> list[str]:
         lines.append(f"  {label:<14} {file}:{line}  {code}")
     lines.append(f"  {'instead':<14} transpose only linear functions (jax.linear_transpose);"
                  f" differentiate others with jax.vjp or jax.grad")
+    return lines
+
+
+def _has_rule(diagnosis, path: PathFn) -> list[str]:
+    prim = diagnosis.primitive
+    lines = [f"not missing: the index's {prim.name} has a {diagnosis.kind} rule, so the "
+             f"primitive bound was not this one, or the rule's registration did not run",
+             f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}"]
+    for i, rule in enumerate(diagnosis.rules):
+        label = f"its {diagnosis.kind}" if i == 0 else ""
+        where = f" ({rule.platform})" if rule.platform else ""
+        function = f"  -> {rule.function.name}" if rule.function else ""
+        condition = f"  if {rule.condition}" if rule.condition else ""
+        lines.append(f"  {label:<14} {path(rule.loc.file)}:{rule.loc.line}  via "
+                     f"{rule.via}{where}{function}{condition}")
+    for i, other in enumerate(diagnosis.namesakes):
+        label = "same name" if i == 0 else ""
+        lines.append(f"  {label:<14} {other.variable}  {path(other.loc.file)}:{other.loc.line}")
+    lines.append(f"  {'check':<14} a primitive of your own (or another library's) named "
+                 f"'{prim.name}'; that the module registering the rule is imported; that "
+                 f"the jax that ran is the indexed release")
     return lines
 
 

@@ -1,0 +1,43 @@
+"""JAX's transformations as a user calls them, and words of the qualified names of the
+functions that carry each one out (its machinery, lowercase): `jax.grad` runs the
+linearize trace and the backward pass, `jax.jvp` the JVP trace, `jax.vmap` the
+batching interpreter. explain reads the user's calls from a traceback's source lines
+and, among sites nothing else tells apart, puts those of the machinery the user ran
+first (`Differentiation rule for 'p' not implemented` is raised by both the JVP trace
+and the fallback linearize rule; under `jax.grad` it is the second)."""
+
+from __future__ import annotations
+
+import re
+
+_REVERSE = ("linearize", "backward_pass", "transpose", "vjp")
+_FORWARD = ("jvptrace", "jvp")
+
+MACHINERY: dict[str, tuple[str, ...]] = {
+    "grad": _REVERSE,
+    "value_and_grad": _REVERSE,
+    "vjp": _REVERSE,
+    "jacrev": _REVERSE,
+    "linearize": _REVERSE,
+    "linear_transpose": ("transpose", "backward_pass"),
+    "jvp": _FORWARD,
+    "jacfwd": _FORWARD,
+    "hessian": _FORWARD + _REVERSE,
+    "vmap": ("batching",),
+    "jit": ("pjit",),
+    "pmap": ("pmap", "pxla"),
+    "shard_map": ("shard_map",),
+    "checkify": ("checkify",),
+    "checkpoint": ("remat", "checkpoint"),
+    "remat": ("remat", "checkpoint"),
+}
+
+# A call of one of them in a line of source: `jax.grad(`, `grad(`, `jax.jit(jax.vmap(f))`.
+_CALL = re.compile(r"(?<![\w])(" + "|".join(sorted(MACHINERY, key=len, reverse=True))
+                   + r")\s*\(")
+
+
+def called_in(lines) -> frozenset[str]:
+    """The machinery words of the transformations called in `lines` of source."""
+    return frozenset(word for line in lines for name in _CALL.findall(line)
+                     for word in MACHINERY[name])
