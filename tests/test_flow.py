@@ -424,3 +424,48 @@ def test_a_keyword_on_a_continuation_line_is_not_an_assignment():
           return f()
         """})
     assert callees_of(res, "m.use") == {"m.make", "m.helper"}
+
+
+def test_a_parameter_handed_on_carries_what_its_callers_hand():
+    res = resolve_sources({"m.py": """
+        def shape(x): return x
+        def inner(rule, x):
+          return rule(x)
+        def outer(rule, x):
+          return inner(rule, x)
+        def use(x):
+          return outer(shape, x)
+        """})
+    assert ("m.inner", "rule", THROUGH, "m.shape") in calls(res)
+
+
+def test_a_partial_hands_its_arguments_to_the_function():
+    res = resolve_sources({"m.py": """
+        from functools import partial
+        def shape(x): return x
+        def evaluate(prim, shape_rule, *avals):
+          return shape_rule(*avals)
+        def make(prim, shape_rule):
+          return partial(evaluate, prim, shape_rule)
+        def use():
+          rule = make("p", shape)
+          return rule(1)
+        """})
+    found = calls(res)
+    assert ("m.evaluate", "shape_rule", THROUGH, "m.shape") in found
+    assert ("m.use", "rule", RESOLVED, "m.evaluate") in found
+
+
+def test_a_function_that_returns_its_parameter_returns_what_each_call_hands_it():
+    res = resolve_sources({"m.py": """
+        def export(fn):
+          return fn
+        @export
+        def neg(x): return x
+        @export
+        def sin(x): return x
+        def use(x):
+          f = neg
+          return f(x)
+        """})
+    assert callees_of(res, "m.use") == {"m.neg"}

@@ -15,7 +15,7 @@ resolver parses only what a question needs):
 - `("op", name, operator, line)`: an operator or indexing applied to a bare name,
   each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
-  function (one the file defines or imports, a nested function, a lambda, an
+  function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
   every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`).
 Strings and comments are not read; a statement's value is taken whole, over several
@@ -68,12 +68,14 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     may hand on (a bare name, or an attribute of what is not imported)."""
     found: list[tuple] = []
     local = set()
+    received: set[bytes] = set()  # parameters, which a call may hand on in turn
     for start, end in pieces:
         text = source[start:end]
         line_of = _Lines(text, line + source.count(b"\n", pieces[0][0], start))
         for match in _DEF.finditer(text):
             params = _balanced(text, match.end() - 1)
             local.add(match.group(1))
+            received.update(_parameter_names(params[1:-1]))
             found.append((DEF, match.group(1).decode(), params[1:-1].decode(errors="replace"),
                           line_of(match.start()), _indent(match.group())))
         for match in _DECORATED.finditer(text):
@@ -113,7 +115,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
                               line_of(match.start())))
         owned = defined | local | {b"self", b"cls"}
-        found += _calls(text, line_of, owned | imported, owned)
+        found += _calls(text, line_of, owned | imported | received, owned)
     return tuple(found)
 
 
@@ -140,6 +142,17 @@ def _calls(text: bytes, line_of, names: frozenset, owned: frozenset) -> list[tup
         found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"),
                       line_of(match.start())))
     return found
+
+
+def _parameter_names(params: bytes) -> set[bytes]:
+    """The names of a signature's parameters (and, harmlessly, of names a default
+    holding a comma splits off)."""
+    names = set()
+    for piece in params.split(b","):
+        name = piece.strip().lstrip(b"*").partition(b":")[0].partition(b"=")[0].strip()
+        if name.isascii() and name.decode().isidentifier():
+            names.add(name)
+    return names
 
 
 class _Lines:

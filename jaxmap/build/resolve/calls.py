@@ -19,7 +19,7 @@ import builtins
 from typing import NamedTuple
 
 from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM, SYM, Binds
-from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, KLASS, Flow
+from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, KLASS, PARTIAL_OF, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
@@ -164,6 +164,8 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             found.add(ids[value[1]])
         elif value[0] == APPLIED_CLOSURE:  # the closure, and what its maker was handed
             found.update(ids[v[1]] for v in ((FN, value[1]), *value[3]) if v[1] in ids)
+        elif value[0] == PARTIAL_OF:  # `partial(f, ...)` calls f
+            found |= _targets(flow, ids, (value[1],))
         elif value[0] == KLASS and value[1] in ids:
             found.add(ids[value[1]])
             init = flow.constructor(value[1])

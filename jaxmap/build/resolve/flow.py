@@ -17,7 +17,7 @@ import ast
 import re
 from collections import defaultdict
 
-from jaxmap.build.facts import NAME
+from jaxmap.build.facts import NAME, SYM
 from jaxmap.build.resolve.flowfacts import ADD_STORE, FlowFacts
 from jaxmap.build.resolve.flowvalues import (
     APPLIED_CLOSURE,
@@ -27,6 +27,7 @@ from jaxmap.build.resolve.flowvalues import (
     INSTANCE,
     KLASS,
     MOD,
+    PARTIAL_OF,
     SUPER,
     from_names,
 )
@@ -34,18 +35,22 @@ from jaxmap.build.resolve.hierarchy import Hierarchy
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.parsing import (
     argument_nodes,
+    argument_texts,
     constant_key,
+    dotted_text,
     head_name,
     parameters,
     parse_text,
     split_arguments,
 )
+from jaxmap.knowledge import registrars as R
 
 _MAX_DEPTH = 16
 # Which kind of site an implicit call is.
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
 _CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
+_PARTIAL = (SYM, R.PARTIAL)  # functools.partial, as the names read it
 # An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
 # `Array` or `ArrayLike`; its methods and properties are read from the tables of
 # `_ARRAY_MODULE` in the tree.
@@ -76,6 +81,7 @@ class Flow(FlowFacts):
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
+        self._parameters_returned: dict[tuple, tuple] = {}
         self.classes = Hierarchy(names, self._bases)
 
     # -- call sites --------------------------------------------------------------------
@@ -195,7 +201,8 @@ class Flow(FlowFacts):
                     called |= self._iteration(value)
             return {(owner, text, line): frozenset(called)} if called else {}
         found = {(owner, text, line): values} if complex_callee else {}
-        if not any(v[0] in _CALLABLE or v[0] == KLASS for v in values):  # handed outside
+        if not any(v[0] in _CALLABLE or v[0] in (KLASS, PARTIAL_OF)
+                   for v in values):  # handed outside
             found.update(((owner, arg, line), held) for arg, held in handed.items())
         return found
 
@@ -211,7 +218,8 @@ class Flow(FlowFacts):
                 continue
             if not self._may_be_function(arg):
                 continue
-            held = frozenset(v for v in self._eval(module, owner, arg) if v[0] in _CALLABLE)
+            held = frozenset(v for v in self._eval(module, owner, arg)
+                             if v[0] in _CALLABLE or v[0] == PARTIAL_OF)
             if held:
                 found[ast.unparse(arg)] = held
         return found
@@ -497,9 +505,15 @@ class Flow(FlowFacts):
             cls = self._class_of(module, owner)
             if cls is not None:
                 return frozenset({(SUPER, f"{module}.{cls}")})
+        if node.args and getattr(callee, "attr", getattr(callee, "id", None)) == "partial" \
+                and self._is_partial(module, owner, callee):
+            bound = len(node.args) - 1
+            return frozenset((PARTIAL_OF, value, bound)
+                             for value in self._eval(module, owner, node.args[0])
+                             if value[0] in _CALLABLE or value[0] in (KLASS, PARTIAL_OF))
         handed = None
         for value in _ordered(self._eval(module, owner, callee)):
-            for result in _ordered(self.results(value)):
+            for result in _ordered(self._results_of_call(module, owner, node, value)):
                 if result[0] == FN and value[0] in (FN, BOUND) and result[1] == value[1] \
                         and result[2] != value[2]:
                     # A closure the called function made: calling it calls what the call
@@ -512,9 +526,53 @@ class Flow(FlowFacts):
                 found.add(result)
         return frozenset(found)
 
+    def _is_partial(self, module: str, owner: str, callee) -> bool:
+        """Whether a callee expression names `functools.partial`."""
+        text = dotted_text(callee)
+        return text is not None and self.names.lookup(text, module, owner) == _PARTIAL
+
+    def _results_of_call(self, module: str, owner: str, node: ast.Call, value: tuple
+                         ) -> frozenset:
+        """What one call of a value returns: where the function returns one of its own
+        parameters (`def export(fn): ...; return fn`), what this call hands it there, not
+        what every call does (or each decorated name would hold every function)."""
+        if value[0] not in (FN, BOUND) or self._through is False:
+            return self.results(value)
+        returned = self._returned_parameters(value[1], value[2])
+        if not returned:
+            return self.results(value)
+        found = set(self._cached(("returned, not a parameter", value[1], value[2]),
+                                 lambda: self._returned(value[1], value[2], returned)))
+        first = 1 if value[0] == BOUND else 0
+        for param, index in returned:
+            keyword = next((k.value for k in node.keywords if k.arg == param), None)
+            if keyword is not None:
+                found |= self._eval(module, owner, keyword)
+            elif 0 <= index - first < len(node.args) \
+                    and not any(isinstance(a, ast.Starred) for a in node.args[:index - first]):
+                found |= self._eval(module, owner, node.args[index - first])
+        if value[1].startswith(_ARRAY_MAKERS):
+            found.add(_AN_ARRAY)
+        return frozenset(found)
+
+    def _returned_parameters(self, qual: str, name: str) -> tuple[tuple[str, int], ...]:
+        """(name, position) of the parameters a function returns as they are."""
+        key = (qual, name)
+        if key not in self._parameters_returned:
+            found: list[tuple[str, int]] = []
+            for module, owner, text in self._returns.get(key, ()):
+                text = text.strip()
+                for def_name, index, _params in self._params.get((module, owner, text), ()):
+                    if def_name == name and (text, index) not in found:
+                        found.append((text, index))
+            self._parameters_returned[key] = tuple(found)
+        return self._parameters_returned[key]
+
     def results(self, value: tuple) -> frozenset:
         """What calling a value returns (a function of jax.numpy or jax.lax: an Array)."""
         tag = value[0]
+        if tag == PARTIAL_OF:
+            return self.results(value[1])
         if tag == KLASS:
             return frozenset({(INSTANCE, value[1])})
         if tag in (FN, BOUND, APPLIED_CLOSURE):
@@ -547,10 +605,14 @@ class Flow(FlowFacts):
                           | self._stored(value[1]) if k == key}
         return found
 
-    def _returned(self, qual: str, name: str) -> set:
+    def _returned(self, qual: str, name: str, leaving_out: tuple = ()) -> set:
+        """What a function returns, leaving out the returns of parameters named in
+        `leaving_out` ((name, position) pairs)."""
+        skipped = {param for param, _index in leaving_out}
         found: set[tuple] = set()
         for module, owner, value in self._returns.get((qual, name), ()):
-            found |= self._value(module, owner, value)
+            if value.strip() not in skipped:
+                found |= self._value(module, owner, value)
         return found
 
     # -- parameters ----------------------------------------------------------------------
@@ -558,31 +620,65 @@ class Flow(FlowFacts):
         """What the call sites of a function hand its parameter `index` (named `param`)."""
         target = (self._qual(module, owner), def_name)
         found: set[tuple] = set()
-        for m, o, args, bound in self.sites().get(target, ()):
-            positional, keywords = split_arguments(args)
-            position = index - 1 if bound else index
-            if param in keywords:
-                found |= self._eval(m, o, keywords[param])
+        for m, o, positional, keywords, first in self.sites().get(target, ()):
+            position = index - first
+            named = [text for keyword, text in keywords if keyword == param]
+            if named:
+                found |= self._value(m, o, named[0])
             elif 0 <= position < len(positional):
-                found |= self._eval(m, o, positional[position])
+                found |= self._value(m, o, positional[position])
         return found
 
     def sites(self) -> dict:
-        """Function (owner, name) -> the calls that hand it arguments, with whether it
-        is called bound (its first parameter is the instance)."""
+        """Function (owner, name) -> the calls that hand it arguments: (module, owner,
+        positional argument texts, (keyword, text) pairs, the position of the parameter
+        the first positional one binds: 1 for a bound method, more through a partial).
+        `partial(f, a, k=b)` is a call of f that hands it `a` and `b`."""
+        # Built in two passes, so that no value is computed from a part of the sites:
+        # what the callees are without what parameters receive (which reads no site),
+        # then, with those sites known, what parameters add (the callee `fun` of a
+        # higher-order function). Values the second pass computes read the first pass's
+        # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
-            self._sites = defaultdict(list)
-            for module, owner, callee, args, _line in self._calls + self._decorations:
-                for value in _ordered(self.callees(module, owner, callee)):
-                    if value[0] in _CALLABLE:
-                        self._sites[(value[1], value[2])].append(
-                            (module, owner, args, value[0] == BOUND))
-                    elif value[0] == KLASS:
-                        init = self._member(INSTANCE, value[1], "__init__")
-                        for v in init:
-                            if v[0] == BOUND:
-                                self._sites[(v[1], v[2])].append((module, owner, args, True))
+            calls = [(module, owner, callee, argument_texts(args))
+                     for module, owner, callee, args, _line in self._calls + self._decorations]
+            sites: dict[tuple, list] = defaultdict(list)
+            direct = [self._in_mode(False, self._site_callees, *call) for call in calls]
+            for call, (values, site) in zip(calls, direct):
+                for value in _ordered(values):
+                    self._add_site(sites, value, site, 0)
+            self._sites = sites
+            through = [self._in_mode(True, self._site_callees, *call) for call in calls]
+            for (values, site), (before, _site) in zip(through, direct):
+                for value in _ordered(values - before):
+                    self._add_site(sites, value, site, 0)
         return self._sites
+
+    def _site_callees(self, module: str, owner: str, callee: str, args: tuple
+                      ) -> tuple[frozenset, tuple]:
+        """What a call hands its arguments (`argument_texts`) to, as the mode evaluates
+        it, and its site: (module, owner, positional argument texts, (keyword, text)
+        pairs); `partial(f, a, k=b)` hands f `a` and `b`."""
+        positional, keywords = args
+        expr = parse_text(callee)
+        if positional and callee.rpartition(".")[2] == "partial" and expr is not None \
+                and self._is_partial(module, owner, expr):
+            return self._value(module, owner, positional[0]), \
+                (module, owner, positional[1:], keywords)
+        return self.callees(module, owner, callee, self._through), \
+            (module, owner, positional, keywords)
+
+    def _add_site(self, sites: dict, value: tuple, site: tuple, first: int) -> None:
+        """A call of `value` with the arguments of `site`, the first binding parameter
+        `first` of what it calls."""
+        if value[0] in _CALLABLE:
+            sites[(value[1], value[2])].append((*site, first + (value[0] == BOUND)))
+        elif value[0] == KLASS:
+            for v in self._attribute((INSTANCE, value[1]), "__init__"):
+                if v[0] == BOUND:
+                    self._add_site(sites, v, site, first)
+        elif value[0] == PARTIAL_OF:
+            self._add_site(sites, value[1], site, first + value[2])
 
     def constructor(self, cls: str) -> str | None:
         """The `__init__` of the tree that calling a class runs, up its MRO."""

@@ -6,8 +6,9 @@ the definition that holds its text: a nested function or lambda is its enclosing
 definition's; `name` the function's own), `(BOUND, owner, name)` the same bound to an
 instance, `(KLASS, qualname)` a class of the tree, `(INSTANCE, qualname)` an instance of one,
 `(MOD, module)` a module, `(BOX, place)` a list, tuple, set or dict written at
-`place`. Everything else (constants, what lies outside the tree) is no value: a call
-through it stays unresolved.
+`place`, `(PARTIAL_OF, value, n)` a `functools.partial` of a callable value with `n`
+positional arguments bound. Everything else (constants, what lies outside the tree)
+is no value: a call through it stays unresolved.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance"
 # A closure a call made, with the functions that call handed its maker:
 # (APPLIED_CLOSURE, owner, name, functions).
 APPLIED_CLOSURE = "applied closure"
+PARTIAL_OF = "partial of"
 
 
 def from_names(names: Names, value: tuple, depth: int = 0) -> set:

@@ -12,6 +12,9 @@ _PLAIN_ARGUMENTS = re.compile(r"[\w., =*]*\Z")
 _SIMPLE_CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(([\w., =]*)\)\Z")
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|'[^']*'|\"[^\"]*\"")
 _PARAMETER = re.compile(r"[A-Za-z_]\w*|/")
+_KEYWORD = re.compile(r"([A-Za-z_]\w*)[ \t]*=(?!=)")
+_NESTED = re.compile(r"[()\[\]{}'\",]")
+_BRACKET_OR_QUOTE = re.compile(r"[()\[\]{}'\"]")
 
 
 @lru_cache(maxsize=8192)
@@ -38,6 +41,18 @@ def dotted_node(text: str):
     for attribute in attributes:
         node = ast.Attribute(node, attribute)  # type: ignore[assignment]
     return node
+
+
+def dotted_text(node) -> str | None:
+    """The text of a dotted name's node (`a.b.c`), or None for any other expression."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def head_name(node) -> str | None:
@@ -82,6 +97,37 @@ def split_arguments(args: str) -> tuple[list, dict]:
         return [], {}
     assert isinstance(call, ast.Call)
     return list(call.args), {k.arg: k.value for k in call.keywords if k.arg}
+
+
+def argument_texts(args: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The texts of a call's positional and keyword arguments (`**kwargs` left out),
+    split at the commas outside brackets and strings, without parsing them."""
+    if _BRACKET_OR_QUOTE.search(args) is None:
+        pieces = args.split(",")
+    else:
+        pieces, depth, start, quote = [], 0, 0, ""
+        for match in _NESTED.finditer(args):
+            c = match.group()
+            if quote:
+                quote = "" if c == quote else quote
+            elif c in "'\"":
+                quote = c
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            elif depth == 0:  # a comma
+                pieces.append(args[start:match.start()])
+                start = match.end()
+        pieces.append(args[start:])
+    positional, keywords = [], []
+    for piece in (p.strip() for p in pieces):
+        keyword = _KEYWORD.match(piece)
+        if keyword:
+            keywords.append((keyword.group(1), piece[keyword.end():].strip()))
+        elif piece and not piece.startswith("**"):
+            positional.append(piece)
+    return tuple(positional), tuple(keywords)
 
 
 def parameter_names(params: str) -> list[tuple[str, int]]:
