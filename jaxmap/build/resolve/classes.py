@@ -119,7 +119,7 @@ class Classes:
         if name[0] != STR:
             return
         if target[0] == PRIM:
-            self.findings.primitives[target[1]].name = name[1]
+            self.findings.name(target[1], name[1])
         elif target[0] == NEW and ctx.summary is not None:
             ctx.summary.created[target[2]] = name
 
