@@ -1,16 +1,22 @@
 """Cross-file resolution: the facts of a whole tree -> primitives, their rules,
 definitions, import edges, binders and tests.
 
-Three collaborators, composed here: `Names` (modules, imports, lookup), the
-`Interpreter` (runs modules, summarises helpers; it composes `Classes`, for classes
-that make primitives, and `Registrations`, for how a registration becomes a rule), and
-`Findings` (primitives, rules, diagnostics). `edges` turns what they found into the
-remaining rows, and `calls` into the call graph (call and binds edges).
+Three collaborators: the `Interpreter` (runs modules, summarises helpers), `Names`
+(modules, imports, lookup) and `Findings` (primitives, rules, diagnostics). The
+interpreter makes the other two, and its own parts: `Classes`, for classes that make
+primitives, `Objects`, for the attributes of objects and classes, and `Registrations`,
+for how a registration becomes a rule. Names and the interpreter call each other (a
+lookup may run the module that defines the name), a reference cycle that
+`Interpreter.close()` breaks when the resolution is done, so everything is freed by
+reference counting alone (indexing runs with the cyclic collector paused). `edges`
+turns what they found into the remaining rows, and `calls` into the call graph (call
+and binds edges).
 """
 
 from __future__ import annotations
 
 import sys
+from contextlib import closing
 
 from jaxmap.build.facts import DICT, STR, UNKNOWN, FileFacts
 from jaxmap.build.resolve import calls, edges
@@ -35,28 +41,23 @@ def resolve(files: dict[str, dict], graph: bool = True) -> Resolution:
 
 
 def _resolve(files: dict[str, FileFacts], flows: dict[str, dict] | None) -> Resolution:
-    names = Names(files)
-    findings = Findings(names)
-    findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
-                                if facts.error)
-    interpreter = Interpreter(names, findings)
-    for module in names.modules:
-        interpreter.module_env(module)
-    # Every module has run: names read their envs directly from now on. This also ends
-    # the cycle names -> interpreter -> names (classes hold the interpreter weakly), so
-    # all of the resolution is freed as soon as it is done with, by reference counting.
-    names.env_of = interpreter.envs.__getitem__
-    for module in names.modules:
-        interpreter.classes.hijax_classes(module)
-    interpreter.classes.trace_rules()
-    aliases = _platform_aliases(interpreter)
-    findings.expand_platforms(aliases)
-    definitions = edges.definitions(names, findings)
-    call_rows, binds, tests = _call_graph(names, findings, definitions, flows) \
-        if flows is not None else ([], [], [])
-    return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
-                      tests, findings.diagnostics, _jax_version(names, interpreter), aliases,
-                      call_rows, edges.messages(names))
+    with closing(Interpreter(files)) as interpreter:
+        names, findings = interpreter.names, interpreter.findings
+        findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
+                                    if facts.error)
+        for module in names.modules:
+            interpreter.module_env(module)
+        for module in names.modules:
+            interpreter.classes.hijax_classes(module)
+        interpreter.classes.trace_rules()
+        aliases = _platform_aliases(interpreter)
+        findings.expand_platforms(aliases)
+        definitions = edges.definitions(names, findings)
+        call_rows, binds, tests = _call_graph(names, findings, definitions, flows) \
+            if flows is not None else ([], [], [])
+        return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
+                          tests, findings.diagnostics, _jax_version(names, interpreter),
+                          aliases, call_rows, edges.messages(names))
 
 
 def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],

@@ -4,9 +4,9 @@ class's methods), and VJPHiPrimitive subclasses (each class is a primitive)."""
 
 from __future__ import annotations
 
-import weakref
+from collections.abc import Callable
 
-from jaxmap.build.facts import CLASS, FUNC, NEW, PRIM, STR, UNKNOWN
+from jaxmap.build.facts import CLASS, FUNC, NEW, PRIM, STR
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS, canonical
@@ -26,14 +26,16 @@ def is_jax_base(cls: tuple) -> bool:
 
 
 class Classes:
-    """Class kinds, members and bases, and the primitives classes make. Evaluation of
-    base expressions and of __init__ calls goes through `interpreter` (which owns this
-    object: held weakly, so the two make no reference cycle)."""
+    """Class kinds, members and bases, and the rules of the primitives classes make.
+    A class's base expressions are evaluated, when first asked for, by `evaluate(module,
+    expression)`: the interpreter's, which makes this object (and drives instantiation:
+    `made`, `initializer`, `method_rules`)."""
 
-    def __init__(self, names: Names, findings: Findings, interpreter):
+    def __init__(self, names: Names, findings: Findings,
+                 evaluate: Callable[[str, tuple], tuple]):
         self.names = names
         self.findings = findings
-        self.interpreter = weakref.proxy(interpreter)
+        self.evaluate = evaluate
         self.kinds: dict[tuple[str, str], str | None] = {}
         self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
         self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
@@ -42,20 +44,9 @@ class Classes:
         """Whether instances of `cls` are primitives."""
         return self.kind(cls) in (PRIMITIVE, HI_PRIMITIVE)
 
-    def instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx, via: str) -> tuple:
-        """`SomePrimitiveSubclass('name')`: a new primitive, the rules its __init__
-        registers on `self`, and for HiPrimitive subclasses the rule methods."""
-        created = self.interpreter.construct(args[0] if args else kwargs.get("name", UNKNOWN),
-                                             ctx)
-        if created[0] == PRIM:
-            self.instance_class[created[1]] = cls
-        init = self.initializer(cls)
-        if init is not None:  # run with `self` the primitive: `super().__init__("tag")`
-            self.interpreter.run(init, (created, *args), kwargs, ctx, via)
-        if created[0] == PRIM:
-            table = R.HIJAX_METHODS if self.kind(cls) == HI_PRIMITIVE else R.PRIMITIVE_METHODS
-            self._method_rules(created[1], cls, table)
-        return created
+    def made(self, pid: int, cls: tuple) -> None:
+        """Primitive `pid` is an instance of `cls` (its methods are the primitive's)."""
+        self.instance_class[pid] = cls
 
     def instance_member(self, pid: int, name: str) -> Place | None:
         """Where member `name` of primitive `pid`'s class is defined, as a rule function."""
@@ -66,8 +57,10 @@ class Classes:
         module, _, line, _ = member
         return Place(name, self.names.path(module), line)
 
-    def _method_rules(self, pid: int, cls: tuple, table: dict) -> None:
-        """Rules a Primitive subclass defines as methods, unless already registered."""
+    def method_rules(self, pid: int, cls: tuple) -> None:
+        """Rules a Primitive subclass defines as methods (for HiPrimitive subclasses, the
+        hijax ones), unless already registered."""
+        table = R.HIJAX_METHODS if self.kind(cls) == HI_PRIMITIVE else R.PRIMITIVE_METHODS
         have = self.findings.kinds_of(pid)
         for name, (module, qualname, line, end_line) in self.members(cls).items():
             kind = table.get(name)
@@ -126,7 +119,7 @@ class Classes:
         if name[0] != STR:
             return
         if target[0] == PRIM:
-            self.findings.primitives[target[1]].name = name[1]
+            self.findings.name(target[1], name[1])
         elif target[0] == NEW and ctx.summary is not None:
             ctx.summary.created[target[2]] = name
 
@@ -182,6 +175,6 @@ class Classes:
         if key not in self.base_values:
             spec = self.names.facts(cls[1]).classes.get(cls[2])
             self.base_values[key] = tuple(
-                self.interpreter.evaluate_at_module(cls[1], base)
+                self.evaluate(cls[1], base)
                 for base in spec.bases) if spec else ()
         return self.base_values[key]

@@ -53,6 +53,10 @@ class Findings:
     def kinds_of(self, pid: int) -> set[str]:
         return {rule.kind for rule in self.primitives[pid].rules}
 
+    def name(self, pid: int, name: str) -> None:
+        """A primitive's name, learnt after it was made (`super().__init__("tag")`)."""
+        self.primitives[pid].name = name
+
     def name_variable(self, pid: int, variable: str) -> None:
         """A module-level name a primitive is assigned to: the first is its variable,
         the others its aliases (`call_p = closed_call_p = eval_jaxpr_p`)."""

@@ -89,6 +89,7 @@ class Flow(FlowFacts):
         """Forget what was computed, and the parsed texts kept for reuse."""
         self._through_memo.clear()
         self._direct_memo.clear()
+        del self.classes  # it holds self._bases: a reference cycle, broken here
         parse_text.cache_clear()
         split_arguments.cache_clear()
         parameters.cache_clear()

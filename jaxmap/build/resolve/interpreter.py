@@ -46,6 +46,7 @@ from jaxmap.build.facts import (
     Call,
     Decorate,
     Define,
+    FileFacts,
     Loop,
     Return,
     SetItem,
@@ -85,24 +86,35 @@ _MAX_INLINE_DEPTH = 8  # lambdas and nested functions calling others (or themsel
 
 
 class Interpreter:
-    """Runs modules and summarises functions, with two collaborators of its own:
-    `classes` (classes that make primitives) and `registrations` (which record rules
-    into `findings`)."""
+    """Runs modules and summarises functions. It makes its collaborators: `names` (its
+    lookups read the module envs this runs and the members `objects` knows), `findings`,
+    `classes` (whose base expressions this evaluates), `objects` and `registrations`
+    (which record rules into `findings`).
 
-    def __init__(self, names: Names, findings: Findings):
-        self.names = names
-        self.findings = findings
-        self.classes = Classes(names, findings, self)
-        self.objects = Objects(names, self.classes)
-        self.registrations = Registrations(names, findings, self.classes, self.objects)
+    Running a module looks names up, and looking a name up runs the module that defines
+    it or evaluates a class's bases: `names` and `classes` hold this interpreter's
+    methods, and it holds them, a reference cycle. `close()` breaks it; call it once the
+    resolution is done with them (`with contextlib.closing(Interpreter(files))`)."""
+
+    def __init__(self, files: dict[str, FileFacts]):
+        self.names = Names(files, self.module_env, self._member)
+        self.findings = Findings(self.names)
+        self.classes = Classes(self.names, self.findings, self.evaluate_at_module)
+        self.objects = Objects(self.names, self.classes)
+        self.registrations = Registrations(self.names, self.findings, self.classes,
+                                           self.objects)
         self.envs: dict[str, dict] = {}
         self.summaries: dict[tuple[str, str], Summary | None] = {}
         self._specialising: set[tuple[str, str]] = set()
         self._inline_depth = 0  # lambdas and nested functions being run where called
         self._running: set[tuple[str, str]] = set()  # functions run where called, now
         self._by_scope: dict[str, dict[str, list]] = {}  # module -> scope -> statements
-        names.env_of = self.module_env
-        names.member_of = self.objects.member
+
+    def close(self) -> None:
+        """Let go of the collaborators, which hold this interpreter's methods: the end of
+        the reference cycle (see the class), so all of it is freed by reference counting
+        once the caller lets go of it too. Nothing can run after."""
+        del self.names, self.findings, self.classes, self.objects, self.registrations
 
     def module_env(self, module: str) -> dict:
         """Run a module's top level once; the env of its names (partial while running)."""
@@ -129,6 +141,10 @@ class Interpreter:
     def evaluate_at_module(self, module: str, expr: tuple) -> tuple:
         """An expression's value at the top level of `module`."""
         return self.eval(expr, Context(module, "", self.module_env(module)))
+
+    def _member(self, value: tuple, attr: str) -> tuple | None:
+        """`value.attr`, where `objects` knows it: the member source of `names`."""
+        return self.objects.member(value, attr)
 
     # -- blocks -------------------------------------------------------------------
 
@@ -380,7 +396,7 @@ class Interpreter:
         if name in R.PRIMITIVE_CLASS_NAMES or tag == SYM and name in R.PRIMITIVE_SUBCLASS_NAMES:
             return self.construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
         if tag == CLASS and self.classes.makes_primitives(callee):
-            return self.classes.instantiate(callee, args, kwargs, ctx, via)
+            return self._primitive_instance(callee, args, kwargs, ctx, via)
         if tag == CLASS:
             return self._instantiate(callee, args, kwargs, ctx, via)
         if tag == FUNC and any(a[0] in (INSTANCE, CLASS) for a in args) and self._walked(callee):
@@ -445,6 +461,19 @@ class Interpreter:
             return UNKNOWN
         self.registrations.method(target, method, args, ctx, via, decorated)
         return (APPLIED, (METHOD, target, method), args)
+
+    def _primitive_instance(self, cls: tuple, args: tuple, kwargs: dict, ctx, via) -> tuple:
+        """`SomePrimitiveSubclass('name')`: a new primitive, the rules its __init__
+        registers on `self`, and the rules its class defines as methods."""
+        created = self.construct(args[0] if args else kwargs.get("name", UNKNOWN), ctx)
+        if created[0] == PRIM:
+            self.classes.made(created[1], cls)
+        init = self.classes.initializer(cls)
+        if init is not None:  # run with `self` the primitive: `super().__init__("tag")`
+            self.run(init, (created, *args), kwargs, ctx, via)
+        if created[0] == PRIM:
+            self.classes.method_rules(created[1], cls)
+        return created
 
     def _instantiate(self, cls: tuple, args: tuple, kwargs: dict, ctx, via) -> tuple:
         """`Kernel("spmv")` for a class of the tree whose `__init__` may register: an

@@ -29,11 +29,14 @@ _OBJECTS = frozenset({INSTANCE, CLASS, FUNC, SUPER})  # their attributes: see me
 
 
 class Names:
-    """Modules by name, import tables by (module, scope), and name lookup. The values
-    of a module's top-level names come from `env_of(module)`, which runs the module
-    (the interpreter provides it once composed)."""
+    """Modules by name, import tables by (module, scope), and name lookup. Lookup reads
+    two sources given at construction (the interpreter's, which makes this object):
+    `env_of(module)`, the values of a module's top-level names (running the module when
+    first asked), and `member_of(value, attr)`, `value.attr` for objects, classes and
+    functions where it is known (None where it is not)."""
 
-    def __init__(self, files: dict[str, FileFacts]):
+    def __init__(self, files: dict[str, FileFacts], env_of: Callable[[str], dict],
+                 member_of: Callable[[tuple, str], tuple | None]):
         self.modules: dict[str, tuple[str, FileFacts]] = {
             facts.module: (path, facts) for path, facts in sorted(files.items())}
         self.imports: dict[tuple[str, str], dict[str, str]] = {}
@@ -41,10 +44,8 @@ class Names:
         self.stars: dict[str, list[str]] = {}  # module -> modules it star-imports
         self.top_names: dict[str, dict[str, tuple]] = {}
         self._defined: dict[str, set[str]] = {}
-        self.env_of: Callable[[str], dict] = lambda module: {}
-        # `value.attr` for objects, classes and functions, where the interpreter knows it
-        # (None: it does not); it provides this once composed, as it does env_of.
-        self.member_of: Callable[[tuple, str], tuple | None] = lambda value, attr: None
+        self.env_of = env_of
+        self.member_of = member_of
         self._module_of: dict[str, str | None] = {}
         for module, (_, facts) in self.modules.items():
             for imported in facts.imports:
