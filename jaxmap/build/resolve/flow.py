@@ -17,7 +17,7 @@ import ast
 import re
 from collections import defaultdict
 
-from jaxmap.build.facts import NAME, SYM
+from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
 from jaxmap.build.resolve.flowfacts import ADD_STORE, FlowFacts
 from jaxmap.build.resolve.flowvalues import (
     APPLIED_CLOSURE,
@@ -51,6 +51,7 @@ _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
 _CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 _PARTIAL = (SYM, R.PARTIAL)  # functools.partial, as the names read it
+_NAMED = frozenset({FUNC, CLASS, MODULE, SYM})  # values of the names' that are plain tuples
 # An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
 # `Array` or `ArrayLike`; its methods and properties are read from the tables of
 # `_ARRAY_MODULE` in the tree.
@@ -82,6 +83,8 @@ class Flow(FlowFacts):
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
         self._parameters_returned: dict[tuple, tuple] = {}
+        self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
+        self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self.classes = Hierarchy(names, self._bases)
 
     # -- call sites --------------------------------------------------------------------
@@ -89,6 +92,8 @@ class Flow(FlowFacts):
         """Forget what was computed, and the parsed texts kept for reuse."""
         self._through_memo.clear()
         self._direct_memo.clear()
+        self._sets.clear()
+        self._of_names.clear()
         del self.classes  # it holds self._bases: a reference cycle, broken here
         parse_text.cache_clear()
         split_arguments.cache_clear()
@@ -377,7 +382,9 @@ class Flow(FlowFacts):
         finally:
             self._stack -= 1
             self._busy.discard(key)
-        self._memo[key] = found
+        # Most keys hold a set another key holds too (a name, the parameter it is
+        # handed to, what a call returns): each is kept once.
+        found = self._memo[key] = self._sets.setdefault(found, found)
         return found
 
     def _name(self, module: str, owner: str, name: str) -> frozenset:
@@ -444,7 +451,14 @@ class Flow(FlowFacts):
                                           lambda: self._global(star, "", name))
         # At the top level, names are the module's own before its imports.
         local = None if owner else self.names.env_of(module)
-        found |= from_names(self.names, self.names.lookup(name, module, owner, local))
+        value = self.names.lookup(name, module, owner, local)
+        if value[0] in _NAMED:  # a definition or a module, read in many places: made once
+            held = self._of_names.get(value)
+            if held is None:
+                held = self._of_names[value] = frozenset(from_names(self.names, value))
+            found |= held
+        else:
+            found |= from_names(self.names, value)
         return found
 
     def _attribute(self, value: tuple, attr: str) -> frozenset:
