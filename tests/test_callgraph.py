@@ -13,7 +13,8 @@ from jaxmap.cli import main
 
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "found",
              "registrations", "total", "offset", "truncated", "next_offset"}
-FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line"}
+FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
+              "through"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):
@@ -313,3 +314,19 @@ def test_binds_follows_the_impl_and_lowering_rules_a_bind_runs(capsys, tmp_path)
     assert "m._r_jvp" in chains  # it binds p itself; a jvp rule is not followed up from it
     assert set(chains) == {"m._helper", "m._q_impl", "m.api_q", "m._r_lowering", "m.api_r",
                            "m._r_jvp"}
+
+
+def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
+    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n" for i in range(12))
+    (tmp_path / "m.py").write_text("registry = {}\n" + rules +
+                                   "def apply(name, x):\n  rule = registry[name]\n"
+                                   "  return rule(x)\n"
+                                   "def direct(x):\n  return rule3(x)\n")
+    callers = json.loads(run_tree(capsys, tmp_path, "callers", "rule3", "--json"))
+    assert {(f["name"], f["through"]) for f in callers["found"]} == \
+        {("m.apply", True), ("m.direct", False)}
+    text = run_tree(capsys, tmp_path, "callers", "rule3")
+    assert any(line.startswith("* m.apply") for line in text.splitlines())
+    assert text.splitlines()[-1].startswith("(* a call of what a value holds")
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "apply", "--json"))
+    assert {f["through"] for f in calls["found"] if f["name"].startswith("m.rule")} == {True}

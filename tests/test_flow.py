@@ -325,8 +325,17 @@ def apply(name):
     assert len(callees_of(res, "m.apply")) == 12
 
 
+def test_a_dispatch_over_hundreds_of_functions_lists_them_all():
+    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(300))
+    res = resolve_sources({"m.py": "def boundary(fun):\n  def wrapped():\n    return fun()\n"
+                                   "  return wrapped\n" + wrapped})
+    assert {(text, status) for c, text, status, _ in calls(res) if c == "m.boundary"} == \
+        {("fun", THROUGH)}
+    assert len({c for c in callees_of(res, "m.boundary") if c.startswith("m.api")}) == 300
+
+
 def test_a_call_that_may_be_to_too_many_functions_is_unresolved():
-    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(70))
+    wrapped = "".join(f"@boundary\ndef api{i}(): pass\n" for i in range(1001))
     res = resolve_sources({"m.py": "def boundary(fun):\n  def wrapped():\n    return fun()\n"
                                    "  return wrapped\n" + wrapped})
     assert {(text, status) for c, text, status, _ in calls(res) if c == "m.boundary"} == \

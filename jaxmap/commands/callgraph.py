@@ -41,6 +41,7 @@ class Reached(NamedTuple):
     chain: tuple[str, ...]
     public: bool = False
     call_line: int | None = None  # callers: the line of its call to the next in the chain
+    through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
 
 
 class Registration(NamedTuple):
@@ -123,9 +124,10 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     targets = _targets(index, name)
     parent, levels, lines = _walk(index.callers, list(targets), depth)
     nodes = index.nodes(levels)
+    dispatched = index.only_through(set(parent.items()))
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
                       lines[i] if nodes[i].kind != FUNCTION else None)._replace(
-                          call_line=lines[i])
+                          call_line=lines[i], through=(i, parent[i]) in dispatched)
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
@@ -208,6 +210,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     levels = {i: 0 for i in start}
     frontier, found, step = list(start), [], 0
     owners = index.nodes(start)
+    dispatched: set[int] = set()  # reached by a call of what a value holds
     while frontier and (depth is None or step < depth):
         step += 1
         nxt = []
@@ -218,12 +221,15 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
             elif callee is not None and callee not in levels \
                     and not (prims_only and status == THROUGH):
                 levels[callee], parent[callee] = step, caller
+                if status == THROUGH:
+                    dispatched.add(callee)
                 nxt.append(callee)
         found += _bound(index, frontier, step, parent, owners)
         owners.update(index.nodes(nxt))
         frontier = [i for i in nxt if owners[i].kind == FUNCTION]  # not into a class body
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
+                  ._replace(through=i in dispatched)
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 

@@ -203,7 +203,8 @@ def call_document(answer, view: View) -> str:
                         "count": len(answer.found), "unresolved": answer.unresolved,
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
-                                   "chain": list(r.chain), "call_line": r.call_line}
+                                   "chain": list(r.chain), "call_line": r.call_line,
+                                   "through": r.through}
                                   for r in answer.found],
                         "registrations": [{"function": reg.function, "kind": reg.kind,
                                            "primitive": reg.primitive, "file": path(reg.file),

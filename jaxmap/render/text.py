@@ -266,6 +266,8 @@ _MARKS = {"unresolved": "? ", "external": "~ "}
 _BODIES = {"module": " (top level)", "class": " (class body)"}  # callers that are not functions
 _NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
           "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
+_THROUGH_MARK = "* "
+_THROUGH_NOTE = "(* a call of what a value holds, a dispatch or a parameter: it may be this one)"
 
 
 def call_answer(answer, view: View) -> str:
@@ -282,13 +284,15 @@ def call_answer(answer, view: View) -> str:
                    " the index could not name"
     lines = [heading]
     for r in answer.found:
-        mark = _MARKS.get(r.kind, "  ")
+        mark = _THROUGH_MARK if r.through else _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
         where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
         line = r.line if r.call_line is None else r.call_line  # a caller: where it calls
         lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{line}  [{chain}]")
     if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
         lines.append(_NOTES[answer.direction])
+    if any(r.through for r in answer.found):
+        lines.append(_THROUGH_NOTE)
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "

@@ -225,6 +225,17 @@ class Index:
             f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 
+    def only_through(self, pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        """The (caller, callee) pairs among `pairs` whose every call is `through` (of
+        what a value holds: a dispatch, a parameter)."""
+        statuses: dict[tuple[int, int], set[str]] = {}
+        for caller, callee, status in self._in(
+                "SELECT caller, callee, status FROM calls WHERE callee IN (?*)",
+                {callee for _caller, callee in pairs}):
+            if (caller, callee) in pairs:
+                statuses.setdefault((caller, callee), set()).add(status)
+        return {pair for pair, found in statuses.items() if found == {"through"}}
+
     def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
         """(caller, callee or None, text, status, line) of each call made by `ids`."""
         return self._in("SELECT caller, callee, text, status, line FROM calls WHERE caller "

@@ -27,8 +27,10 @@ from jaxmap.store.records import PrimitiveRecord
 
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
 # `through` (listed, not followed by reachability, or jax.grad would reach every
-# primitive through the transpose rules' registry); past MAX_LISTED, it is unresolved.
-MAX_CERTAIN, MAX_LISTED = 8, 64
+# primitive through the transpose rules' registry). JAX's own dispatches run to a few
+# hundred (every abstract eval rule, every function traced); past MAX_LISTED, a call
+# names nothing worth listing and is unresolved.
+MAX_CERTAIN, MAX_LISTED = 8, 1000
 _BUILTINS = frozenset(dir(builtins))
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
