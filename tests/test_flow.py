@@ -478,3 +478,35 @@ def test_a_function_that_returns_its_parameter_returns_what_each_call_hands_it()
           return f(x)
         """})
     assert callees_of(res, "m.use") == {"m.neg"}
+
+
+def test_a_dataclass_field_holds_what_its_constructions_hand_it():
+    res = resolve_sources({"m.py": """
+        import dataclasses
+        @dataclasses.dataclass(frozen=True)
+        class Entry:
+          rule: object
+          inline: bool = True
+        def lower(x): return x
+        ENTRY = Entry(lower, False)
+        def apply(x):
+          return ENTRY.rule(x)
+        """})
+    assert ("m.apply", "ENTRY.rule", THROUGH, "m.lower") in calls(res)
+
+
+def test_a_registry_filled_by_a_function_is_read_with_get():
+    res = resolve_sources({"m.py": """
+        REGISTRY = {}
+        def register(name, rule):
+          REGISTRY[name] = rule
+        def a(x): return x
+        def fallback(x): return x
+        register("a", a)
+        def apply(name, x):
+          rule = REGISTRY.get(name, fallback)
+          return rule(x)
+        """})
+    found = calls(res)
+    assert ("m.apply", "rule", THROUGH, "m.a") in found
+    assert ("m.apply", "rule", RESOLVED, "m.fallback") in found

@@ -12,6 +12,8 @@ resolver parses only what a question needs):
   first); a `return` belongs to the innermost def above it with a smaller indent;
 - `("dec", decorator, name, line)`: `@decorator` on the def `name`, innermost first;
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
+- `("field", name, "", line)`: an annotated name on a line of its own, `name: T` or
+  `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
 - `("op", name, operator, line)`: an operator or indexing applied to a bare name,
   each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
@@ -28,12 +30,14 @@ import keyword
 import re
 
 # The kinds of facts.
-ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR = "=", "def", "dec", "raise", "call", "op"
+ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR, FIELD = \
+    "=", "def", "dec", "raise", "call", "op", "field"
 _TARGET = rb"[A-Za-z_*][\w.\[\]'\"\t ,*]*?"
 _STATEMENT = re.compile(
     rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
     rb"|for[ \t]+(" + _TARGET + rb")[ \t]+in[ \t]+"
     rb"|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*)", re.M)
+_FIELD = re.compile(rb"^[ \t]+([A-Za-z_]\w*)[ \t]*:(?!=)[ \t]*([^\s#][^\n]*)$", re.M)
 _RAISE = re.compile(rb"^[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?:#[^\n]*)?$", re.M)
 # The decorators of a def, innermost last: `@dec`, `@dec(arg)` on lines of their own.
 _DECORATED = re.compile(
@@ -84,6 +88,9 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             for decorator in reversed([match.group(1), *more]):
                 found.append((DECORATE, _without_comment(decorator).strip().decode(
                     errors="replace"), match.group(3).decode(), at))
+        for match in _FIELD.finditer(text):
+            if match.group(1) not in _KEYWORDS:
+                found.append((FIELD, match.group(1).decode(), "", line_of(match.start())))
         for match in _RAISE.finditer(text):
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it

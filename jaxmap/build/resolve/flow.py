@@ -51,7 +51,10 @@ _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
 _CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 _PARTIAL = (SYM, R.PARTIAL)  # functools.partial, as the names read it
-_NAMED = frozenset({FUNC, CLASS, MODULE, SYM})  # values of the names' that are plain tuples
+_NAMED = frozenset({FUNC, CLASS, MODULE, SYM})  # values of the names that are plain tuples
+_FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
+# A container's methods that give back its elements (`d.get(k, default)`, `d.items()`).
+_ELEMENT_READS = frozenset({"get", "pop", "setdefault", "values", "items"})
 # An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
 # `Array` or `ArrayLike`; its methods and properties are read from the tables of
 # `_ARRAY_MODULE` in the tree.
@@ -79,6 +82,7 @@ class Flow(FlowFacts):
         self._stack = 0
         self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
         self._sites: dict | None = None  # function value -> [(module, owner, args, bound)]
+        self._building_sites = False  # fields are read from sites once they are known
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
@@ -111,6 +115,7 @@ class Flow(FlowFacts):
             self._leaves_read = True
             self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
             self._leaves |= {key[1] for key in self._attrs} | set(self._foreign)
+            self._leaves.update(field for fields in self._fields.values() for field in fields)
             for _module, (_path, facts) in self.names.modules.items():
                 self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
                 self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
@@ -491,11 +496,31 @@ class Flow(FlowFacts):
         for klass in self.classes.mro(cls):
             for module, owner, value in self._attrs.get((klass, attr), ()):
                 found |= self._value(module, owner, value)
+        if tag == INSTANCE and self._through \
+                and (self._sites is not None or not self._building_sites):
+            found |= self._field(cls, attr)  # as a parameter: what constructions hand it
         self._hold(found, attr)
         for module, owner, head, value in self._foreign.get(attr, ()):
             head_expr = parse_text(head)
             if head_expr is not None and (tag, cls) in self._eval(module, owner, head_expr):
                 found |= self._value(module, owner, value)
+        return found
+
+    def _field(self, cls: str, attr: str) -> set:
+        """A field of an instance of a class without an `__init__` of the tree (a
+        dataclass, a NamedTuple): what its constructions hand it, by keyword or in the
+        order the class and its bases annotate their fields."""
+        fields = [field for klass in reversed(self.classes.mro(cls))
+                  for field in self._fields.get(klass, ())]
+        if attr not in fields:
+            return set()
+        index, found = fields.index(attr), set[tuple]()
+        for m, o, positional, keywords, first in self.sites().get((cls, _FIELDS), ()):
+            named = [text for keyword, text in keywords if keyword == attr]
+            if named:
+                found |= self._value(m, o, named[0])
+            elif 0 <= index - first < len(positional):
+                found |= self._value(m, o, positional[index - first])
         return found
 
     def _split(self, qualified: str) -> tuple[str, str]:
@@ -526,6 +551,8 @@ class Flow(FlowFacts):
             return frozenset((PARTIAL_OF, value, bound)
                              for value in self._eval(module, owner, node.args[0])
                              if value[0] in _CALLABLE or value[0] in (KLASS, PARTIAL_OF))
+        if isinstance(callee, ast.Attribute) and callee.attr in _ELEMENT_READS:
+            found |= self._element_read(module, owner, node, callee)
         handed = None
         for value in _ordered(self._eval(module, owner, callee)):
             for result in _ordered(self._results_of_call(module, owner, node, value)):
@@ -540,6 +567,20 @@ class Flow(FlowFacts):
                         result = (APPLIED_CLOSURE, result[1], result[2], handed)
                 found.add(result)
         return frozenset(found)
+
+    def _element_read(self, module: str, owner: str, node: ast.Call, callee) -> set:
+        """`d.get(k, default)`, `d.pop(k)`, `d.setdefault(k, v)`, `d.values()`,
+        `d.items()` of a container the flow knows: its elements (of the constant key
+        `k` where one is given), and the default. An item of `items()` is taken as its
+        value: what a loop unpacks from it is what the container holds."""
+        boxes = frozenset(v for v in self._eval(module, owner, callee.value) if v[0] == BOX)
+        if not boxes:
+            return set()
+        keyed = callee.attr in ("get", "pop", "setdefault") and node.args
+        found = set(self._elements(boxes, node.args[0] if keyed else None))
+        if keyed and len(node.args) > 1:
+            found |= self._eval(module, owner, node.args[1])
+        return found
 
     def _is_partial(self, module: str, owner: str, callee) -> bool:
         """Whether a callee expression names `functools.partial`."""
@@ -655,6 +696,13 @@ class Flow(FlowFacts):
         # higher-order function). Values the second pass computes read the first pass's
         # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
+            self._building_sites = True
+            # Every container a store's target names is known before any is read: what
+            # is stored into a container is looked for through the names that hold it.
+            for module, owner, base, _value in self._stores:
+                expr = parse_text(base)
+                if expr is not None:
+                    self._in_mode(False, self._eval, module, owner, expr)
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
             sites: dict[tuple, list] = defaultdict(list)
@@ -667,6 +715,7 @@ class Flow(FlowFacts):
             for (values, site), (before, _site) in zip(through, direct):
                 for value in _ordered(values - before):
                     self._add_site(sites, value, site, 0)
+            self._building_sites = False
         return self._sites
 
     def _site_callees(self, module: str, owner: str, callee: str, args: tuple
@@ -689,6 +738,8 @@ class Flow(FlowFacts):
         if value[0] in _CALLABLE:
             sites[(value[1], value[2])].append((*site, first + (value[0] == BOUND)))
         elif value[0] == KLASS:
+            if self.constructor(value[1]) is None:  # a dataclass, a NamedTuple: its fields
+                sites[(value[1], _FIELDS)].append((*site, first))
             for v in self._attribute((INSTANCE, value[1]), "__init__"):
                 if v[0] == BOUND:
                     self._add_site(sites, v, site, first)

@@ -1,6 +1,6 @@
 """The flow facts of a whole tree indexed for the flow (flow.py): assignments,
 parameters, definitions, returns, attributes, stores, calls, decorations, raises,
-operators and loops, by module, owner and name."""
+operators, loops and the fields of classes, by module, owner and name."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ class FlowFacts:
         self._calls: list = []  # (module, owner, callee, args, line)
         self._decorations: list = []  # (module, owner, decorator, name, line)
         self._raises: list = []  # (module, owner, raised, line)
+        self._fields: dict[str, list] = defaultdict(list)  # class -> its annotated names
         self._operators: dict[str, list] = defaultdict(list)  # module -> (owner, name, op, line)
         self.decorated: set[str] = set()  # qualified names of decorated definitions
         for module, owners in flows.items():
@@ -96,6 +97,9 @@ class FlowFacts:
                 self._operators[module].append((owner, fact[1], fact[2], fact[3]))
             elif kind == flowtext.RAISE:
                 self._raises.append((module, owner, fact[1], fact[3]))
+            elif kind == flowtext.FIELD and cls is not None and owner == cls \
+                    and fact[1] not in self._fields[f"{module}.{cls}"]:
+                self._fields[f"{module}.{cls}"].append(fact[1])
             elif kind == flowtext.CALL:
                 _, callee, args, line = fact
                 self._calls.append((module, owner, callee, args, line))
