@@ -2,10 +2,11 @@
 -> resolve -> store.
 
 In two phases. The first holds what `locate PRIM` needs: primitives, rules,
-definitions, public paths, messages. The call graph (calls, binds, the tests that
-reach a primitive), and the value flow it is read from, is the second: built with
-the first by `jaxmap index`, else on the first question that reads it, and kept
-(meta `graph`). A refresh keeps what the index had."""
+definitions, public paths. The call graph (calls, binds, the tests that reach a
+primitive), the value flow it is read from, and the messages a tree raises (only
+`explain` reads them) are the second: built with the first by `jaxmap index`, else
+on the first question that reads them, and kept (meta `graph`). A refresh keeps what
+the index had."""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ import marshal
 import os
 import signal
 
+from jaxmap.build import extract  # imported once, before helpers fork, not in each
+
 _PARALLEL_MIN_FILES = 48
 
 
@@ -138,8 +140,6 @@ def _take(counter, total: int) -> int | None:
 def _extract_task(task: tuple) -> tuple[str, dict]:
     """(digest, facts) of one file."""
     root, relative, module, is_package, flow = task
-    from jaxmap.build import extract
-
     data = read_source(root, relative)
     error = None if data is not None else "unreadable"
     try:

@@ -26,9 +26,9 @@ from jaxmap.store import atomic
 if TYPE_CHECKING:  # dataclasses are not on the query path
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 11  # 11: facts keep where the value flow is read; meta `graph`
-# The meta key that says whether the index holds the call graph ("1"), or only the
-# first phase ("0"): primitives, rules, definitions and messages.
+SCHEMA_VERSION = 12  # 12: messages in the second phase
+# The meta key that says whether the index holds its second phase ("1": the call graph
+# and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
 
 _SCHEMA = """
