@@ -148,3 +148,22 @@ def test_a_build_past_a_second_says_so_on_a_pipe(slow_build, capsys):
 def test_quiet_silences_the_build(slow_build, capsys):
     assert main(["--quiet", "primitives", "--root", str(MINIJAX)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_command_starts_with_its_imports_frozen(monkeypatch):
+    """What the start-up imports build lives until exit: the collector leaves it alone
+    (frozen), and is on again when the command runs."""
+    import gc
+
+    from jaxmap import cli, entry
+
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(
+        (gc.get_freeze_count(), gc.isenabled())) or 0)
+    try:
+        with pytest.raises(SystemExit) as exited:
+            entry.run()
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == 0
+    assert seen[0][0] > 0 and seen[0][1]

@@ -213,15 +213,18 @@ def _gc_paused():
     """Indexing allocates hundreds of thousands of small tuples that all stay alive until
     the end; the cyclic collector would scan them again and again for nothing. At the
     end they are moved to the oldest generation unscanned (freeze, then unfreeze): left
-    young, the first collection after would scan them all once more (0.2 s). Objects a
-    caller froze itself are left frozen: then this step is skipped."""
+    young, the first collection after would scan them all once more (0.2 s). When a
+    caller froze objects of its own (the `jaxmap` command freezes what it imports), all
+    stay frozen instead, as unfreezing would thaw the caller's too; what indexing built
+    is freed by reference counting all the same."""
     was_enabled = gc.isenabled()
+    caller_froze = gc.get_freeze_count() > 0
     gc.disable()
     try:
         yield
     finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
+        gc.freeze()
+        if not caller_froze:
             gc.unfreeze()
         if was_enabled:
             gc.enable()
