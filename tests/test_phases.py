@@ -107,3 +107,15 @@ def test_graph_facts_added_later_are_those_read_at_once(tree):
         assert "callee_spans" in later and not later["callees"] and not later["messages"]
         extract.add_graph_facts(later, data)
         assert later == extract.extract(data, module, package), source.path
+
+
+def test_an_index_left_unfinished_is_not_written(tmp_path):
+    """The index is written in two steps (the files' facts are stored before resolving,
+    so they can be let go of); without the second, nothing is left."""
+    from jaxmap.errors import StoreError
+    from jaxmap.store import write
+
+    with pytest.raises(StoreError, match="unfinished"), \
+            write.writing(str(tmp_path / "index.sqlite")) as index:
+        index.files([("a.py", "a", 1, 2, "digest", b"")], [])
+    assert list(tmp_path.iterdir()) == []

@@ -67,16 +67,19 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan
-    with _gc_paused():
+    with _gc_paused(), store.writing(path) as index:
         facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
             rows = _with_graph_facts(root, facts, rows, progress)
+        index.files(rows, tree.dirs)
+        del rows  # the marshalled facts (20 MB for jax with the call graph's) are stored
         from jaxmap.build import resolve
 
         resolution = resolve.resolve(facts, graph=graph)
+        del facts
         meta = {**expected, "jax_version": resolution.jax_version or "",
                 store.GRAPH: "1" if graph else "0"}
-        store.write(path, meta, rows, tree.dirs, resolution)
+        index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
@@ -182,7 +185,9 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
                                            jobs=jobs, flow=graph)))
     facts, rows = {}, []
     for source in tree.files:
-        digest, facts[source.path], blob = parsed.get(source.path) or plan.kept[source.path]
+        # Kept facts are taken from the plan: their old marshalled form goes with the row.
+        digest, facts[source.path], blob = parsed.get(source.path) or \
+            plan.kept.pop(source.path)
         rows.append((source.path, source.module, source.mtime_ns, source.size, digest, blob))
     return facts, rows
 

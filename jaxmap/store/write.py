@@ -17,13 +17,15 @@ import re
 import sqlite3
 import sys
 import zlib
-from contextlib import closing
+from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import StoreError
 from jaxmap.store import atomic
 
 if TYPE_CHECKING:  # dataclasses are not on the query path
+    from collections.abc import Iterator
+
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
 SCHEMA_VERSION = 12  # 12: messages in the second phase; facts apart from file stats
@@ -208,32 +210,57 @@ def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
                  for table in ("primitives", "rules", "diagnostics"))
 
 
-def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
-          resolution: Resolution) -> None:
-    """Write a whole index to `path` atomically.
+class Writing:
+    """A whole index being written, in two steps so that the caller may let go of what
+    the first took (the files' facts, marshalled) before it works out the second."""
 
-    files: (path, module, mtime_ns, size, digest, marshalled facts) for every file.
-    dirs: (path, mtime_ns) of every directory walked.
-    """
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self.done = False
+
+    def files(self, files: list[tuple], dirs: list[tuple[str, int]]) -> None:
+        """files: (path, module, mtime_ns, size, digest, marshalled facts) for every
+        file; dirs: (path, mtime_ns) of every directory walked."""
+        _files(self._conn, files, dirs)
+
+    def finish(self, meta: dict[str, str], resolution: Resolution) -> None:
+        """The index's meta and what resolving found: the last step."""
+        _resolution(self._conn, meta, resolution)
+        self.done = True
+
+
+@contextmanager
+def writing(path: str) -> Iterator[Writing]:
+    """Write a whole index to `path` atomically: it replaces `path` only when the block
+    ends without error and `finish` was called; else nothing is left of it."""
     with atomic.replacing(path) as tmp, closing(sqlite3.connect(tmp)) as conn:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
-        _create(conn, meta, files, dirs, resolution)
+        conn.executescript(_SCHEMA)
+        index = Writing(conn)
+        yield index
+        if not index.done:
+            raise StoreError(f"the index {path} was left unfinished")
         conn.commit()
 
 
 def in_memory(meta: dict[str, str], resolution: Resolution) -> sqlite3.Connection:
     """An index held in memory, with no files (a snapshot read back)."""
     conn = sqlite3.connect(":memory:")
-    _create(conn, meta, [], [], resolution)
+    conn.executescript(_SCHEMA)
+    _resolution(conn, meta, resolution)
     return conn
 
 
-def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution) -> None:
-    conn.executescript(_SCHEMA)
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+def _files(conn: sqlite3.Connection, files: list[tuple], dirs: list[tuple[str, int]]) -> None:
     conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", (row[:5] for row in files))
     conn.executemany("INSERT INTO facts VALUES (?, ?)", ((row[0], row[5]) for row in files))
+    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+
+
+def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
+    """Meta, what resolving found, and the indexes over it all."""
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p.name, p.variable, p.module, p.file, p.line, p.end_line, p.style,
          ",".join(p.aliases))
@@ -256,7 +283,6 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
-    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
     conn.executescript(_INDEXES)
 
 
