@@ -17,7 +17,6 @@ from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap import roots
-from jaxmap.build import discover
 from jaxmap.errors import StoreError
 from jaxmap.store import write as store
 
@@ -59,6 +58,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     """Index `root` (default: the installed jax), re-parsing only files whose content
     changed since the last run; `rebuild` starts from nothing; `graph`: with the call
     graph (else only the first phase)."""
+    from jaxmap.build import discover  # not on the query path: ensure_index checks by stat
+
     root = roots.resolve_root(root)
     store.check_cache_writable()
     tree = discover.list_files(root)
