@@ -71,7 +71,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     with _gc_paused(), store.writing(path) as index:
         facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
-            rows = _with_graph_facts(root, facts, rows, progress)
+            rows = _with_graph_facts(root, facts, rows, progress, jobs)
         index.files(rows, tree.dirs)
         del rows  # the marshalled facts (20 MB for jax with the call graph's) are stored
         from jaxmap.build import resolve
@@ -193,25 +193,21 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
     return facts, rows
 
 
-def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
+def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
+                      jobs) -> list[tuple]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
-    (those kept from an index of the first phase alone), read again from their source;
-    and the file rows to store with them."""
-    import marshal
+    (those kept from an index of the first phase alone), read again from their source
+    on every core; and the file rows to store with them."""
+    from jaxmap.build import worker
 
-    from jaxmap.build import extract
-    from jaxmap.build.worker import read_source
-
-    done = []
-    for row in rows:
-        raw = facts[row[0]]
-        if "flow_spans" in raw:
-            extract.add_graph_facts(raw, read_source(root, row[0]) or b"")
-            row = (*row[:5], marshal.dumps(raw))
-        done.append(row)
-        if progress is not None:
-            progress(len(done), len(rows))
-    return done
+    lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
+    done = worker.with_graph_facts(
+        root, [(rows[i][0], rows[i][4], rows[i][3]) for i in lacking], facts,
+        progress=progress, jobs=jobs)
+    for i, (_, raw, blob) in zip(lacking, done):
+        facts[rows[i][0]] = raw
+        rows[i] = (*rows[i][:5], blob)
+    return rows
 
 
 @contextmanager
