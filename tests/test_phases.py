@@ -119,3 +119,14 @@ def test_an_index_left_unfinished_is_not_written(tmp_path):
             write.writing(str(tmp_path / "index.sqlite")) as index:
         index.files([("a.py", "a", 1, 2, "digest", b"")], [])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_index_is_keyed_by_the_installed_grammar():
+    """Read from the modules (cheaper than their metadata), the versions the index
+    records are those the packages were installed as."""
+    from importlib.metadata import version
+
+    from jaxmap.build import parse
+
+    assert parse.grammar_version() == (f"tree-sitter {version('tree-sitter')}, "
+                                       f"tree-sitter-python {version('tree-sitter-python')}")

@@ -235,16 +235,9 @@ def _gc_paused():
 def _version_key() -> dict[str, str]:
     """The query key plus what is too costly for the query path: the grammar version
     and a checksum of jaxmap's own code and queries."""
-    return {**store.query_key(), "grammar": _grammar_version(), "code": _code_checksum()}
+    from jaxmap.build import parse
 
-
-def _grammar_version() -> str:
-    """Versions of the packages that decide what a parse yields (read from their
-    metadata: importing tree_sitter is not needed to know them)."""
-    from importlib.metadata import version
-
-    return (f"tree-sitter {version('tree-sitter')}, "
-            f"tree-sitter-python {version('tree-sitter-python')}")
+    return {**store.query_key(), "grammar": parse.grammar_version(), "code": _code_checksum()}
 
 
 def _code_checksum() -> str:
