@@ -68,19 +68,20 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan
-    with _gc_paused(), store.writing(path) as index:
+    with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
             rows = _with_graph_facts(root, facts, rows, progress, jobs)
-        index.files(rows, tree.dirs)
-        del rows  # the marshalled facts (20 MB for jax with the call graph's) are stored
         from jaxmap.build import resolve
 
-        resolution = resolve.resolve(facts, graph=graph)
-        del facts
-        meta = {**expected, "jax_version": resolution.jax_version or "",
-                store.GRAPH: "1" if graph else "0"}
-        index.finish(meta, resolution)
+        with store.writing(path) as index:
+            index.files(rows, tree.dirs)
+            del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
+            resolution = resolve.resolve(facts, graph=graph)
+            del facts
+            meta = {**expected, "jax_version": resolution.jax_version or "",
+                    store.GRAPH: "1" if graph else "0"}
+            index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
