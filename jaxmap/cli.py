@@ -6,6 +6,7 @@ need them, so `jaxmap locate` and `--help` start fast.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -44,7 +45,31 @@ def _json_option(f):
                         help="Print one JSON document (schema in the README).")(f)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The CLI's group. Each row of the command table becomes a click command when it
+    is asked for: building them all took 1.4 ms of every command's start."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        row = None if found is not None else _rows().get(cmd_name)
+        if row is not None:
+            found = _declared(row)
+            self.add_command(found)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *_rows()})
+
+
+@functools.cache
+def _rows() -> dict:
+    """The command table's rows by name."""
+    from jaxmap.commands.registry import COMMANDS
+
+    return {command.name: command for command in COMMANDS}
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="jaxmap")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @click.option("-q", "--quiet", is_flag=True,
@@ -295,16 +320,6 @@ def _run_scaffold(command, given: dict) -> None:
         from jaxmap.render.text import scaffold_notes
 
         click.echo(scaffold_notes(notes), err=True)
-
-
-def _add_declared_commands() -> None:
-    from jaxmap.commands.registry import COMMANDS
-
-    for command in COMMANDS:
-        cli.add_command(_declared(command))
-
-
-_add_declared_commands()
 
 
 # -- for coding agents: `jaxmap mcp`, `jaxmap skill` ------------------------------------
