@@ -330,7 +330,18 @@ def mcp(root: str | None) -> None:
     from jaxmap import server
 
     server.require_sdk()
+    _serving()
     server.serve_stdio(root)  # a bad --root is each call's tool error, not a dead server
+
+
+def _serving() -> None:
+    """A server lives on and indexes again and again: what the start-up froze (see
+    entry.py) goes back to the collector, so that indexing hands what it built to the
+    collector's oldest generation, where what it leaves behind is collected in time,
+    rather than freezing it too."""
+    import gc
+
+    gc.unfreeze()
 
 
 def _mcp_help() -> str:
@@ -356,6 +367,7 @@ def lsp(root: str | None) -> None:
     from jaxmap import roots
 
     lsp_server.require_sdk()
+    _serving()
     if root:
         roots.resolve_root(root)  # a bad --root fails here, not at the first question
     lsp_server.serve_stdio(root)

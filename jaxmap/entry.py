@@ -4,7 +4,7 @@ exit status 130 at any moment, even while the CLI's own modules are still import
 What the start-up imports build lives until the process ends, so the cyclic garbage
 collector is kept off while they run and then told to leave them alone (frozen): it
 would otherwise scan them again and again, and once more at exit, about 10 ms of a
-20 ms question."""
+20 ms question. The servers (`jaxmap mcp`, `jaxmap lsp`) hand them back to it."""
 
 import gc
 import sys

@@ -167,3 +167,23 @@ def test_the_command_starts_with_its_imports_frozen(monkeypatch):
         gc.unfreeze()
     assert exited.value.code == 0
     assert seen[0][0] > 0 and seen[0][1]
+
+
+@pytest.mark.parametrize("command, module", [("mcp", "server"), ("lsp", "lsp")])
+def test_a_server_hands_what_the_start_up_froze_back_to_the_collector(
+        command, module, monkeypatch):
+    """A server indexes again and again: what indexing leaves in reference cycles must
+    be collected, which it is not while anything is frozen (indexer._gc_paused)."""
+    import gc
+    import importlib
+
+    served = importlib.import_module(f"jaxmap.{module}")
+    seen = []
+    monkeypatch.setattr(served, "require_sdk", lambda: None)
+    monkeypatch.setattr(served, "serve_stdio", lambda root: seen.append(gc.get_freeze_count()))
+    gc.freeze()
+    try:
+        assert main([command]) == 0
+    finally:
+        gc.unfreeze()
+    assert seen == [0]

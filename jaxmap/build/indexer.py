@@ -217,9 +217,10 @@ def _gc_paused():
     the end; the cyclic collector would scan them again and again for nothing. At the
     end they are moved to the oldest generation unscanned (freeze, then unfreeze): left
     young, the first collection after would scan them all once more (0.2 s). When a
-    caller froze objects of its own (the `jaxmap` command freezes what it imports), all
-    stay frozen instead, as unfreezing would thaw the caller's too; what indexing built
-    is freed by reference counting all the same."""
+    caller froze objects of its own (a one-shot `jaxmap` command freezes what it
+    imports), all stay frozen instead, as unfreezing would thaw the caller's too: what
+    indexing leaves in reference cycles is then not collected, so a process that
+    indexes again and again (a server) must not keep objects frozen."""
     was_enabled = gc.isenabled()
     caller_froze = gc.get_freeze_count() > 0
     gc.disable()
