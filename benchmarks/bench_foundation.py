@@ -97,7 +97,8 @@ def phases(root: Path) -> None:
 
     hooks = [(module, name, *timed(module, name, label)) for module, name, label in (
         (worker, "extract_files", "extract (parallel)"), (resolve, "resolve", "resolve"),
-        (store, "write", "store"))]
+        (store.Writing, "files", "store the files' facts"),
+        (store.Writing, "finish", "store the rest"))]
     for module, name, _, wrapper in hooks:
         setattr(module, name, wrapper)
     try:

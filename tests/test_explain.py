@@ -302,7 +302,7 @@ def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypa
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("JAXMAP_INDEXES", str(tmp_path / "snapshots"))
     (tmp_path / "snapshots").mkdir()
-    with open_index(str(old)) as old_index:
+    with open_index(str(old), graph=True) as old_index:  # messages: the second phase
         (tmp_path / "snapshots" / "jax-0.8.0.json.gz").write_bytes(snapshot.export(old_index))
     renamed = explain.explain(index, "TypeError: Scanned function carry input and carry "
                                      "output must have equal types (e.g. shapes and dtypes "

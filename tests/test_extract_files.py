@@ -42,3 +42,15 @@ def test_files_a_dying_helper_took_are_extracted_here(jax_files, monkeypatch):
                                     progress=lambda done, total: seen.append((done, total)))
     assert results == alone
     assert seen[-1] == (len(files), len(files))
+
+
+def test_graph_facts_added_by_helpers_are_those_of_one_extraction(jax_files):
+    """The second phase gives the first's facts what the call graph reads, on every
+    core: each as if the file had been extracted with it at once."""
+    root, files = jax_files
+    first = worker.extract_files(root, files, jobs=1)
+    facts = {f.path: raw for f, (_, raw, _) in zip(files, first)}
+    added = worker.with_graph_facts(
+        root, [(f.path, digest, f.size) for f, (digest, _, _) in zip(files, first)], facts,
+        jobs=3)
+    assert added == worker.extract_files(root, files, jobs=1, flow=True)

@@ -148,3 +148,42 @@ def test_a_build_past_a_second_says_so_on_a_pipe(slow_build, capsys):
 def test_quiet_silences_the_build(slow_build, capsys):
     assert main(["--quiet", "primitives", "--root", str(MINIJAX)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_command_starts_with_its_imports_frozen(monkeypatch):
+    """What the start-up imports build lives until exit: the collector leaves it alone
+    (frozen), and is on again when the command runs."""
+    import gc
+
+    from jaxmap import cli, entry
+
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(
+        (gc.get_freeze_count(), gc.isenabled())) or 0)
+    try:
+        with pytest.raises(SystemExit) as exited:
+            entry.run()
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == 0
+    assert seen[0][0] > 0 and seen[0][1]
+
+
+@pytest.mark.parametrize("command, module", [("mcp", "server"), ("lsp", "lsp")])
+def test_a_server_hands_what_the_start_up_froze_back_to_the_collector(
+        command, module, monkeypatch):
+    """A server indexes again and again: what indexing leaves in reference cycles must
+    be collected, which it is not while anything is frozen (indexer._gc_paused)."""
+    import gc
+    import importlib
+
+    served = importlib.import_module(f"jaxmap.{module}")
+    seen = []
+    monkeypatch.setattr(served, "require_sdk", lambda: None)
+    monkeypatch.setattr(served, "serve_stdio", lambda root: seen.append(gc.get_freeze_count()))
+    gc.freeze()
+    try:
+        assert main([command]) == 0
+    finally:
+        gc.unfreeze()
+    assert seen == [0]

@@ -45,6 +45,21 @@ def test_a_graph_question_builds_the_graph_once_and_keeps_it(tree, capsys):
     assert "no call graph" not in capsys.readouterr().out
 
 
+def test_messages_come_with_the_second_phase(tree, capsys):
+    """Only `explain` reads the messages a tree raises: a plain question does not
+    read them, the first that needs the second phase does."""
+    (tree / "jax" / "_src" / "checks.py").write_text(
+        "def check(x):\n    raise ValueError(f'the axis {x} is not bound here at all')\n")
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+    with open_index(tree) as index:
+        assert index.messages() == []
+    assert main(["explain", "the axis 3 is not bound here at all", "--root", str(tree)]) == 0
+    assert "jax/_src/checks.py:2" in capsys.readouterr().out
+    with open_index(tree) as index:
+        assert [m[:4] for m in index.messages()] == [
+            ("jax/_src/checks.py", 2, "jax._src.checks.check", "ValueError")]
+
+
 def test_jaxmap_index_builds_both_phases(tree):
     assert main(["index", "--root", str(tree)]) == 0
     assert _graph_built(tree)
@@ -89,6 +104,29 @@ def test_graph_facts_added_later_are_those_read_at_once(tree):
         data = (root / source.path).read_bytes()
         module, package = source.module, source.is_package
         later = extract.extract(data, module, package, flow=False)
-        assert "callee_spans" in later and not later["callees"]
+        assert "callee_spans" in later and not later["callees"] and not later["messages"]
         extract.add_graph_facts(later, data)
         assert later == extract.extract(data, module, package), source.path
+
+
+def test_an_index_left_unfinished_is_not_written(tmp_path):
+    """The index is written in two steps (the files' facts are stored before resolving,
+    so they can be let go of); without the second, nothing is left."""
+    from jaxmap.errors import StoreError
+    from jaxmap.store import write
+
+    with pytest.raises(StoreError, match="unfinished"), \
+            write.writing(str(tmp_path / "index.sqlite")) as index:
+        index.files([("a.py", "a", 1, 2, "digest", b"")], [])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_index_is_keyed_by_the_installed_grammar():
+    """Read from the modules (cheaper than their metadata), the versions the index
+    records are those the packages were installed as."""
+    from importlib.metadata import version
+
+    from jaxmap.build import parse
+
+    assert parse.grammar_version() == (f"tree-sitter {version('tree-sitter')}, "
+                                       f"tree-sitter-python {version('tree-sitter-python')}")

@@ -1,13 +1,14 @@
 """The call graph's reading of a file's text: what each owner's text calls or names
 (its callees) and its value-flow facts (flowtext.py), from the byte ranges extract.py
-records; read at once, or later by `add_graph_facts` (the index's second phase)."""
+records; read at once, or later by `add_graph_facts` (the index's second phase, which
+also reads the messages a file raises)."""
 
 from __future__ import annotations
 
 import keyword
 import re
 
-from jaxmap.build import flowtext
+from jaxmap.build import flowtext, messages
 
 # Read left to right, each string, comment, import statement and name that a `def` or
 # `class` introduces is taken whole (no group: not code); otherwise a dotted name (group
@@ -27,11 +28,15 @@ _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b
 
 
 def add_graph_facts(facts: dict, source: bytes) -> None:
-    """Give facts extracted without `flow` what the call graph reads from the same
-    source: each owner's callees and value-flow facts, as `flow=True` gives them."""
+    """Give facts extracted without `flow` what the index's second phase reads from the
+    same source: each owner's callees and value-flow facts, and the messages raised,
+    as `flow=True` gives them."""
     spans = facts.pop("flow_spans", None)
     if spans is not None:
         facts["flow"] = read_flow(source, spans, facts["defs"], facts["imports"])
+    functions = facts.pop("function_spans", None)
+    if functions is not None:
+        facts["messages"] = messages.scoped(source, functions)
     callees: dict[str, tuple] = {}
     for qualname, ranges, line, merge in facts.pop("callee_spans", ()):
         set_callees(callees, qualname, read_callees(source, ranges, line), merge)

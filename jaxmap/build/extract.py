@@ -17,7 +17,6 @@ An `error` key, set by the indexer, says why a file could not be indexed.
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from jaxmap.build import messages, parse, skim
@@ -39,7 +38,6 @@ from jaxmap.build.facts import (
     FuncSpec,
     Import,
     Loop,
-    Message,
     Return,
     SetItem,
     Test,
@@ -90,8 +88,9 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     it is a package's `__init__`. Function bodies that cannot register anything are
     not read, and not even parsed (see skim.py) unless `full_parse`: the slower
     reference the tests compare with, which must give the same facts. Without
-    `flow` (the index's first phase), what the call graph reads (callees, value flow)
-    is left for `add_graph_facts`: only where it would be read from is kept."""
+    `flow` (the index's first phase), what the second phase reads (callees, value
+    flow, messages) is left for `add_graph_facts`: only where it would be read from
+    is kept."""
     unread = _unread_bodies(source)
     root = parse.parse(source, () if full_parse else unread).root_node
     builder = _Builder(module, is_package, unread, flow)
@@ -181,7 +180,8 @@ class _Builder:
                 "deleted": self.deleted,
                 **({"flow": read_flow(self._source, self._flow_texts, self.defs, self.imports)}
                    if self._with_flow else {"flow_spans": self._flow_texts,
-                                            "callee_spans": self._callee_spans})}
+                                            "callee_spans": self._callee_spans,
+                                            "function_spans": self._spans})}
 
     def collect(self, matches: list[tuple[str, dict]], source: bytes) -> None:
         self._source = source
@@ -200,7 +200,8 @@ class _Builder:
                 _HANDLERS[kind](self, caps, stack, -neg_end)
             except RecursionError:  # a pathological expression: lose it, not the file
                 continue
-        self._messages(source)
+        if self._with_flow:
+            self.messages = messages.scoped(source, self._spans)
         self._body_callees(source)
 
     def _read_callees(self, qualname: str, ranges: list, line: int, merge: bool) -> None:
@@ -221,26 +222,6 @@ class _Builder:
             first = line + source.count(b"\n", start, ranges[0][0])
             self._flow_texts.append((qualname, ranges, first))
             self._read_callees(qualname, ranges, first, merge=True)
-
-    def _messages(self, source: bytes) -> None:
-        """The messages raised, warned or returned as an exception in the file, each
-        with its function; a message an `__init__` hands to its base class is the
-        class's own (its exception)."""
-        starts = [span[0] for span in self._spans]
-        line, at = 1, 0
-        for offset, exception, pieces, returned in messages.sites(source):
-            i = bisect.bisect_right(starts, offset) - 1
-            scope = self._spans[i][2] if i >= 0 and offset < self._spans[i][1] else ""
-            if exception == messages.INIT:
-                cls, _, method = scope.rpartition(".")
-                if method != "__init__" or not cls:
-                    continue
-                exception = cls.rpartition(".")[2]
-            elif returned and not scope:
-                continue
-            line += source.count(b"\n", at, offset)
-            at = offset
-            self.messages.append(tuple(Message(scope, line, exception, pieces, returned)))
 
     # -- scopes ---------------------------------------------------------------
 

@@ -52,6 +52,7 @@ _CALL = re.compile(
 _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
+_BRACKET_OR_QUOTE = re.compile(rb"[()\[\]{}\"']")
 # An operator, or indexing, applied to a bare name (`x ** 2`, `x[i]`): by the name of the
 # dunder it runs (`pow`, `getitem`), as JAX's tables of Array operators key them.
 _OPERATOR = re.compile(
@@ -203,18 +204,22 @@ def _logical(text: bytes, at: int) -> tuple[bytes, int]:
     end = text.find(b"\n", at)
     end = len(text) if end < 0 else end
     value = text[at:end]
-    depth = sum(value.count(c) for c in (b"(", b"[", b"{")) \
-        - sum(value.count(c) for c in (b")", b"]", b"}"))
+    depth = _depth(value)
     lines = 0
     while depth > 0 and end < len(text) and lines < _MAX_LINES:
         nxt = text.find(b"\n", end + 1)
         nxt = len(text) if nxt < 0 else nxt
         more = text[end:nxt]
-        depth += sum(more.count(c) for c in (b"(", b"[", b"{")) \
-            - sum(more.count(c) for c in (b")", b"]", b"}"))
+        depth += _depth(more)
         value += more
         end, lines = nxt, lines + 1
     return _without_comment(value).strip(), end
+
+
+def _depth(text: bytes) -> int:
+    """How many more brackets `text` opens than it closes."""
+    count = text.count
+    return count(b"(") + count(b"[") + count(b"{") - count(b")") - count(b"]") - count(b"}")
 
 
 def _without_comment(value: bytes) -> bytes:
@@ -226,18 +231,19 @@ def _without_comment(value: bytes) -> bytes:
 
 def _balanced(text: bytes, at: int) -> bytes:
     """The bracketed text that opens at `at`, brackets included (to the bound if it
-    never closes)."""
-    depth, i, end = 0, at, min(len(text), at + 4000)
-    while i < end:
-        c = text[i]
+    never closes); a quote skips to the next of its kind."""
+    depth, end = 0, min(len(text), at + 4000)
+    found = _BRACKET_OR_QUOTE.search(text, at, end)
+    while found is not None:
+        c, i = found.group(), found.start()
         if c in _OPEN:
             depth += 1
         elif c in _CLOSE:
             depth -= 1
             if depth == 0:
                 return text[at:i + 1]
-        elif c in b"\"'":
-            close = text.find(bytes([c]), i + 1)
+        else:
+            close = text.find(c, i + 1)
             i = close if close > 0 else i
-        i += 1
+        found = _BRACKET_OR_QUOTE.search(text, i + 1, end)
     return text[at:end]

@@ -2,10 +2,11 @@
 -> resolve -> store.
 
 In two phases. The first holds what `locate PRIM` needs: primitives, rules,
-definitions, public paths, messages. The call graph (calls, binds, the tests that
-reach a primitive), and the value flow it is read from, is the second: built with
-the first by `jaxmap index`, else on the first question that reads it, and kept
-(meta `graph`). A refresh keeps what the index had."""
+definitions, public paths. The call graph (calls, binds, the tests that reach a
+primitive), the value flow it is read from, and the messages a tree raises (only
+`explain` reads them) are the second: built with the first by `jaxmap index`, else
+on the first question that reads them, and kept (meta `graph`). A refresh keeps what
+the index had."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap import roots
-from jaxmap.build import discover
 from jaxmap.errors import StoreError
 from jaxmap.store import write as store
 
@@ -58,6 +58,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     """Index `root` (default: the installed jax), re-parsing only files whose content
     changed since the last run; `rebuild` starts from nothing; `graph`: with the call
     graph (else only the first phase)."""
+    from jaxmap.build import discover  # not on the query path: ensure_index checks by stat
+
     root = roots.resolve_root(root)
     store.check_cache_writable()
     tree = discover.list_files(root)
@@ -69,13 +71,17 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
-            rows = _with_graph_facts(root, facts, rows, progress)
+            rows = _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.build import resolve
 
-        resolution = resolve.resolve(facts, graph=graph)
-        meta = {**expected, "jax_version": resolution.jax_version or "",
-                store.GRAPH: "1" if graph else "0"}
-        store.write(path, meta, rows, tree.dirs, resolution)
+        with store.writing(path) as index:
+            index.files(rows, tree.dirs)
+            del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
+            resolution = resolve.resolve(facts, graph=graph)
+            del facts
+            meta = {**expected, "jax_version": resolution.jax_version or "",
+                    store.GRAPH: "1" if graph else "0"}
+            index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
@@ -181,30 +187,28 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
                                            jobs=jobs, flow=graph)))
     facts, rows = {}, []
     for source in tree.files:
-        digest, facts[source.path], blob = parsed.get(source.path) or plan.kept[source.path]
+        # Kept facts are taken from the plan: their old marshalled form goes with the row.
+        digest, facts[source.path], blob = parsed.get(source.path) or \
+            plan.kept.pop(source.path)
         rows.append((source.path, source.module, source.mtime_ns, source.size, digest, blob))
     return facts, rows
 
 
-def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress) -> list[tuple]:
+def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
+                      jobs) -> list[tuple]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
-    (those kept from an index of the first phase alone), read again from their source;
-    and the file rows to store with them."""
-    import marshal
+    (those kept from an index of the first phase alone), read again from their source
+    on every core; and the file rows to store with them."""
+    from jaxmap.build import worker
 
-    from jaxmap.build import extract
-    from jaxmap.build.worker import read_source
-
-    done = []
-    for row in rows:
-        raw = facts[row[0]]
-        if "flow_spans" in raw:
-            extract.add_graph_facts(raw, read_source(root, row[0]) or b"")
-            row = (*row[:5], marshal.dumps(raw))
-        done.append(row)
-        if progress is not None:
-            progress(len(done), len(rows))
-    return done
+    lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
+    done = worker.with_graph_facts(
+        root, [(rows[i][0], rows[i][4], rows[i][3]) for i in lacking], facts,
+        progress=progress, jobs=jobs)
+    for i, (_, raw, blob) in zip(lacking, done):
+        facts[rows[i][0]] = raw
+        rows[i] = (*rows[i][:5], blob)
+    return rows
 
 
 @contextmanager
@@ -212,15 +216,19 @@ def _gc_paused():
     """Indexing allocates hundreds of thousands of small tuples that all stay alive until
     the end; the cyclic collector would scan them again and again for nothing. At the
     end they are moved to the oldest generation unscanned (freeze, then unfreeze): left
-    young, the first collection after would scan them all once more (0.2 s). Objects a
-    caller froze itself are left frozen: then this step is skipped."""
+    young, the first collection after would scan them all once more (0.2 s). When a
+    caller froze objects of its own (a one-shot `jaxmap` command freezes what it
+    imports), all stay frozen instead, as unfreezing would thaw the caller's too: what
+    indexing leaves in reference cycles is then not collected, so a process that
+    indexes again and again (a server) must not keep objects frozen."""
     was_enabled = gc.isenabled()
+    caller_froze = gc.get_freeze_count() > 0
     gc.disable()
     try:
         yield
     finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
+        gc.freeze()
+        if not caller_froze:
             gc.unfreeze()
         if was_enabled:
             gc.enable()
@@ -229,16 +237,9 @@ def _gc_paused():
 def _version_key() -> dict[str, str]:
     """The query key plus what is too costly for the query path: the grammar version
     and a checksum of jaxmap's own code and queries."""
-    return {**store.query_key(), "grammar": _grammar_version(), "code": _code_checksum()}
+    from jaxmap.build import parse
 
-
-def _grammar_version() -> str:
-    """Versions of the packages that decide what a parse yields (read from their
-    metadata: importing tree_sitter is not needed to know them)."""
-    from importlib.metadata import version
-
-    return (f"tree-sitter {version('tree-sitter')}, "
-            f"tree-sitter-python {version('tree-sitter-python')}")
+    return {**store.query_key(), "grammar": parse.grammar_version(), "code": _code_checksum()}
 
 
 def _code_checksum() -> str:

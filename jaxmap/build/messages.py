@@ -13,8 +13,10 @@ the pieces back into a pattern that matches the message as raised.
 
 from __future__ import annotations
 
+import bisect
 import re
 
+from jaxmap.build.facts import Message
 from jaxmap.store.message_patterns import INIT_KIND, MIN_LITERAL, WARNING_KIND
 
 # Searched apart: each starts with a literal, which the regex engine finds far faster
@@ -52,6 +54,29 @@ _LOOK_BACK = 3000  # bytes searched before a raise for the variable it raises
 # After `name`: the rest of `name = SomeError(`.
 _INSTANCE = re.compile(rb"[ \t]*=[ \t]*([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
 _BARE_RAISE = re.compile(rb"raise[ \t]+([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?\n")
+
+
+def scoped(source: bytes, functions: list[tuple[int, int, str]]) -> list[tuple]:
+    """The stored `facts.Message` of each site in `source`, with its function
+    (`functions`: the (start, end, qualname) of the module-level functions and methods,
+    in source order); a message an `__init__` hands to its base class is the class's
+    own (its exception), and one returned outside every function is left out."""
+    starts = [span[0] for span in functions]
+    found, line, at = [], 1, 0
+    for offset, exception, pieces, returned in sites(source):
+        i = bisect.bisect_right(starts, offset) - 1
+        scope = functions[i][2] if i >= 0 and offset < functions[i][1] else ""
+        if exception == INIT:
+            cls, _, method = scope.rpartition(".")
+            if method != "__init__" or not cls:
+                continue
+            exception = cls.rpartition(".")[2]
+        elif returned and not scope:
+            continue
+        line += source.count(b"\n", at, offset)
+        at = offset
+        found.append(tuple(Message(scope, line, exception, pieces, returned)))
+    return found
 
 
 def sites(source: bytes) -> list[tuple[int, str, tuple[str, ...], bool]]:

@@ -33,6 +33,20 @@ def parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(language())
 
 
+def grammar_version() -> str:
+    """Versions of the packages that decide what a parse yields, from the modules
+    themselves where they say (importlib.metadata alone takes 10 ms to import)."""
+    binding = getattr(tree_sitter, "__version__", None)
+    grammar = getattr(language(), "semantic_version", None)
+    if binding is None or grammar is None:  # older releases than this reads
+        from importlib.metadata import version
+
+        binding, grammar = version("tree-sitter"), version("tree-sitter-python")
+    else:
+        grammar = ".".join(map(str, grammar))
+    return f"tree-sitter {binding}, tree-sitter-python {grammar}"
+
+
 def warm_up() -> None:
     """Set up the parser and compile the queries now (before forking helpers)."""
     parser()

@@ -1,11 +1,20 @@
 """Extracting source files, in this process and in forked helper processes: each file
-read, parsed and turned into facts, returned as (digest, facts, facts marshalled)."""
+read, parsed and turned into facts, returned as (digest, facts, facts marshalled); and,
+the same way, giving facts extracted without the call graph's what it reads."""
 
 from __future__ import annotations
 
 import marshal
 import os
 import signal
+from typing import TYPE_CHECKING
+
+from jaxmap.build import extract  # imported once, before helpers fork, not in each
+
+if TYPE_CHECKING:
+    from typing import Callable
+
+    Work = Callable[[tuple], tuple[str, dict]]  # a task -> (digest, facts)
 
 _PARALLEL_MIN_FILES = 48
 
@@ -13,30 +22,53 @@ _PARALLEL_MIN_FILES = 48
 def extract_files(root: str, sources: list, *, progress=None, jobs=None,
                   flow: bool = False) -> list[tuple]:
     """(digest, facts, facts marshalled) of each source file, in order, using every
-    core for many files: this process and `jobs - 1` helpers take files, largest
-    first, from one shared counter, and the helpers send theirs back as they finish.
-    With `flow`, the facts hold what the call graph reads too (extract.extract's)."""
-    tasks = [(str(root), s.path, s.module, s.is_package, flow) for s in sources]
-    jobs = jobs or os.cpu_count() or 1
-    results = _Results(len(tasks), progress)
-    if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
-        for slot, task in enumerate(tasks):
-            results.extract(slot, task)
-        return results.items
-    import multiprocessing
-
+    core for many files. With `flow`, the facts hold what the call graph reads too
+    (extract.extract's)."""
     from jaxmap.build import parse
 
     parse.warm_up()  # compiled once here, inherited by forked helpers
+    tasks = [(str(root), s.path, s.module, s.is_package, flow) for s in sources]
+    return _in_parallel(tasks, _extract_task, [s.size for s in sources], progress, jobs)
+
+
+def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[str, dict],
+                     *, progress=None, jobs=None) -> list[tuple]:
+    """(digest, facts, facts marshalled) of each of `files` ((path, digest, size)),
+    in order: its `facts` (extracted without the call graph's) given what the call
+    graph reads from its source (extract.add_graph_facts), on every core as
+    extract_files does; in helpers only where they fork and so inherit `facts`."""
+    def add(task: tuple) -> tuple[str, dict]:
+        path, digest, _ = task
+        raw = facts[path]
+        extract.add_graph_facts(raw, read_source(root, path) or b"")
+        return digest, raw
+
+    forks = os.name == "posix"
+    return _in_parallel(files, add, [size for _, _, size in files], progress,
+                        jobs if forks else 1)
+
+
+def _in_parallel(tasks: list, work: Work, sizes: list[int], progress, jobs) -> list[tuple]:
+    """(digest, facts, facts marshalled) of `work` on each task, in order: this process
+    and `jobs - 1` helpers take tasks, largest first, from one shared counter, and the
+    helpers send theirs back as they finish."""
+    jobs = jobs or os.cpu_count() or 1
+    results = _Results(len(tasks), work, progress)
+    if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
+        for slot, task in enumerate(tasks):
+            results.work(slot, task)
+        return results.items
+    import multiprocessing
+
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    order = sorted(range(len(tasks)), key=lambda i: -sources[i].size)
+    order = sorted(range(len(tasks)), key=lambda i: -sizes[i])
     counter = context.Value("i", 0)
-    helpers = [_start_helper(context, [tasks[i] for i in order], counter)
+    helpers = [_start_helper(context, [tasks[i] for i in order], work, counter)
                for _ in range(jobs - 1)]
     try:
         open_pipes = [receiver for _, receiver in helpers]
         while (position := _take(counter, len(order))) is not None:
-            results.extract(order[position], tasks[order[position]])
+            results.work(order[position], tasks[order[position]])
             open_pipes = [r for r in open_pipes if results.receive(r, order, wait=False)]
         for receiver in open_pipes:
             results.receive(receiver, order, wait=True)
@@ -48,21 +80,22 @@ def extract_files(root: str, sources: list, *, progress=None, jobs=None,
                 process.terminate()
     for slot, item in enumerate(results.items):  # what a helper took but did not send
         if item is None:
-            results.extract(slot, tasks[slot])
+            results.work(slot, tasks[slot])
     return results.items
 
 
 class _Results:
-    """(digest, facts, facts marshalled) by slot (the source's place in the caller's
+    """(digest, facts, facts marshalled) by slot (the task's place in the caller's
     list), with progress reported."""
 
-    def __init__(self, total: int, progress):
+    def __init__(self, total: int, work: Work, progress):
         self.items: list = [None] * total
+        self._work = work
         self.done = 0
         self.progress = progress
 
-    def extract(self, slot: int, task: tuple) -> None:
-        digest, facts = _extract_task(task)
+    def work(self, slot: int, task: tuple) -> None:
+        digest, facts = self._work(task)
         self._add(slot, digest, facts, marshal.dumps(facts))
 
     def receive(self, receiver, order: list, *, wait: bool) -> bool:
@@ -83,12 +116,12 @@ class _Results:
             self.progress(self.done, len(self.items))
 
 
-def _start_helper(context, tasks: list, counter) -> tuple:
+def _start_helper(context, tasks: list, work: Work, counter) -> tuple:
     """A forked helper that ignores Ctrl-C: the main process alone handles it (and ends
     the helpers), so an interrupt prints no traceback from any of them. SIGINT stays
     blocked from the fork until the helper has set it to be ignored."""
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_help, args=(tasks, counter, sender), daemon=True)
+    process = context.Process(target=_help, args=(tasks, work, counter, sender), daemon=True)
     blocked = hasattr(signal, "pthread_sigmask")
     if blocked:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -101,10 +134,10 @@ def _start_helper(context, tasks: list, counter) -> tuple:
     return process, receiver
 
 
-def _help(tasks: list, counter, sender) -> None:
-    """In a helper process: extract, and leave sending to a thread, so that a result
-    larger than the pipe's buffer does not stop the work until the main process reads
-    it (it reads between files of its own). Marshal is much cheaper than pickle."""
+def _help(tasks: list, work: Work, counter, sender) -> None:
+    """In a helper process: work, and leave sending to a thread, so that a result larger
+    than the pipe's buffer does not stop the work until the main process reads it (it
+    reads between files of its own). Marshal is much cheaper than pickle."""
     import queue
     import threading
 
@@ -115,7 +148,7 @@ def _help(tasks: list, counter, sender) -> None:
     sending = threading.Thread(target=_send_all, args=(outbox, sender))
     sending.start()
     while (position := _take(counter, len(tasks))) is not None:
-        digest, facts = _extract_task(tasks[position])
+        digest, facts = work(tasks[position])
         outbox.put((position, digest, marshal.dumps(facts)))
     outbox.put(None)
     sending.join()
@@ -138,8 +171,6 @@ def _take(counter, total: int) -> int | None:
 def _extract_task(task: tuple) -> tuple[str, dict]:
     """(digest, facts) of one file."""
     root, relative, module, is_package, flow = task
-    from jaxmap.build import extract
-
     data = read_source(root, relative)
     error = None if data is not None else "unreadable"
     try:

@@ -55,7 +55,8 @@ class Command(NamedTuple):
     paths: bool = True  # prints paths: the CLI offers --absolute
     snapshot: bool = False  # the CLI offers --jax VERSION (a committed snapshot)
     about_primitives: bool = False  # on a tree without primitives the CLI warns
-    graph: bool = False  # reads the call graph: the index's second phase is built first
+    # reads the call graph or messages: the index's second phase is built first
+    graph: bool = False
     # "module:function" saying why a result answers nothing (None when it does): the
     # front ends then fail with that line, the CLI after printing the rendered result.
     refusal: str = ""

@@ -64,7 +64,8 @@ def find(version: str) -> str:
 
 
 def export(index: Index) -> bytes:
-    """A deterministic gzip'd JSON snapshot of an open index."""
+    """A deterministic gzip'd JSON snapshot of an open index; its messages are those of
+    the index's second phase (`index --snapshot` builds it), none without it."""
     document = {"format": FORMAT, "jax_version": index.jax_version,
                 "primitives": [_primitive_record(p) for p in index.primitives()],
                 "definitions": [_definition_record(d) for d in index.public_definitions()],

@@ -17,24 +17,29 @@ import re
 import sqlite3
 import sys
 import zlib
-from contextlib import closing
+from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import StoreError
 from jaxmap.store import atomic
 
 if TYPE_CHECKING:  # dataclasses are not on the query path
+    from collections.abc import Iterator
+
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 11  # 11: facts keep where the value flow is read; meta `graph`
-# The meta key that says whether the index holds the call graph ("1"), or only the
-# first phase ("0"): primitives, rules, definitions and messages.
+SCHEMA_VERSION = 12  # 12: messages in the second phase; facts apart from file stats
+# The meta key that says whether the index holds its second phase ("1": the call graph
+# and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files (
-  path TEXT PRIMARY KEY, module TEXT, mtime_ns INTEGER, size INTEGER, digest TEXT, facts BLOB);
+  path TEXT PRIMARY KEY, module TEXT, mtime_ns INTEGER, size INTEGER, digest TEXT);
+-- Apart from `files`, whose stats every query reads: beside the blobs, reading them
+-- would read every page of the blobs' table (7 MB for jax, 2 ms).
+CREATE TABLE facts (path TEXT PRIMARY KEY, facts BLOB);
 CREATE TABLE dirs (path TEXT PRIMARY KEY, mtime_ns INTEGER);
 CREATE TABLE primitives (
   id INTEGER PRIMARY KEY, name TEXT, variable TEXT, module TEXT, file TEXT,
@@ -79,7 +84,7 @@ CREATE INDEX binds_definition ON binds (definition_id);
 CREATE INDEX calls_caller ON calls (caller);
 CREATE INDEX calls_callee ON calls (callee);
 """
-TABLES = frozenset({"meta", "files", "dirs", "primitives", "rules", "definitions",
+TABLES = frozenset({"meta", "files", "facts", "dirs", "primitives", "rules", "definitions",
                     "public_paths", "imports", "binds", "calls", "messages", "tests",
                     "diagnostics"})
 
@@ -178,7 +183,8 @@ def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, by
     """Stored (digest, FileFacts, FileFacts marshalled) of the given paths."""
     wanted = set(paths)
     facts = {}
-    for path, digest, blob in conn.execute("SELECT path, digest, facts FROM files"):
+    for path, digest, blob in conn.execute(
+            "SELECT path, digest, facts FROM files JOIN facts USING (path)"):
         if path in wanted:
             try:
                 facts[path] = digest, marshal.loads(blob), blob
@@ -204,31 +210,57 @@ def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
                  for table in ("primitives", "rules", "diagnostics"))
 
 
-def write(path: str, meta: dict[str, str], files: list[tuple], dirs: list[tuple[str, int]],
-          resolution: Resolution) -> None:
-    """Write a whole index to `path` atomically.
+class Writing:
+    """A whole index being written, in two steps so that the caller may let go of what
+    the first took (the files' facts, marshalled) before it works out the second."""
 
-    files: (path, module, mtime_ns, size, digest, marshalled facts) for every file.
-    dirs: (path, mtime_ns) of every directory walked.
-    """
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self.done = False
+
+    def files(self, files: list[tuple], dirs: list[tuple[str, int]]) -> None:
+        """files: (path, module, mtime_ns, size, digest, marshalled facts) for every
+        file; dirs: (path, mtime_ns) of every directory walked."""
+        _files(self._conn, files, dirs)
+
+    def finish(self, meta: dict[str, str], resolution: Resolution) -> None:
+        """The index's meta and what resolving found: the last step."""
+        _resolution(self._conn, meta, resolution)
+        self.done = True
+
+
+@contextmanager
+def writing(path: str) -> Iterator[Writing]:
+    """Write a whole index to `path` atomically: it replaces `path` only when the block
+    ends without error and `finish` was called; else nothing is left of it."""
     with atomic.replacing(path) as tmp, closing(sqlite3.connect(tmp)) as conn:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
-        _create(conn, meta, files, dirs, resolution)
+        conn.executescript(_SCHEMA)
+        index = Writing(conn)
+        yield index
+        if not index.done:
+            raise StoreError(f"the index {path} was left unfinished")
         conn.commit()
 
 
 def in_memory(meta: dict[str, str], resolution: Resolution) -> sqlite3.Connection:
     """An index held in memory, with no files (a snapshot read back)."""
     conn = sqlite3.connect(":memory:")
-    _create(conn, meta, [], [], resolution)
+    conn.executescript(_SCHEMA)
+    _resolution(conn, meta, resolution)
     return conn
 
 
-def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution) -> None:
-    conn.executescript(_SCHEMA)
+def _files(conn: sqlite3.Connection, files: list[tuple], dirs: list[tuple[str, int]]) -> None:
+    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", (row[:5] for row in files))
+    conn.executemany("INSERT INTO facts VALUES (?, ?)", ((row[0], row[5]) for row in files))
+    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+
+
+def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
+    """Meta, what resolving found, and the indexes over it all."""
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
-    conn.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", files)
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p.name, p.variable, p.module, p.file, p.line, p.end_line, p.style,
          ",".join(p.aliases))
@@ -251,7 +283,6 @@ def _create(conn: sqlite3.Connection, meta, files, dirs, resolution: Resolution)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
-    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
     conn.executescript(_INDEXES)
 
 
