@@ -29,13 +29,16 @@ from jaxmap.store.records import DefinitionRecord, Resolution
 
 def resolve(files: dict[str, dict], graph: bool = True) -> Resolution:
     """Resolve the facts of every file of a tree (path -> stored facts, see extract.py);
-    without `graph`, no call graph: no calls, binds or tests (the index's first phase)."""
+    without `graph`, no call graph: no calls, binds or tests (the index's first phase).
+    `files` is emptied once read: the raw facts are not kept beside their records."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
     try:
         flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()} \
             if graph else None
-        return _resolve({path: FileFacts.wrap(raw) for path, raw in files.items()}, flows)
+        wrapped = {path: FileFacts.wrap(raw) for path, raw in files.items()}
+        files.clear()
+        return _resolve(wrapped, flows)
     finally:
         sys.setrecursionlimit(limit)
 

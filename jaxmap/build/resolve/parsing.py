@@ -17,7 +17,7 @@ _NESTED = re.compile(r"[()\[\]{}'\",]")
 _BRACKET_OR_QUOTE = re.compile(r"[()\[\]{}'\"]")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=2048)
 def parse_text(text: str):
     """The expression of a text, or None if it is not one (a dotted name is built
     directly: most texts are one, and compiling each would cost the most here)."""
@@ -77,7 +77,7 @@ def argument_nodes(args: str) -> list:
     return positional + list(keywords.values())
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=2048)
 def split_arguments(args: str) -> tuple[list, dict]:
     if _PLAIN_ARGUMENTS.match(args):  # names and keywords only: no parse
         positional, keywords = [], {}
