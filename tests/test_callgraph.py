@@ -330,3 +330,35 @@ def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
     assert text.splitlines()[-1].startswith("(* a call of what a value holds")
     calls = json.loads(run_tree(capsys, tmp_path, "calls", "apply", "--json"))
     assert {f["through"] for f in calls["found"] if f["name"].startswith("m.rule")} == {True}
+
+
+def test_binds_does_not_follow_a_pallas_kernels_lowering(capsys, tmp_path):
+    pallas = tmp_path / "jax" / "_src" / "pallas" / "triton"
+    pallas.mkdir(parents=True)
+    for folder in (tmp_path / "jax", tmp_path / "jax" / "_src", pallas.parent, pallas):
+        (folder / "__init__.py").write_text("")
+    (pallas / "lowering.py").write_text(
+        "triton_lowering_rules = {}\n"
+        "def register_lowering(prim):\n  def deco(fn):\n"
+        "    triton_lowering_rules[prim] = fn\n    return fn\n  return deco\n")
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\nfrom jax._src.interpreters import mlir\n"
+        "from jax._src.pallas.triton import lowering as triton\n"
+        "p_p = core.Primitive('p')\nr_p = core.Primitive('r')\n"
+        "def _r_xla(ctx, x):\n  return x\n"
+        "mlir.register_lowering(r_p, _r_xla)\n"
+        "@triton.register_lowering(r_p)\n"
+        "def _r_triton(ctx, x):\n  return p_p.bind(x)\n"
+        "def api_r(x):\n  return r_p.bind(x)\n")
+    assert "lowering[triton]" in run_tree(capsys, tmp_path, "locate", "r")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    assert {f["name"] for f in binds["found"]} == {"m._r_triton"}
+
+
+def test_path_does_not_go_through_a_dispatch(capsys, tmp_path):
+    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n" for i in range(12))
+    (tmp_path / "m.py").write_text("registry = {}\n" + rules +
+                                   "def apply(name, x):\n  rule = registry[name]\n"
+                                   "  return rule(x)\n")
+    assert main(["path", "apply", "rule3", "--root", str(tmp_path)]) == 1
+    assert "no call chain from apply to rule3" in capsys.readouterr().err

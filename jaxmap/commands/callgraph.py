@@ -19,13 +19,15 @@ from functools import partial
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
+from jaxmap.knowledge.registrars import XLA_PLATFORMS
 from jaxmap.models import EXTERNAL, THROUGH, UNRESOLVED, RuleKind
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
 # Rules a bind runs, which `binds` follows: a primitive bound outside any transformation
-# runs its impl rule, and bound under jit its lowering rule (which may trace a function
-# of the tree: `mlir.lower_fun(f)`). JVP, transpose and batching rules run only under
-# grad or vmap; followed, they would make nearly every function reach `add` or `mul`.
+# runs its impl rule, and bound under jit its XLA lowering rule (which may trace a
+# function of the tree: `mlir.lower_fun(f)`); a Pallas backend's lowering runs only in a
+# kernel. JVP, transpose and batching rules run only under grad or vmap; followed, they
+# would make nearly every function reach `add` or `mul`.
 RUN_AT_BIND = (RuleKind.IMPL.value, RuleKind.LOWERING.value)
 
 
@@ -103,9 +105,11 @@ def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
     a bind (RUN_AT_BIND), the definitions binding their primitive; each such step is
     noted in `hops` with the words its chain shows."""
     rows = index.callers(ids, through=False)
-    for binder, rule, line, function, prim, kind in index.rule_binders(ids, RUN_AT_BIND):
-        hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
-        rows.append((binder, rule, line, function))
+    for binder, rule, line, function, prim, kind, platform in index.rule_binders(
+            ids, RUN_AT_BIND):
+        if platform is None or platform in XLA_PLATFORMS:  # not a Pallas kernel's lowering
+            hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+            rows.append((binder, rule, line, function))
     return rows
 
 

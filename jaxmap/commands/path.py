@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import NotFound
+from jaxmap.models import THROUGH
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
@@ -84,9 +85,9 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
 
 def _search(index: Index, start: list[int], ends: set[int], depth: int
             ) -> dict[int, list[tuple[int, int]]]:
-    """Breadth first down the resolved calls from `start`: each reached id's callers
-    one level nearer the start, with the line of each call; stops at the level where
-    an end is reached."""
+    """Breadth first down the calls from `start`, as `binds` follows them up (not a
+    call of what a value holds: `through`): each reached id's callers one level nearer
+    the start, with the line of each call; stops at the level where an end is reached."""
     levels = {i: 0 for i in start}
     parents: dict[int, list[tuple[int, int]]] = {}
     frontier, level = [i for i in start if i not in ends], 0
@@ -94,8 +95,8 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int
     while frontier and level < depth:
         level += 1
         nxt = []
-        for caller, callee, _text, _status, line in index.callees(frontier):
-            if callee is None or levels.get(callee, level) < level:
+        for caller, callee, _text, status, line in index.callees(frontier):
+            if callee is None or status == THROUGH or levels.get(callee, level) < level:
                 continue
             if callee not in levels:
                 levels[callee] = level

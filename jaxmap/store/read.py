@@ -328,15 +328,16 @@ class Index:
             "ORDER BY d.id, r.file, r.line", ids)
 
     def rule_binders(self, ids, kinds: tuple[str, ...]
-                     ) -> list[tuple[int, int, int, bool, str, str]]:
+                     ) -> list[tuple[int, int, int, bool, str, str, str | None]]:
         """(binder, rule function, line of the bind, whether the binder is a function,
-        primitive, rule kind) for each rule of one of `kinds` whose function is one of
-        `ids`, with each definition that binds the rule's primitive: binding the
+        primitive, rule kind, platform) for each rule of one of `kinds` whose function is
+        one of `ids`, with each definition that binds the rule's primitive: binding the
         primitive runs the rule."""
         listed = ", ".join(f"'{kind}'" for kind in kinds if kind.isidentifier())
         return self._in(
             "SELECT DISTINCT b.definition_id, d.id, b.line, bd.kind IN ('function', "
-            "'variable'), coalesce(p.variable, p.name), r.kind FROM definitions d JOIN rules "
+            "'variable'), coalesce(p.variable, p.name), r.kind, r.platform FROM definitions d "
+            "JOIN rules "
             "r ON r.function_file = d.file AND r.function_line = d.line JOIN primitives p ON "
             "p.id = r.primitive_id JOIN binds b ON b.primitive_id = r.primitive_id JOIN "
             f"definitions bd ON bd.id = b.definition_id WHERE d.id IN (?*) AND r.kind IN "
