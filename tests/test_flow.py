@@ -510,3 +510,32 @@ def test_a_registry_filled_by_a_function_is_read_with_get():
     found = calls(res)
     assert ("m.apply", "rule", THROUGH, "m.a") in found
     assert ("m.apply", "rule", RESOLVED, "m.fallback") in found
+
+
+def test_a_parameter_hides_the_modules_function_of_that_name():
+    res = resolve_sources({"m.py": """
+        def key(x): return x
+        def check(key):
+          return isinstance(key, int) and key()
+        """})
+    assert callees_of(res, "m.check") == {None}  # isinstance (outside), key() (unnamed)
+
+
+def test_strings_and_comments_name_no_call():
+    res = resolve_sources({"m.py": '''
+        def bar(x): return x
+        def documented(x):
+          r"""Like bar (bar) but not: bar(x)."""
+          # a comment (bar)
+          return x
+        '''})
+    assert callees_of(res, "m.documented") == set()
+
+
+def test_a_lambda_of_a_modules_top_level_is_no_callee():
+    res = resolve_sources({"m.py": """
+        HANDLERS = {"a": lambda x: x}
+        def use(name, x):
+          return HANDLERS[name](x)
+        """})
+    assert "m" not in callees_of(res, "m.use")

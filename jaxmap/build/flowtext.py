@@ -37,6 +37,10 @@ _STATEMENT = re.compile(
     rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
     rb"|for[ \t]+(" + _TARGET + rb")[ \t]+in[ \t]+"
     rb"|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*)", re.M)
+# A string or a comment, whose contents are not code.
+_NOT_CODE = re.compile(
+    rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*')
+_NOT_NEWLINE = re.compile(rb"[^\n]")
 _FIELD = re.compile(rb"^[ \t]+([A-Za-z_]\w*)[ \t]*:(?!=)[ \t]*([^\s#][^\n]*)$", re.M)
 _RAISE = re.compile(rb"^[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?:#[^\n]*)?$", re.M)
 # The decorators of a def, innermost last: `@dec`, `@dec(arg)` on lines of their own.
@@ -76,46 +80,49 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     received: set[bytes] = set()  # parameters, which a call may hand on in turn
     for start, end in pieces:
         text = source[start:end]
+        code = _masked(text)  # the text, its strings' and comments' contents blanked
         line_of = _Lines(text, line + source.count(b"\n", pieces[0][0], start))
-        for match in _DEF.finditer(text):
+        for match in _DEF.finditer(code):
             params = _balanced(text, match.end() - 1)
             local.add(match.group(1))
             received.update(_parameter_names(params[1:-1]))
             found.append((DEF, match.group(1).decode(), params[1:-1].decode(errors="replace"),
                           line_of(match.start()), _indent(match.group())))
-        for match in _DECORATED.finditer(text):
+        for match in _DECORATED.finditer(code):
             at = line_of(match.start())
-            more = [d.strip()[1:] for d in match.group(2).split(b"\n") if d.strip()]
-            for decorator in reversed([match.group(1), *more]):
+            written = [_group(text, match, 1)] + [
+                d.strip()[1:] for d in _group(text, match, 2).split(b"\n") if d.strip()]
+            for decorator in reversed(written):
                 found.append((DECORATE, _without_comment(decorator).strip().decode(
                     errors="replace"), match.group(3).decode(), at))
-        for match in _FIELD.finditer(text):
+        for match in _FIELD.finditer(code):
             if match.group(1) not in _KEYWORDS:
                 found.append((FIELD, match.group(1).decode(), "", line_of(match.start())))
-        for match in _RAISE.finditer(text):
+        for match in _RAISE.finditer(code):
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it
-        for match in _STATEMENT.finditer(text):
+        for match in _STATEMENT.finditer(code):
             if match.start() < covered:  # `f(a,\n  b=c)`: a keyword, not an assignment
                 continue
-            value, covered = _logical(text, match.end())
+            value, covered = _logical(text, code, match.end())
             if not value or value.startswith(b"#"):
                 continue
             at = line_of(match.start())
-            keyword, loop, target = match.groups()
+            keyword, loop, target = (_group(text, match, i) if match.group(i) else None
+                                     for i in (1, 2, 3))
             indent = _indent(match.group())
             if keyword:
                 found.append((ASSIGN, "<return>", value.decode(errors="replace"), at, indent))
             elif loop:
                 found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(
                     errors="replace").rstrip(":").rstrip(), at, indent))
-            else:
+            elif target:
                 found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
                               indent))
         seen = set()
         # Only where an Array is written of (`x: ArrayLike`): the flow looks up an operator
         # on a name a parameter annotation makes an Array or a jax function's result.
-        operators = _OPERATOR.finditer(text) if b"Array" in text else ()
+        operators = _OPERATOR.finditer(code) if b"Array" in text else ()
         for match in operators:  # each (name, operator) once per owner
             key = match.group(1, 2)
             if key not in seen and match.group(1) not in _KEYWORDS:
@@ -123,17 +130,40 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
                               line_of(match.start())))
         owned = defined | local | {b"self", b"cls"}
-        found += _calls(text, line_of, owned | imported | received, owned)
+        found += _calls(text, code, line_of, owned | imported | received, owned)
     return tuple(found)
 
 
-def _calls(text: bytes, line_of, names: frozenset, owned: frozenset) -> list[tuple]:
-    """The kept calls of a text (see the module's docstring): those that hand on one of
-    `names` bare, a lambda, or an attribute of one of `owned` (`self.f`, `obj.f`); an
-    imported module's attribute handed on is a `handed` edge already."""
+def _masked(text: bytes) -> bytes:
+    """`text` with what is inside its strings and comments blanked (its lines and
+    offsets kept): what they say is not code to read."""
+    return _NOT_CODE.sub(_blank, text) if b"#" in text or b"'" in text or b'"' in text \
+        else text
+
+
+def _blank(match) -> bytes:
+    found = match.group()
+    if found.startswith(b"#"):
+        return b" " * len(found)
+    quote = 3 if found[:3] in (b'"""', b"'''") else 1
+    inside = _NOT_NEWLINE.sub(b" ", found[quote:-quote])
+    return found[:quote] + inside + found[-quote:]
+
+
+def _group(text: bytes, match, group: int) -> bytes:
+    """A group of a match made on the masked text, as the text writes it."""
+    return text[match.start(group):match.end(group)]
+
+
+def _calls(text: bytes, code: bytes, line_of, names: frozenset, owned: frozenset
+           ) -> list[tuple]:
+    """The kept calls of a text (see the module's docstring), found in its masked `code`:
+    those that hand on one of `names` bare, a lambda, or an attribute of one of `owned`
+    (`self.f`, `obj.f`); an imported module's attribute handed on is a `handed` edge
+    already."""
     found: list[tuple] = []
-    for match in _CALL.finditer(text):
-        callee = match.group(1)
+    for match in _CALL.finditer(code):
+        callee = _group(text, match, 1)
         if callee.partition(b".")[0] in _KEYWORDS:
             continue
         simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
@@ -198,22 +228,20 @@ def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
     return found
 
 
-def _logical(text: bytes, at: int) -> tuple[bytes, int]:
+def _logical(text: bytes, code: bytes, at: int) -> tuple[bytes, int]:
     """The rest of a statement from `at`: to its line's end, or further while a bracket
-    is open (up to a bound); and the offset where it ends."""
-    end = text.find(b"\n", at)
-    end = len(text) if end < 0 else end
-    value = text[at:end]
-    depth = _depth(value)
+    of its `code` (the masked text) is open (up to a bound); and the offset where it
+    ends."""
+    end = code.find(b"\n", at)
+    end = len(code) if end < 0 else end
+    depth = _depth(code[at:end])
     lines = 0
-    while depth > 0 and end < len(text) and lines < _MAX_LINES:
-        nxt = text.find(b"\n", end + 1)
-        nxt = len(text) if nxt < 0 else nxt
-        more = text[end:nxt]
-        depth += _depth(more)
-        value += more
+    while depth > 0 and end < len(code) and lines < _MAX_LINES:
+        nxt = code.find(b"\n", end + 1)
+        nxt = len(code) if nxt < 0 else nxt
+        depth += _depth(code[end:nxt])
         end, lines = nxt, lines + 1
-    return _without_comment(value).strip(), end
+    return _without_comment(text[at:end]).strip(), end
 
 
 def _depth(text: bytes) -> int:

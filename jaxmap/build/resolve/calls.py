@@ -81,7 +81,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
             heads = module_heads | _import_heads(names, module, qualname) if scope \
                 else module_heads
             for name, line, called in callees:  # unpacked: 56k of them
-                if name.partition(".")[0] not in heads:
+                head = name.partition(".")[0]
+                if head not in heads or qualname and flow.shadows(module, qualname, head):
                     # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
@@ -161,7 +162,10 @@ def _candidates(caller: int, text: str, line: int, direct: set[int], through: se
 def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
     """Definition ids of the functions (and classes, with their `__init__`) of values."""
     found = set()
+    modules = flow.names.modules
     for value in values:
+        if value[0] in (FN, BOUND, APPLIED_CLOSURE) and value[1] in modules:
+            continue  # a lambda of a module's top level: no definition of its own to call
         if value[0] in (FN, BOUND) and value[1] in ids:
             found.add(ids[value[1]])
         elif value[0] == APPLIED_CLOSURE:  # the closure, and what its maker was handed

@@ -87,6 +87,7 @@ class Flow(FlowFacts):
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
         self._parameters_returned: dict[tuple, tuple] = {}
+        self._hidden: dict[tuple, set] = {}  # (module, owner) -> its names that hide others
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self.classes = Hierarchy(names, self._bases)
@@ -126,6 +127,17 @@ class Flow(FlowFacts):
                             self._leaves.update(k for k, _ in self._memo.get(value[1], ())
                                                 if isinstance(k, str))
         return "." not in text or text.rpartition(".")[2] in self._leaves
+
+    def shadows(self, module: str, owner: str, name: str) -> bool:
+        """Whether `owner` has a parameter or a variable `name` (not `self` or `cls`):
+        it hides the module's name (`def f(key): isinstance(key, Array)` is not about a
+        function `key`)."""
+        hidden = self._hidden.get((module, owner))
+        if hidden is None:
+            hidden = self._hidden[(module, owner)] = self._locals.get((module, owner), set()) \
+                - {def_name for def_name, _line in self._defs.get((module, owner), ())} \
+                - {"self", "cls"}
+        return name in hidden
 
     def _may_be_function(self, node) -> bool:
         """Whether an argument may name a function: a lambda, a call, or a name that a
