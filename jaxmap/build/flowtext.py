@@ -32,7 +32,7 @@ import re
 # The kinds of facts.
 ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR, FIELD = \
     "=", "def", "dec", "raise", "call", "op", "field"
-_TARGET = rb"[A-Za-z_*][\w.\[\]'\"\t ,*]*?"
+_TARGET = rb"[A-Za-z_*][\w.\[\]'\"\t ,*\0]*?"  # (NUL: a masked string's contents)
 _STATEMENT = re.compile(
     rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
     rb"|for[ \t]+(" + _TARGET + rb")[ \t]+in[ \t]+"
@@ -142,11 +142,13 @@ def _masked(text: bytes) -> bytes:
 
 
 def _blank(match) -> bytes:
+    """A string's contents or a comment as NUL bytes (lines kept): no pattern reads them
+    as code, and none backtracks over them as it would over a run of spaces."""
     found = match.group()
     if found.startswith(b"#"):
-        return b" " * len(found)
-    quote = 3 if found[:3] in (b'"""', b"'''") else 1
-    inside = _NOT_NEWLINE.sub(b" ", found[quote:-quote])
+        return b"\0" * len(found)
+    quote = 3 if found[:3] in (b'"""', b"\'\'\'") else 1
+    inside = _NOT_NEWLINE.sub(b"\0", found[quote:-quote])
     return found[:quote] + inside + found[-quote:]
 
 
