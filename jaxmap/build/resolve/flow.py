@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from functools import lru_cache
 
 from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
 from jaxmap.build.resolve.flowfacts import ADD_STORE, FlowFacts
@@ -102,6 +103,7 @@ class Flow(FlowFacts):
         del self.classes  # it holds self._bases: a reference cycle, broken here
         parse_text.cache_clear()
         split_arguments.cache_clear()
+        _order_key.cache_clear()
         parameters.cache_clear()
 
     @staticmethod
@@ -235,7 +237,11 @@ class Flow(FlowFacts):
         assigned = self._locals.get((module, owner), ())
         defs = {d[0] for d in self._defs.get((module, owner), ())}
         found = {}
-        for arg in argument_nodes(args):
+        positional, keywords = argument_texts(args)
+        for text in (*positional, *(value for _keyword, value in keywords)):
+            arg = None if text.startswith("*") else parse_text(text)  # (`*xs`: not one)
+            if arg is None:
+                continue
             head = head_name(arg)
             if head in assigned and head not in defs and not isinstance(arg, ast.Lambda):
                 continue
@@ -244,7 +250,8 @@ class Flow(FlowFacts):
             held = frozenset(v for v in self._eval(module, owner, arg)
                              if v[0] in _CALLABLE or v[0] == PARTIAL_OF)
             if held:
-                found[ast.unparse(arg)] = held
+                found[text if isinstance(arg, (ast.Name, ast.Attribute)) else ast.unparse(arg)] \
+                    = held
         return found
 
     def _plainly_array(self, module: str, owner: str, name: str) -> bool:
@@ -773,6 +780,7 @@ def _ordered(values) -> list:
     return sorted(values, key=_order_key) if len(values) > 1 else list(values)
 
 
+@lru_cache(maxsize=65536)
 def _order_key(value) -> str:
     return repr(tuple(sorted(map(_order_key, part)) if isinstance(part, frozenset) else part
                       for part in value)) if isinstance(value, tuple) else repr(value)
