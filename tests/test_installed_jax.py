@@ -166,3 +166,15 @@ def test_an_internal_module_import_is_not_a_public_path(installed_index):
 def test_call_like_primitives_show_the_trace_methods_that_handle_them(installed_index):
     [call] = locate(installed_index, "custom_jvp_call", kind="trace").primitives
     assert "JVPTrace.process_custom_jvp_call" in {r.via for r in call.rules}
+
+
+def test_a_trace_method_counts_as_the_rule_its_class_stands_for(installed_index):
+    from jaxmap.commands.lookup import primitives
+
+    missing_jvp = {p.name for p in primitives(installed_index, missing=("jvp",))}
+    # custom_jvp_call's JVP is JVPTrace.process_custom_jvp_call, call's JVPTrace.process_call
+    assert "custom_jvp_call" not in missing_jvp and "call" not in missing_jvp
+    has_jvp = {p.name for p in primitives(installed_index, has=("jvp",))}
+    assert "custom_jvp_call" in has_jvp
+    missing_batching = {p.name for p in primitives(installed_index, missing=("batching",))}
+    assert "custom_jvp_call" not in missing_batching  # BatchTrace.process_custom_jvp_call

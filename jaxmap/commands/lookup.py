@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import ArgumentError, JaxmapError
+from jaxmap.knowledge.registrars import TRACE_CLASS_KINDS
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 if TYPE_CHECKING:
@@ -106,8 +107,9 @@ def check_rule_kinds(**kinds_by_option: tuple[str, ...]) -> None:
 def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str, ...] = (),
            platform: str | None = None) -> list[Primitive]:
     """The primitives lacking every kind in `missing` and having every kind in `has`
-    (lowerings counted for `platform` only, when given); a JaxmapError when the two
-    ask for the same kind, which no primitive can satisfy."""
+    (lowerings counted for `platform` only, when given; a Trace method handling the
+    primitive counts as the kind its class stands for: TRACE_CLASS_KINDS); a
+    JaxmapError when the two ask for the same kind, which no primitive can satisfy."""
     both = sorted(set(missing) & set(has))
     if both:
         raise JaxmapError(f"--missing and --has both name {', '.join(both)}: no primitive "
@@ -118,7 +120,9 @@ def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str
     for prim in prims:
         if platform:
             prim = for_platform(prim, platform)
-        kinds = {r.kind.value for r in prim.rules}
+        kinds = {r.kind.value for r in prim.rules} | {
+            TRACE_CLASS_KINDS[cls].value for r in prim.rules
+            if r.kind is RuleKind.TRACE and (cls := r.via.partition(".")[0]) in TRACE_CLASS_KINDS}
         if not kinds & set(missing) and set(has) <= kinds:
             chosen.append(prim)
     return chosen
