@@ -14,7 +14,7 @@ from jaxmap.cli import main
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "found",
              "registrations", "total", "offset", "truncated", "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
-              "through"}
+              "through", "handed"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):
@@ -362,3 +362,16 @@ def test_path_does_not_go_through_a_dispatch(capsys, tmp_path):
                                    "  return rule(x)\n")
     assert main(["path", "apply", "rule3", "--root", str(tmp_path)]) == 1
     assert "no call chain from apply to rule3" in capsys.readouterr().err
+
+
+def test_a_function_handed_on_is_marked_as_such(capsys, tmp_path):
+    (tmp_path / "lib.py").write_text("def psum(x): return x\n")
+    (tmp_path / "m.py").write_text("import lib\n"
+                                   "def reduce(x, parallel_reduce=None): return x\n"
+                                   "def total(x):\n  return reduce(x, parallel_reduce=lib.psum)\n")
+    callers = json.loads(run_tree(capsys, tmp_path, "callers", "psum", "--json"))
+    assert [(f["name"], f["handed"], f["through"]) for f in callers["found"]] == \
+        [("m.total", True, False)]
+    text = run_tree(capsys, tmp_path, "callers", "psum")
+    assert text.splitlines()[1].startswith("^ m.total")
+    assert text.splitlines()[-1].startswith("(^ a function handed on")

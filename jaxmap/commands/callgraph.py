@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from jaxmap.errors import NotFound
 from jaxmap.knowledge.registrars import XLA_PLATFORMS
-from jaxmap.models import EXTERNAL, THROUGH, UNRESOLVED, RuleKind
+from jaxmap.models import EXTERNAL, HANDED, THROUGH, UNRESOLVED, RuleKind
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
 # Rules a bind runs, which `binds` follows: a primitive bound outside any transformation
@@ -44,6 +44,7 @@ class Reached(NamedTuple):
     public: bool = False
     call_line: int | None = None  # callers: the line of its call to the next in the chain
     through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
+    handed: bool = False  # it hands the function on (`jit(f)`), it does not call it there
 
 
 class Registration(NamedTuple):
@@ -128,10 +129,11 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     targets = _targets(index, name)
     parent, levels, lines = _walk(index.callers, list(targets), depth)
     nodes = index.nodes(levels)
-    dispatched = index.only_through(set(parent.items()))
+    status = index.uniform_status(set(parent.items()))
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
                       lines[i] if nodes[i].kind != FUNCTION else None)._replace(
-                          call_line=lines[i], through=(i, parent[i]) in dispatched)
+                          call_line=lines[i], through=status.get((i, parent[i])) == THROUGH,
+                          handed=status.get((i, parent[i])) == HANDED)
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
@@ -214,7 +216,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     levels = {i: 0 for i in start}
     frontier, found, step = list(start), [], 0
     owners = index.nodes(start)
-    dispatched: set[int] = set()  # reached by a call of what a value holds
+    reached_by: dict[int, str] = {}  # the status of the call that reached each
     while frontier and (depth is None or step < depth):
         step += 1
         nxt = []
@@ -225,15 +227,15 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
             elif callee is not None and callee not in levels \
                     and not (prims_only and status == THROUGH):
                 levels[callee], parent[callee] = step, caller
-                if status == THROUGH:
-                    dispatched.add(callee)
+                reached_by[callee] = status
                 nxt.append(callee)
         found += _bound(index, frontier, step, parent, owners)
         owners.update(index.nodes(nxt))
         frontier = [i for i in nxt if owners[i].kind == FUNCTION]  # not into a class body
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
-                  ._replace(through=i in dispatched)
+                  ._replace(through=reached_by.get(i) == THROUGH,
+                            handed=reached_by.get(i) == HANDED)
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 

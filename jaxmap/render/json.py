@@ -204,7 +204,7 @@ def call_document(answer, view: View) -> str:
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
                                    "chain": list(r.chain), "call_line": r.call_line,
-                                   "through": r.through}
+                                   "through": r.through, "handed": r.handed}
                                   for r in answer.found],
                         "registrations": [{"function": reg.function, "kind": reg.kind,
                                            "primitive": reg.primitive, "file": path(reg.file),

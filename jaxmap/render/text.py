@@ -266,8 +266,9 @@ _MARKS = {"unresolved": "? ", "external": "~ "}
 _BODIES = {"module": " (top level)", "class": " (class body)"}  # callers that are not functions
 _NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
           "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
-_THROUGH_MARK = "* "
+_THROUGH_MARK, _HANDED_MARK = "* ", "^ "
 _THROUGH_NOTE = "(* a call of what a value holds, a dispatch or a parameter: it may be this one)"
+_HANDED_NOTE = "(^ a function handed on, not called there: `jit(f)`, `partial(f)`, an argument)"
 
 
 def call_answer(answer, view: View) -> str:
@@ -284,7 +285,8 @@ def call_answer(answer, view: View) -> str:
                    " the index could not name"
     lines = [heading]
     for r in answer.found:
-        mark = _THROUGH_MARK if r.through else _MARKS.get(r.kind, "  ")
+        mark = _THROUGH_MARK if r.through else _HANDED_MARK if r.handed \
+            else _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
         where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
         line = r.line if r.call_line is None else r.call_line  # a caller: where it calls
@@ -293,6 +295,8 @@ def call_answer(answer, view: View) -> str:
         lines.append(_NOTES[answer.direction])
     if any(r.through for r in answer.found):
         lines.append(_THROUGH_NOTE)
+    if any(r.handed for r in answer.found):
+        lines.append(_HANDED_NOTE)
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "

@@ -225,16 +225,17 @@ class Index:
             f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 
-    def only_through(self, pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
-        """The (caller, callee) pairs among `pairs` whose every call is `through` (of
-        what a value holds: a dispatch, a parameter)."""
+    def uniform_status(self, pairs: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """(caller, callee) -> the status every call row of that pair has, for the pairs
+        among `pairs` whose rows agree (`through`: of what a value holds; `handed`: a
+        function handed on, not called there)."""
         statuses: dict[tuple[int, int], set[str]] = {}
         for caller, callee, status in self._in(
                 "SELECT caller, callee, status FROM calls WHERE callee IN (?*)",
                 {callee for _caller, callee in pairs}):
             if (caller, callee) in pairs:
                 statuses.setdefault((caller, callee), set()).add(status)
-        return {pair for pair, found in statuses.items() if found == {"through"}}
+        return {pair: found.pop() for pair, found in statuses.items() if len(found) == 1}
 
     def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
         """(caller, callee or None, text, status, line) of each call made by `ids`."""
