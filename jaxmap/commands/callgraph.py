@@ -19,7 +19,6 @@ from functools import partial
 from typing import NamedTuple
 
 from jaxmap.errors import NotFound
-from jaxmap.knowledge.registrars import XLA_PLATFORMS
 from jaxmap.models import EXTERNAL, HANDED, THROUGH, UNRESOLVED, RuleKind
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
@@ -105,6 +104,8 @@ def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
     """The callers of `ids`, as `_walk` steps them, and, for those that are rules run at
     a bind (RUN_AT_BIND), the definitions binding their primitive; each such step is
     noted in `hops` with the words its chain shows."""
+    from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
+
     rows = index.callers(ids, through=False)
     for binder, rule, line, function, prim, kind, platform in index.rule_binders(
             ids, RUN_AT_BIND):

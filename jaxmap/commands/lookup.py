@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import ArgumentError, JaxmapError
-from jaxmap.knowledge.registrars import TRACE_CLASS_KINDS
+from jaxmap.knowledge.traces import TRACE_CLASS_KINDS
 from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 if TYPE_CHECKING:

@@ -4,6 +4,8 @@
   orientation  what REPO-MAP.md orients a newcomer with
   versions     what generated code needs from each jax release
   rungs        the escalation ladder and the `jaxmap new` kinds of each rung
+  traces       the rule kind each Trace class's methods stand for
+  transformations  the words of the functions that carry out each public transformation
 
 May import: models and errors only.
 """

@@ -141,13 +141,6 @@ PRIMITIVE_CLASSES = ("core.Primitive",)
 # where jax is in the tree they are followed as its classes.
 PRIMITIVE_SUBCLASSES = ("core.CallPrimitive", "core.MapPrimitive", "core.ClosedCallPrimitive")
 
-# The rule kind a Trace class's method stands for, for a call-like primitive it handles
-# (`JVPTrace.process_custom_jvp_call` is custom_jvp_call's JVP): `--missing jvp` does
-# not list a primitive that has one.
-TRACE_CLASS_KINDS: dict[str, K] = {
-    "EvalTrace": K.IMPL, "JVPTrace": K.JVP, "LinearizeTrace": K.LINEARIZATION,
-    "BatchTrace": K.BATCHING, "JaxprTrace": K.PARTIAL_EVAL, "JetTrace": K.JET}
-
 # Methods of a Primitive subclass that override the rules of its instances.
 PRIMITIVE_METHODS: dict[str, K] = {"impl": K.IMPL, "abstract_eval": K.ABSTRACT_EVAL}
 
