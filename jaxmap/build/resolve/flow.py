@@ -82,7 +82,7 @@ class Flow(FlowFacts):
         self._busy: set[tuple] = set()
         self._stack = 0
         self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
-        self._sites: dict | None = None  # function value -> [(module, owner, args, bound)]
+        self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
         self._building_sites = False  # fields are read from sites once they are known
         self._leaves: set[str] = set()
         self._leaves_read = False
@@ -611,7 +611,7 @@ class Flow(FlowFacts):
         """What one call of a value returns: where the function returns one of its own
         parameters (`def export(fn): ...; return fn`), what this call hands it there, not
         what every call does (or each decorated name would hold every function)."""
-        if value[0] not in (FN, BOUND) or self._through is False:
+        if value[0] not in (FN, BOUND) or not self._through:
             return self.results(value)
         returned = self._returned_parameters(value[1], value[2])
         if not returned:
