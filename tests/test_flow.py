@@ -488,11 +488,36 @@ def test_a_dataclass_field_holds_what_its_constructions_hand_it():
           rule: object
           inline: bool = True
         def lower(x): return x
+        def other(x): return x
         ENTRY = Entry(lower, False)
+        def register(rule):
+          return Entry(rule)
+        register(other)
         def apply(x):
           return ENTRY.rule(x)
         """})
-    assert ("m.apply", "ENTRY.rule", THROUGH, "m.lower") in calls(res)
+    found = calls(res)
+    # Written at the construction: resolved; handed through a parameter: through.
+    assert ("m.apply", "ENTRY.rule", RESOLVED, "m.lower") in found
+    assert ("m.apply", "ENTRY.rule", THROUGH, "m.other") in found
+
+
+def test_an_attribute_of_an_unknown_value_is_typed_by_the_field_annotations():
+    res = resolve_sources({"m.py": """
+        from typing import NamedTuple
+        class Impl(NamedTuple):
+          bits: object
+        def threefry_bits(k): return k
+        THREEFRY = Impl(bits=threefry_bits)
+        class Key:
+          _impl: Impl
+        class KeyType:
+          _impl: Impl
+        def lowering(ctx, aval):
+          impl = aval.dtype._impl
+          return impl.bits(ctx)
+        """})
+    assert ("m.lowering", "impl.bits", RESOLVED, "m.threefry_bits") in calls(res)
 
 
 def test_a_registry_filled_by_a_function_is_read_with_get():

@@ -12,8 +12,8 @@ resolver parses only what a question needs):
   first); a `return` belongs to the innermost def above it with a smaller indent;
 - `("dec", decorator, name, line)`: `@decorator` on the def `name`, innermost first;
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
-- `("field", name, "", line)`: an annotated name on a line of its own, `name: T` or
-  `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
+- `("field", name, annotation, line)`: an annotated name on a line of its own, `name: T`
+  or `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
 - `("op", name, operator, line)`: an operator or indexing applied to a bare name,
   each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
@@ -97,7 +97,9 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                     errors="replace"), match.group(3).decode(), at))
         for match in _FIELD.finditer(code):
             if match.group(1) not in _KEYWORDS:
-                found.append((FIELD, match.group(1).decode(), "", line_of(match.start())))
+                annotation = _without_comment(_group(text, match, 2).partition(b"=")[0])
+                found.append((FIELD, match.group(1).decode(),
+                              annotation.strip().decode(errors="replace"), line_of(match.start())))
         for match in _RAISE.finditer(code):
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it

@@ -89,6 +89,7 @@ class Flow(FlowFacts):
         self._top_names: set[str] = set()  # names module top levels assign
         self._parameters_returned: dict[tuple, tuple] = {}
         self._hidden: dict[tuple, set] = {}  # (module, owner) -> its names that hide others
+        self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self.classes = Hierarchy(names, self._bases)
@@ -285,8 +286,11 @@ class Flow(FlowFacts):
             return self._name(module, owner, node.id)
         if kind is ast.Attribute:
             found: set[tuple] = set()
-            for value in _ordered(self._eval(module, owner, node.value)):
+            receivers = self._eval(module, owner, node.value)
+            for value in _ordered(receivers):
                 found |= self._attribute(value, node.attr)
+            if not receivers:  # an attribute every class annotating it types alike
+                found |= self._annotated(node.attr)
             return frozenset(found)
         if kind is ast.Call:
             return self._call(module, owner, node)
@@ -515,14 +519,30 @@ class Flow(FlowFacts):
         for klass in self.classes.mro(cls):
             for module, owner, value in self._attrs.get((klass, attr), ()):
                 found |= self._value(module, owner, value)
-        if tag == INSTANCE and self._through \
-                and (self._sites is not None or not self._building_sites):
+        if tag == INSTANCE and (self._sites is not None or not self._building_sites):
             found |= self._field(cls, attr)  # as a parameter: what constructions hand it
         self._hold(found, attr)
         for module, owner, head, value in self._foreign.get(attr, ()):
             head_expr = parse_text(head)
             if head_expr is not None and (tag, cls) in self._eval(module, owner, head_expr):
                 found |= self._value(module, owner, value)
+        return found
+
+    def _annotated(self, attr: str) -> frozenset:
+        """`x.attr` of a value the flow does not know: an instance of the class of the
+        tree that the field annotations of `attr` name, where the classes of the tree
+        annotating a field so named agree on one (`_impl: PRNGImpl`; an annotation naming
+        no class of the tree, `_impl: str`, says nothing of them); else nothing."""
+        found = self._by_annotation.get(attr)
+        if found is None:
+            self._by_annotation[attr] = _EMPTY  # while it is computed: a cycle finds nothing
+            classes: set[tuple] = set()
+            for module, annotation in self._field_types.get(attr, ()):
+                expr = parse_text(annotation.strip("'\""))
+                named = self._in_mode(False, self._eval, module, "", expr) if expr else _EMPTY
+                classes |= {(INSTANCE, v[1]) for v in named if v[0] == KLASS}
+            found = frozenset(classes) if len(classes) == 1 else _EMPTY
+            self._by_annotation[attr] = found
         return found
 
     def _field(self, cls: str, attr: str) -> set:
@@ -730,6 +750,7 @@ class Flow(FlowFacts):
                 for value in _ordered(values):
                     self._add_site(sites, value, site, 0)
             self._sites = sites
+            self._direct_memo.clear()  # computed without fields, which the sites give
             through = [self._in_mode(True, self._site_callees, *call) for call in calls]
             for (values, site), (before, _site) in zip(through, direct):
                 for value in _ordered(values - before):

@@ -39,6 +39,8 @@ class FlowFacts:
         self._decorations: list = []  # (module, owner, decorator, name, line)
         self._raises: list = []  # (module, owner, raised, line)
         self._fields: dict[str, list] = defaultdict(list)  # class -> its annotated names
+        # field name -> (module, annotation) of each class body that annotates it
+        self._field_types: dict[str, list] = defaultdict(list)
         self._operators: dict[str, list] = defaultdict(list)  # module -> (owner, name, op, line)
         self.decorated: set[str] = set()  # qualified names of decorated definitions
         for module, owners in flows.items():
@@ -100,6 +102,7 @@ class FlowFacts:
             elif kind == flowtext.FIELD and cls is not None and owner == cls \
                     and fact[1] not in self._fields[f"{module}.{cls}"]:
                 self._fields[f"{module}.{cls}"].append(fact[1])
+                self._field_types[fact[1]].append((module, fact[2]))
             elif kind == flowtext.CALL:
                 _, callee, args, line = fact
                 self._calls.append((module, owner, callee, args, line))
