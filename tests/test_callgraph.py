@@ -290,6 +290,9 @@ def test_an_alias_reaches_what_the_function_it_names_binds(capsys, tmp_path):
     assert {f["name"] for f in binds["found"]} == {"m.silu", "m.swish"}
     calls = json.loads(run_tree(capsys, tmp_path, "calls", "swish", "--json"))
     assert [f["name"] for f in calls["found"] if f["kind"] == "function"] == ["m.silu"]
+    located = json.loads(run_tree(capsys, tmp_path, "locate", "swish", "--json"))
+    assert [r["chain"] for r in located["definitions"][0]["reaches"]] == \
+        [["m.swish", "m.silu", "p_p.bind"]]
 
 
 def test_binds_follows_the_impl_and_lowering_rules_a_bind_runs(capsys, tmp_path):

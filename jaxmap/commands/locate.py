@@ -73,16 +73,20 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
                  tuple(ranked_tests(index, p) for p in prims), index.graph_built)
 
 
+_CALLERS = (DefKind.FUNCTION, DefKind.VARIABLE)  # what may reach a primitive
+
+
 def _reaches(index: Index, defs: list[Definition]) -> tuple:
-    """For each definition, the primitives a function reaches (none for the rest, and
-    none where more than a few functions share the name)."""
+    """For each definition, the primitives a function reaches, or a variable naming one
+    (`swish = silu`: an alias calls what it names); none for the rest, and none where
+    more than a few share the name."""
     from jaxmap.commands import callgraph
 
-    functions = [d for d in defs if d.kind == DefKind.FUNCTION]
-    if len(functions) > _REACH_FOR:
+    callers = [d for d in defs if d.kind in _CALLERS]
+    if len(callers) > _REACH_FOR:
         return tuple(() for _ in defs)
     return tuple(callgraph.reaches(index, index.definition_id(d))
-                 if d.kind == DefKind.FUNCTION else () for d in defs)
+                 if d.kind in _CALLERS else () for d in defs)
 
 
 def _lacks(prims: list[Primitive], kind: str, platform: str | None) -> str:
