@@ -134,7 +134,7 @@ COMMANDS: tuple[Command, ...] = (
                      "unresolved calls that may be to it.", "callers of callers, N levels up",
           mcp=True),
     _walk("calls", "What NAME calls: functions, primitives bound, external and unresolved "
-                   "calls.", "callees of callees, N levels down", mcp=False),
+                   "calls.", "callees of callees, N levels down", mcp=True),
     Command("path", "The shortest call chains from function SOURCE to function TARGET, or to "
                     "a primitive's .bind (TARGET ending in _p), with the line of each call.",
             (Param("source", "string", "the calling function, dotted or not", required=True,
