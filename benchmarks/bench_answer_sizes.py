@@ -20,9 +20,10 @@ REPO = Path(__file__).resolve().parent.parent
 TARGET_TOKENS = 8000
 # (tool, arguments): the calls whose answers grow with the tree; the heaviest names.
 CALLS = (("primitives", {}), ("coverage", {}), ("binds", {"prim": "add"}),
-         ("callers", {"name": "bind"}), ("locate", {"name": "add"}))
+         ("callers", {"name": "bind"}), ("calls", {"name": "trace_to_jaxpr"}),
+         ("locate", {"name": "add"}))
 LISTS = {"primitives": "primitives", "coverage": "rows", "binds": "found",
-         "callers": "found", "locate": "definitions"}
+         "callers": "found", "calls": "found", "locate": "definitions"}
 
 
 def main() -> None:
