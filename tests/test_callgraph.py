@@ -378,3 +378,26 @@ def test_a_function_handed_on_is_marked_as_such(capsys, tmp_path):
     text = run_tree(capsys, tmp_path, "callers", "psum")
     assert text.splitlines()[1].startswith("^ m.total")
     assert text.splitlines()[-1].startswith("(^ a function handed on")
+
+
+def test_callers_of_a_rule_name_only_the_kinds_it_runs_as(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src.lax.utils import standard_primitive\n"
+        "def _shape_rule(x): return x\ndef _dtype_rule(x): return x\n"
+        "p_p = standard_primitive(_shape_rule, _dtype_rule, 'p',\n"
+        "                         weak_type_rule=unknown_weak_type)\n")
+    utils = tmp_path / "jax" / "_src" / "lax"
+    utils.mkdir(parents=True)
+    for folder in (tmp_path / "jax", tmp_path / "jax" / "_src", utils):
+        (folder / "__init__.py").write_text("")
+    (utils / "utils.py").write_text(
+        "from functools import partial\nfrom jax._src import core\n"
+        "def standard_abstract_eval(prim, shape_rule, dtype_rule, weak_type_rule, *avals):\n"
+        "  return shape_rule(*avals), dtype_rule(*avals)\n"
+        "def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=None):\n"
+        "  prim = core.Primitive(name)\n"
+        "  prim.def_abstract_eval(partial(standard_abstract_eval, prim, shape_rule,\n"
+        "                                 dtype_rule, weak_type_rule))\n"
+        "  return prim\n")
+    found = json.loads(run_tree(capsys, tmp_path, "callers", "_shape_rule", "--json"))
+    assert {r["kind"] for r in found["registrations"]} == {"shape_rule"}

@@ -564,3 +564,17 @@ def test_a_lambda_of_a_modules_top_level_is_no_callee():
           return HANDLERS[name](x)
         """})
     assert "m" not in callees_of(res, "m.use")
+
+
+def test_a_top_level_lambda_handed_to_a_factory_is_no_callee():
+    res = resolve_sources({"m.py": """
+        def lower_fun(fun):
+          def f_lowered(ctx, x):
+            return fun(x)
+          return f_lowered
+        RULES = {"id": lower_fun(lambda x: x)}
+        def apply(name, ctx, x):
+          return RULES[name](ctx, x)
+        """})
+    assert "m" not in callees_of(res, "m.apply")
+    assert "m.lower_fun" in callees_of(res, "m.apply")

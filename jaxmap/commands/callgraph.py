@@ -149,10 +149,15 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
     """The registrations that make `targets` run as rules: those whose rule function is
-    one of them, and those whose statement names one (`fancy_primitive_batchers[p] =
-    _dot_general_batch_rule`, a partial of another function), read from the source."""
+    one of them; those registered through one of them, a module-level name holding a
+    partial of another function (`fancy_primitive_batchers[p] = _dot_general_batch_rule`);
+    and those whose statement names one and whose function the index does not know,
+    read from the source. (A statement registering several rules, `standard_primitive(
+    shape_rule, dtype_rule, ...)`, names each: a rule whose function is another, or any
+    rule of a statement where one rule's function is this one, is not this one's.)"""
     found = {(targets[did], kind, prim, file, line)
              for did, kind, prim, file, line in index.registrations(targets)}
+    placed = {(label, file, line) for label, _kind, _prim, file, line in found}
     nodes = index.nodes(targets)
     named = {did: re.compile(rf"(?<![\w.]){re.escape(leaf)}\b")
              for did, node in nodes.items()
@@ -161,9 +166,13 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
         lines = _source_lines(index, file)
         for prim, rule in index.rules_registered_in(file):
             text = " ".join(lines[rule.loc.line - 1:rule.loc.end_line or rule.loc.line])
+            written = rule.written.loc if rule.written is not None else None
             found |= {(targets[did], rule.kind.value, prim, file, rule.loc.line)
-                      for did, pattern in named.items()
-                      if nodes[did].file == file and pattern.search(text)}
+                      for did, pattern in named.items() if nodes[did].file == file
+                      and (written is not None and (written.file, written.line)
+                           == (nodes[did].file, nodes[did].line)
+                           or rule.function is None and pattern.search(text)
+                           and (targets[did], file, rule.loc.line) not in placed)}
     return tuple(Registration(*row) for row in sorted(found, key=lambda r: (r[3], r[4])))
 
 

@@ -166,10 +166,11 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
     for value in values:
         if value[0] in (FN, BOUND, APPLIED_CLOSURE) and value[1] in modules:
             continue  # a lambda of a module's top level: no definition of its own to call
-        if value[0] in (FN, BOUND) and value[1] in ids:
+        if value[0] == APPLIED_CLOSURE:  # the closure, and what its maker was handed
+            found.update(ids[v[1]] for v in ((FN, value[1]), *value[3])
+                         if v[1] in ids and v[1] not in modules)
+        elif value[0] in (FN, BOUND) and value[1] in ids:
             found.add(ids[value[1]])
-        elif value[0] == APPLIED_CLOSURE:  # the closure, and what its maker was handed
-            found.update(ids[v[1]] for v in ((FN, value[1]), *value[3]) if v[1] in ids)
         elif value[0] == PARTIAL_OF:  # `partial(f, ...)` calls f
             found |= _targets(flow, ids, (value[1],))
         elif value[0] == KLASS and value[1] in ids:
