@@ -161,7 +161,7 @@ def _candidates(caller: int, text: str, line: int, direct: set[int], through: se
 
 def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
     """Definition ids of the functions (and classes, with their `__init__`) of values."""
-    found = set()
+    found: set[int] = set()
     modules = flow.names.modules
     for value in values:
         if value[0] in (FN, BOUND, APPLIED_CLOSURE) and value[1] in modules:
