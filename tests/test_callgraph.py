@@ -401,3 +401,15 @@ def test_callers_of_a_rule_name_only_the_kinds_it_runs_as(capsys, tmp_path):
         "  return prim\n")
     found = json.loads(run_tree(capsys, tmp_path, "callers", "_shape_rule", "--json"))
     assert {r["kind"] for r in found["registrations"]} == {"shape_rule"}
+
+
+def test_path_follows_the_rules_a_bind_runs(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\n"
+        "p_p = core.Primitive('p')\nq_p = core.Primitive('q')\n"
+        "def _q_impl(x):\n  return p_p.bind(x)\n"
+        "q_p.def_impl(_q_impl)\n"
+        "def api_q(x):\n  return q_p.bind(x)\n")
+    chains = json.loads(run_tree(capsys, tmp_path, "path", "api_q", "p_p", "--json"))["chains"]
+    assert [[step["callee"] for step in chain] for chain in chains] == \
+        [["m._q_impl (q_p.bind runs its impl rule)", "p_p.bind"]]

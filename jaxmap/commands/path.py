@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import NotFound
-from jaxmap.models import THROUGH
+from jaxmap.models import RESOLVED, THROUGH
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
@@ -40,7 +40,8 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
 
     starts = _targets(index, source)
     ends, labels, finals = _ends(index, target)
-    parents = _search(index, list(starts), set(ends), depth)
+    hops: dict[tuple[int, int], str] = {}
+    parents = _search(index, list(starts), set(ends), depth, hops)
     reached = [end for end in ends if end in parents or end in starts]
     if not reached:
         raise NotFound(f"no call chain from {source} to {target} within {depth} calls")
@@ -48,7 +49,7 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                         | {p for options in parents.values() for p, _line in options})
     chains: list[tuple[Step, ...]] = []
     for end in reached:
-        for steps in _chains(end, parents, nodes, most - len(chains)):
+        for steps in _chains(end, parents, nodes, most - len(chains), hops):
             chains.append(steps + finals.get(end, ()))
         if len(chains) >= most:
             break
@@ -83,11 +84,16 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
         finals
 
 
-def _search(index: Index, start: list[int], ends: set[int], depth: int
-            ) -> dict[int, list[tuple[int, int]]]:
-    """Breadth first down the calls from `start`, as `binds` follows them up (not a
-    call of what a value holds: `through`): each reached id's callers one level nearer
-    the start, with the line of each call; stops at the level where an end is reached."""
+def _search(index: Index, start: list[int], ends: set[int], depth: int,
+            hops: dict[tuple[int, int], str]) -> dict[int, list[tuple[int, int]]]:
+    """Breadth first down the calls from `start`, as `binds` follows them up: not a call
+    of what a value holds (`through`), and from a function that binds a primitive to the
+    impl and XLA lowering rules the bind runs (noted in `hops` with the words a chain
+    shows); each reached id's callers one level nearer the start, with the line of each
+    call; stops at the level where an end is reached."""
+    from jaxmap.commands.callgraph import RUN_AT_BIND
+    from jaxmap.knowledge.registrars import XLA_PLATFORMS
+
     levels = {i: 0 for i in start}
     parents: dict[int, list[tuple[int, int]]] = {}
     frontier, level = [i for i in start if i not in ends], 0
@@ -95,7 +101,14 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int
     while frontier and level < depth:
         level += 1
         nxt = []
-        for caller, callee, _text, status, line in index.callees(frontier):
+        steps = [(caller, callee, status, line)
+                 for caller, callee, _text, status, line in index.callees(frontier)]
+        for binder, rule, line, prim, kind, platform in index.rules_bound_by(
+                frontier, RUN_AT_BIND):
+            if platform is None or platform in XLA_PLATFORMS:
+                hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+                steps.append((binder, rule, RESOLVED, line))
+        for caller, callee, status, line in steps:
             if callee is None or status == THROUGH or levels.get(callee, level) < level:
                 continue
             if callee not in levels:
@@ -109,14 +122,18 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int
     return parents
 
 
-def _chains(end: int, parents, nodes, most: int) -> list[tuple[Step, ...]]:
-    """Up to `most` chains from the start to `end`, each as its calls."""
+def _chains(end: int, parents, nodes, most: int, hops: dict[tuple[int, int], str]
+            ) -> list[tuple[Step, ...]]:
+    """Up to `most` chains from the start to `end`, each as its calls (a rule a bind
+    runs named with the words of `hops`)."""
     if end not in parents:
         return [()]  # the start itself binds the primitive
     found: list[tuple[Step, ...]] = []
     for caller, line in parents[end]:
-        step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file, line)
-        for before in _chains(caller, parents, nodes, most - len(found)):
+        hop = hops.get((caller, end))
+        callee = f"{nodes[end].label} ({hop})" if hop else nodes[end].label
+        step = Step(nodes[caller].label, callee, nodes[caller].file, line)
+        for before in _chains(caller, parents, nodes, most - len(found), hops):
             found.append(before + (step,))
             if len(found) >= most:
                 return found

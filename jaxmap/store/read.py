@@ -344,6 +344,19 @@ class Index:
             f"definitions bd ON bd.id = b.definition_id WHERE d.id IN (?*) AND r.kind IN "
             f"({listed}) ORDER BY d.id, b.definition_id, b.line", ids)
 
+    def rules_bound_by(self, ids, kinds: tuple[str, ...]
+                       ) -> list[tuple[int, int, int, str, str, str | None]]:
+        """(binder, rule function, line of the bind, primitive, rule kind, platform) for
+        each definition of `ids` that binds a primitive with a rule of one of `kinds`
+        whose function is a definition of the tree: binding it runs that function."""
+        listed = ", ".join(f"'{kind}'" for kind in kinds if kind.isidentifier())
+        return self._in(
+            "SELECT DISTINCT b.definition_id, d.id, b.line, coalesce(p.variable, p.name), "
+            "r.kind, r.platform FROM binds b JOIN rules r ON r.primitive_id = b.primitive_id "
+            "JOIN primitives p ON p.id = r.primitive_id JOIN definitions d ON d.file = "
+            "r.function_file AND d.line = r.function_line WHERE b.definition_id IN (?*) AND "
+            f"r.kind IN ({listed}) ORDER BY b.definition_id, b.line, d.id", ids)
+
     def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
         """(file, line) -> (id, end line) of the functions defined in `files`."""
         return {(file, line): (did, end) for did, file, line, end in self._in(
