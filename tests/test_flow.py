@@ -578,3 +578,26 @@ def test_a_top_level_lambda_handed_to_a_factory_is_no_callee():
         """})
     assert "m" not in callees_of(res, "m.apply")
     assert "m.lower_fun" in callees_of(res, "m.apply")
+
+
+def test_two_empty_registries_of_a_module_are_apart():
+    rules = "".join(f"def jvp{i}(x): return x\ndefjvp('p{i}', jvp{i})\n"
+                    f"def transpose{i}(x): return x\ndeftranspose('p{i}', transpose{i})\n"
+                    for i in range(3))
+    res = resolve_sources({"m.py": """
+def early(f):
+  return f()
+jvps: dict[str, object] = {}
+transposes: dict[str, object] = {}
+def defjvp(p, rule):
+  jvps[p] = rule
+def deftranspose(p, rule):
+  transposes[p] = rule
+def get_transpose(p):
+  return transposes[p]
+""" + rules + """
+def backward(name, ct):
+  return get_transpose(name)(ct)
+"""})
+    assert {c for c in callees_of(res, "m.backward") if c != "m.get_transpose"} == \
+        {f"m.transpose{i}" for i in range(3)}

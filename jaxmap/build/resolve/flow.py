@@ -56,6 +56,7 @@ _NAMED = frozenset({FUNC, CLASS, MODULE, SYM})  # values of the names that are p
 _FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
 # A container's methods that give back its elements (`d.get(k, default)`, `d.items()`).
 _ELEMENT_READS = frozenset({"get", "pop", "setdefault", "values", "items"})
+_LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 # An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
 # `Array` or `ArrayLike`; its methods and properties are read from the tables of
 # `_ARRAY_MODULE` in the tree.
@@ -314,15 +315,16 @@ class Flow(FlowFacts):
             return self._eval(module, owner, node.value)
         return _EMPTY
 
-    def _box(self, module, owner, node, place) -> tuple:
+    def _box(self, module, owner, node, place, named: str | None = None) -> tuple:
         """A literal container: its (key, value) pairs are kept under its place; a
         list's keys are its indices, a dict's its constant keys (None: not known)."""
         # Where it is written, as far as the parsed text tells (each statement is parsed
-        # alone): literals of one owner that coincide are merged, a loss of precision.
+        # alone), and the name it is assigned to, if any: literals of one owner that
+        # coincide otherwise (two `{}` assigned to two names) are merged.
         items = node.values if isinstance(node, ast.Dict) else node.elts
         first = items[0] if items else None
         key = (BOX, module, owner, type(node).__name__, node.col_offset, node.end_col_offset,
-               len(items), first.id if isinstance(first, ast.Name) else None)
+               len(items), first.id if isinstance(first, ast.Name) else None, named)
         if key not in self._memo:
             self._memo[key] = _EMPTY
             if isinstance(node, ast.Dict):
@@ -444,10 +446,18 @@ class Flow(FlowFacts):
             if value[0] == BOX:
                 self._holders[value[1]].add(name)
 
+    def _assigned_value(self, module: str, owner: str, name: str, text: str) -> frozenset:
+        """What an assignment to `name` gives it; a container written there is its own,
+        apart from any other written alike (`_jvps = {}` and `_transposes = {}`)."""
+        expr = parse_text(text) if text[:1] in "[({" else None
+        if type(expr) in _LITERALS:
+            return frozenset({(BOX, self._box(module, owner, expr, None, name))})
+        return self._value(module, owner, text)
+
     def _local(self, module: str, owner: str, name: str) -> set:
         found: set[tuple] = set()
         for kind, value, *_line in self._assigned.get((module, owner, name), ()):
-            values = self._value(module, owner, value)
+            values = self._assigned_value(module, owner, name, value)
             found |= self._elements(values) if kind == "elements" else values
         for def_name, _line in self._defs.get((module, owner), ()):
             if def_name == name:
@@ -470,7 +480,7 @@ class Flow(FlowFacts):
     def _global(self, module: str, owner: str, name: str) -> set:
         found: set[tuple] = set()
         for kind, value, *_line in self._assigned.get((module, "", name), ()):
-            values = self._value(module, "", value)
+            values = self._assigned_value(module, "", name, value)
             found |= self._elements(values) if kind == "elements" else values
         if not found:
             for star in self.names.stars.get(module, ()):  # `from m import *`
