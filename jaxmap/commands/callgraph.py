@@ -104,15 +104,23 @@ def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
     """The callers of `ids`, as `_walk` steps them, and, for those that are rules run at
     a bind (RUN_AT_BIND), the definitions binding their primitive; each such step is
     noted in `hops` with the words its chain shows."""
-    from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
-
     rows = index.callers(ids, through=False)
     for binder, rule, line, function, prim, kind, platform in index.rule_binders(
             ids, RUN_AT_BIND):
-        if platform is None or platform in XLA_PLATFORMS:  # not a Pallas kernel's lowering
-            hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+        words = bind_step(prim, kind, platform)
+        if words:
+            hops.setdefault((binder, rule), words)
             rows.append((binder, rule, line, function))
     return rows
+
+
+def bind_step(prim: str, kind: str, platform: str | None) -> str | None:
+    """The words a chain shows where binding `prim` runs its `kind` rule (one of
+    RUN_AT_BIND), or None for a lowering that runs only in a Pallas kernel."""
+    from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
+
+    return f"{prim}.bind runs its {kind} rule" \
+        if platform is None or platform in XLA_PLATFORMS else None
 
 
 def _unnamed_callers(index, nodes) -> int:

@@ -91,8 +91,7 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
     impl and XLA lowering rules the bind runs (noted in `hops` with the words a chain
     shows); each reached id's callers one level nearer the start, with the line of each
     call; stops at the level where an end is reached."""
-    from jaxmap.commands.callgraph import RUN_AT_BIND
-    from jaxmap.knowledge.registrars import XLA_PLATFORMS
+    from jaxmap.commands.callgraph import RUN_AT_BIND, bind_step
 
     levels = {i: 0 for i in start}
     parents: dict[int, list[tuple[int, int]]] = {}
@@ -105,8 +104,9 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
                  for caller, callee, _text, status, line in index.callees(frontier)]
         for binder, rule, line, prim, kind, platform in index.rules_bound_by(
                 frontier, RUN_AT_BIND):
-            if platform is None or platform in XLA_PLATFORMS:
-                hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+            words = bind_step(prim, kind, platform)
+            if words:
+                hops.setdefault((binder, rule), words)
                 steps.append((binder, rule, RESOLVED, line))
         for caller, callee, status, line in steps:
             if callee is None or status == THROUGH or levels.get(callee, level) < level:
