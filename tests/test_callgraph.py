@@ -413,3 +413,16 @@ def test_path_follows_the_rules_a_bind_runs(capsys, tmp_path):
     chains = json.loads(run_tree(capsys, tmp_path, "path", "api_q", "p_p", "--json"))["chains"]
     assert [[step["callee"] for step in chain] for chain in chains] == \
         [["m._q_impl (q_p.bind runs its impl rule)", "p_p.bind"]]
+
+
+def test_a_primitive_compared_with_is_not_bound(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\np_p = core.Primitive('p')\nq_p = core.Primitive('q')\n"
+        "def process(primitive, x):\n"
+        "  if primitive is not p_p and primitive != q_p:\n"
+        "    return primitive.bind(x)\n"
+        "def api(x):\n  return process(q_p, x)\n")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    assert binds["found"] == []
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "q", "--json"))
+    assert {f["name"] for f in binds["found"]} == {"m.api"}

@@ -25,6 +25,7 @@ _CALLEE = re.compile(
     rb"|(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(])))"
     rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
+_COMPARED = (b" is", b" not", b"==", b"!=")  # what a `_p` name compared with follows
 
 
 def add_graph_facts(facts: dict, source: bytes) -> None:
@@ -71,7 +72,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
     argument or default that is dotted, private or a first argument
     (`lax.dot_general`, `_einsum`, `partial(f`), at its first call (or its first use,
     if never called); a decorator is a call. Strings, comments, import statements, names
-    that a `def` or `class` introduces, and methods of values (`x.f(`) are not read."""
+    that a `def` or `class` introduces, methods of values (`x.f(`) and a `_p` name an
+    identity or equality test compares with are not read."""
     found: dict[bytes, list] = {}  # name -> [called, where first found]
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
@@ -88,8 +90,9 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
             if name in _NOT_CALLEES:
                 continue
             before = source[at - 1:at]
-            if before == b".":
-                continue
+            if before == b"." or trailing is None and not called \
+                    and source[max(0, at - 8):at].rstrip().endswith(_COMPARED):
+                continue  # `primitive is not core.ref_p`: compared with, not used
             seen = found.get(name)
             if seen is not None:
                 if called and not seen[0]:
