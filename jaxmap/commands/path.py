@@ -102,7 +102,7 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
         nxt = []
         steps = [(caller, callee, status, line)
                  for caller, callee, _text, status, line in index.callees(frontier)]
-        for binder, rule, line, prim, kind, platform in index.rules_bound_by(
+        for binder, rule, line, _function, prim, kind, platform in index.rules_bound_by(
                 frontier, RUN_AT_BIND):
             words = bind_step(prim, kind, platform)
             if words:

@@ -328,34 +328,32 @@ class Index:
             "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*) "
             "ORDER BY d.id, r.file, r.line", ids)
 
-    def rule_binders(self, ids, kinds: tuple[str, ...]
-                     ) -> list[tuple[int, int, int, bool, str, str, str | None]]:
+    def rule_binders(self, ids, kinds: tuple[str, ...]) -> list[tuple]:
+        """`_rules_run_at_binds` for the rules whose function is one of `ids` (up from a
+        rule to what binds its primitive)."""
+        return self._rules_run_at_binds("d.id", ids, kinds)
+
+    def rules_bound_by(self, ids, kinds: tuple[str, ...]) -> list[tuple]:
+        """`_rules_run_at_binds` for the binds made by one of `ids` (down from a
+        function to the rules its binds run)."""
+        return self._rules_run_at_binds("b.definition_id", ids, kinds)
+
+    def _rules_run_at_binds(self, column: str, ids, kinds: tuple[str, ...]
+                            ) -> list[tuple[int, int, int, bool, str, str, str | None]]:
         """(binder, rule function, line of the bind, whether the binder is a function,
-        primitive, rule kind, platform) for each rule of one of `kinds` whose function is
-        one of `ids`, with each definition that binds the rule's primitive: binding the
-        primitive runs the rule."""
+        primitive, rule kind, platform) for each bind of a primitive that has a rule of
+        one of `kinds` whose function is a definition of the tree (binding the primitive
+        runs it), where `column` (the rule function `d.id` or the binder
+        `b.definition_id`) is one of `ids`."""
         listed = ", ".join(f"'{kind}'" for kind in kinds if kind.isidentifier())
         return self._in(
             "SELECT DISTINCT b.definition_id, d.id, b.line, bd.kind IN ('function', "
-            "'variable'), coalesce(p.variable, p.name), r.kind, r.platform FROM definitions d "
-            "JOIN rules "
-            "r ON r.function_file = d.file AND r.function_line = d.line JOIN primitives p ON "
-            "p.id = r.primitive_id JOIN binds b ON b.primitive_id = r.primitive_id JOIN "
-            f"definitions bd ON bd.id = b.definition_id WHERE d.id IN (?*) AND r.kind IN "
-            f"({listed}) ORDER BY d.id, b.definition_id, b.line", ids)
-
-    def rules_bound_by(self, ids, kinds: tuple[str, ...]
-                       ) -> list[tuple[int, int, int, str, str, str | None]]:
-        """(binder, rule function, line of the bind, primitive, rule kind, platform) for
-        each definition of `ids` that binds a primitive with a rule of one of `kinds`
-        whose function is a definition of the tree: binding it runs that function."""
-        listed = ", ".join(f"'{kind}'" for kind in kinds if kind.isidentifier())
-        return self._in(
-            "SELECT DISTINCT b.definition_id, d.id, b.line, coalesce(p.variable, p.name), "
-            "r.kind, r.platform FROM binds b JOIN rules r ON r.primitive_id = b.primitive_id "
-            "JOIN primitives p ON p.id = r.primitive_id JOIN definitions d ON d.file = "
-            "r.function_file AND d.line = r.function_line WHERE b.definition_id IN (?*) AND "
-            f"r.kind IN ({listed}) ORDER BY b.definition_id, b.line, d.id", ids)
+            "'variable'), coalesce(p.variable, p.name), r.kind, r.platform FROM binds b "
+            "JOIN rules r ON r.primitive_id = b.primitive_id JOIN primitives p ON p.id = "
+            "r.primitive_id JOIN definitions d ON d.file = r.function_file AND d.line = "
+            "r.function_line JOIN definitions bd ON bd.id = b.definition_id WHERE "
+            f"{column} IN (?*) AND r.kind IN ({listed}) "
+            f"ORDER BY {column}, b.definition_id, b.line, d.id", ids)
 
     def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
         """(file, line) -> (id, end line) of the functions defined in `files`."""
