@@ -35,7 +35,6 @@ from jaxmap.build.resolve.flowvalues import (
 from jaxmap.build.resolve.hierarchy import Hierarchy
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.parsing import (
-    argument_nodes,
     argument_texts,
     constant_key,
     dotted_text,
@@ -380,8 +379,9 @@ class Flow(FlowFacts):
                 continue
             if value[0] == ADD_STORE:  # arguments of d.append(v), d.update({...})
                 _, method, args = value
-                for arg in argument_nodes(args):
-                    values = self._eval(module, owner, arg)
+                positional, keywords = argument_texts(args)
+                for arg in (*positional, *(text for _keyword, text in keywords)):
+                    values = self._value(module, owner, arg.removeprefix("*"))
                     if method == "update":
                         found |= {pair for v in values if v[0] == BOX
                                   for pair in self._memo.get(v[1], _EMPTY)}

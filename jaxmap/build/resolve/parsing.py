@@ -72,11 +72,6 @@ def constant_key(node):
     return None
 
 
-def argument_nodes(args: str) -> list:
-    positional, keywords = split_arguments(args)
-    return positional + list(keywords.values())
-
-
 @lru_cache(maxsize=2048)
 def split_arguments(args: str) -> tuple[list, dict]:
     if _PLAIN_ARGUMENTS.match(args):  # names and keywords only: no parse
