@@ -104,23 +104,23 @@ def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
     """The callers of `ids`, as `_walk` steps them, and, for those that are rules run at
     a bind (RUN_AT_BIND), the definitions binding their primitive; each such step is
     noted in `hops` with the words its chain shows."""
-    rows = index.callers(ids, through=False)
-    for binder, rule, line, function, prim, kind, platform in index.rule_binders(
-            ids, RUN_AT_BIND):
-        words = bind_step(prim, kind, platform)
-        if words:
-            hops.setdefault((binder, rule), words)
-            rows.append((binder, rule, line, function))
-    return rows
+    return index.callers(ids, through=False) \
+        + bind_steps(index.rule_binders(ids, RUN_AT_BIND), hops)
 
 
-def bind_step(prim: str, kind: str, platform: str | None) -> str | None:
-    """The words a chain shows where binding `prim` runs its `kind` rule (one of
-    RUN_AT_BIND), or None for a lowering that runs only in a Pallas kernel."""
+def bind_steps(rows, hops: dict[tuple[int, int], str]) -> list[tuple[int, int, int, bool]]:
+    """(binder, rule function, line of the bind, whether the binder is a function) of
+    the store's rows of rules run at binds that run outside a Pallas kernel (a Pallas
+    backend's lowering runs only there), each step noted in `hops` with the words its
+    chain shows."""
     from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
 
-    return f"{prim}.bind runs its {kind} rule" \
-        if platform is None or platform in XLA_PLATFORMS else None
+    steps = []
+    for binder, rule, line, function, prim, kind, platform in rows:
+        if platform is None or platform in XLA_PLATFORMS:
+            hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+            steps.append((binder, rule, line, function))
+    return steps
 
 
 def _unnamed_callers(index, nodes) -> int:

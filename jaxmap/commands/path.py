@@ -91,7 +91,7 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
     impl and XLA lowering rules the bind runs (noted in `hops` with the words a chain
     shows); each reached id's callers one level nearer the start, with the line of each
     call; stops at the level where an end is reached."""
-    from jaxmap.commands.callgraph import RUN_AT_BIND, bind_step
+    from jaxmap.commands.callgraph import RUN_AT_BIND, bind_steps
 
     levels = {i: 0 for i in start}
     parents: dict[int, list[tuple[int, int]]] = {}
@@ -102,12 +102,8 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
         nxt = []
         steps = [(caller, callee, status, line)
                  for caller, callee, _text, status, line in index.callees(frontier)]
-        for binder, rule, line, _function, prim, kind, platform in index.rules_bound_by(
-                frontier, RUN_AT_BIND):
-            words = bind_step(prim, kind, platform)
-            if words:
-                hops.setdefault((binder, rule), words)
-                steps.append((binder, rule, RESOLVED, line))
+        steps += [(binder, rule, RESOLVED, line) for binder, rule, line, _function
+                  in bind_steps(index.rules_bound_by(frontier, RUN_AT_BIND), hops)]
         for caller, callee, status, line in steps:
             if callee is None or status == THROUGH or levels.get(callee, level) < level:
                 continue
