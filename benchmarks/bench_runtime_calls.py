@@ -15,9 +15,11 @@ shard_map, export), written as a user would, on the installed jax under
    builtin or C++ call: `map`, jit's dispatch), implicit calls (the caller's
    instruction is not a call: an operator's or indexing's dunder, a property, a
    generator resumed; or the callee is a dunder other than __init__ and __call__,
-   which a C callable ran: a hash, a comparison), calls into a closure of another definition (a decorator's
-   wrapper, a returned function: the index folds them into the definition that made
-   them), and calls within one definition. An edge is in the graph when the calls
+   which a C callable ran: a hash, a comparison; or a property's getter, read by a C++
+   constructor the caller called), calls the garbage collector makes (gc.callbacks),
+   calls into a closure of another definition (a decorator's wrapper, a returned
+   function: the index folds them into the definition that made them), and calls
+   within one definition. An edge is in the graph when the calls
    table has it with any status but unresolved/external (resolved, through, handed).
 2. (public function, primitive) pairs seen at a bind, and the share `binds PRIM
    --public` lists. At each `Primitive.bind`, the stack is read up to the user's code:
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import dis
+import gc
 import os
 import sys
 from collections import Counter, defaultdict
@@ -101,6 +104,7 @@ class Recorder:
         self.left_out: Counter = Counter()
         self.binds: list[tuple[str, list]] = []  # (primitive name, jax codes on the stack)
         self._in_c: dict[int, int] = defaultdict(int)  # frame id -> open C calls
+        self._collector = {getattr(c, "__code__", None) for c in gc.callbacks}
 
     def __call__(self, frame, event, arg):
         if event == "c_call":
@@ -117,10 +121,15 @@ class Recorder:
         if self._in_c.get(id(caller)):
             self.left_out["through C"] += 1
             return
+        if frame.f_code in self._collector:
+            self.left_out["run by the garbage collector (gc.callbacks)"] += 1
+            return
         opcode = caller.f_code.co_code[caller.f_lasti] if caller.f_lasti >= 0 else None
         name = frame.f_code.co_name
         dunder = name.startswith("__") and name.endswith("__") and name not in _EXPLICIT
-        if opcode not in _CALLS or dunder:  # a dunder a CALL runs is a C callable's doing
+        # A dunder a CALL runs is a C callable's doing; a property read inside a call of
+        # C (`NamedSharding(mesh, spec)` reading `mesh._internal_device_list`) is too.
+        if opcode not in _CALLS or dunder or _is_property(frame):
             self.left_out["implicit (dunder, property, generator)"] += 1
             return
         self.edges[(caller.f_code, frame.f_code)] += 1
@@ -137,6 +146,21 @@ class Recorder:
             frame = frame.f_back
         if outermost is not None:
             self.binds.append((primitive.name, [outermost]))
+
+
+def _is_property(frame) -> bool:
+    """Whether a frame runs a property's getter of its `self`'s class."""
+    code = frame.f_code
+    if code not in _PROPERTY_MEMO:
+        owner = frame.f_locals.get("self") if code.co_argcount == 1 else None
+        found = next((vars(klass)[code.co_name] for klass in type(owner).__mro__
+                      if code.co_name in vars(klass)), None) if owner is not None else None
+        getter = getattr(found, "fget", None) or getattr(found, "func", None)
+        _PROPERTY_MEMO[code] = getattr(getter, "__code__", None) is code
+    return _PROPERTY_MEMO[code]
+
+
+_PROPERTY_MEMO: dict = {}
 
 
 def run_workload(recorder: Recorder) -> None:
@@ -181,18 +205,18 @@ class Spans:
             else None
         spans = self.by_file.get(file, ())
         found = next((did for line, end, did in spans if self.kind[did] == "module"), None)
-        # Its first lines (a decorator's line comes before the `def` the index records).
+        # The innermost definition holding any of its first lines: a decorator's line
+        # comes before the `def` the index records, and lies in the enclosing class.
         lines = sorted({line for _s, _e, line in code.co_lines() if line is not None})
+        best = None
         for first in lines[:4] or [code.co_firstlineno]:
             at = bisect.bisect_right(spans, (first, float("inf"), float("inf")))
-            best = None
             for line, end, did in spans[:at]:
                 if line <= first <= end and self.kind[did] != "module" \
                         and (best is None or line >= best[0]):
                     best = (line, did)
-            if best is not None:
-                found = best[1]
-                break
+        if best is not None:
+            found = best[1]
         self._memo[code] = found
         return found
 
