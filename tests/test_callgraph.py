@@ -9,6 +9,7 @@ import re
 from markers import mark
 from test_cli import assert_one_line_error, run, run_json
 
+from jaxmap.build.resolve.calls import MAX_CERTAIN
 from jaxmap.cli import main
 
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "found",
@@ -320,7 +321,8 @@ def test_binds_follows_the_impl_and_lowering_rules_a_bind_runs(capsys, tmp_path)
 
 
 def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
-    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n" for i in range(12))
+    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n"
+                    for i in range(MAX_CERTAIN + 1))
     (tmp_path / "m.py").write_text("registry = {}\n" + rules +
                                    "def apply(name, x):\n  rule = registry[name]\n"
                                    "  return rule(x)\n"
@@ -359,7 +361,8 @@ def test_binds_does_not_follow_a_pallas_kernels_lowering(capsys, tmp_path):
 
 
 def test_path_does_not_go_through_a_dispatch(capsys, tmp_path):
-    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n" for i in range(12))
+    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n"
+                    for i in range(MAX_CERTAIN + 1))
     (tmp_path / "m.py").write_text("registry = {}\n" + rules +
                                    "def apply(name, x):\n  rule = registry[name]\n"
                                    "  return rule(x)\n")

@@ -19,7 +19,7 @@ import builtins
 from typing import NamedTuple
 
 from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM, SYM, Binds
-from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, KLASS, PARTIAL_OF, Flow
+from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
@@ -30,7 +30,7 @@ from jaxmap.store.records import PrimitiveRecord
 # primitive through the transpose rules' registry). JAX's own dispatches run to a few
 # hundred (every abstract eval rule, every function traced); past MAX_LISTED, a call
 # names nothing worth listing and is unresolved.
-MAX_CERTAIN, MAX_LISTED = 8, 1000
+MAX_CERTAIN, MAX_LISTED = 12, 1000
 _BUILTINS = frozenset(dir(builtins))
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
@@ -64,6 +64,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs."""
     rows = []
+    flow.prepare()
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
@@ -160,15 +161,17 @@ def _candidates(caller: int, text: str, line: int, direct: set[int], through: se
 
 
 def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
-    """Definition ids of the functions (and classes, with their `__init__`) of values."""
+    """Definition ids of the functions of values: classes with their `__init__`,
+    instances with their `__call__`."""
     found: set[int] = set()
     modules = flow.names.modules
     for value in values:
         if value[0] in (FN, BOUND, APPLIED_CLOSURE) and value[1] in modules:
             continue  # a lambda of a module's top level: no definition of its own to call
         if value[0] == APPLIED_CLOSURE:  # the closure, and what its maker was handed
-            found.update(ids[v[1]] for v in ((FN, value[1]), *value[3])
-                         if v[1] in ids and v[1] not in modules)
+            if value[1] in ids:
+                found.add(ids[value[1]])
+            found |= _targets(flow, ids, (v for _param, held in value[3] for v in held))
         elif value[0] in (FN, BOUND) and value[1] in ids:
             found.add(ids[value[1]])
         elif value[0] == PARTIAL_OF:  # `partial(f, ...)` calls f
@@ -178,6 +181,9 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             init = flow.constructor(value[1])
             if init in ids:
                 found.add(ids[init])
+        elif value[0] == INSTANCE:  # calling an instance runs its class's `__call__`
+            found |= _targets(flow, ids, (v for v in flow.member(value, "__call__")
+                                          if v[0] == BOUND))
     return found
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from functools import lru_cache
 
 from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
+from jaxmap.build.resolve.boundcalls import BoundCalls
 from jaxmap.build.resolve.flowfacts import ADD_STORE, FlowFacts
 from jaxmap.build.resolve.flowvalues import (
     APPLIED_CLOSURE,
@@ -31,6 +31,8 @@ from jaxmap.build.resolve.flowvalues import (
     PARTIAL_OF,
     SUPER,
     from_names,
+    ordered,
+    ordered_key,
 )
 from jaxmap.build.resolve.hierarchy import Hierarchy
 from jaxmap.build.resolve.names import Names
@@ -51,6 +53,7 @@ _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
 _CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 _PARTIAL = (SYM, R.PARTIAL)  # functools.partial, as the names read it
+_CAST = (SYM, "typing.cast")
 _NAMED = frozenset({FUNC, CLASS, MODULE, SYM})  # values of the names that are plain tuples
 _FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
 # A container's methods that give back its elements (`d.get(k, default)`, `d.items()`).
@@ -87,12 +90,12 @@ class Flow(FlowFacts):
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
-        self._parameters_returned: dict[tuple, tuple] = {}
         self._hidden: dict[tuple, set] = {}  # (module, owner) -> its names that hide others
         self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self.classes = Hierarchy(names, self._bases)
+        self._bound = BoundCalls(self)
 
     # -- call sites --------------------------------------------------------------------
     def close(self) -> None:
@@ -101,10 +104,10 @@ class Flow(FlowFacts):
         self._direct_memo.clear()
         self._sets.clear()
         self._of_names.clear()
-        del self.classes  # it holds self._bases: a reference cycle, broken here
+        del self.classes, self._bound  # each holds the flow: reference cycles, broken here
         parse_text.cache_clear()
         split_arguments.cache_clear()
-        _order_key.cache_clear()
+        ordered_key.cache_clear()
         parameters.cache_clear()
 
     @staticmethod
@@ -113,8 +116,9 @@ class Flow(FlowFacts):
         return " " in text and text.partition(" ")[2].isidentifier()
 
     def may_name(self, text: str) -> bool:
-        """Whether a callee text's last attribute is a name some definition or attribute
-        of the tree has (if none does, no value of the tree answers to it: `x.append`)."""
+        """Whether a callee text's last attribute is a name some definition, attribute
+        or module-level variable of the tree has (if none does, no value of the tree
+        answers to it: `x.append`)."""
         if not self._leaves_read:
             self._leaves_read = True
             self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
@@ -125,11 +129,12 @@ class Flow(FlowFacts):
                 self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
             if _ARRAY_MODULE in self.names.modules:  # an Array's methods, by their keys
                 for table in _ARRAY_TABLES:
-                    for value in _ordered(self._name(_ARRAY_MODULE, "", table)):
+                    for value in ordered(self._name(_ARRAY_MODULE, "", table)):
                         if value[0] == BOX:
                             self._leaves.update(k for k, _ in self._memo.get(value[1], ())
                                                 if isinstance(k, str))
-        return "." not in text or text.rpartition(".")[2] in self._leaves
+        last = text.rpartition(".")[2]
+        return "." not in text or last in self._leaves or last in self._top_names
 
     def shadows(self, module: str, owner: str, name: str) -> bool:
         """Whether `owner` has a parameter or a variable `name` (not `self` or `cls`):
@@ -222,7 +227,7 @@ class Flow(FlowFacts):
         values = self._eval(module, owner, expr)
         if kind == _LOOP_SITE:
             called: set[tuple] = set()
-            for value in _ordered(values):
+            for value in ordered(values):
                 if value[0] == INSTANCE:
                     called |= self._iteration(value)
             return {(owner, text, line): frozenset(called)} if called else {}
@@ -267,14 +272,14 @@ class Flow(FlowFacts):
             expr = parse_text(text) if "(" in text else None
             if isinstance(expr, ast.Call) and any(
                     v[0] == FN and v[1].startswith(_ARRAY_MAKERS)
-                    for v in _ordered(self._eval(module, owner, expr.func))):
+                    for v in ordered(self._eval(module, owner, expr.func))):
                 return True
         return False
 
     def _iteration(self, value: tuple) -> frozenset:
         """The `__iter__` a loop over an instance calls, and the `__next__` of what it returns."""
         iterators = self._attribute(value, "__iter__")
-        nexts = {n for i in _ordered(iterators) for r in _ordered(self.results(i))
+        nexts = {n for i in ordered(iterators) for r in ordered(self.results(i))
                  if r[0] == INSTANCE
                  for n in self._attribute(r, "__next__")}
         return frozenset(iterators) | frozenset(nexts)
@@ -287,7 +292,7 @@ class Flow(FlowFacts):
         if kind is ast.Attribute:
             found: set[tuple] = set()
             receivers = self._eval(module, owner, node.value)
-            for value in _ordered(receivers):
+            for value in ordered(receivers):
                 found |= self._attribute(value, node.attr)
             if not receivers:  # an attribute every class annotating it types alike
                 found |= self._annotated(node.attr)
@@ -343,9 +348,9 @@ class Flow(FlowFacts):
         generator's yields, an iterator's `__next__` results."""
         wanted = constant_key(index) if index is not None else None
         found = set()
-        for value in _ordered(values):
+        for value in ordered(values):
             if value[0] == BOX:
-                for k, item in _ordered(self._memo.get(value[1], _EMPTY) | self._stored(value[1])):
+                for k, item in ordered(self._memo.get(value[1], _EMPTY) | self._stored(value[1])):
                     if wanted is None or k is None or k == wanted:
                         found.add(item)
             elif value[0] in (FN, BOUND, KLASS):
@@ -353,14 +358,14 @@ class Flow(FlowFacts):
             elif value[0] == INSTANCE and index is not None:  # `helper[i]`: __getitem__
                 found |= self._member_results(value[1], "__getitem__")
             elif value[0] == INSTANCE and index is None:
-                for iterator in _ordered(self._member_results(value[1], "__iter__")):
+                for iterator in ordered(self._member_results(value[1], "__iter__")):
                     if iterator[0] == INSTANCE:
                         found |= self._member_results(iterator[1], "__next__")
         return frozenset(found)
 
     def _member_results(self, cls: str, method: str) -> frozenset:
         found: set[tuple] = set()
-        for value in _ordered(self._attribute((INSTANCE, cls), method)):
+        for value in ordered(self._attribute((INSTANCE, cls), method)):
             found |= self.results(value)
         return frozenset(found)
 
@@ -442,7 +447,7 @@ class Flow(FlowFacts):
     def _hold(self, values, name: str) -> None:
         """Note `name` as a holder of the boxes among `values`: what is stored through
         that name (`name[k] = v`, `name.append(v)`) may be stored into them."""
-        for value in _ordered(values):
+        for value in ordered(values):
             if value[0] == BOX:
                 self._holders[value[1]].add(name)
 
@@ -482,6 +487,8 @@ class Flow(FlowFacts):
         for kind, value, *_line in self._assigned.get((module, "", name), ()):
             values = self._assigned_value(module, "", name, value)
             found |= self._elements(values) if kind == "elements" else values
+        if found and name in self.names.facts(module).funcs:  # decorated: the function, too
+            found.add((FN, f"{module}.{name}", name))
         if not found:
             for star in self.names.stars.get(module, ()):  # `from m import *`
                 if star in self.names.modules:
@@ -497,7 +504,28 @@ class Flow(FlowFacts):
             found |= held
         else:
             found |= from_names(self.names, value)
+            imported = self._import_target(module, owner, name)
+            if imported is not None:  # what the module it comes from makes it there
+                # (`@api_boundary def jit`: the names' reading, `api_boundary(jit)`,
+                # holds no value of the flow's)
+                source, attr = imported
+                found |= self._cached(("global", source, attr),
+                                      lambda: self._global(source, "", attr))
         return found
+
+    def _import_target(self, module: str, owner: str, name: str) -> tuple | None:
+        """(module, name) of the module-level name of the tree that an import of
+        `name` in `owner` (or around it) binds, if any."""
+        scope = owner
+        while True:
+            target = self.names.imports.get((module, scope), {}).get(name)
+            if target is not None:
+                source = self.names.module_of(target)
+                attr = target[len(source) + 1:] if source else ""
+                return (source, attr) if attr and "." not in attr else None
+            if not scope:
+                return None
+            scope = scope.rpartition(".")[0]
 
     def _attribute(self, value: tuple, attr: str) -> frozenset:
         tag = value[0]
@@ -516,6 +544,10 @@ class Flow(FlowFacts):
                 if found:
                     return frozenset(found)
         return _EMPTY
+
+    def member(self, value: tuple, attr: str) -> frozenset:
+        """What `attr` of a value may hold (`x.__call__` of an instance: its method)."""
+        return self._attribute(value, attr)
 
     def _member(self, tag: str, cls: str, attr: str) -> set:
         """`attr` of a class or of its instance: the first method of that name up its
@@ -600,21 +632,13 @@ class Flow(FlowFacts):
             return frozenset((PARTIAL_OF, value, bound)
                              for value in self._eval(module, owner, node.args[0])
                              if value[0] in _CALLABLE or value[0] in (KLASS, PARTIAL_OF))
+        if len(node.args) == 2 and getattr(callee, "attr", getattr(callee, "id", None)) == \
+                "cast" and self._names_symbol(module, owner, callee) == _CAST:
+            return self._eval(module, owner, node.args[1])  # `cast(T, x)` is x
         if isinstance(callee, ast.Attribute) and callee.attr in _ELEMENT_READS:
             found |= self._element_read(module, owner, node, callee)
-        handed = None
-        for value in _ordered(self._eval(module, owner, callee)):
-            for result in _ordered(self._results_of_call(module, owner, node, value)):
-                if result[0] == FN and value[0] in (FN, BOUND) and result[1] == value[1] \
-                        and result[2] != value[2]:
-                    # A closure the called function made: calling it calls what the call
-                    # handed the function (`_defer("+", ufuncs.add)`), as a partial would.
-                    if handed is None:
-                        handed = frozenset(v for arg in node.args for v in
-                                           self._eval(module, owner, arg) if v[0] in (FN, BOUND))
-                    if handed:
-                        result = (APPLIED_CLOSURE, result[1], result[2], handed)
-                found.add(result)
+        for value in ordered(self._eval(module, owner, callee)):
+            found |= self._results_of_call(module, owner, node, value)
         return frozenset(found)
 
     def _element_read(self, module: str, owner: str, node: ast.Call, callee) -> set:
@@ -633,45 +657,26 @@ class Flow(FlowFacts):
 
     def _is_partial(self, module: str, owner: str, callee) -> bool:
         """Whether a callee expression names `functools.partial`."""
+        return self._names_symbol(module, owner, callee) == _PARTIAL
+
+    def _names_symbol(self, module: str, owner: str, callee) -> tuple | None:
+        """What the names make of a dotted callee expression."""
         text = dotted_text(callee)
-        return text is not None and self.names.lookup(text, module, owner) == _PARTIAL
+        return None if text is None else self.names.lookup(text, module, owner)
 
     def _results_of_call(self, module: str, owner: str, node: ast.Call, value: tuple
                          ) -> frozenset:
-        """What one call of a value returns: where the function returns one of its own
-        parameters (`def export(fn): ...; return fn`), what this call hands it there, not
-        what every call does (or each decorated name would hold every function)."""
-        if value[0] not in (FN, BOUND) or not self._through:
-            return self.results(value)
-        returned = self._returned_parameters(value[1], value[2])
-        if not returned:
-            return self.results(value)
-        found = set(self._cached(("returned, not a parameter", value[1], value[2]),
-                                 lambda: self._returned(value[1], value[2], returned)))
-        first = 1 if value[0] == BOUND else 0
-        for param, index in returned:
-            keyword = next((k.value for k in node.keywords if k.arg == param), None)
-            if keyword is not None:
-                found |= self._eval(module, owner, keyword)
-            elif 0 <= index - first < len(node.args) \
-                    and not any(isinstance(a, ast.Starred) for a in node.args[:index - first]):
-                found |= self._eval(module, owner, node.args[index - first])
-        if value[1].startswith(_ARRAY_MAKERS):
-            found.add(_AN_ARRAY)
-        return frozenset(found)
+        """What one call of a value returns, read with what this call hands it where
+        the function's returns pass its parameters on (`def export(fn): ...; return
+        fn`), not what every call does (or each decorated name would hold every
+        function): see boundcalls.py."""
+        def argument(arg) -> frozenset:
+            return self._eval(module, owner, arg)
 
-    def _returned_parameters(self, qual: str, name: str) -> tuple[tuple[str, int], ...]:
-        """(name, position) of the parameters a function returns as they are."""
-        key = (qual, name)
-        if key not in self._parameters_returned:
-            found: list[tuple[str, int]] = []
-            for module, owner, text in self._returns.get(key, ()):
-                text = text.strip()
-                for def_name, index, _params in self._params.get((module, owner, text), ()):
-                    if def_name == name and (text, index) not in found:
-                        found.append((text, index))
-            self._parameters_returned[key] = tuple(found)
-        return self._parameters_returned[key]
+        if self._bound.reads(value) is None:  # the same for every call: no memo of its own
+            return self._bound.results(value, node, argument)
+        return self._cached(("results of call", module, owner, value, node),
+                            lambda: self._bound.results(value, node, argument))
 
     def results(self, value: tuple) -> frozenset:
         """What calling a value returns (a function of jax.numpy or jax.lax: an Array)."""
@@ -681,12 +686,15 @@ class Flow(FlowFacts):
         if tag == KLASS:
             return frozenset({(INSTANCE, value[1])})
         if tag in (FN, BOUND, APPLIED_CLOSURE):
-            found = self._cached(("returned", value[1], value[2]),
-                                 lambda: self._returned(value[1], value[2]))
-            if value[1].startswith(_ARRAY_MAKERS):
-                found = found | {_AN_ARRAY}
-            return found
+            return self._cached(("returned", value[1], value[2]),
+                                lambda: self._returned(value[1], value[2])) \
+                | self.array_of(value)
         return _EMPTY
+
+    @staticmethod
+    def array_of(value: tuple) -> frozenset:
+        """An Array, if `value` is a function of jax.numpy or jax.lax: what it returns."""
+        return frozenset({_AN_ARRAY}) if value[1].startswith(_ARRAY_MAKERS) else _EMPTY
 
     def _array_member(self, attr: str) -> set:
         """`x.attr` of an Array: the method, or what the property gives, that the tree's
@@ -710,14 +718,11 @@ class Flow(FlowFacts):
                           | self._stored(value[1]) if k == key}
         return found
 
-    def _returned(self, qual: str, name: str, leaving_out: tuple = ()) -> set:
-        """What a function returns, leaving out the returns of parameters named in
-        `leaving_out` ((name, position) pairs)."""
-        skipped = {param for param, _index in leaving_out}
+    def _returned(self, qual: str, name: str) -> set:
+        """What a function returns."""
         found: set[tuple] = set()
         for module, owner, value in self._returns.get((qual, name), ()):
-            if value.strip() not in skipped:
-                found |= self._value(module, owner, value)
+            found |= self._value(module, owner, value)
         return found
 
     # -- parameters ----------------------------------------------------------------------
@@ -757,16 +762,24 @@ class Flow(FlowFacts):
             sites: dict[tuple, list] = defaultdict(list)
             direct = [self._in_mode(False, self._site_callees, *call) for call in calls]
             for call, (values, site) in zip(calls, direct):
-                for value in _ordered(values):
+                for value in ordered(values):
                     self._add_site(sites, value, site, 0)
             self._sites = sites
             self._direct_memo.clear()  # computed without fields, which the sites give
             through = [self._in_mode(True, self._site_callees, *call) for call in calls]
             for (values, site), (before, _site) in zip(through, direct):
-                for value in _ordered(values - before):
+                for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
             self._building_sites = False
         return self._sites
+
+    def prepare(self) -> None:
+        """Build the call sites, then read what instances' attributes hold, each at the
+        top of a chain of keys: asked first deep in a chain, past `_MAX_DEPTH`, an
+        attribute would keep only the part its depth allowed (`primitive.impl`)."""
+        self.sites()
+        for klass, attr in sorted(self._attrs):
+            self._in_mode(True, self._attribute, (INSTANCE, klass), attr)
 
     def _site_callees(self, module: str, owner: str, callee: str, args: tuple
                       ) -> tuple[frozenset, tuple]:
@@ -804,14 +817,3 @@ class Flow(FlowFacts):
                 return f"{klass}.__init__"
         return None
 
-
-def _ordered(values) -> list:
-    """`values` in an order that does not depend on the hash seed: what is asked for
-    first while a cycle is cut decides what the memo keeps, so the answers would."""
-    return sorted(values, key=_order_key) if len(values) > 1 else list(values)
-
-
-@lru_cache(maxsize=65536)
-def _order_key(value) -> str:
-    return repr(tuple(sorted(map(_order_key, part)) if isinstance(part, frozenset) else part
-                      for part in value)) if isinstance(value, tuple) else repr(value)

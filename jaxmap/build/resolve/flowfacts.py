@@ -27,6 +27,8 @@ class FlowFacts:
         # (module, owner, name) -> (def, position, its signature's text)
         self._params: dict[tuple, list] = defaultdict(list)
         self._defs: dict[tuple, list] = {}  # (module, owner) -> [(name, line)]
+        # (qualname, def name) -> (module, owner, its signature's text)
+        self._signatures: dict[tuple, tuple] = {}
         self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
         self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
         # (qualname, def name) -> [(module, owner, value text)]
@@ -75,6 +77,7 @@ class FlowFacts:
                 while open_defs and open_defs[-1][1] >= indent:
                     open_defs.pop()
                 open_defs.append((name, indent))
+                self._signatures[(self._qual(module, owner), name)] = (module, owner, params)
                 for param, i in parameter_names(params):
                     self._params[(module, owner, param)].append((name, i, params))
             elif kind == flowtext.ASSIGN:

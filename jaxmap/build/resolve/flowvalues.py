@@ -13,14 +13,16 @@ is no value: a call through it stays unresolved.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from jaxmap.build.facts import APPLIED, CLASS, FUNC, MODULE, PARTIAL, SYM
 from jaxmap.build.resolve.names import Names
 
 # The flow's values (see the docstring above).
 FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance", "mod", "box", \
     "super"
-# A closure a call made, with the functions that call handed its maker:
-# (APPLIED_CLOSURE, owner, name, functions).
+# A closure a call made, with the functions that call handed its maker's parameters:
+# (APPLIED_CLOSURE, owner, name, ((parameter, functions), ...)).
 APPLIED_CLOSURE = "applied closure"
 PARTIAL_OF = "partial of"
 
@@ -47,3 +49,19 @@ def from_names(names: Names, value: tuple, depth: int = 0) -> set:
         if qualname in facts.classes:
             return {(KLASS, value[1])}
     return set()
+
+
+def ordered(values) -> list:
+    """`values` in an order that does not depend on the hash seed: what is asked for
+    first while a cycle is cut decides what the memo keeps, so the answers would."""
+    return sorted(values, key=ordered_key) if len(values) > 1 else list(values)
+
+
+@lru_cache(maxsize=65536)
+def ordered_key(value) -> str:
+    """A value's text with its sets in sorted order, at any depth."""
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(sorted(map(ordered_key, value))) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(ordered_key, value)) + ")"
+    return repr(value)

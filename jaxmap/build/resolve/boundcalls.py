@@ -1,0 +1,303 @@
+"""What one call returns, read with the called function's parameters bound to what
+that call hands them (flow.py asks): `maybe_auto_axes(_normal, ...)` returns a
+partial of `_normal`, not of every function any caller hands `maybe_auto_axes`.
+
+Only functions whose returns may give back what a parameter holds are read so (the
+parameter, a partial of it, a closure defined there, or a call handing it to such a
+function, directly or through a local); nested calls are followed a few levels deep
+(`_MAX_NESTING`), then answered as the flow answers them, without their context.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
+from jaxmap.build.facts import FUNC
+from jaxmap.build.resolve.flowvalues import (
+    APPLIED_CLOSURE,
+    BOUND,
+    FN,
+    KLASS,
+    PARTIAL_OF,
+    ordered,
+)
+from jaxmap.build.resolve.parsing import dotted_text, parameter_names, parameters, parse_text
+
+if TYPE_CHECKING:
+    from jaxmap.build.resolve.flow import Flow
+
+_MAX_NESTING = 3
+_EMPTY: frozenset = frozenset()
+# What a closure's maker may be handed that calling the closure calls.
+_HANDED = frozenset({FN, BOUND, PARTIAL_OF})
+_PARTIAL_OF_WHAT = frozenset({FN, BOUND, APPLIED_CLOSURE, KLASS, PARTIAL_OF})
+
+
+class Reads(NamedTuple):
+    """How a function's returns pass its parameters on: where its text is (module,
+    owner), its signature's text, and the names that carry a parameter's value."""
+
+    module: str
+    owner: str
+    params: str
+    carriers: frozenset[str]
+
+
+class BoundCalls:
+    """What calls return, each with its own arguments."""
+
+    def __init__(self, flow: Flow):
+        self.flow = flow
+        self._reads: dict[tuple, Reads | None] = {}
+        self._busy: set[tuple] = set()  # locals being read in a context: a cycle reads none
+
+    def results(self, value: tuple, node: ast.Call, argument: Callable[[ast.AST], frozenset],
+                nesting: int = 0) -> frozenset:
+        """What calling `value` at `node` returns; `argument` evaluates an argument's
+        node where the call is written. A closure the called function made calls what
+        the call handed it (`_defer("+", ufuncs.add)`), as a partial would: it is an
+        applied closure, read with what its maker's parameters were handed."""
+        flow = self.flow
+        reads = self.reads(value) if nesting < _MAX_NESTING else None
+        if reads is None:
+            found = flow.results(value)  # what it returns does not depend on this call
+        else:
+            handed = dict(value[3]) if value[0] == APPLIED_CLOSURE else {}
+            bindings = _LazyBindings(flow, reads.params, reads, value, node, argument, handed)
+            found = frozenset()
+            for _module, _owner, text in flow._returns.get((value[1], value[2]), ()):
+                found |= self._text(reads, text, bindings, nesting)
+            found |= flow.array_of(value)
+        if value[0] not in (FN, BOUND) or not any(_made_by(r, value) for r in found):
+            return found
+        signature = flow._signatures.get((value[1], value[2]))
+        if signature is None:
+            return found
+        module, owner, params = signature
+        maker = _LazyBindings(flow, params, Reads(module, owner, params, frozenset()), value,
+                              node, argument)
+        given = tuple((param, held) for param in sorted(maker.given())
+                      if (held := frozenset(v for v in maker[param] if v[0] in _HANDED)))
+        if not given:
+            return found
+        return frozenset((APPLIED_CLOSURE, r[1], r[2], given) if _made_by(r, value) else r
+                         for r in found)
+
+    def reads(self, value: tuple) -> Reads | None:
+        """How the returns of a function value pass its parameters on; None if they
+        do not."""
+        if value[0] == APPLIED_CLOSURE:
+            handed = tuple(param for param, _held in value[3])
+            closure = (value[1], value[2], handed)
+            if closure not in self._reads:
+                self._reads[closure] = self._read_closure(value[1], value[2], handed)
+            return self._reads[closure]
+        if value[0] not in (FN, BOUND):
+            return None
+        key = (value[1], value[2])
+        if key not in self._reads:
+            self._reads[key] = self._read(key)
+        return self._reads[key]
+
+    def _read_closure(self, qual: str, name: str, handed: tuple[str, ...]) -> Reads | None:
+        """A closure's returns read with what its maker's parameters `handed` hold:
+        wherever they name them (`return fun(*args, **kwargs)`)."""
+        flow = self.flow
+        signature = flow._signatures.get((qual, name))
+        if signature is None or not flow._returns.get((qual, name)):
+            return None
+        module, owner, params = signature
+        carriers = {*handed, *(param for param, _index in parameter_names(params))}
+        return Reads(module, owner, params, frozenset(carriers))
+
+    def _read(self, key: tuple) -> Reads | None:
+        flow = self.flow
+        signature, returns = flow._signatures.get(key), flow._returns.get(key, ())
+        if signature is None or not returns:
+            return None
+        module, owner, params = signature
+        carriers = {name for name, _index in parameter_names(params)}
+        if not carriers:
+            return None
+        self._reads[key] = None  # while it is read: a recursion passes nothing on
+        nested = {name for name, _line in flow._defs.get((module, owner), ())} - {key[1]}
+        assigned = [(name, text) for name in flow._locals.get((module, owner), ())
+                    for _kind, text, *_line in flow._assigned.get((module, owner, name), ())]
+        grown = True
+        while grown:  # a local assigned what passes a parameter on passes it on too
+            grown = False
+            for name, text in assigned:
+                if name not in carriers and self._passes(module, owner, text, carriers, nested):
+                    carriers.add(name)
+                    grown = True
+        if not any(self._passes(module, owner, text, carriers, nested)
+                   for _m, _o, text in returns):
+            return None
+        return Reads(module, owner, params, frozenset(carriers))
+
+    def _passes(self, module: str, owner: str, text: str, carriers: set, nested: set) -> bool:
+        """Whether a value's text may give back what a parameter holds, as written: the
+        parameter, a partial of it, a closure defined here, or a call handing it to a
+        function of the tree that passes it on (`auto_axes(f_, ...)`)."""
+        expr = parse_text(text.removeprefix("<iter> "))
+        return expr is not None and self._passing(module, owner, expr, carriers, nested)
+
+    def _passing(self, module: str, owner: str, node, carriers: set, nested: set) -> bool:
+        kind = type(node)
+        if kind is ast.Name:
+            return node.id in carriers or node.id in nested
+        if kind is ast.Lambda:
+            return True
+        if kind is ast.IfExp:
+            return any(self._passing(module, owner, n, carriers, nested)
+                       for n in (node.body, node.orelse))
+        if kind is ast.BoolOp:
+            return any(self._passing(module, owner, n, carriers, nested) for n in node.values)
+        if kind is not ast.Call:
+            return False
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if not any(isinstance(a, ast.Name) and a.id in carriers
+                   or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name)
+                   and a.value.id in carriers for a in arguments):
+            return False
+        callee = dotted_text(node.func)
+        if callee is None:
+            return False
+        if callee.rpartition(".")[2] == "partial":
+            return True
+        target = self.flow.names.lookup(callee, module, owner)
+        if target[0] != FUNC:
+            return False
+        return self.reads((FN, f"{target[1]}.{target[2]}", target[2].rpartition(".")[2])) \
+            is not None
+
+    def _text(self, reads: Reads, text: str, bindings: _LazyBindings, nesting: int
+              ) -> frozenset:
+        """A value's text (`<iter> xs`: an item of xs), its parameters bound."""
+        iterated = text.startswith("<iter> ")
+        expr = parse_text(text[7:] if iterated else text)
+        if expr is None:
+            return _EMPTY
+        values = self._evaluate(reads, expr, bindings, nesting)
+        return self.flow._elements(values) if iterated else values
+
+    def _evaluate(self, reads: Reads, node, bindings: _LazyBindings, nesting: int) -> frozenset:
+        """A node of the function's text, its parameters bound."""
+        flow, module, owner = self.flow, reads.module, reads.owner
+        kind = type(node)
+        if kind is ast.Name:
+            return self._name(reads, node.id, bindings, nesting)
+        if not any(isinstance(n, ast.Name) and n.id in reads.carriers for n in ast.walk(node)):
+            return flow._eval(module, owner, node)
+        if kind is ast.Call:
+            return self._call(reads, node, bindings, nesting)
+        if kind is ast.Attribute:
+            found: set[tuple] = set()
+            for value in ordered(self._evaluate(reads, node.value, bindings, nesting)):
+                found |= flow._attribute(value, node.attr)
+            return frozenset(found)
+        if kind is ast.Subscript:
+            return flow._elements(self._evaluate(reads, node.value, bindings, nesting),
+                                  node.slice)
+        if kind is ast.IfExp:
+            return self._evaluate(reads, node.body, bindings, nesting) \
+                | self._evaluate(reads, node.orelse, bindings, nesting)
+        if kind is ast.BoolOp:
+            return frozenset().union(*(self._evaluate(reads, v, bindings, nesting)
+                                       for v in node.values))
+        if kind in (ast.Starred, ast.Await, ast.NamedExpr):
+            return self._evaluate(reads, node.value, bindings, nesting)
+        return flow._eval(module, owner, node)
+
+    def _name(self, reads: Reads, name: str, bindings: _LazyBindings, nesting: int
+              ) -> frozenset:
+        flow, module, owner = self.flow, reads.module, reads.owner
+        if name in bindings:
+            return bindings[name]
+        key = (module, owner, name)
+        if name not in reads.carriers or key in self._busy:
+            return flow._name(module, owner, name)
+        found: set[tuple] = set()
+        self._busy.add(key)
+        try:
+            for kind, text, *_line in flow._assigned.get(key, ()):
+                values = self._text(reads, text, bindings, nesting)
+                found |= flow._elements(values) if kind == "elements" else values
+        finally:
+            self._busy.discard(key)
+        return frozenset(found)
+
+    def _call(self, reads: Reads, node: ast.Call, bindings: _LazyBindings, nesting: int
+              ) -> frozenset:
+        flow = self.flow
+
+        def argument(arg) -> frozenset:
+            return self._evaluate(reads, arg, bindings, nesting)
+
+        callee = node.func
+        if node.args and getattr(callee, "attr", getattr(callee, "id", None)) == "partial" \
+                and flow._is_partial(reads.module, reads.owner, callee):
+            return frozenset((PARTIAL_OF, value, len(node.args) - 1)
+                             for value in ordered(argument(node.args[0]))
+                             if value[0] in _PARTIAL_OF_WHAT)
+        found: set[tuple] = set()
+        for value in ordered(argument(callee)):
+            found |= self.results(value, node, argument, nesting + 1)
+        return frozenset(found)
+
+
+class _LazyBindings:
+    """A call's parameters -> what it hands them, each evaluated when first read; a
+    parameter it does not hand holds its default (or, without one, what the flow says,
+    or nothing where the call forwards `*args`/`**kwargs`).
+    `handed`: parameters of an applied closure's maker -> what they were handed."""
+
+    def __init__(self, flow: Flow, params: str, reads: Reads, value: tuple, node: ast.Call,
+                 argument: Callable[[ast.AST], frozenset], handed: dict | None = None):
+        self._flow, self._argument, self._reads = flow, argument, reads
+        self._params = params
+        self._given: dict[str, ast.AST] = {}
+        self._values: dict[str, frozenset] = dict(handed or {})
+        first = 1 if value[0] == BOUND else 0
+        starred = next((i for i, a in enumerate(node.args) if isinstance(a, ast.Starred)),
+                       len(node.args))
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        names = parameter_names(params)
+        for param, index in names:
+            if param in keywords:
+                self._given[param] = keywords[param]
+            elif index >= first and index - first < starred:
+                self._given[param] = node.args[index - first]
+        self._names = {param for param, _index in names} | self._values.keys()
+        # `f(*args, **kwargs)`: what it forwards is not followed; a parameter it may
+        # fill holds nothing here, not what every call hands it.
+        self._forwards = starred < len(node.args) or any(k.arg is None for k in node.keywords)
+
+    def given(self) -> list[str]:
+        """The parameters the call hands an argument."""
+        return list(self._given)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._names
+
+    def __getitem__(self, name: str) -> frozenset:
+        if name not in self._values:
+            given = self._given.get(name)
+            self._values[name] = self._argument(given) if given is not None \
+                else self._default(name)
+        return self._values[name]
+
+    def _default(self, name: str) -> frozenset:
+        flow, reads = self._flow, self._reads
+        for param, default, _annotation in parameters(self._params):
+            if param == name and default:
+                return flow._value(reads.module, reads.owner, default)
+        if self._forwards and name not in ("self", "cls"):
+            return _EMPTY
+        return flow._name(reads.module, reads.owner, name)
+
+
+def _made_by(result: tuple, value: tuple) -> bool:
+    """Whether a returned value is a closure the called function `value` defines."""
+    return result[0] == FN and result[1] == value[1] and result[2] != value[2]
