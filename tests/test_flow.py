@@ -603,3 +603,97 @@ def backward(name, ct):
 """})
     assert {c for c in callees_of(res, "m.backward") if c != "m.get_transpose"} == \
         {f"m.transpose{i}" for i in range(3)}
+
+
+def test_a_call_returns_what_it_hands_a_function_that_passes_it_on():
+    res = resolve_sources({"m.py": """
+        from functools import partial
+        def _decorate(fun):
+          def wrapper(*args):
+            return fun(*args)
+          return wrapper
+        def maybe_wrap(f, wrap, **kwargs):
+          f_ = partial(f, **kwargs)
+          if wrap is None:
+            return f_
+          return _decorate(f_)
+        def _normal(key, shape): pass
+        def _uniform(key, shape): pass
+        def normal(key, shape, wrap=None):
+          return maybe_wrap(_normal, wrap, shape=shape)(key)
+        def uniform(key, shape, wrap=None):
+          return maybe_wrap(_uniform, wrap, shape=shape)(key)
+        """})
+    called = {callee for c, text, status, callee in calls(res)
+              if c == "m.normal" and text.startswith("maybe_wrap(") and status == RESOLVED}
+    assert "m._normal" in called and "m._uniform" not in called
+
+
+def test_calling_an_instance_calls_its_class_dunder_call():
+    res = resolve_sources({"m.py": """
+        class ufunc:
+          def __init__(self, fn): self._fn = fn
+          def __call__(self, *args): return self._fn(*args)
+        def _add(x, y): pass
+        add = ufunc(_add)
+        def use(x):
+          return add(x, x)
+        """})
+    assert ("m.use", "add", RESOLVED, "m.ufunc.__call__") in calls(res)
+
+
+def test_a_class_named_by_a_module_level_alias_runs_its_init():
+    res = resolve_sources({
+        "core.py": """
+            class SetTraceContext:
+              def __init__(self, trace): self.trace = trace
+            set_current_trace = SetTraceContext
+            """,
+        "use.py": """
+            import core
+            def trace(t):
+              with core.set_current_trace(t):
+                pass
+            """})
+    assert "core.SetTraceContext.__init__" in callees_of(res, "use.trace")
+
+
+def test_an_imported_decorated_function_holds_the_function():
+    res = resolve_sources({
+        "boundary.py": """
+            from typing import cast
+            def api_boundary(fun):
+              def reraise(*args, **kwargs):
+                return fun(*args, **kwargs)
+              return cast(type(fun), reraise)
+            """,
+        "api.py": """
+            from boundary import api_boundary
+            @api_boundary
+            def jit(fun):
+              return fun
+            """,
+        "use.py": """
+            from api import jit
+            def _f(x): pass
+            def run(x):
+              g = jit(_f)
+              return g(x)
+            """})
+    assert ("use.run", "g", RESOLVED, "use._f") in calls(res)
+
+
+def test_a_field_of_nine_implementations_is_followed_not_a_dispatch():
+    # jax 0.10.2 has nine PRNG implementations: `impl.random_bits(...)` may run any.
+    impls = "".join(f"def bits{i}(key): pass\nimpl{i} = PRNGImpl(bits{i})\n" for i in range(9))
+    res = resolve_sources({"m.py": """
+        from typing import Callable, NamedTuple
+        class PRNGImpl(NamedTuple):
+          random_bits: Callable
+        """ + impls.replace("\n", "\n        ") + """
+        def random_bits_impl(impl: PRNGImpl, key):
+          return impl.random_bits(key)
+        """})
+    found = {(status, callee) for c, text, status, callee in calls(res)
+             if c == "m.random_bits_impl" and text == "impl.random_bits"}
+    assert found == {(RESOLVED, f"m.bits{i}") for i in range(9)}
