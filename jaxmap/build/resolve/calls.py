@@ -64,7 +64,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs."""
     rows = []
-    flow.prepare()
+    flow.sites()  # every call site first: no question is answered from a part of them
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()

@@ -770,16 +770,9 @@ class Flow(FlowFacts):
             for (values, site), (before, _site) in zip(through, direct):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
+            self._through_memo.clear()  # computed while the sites were not all known
             self._building_sites = False
         return self._sites
-
-    def prepare(self) -> None:
-        """Build the call sites, then read what instances' attributes hold, each at the
-        top of a chain of keys: asked first deep in a chain, past `_MAX_DEPTH`, an
-        attribute would keep only the part its depth allowed (`primitive.impl`)."""
-        self.sites()
-        for klass, attr in sorted(self._attrs):
-            self._in_mode(True, self._attribute, (INSTANCE, klass), attr)
 
     def _site_callees(self, module: str, owner: str, callee: str, args: tuple
                       ) -> tuple[frozenset, tuple]:
