@@ -675,7 +675,7 @@ class Flow(FlowFacts):
 
         if self._bound.reads(value) is None:  # the same for every call: no memo of its own
             return self._bound.results(value, node, argument)
-        return self._cached(("results of call", module, owner, value, node),
+        return self._cached(("results of call", module, owner, value, ast.unparse(node)),
                             lambda: self._bound.results(value, node, argument))
 
     def results(self, value: tuple) -> frozenset:
