@@ -697,3 +697,19 @@ def test_a_field_of_nine_implementations_is_followed_not_a_dispatch():
     found = {(status, callee) for c, text, status, callee in calls(res)
              if c == "m.random_bits_impl" and text == "impl.random_bits"}
     assert found == {(RESOLVED, f"m.bits{i}") for i in range(9)}
+
+
+def test_a_lambda_returned_by_a_decorator_factory_hands_on_what_it_is_called_with():
+    res = resolve_sources({"m.py": """
+        def make_jit(fun):
+          def cached(*args):
+            return fun(*args)
+          return cached
+        def jit(fun=None, *, inline=False):
+          if fun is None:
+            return lambda fun: make_jit(fun)
+          return make_jit(fun)
+        @jit(inline=True)
+        def absolute(x): pass
+        """})
+    assert ("m.make_jit", "fun", THROUGH, "m.absolute") in calls(res)

@@ -85,6 +85,8 @@ class FlowFacts:
                 while open_defs and open_defs[-1][1] >= indent:
                     open_defs.pop()
                 self._assignment(module, owner, cls, target, value, line, open_defs)
+                if "lambda" in value:
+                    self._lambda_parameters(module, owner, value)
             elif kind == flowtext.DECORATE:  # the name holds what the decorator returns, too
                 _, decorator, name, line = fact
                 if not defs and owner.rpartition(".")[2] == name:
@@ -113,6 +115,18 @@ class FlowFacts:
                 if method in _ADDERS and head:
                     self._stores.append((module, owner, head, (ADD_STORE, method, args)))
         self._defs[(module, owner)] = defs
+
+    def _lambda_parameters(self, module: str, owner: str, value: str) -> None:
+        """The parameters of the lambdas a value's text writes, as parameters of the
+        owner's `<lambda>` (its lambdas are one function, as the index folds them):
+        `return lambda fun: make_jit(fun)` hands `make_jit` what the lambda is called
+        with."""
+        expr = parse_text(value.removeprefix("<iter> "))
+        for node in ast.walk(expr) if expr is not None else ():
+            if isinstance(node, ast.Lambda):
+                params = ", ".join(a.arg for a in (*node.args.posonlyargs, *node.args.args))
+                for param, i in parameter_names(params):
+                    self._params[(module, owner, param)].append(("<lambda>", i, params))
 
     def _assignment(self, module, owner, cls, target, value, line, defs) -> None:
         if target == "<return>":  # the innermost def around it (`defs`: those open)
