@@ -713,3 +713,23 @@ def test_a_lambda_returned_by_a_decorator_factory_hands_on_what_it_is_called_wit
         def absolute(x): pass
         """})
     assert ("m.make_jit", "fun", THROUGH, "m.absolute") in calls(res)
+
+
+def test_a_re_exported_decorated_function_holds_what_its_decorator_made():
+    res = resolve_sources({
+        "ufuncs.py": """
+            class ufunc:
+              def __init__(self, fn): self.fn = fn
+              def __call__(self, *args): return self.fn(*args)
+            def binary_ufunc(func):
+              return ufunc(func)
+            @binary_ufunc
+            def maximum(x, y): pass
+            """,
+        "numpy.py": "from ufuncs import maximum as maximum\n",
+        "nn.py": """
+            import numpy as jnp
+            def relu(x):
+              return jnp.maximum(x, 0)
+            """})
+    assert {"ufuncs.maximum", "ufuncs.ufunc.__call__"} <= callees_of(res, "nn.relu")

@@ -29,6 +29,14 @@ def test_binds_reaches_the_public_api(installed_index):
     assert "jax.lax.psum" in psum
 
 
+def test_a_wrapper_read_without_its_functions_lends_callers_none_of_them(installed_index):
+    # `jit` is `api_boundary(jit)`: a jitted function calls what jit makes of it, not
+    # every function api_boundary wraps (jax.grad had 469 callers, 214 of them jnp's).
+    grad_callers = {f.label for f in callgraph.callers(installed_index, "jax.grad").found}
+    assert "jax.experimental.sparse.grad" in grad_callers
+    assert not {name for name in grad_callers if name.startswith("jax.numpy.")}
+
+
 def test_coverage_totals_equal_primitive_counts(installed_index):
     prims = installed_index.primitives()
     matrix = coverage.coverage(prims)

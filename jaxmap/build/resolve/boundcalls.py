@@ -60,7 +60,12 @@ class BoundCalls:
         applied closure, read with what its maker's parameters were handed."""
         flow = self.flow
         reads = self.reads(value) if nesting < _MAX_NESTING else None
-        if reads is None:
+        if value[0] in (FN, BOUND) and self._closure(value):
+            # A closure no call is known to have made with its functions (a cycle cut
+            # its maker's arguments): what it returns of its own, not what every
+            # function its maker wraps returns (`api_boundary`'s wrapper: seventeen).
+            found = flow.own_results(value)
+        elif reads is None:
             found = flow.results(value)  # what it returns does not depend on this call
         else:
             handed = dict(value[3]) if value[0] == APPLIED_CLOSURE else {}
@@ -83,6 +88,12 @@ class BoundCalls:
             return found
         return frozenset((APPLIED_CLOSURE, r[1], r[2], given) if _made_by(r, value) else r
                          for r in found)
+
+    def _closure(self, value: tuple) -> bool:
+        """Whether a function value is defined inside another function."""
+        own = value[1].rpartition(".")[2]
+        return own != value[2] and value[1] not in self.flow.names.modules \
+            and (value[1], own) in self.flow._signatures
 
     def reads(self, value: tuple) -> Reads | None:
         """How the returns of a function value pass its parameters on; None if they

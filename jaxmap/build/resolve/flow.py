@@ -504,13 +504,15 @@ class Flow(FlowFacts):
             found |= held
         else:
             found |= from_names(self.names, value)
-            imported = self._import_target(module, owner, name)
-            if imported is not None:  # what the module it comes from makes it there
-                # (`@api_boundary def jit`: the names' reading, `api_boundary(jit)`,
-                # holds no value of the flow's)
-                source, attr = imported
-                found |= self._cached(("global", source, attr),
-                                      lambda: self._global(source, "", attr))
+        imported = self._import_target(module, owner, name)
+        if imported is not None and (value[0] not in _NAMED
+                                     or ".".join(imported) in self.decorated):
+            # What the module it comes from makes it there, where the names' reading
+            # holds no value of the flow's (`@api_boundary def jit`: `api_boundary(jit)`)
+            # or only the function a decorator wraps (`@binary_ufunc def maximum`).
+            source, attr = imported
+            found |= self._cached(("global", source, attr),
+                                  lambda: self._global(source, "", attr))
         return found
 
     def _import_target(self, module: str, owner: str, name: str) -> tuple | None:
@@ -690,6 +692,12 @@ class Flow(FlowFacts):
                                 lambda: self._returned(value[1], value[2])) \
                 | self.array_of(value)
         return _EMPTY
+
+    def own_results(self, value: tuple) -> frozenset:
+        """What calling a value returns, its parameters (and its maker's) holding only
+        their defaults and annotations, not what call sites hand them."""
+        return self._in_mode(False, self.results, value) if self._through \
+            else self.results(value)
 
     @staticmethod
     def array_of(value: tuple) -> frozenset:
