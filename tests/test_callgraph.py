@@ -332,6 +332,9 @@ def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
         {("m.apply", True), ("m.direct", False)}
     text = run_tree(capsys, tmp_path, "callers", "rule3")
     assert any(line.startswith("* m.apply") for line in text.splitlines())
+    graph = json.loads(run_tree(capsys, tmp_path, "graph", "m.rule3", "--format", "json"))
+    calling = {e["source"] for e in graph["edges"] if e["kind"] == "calls"}
+    assert "function:m.direct" in calling and "function:m.apply" not in calling
     assert text.splitlines()[-1].startswith("(* a call of what a value holds")
     calls = json.loads(run_tree(capsys, tmp_path, "calls", "apply", "--json"))
     assert {f["through"] for f in calls["found"] if f["name"].startswith("m.rule")} == {True}

@@ -6,7 +6,8 @@ Nodes are strings with a kind prefix, as in graph.py: `module:jax._src.lax.paral
 `rule:psum:transpose@FILE:LINE`. Edge kinds: defines (module -> function, class or
 primitive), imports (module -> module), has_rule (primitive -> rule), implemented_by
 (rule -> function), binds (function -> primitive), calls (function, class body or
-module top level -> function or class).
+module top level -> function or class). A `through` call (one of what a dispatch or a
+parameter may hold) is no neighbour: as `binds` and `path` do, the walk leaves it out.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import NotFound
+from jaxmap.models import THROUGH
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
@@ -74,16 +76,18 @@ def _edges(index: Index, frontier: set[tuple]) -> set[tuple]:
                   in index.imports_touching(modules)}
         tops = index.module_definitions(modules)
         edges |= {((MODULE, tops[a]), "calls", (DEFINITION, b))
-                  for a, b, _t, _s, _l in index.callees(tops) if b is not None}
+                  for a, b, _t, status, _l in index.callees(tops)
+                  if b is not None and status != THROUGH}
     if defs:
         edges |= {((MODULE, m), "defines", (DEFINITION, i))
                   for i, m in index.definition_modules(defs).items()}
-        calling = index.callers(defs)
+        calling = index.callers(defs, through=False)
         outside = index.nodes({a for a, _b, _l, function in calling if not function})
         edges |= {(_node_key(a, outside[a]) if a in outside else (DEFINITION, a), "calls",
                    (DEFINITION, b)) for a, b, _l, _f in calling}
         edges |= {((DEFINITION, a), "calls", (DEFINITION, b))
-                  for a, b, _t, _s, _l in index.callees(defs) if b is not None}
+                  for a, b, _t, status, _l in index.callees(defs)
+                  if b is not None and status != THROUGH}
         edges |= {((DEFINITION, d), "binds", (PRIMITIVE, p))
                   for d, p, _l, _v in index.bound_by(defs)}
         edges |= {((RULE, p, seq), "implemented_by", (DEFINITION, d))
