@@ -69,7 +69,7 @@ class BoundCalls:
             found = flow.results(value)  # what it returns does not depend on this call
         else:
             handed = dict(value[3]) if value[0] == APPLIED_CLOSURE else {}
-            bindings = _LazyBindings(flow, reads.params, reads, value, node, argument, handed)
+            bindings = _LazyBindings(flow, reads, value, node, argument, handed)
             found = frozenset()
             for _module, _owner, text in flow._returns.get((value[1], value[2]), ()):
                 found |= self._text(reads, text, bindings, nesting)
@@ -80,8 +80,8 @@ class BoundCalls:
         if signature is None:
             return found
         module, owner, params = signature
-        maker = _LazyBindings(flow, params, Reads(module, owner, params, frozenset()), value,
-                              node, argument)
+        maker = _LazyBindings(flow, Reads(module, owner, params, frozenset()), value, node,
+                              argument)
         given = tuple((param, held) for param in sorted(maker.given())
                       if (held := frozenset(v for v in maker[param] if v[0] in _HANDED)))
         if not given:
@@ -264,17 +264,16 @@ class _LazyBindings:
     or nothing where the call forwards `*args`/`**kwargs`).
     `handed`: parameters of an applied closure's maker -> what they were handed."""
 
-    def __init__(self, flow: Flow, params: str, reads: Reads, value: tuple, node: ast.Call,
+    def __init__(self, flow: Flow, reads: Reads, value: tuple, node: ast.Call,
                  argument: Callable[[ast.AST], frozenset], handed: dict | None = None):
         self._flow, self._argument, self._reads = flow, argument, reads
-        self._params = params
         self._given: dict[str, ast.AST] = {}
         self._values: dict[str, frozenset] = dict(handed or {})
         first = 1 if value[0] == BOUND else 0
         starred = next((i for i, a in enumerate(node.args) if isinstance(a, ast.Starred)),
                        len(node.args))
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
-        names = parameter_names(params)
+        names = parameter_names(reads.params)
         for param, index in names:
             if param in keywords:
                 self._given[param] = keywords[param]
@@ -301,7 +300,7 @@ class _LazyBindings:
 
     def _default(self, name: str) -> frozenset:
         flow, reads = self._flow, self._reads
-        for param, default, _annotation in parameters(self._params):
+        for param, default, _annotation in parameters(reads.params):
             if param == name and default:
                 return flow._value(reads.module, reads.owner, default)
         if self._forwards and name not in ("self", "cls"):

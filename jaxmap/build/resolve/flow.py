@@ -4,7 +4,8 @@ the owners' flow facts (build/flowtext.py), and so what a call site may call.
 
 Values are the small tuples of flowvalues.py.
 
-It is context-insensitive (a parameter holds what any call site hands it) and
+It is context-insensitive (a parameter holds what any call site hands it), but for
+what a call returns where the function passes a parameter on (boundcalls.py), and
 demand-driven: a key's values are computed when a question needs them and memoised;
 a key asked for again while it is being computed (a cycle) answers what it has so
 far, and the chain of keys being computed is bounded (`_MAX_DEPTH`), so no input can
