@@ -94,3 +94,15 @@ def test_the_cli_and_mcp_answer_path(tmp_path, capsys):
     with Session(str(tmp_path)) as session:
         document = json.loads(tools.call(session, "path", {"source": "top", "target": "bottom"}))
     assert document["count"] == 2 and document["chains"][0][0]["callee"] == "m.left"
+
+
+def test_a_call_the_index_names_two_ways_is_one_chain(tmp_path):
+    # `wrap(bottom)(x)`: bottom handed to wrap, and called through what wrap returns.
+    (tmp_path / "m.py").write_text(
+        "def bottom(x):\n  return x\n"
+        "def wrap(f):\n  return f\n"
+        "def top(x):\n  return wrap(bottom)(x)\n")
+    with open_index(str(tmp_path), graph=True) as index:
+        answer = path(index, "top", "bottom")
+    assert [[(s.caller, s.callee, s.line) for s in steps] for steps in answer.chains] == [
+        [("m.top", "m.bottom", 6)]]

@@ -110,7 +110,9 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
             if callee not in levels:
                 levels[callee] = level
                 nxt.append(callee)
-            parents.setdefault(callee, []).append((caller, line))
+            options = parents.setdefault(callee, [])
+            if (caller, line) not in options:  # a call the index names two ways is one
+                options.append((caller, line))
         if ends & set(nxt):
             break
         kinds.update((i, node.kind) for i, node in index.nodes(nxt).items())
