@@ -733,3 +733,20 @@ def test_a_re_exported_decorated_function_holds_what_its_decorator_made():
               return jnp.maximum(x, 0)
             """})
     assert {"ufuncs.maximum", "ufuncs.ufunc.__call__"} <= callees_of(res, "nn.relu")
+
+
+def test_the_classes_of_a_case_pattern_are_not_called():
+    res = resolve_sources({"m.py": """
+        class Tiling: pass
+        class Swizzle: pass
+        def batch(t):
+          match t:
+            case Tiling() | Swizzle(size=2) as found:
+              return found
+            case _:
+              return Tiling()
+        """})
+    assert {c for c in callees_of(res, "m.batch") if c and c.startswith("m.")} == \
+        {"m.Tiling"}
+    lines = {line for c, callee, text, _s, line in res.calls if text == "Swizzle"}
+    assert not lines

@@ -73,7 +73,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
     (`lax.dot_general`, `_einsum`, `partial(f`), at its first call (or its first use,
     if never called); a decorator is a call. Strings, comments, import statements, names
     that a `def` or `class` introduces, methods of values (`x.f(`) and a `_p` name an
-    identity or equality test compares with are not read."""
+    identity or equality test compares with, and the classes of a `case` pattern, are
+    not read."""
     found: dict[bytes, list] = {}  # name -> [called, where first found]
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
@@ -89,6 +90,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                 continue
             if name in _NOT_CALLEES:
                 continue
+            if called and _in_case_pattern(source, at):
+                continue  # `case Blocked(...):` tests a class, it makes none
             before = source[at - 1:at]
             if before == b"." or trailing is None and not called \
                     and source[max(0, at - 8):at].rstrip().endswith(_COMPARED):
@@ -106,6 +109,14 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
         counted = at
         callees.append((name.decode(), line, called))
     return tuple(callees)
+
+
+def _in_case_pattern(source: bytes, at: int) -> bool:
+    """Whether the name at `at` is in a `case` clause's pattern (its line starts with
+    `case` and the clause's `:` is not yet passed)."""
+    start = source.rfind(b"\n", 0, at) + 1
+    head = source[start:at].lstrip()
+    return head.startswith(b"case ") and b":" not in head
 
 
 def outside_functions(classes: list[tuple[int, int, str, int]],

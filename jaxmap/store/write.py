@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 12  # 12: messages in the second phase; facts apart from file stats
+SCHEMA_VERSION = 13  # 13: calls read anew (case patterns; the flow's third round)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
