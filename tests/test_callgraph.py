@@ -432,3 +432,12 @@ def test_a_primitive_compared_with_is_not_bound(capsys, tmp_path):
     assert binds["found"] == []
     binds = json.loads(run_tree(capsys, tmp_path, "binds", "q", "--json"))
     assert {f["name"] for f in binds["found"]} == {"m.api"}
+
+
+def test_a_function_called_and_handed_on_is_called(capsys, tmp_path):
+    (tmp_path / "m.py").write_text("def bottom(x):\n  return x\n"
+                                   "def wrap(f):\n  return f\n"
+                                   "def top(x):\n  return wrap(bottom)(x)\n")
+    found = json.loads(run_tree(capsys, tmp_path, "calls", "m.top", "--json"))["found"]
+    assert {(f["name"], f["handed"], f["through"]) for f in found
+            if f["name"] == "m.bottom"} == {("m.bottom", False, False)}

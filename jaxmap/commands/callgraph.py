@@ -234,7 +234,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     levels = {i: 0 for i in start}
     frontier, found, step = list(start), [], 0
     owners = index.nodes(start)
-    reached_by: dict[int, str] = {}  # the status of the call that reached each
+    reached_by: dict[int, set] = {}  # the statuses of the calls from the parent of each
     while frontier and (depth is None or step < depth):
         step += 1
         nxt = []
@@ -245,15 +245,17 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
             elif callee is not None and callee not in levels \
                     and not (prims_only and status == THROUGH):
                 levels[callee], parent[callee] = step, caller
-                reached_by[callee] = status
+                reached_by[callee] = {status}
                 nxt.append(callee)
+            elif callee is not None and parent.get(callee) == caller:
+                reached_by[callee].add(status)  # called, and handed on too: called
         found += _bound(index, frontier, step, parent, owners)
         owners.update(index.nodes(nxt))
         frontier = [i for i in nxt if owners[i].kind == FUNCTION]  # not into a class body
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
-                  ._replace(through=reached_by.get(i) == THROUGH,
-                            handed=reached_by.get(i) == HANDED)
+                  ._replace(through=reached_by.get(i) == {THROUGH},
+                            handed=reached_by.get(i) == {HANDED})
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 
