@@ -750,3 +750,21 @@ def test_the_classes_of_a_case_pattern_are_not_called():
         {"m.Tiling"}
     lines = {line for c, callee, text, _s, line in res.calls if text == "Swizzle"}
     assert not lines
+
+
+def test_a_function_set_on_a_class_from_outside_is_a_method_of_its_instances():
+    res = resolve_sources({
+        "core.py": """
+            class Trace:
+              def process(self, x): pass
+            class EvalTrace(Trace): pass
+            def apply(trace: Trace, x):
+              return trace.process_shard_map(x)
+            """,
+        "shard.py": """
+            import core
+            def _shard_map_impl(trace, x): pass
+            core.Trace.process_shard_map = _shard_map_impl
+            """})
+    assert ("core.apply", "trace.process_shard_map", RESOLVED, "shard._shard_map_impl") \
+        in calls(res)

@@ -567,10 +567,18 @@ class Flow(FlowFacts):
         if tag == INSTANCE and (self._sites is not None or not self._building_sites):
             found |= self._field(cls, attr)  # as a parameter: what constructions hand it
         self._hold(found, attr)
-        for module, owner, head, value in self._foreign.get(attr, ()):
+        foreign = self._foreign.get(attr, ())
+        classes = {(KLASS, klass) for klass in self.classes.mro(cls)} if foreign else ()
+        for module, owner, head, value in foreign:
             head_expr = parse_text(head)
-            if head_expr is not None and (tag, cls) in self._eval(module, owner, head_expr):
+            heads = self._eval(module, owner, head_expr) if head_expr is not None else _EMPTY
+            if (tag, cls) in heads:
                 found |= self._value(module, owner, value)
+            elif tag == INSTANCE and not heads.isdisjoint(classes):
+                # `EvalTrace.process_shard_map = _shard_map_impl`: a method of its
+                # instances, bound to them.
+                found |= {(BOUND, *v[1:]) if v[0] == FN else v
+                          for v in self._value(module, owner, value)}
         return found
 
     def _annotated(self, attr: str) -> frozenset:

@@ -153,8 +153,9 @@ class FlowFacts:
             self._assigned[(module, owner, target)].append(("value", value, line))
         elif "." not in attr and head in ("self", "cls") and cls is not None:
             self._attrs[(f"{module}.{cls}", attr)].append((module, owner, value))
-        elif "." not in attr:
-            self._foreign[attr].append((module, owner, head, value))
+        elif head not in ("self", "cls"):  # `x.f = v`, `core.Trace.f = v`
+            base, _, last = target.rpartition(".")
+            self._foreign[last].append((module, owner, base, value))
 
     def _class_of(self, module: str, owner: str) -> str | None:
         """The class whose body or method `owner` is, if any."""
