@@ -7,7 +7,7 @@ from inline import resolve_sources
 
 from jaxmap.build.extract import extract
 from jaxmap.build.resolve.calls import MAX_CERTAIN
-from jaxmap.models import HANDED, RESOLVED, THROUGH, UNRESOLVED
+from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 
 
 def calls(res) -> set[tuple[str, str, str, str | None]]:
@@ -768,3 +768,16 @@ def test_a_function_set_on_a_class_from_outside_is_a_method_of_its_instances():
             """})
     assert ("core.apply", "trace.process_shard_map", RESOLVED, "shard._shard_map_impl") \
         in calls(res)
+
+
+def test_super_of_a_class_whose_bases_lie_outside_the_tree_is_external():
+    res = resolve_sources({"m.py": """
+        class Base:
+          def __init__(self, x): self.x = x
+        class Child(Base):
+          def __init__(self, x): super().__init__(x)
+        class CacheError(RuntimeError):
+          def __init__(self, msg): super().__init__(msg)
+        """})
+    assert ("m.Child.__init__", "super().__init__", RESOLVED, "m.Base.__init__") in calls(res)
+    assert ("m.CacheError.__init__", "super().__init__", EXTERNAL, None) in calls(res)

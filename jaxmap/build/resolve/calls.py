@@ -197,8 +197,18 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
         found = _targets(flow, ids, direct)
         edges = _candidates(caller, text, line, found, _targets(flow, ids, through) - found)
         if edges or not flow.is_operator(text):  # an operator names no call when unknown
-            rows += edges or [CallRow(caller, None, text, UNRESOLVED, line)]
+            rows += edges or [CallRow(caller, None, text,
+                                      _unnamed_implicit(flow, module, owner, text), line)]
     return rows
+
+
+def _unnamed_implicit(flow: Flow, module: str, owner: str, text: str) -> str:
+    """The status of an implicit call that names nothing of the tree: `super().m(...)`
+    in a method of a known class is a method no class of the tree after it in its MRO
+    defines (`RuntimeError.__init__`): outside the tree; anything else is unresolved."""
+    if text.startswith("super().") and flow.callees(module, owner, "super()"):
+        return EXTERNAL
+    return UNRESOLVED
 
 
 def _import_heads(names: Names, module: str, scope: str) -> set[str]:
