@@ -182,7 +182,7 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             if init in ids:
                 found.add(ids[init])
         elif value[0] == INSTANCE:  # calling an instance runs its class's `__call__`
-            found |= _targets(flow, ids, (v for v in flow.member(value, "__call__")
+            found |= _targets(flow, ids, (v for v in flow.attribute(value, "__call__")
                                           if v[0] == BOUND))
     return found
 

@@ -519,16 +519,12 @@ class Flow(FlowFacts):
     def _import_target(self, module: str, owner: str, name: str) -> tuple | None:
         """(module, name) of the module-level name of the tree that an import of
         `name` in `owner` (or around it) binds, if any."""
-        scope = owner
-        while True:
-            target = self.names.imports.get((module, scope), {}).get(name)
-            if target is not None:
-                source = self.names.module_of(target)
-                attr = target[len(source) + 1:] if source else ""
-                return (source, attr) if attr and "." not in attr else None
-            if not scope:
-                return None
-            scope = scope.rpartition(".")[0]
+        target = self.names.import_target(name, module, owner)
+        source = self.names.module_of(target) if target is not None else None
+        if target is None or source is None:
+            return None
+        attr = target[len(source) + 1:]
+        return (source, attr) if attr and "." not in attr else None
 
     def _attribute(self, value: tuple, attr: str) -> frozenset:
         tag = value[0]
@@ -548,7 +544,7 @@ class Flow(FlowFacts):
                     return frozenset(found)
         return _EMPTY
 
-    def member(self, value: tuple, attr: str) -> frozenset:
+    def attribute(self, value: tuple, attr: str) -> frozenset:
         """What `attr` of a value may hold (`x.__call__` of an instance: its method)."""
         return self._attribute(value, attr)
 

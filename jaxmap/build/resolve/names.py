@@ -148,6 +148,15 @@ class Names:
                                              if d.qualname == d.name}
         return found
 
+    def import_target(self, name: str, module: str, scope: str = "") -> str | None:
+        """The dotted name an import binds `name` to in function `scope` of `module`, or
+        in a scope around it (the module's top level last), if any."""
+        while True:
+            target = self.imports.get((module, scope), {}).get(name)
+            if target is not None or not scope:
+                return target
+            scope = scope.rpartition(".")[0]
+
     def module_of(self, dotted: str) -> str | None:
         """The longest leading part of a qualified name that is a module of the tree, if
         any (memoised: the resolver asks about the same names many times)."""
