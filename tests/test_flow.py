@@ -369,10 +369,10 @@ ARRAY_METHODS = """
 def test_an_arrays_methods_are_read_from_the_trees_tables():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
-        "jax/_src/numpy/scatter.py": "def scatter_add(x, v): return x\n",
+        "jax/_src/numpy/scatter.py": "def scatter_add(x, v) -> Array: return x\n",
         "jax/_src/numpy/lax_numpy.py": """
-            from jax._src.typing import ArrayLike
-            def zeros(n): return n
+            from jax._src.typing import Array, ArrayLike
+            def zeros(n) -> Array: return n
             def bincount(x: ArrayLike, length):
               out = zeros(length)
               total = x.sum() + x ** 2 + x[0]
@@ -386,9 +386,76 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
     assert (caller, "x pow", RESOLVED, "jax._src.numpy.array_methods._operator_pow") in found
     assert (caller, "x getitem", RESOLVED, "jax._src.numpy.array_methods._getitem") in found
     assert not any(text.startswith("length ") for _c, text, _s, _t in found)  # no Array
-    # add returns what a function of jax.numpy returns: an Array
+    # add returns what scatter_add is annotated to return: an Array
     assert (caller, "out.at[x].add(1).reshape", RESOLVED,
             "jax._src.numpy.array_methods._reshape") in found
+
+
+def test_an_array_is_what_an_annotation_says_not_where_a_function_lives():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/lax/lax.py": """
+            from typing import overload
+            from jax._src.typing import Array
+            def _const(x, v): return v
+            def pair(x) -> tuple[Array, Array]: return x, x
+            def maybe(x) -> Array | None: return x
+            @overload
+            def ensure(x: int) -> Array: ...
+            @overload
+            def ensure(x: int, y: int) -> tuple[Array, ...]: ...
+            def ensure(*xs): return xs
+            def use(x):
+              c = _const(x, 0)
+              p = pair(x)
+              a, b = pair(x)
+              m = maybe(x)
+              e = ensure(x)
+              return c ** 2, p[0], a ** 2, m ** 2, e ** 2
+            """})
+    found = calls(res)
+    power = "jax._src.numpy.array_methods._operator_pow"
+    for name in ("a", "m", "e"):  # unpacked from a tuple of Arrays; a union; an overload
+        assert ("jax._src.lax.lax.use", f"{name} pow", RESOLVED, power) in found
+    # An unannotated helper of jax.lax, and the tuple itself, are no Arrays.
+    assert not any(text in ("c pow", "p getitem") for _c, text, _s, _t in found)
+
+
+def test_a_function_a_jax_tracer_calls_holds_arrays_in_its_positional_parameters():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_xor(self, other): return self
+            _array_operators["xor"] = _operator_xor
+            """,
+        "jax/_src/interpreters/mlir.py": """
+            def lower_fun(fun, multiple_results=True):
+              def f_lowered(ctx, *args, **params):
+                return fun(*args, **params)
+              return f_lowered
+            def register_lowering(prim, rule): pass
+            """,
+        "jax/_src/prng.py": """
+            from functools import partial
+            from jax._src.interpreters import mlir
+            def _hash_lowering(key1, key2, rounds=5):
+              return key1 ^ key2, rounds ** 2
+            def _folded(reduce, x, *, axis):
+              return reduce(x), reduce ** 2, axis ** 2, x[0]
+            def not_traced(key1, key2):
+              return key1 ^ key2
+            mlir.register_lowering(None, mlir.lower_fun(_hash_lowering))
+            mlir.register_lowering(None, mlir.lower_fun(partial(_folded, max)))
+            """})
+    found = calls(res)
+    xor, getitem = ("jax._src.numpy.array_methods._operator_xor",
+                    "jax._src.numpy.array_methods._getitem")
+    assert ("jax._src.prng._hash_lowering", "key1 xor", RESOLVED, xor) in found
+    assert ("jax._src.prng._folded", "x getitem", RESOLVED, getitem) in found
+    # A parameter with a default, a keyword-only one, one a partial binds, and the
+    # parameters of a function no tracer calls hold no Array.
+    for caller, text in (("_hash_lowering", "rounds pow"), ("_folded", "axis pow"),
+                         ("_folded", "reduce pow"), ("not_traced", "key1 xor")):
+        assert not any(c == f"jax._src.prng.{caller}" and t == text for c, t, _s, _x in found)
 
 
 def test_a_public_alias_calls_the_function_it_names():

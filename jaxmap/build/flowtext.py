@@ -8,8 +8,9 @@ resolver parses only what a question needs):
 - `("=", target, value, line, indent)`: an assignment (`x = f`, `self.g = h`, `d[k] = f`,
   `a, *b = f, g`); `return v` and `yield v` have the target `<return>`; `for t in v:`
   has the target `t` and the value `<iter> v`;
-- `("def", name, parameters, line, indent)`: a `def` in the text (the owner's own
-  first); a `return` belongs to the innermost def above it with a smaller indent;
+- `("def", name, parameters, line, indent, returns)`: a `def` in the text (the owner's
+  own first), with its return annotation ("" if none); a `return` belongs to the
+  innermost def above it with a smaller indent;
 - `("dec", decorator, name, line)`: `@decorator` on the def `name`, innermost first;
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
 - `("field", name, annotation, line)`: an annotated name on a line of its own, `name: T`
@@ -47,6 +48,7 @@ _RAISE = re.compile(rb"^[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?:#[^\n]*)?$", 
 _DECORATED = re.compile(
     rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+_RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
 # (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
 _CALL = re.compile(
@@ -86,8 +88,10 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             params = _balanced(text, match.end() - 1)
             local.add(match.group(1))
             received.update(_parameter_names(params[1:-1]))
+            returns = _RETURNS.match(text, match.end() - 1 + len(params))
             found.append((DEF, match.group(1).decode(), params[1:-1].decode(errors="replace"),
-                          line_of(match.start()), _indent(match.group())))
+                          line_of(match.start()), _indent(match.group()),
+                          returns.group(1).decode(errors="replace") if returns else ""))
         for match in _DECORATED.finditer(code):
             at = line_of(match.start())
             written = [_group(text, match, 1)] + [
@@ -122,10 +126,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
                               indent))
         seen = set()
-        # Only where an Array is written of (`x: ArrayLike`): the flow looks up an operator
-        # on a name a parameter annotation makes an Array or a jax function's result.
-        operators = _OPERATOR.finditer(code) if b"Array" in text else ()
-        for match in operators:  # each (name, operator) once per owner
+        for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
             key = match.group(1, 2)
             if key not in seen and match.group(1) not in _KEYWORDS:
                 seen.add(key)

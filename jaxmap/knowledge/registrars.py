@@ -170,6 +170,10 @@ HIJAX_METHODS: dict[str, K] = {
 }
 
 PARTIAL = "functools.partial"
+# Functions that trace a function handed to them (as this positional argument) with one
+# Array, a tracer, in each positional parameter that has no default: `mlir.lower_fun(f)`
+# makes a lowering rule of `f` this way.
+TRACERS = {"mlir.lower_fun": 0}
 # Functions that zip like the builtin (JAX modules rebind `zip` to its checked version).
 ZIPS = ("util.safe_zip",)
 
@@ -236,5 +240,6 @@ REGISTRIES_BY_NAME: dict[str, K] = _by_full_name(REGISTRIES)
 PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s))
 PRIMITIVE_SUBCLASS_NAMES = frozenset(n for s in PRIMITIVE_SUBCLASSES for n in expand(s))
 ZIP_NAMES = frozenset(n for s in ZIPS for n in expand(s))
+TRACERS_BY_NAME: dict[str, int] = _by_full_name(TRACERS)
 HIJAX_CLASS_BASE_NAMES = frozenset(n for s in HIJAX_CLASS_BASES for n in expand(s))
 HI_PRIMITIVE_BASE_NAMES = frozenset(n for s in HI_PRIMITIVE_BASES for n in expand(s))

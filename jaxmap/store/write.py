@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 13  # 13: calls read anew (case patterns; the flow's third round)
+SCHEMA_VERSION = 14  # 14: operators read in every owner (a traced function's parameters)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"

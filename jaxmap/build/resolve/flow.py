@@ -15,12 +15,17 @@ recurse without end. Expressions are parsed with `ast` only when asked for.
 from __future__ import annotations
 
 import ast
-import re
 from collections import defaultdict
 
 from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
 from jaxmap.build.resolve.boundcalls import BoundCalls
-from jaxmap.build.resolve.flowfacts import ADD_STORE, FlowFacts
+from jaxmap.build.resolve.flowfacts import (
+    ADD_STORE,
+    ARRAY,
+    ARRAYS,
+    FlowFacts,
+    array_tags,
+)
 from jaxmap.build.resolve.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
@@ -42,6 +47,7 @@ from jaxmap.build.resolve.parsing import (
     constant_key,
     dotted_text,
     head_name,
+    parameter_names,
     parameters,
     parse_text,
     split_arguments,
@@ -60,13 +66,11 @@ _FIELDS = "<fields>"  # the sites key of a class's constructions that set its fi
 # A container's methods that give back its elements (`d.get(k, default)`, `d.items()`).
 _ELEMENT_READS = frozenset({"get", "pop", "setdefault", "values", "items"})
 _LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
-# An Array: what jax.numpy and jax.lax functions return, and a parameter annotated
-# `Array` or `ArrayLike`; its methods and properties are read from the tables of
-# `_ARRAY_MODULE` in the tree.
-ARRAY = "array"
+# An Array: what a function annotated `-> Array` returns (jax.numpy's and jax.lax's
+# are), a parameter annotated `Array` or `ArrayLike`, and a positional parameter of a
+# function a JAX tracer calls (R.TRACERS); its methods and properties are read from the
+# tables of `_ARRAY_MODULE` in the tree.
 _AN_ARRAY = (ARRAY,)
-_ARRAY_MAKERS = ("jax._src.numpy.", "jax._src.lax.", "jax.numpy.", "jax.lax.")
-_ARRAY_ANNOTATION = re.compile(r"\bArray(?:Like)?\b")
 _ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
 _ARRAY_OPERATORS = "_array_operators"
@@ -87,6 +91,7 @@ class Flow(FlowFacts):
         self._stack = 0
         self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
         self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
+        self._traced: dict | None = None  # see traced()
         self._building_sites = False  # fields are read from sites once they are known
         self._leaves: set[str] = set()
         self._leaves_read = False
@@ -263,19 +268,53 @@ class Flow(FlowFacts):
 
     def _plainly_array(self, module: str, owner: str, name: str) -> bool:
         """Whether a name is an Array by what its owner writes: a parameter annotated
-        `Array`/`ArrayLike`, or a local assigned the result of a jax.numpy or jax.lax
-        function (operators are everywhere: a deeper look at each would cost the most)."""
-        for _def, _i, params in self._params.get((module, owner, name), ()):
-            for param, _default, annotation in parameters(params):
-                if param == name and annotation and _ARRAY_ANNOTATION.search(annotation):
+        `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned the
+        result of a jax.numpy or jax.lax function (operators are everywhere: a deeper
+        look at each would cost the most)."""
+        traced = self.traced()
+        for def_name, i, params in self._params.get((module, owner, name), ()):
+            bound = traced.get((self._qual(module, owner), def_name))
+            for param, default, annotation in parameters(params):
+                if param != name:
+                    continue
+                if annotation and ARRAY in array_tags(annotation):
                     return True
-        for _kind, text, *_line in self._assigned.get((module, owner, name), ()):
+                if bound is not None and i >= bound and default is None:
+                    return True
+        for kind, text, *_line in self._assigned.get((module, owner, name), ()):
             expr = parse_text(text) if "(" in text else None
+            wanted = (ARRAYS if kind == "elements" else ARRAY,)
             if isinstance(expr, ast.Call) and any(
-                    v[0] == FN and v[1].startswith(_ARRAY_MAKERS)
+                    wanted in self.array_of(v)
                     for v in ordered(self._eval(module, owner, expr.func))):
                 return True
         return False
+
+    def traced(self) -> dict[tuple, int]:
+        """(owner, def name) -> how many leading positional parameters a partial binds,
+        of each function handed to a JAX tracer (R.TRACERS: `mlir.lower_fun(f)`), which
+        calls it with an Array in each positional parameter that has no default. Read
+        once the call sites are all known (before, nothing)."""
+        if self._traced is None:
+            if self._building_sites:
+                return {}
+            self._traced = {}
+            for full, index in R.TRACERS_BY_NAME.items():
+                module = self.names.module_of(full)
+                name = full[len(module) + 1:] if module else ""
+                signature = self._signatures.get((full, name))
+                if signature is None:
+                    continue
+                param = next((p for p, i in parameter_names(signature[2]) if i == index), "")
+                handed = self._in_mode(True, self._argument, module, name, name, index, param)
+                for value in ordered(handed):
+                    bound = 0
+                    while value[0] == PARTIAL_OF:
+                        value, bound = value[1], bound + value[2]
+                    if value[0] == FN:
+                        key = (value[1], value[2])
+                        self._traced[key] = min(bound, self._traced.get(key, bound))
+        return self._traced
 
     def _iteration(self, value: tuple) -> frozenset:
         """The `__iter__` a loop over an instance calls, and the `__next__` of what it returns."""
@@ -356,6 +395,8 @@ class Flow(FlowFacts):
                         found.add(item)
             elif value[0] in (FN, BOUND, KLASS):
                 found.add(value)  # a generator's yields, taken as its items
+            elif value[0] == ARRAYS:
+                found.add(_AN_ARRAY)
             elif value[0] == INSTANCE and index is not None:  # `helper[i]`: __getitem__
                 found |= self._member_results(value[1], "__getitem__")
             elif value[0] == INSTANCE and index is None:
@@ -476,8 +517,9 @@ class Flow(FlowFacts):
                     continue
                 if default:
                     found |= self._value(module, owner, default)
-                if annotation and _ARRAY_ANNOTATION.search(annotation):
-                    found.add(_AN_ARRAY)
+                tags = array_tags(annotation) if annotation and "Array" in annotation else ()
+                if tags:
+                    found |= {(tag,) for tag in tags}
                 elif annotation:  # `x: Class` holds an instance of it
                     found |= {(INSTANCE, v[1]) for v in self._value(module, owner, annotation)
                               if v[0] == KLASS}
@@ -704,10 +746,12 @@ class Flow(FlowFacts):
         return self._in_mode(False, self.results, value) if self._through \
             else self.results(value)
 
-    @staticmethod
-    def array_of(value: tuple) -> frozenset:
-        """An Array, if `value` is a function of jax.numpy or jax.lax: what it returns."""
-        return frozenset({_AN_ARRAY}) if value[1].startswith(_ARRAY_MAKERS) else _EMPTY
+    def array_of(self, value: tuple) -> frozenset:
+        """An Array (or a sequence of them), if `value` is a function annotated to
+        return one: what it returns."""
+        tags = self._array_results.get((value[1], value[2])) if value[0] in (FN, BOUND) \
+            else None
+        return frozenset((tag,) for tag in tags) if tags else _EMPTY
 
     def _array_member(self, attr: str) -> set:
         """`x.attr` of an Array: the method, or what the property gives, that the tree's

@@ -5,11 +5,50 @@ operators, loops and the fields of classes, by module, owner and name."""
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 
 from jaxmap.build import flowtext
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.parsing import parameter_names, parse_text
+
+# An annotation, or one alternative of a union, that says an Array (`Array`,
+# `jax.Array`, `ArrayLike`) or a sequence of Arrays (`list[Array]`, `tuple[Array, ...]`).
+_AN_ARRAY = r"(?:[\w.]+\.)?Array(?:Like)?"
+_ARRAY_ALTERNATIVE = re.compile(rf"{_AN_ARRAY}\Z")
+_ARRAYS_ALTERNATIVE = re.compile(rf"(?:[\w.]+\.)?(?:list|tuple|Sequence|Iterable)"
+                                 rf"\[{_AN_ARRAY}(?:,[ \t]*(?:{_AN_ARRAY}|\.\.\.))*\]\Z")
+_UNION = re.compile(r"(?:[\w.]+\.)?(?:Union|Optional)\[(.*)\]\Z")
+# An Array, and a sequence of Arrays: the values' tags (flow.py reads them).
+ARRAY, ARRAYS = "array", "arrays"
+
+
+def array_tags(annotation: str) -> frozenset:
+    """ARRAY and/or ARRAYS, as an annotation's alternatives say a value may be one
+    (`Array | None`: ARRAY; `Array | tuple[Array, ...]`: both; `int`: neither)."""
+    text = annotation.strip().strip("'\"")
+    union = _UNION.match(text)
+    alternatives = _alternatives(union.group(1) if union else text)
+    return frozenset(ARRAY if _ARRAY_ALTERNATIVE.match(a) else ARRAYS
+                     for a in alternatives
+                     if _ARRAY_ALTERNATIVE.match(a) or _ARRAYS_ALTERNATIVE.match(a))
+
+
+
+def _alternatives(text: str) -> list[str]:
+    """The parts of a union's text, split at each `|` or `,` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+        elif c in "|," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
 
 # What a store puts into a container: `d.append(v)` and the like, or `d[k] = v`.
 ADD_STORE, SET_STORE = "add", "set"
@@ -29,6 +68,8 @@ class FlowFacts:
         self._defs: dict[tuple, list] = {}  # (module, owner) -> [(name, line)]
         # (qualname, def name) -> (module, owner, its signature's text)
         self._signatures: dict[tuple, tuple] = {}
+        # (qualname, def name) -> ARRAY and/or ARRAYS, as its return annotations say
+        self._array_results: dict[tuple, frozenset] = {}
         self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
         self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
         # (qualname, def name) -> [(module, owner, value text)]
@@ -72,12 +113,16 @@ class FlowFacts:
         for fact in sorted(facts, key=lambda f: f[3] if f[0] in in_order else 0):
             kind = fact[0]
             if kind == flowtext.DEF:
-                _, name, params, line, indent = fact
+                _, name, params, line, indent, returns = fact
                 defs.append((name, line))
                 while open_defs and open_defs[-1][1] >= indent:
                     open_defs.pop()
                 open_defs.append((name, indent))
                 self._signatures[(self._qual(module, owner), name)] = (module, owner, params)
+                tags = array_tags(returns) if "Array" in returns else None
+                if tags:  # (each overload's, together)
+                    key = (self._qual(module, owner), name)
+                    self._array_results[key] = self._array_results.get(key, tags) | tags
                 for param, i in parameter_names(params):
                     self._params[(module, owner, param)].append((name, i, params))
             elif kind == flowtext.ASSIGN:
