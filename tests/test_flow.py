@@ -848,3 +848,20 @@ def test_super_of_a_class_whose_bases_lie_outside_the_tree_is_external():
         """})
     assert ("m.Child.__init__", "super().__init__", RESOLVED, "m.Base.__init__") in calls(res)
     assert ("m.CacheError.__init__", "super().__init__", EXTERNAL, None) in calls(res)
+
+
+def test_a_builtin_raised_and_calls_on_what_an_outside_module_gives_are_external():
+    res = resolve_sources({"m.py": """
+        import numpy as np
+        def f(x, table):
+          if x:
+            raise NotImplementedError
+          n = np.ones(3).astype(int)
+          return table[0](n), x.reshape(2).sum()
+        """})
+    found = calls(res)
+    assert ("m.f", "NotImplementedError", EXTERNAL, None) in found
+    assert ("m.f", "np.ones(3).astype", EXTERNAL, None) in found
+    # What a parameter holds stays unknown, not outside.
+    assert ("m.f", "table[0]", UNRESOLVED, None) in found
+    assert ("m.f", "x.reshape(2).sum", UNRESOLVED, None) in found

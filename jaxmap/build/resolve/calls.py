@@ -16,9 +16,21 @@ decorator is a call, with or without arguments.
 from __future__ import annotations
 
 import builtins
+import re
 from typing import NamedTuple
 
-from jaxmap.build.facts import APPLIED, CLASS, FUNC, METHOD, NAME, PARTIAL, PRIM, SYM, Binds
+from jaxmap.build.facts import (
+    APPLIED,
+    CLASS,
+    FUNC,
+    METHOD,
+    MODULE,
+    NAME,
+    PARTIAL,
+    PRIM,
+    SYM,
+    Binds,
+)
 from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
@@ -32,6 +44,7 @@ from jaxmap.store.records import PrimitiveRecord
 # names nothing worth listing and is unresolved.
 MAX_CERTAIN, MAX_LISTED = 12, 1000
 _BUILTINS = frozenset(dir(builtins))
+_HEAD = re.compile(r"[A-Za-z_]\w*")
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
 
 
@@ -203,11 +216,25 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
 
 
 def _unnamed_implicit(flow: Flow, module: str, owner: str, text: str) -> str:
-    """The status of an implicit call that names nothing of the tree: `super().m(...)`
-    in a method of a known class is a method no class of the tree after it in its MRO
-    defines (`RuntimeError.__init__`): outside the tree; anything else is unresolved."""
+    """The status of an implicit call that names nothing of the tree. Outside the tree:
+    `super().m(...)` in a method of a known class, where no class of the tree after it
+    in its MRO defines m (`RuntimeError.__init__`); a builtin class raised (`raise
+    NotImplementedError`); a call on what a module outside the tree gives
+    (`np.ones(n).astype(int)`, `math.prod(s).bit_length()`). Anything else is
+    unresolved."""
     if text.startswith("super().") and flow.callees(module, owner, "super()"):
         return EXTERNAL
+    if text in _BUILTINS and not flow.shadows(module, owner, text):
+        return EXTERNAL
+    head = _HEAD.match(text)
+    name = head.group() if head and head.end() < len(text) and text[head.end()] in ".([" \
+        else None
+    if name and name not in _BUILTINS and _known_head(flow.names, module, owner, name) \
+            and not flow.shadows(module, owner, name):
+        value = flow.names.lookup(name, module, owner)
+        if value[0] == MODULE and value[1] not in flow.names.modules \
+                or value[0] == SYM and not flow.names.in_tree(value[1]):
+            return EXTERNAL
     return UNRESOLVED
 
 
