@@ -850,18 +850,25 @@ def test_super_of_a_class_whose_bases_lie_outside_the_tree_is_external():
     assert ("m.CacheError.__init__", "super().__init__", EXTERNAL, None) in calls(res)
 
 
-def test_a_builtin_raised_and_calls_on_what_an_outside_module_gives_are_external():
+def test_raised_builtins_literal_containers_methods_and_outside_results_are_external():
     res = resolve_sources({"m.py": """
         import numpy as np
+        class Stack:
+          def append(self, x): pass
         def f(x, table):
           if x:
             raise NotImplementedError
           n = np.ones(3).astype(int)
+          out = []
+          out.append(n)
+          x.append(n)
           return table[0](n), x.reshape(2).sum()
         """})
     found = calls(res)
     assert ("m.f", "NotImplementedError", EXTERNAL, None) in found
     assert ("m.f", "np.ones(3).astype", EXTERNAL, None) in found
+    assert ("m.f", "out.append", EXTERNAL, None) in found  # a list's, written there
     # What a parameter holds stays unknown, not outside.
     assert ("m.f", "table[0]", UNRESOLVED, None) in found
     assert ("m.f", "x.reshape(2).sum", UNRESOLVED, None) in found
+    assert ("m.f", "x.append", UNRESOLVED, None) in found

@@ -145,15 +145,16 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     """The edges of a call from what its callee may hold (besides `known`, the edge the
     names resolved); if it holds nothing the flow knows, the call as it was (unresolved
     or external) unless the names resolved it."""
-    if not flow.may_name(text):
-        return [CallRow(caller, None, text, status, line)] if known is None else []
-    through = _targets(flow, ids, flow.callees(module, owner, text))
+    through = _targets(flow, ids, flow.callees(module, owner, text)) \
+        if flow.may_name(text) else set()
     direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
         if through else set()
     direct.discard(known)
     through.discard(known)
     rows = _candidates(caller, text, line, direct, through - direct)
     if not rows and known is None:
+        if status == UNRESOLVED and flow.of_a_container(module, owner, text):
+            status = EXTERNAL  # `xs.append(x)` of a list written here
         return [CallRow(caller, None, text, status, line)]
     return rows
 

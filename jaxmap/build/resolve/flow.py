@@ -121,6 +121,15 @@ class Flow(FlowFacts):
         """Whether an implicit call's text is an operator's (`x pow`), not code."""
         return " " in text and text.partition(" ")[2].isidentifier()
 
+    def of_a_container(self, module: str, owner: str, text: str) -> bool:
+        """Whether a callee text is a method of what holds only literal containers
+        (`xs = []; xs.append(x)`): a builtin's method, outside the tree."""
+        expr = parse_text(text)
+        if not isinstance(expr, ast.Attribute):
+            return False
+        values = self._in_mode(False, self._eval, module, owner, expr.value)
+        return bool(values) and all(value[0] == BOX for value in values)
+
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition, attribute
         or module-level variable of the tree has (if none does, no value of the tree
