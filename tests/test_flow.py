@@ -872,3 +872,13 @@ def test_raised_builtins_literal_containers_methods_and_outside_results_are_exte
     assert ("m.f", "table[0]", UNRESOLVED, None) in found
     assert ("m.f", "x.reshape(2).sum", UNRESOLVED, None) in found
     assert ("m.f", "x.append", UNRESOLVED, None) in found
+
+
+def test_a_generic_functions_parameters_receive_what_its_callers_hand_it():
+    res = resolve_sources({"m.py": """
+        def first[T](xs: list[T], f) -> T:
+          return f(xs[0])
+        def g(x): return x
+        def use(): return first([1], g)
+        """})
+    assert ("m.first", "f", THROUGH, "m.g") in calls(res)
