@@ -126,6 +126,17 @@ def test_callers_give_the_line_of_each_call(capsys, tmp_path):
         run_tree(capsys, tmp_path, "callers", "helper").splitlines()
 
 
+def test_calls_and_binds_give_the_line_of_each_call_too(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(_RULES + "def binder(x):\n  return helper(p_p.bind(x))\n")
+    [found] = json.loads(run_tree(capsys, tmp_path, "calls", "target", "--json"))["found"]
+    # Where the callee is defined, and where the caller calls it.
+    assert (found["name"], found["line"], found["call_line"]) == ("m.helper", 13, 18)
+    assert "  m.helper  m.py:13  [m.target -> m.helper]" in \
+        run_tree(capsys, tmp_path, "calls", "target").splitlines()
+    [found] = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))["found"]
+    assert (found["name"], found["call_line"]) == ("m.binder", 24)  # its bind
+
+
 def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, tmp_path):
     (tmp_path / "m.py").write_text(_RULES)
     document = json.loads(run_tree(capsys, tmp_path, "callers", "_p_batch_rule", "--json"))

@@ -41,7 +41,9 @@ class Reached(NamedTuple):
     depth: int
     chain: tuple[str, ...]
     public: bool = False
-    call_line: int | None = None  # callers: the line of its call to the next in the chain
+    # The line of the call that links it in the chain: callers and binds, its call of
+    # the next definition (or its bind); calls, the previous definition's call of it.
+    call_line: int | None = None
     through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
     handed: bool = False  # it hands the function on (`jit(f)`), it does not call it there
 
@@ -82,14 +84,17 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
                        suggest(index, prim))
     variables = {pid: f"{variable or prim_name}.bind" for pid, prim_name, variable in prims}
     ends: dict[int, tuple[str, ...]] = {}
-    for did, pid, _line, via in index.binders(variables):
+    bind_lines: dict[int, int] = {}
+    for did, pid, line, via in index.binders(variables):
         ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
+        bind_lines.setdefault(did, line)
     hops: dict[tuple[int, int], str] = {}
-    parent, levels, _ = _walk(partial(_callers_and_binders, index, hops), list(ends), depth,
-                              bodies=False)
+    parent, levels, lines = _walk(partial(_callers_and_binders, index, hops), list(ends),
+                                  depth, bodies=False)
     nodes = index.nodes(levels)
     found = [_reached(nodes[i], levels[i],
                       _chain(i, parent, nodes, hops=hops) + ends[_root(i, parent)])
+             ._replace(call_line=lines.get(i, bind_lines.get(i)))
              for i in levels if i in nodes]
     unresolved = _unnamed_callers(index, nodes.values())
     if public:
@@ -232,6 +237,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     (`through`) is not followed, as `binds` does not follow it up."""
     parent: dict[int, int] = {}
     levels = {i: 0 for i in start}
+    lines: dict[int, int] = {}  # the line of the parent's call of each
     frontier, found, step = list(start), [], 0
     owners = index.nodes(start)
     reached_by: dict[int, set] = {}  # the statuses of the calls from the parent of each
@@ -241,10 +247,11 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
         for caller, callee, text, status, line in index.callees(frontier):
             if callee is None and not prims_only:
                 found.append(Reached(text, status, owners[caller].file, line, step,
-                                     _chain(caller, parent, owners, down=True) + (text,)))
+                                     _chain(caller, parent, owners, down=True) + (text,),
+                                     call_line=line))
             elif callee is not None and callee not in levels \
                     and not (prims_only and status == THROUGH):
-                levels[callee], parent[callee] = step, caller
+                levels[callee], parent[callee], lines[callee] = step, caller, line
                 reached_by[callee] = {status}
                 nxt.append(callee)
             elif callee is not None and parent.get(callee) == caller:
@@ -255,7 +262,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
                   ._replace(through=reached_by.get(i) == {THROUGH},
-                            handed=reached_by.get(i) == {HANDED})
+                            handed=reached_by.get(i) == {HANDED}, call_line=lines.get(i))
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 
@@ -270,7 +277,8 @@ def _bound(index, frontier, step: int, parent, owners) -> list[Reached]:
         owner = owners[did]
         chain = _chain(did, parent, owners, down=True) + ((via,) if via else ()) \
             + (f"{prims[pid]}.bind",)
-        found.append(Reached(prims[pid], PRIMITIVE, owner.file, line, step, chain))
+        found.append(Reached(prims[pid], PRIMITIVE, owner.file, line, step, chain,
+                             call_line=line))
     return found
 
 

@@ -289,7 +289,8 @@ def call_answer(answer, view: View) -> str:
             else _MARKS.get(r.kind, "  ")
         chain = " -> ".join(r.chain)
         where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
-        line = r.line if r.call_line is None else r.call_line  # a caller: where it calls
+        # A caller: where it calls; a callee or a binder: where it is defined.
+        line = r.call_line if answer.direction == "callers" and r.call_line else r.line
         lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{line}  [{chain}]")
     if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
         lines.append(_NOTES[answer.direction])
