@@ -882,3 +882,26 @@ def test_a_generic_functions_parameters_receive_what_its_callers_hand_it():
         def use(): return first([1], g)
         """})
     assert ("m.first", "f", THROUGH, "m.g") in calls(res)
+
+
+def test_a_return_annotation_naming_a_class_gives_an_instance_of_it_not_of_a_protocol():
+    res = resolve_sources({"m.py": """
+        from typing import Protocol
+        class Memory:
+          def read(self): pass
+        class Wrapped(Protocol):
+          def __call__(self, *args): ...
+          def trace(self): ...
+        def get_memory(key) -> "Memory | None":
+          return _registry[key]
+        def jit(fun) -> Wrapped:
+          return _wrap(fun)
+        def use(key, f):
+          get_memory(key).read()
+          jit(f).trace()
+        """})
+    found = calls(res)
+    assert ("m.use", "get_memory(key).read", RESOLVED, "m.Memory.read") in found
+    assert not any(callee in ("m.Wrapped.trace", "m.Wrapped.__call__")
+                   for _c, _t, _s, callee in found)
+

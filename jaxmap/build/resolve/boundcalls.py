@@ -73,7 +73,7 @@ class BoundCalls:
             found = frozenset()
             for _module, _owner, text in flow._returns.get((value[1], value[2]), ()):
                 found |= self._text(reads, text, bindings, nesting)
-            found |= flow.array_of(value)
+            found |= flow.annotated_results(value)
         if value[0] not in (FN, BOUND) or not any(_made_by(r, value) for r in found):
             return found
         signature = flow._signatures.get((value[1], value[2]))

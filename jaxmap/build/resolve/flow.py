@@ -15,6 +15,7 @@ recurse without end. Expressions are parsed with `ast` only when asked for.
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 
 from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
@@ -24,6 +25,7 @@ from jaxmap.build.resolve.flowfacts import (
     ARRAY,
     ARRAYS,
     FlowFacts,
+    alternatives,
     array_tags,
 )
 from jaxmap.build.resolve.flowvalues import (
@@ -71,6 +73,7 @@ _LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 # function a JAX tracer calls (R.TRACERS); its methods and properties are read from the
 # tables of `_ARRAY_MODULE` in the tree.
 _AN_ARRAY = (ARRAY,)
+_A_NAME = re.compile(r"[A-Za-z_][\w.]*\Z")  # a class named in an annotation (`core.Jaxpr`)
 _ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
 _ARRAY_OPERATORS = "_array_operators"
@@ -737,7 +740,8 @@ class Flow(FlowFacts):
                             lambda: self._bound.results(value, node, argument))
 
     def results(self, value: tuple) -> frozenset:
-        """What calling a value returns (a function of jax.numpy or jax.lax: an Array)."""
+        """What calling a value returns: what its returns give, and what its return
+        annotation says (`annotated_results`)."""
         tag = value[0]
         if tag == PARTIAL_OF:
             return self.results(value[1])
@@ -746,7 +750,7 @@ class Flow(FlowFacts):
         if tag in (FN, BOUND, APPLIED_CLOSURE):
             return self._cached(("returned", value[1], value[2]),
                                 lambda: self._returned(value[1], value[2])) \
-                | self.array_of(value)
+                | self.annotated_results(value)
         return _EMPTY
 
     def own_results(self, value: tuple) -> frozenset:
@@ -754,6 +758,35 @@ class Flow(FlowFacts):
         their defaults and annotations, not what call sites hand them."""
         return self._in_mode(False, self.results, value) if self._through \
             else self.results(value)
+
+    def annotated_results(self, value: tuple) -> frozenset:
+        """What a function's return annotation says it returns: an Array (`array_of`),
+        or an instance of a class of the tree (`-> Foo`, `-> Foo | None`)."""
+        found = self.array_of(value)
+        if value[0] in (FN, BOUND) and (value[1], value[2]) in self._return_annotations:
+            found |= self._cached(("annotated", value[1], value[2]),
+                                  lambda: self._instances_annotated(value[1], value[2]))
+        return found
+
+    def _instances_annotated(self, qual: str, name: str) -> set:
+        found: set[tuple] = set()
+        for module, owner, annotation in self._return_annotations[(qual, name)]:
+            for alternative in alternatives(annotation):
+                if _A_NAME.match(alternative):
+                    found |= {(INSTANCE, v[1]) for v in self._value(module, owner, alternative)
+                              if v[0] == KLASS and not self._protocol(v[1])}
+        return found
+
+    def _protocol(self, cls: str) -> bool:
+        """Whether a class is a typing Protocol (its MRO names `Protocol` as a base): what
+        is annotated so is any object with its methods, not an instance of it."""
+        for klass in self.classes.mro(cls):
+            module, qualname = self._split(klass)
+            spec = self.names.facts(module).classes.get(qualname)
+            if spec is not None and any(base[0] == NAME and base[1].rpartition(".")[2]
+                                        == "Protocol" for base in spec.bases):
+                return True
+        return False
 
     def array_of(self, value: tuple) -> frozenset:
         """An Array (or a sequence of them), if `value` is a function annotated to

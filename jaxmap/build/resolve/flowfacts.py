@@ -26,16 +26,20 @@ ARRAY, ARRAYS = "array", "arrays"
 def array_tags(annotation: str) -> frozenset:
     """ARRAY and/or ARRAYS, as an annotation's alternatives say a value may be one
     (`Array | None`: ARRAY; `Array | tuple[Array, ...]`: both; `int`: neither)."""
-    text = annotation.strip().strip("'\"")
-    union = _UNION.match(text)
-    alternatives = _alternatives(union.group(1) if union else text)
     return frozenset(ARRAY if _ARRAY_ALTERNATIVE.match(a) else ARRAYS
-                     for a in alternatives
+                     for a in alternatives(annotation)
                      if _ARRAY_ALTERNATIVE.match(a) or _ARRAYS_ALTERNATIVE.match(a))
 
 
+def alternatives(annotation: str) -> list[str]:
+    """The types an annotation's text says a value may be, quotes left off
+    (`Foo | None`, `Optional[Foo]`, `Union[Foo, Bar]`, `"Foo"`)."""
+    text = annotation.strip().strip("'\"")
+    union = _UNION.match(text)
+    return [part.strip("'\"") for part in _split_union(union.group(1) if union else text)]
 
-def _alternatives(text: str) -> list[str]:
+
+def _split_union(text: str) -> list[str]:
     """The parts of a union's text, split at each `|` or `,` outside brackets."""
     parts, depth, start = [], 0, 0
     for i, c in enumerate(text):
@@ -70,6 +74,8 @@ class FlowFacts:
         self._signatures: dict[tuple, tuple] = {}
         # (qualname, def name) -> ARRAY and/or ARRAYS, as its return annotations say
         self._array_results: dict[tuple, frozenset] = {}
+        # (qualname, def name) -> [(module, owner, return annotation)], one per overload
+        self._return_annotations: dict[tuple, list] = defaultdict(list)
         self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
         self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
         # (qualname, def name) -> [(module, owner, value text)]
@@ -119,10 +125,12 @@ class FlowFacts:
                     open_defs.pop()
                 open_defs.append((name, indent))
                 self._signatures[(self._qual(module, owner), name)] = (module, owner, params)
+                key = (self._qual(module, owner), name)
                 tags = array_tags(returns) if "Array" in returns else None
                 if tags:  # (each overload's, together)
-                    key = (self._qual(module, owner), name)
                     self._array_results[key] = self._array_results.get(key, tags) | tags
+                elif returns:
+                    self._return_annotations[key].append((module, owner, returns))
                 for param, i in parameter_names(params):
                     self._params[(module, owner, param)].append((name, i, params))
             elif kind == flowtext.ASSIGN:
