@@ -905,3 +905,16 @@ def test_a_return_annotation_naming_a_class_gives_an_instance_of_it_not_of_a_pro
     assert not any(callee in ("m.Wrapped.trace", "m.Wrapped.__call__")
                    for _c, _t, _s, callee in found)
 
+
+def test_a_nested_def_hides_the_module_level_function_of_its_name():
+    res = resolve_sources({"m.py": """
+        def scan(f, init): return f(init)
+        def f(key): return key
+        def multinomial(n):
+          def f(remainder):
+            return remainder
+          return scan(f, n)
+        """})
+    assert not any(caller == "m.multinomial" and callee == "m.f"
+                   for caller, _t, _s, callee in calls(res))
+    assert ("m.scan", "f", THROUGH, "m.f") not in calls(res)  # no caller hands it m.f

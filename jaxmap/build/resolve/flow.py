@@ -155,14 +155,16 @@ class Flow(FlowFacts):
         return "." not in text or last in self._leaves or last in self._top_names
 
     def shadows(self, module: str, owner: str, name: str) -> bool:
-        """Whether `owner` has a parameter or a variable `name` (not `self` or `cls`):
-        it hides the module's name (`def f(key): isinstance(key, Array)` is not about a
-        function `key`)."""
+        """Whether `owner` has a parameter, a variable or a nested def `name` (not `self`
+        or `cls`): it hides the module's name (`def f(key): isinstance(key, Array)` is
+        not about a function `key`; `def f(...)` inside `multinomial` is not the module's
+        `f`)."""
         hidden = self._hidden.get((module, owner))
         if hidden is None:
-            hidden = self._hidden[(module, owner)] = self._locals.get((module, owner), set()) \
-                - {def_name for def_name, _line in self._defs.get((module, owner), ())} \
-                - {"self", "cls"}
+            hidden = self._hidden[(module, owner)] = (
+                self._locals.get((module, owner), set())
+                | {def_name for def_name, _line in self._defs.get((module, owner), ())}) \
+                - {"self", "cls", owner.rpartition(".")[2]}
         return name in hidden
 
     def _may_be_function(self, node) -> bool:
