@@ -918,3 +918,19 @@ def test_a_nested_def_hides_the_module_level_function_of_its_name():
     assert not any(caller == "m.multinomial" and callee == "m.f"
                    for caller, _t, _s, callee in calls(res))
     assert ("m.scan", "f", THROUGH, "m.f") not in calls(res)  # no caller hands it m.f
+
+
+def test_a_decorator_called_with_its_function_skips_what_it_returns_without_one():
+    res = resolve_sources({"m.py": """
+        import functools
+        def cache(f=None, *, size=8):
+          if f is None:
+            return lambda g: cache(g, size=size)
+          return functools.lru_cache(size)(f)
+        @cache
+        def close(x): return x
+        def use(x): return close(x)
+        """})
+    found = calls(res)
+    assert ("m.use", "close", RESOLVED, "m.close") in found
+    assert not any(c == "m.use" and callee == "m.cache" for c, _t, _s, callee in found)

@@ -6,7 +6,8 @@ that bodies extract never parses cost no parse here either.
 The stored form of each owner is a tuple of plain tuples, kept as source text (the
 resolver parses only what a question needs):
 - `("=", target, value, line, indent)`: an assignment (`x = f`, `self.g = h`, `d[k] = f`,
-  `a, *b = f, g`); `return v` and `yield v` have the target `<return>`; `for t in v:`
+  `a, *b = f, g`); `return v` and `yield v` have the target `<return>` (`<return if x
+  is None>` in the block of an `if x is None:`); `for t in v:`
   has the target `t` and the value `<iter> v`;
 - `("def", name, parameters, line, indent, returns)`: a `def` in the text (the owner's
   own first), with its return annotation ("" if none); a `return` belongs to the
@@ -49,6 +50,7 @@ _DECORATED = re.compile(
     rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 _DEF = re.compile(  # (with type parameters: `def scan[Carry, X](...)`, Python 3.12)
     rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?\(", re.M)
+_NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*:[ \t]*\Z")
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
 # (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
@@ -119,7 +121,10 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                                      for i in (1, 2, 3))
             indent = _indent(match.group())
             if keyword:
-                found.append((ASSIGN, "<return>", value.decode(errors="replace"), at, indent))
+                guard = _none_guard(code, match.start(), indent) if keyword == b"return" \
+                    else None
+                returned = f"<return if {guard.decode()} is None>" if guard else "<return>"
+                found.append((ASSIGN, returned, value.decode(errors="replace"), at, indent))
             elif loop:
                 found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(
                     errors="replace").rstrip(":").rstrip(), at, indent))
@@ -213,6 +218,21 @@ class _Lines:
         self._line += self._text.count(b"\n", self._at, offset)
         self._at = offset
         return self._line
+
+
+def _none_guard(code: bytes, start: int, indent: int) -> bytes | None:
+    """The name `x` where the block holding the statement at `start` (of `indent`) is
+    `if x is None:`, the line above it of a smaller indent (`if f is None: return
+    partial(deco, ...)`, a decorator called without its function)."""
+    end = code.rfind(b"\n", 0, start)
+    while end > 0:
+        begin = code.rfind(b"\n", 0, end) + 1
+        line = code[begin:end]
+        end = begin - 1
+        if line.strip() and _indent(line) < indent:
+            header = _NONE_GUARD.match(line)
+            return header.group(1) if header else None
+    return None
 
 
 def _indent(statement: bytes) -> int:

@@ -71,8 +71,9 @@ class BoundCalls:
             handed = dict(value[3]) if value[0] == APPLIED_CLOSURE else {}
             bindings = _LazyBindings(flow, reads, value, node, argument, handed)
             found = frozenset()
-            for _module, _owner, text in flow._returns.get((value[1], value[2]), ()):
-                found |= self._text(reads, text, bindings, nesting)
+            for _module, _owner, text, guard in flow._returns.get((value[1], value[2]), ()):
+                if guard is None or not bindings.hands(guard):  # (`if f is None: return`)
+                    found |= self._text(reads, text, bindings, nesting)
             found |= flow.annotated_results(value)
         if value[0] not in (FN, BOUND) or not any(_made_by(r, value) for r in found):
             return found
@@ -143,7 +144,7 @@ class BoundCalls:
                     carriers.add(name)
                     grown = True
         if not any(self._passes(module, owner, text, carriers, nested)
-                   for _m, _o, text in returns):
+                   for _m, _o, text, _guard in returns):
             return None
         return Reads(module, owner, params, frozenset(carriers))
 
@@ -287,6 +288,12 @@ class _LazyBindings:
     def given(self) -> list[str]:
         """The parameters the call hands an argument."""
         return list(self._given)
+
+    def hands(self, name: str) -> bool:
+        """Whether the call hands parameter `name` something other than None."""
+        given = self._given.get(name)
+        return given is not None and not (isinstance(given, ast.Constant)
+                                          and given.value is None)
 
     def __contains__(self, name: str) -> bool:
         return name in self._names

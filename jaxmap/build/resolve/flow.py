@@ -822,7 +822,7 @@ class Flow(FlowFacts):
     def _returned(self, qual: str, name: str) -> set:
         """What a function returns."""
         found: set[tuple] = set()
-        for module, owner, value in self._returns.get((qual, name), ()):
+        for module, owner, value, _guard in self._returns.get((qual, name), ()):
             found |= self._value(module, owner, value)
         return found
 

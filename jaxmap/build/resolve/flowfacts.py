@@ -78,7 +78,8 @@ class FlowFacts:
         self._return_annotations: dict[tuple, list] = defaultdict(list)
         self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
         self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
-        # (qualname, def name) -> [(module, owner, value text)]
+        # (qualname, def name) -> [(module, owner, value text, the parameter it returns
+        # only when None, if any: `if f is None: return partial(deco, ...)`)]
         self._returns: dict[tuple, list] = defaultdict(list)
         # (class, attr) -> [(module, owner, value text)]
         self._attrs: dict[tuple, list] = defaultdict(list)
@@ -182,10 +183,12 @@ class FlowFacts:
                     self._params[(module, owner, param)].append(("<lambda>", i, params))
 
     def _assignment(self, module, owner, cls, target, value, line, defs) -> None:
-        if target == "<return>":  # the innermost def around it (`defs`: those open)
+        if target.startswith("<return"):  # the innermost def around it (`defs`: open)
             name = defs[-1][0] if defs else None
             qual = self._qual(module, owner)
-            self._returns[(qual, name)].append((module, owner, value))
+            guard = target.removeprefix("<return if ").removesuffix(" is None>") \
+                if target != "<return>" else None
+            self._returns[(qual, name)].append((module, owner, value, guard))
             return
         if "[" in target and target.endswith("]"):
             subscript = parse_text(target)
