@@ -934,3 +934,21 @@ def test_a_decorator_called_with_its_function_skips_what_it_returns_without_one(
     found = calls(res)
     assert ("m.use", "close", RESOLVED, "m.close") in found
     assert not any(c == "m.use" and callee == "m.cache" for c, _t, _s, callee in found)
+
+
+def test_an_import_inside_a_function_names_what_its_calls_mean():
+    res = resolve_sources({
+        "pkg/__init__.py": "",
+        "pkg/lax.py": "def _one_vjp(x): return x\n",
+        "pkg/api.py": """
+            def value_and_grad(fun):
+              from pkg import lax as lax_internal  # (a cycle at import time)
+              from . import lax
+              def value_and_grad_f(*args):
+                return lax_internal._one_vjp(fun(*args)), lax._one_vjp(1)
+              return value_and_grad_f
+            """})
+    found = calls(res)
+    assert ("pkg.api.value_and_grad", "lax_internal._one_vjp", RESOLVED,
+            "pkg.lax._one_vjp") in found
+    assert ("pkg.api.value_and_grad", "lax._one_vjp", RESOLVED, "pkg.lax._one_vjp") in found

@@ -44,6 +44,7 @@ from jaxmap.build.facts import (
     Unpack,
     stored,
 )
+from jaxmap.build.flowtext import masked
 from jaxmap.build.nodevalues import (
     arguments,
     dotted,
@@ -104,6 +105,21 @@ def is_test_module(module: str) -> bool:
     *packages, leaf = module.split(".")
     return bool({"tests", "test"} & set(packages)) or leaf.startswith("test_") \
         or leaf.endswith("_test")
+
+
+# An import statement on a line of its own inside a function's text: `from m import (a,
+# b as c)` (group 1 the module, group 2 the names) or `import a.b as c, d` (group 3).
+_UNREAD_IMPORT = re.compile(
+    rb"^[ \t]+(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)"
+    rb"|import[ \t]+([\w., \t]+?))[ \t]*$", re.M)
+
+
+def _import_names(text: str) -> list[str]:
+    """The `name` or `name as alias` pieces of an import's list."""
+    text = re.sub(r"#[^\n]*|\x00+", " ", text)  # a comment, or what masking blanked
+    pieces = (p.strip() for p in text.strip().strip("()").replace("\\\n", " ").split(","))
+    return [" ".join(p.split()) for p in pieces if p and p.replace(" as ", "").replace(
+        ".", "").replace("_", "").replace(" ", "").isalnum()]
 
 
 def _unread_bodies(source: bytes) -> list[skim.Body]:
@@ -307,6 +323,8 @@ class _Builder:
             self.defs.append(tuple(Definition(name, qualname, "function", line, end_line,
                                               _docstring(self._source, body))))
         end = self.unread[start].end if not walked else end_byte
+        if not walked:
+            self._unread_imports(qualname, start, end)
         self._spans.append((start, end, qualname))
         self._read_text(name, qualname, line, start, end)
         stack.append((end_byte, "function" if walked else "unread", qualname))
@@ -474,6 +492,29 @@ class _Builder:
                 name = alias = node_text(child)
             self.imports.append(tuple(Import(scope, alias, f"{base}.{name}" if base else name,
                                              line, explicit and self._reexport(alias, name))))
+
+    def _unread_imports(self, qualname: str, start: int, end: int) -> None:
+        """The imports of a body the parser left out, read from its text (strings and
+        comments blanked): `from jax._src.lax import lax as lax_internal` inside a
+        function names what its calls of `lax_internal.x` mean."""
+        code = masked(self._source[start:end])
+        line = self._source.count(b"\n", 0, start) + 1
+        for match in _UNREAD_IMPORT.finditer(code):
+            at = line + code.count(b"\n", 0, match.start())
+            base, names, modules = (g.decode() if g else None for g in match.groups())
+            if modules is not None:
+                for piece in _import_names(modules):
+                    target, _, alias = piece.partition(" as ")
+                    self.imports.append(tuple(Import(qualname, alias.strip() or target.strip(),
+                                                     target.strip(), at, False)))
+                continue
+            absolute = self._absolute(base or "")
+            if absolute is None or names is None or "*" in names:
+                continue
+            for piece in _import_names(names):
+                name, _, alias = piece.partition(" as ")
+                self.imports.append(tuple(Import(qualname, alias.strip() or name.strip(),
+                                                 f"{absolute}.{name.strip()}", at, False)))
 
     def _reexport(self, alias: str, name: str) -> bool:
         """Whether an import with an `as` clause re-exports: `as` the same name, or any

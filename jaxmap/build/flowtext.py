@@ -85,7 +85,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     received: set[bytes] = set()  # parameters, which a call may hand on in turn
     for start, end in pieces:
         text = source[start:end]
-        code = _masked(text)  # the text, its strings' and comments' contents blanked
+        code = masked(text)  # the text, its strings' and comments' contents blanked
         line_of = _Lines(text, line + source.count(b"\n", pieces[0][0], start))
         for match in _DEF.finditer(code):
             params = _balanced(text, match.end() - 1)
@@ -143,7 +143,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     return tuple(found)
 
 
-def _masked(text: bytes) -> bytes:
+def masked(text: bytes) -> bytes:
     """`text` with what is inside its strings and comments blanked (its lines and
     offsets kept): what they say is not code to read."""
     return _NOT_CODE.sub(_blank, text) if b"#" in text or b"'" in text or b'"' in text \
