@@ -855,23 +855,31 @@ def test_raised_builtins_literal_containers_methods_and_outside_results_are_exte
         import numpy as np
         class Stack:
           def append(self, x): pass
+        _rules = {}
+        def pair(): return [], Stack()
         def f(x, table):
           if x:
             raise NotImplementedError
           n = np.ones(3).astype(int)
-          out = []
+          out, kwargs = [], {}
           out.append(n)
           x.append(n)
+          _rules.get(n)
+          first, stack = pair()
+          stack.append(n)
           return table[0](n), x.reshape(2).sum()
         """})
     found = calls(res)
     assert ("m.f", "NotImplementedError", EXTERNAL, None) in found
     assert ("m.f", "np.ones(3).astype", EXTERNAL, None) in found
-    assert ("m.f", "out.append", EXTERNAL, None) in found  # a list's, written there
-    # What a parameter holds stays unknown, not outside.
+    # A list's and a dict's, as written where they are assigned.
+    assert ("m.f", "out.append", EXTERNAL, None) in found
+    assert ("m.f", "_rules.get", EXTERNAL, None) in found
+    # What a parameter, or an item of what a call returns, holds is not known.
     assert ("m.f", "table[0]", UNRESOLVED, None) in found
     assert ("m.f", "x.reshape(2).sum", UNRESOLVED, None) in found
     assert ("m.f", "x.append", UNRESOLVED, None) in found
+    assert ("m.f", "stack.append", EXTERNAL, None) not in found
 
 
 def test_a_generic_functions_parameters_receive_what_its_callers_hand_it():

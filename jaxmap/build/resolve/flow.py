@@ -68,6 +68,7 @@ _FIELDS = "<fields>"  # the sites key of a class's constructions that set its fi
 # A container's methods that give back its elements (`d.get(k, default)`, `d.items()`).
 _ELEMENT_READS = frozenset({"get", "pop", "setdefault", "values", "items"})
 _LITERALS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
+_CONTAINER_TYPES = frozenset({"list", "dict", "set", "tuple"})
 # An Array: what a function annotated `-> Array` returns (jax.numpy's and jax.lax's
 # are), a parameter annotated `Array` or `ArrayLike`, and a positional parameter of a
 # function a JAX tracer calls (R.TRACERS); its methods and properties are read from the
@@ -79,6 +80,22 @@ _ARRAY_PROPERTIES = "_array_properties"
 _ARRAY_OPERATORS = "_array_operators"
 _ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
 _EMPTY: frozenset = frozenset()
+
+
+def _is_container(node) -> bool:
+    """Whether an expression makes a list, tuple, set or dict (a literal, a
+    comprehension, or `list(...)`, `dict(...)`, `set(...)`, `tuple(...)`)."""
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in _CONTAINER_TYPES
+    return isinstance(node, (*_LITERALS, ast.ListComp, ast.SetComp, ast.DictComp))
+
+
+def _unpacked(text: str) -> str:
+    """What an unpacking assignment gives each name, where it unpacks a literal tuple
+    of containers (`args, kwargs = [], {}`): one of them; otherwise ''."""
+    node = parse_text(text)
+    return "[]" if isinstance(node, ast.Tuple) and node.elts \
+        and all(_is_container(e) for e in node.elts) else ""
 
 
 class Flow(FlowFacts):
@@ -125,13 +142,23 @@ class Flow(FlowFacts):
         return " " in text and text.partition(" ")[2].isidentifier()
 
     def of_a_container(self, module: str, owner: str, text: str) -> bool:
-        """Whether a callee text is a method of what holds only literal containers
-        (`xs = []; xs.append(x)`): a builtin's method, outside the tree."""
-        expr = parse_text(text)
-        if not isinstance(expr, ast.Attribute):
+        """Whether a callee text is a method of a name (or an attribute of `self`)
+        that every assignment gives a literal list, tuple, set or dict, and nothing
+        else binds (`xs = []; xs.append(x)`): a builtin's method, outside the tree. Read
+        from the assignments as written, not from the values the flow found, which
+        may be fewer than the name holds."""
+        receiver, _, _method = text.rpartition(".")
+        head, _, attr = receiver.partition(".")
+        if attr and head == "self" and "." not in attr:
+            cls = self._class_of(module, owner)
+            written = [v for _m, _o, v in self._attrs.get((f"{module}.{cls}", attr), ())]
+        elif receiver.isidentifier() and not self._params.get((module, owner, receiver)):
+            scope = owner if receiver in self._locals.get((module, owner), ()) else ""
+            written = [v if kind == "value" else _unpacked(v) for kind, v, *_line
+                       in self._assigned.get((module, scope, receiver), ())]
+        else:
             return False
-        values = self._in_mode(False, self._eval, module, owner, expr.value)
-        return bool(values) and all(value[0] == BOX for value in values)
+        return bool(written) and all(_is_container(parse_text(v)) for v in written)
 
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition, attribute
