@@ -960,3 +960,29 @@ def test_an_import_inside_a_function_names_what_its_calls_mean():
     assert ("pkg.api.value_and_grad", "lax_internal._one_vjp", RESOLVED,
             "pkg.lax._one_vjp") in found
     assert ("pkg.api.value_and_grad", "lax._one_vjp", RESOLVED, "pkg.lax._one_vjp") in found
+
+
+def test_a_number_before_an_array_runs_its_reflected_operator_and_a_string_none():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_rmul(self, other): return self
+            def _operator_eq(self, other): return self
+            def _operator_gt(self, other): return self
+            _array_operators["rmul"] = _operator_rmul
+            _array_operators["eq"] = _operator_eq
+            _array_operators["gt"] = _operator_gt
+            """,
+        "jax/_src/numpy/window.py": """
+            from jax._src.typing import Array
+            def scale(x: Array, window: Array | str):
+              if window == "hann":
+                return 2 * x
+              return 0 < x
+            """})
+    found = calls(res)
+    methods = "jax._src.numpy.array_methods"
+    assert ("jax._src.numpy.window.scale", "x rmul", RESOLVED, f"{methods}._operator_rmul") \
+        in found
+    assert ("jax._src.numpy.window.scale", "x gt", RESOLVED, f"{methods}._operator_gt") \
+        in found  # `0 < x` runs x.__gt__
+    assert not any(text.startswith("window ") for _c, text, _s, _t in found)

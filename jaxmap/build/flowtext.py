@@ -17,7 +17,8 @@ resolver parses only what a question needs):
 - `("field", name, annotation, line)`: an annotated name on a line of its own, `name: T`
   or `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
 - `("op", name, operator, line)`: an operator or indexing applied to a bare name,
-  each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`);
+  each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`), not
+  where the other operand is a string, None or a bool;
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
@@ -70,6 +71,20 @@ _OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//"
                    b"%": "mod", b"**": "pow", b"@": "matmul", b"&": "and", b"|": "or",
                    b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
                    b"<": "lt", b"<=": "le", b">": "gt", b">=": "ge", b"[": "getitem"}
+# What follows an operator when its other operand is no Array: a string (`x ==
+# "hann"`), None, or a bool (an index may be None: `x[None]`).
+_NOT_AN_ARRAY = re.compile(rb"[ \t]*(?:[rbfu]{0,2}[\"']|(?:None|True|False)\b)")
+# A number, then an operator, then a bare name (`2 * x`, `1. - x`, `0 < x`): the
+# number's dunder gives up, and the name's reflected one runs (a comparison's mirror).
+_REFLECTED = re.compile(
+    rb"(?<![\w.)\]'\"])\d[\w.]*[ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>])[ \t]*"
+    rb"([A-Za-z_]\w*)(?![\w.(\[])")
+_KEYWORD_BEFORE = re.compile(rb"(?<![\w.])(?:return|yield|if|elif|and|or|not|in|else|lambda)\Z")
+_REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
+                    b"//": "rfloordiv", b"%": "rmod", b"**": "rpow", b"@": "rmatmul",
+                    b"&": "rand", b"|": "ror", b"^": "rxor", b"<<": "rlshift",
+                    b">>": "rrshift", b"==": "eq", b"!=": "ne", b"<": "gt", b"<=": "ge",
+                    b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
 _MAX_LINES = 400  # a table of JAX's (Array methods, operators) runs to ~80
 
@@ -134,9 +149,17 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
         seen = set()
         for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
             key = match.group(1, 2)
-            if key not in seen and match.group(1) not in _KEYWORDS:
+            if key not in seen and match.group(1) not in _KEYWORDS and not (
+                    key[1] != b"[" and _NOT_AN_ARRAY.match(code, match.end())):
                 seen.add(key)
                 found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
+                              line_of(match.start())))
+        for match in _REFLECTED.finditer(code):  # `2 * x`: x's reflected dunder runs
+            key = match.group(2, 1)
+            if key not in seen and match.group(2) not in _KEYWORDS \
+                    and _starts_operand(code, match.start()):
+                seen.add(key)
+                found.append((OPERATOR, match.group(2).decode(), _REFLECTED_NAMES[key[1]],
                               line_of(match.start())))
         owned = defined | local | {b"self", b"cls"}
         found += _calls(text, code, line_of, owned | imported | received, owned)
@@ -233,6 +256,15 @@ def _none_guard(code: bytes, start: int, indent: int) -> bytes | None:
             header = _NONE_GUARD.match(line)
             return header.group(1) if header else None
     return None
+
+
+def _starts_operand(code: bytes, at: int) -> bool:
+    """Whether what is at `at` starts an expression (after `(`, `,`, `=`, a keyword,
+    or at a line's start): the left operand of the operator after it is that alone
+    (in `a * 2 + x`, `2` is not `+`'s left operand)."""
+    before = code[max(0, at - 40):at].rstrip(b" \t")
+    return not before or before[-1:] in b"([{,=:\n" \
+        or _KEYWORD_BEFORE.search(before) is not None
 
 
 def _indent(statement: bytes) -> int:
