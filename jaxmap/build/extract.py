@@ -497,6 +497,8 @@ class _Builder:
         """The imports of a body the parser left out, read from its text (strings and
         comments blanked): `from jax._src.lax import lax as lax_internal` inside a
         function names what its calls of `lax_internal.x` mean."""
+        if self._source.find(b"import", start, end) < 0:  # most bodies: no need to look
+            return
         code = masked(self._source[start:end])
         line = self._source.count(b"\n", 0, start) + 1
         for match in _UNREAD_IMPORT.finditer(code):
