@@ -90,12 +90,14 @@ def _is_container(node) -> bool:
     return isinstance(node, (*_LITERALS, ast.ListComp, ast.SetComp, ast.DictComp))
 
 
-def _unpacked(text: str) -> str:
-    """What an unpacking assignment gives each name, where it unpacks a literal tuple
-    of containers (`args, kwargs = [], {}`): one of them; otherwise ''."""
+def _gives_containers(kind: str, text: str) -> bool:
+    """Whether an assignment (`kind` "value", or "elements" where it unpacks) gives a
+    name a container: `xs = []`, `args, kwargs = [], {}`."""
     node = parse_text(text)
-    return "[]" if isinstance(node, ast.Tuple) and node.elts \
-        and all(_is_container(e) for e in node.elts) else ""
+    if kind != "elements":
+        return _is_container(node)
+    return isinstance(node, ast.Tuple) and bool(node.elts) \
+        and all(_is_container(e) for e in node.elts)
 
 
 class Flow(FlowFacts):
@@ -151,14 +153,15 @@ class Flow(FlowFacts):
         head, _, attr = receiver.partition(".")
         if attr and head == "self" and "." not in attr:
             cls = self._class_of(module, owner)
-            written = [v for _m, _o, v in self._attrs.get((f"{module}.{cls}", attr), ())]
+            written = [("value", v) for _m, _o, v
+                       in self._attrs.get((f"{module}.{cls}", attr), ())]
         elif receiver.isidentifier() and not self._params.get((module, owner, receiver)):
             scope = owner if receiver in self._locals.get((module, owner), ()) else ""
-            written = [v if kind == "value" else _unpacked(v) for kind, v, *_line
+            written = [(kind, v) for kind, v, *_line
                        in self._assigned.get((module, scope, receiver), ())]
         else:
             return False
-        return bool(written) and all(_is_container(parse_text(v)) for v in written)
+        return bool(written) and all(_gives_containers(kind, v) for kind, v in written)
 
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition, attribute
@@ -309,9 +312,10 @@ class Flow(FlowFacts):
 
     def _plainly_array(self, module: str, owner: str, name: str) -> bool:
         """Whether a name is an Array by what its owner writes: a parameter annotated
-        `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned the
-        result of a jax.numpy or jax.lax function (operators are everywhere: a deeper
-        look at each would cost the most)."""
+        `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned
+        what a function annotated to return an Array returns (or unpacked from what one
+        returning Arrays returns). Operators are everywhere: a deeper look at each
+        would cost the most."""
         traced = self.traced()
         for def_name, i, params in self._params.get((module, owner, name), ()):
             bound = traced.get((self._qual(module, owner), def_name))

@@ -125,8 +125,8 @@ class FlowFacts:
                 while open_defs and open_defs[-1][1] >= indent:
                     open_defs.pop()
                 open_defs.append((name, indent))
-                self._signatures[(self._qual(module, owner), name)] = (module, owner, params)
                 key = (self._qual(module, owner), name)
+                self._signatures[key] = (module, owner, params)
                 tags = array_tags(returns) if "Array" in returns else None
                 if tags:  # (each overload's, together)
                     self._array_results[key] = self._array_results.get(key, tags) | tags
