@@ -976,7 +976,7 @@ def test_a_number_before_an_array_runs_its_reflected_operator_and_a_string_none(
             from jax._src.typing import Array
             def scale(x: Array, window: Array | str):
               if window == "hann":
-                return 2 * x
+                return x * 3, 2 * x
               return 0 < x
             """})
     found = calls(res)

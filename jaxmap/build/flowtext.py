@@ -155,12 +155,11 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
                               line_of(match.start())))
         for match in _REFLECTED.finditer(code):  # `2 * x`: x's reflected dunder runs
-            key = match.group(2, 1)
-            if key not in seen and match.group(2) not in _KEYWORDS \
+            name, reflected = match.group(2), _REFLECTED_NAMES[match.group(1)]
+            if (name, reflected) not in seen and name not in _KEYWORDS \
                     and _starts_operand(code, match.start()):
-                seen.add(key)
-                found.append((OPERATOR, match.group(2).decode(), _REFLECTED_NAMES[key[1]],
-                              line_of(match.start())))
+                seen.add((name, reflected))
+                found.append((OPERATOR, name.decode(), reflected, line_of(match.start())))
         owned = defined | local | {b"self", b"cls"}
         found += _calls(text, code, line_of, owned | imported | received, owned)
     return tuple(found)
