@@ -986,3 +986,32 @@ def test_a_number_before_an_array_runs_its_reflected_operator_and_a_string_none(
     assert ("jax._src.numpy.window.scale", "x gt", RESOLVED, f"{methods}._operator_gt") \
         in found  # `0 < x` runs x.__gt__
     assert not any(text.startswith("window ") for _c, text, _s, _t in found)
+
+
+def test_a_loops_carry_is_a_pytree_of_arrays_its_items_arrays():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_lt(self, other): return self
+            _array_operators["lt"] = _operator_lt
+            """,
+        "jax/_src/lax/control_flow/loops.py": """
+            def while_loop(cond_fun, body_fun, init_val):
+              val = init_val
+              while cond_fun(val):
+                val = body_fun(val)
+              return val
+            """,
+        "jax/_src/numpy/scan.py": """
+            from jax._src.lax.control_flow.loops import while_loop
+            def count(n, x):
+              def cond_fun(carry):
+                i, _ = carry
+                return i < n, carry[0]
+              def body_fun(carry):
+                return carry
+              return while_loop(cond_fun, body_fun, (0, x))
+            """})
+    found = calls(res)
+    assert ("jax._src.numpy.scan.count", "i lt", RESOLVED,
+            "jax._src.numpy.array_methods._operator_lt") in found
+    assert not any(text == "carry getitem" for _c, text, _s, _t in found)  # a tuple

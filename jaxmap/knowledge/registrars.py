@@ -20,6 +20,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "batching": ("jax._src.interpreters.batching", "jax.interpreters.batching"),
     "partial_eval": ("jax._src.interpreters.partial_eval", "jax.interpreters.partial_eval"),
     "mlir": ("jax._src.interpreters.mlir", "jax.interpreters.mlir"),
+    "loops": ("jax._src.lax.control_flow.loops",),
+    "conditionals": ("jax._src.lax.control_flow.conditionals",),
     "dispatch": ("jax._src.dispatch",),
     "core": ("jax._src.core", "jax.core", "jax.extend.core"),
     "remat": ("jax._src.interpreters.remat",),
@@ -170,10 +172,18 @@ HIJAX_METHODS: dict[str, K] = {
 }
 
 PARTIAL = "functools.partial"
-# Functions that trace a function handed to them (as this positional argument) with one
-# Array, a tracer, in each positional parameter that has no default: `mlir.lower_fun(f)`
-# makes a lowering rule of `f` this way.
-TRACERS = {"mlir.lower_fun": 0}
+# Functions that trace a function handed to them: (the positional argument it is handed
+# as, what the traced function's positional parameters without a default hold, in order,
+# the last for the rest): "array", one Array (a tracer) each, as `mlir.lower_fun(f)`
+# traces a lowering rule; "pytree", a pytree of them (a loop's carry, a branch's operands).
+ARRAY_PARAMETER, PYTREE_PARAMETER = "array", "pytree"
+TRACERS: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
+    "mlir.lower_fun": ((0, (ARRAY_PARAMETER,)),),
+    "loops.while_loop": ((0, (PYTREE_PARAMETER,)), (1, (PYTREE_PARAMETER,))),
+    "loops.fori_loop": ((2, (ARRAY_PARAMETER, PYTREE_PARAMETER)),),
+    "loops.scan": ((0, (PYTREE_PARAMETER,)),),
+    "conditionals.cond": ((1, (PYTREE_PARAMETER,)), (2, (PYTREE_PARAMETER,))),
+}
 # Functions that zip like the builtin (JAX modules rebind `zip` to its checked version).
 ZIPS = ("util.safe_zip",)
 
@@ -240,6 +250,6 @@ REGISTRIES_BY_NAME: dict[str, K] = _by_full_name(REGISTRIES)
 PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s))
 PRIMITIVE_SUBCLASS_NAMES = frozenset(n for s in PRIMITIVE_SUBCLASSES for n in expand(s))
 ZIP_NAMES = frozenset(n for s in ZIPS for n in expand(s))
-TRACERS_BY_NAME: dict[str, int] = _by_full_name(TRACERS)
+TRACERS_BY_NAME: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = _by_full_name(TRACERS)
 HIJAX_CLASS_BASE_NAMES = frozenset(n for s in HIJAX_CLASS_BASES for n in expand(s))
 HI_PRIMITIVE_BASE_NAMES = frozenset(n for s in HI_PRIMITIVE_BASES for n in expand(s))

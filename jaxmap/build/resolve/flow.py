@@ -316,17 +316,16 @@ class Flow(FlowFacts):
         what a function annotated to return an Array returns (or unpacked from what one
         returning Arrays returns). Operators are everywhere: a deeper look at each
         would cost the most."""
-        traced = self.traced()
-        for def_name, i, params in self._params.get((module, owner, name), ()):
-            bound = traced.get((self._qual(module, owner), def_name))
-            for param, default, annotation in parameters(params):
-                if param != name:
-                    continue
-                if annotation and ARRAY in array_tags(annotation):
-                    return True
-                if bound is not None and i >= bound and default is None:
+        if self._traced_as(module, owner, name) == R.ARRAY_PARAMETER:
+            return True
+        for def_name, _i, params in self._params.get((module, owner, name), ()):
+            for param, _default, annotation in parameters(params):
+                if param == name and annotation and ARRAY in array_tags(annotation):
                     return True
         for kind, text, *_line in self._assigned.get((module, owner, name), ()):
+            if kind == "elements" and text.isidentifier() \
+                    and self._traced_as(module, owner, text) == R.PYTREE_PARAMETER:
+                return True  # `i, carry = state`: items of a traced pytree
             expr = parse_text(text) if "(" in text else None
             wanted = (ARRAYS if kind == "elements" else ARRAY,)
             if isinstance(expr, ast.Call) and any(
@@ -335,30 +334,41 @@ class Flow(FlowFacts):
                 return True
         return False
 
-    def traced(self) -> dict[tuple, int]:
-        """(owner, def name) -> how many leading positional parameters a partial binds,
-        of each function handed to a JAX tracer (R.TRACERS: `mlir.lower_fun(f)`), which
-        calls it with an Array in each positional parameter that has no default. Read
-        once the call sites are all known (before, nothing)."""
+    def _traced_as(self, module: str, owner: str, name: str) -> str | None:
+        """What a JAX tracer puts in parameter `name` of a function of `owner` it traces
+        (`traced`): an Array or a pytree of them, if it has no default."""
+        for def_name, i, params in self._params.get((module, owner, name), ()):
+            for bound, kinds in self.traced().get((self._qual(module, owner), def_name), ()):
+                if i >= bound and not any(p == name and default for p, default, _a
+                                          in parameters(params)):
+                    return kinds[min(i - bound, len(kinds) - 1)]
+        return None
+
+    def traced(self) -> dict[tuple, list]:
+        """(owner, def name) -> [(how many leading positional parameters a partial
+        binds, what the tracer puts in the others: R.TRACERS)] of each function handed
+        to a JAX tracer (`mlir.lower_fun(f)`, a loop's body). Read once the call sites
+        are all known (before, nothing)."""
         if self._traced is None:
             if self._building_sites:
                 return {}
-            self._traced = {}
-            for full, index in R.TRACERS_BY_NAME.items():
+            self._traced = defaultdict(list)
+            for full, arguments in R.TRACERS_BY_NAME.items():
                 module = self.names.module_of(full)
                 name = full[len(module) + 1:] if module else ""
                 signature = self._signatures.get((full, name))
                 if signature is None:
                     continue
-                param = next((p for p, i in parameter_names(signature[2]) if i == index), "")
-                handed = self._in_mode(True, self._argument, module, name, name, index, param)
-                for value in ordered(handed):
-                    bound = 0
-                    while value[0] == PARTIAL_OF:
-                        value, bound = value[1], bound + value[2]
-                    if value[0] == FN:
-                        key = (value[1], value[2])
-                        self._traced[key] = min(bound, self._traced.get(key, bound))
+                for index, kinds in arguments:
+                    param = next((p for p, i in parameter_names(signature[2]) if i == index),
+                                 "")
+                    for value in ordered(self._in_mode(True, self._argument, module, name,
+                                                       name, index, param)):
+                        bound = 0
+                        while value[0] == PARTIAL_OF:
+                            value, bound = value[1], bound + value[2]
+                        if value[0] == FN:
+                            self._traced[(value[1], value[2])].append((bound, kinds))
         return self._traced
 
     def _iteration(self, value: tuple) -> frozenset:
