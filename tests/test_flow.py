@@ -1015,3 +1015,37 @@ def test_a_loops_carry_is_a_pytree_of_arrays_its_items_arrays():
     assert ("jax._src.numpy.scan.count", "i lt", RESOLVED,
             "jax._src.numpy.array_methods._operator_lt") in found
     assert not any(text == "carry getitem" for _c, text, _s, _t in found)  # a tuple
+
+
+def test_a_primitives_methods_are_its_classs_not_outside_and_a_shadowed_builtin_is_local():
+    res = resolve_sources({
+        "jax/_src/core.py": """
+            class Primitive:
+              def __init__(self, name): self.name = name
+              def def_impl(self, impl):
+                self.impl = impl
+                return impl
+              def impl(self, *args): raise NotImplementedError
+              def bind(self, *args): return self.impl(*args)
+            class MapPrimitive(Primitive):
+              def get_bind_params(self, params): return [], params
+            """,
+        "jax/_src/m.py": """
+            from jax._src import core
+            foo_p = core.MapPrimitive("foo")
+            @foo_p.def_impl
+            def _foo_impl(x): return x
+            def use(x, make):
+              foo_p.get_bind_params({})
+              callable = make()
+              callable.specialize(x)
+              return foo_p.impl(x)
+            """})
+    found = calls(res)
+    assert ("jax._src.m", "foo_p.def_impl", RESOLVED, "jax._src.core.Primitive.def_impl") \
+        in found
+    assert ("jax._src.m.use", "foo_p.get_bind_params", RESOLVED,
+            "jax._src.core.MapPrimitive.get_bind_params") in found
+    # What def_impl set on it, not the class's default; a local named like a builtin.
+    assert ("jax._src.m.use", "foo_p.impl", UNRESOLVED, None) in found
+    assert ("jax._src.m.use", "callable.specialize", UNRESOLVED, None) in found

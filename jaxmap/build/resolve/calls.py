@@ -46,6 +46,10 @@ MAX_CERTAIN, MAX_LISTED = 12, 1000
 _BUILTINS = frozenset(dir(builtins))
 _HEAD = re.compile(r"[A-Za-z_]\w*")
 _BIND_METHODS = frozenset({"bind", "bind_with_trace"})
+# A primitive's other methods (`p.def_impl`, `shard_map_p.get_bind_params`): those its
+# class defines; not what each primitive sets on itself (`p.abstract_eval = ...`), which
+# the flow, one instance for all of a class, would list for every primitive.
+_PRIMITIVE_METHOD = "primitive method"
 
 
 class CallRow(NamedTuple):
@@ -99,8 +103,9 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
                 if head not in heads or qualname and flow.shadows(module, qualname, head):
                     # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
+                        shadowed = bool(qualname) and flow.shadows(module, qualname, head)
                         rows += _through_values(flow, ids, module, qualname, caller, name,
-                                                line, _unnamed(name))
+                                                line, UNRESOLVED if shadowed else _unnamed(name))
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
@@ -110,6 +115,11 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
                 if not called:
                     rows.append(CallRow(caller, ids.get(target), name, HANDED, line))
+                elif status == _PRIMITIVE_METHOD:
+                    found = _targets(flow, ids, flow.class_methods(module, qualname, name))
+                    rows += [CallRow(caller, callee, name, RESOLVED, line)
+                             for callee in sorted(found)] \
+                        or [CallRow(caller, None, name, UNRESOLVED, line)]
                 elif status == UNRESOLVED:
                     rows += _through_values(flow, ids, module, qualname, caller, name, line,
                                             status)
@@ -271,8 +281,8 @@ def _resolve(names: Names, module: str, qualname: str, text: str
     if value[0] == SYM and not names.in_tree(value[1]) and _known_head(names, module,
                                                                        qualname, head):
         return EXTERNAL, None
-    if value[0] == METHOD and value[1][0] == PRIM:  # `p.def_impl(...)`, `p.bind(...)`
-        return (None, None) if value[2] in _BIND_METHODS else (EXTERNAL, None)
+    if value[0] == METHOD and value[1][0] == PRIM:  # `p.bind(...)`: a binds edge
+        return (None, None) if value[2] in _BIND_METHODS else (_PRIMITIVE_METHOD, None)
     return UNRESOLVED, None
 
 

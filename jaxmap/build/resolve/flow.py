@@ -163,6 +163,22 @@ class Flow(FlowFacts):
             return False
         return bool(written) and all(_gives_containers(kind, v) for kind, v in written)
 
+    def class_methods(self, module: str, owner: str, text: str) -> frozenset:
+        """The methods the classes of what a dotted callee's receiver holds define under
+        its last name, up their MROs; none where the class's code assigns that
+        attribute (`def_impl` sets `self.impl`: each instance's own, not the method)."""
+        receiver, _, name = text.rpartition(".")
+        found = set()
+        for value in ordered(self.callees(module, owner, receiver, through=False)):
+            if value[0] == INSTANCE and not any(
+                    (klass, name) in self._attrs for klass in self.classes.mro(value[1])):
+                for klass in self.classes.mro(value[1]):
+                    klass_module, qualname = self._split(klass)
+                    if f"{qualname}.{name}" in self.names.facts(klass_module).funcs:
+                        found.add((BOUND, f"{klass}.{name}", name))
+                        break
+        return frozenset(found)
+
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition, attribute
         or module-level variable of the tree has (if none does, no value of the tree
