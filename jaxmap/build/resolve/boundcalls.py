@@ -18,7 +18,6 @@ from jaxmap.build.resolve.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
     FN,
-    KLASS,
     PARTIAL_OF,
     ordered,
 )
@@ -31,7 +30,6 @@ _MAX_NESTING = 3
 _EMPTY: frozenset = frozenset()
 # What a closure's maker may be handed that calling the closure calls.
 _HANDED = frozenset({FN, BOUND, PARTIAL_OF})
-_PARTIAL_OF_WHAT = frozenset({FN, BOUND, APPLIED_CLOSURE, KLASS, PARTIAL_OF})
 
 
 class Reads(NamedTuple):
@@ -247,14 +245,11 @@ class BoundCalls:
         def argument(arg) -> frozenset:
             return self._evaluate(reads, arg, bindings, nesting)
 
-        callee = node.func
-        if node.args and getattr(callee, "attr", getattr(callee, "id", None)) == "partial" \
-                and flow._is_partial(reads.module, reads.owner, callee):
-            return frozenset((PARTIAL_OF, value, len(node.args) - 1)
-                             for value in ordered(argument(node.args[0]))
-                             if value[0] in _PARTIAL_OF_WHAT)
+        partials = flow.partial_of(reads.module, reads.owner, node, argument)
+        if partials is not None:
+            return partials
         found: set[tuple] = set()
-        for value in ordered(argument(callee)):
+        for value in ordered(argument(node.func)):
             found |= self.results(value, node, argument, nesting + 1)
         return frozenset(found)
 

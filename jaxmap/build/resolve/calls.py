@@ -103,9 +103,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
                 if head not in heads or qualname and flow.shadows(module, qualname, head):
                     # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
-                        shadowed = bool(qualname) and flow.shadows(module, qualname, head)
                         rows += _through_values(flow, ids, module, qualname, caller, name,
-                                                line, UNRESOLVED if shadowed else _unnamed(name))
+                                                line, _unnamed(flow, module, qualname, name))
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
@@ -259,10 +258,13 @@ def _import_heads(names: Names, module: str, scope: str) -> set[str]:
         scope = scope.rpartition(".")[0]
 
 
-def _unnamed(text: str) -> str:
+def _unnamed(flow: Flow, module: str, owner: str, text: str) -> str:
     """The status of a call whose first name is neither imported nor defined in its
-    module: a builtin is outside the tree; anything else is a local value."""
-    return EXTERNAL if text.partition(".")[0] in _BUILTINS else UNRESOLVED
+    module: a builtin (not a local of `owner` named like one: `callable = make()`) is
+    outside the tree; anything else is a local value."""
+    head = text.partition(".")[0]
+    return EXTERNAL if head in _BUILTINS and not flow.shadows(module, owner, head) \
+        else UNRESOLVED
 
 
 def _resolve(names: Names, module: str, qualname: str, text: str

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from typing import Callable
 
 from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
 from jaxmap.build.resolve.boundcalls import BoundCalls
@@ -61,6 +62,7 @@ _MAX_DEPTH = 16
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
 _CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
+_PARTIAL_OF_WHAT = _CALLABLE | {KLASS, PARTIAL_OF}  # what `partial(f, ...)` may wrap
 _PARTIAL = (SYM, R.PARTIAL)  # functools.partial, as the names read it
 _CAST = (SYM, "typing.cast")
 _NAMED = frozenset({FUNC, CLASS, MODULE, SYM})  # values of the names that are plain tuples
@@ -746,12 +748,10 @@ class Flow(FlowFacts):
             cls = self._class_of(module, owner)
             if cls is not None:
                 return frozenset({(SUPER, f"{module}.{cls}")})
-        if node.args and getattr(callee, "attr", getattr(callee, "id", None)) == "partial" \
-                and self._is_partial(module, owner, callee):
-            bound = len(node.args) - 1
-            return frozenset((PARTIAL_OF, value, bound)
-                             for value in self._eval(module, owner, node.args[0])
-                             if value[0] in _CALLABLE or value[0] in (KLASS, PARTIAL_OF))
+        partials = self.partial_of(module, owner, node,
+                                   lambda arg: self._eval(module, owner, arg))
+        if partials is not None:
+            return partials
         if len(node.args) == 2 and getattr(callee, "attr", getattr(callee, "id", None)) == \
                 "cast" and self._names_symbol(module, owner, callee) == _CAST:
             return self._eval(module, owner, node.args[1])  # `cast(T, x)` is x
@@ -774,6 +774,19 @@ class Flow(FlowFacts):
         if keyed and len(node.args) > 1:
             found |= self._eval(module, owner, node.args[1])
         return found
+
+    def partial_of(self, module: str, owner: str, node: ast.Call,
+                   argument: Callable[[ast.AST], frozenset]) -> frozenset | None:
+        """What a `functools.partial(f, ...)` call makes, `argument` evaluating f's node
+        (where the call is written, or with a call's parameters bound: boundcalls.py);
+        None if `node` is no such call."""
+        callee = node.func
+        if not node.args or getattr(callee, "attr", getattr(callee, "id", None)) != "partial" \
+                or not self._is_partial(module, owner, callee):
+            return None
+        return frozenset((PARTIAL_OF, value, len(node.args) - 1)
+                         for value in ordered(argument(node.args[0]))
+                         if value[0] in _PARTIAL_OF_WHAT)
 
     def _is_partial(self, module: str, owner: str, callee) -> bool:
         """Whether a callee expression names `functools.partial`."""
