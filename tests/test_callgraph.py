@@ -331,6 +331,31 @@ def test_binds_follows_the_impl_and_lowering_rules_a_bind_runs(capsys, tmp_path)
                            "m._r_jvp"}
 
 
+def test_binds_follows_what_a_rules_partial_hands_the_rule_to_call(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from functools import partial\n"
+        "from jax._src import core\nfrom jax._src.interpreters import mlir\n"
+        "s_p = core.Primitive('s')\nm_p = core.Primitive('m')\n"
+        "def _sum(x):\n  return s_p.bind(x)\n"
+        "def _max(x):\n  return m_p.bind(x)\n"
+        "def _cumulative_impl(reduce, x):\n  return reduce(x)\n"
+        "def make(name, reduce):\n  p = core.Primitive(name)\n"
+        "  mlir.register_lowering(p, mlir.lower_fun(partial(_cumulative_impl, reduce)))\n"
+        "  return p\n"
+        "cumsum_p = make('cumsum', _sum)\ncummax_p = make('cummax', _max)\n"
+        "def cumsum(x):\n  return cumsum_p.bind(x)\n"
+        "def cummax(x):\n  return cummax_p.bind(x)\n")
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "s", "--json"))
+    chains = {f["name"]: f["chain"] for f in binds["found"]}
+    assert chains["m.cumsum"] == ["m.cumsum", "cumsum_p.bind runs its lowering rule "
+                                  "m._cumulative_impl, which calls", "m._sum", "s_p.bind"]
+    assert "m.cummax" not in chains  # its partial hands the rule _max
+    path = json.loads(run_tree(capsys, tmp_path, "path", "cummax", "m_p", "--json"))
+    assert [[step["callee"] for step in chain] for chain in path["chains"]] == \
+        [["m._max (cummax_p.bind runs its lowering rule m._cumulative_impl, which calls)",
+          "m_p.bind"]]
+
+
 def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
     rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n"
                     for i in range(MAX_CERTAIN + 1))

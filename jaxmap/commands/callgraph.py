@@ -114,16 +114,18 @@ def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
 
 
 def bind_steps(rows, hops: dict[tuple[int, int], str]) -> list[tuple[int, int, int, bool]]:
-    """(binder, rule function, line of the bind, whether the binder is a function) of
-    the store's rows of rules run at binds that run outside a Pallas kernel (a Pallas
-    backend's lowering runs only there), each step noted in `hops` with the words its
-    chain shows."""
+    """(binder, function run, line of the bind, whether the binder is a function) of
+    the store's rows of rules run at binds (or of functions their partials hand them)
+    that run outside a Pallas kernel (a Pallas backend's lowering runs only there),
+    each step noted in `hops` with the words its chain shows."""
     from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
 
     steps = []
-    for binder, rule, line, function, prim, kind, platform in rows:
+    for binder, rule, line, function, prim, kind, platform, caller in rows:
         if platform is None or platform in XLA_PLATFORMS:
-            hops.setdefault((binder, rule), f"{prim}.bind runs its {kind} rule")
+            words = f"{prim}.bind runs its {kind} rule"
+            hops.setdefault((binder, rule), f"{words} {caller}, which calls" if caller
+                            else words)
             steps.append((binder, rule, line, function))
     return steps
 

@@ -329,31 +329,41 @@ class Index:
             "ORDER BY d.id, r.file, r.line", ids)
 
     def rule_binders(self, ids, kinds: tuple[str, ...]) -> list[tuple]:
-        """`_rules_run_at_binds` for the rules whose function is one of `ids` (up from a
+        """`_rules_run_at_binds` for the functions run that are one of `ids` (up from a
         rule to what binds its primitive)."""
-        return self._rules_run_at_binds("d.id", ids, kinds)
+        return self._rules_run_at_binds(True, ids, kinds)
 
     def rules_bound_by(self, ids, kinds: tuple[str, ...]) -> list[tuple]:
         """`_rules_run_at_binds` for the binds made by one of `ids` (down from a
         function to the rules its binds run)."""
-        return self._rules_run_at_binds("b.definition_id", ids, kinds)
+        return self._rules_run_at_binds(False, ids, kinds)
 
-    def _rules_run_at_binds(self, column: str, ids, kinds: tuple[str, ...]
-                            ) -> list[tuple[int, int, int, bool, str, str, str | None]]:
-        """(binder, rule function, line of the bind, whether the binder is a function,
-        primitive, rule kind, platform) for each bind of a primitive that has a rule of
-        one of `kinds` whose function is a definition of the tree (binding the primitive
-        runs it), where `column` (the rule function `d.id` or the binder
-        `b.definition_id`) is one of `ids`."""
+    def _rules_run_at_binds(self, by_function: bool, ids, kinds: tuple[str, ...]
+                            ) -> list[tuple[int, int, int, bool, str, str, str | None,
+                                            str | None]]:
+        """(binder, function run, line of the bind, whether the binder is a function,
+        primitive, rule kind, platform, the rule function that calls it or None) for
+        each bind of a primitive that has a rule of one of `kinds` whose function is a
+        definition of the tree (binding the primitive runs it, and the functions its
+        partial hands it that it calls: `rule_calls`), where the function run (if
+        `by_function`) or the binder is one of `ids`."""
         listed = ", ".join(f"'{kind}'" for kind in kinds if kind.isidentifier())
-        return self._in(
-            "SELECT DISTINCT b.definition_id, d.id, b.line, bd.kind IN ('function', "
-            "'variable'), coalesce(p.variable, p.name), r.kind, r.platform FROM binds b "
-            "JOIN rules r ON r.primitive_id = b.primitive_id JOIN primitives p ON p.id = "
-            "r.primitive_id JOIN definitions d ON d.file = r.function_file AND d.line = "
-            "r.function_line JOIN definitions bd ON bd.id = b.definition_id WHERE "
-            f"{column} IN (?*) AND r.kind IN ({listed}) "
-            f"ORDER BY {column}, b.definition_id, b.line, d.id", ids)
+
+        def run(joined: str, function: str, via: str) -> list[tuple]:
+            column = function if by_function else "b.definition_id"
+            return self._in(
+                f"SELECT DISTINCT b.definition_id, {function}, b.line, bd.kind IN "
+                "('function', 'variable'), coalesce(p.variable, p.name), r.kind, r.platform, "
+                f"{via} FROM binds b JOIN primitives p ON p.id = b.primitive_id JOIN "
+                f"definitions bd ON bd.id = b.definition_id {joined} WHERE {column} IN (?*) "
+                f"AND r.kind IN ({listed})", ids)
+
+        rows = run("JOIN rules r ON r.primitive_id = b.primitive_id JOIN definitions d ON "
+                   "d.file = r.function_file AND d.line = r.function_line", "d.id", "NULL") \
+            + run("JOIN rule_calls r ON r.primitive_id = b.primitive_id JOIN definitions rd "
+                  "ON rd.id = r.rule", "r.callee", "rd.qualname")
+        return sorted(set(rows), key=lambda row: (row[1] if by_function else row[0], row[0],
+                                                   row[2], row[1], row[7] or ""))
 
     def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
         """(file, line) -> (id, end line) of the functions defined in `files`."""

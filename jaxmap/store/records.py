@@ -30,6 +30,10 @@ class RuleRecord:
     condition: str | None = None  # an `if` around it that nothing decides
     written: Place | None = None  # the name it was registered through, a partial's
     platforms: list[str] = field(default_factory=list)  # what `platform` stands for
+    # (parameter, function) a partial hands its function, which may call it there
+    # (`partial(cumred_reduce_window_impl, _reduce_window_sum)`); read by the call
+    # graph, not stored with the rule.
+    handed: list[tuple[str, Place]] = field(default_factory=list)
 
     @property
     def function(self) -> Place | None:
@@ -76,3 +80,6 @@ class Resolution(NamedTuple):
     platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
     calls: list[tuple]  # (caller id, callee id | None, text, status, line)
     messages: list[tuple]  # (file, line, function, exception, pieces as JSON, returned)
+    # (primitive index, rule kind, platform, rule function id, id of a function its
+    # partial hands it that it calls): binding the primitive runs that one too.
+    rule_calls: tuple = ()

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 14  # 14: operators in every owner; return annotations; generic defs
+SCHEMA_VERSION = 15  # 15: functions a rule's partial hands its function (rule_calls)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
@@ -61,6 +61,9 @@ CREATE TABLE messages (
 CREATE TABLE calls (
   caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
+-- A function a rule's partial hands its function, which calls it (records.py).
+CREATE TABLE rule_calls (
+  primitive_id INTEGER, kind TEXT, platform TEXT, rule INTEGER, callee INTEGER);
 CREATE TABLE diagnostics (message TEXT);
 """
 # Built after the rows are in: cheaper than keeping them up to date on every insert.
@@ -83,10 +86,11 @@ CREATE INDEX binds_primitive ON binds (primitive_id);
 CREATE INDEX binds_definition ON binds (definition_id);
 CREATE INDEX calls_caller ON calls (caller);
 CREATE INDEX calls_callee ON calls (callee);
+CREATE INDEX rule_calls_primitive ON rule_calls (primitive_id);
 """
 TABLES = frozenset({"meta", "files", "facts", "dirs", "primitives", "rules", "definitions",
                     "public_paths", "imports", "binds", "calls", "messages", "tests",
-                    "diagnostics"})
+                    "diagnostics", "rule_calls"})
 
 
 def cache_dir() -> str:
@@ -281,6 +285,7 @@ def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
     conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", map(tuple, resolution.calls))
     conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
+    conn.executemany("INSERT INTO rule_calls VALUES (?, ?, ?, ?, ?)", resolution.rule_calls)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
     conn.executescript(_INDEXES)

@@ -58,9 +58,11 @@ def _resolve(files: dict[str, FileFacts], flows: dict[str, dict] | None) -> Reso
         definitions = edges.definitions(names, findings)
         call_rows, binds, tests = _call_graph(names, findings, definitions, flows) \
             if flows is not None else ([], [], [])
+        rule_calls = tuple(calls.rule_calls(names, definitions, findings.primitives)) \
+            if flows is not None else ()
         return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                           tests, findings.diagnostics, _jax_version(names, interpreter),
-                          aliases, call_rows, edges.messages(names))
+                          aliases, call_rows, edges.messages(names), rule_calls)
 
 
 def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],

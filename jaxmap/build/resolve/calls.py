@@ -35,7 +35,7 @@ from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLAS
 from jaxmap.build.resolve.names import Names
 from jaxmap.build.resolve.values import MAX_HOPS
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
-from jaxmap.store.records import PrimitiveRecord
+from jaxmap.store.records import DefinitionRecord, PrimitiveRecord
 
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
 # `through` (listed, not followed by reachability, or jax.grad would reach every
@@ -370,6 +370,32 @@ def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
             helper = helpers[edge.callee][1]
             rows += [BindRow(module, function, pid, edge.line, edge.caller, helper)
                      for pid in named[edge.caller]]
+    return rows
+
+
+def rule_calls(names: Names, definitions: list[DefinitionRecord],
+               primitives: list[PrimitiveRecord]) -> list[tuple[int, str, str | None, int, int]]:
+    """(primitive, rule kind, platform, rule function id, handed function id) for each
+    function the partial a rule is made from hands its function, where that function
+    calls the parameter that holds it (`window_reduce(x, ...)` in
+    `cumred_reduce_window_impl`): binding the primitive runs it there, which a call
+    edge of the rule function cannot say (its other partials hand it others)."""
+    places = {(d.file, d.line): i for i, d in enumerate(definitions) if d.kind == "function"}
+    rows = []
+    for pid, primitive in enumerate(primitives):
+        for rule in primitive.rules:
+            owner = places.get((rule.function.file, rule.function.line)) \
+                if rule.handed and rule.function else None
+            if owner is None:
+                continue
+            definition = definitions[owner]
+            qualname = definition.qualname[len(definition.module) + 1:]
+            called = {name for name, _line, call in
+                      names.facts(definition.module).callees.get(qualname, ()) if call}
+            for param, place in rule.handed:
+                callee = places.get((place.file, place.line))
+                if param in called and callee is not None:
+                    rows.append((pid, rule.kind, rule.platform, owner, callee))
     return rows
 
 

@@ -114,7 +114,7 @@ class Registrations:
         platform_name = platform[1] if platform[0] == STR else None
         condition = " and ".join(conditions) or None
         self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via, platform_name,
-                               functions, condition, self._written(rule))
+                               functions, condition, self._written(rule), self._handed(rule))
         for param, received in self._received_rules(rule):
             self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
                                    platform_name, [f for f in (self._function_ref(received),)
@@ -142,6 +142,30 @@ class Registrations:
         return [(param, bound[i]) for i, param in enumerate(spec.params)
                 if param.endswith(RECEIVED_RULE_SUFFIX) and i in bound
                 and is_callable(bound[i])]
+
+    def _handed(self, rule: tuple, depth: int = 0) -> list[tuple[str, Place]]:
+        """(parameter, function of the tree) of what the partial a rule is made from
+        hands its function's parameters, other than received rules
+        (`mlir.lower_fun(partial(cumred_reduce_window_impl, _reduce_window_sum))`)."""
+        if depth > 4:
+            return []
+        if rule[0] == APPLIED:  # the argument `_function_ref` names the rule by
+            arg = next((a for a in rule[2] if self._function_ref(a, depth + 1)), None)
+            return self._handed(arg, depth + 1) if arg is not None else []
+        if rule[0] != PARTIAL or rule[1][0] != FUNC:
+            return []
+        spec = self.names.facts(rule[1][1]).funcs.get(rule[1][2])
+        if spec is None:
+            return []
+        bound = bind_params(spec.params, rule[2], rule[3])
+        found = []
+        for i, param in enumerate(spec.params):
+            if i in bound and is_callable(bound[i]) \
+                    and not param.endswith(RECEIVED_RULE_SUFFIX):
+                place = self._function_ref(bound[i], depth + 1)
+                if place is not None:
+                    found.append((param, place))
+        return found
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> Place | None:
         """The named function a rule value is, or is made from."""
