@@ -80,7 +80,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs."""
-    rows = []
+    rows: list[CallRow] = []
     flow.sites()  # every call site first: no question is answered from a part of them
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
@@ -154,10 +154,11 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     """The edges of a call from what its callee may hold (besides `known`, the edge the
     names resolved); if it holds nothing the flow knows, the call as it was (unresolved
     or external) unless the names resolved it."""
-    through = _targets(flow, ids, flow.callees(module, owner, text)) \
-        if flow.may_name(text) else set()
+    named = flow.may_name(text)
+    through = _targets(flow, ids, flow.callees(module, owner, text)) if named else set()
     direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
-        if through else set()
+        if named else set()
+    through |= direct  # (where a cycle was cut, one mode may have seen less than the other)
     direct.discard(known)
     through.discard(known)
     rows = _candidates(caller, text, line, direct, through - direct)

@@ -583,7 +583,7 @@ class Flow(FlowFacts):
             if def_name == name:
                 found.add((FN, self._qual(module, owner), name))
         for def_name, i, params in self._params.get((module, owner, name), ()):
-            if self._through:
+            if self._through or self._handed_once(module, owner, def_name, i, name):
                 found |= self._argument(module, owner, def_name, i, name)
             for param, default, annotation in parameters(params):
                 if param != name:
@@ -897,6 +897,24 @@ class Flow(FlowFacts):
         return found
 
     # -- parameters ----------------------------------------------------------------------
+    def _handed_once(self, module: str, owner: str, def_name: str, index: int,
+                     param: str) -> bool:
+        """Whether one call site alone hands a function's parameter a value (once the
+        sites are all known): the parameter holds what that call hands it, as its
+        caller's own names would, and a call through it is no other caller's choice
+        (`partial(_scatter_impl, treedef=treedef)`, however often the partial is called)."""
+        if self._sites is None:
+            return False
+        handing = 0
+        for _m, _o, positional, keywords, first in self._sites.get(
+                (self._qual(module, owner), def_name), ()):
+            if 0 <= index - first < len(positional) \
+                    or any(keyword == param for keyword, _text in keywords):
+                handing += 1
+                if handing > 1:
+                    return False
+        return handing == 1
+
     def _argument(self, module: str, owner: str, def_name: str, index: int, param: str) -> set:
         """What the call sites of a function hand its parameter `index` (named `param`)."""
         target = (self._qual(module, owner), def_name)
