@@ -417,6 +417,48 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
             "jax._src.numpy.array_methods._reshape") in found
 
 
+def test_an_operator_on_a_field_an_alias_annotates_as_an_array():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/typing.py": "class Array: pass\nIndex = int | None | Array\n",
+        "jax/_src/numpy/indexing.py": """
+            from typing import NamedTuple
+            from jax._src.typing import Index
+            class ParsedIndex(NamedTuple):
+              index: Index
+            class Axis(NamedTuple):
+              index: int
+            def normalize(idx: ParsedIndex, axis: Axis):
+              return idx.index ** 2, axis.index ** 2
+            """})
+    found = calls(res)
+    caller = "jax._src.numpy.indexing.normalize"
+    assert (caller, "idx.index pow", RESOLVED,
+            "jax._src.numpy.array_methods._operator_pow") in found
+    assert not any(text.startswith("axis.") for _c, text, _s, _t in found)
+
+
+def test_tree_unflatten_makes_what_tree_flatten_was_given():
+    res = resolve_sources({
+        "jax/_src/tree_util.py": """
+            def tree_flatten(tree): return [], None
+            def tree_unflatten(treedef, leaves): return leaves
+            """,
+        "m.py": """
+            from functools import partial
+            from jax._src import tree_util
+            class Indexer:
+              def gather(self): pass
+            def scatter(leaves, *, treedef):
+              rebuilt = tree_util.tree_unflatten(treedef, leaves)
+              return rebuilt.gather()
+            def update():
+              leaves, treedef = tree_util.tree_flatten(Indexer())
+              return partial(scatter, treedef=treedef)(leaves)
+            """})
+    assert ("m.scatter", "rebuilt.gather", RESOLVED, "m.Indexer.gather") in calls(res)
+
+
 def test_an_array_is_what_an_annotation_says_not_where_a_function_lives():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS,

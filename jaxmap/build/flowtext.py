@@ -16,9 +16,10 @@ resolver parses only what a question needs):
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
 - `("field", name, annotation, line)`: an annotated name on a line of its own, `name: T`
   or `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
-- `("op", name, operator, line)`: an operator or indexing applied to a bare name,
-  each once per owner (`x ** 2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`), not
-  where the other operand is a string, None or a bool;
+- `("op", name, operator, line)`: an operator or indexing applied to a bare name or
+  to one attribute of one not imported (`idx.index < 0`), each once per owner (`x **
+  2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`), not where the other operand is a
+  string, None or a bool;
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
@@ -63,10 +64,12 @@ _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
 _BRACKET_OR_QUOTE = re.compile(rb"[()\[\]{}\"']")
-# An operator, or indexing, applied to a bare name (`x ** 2`, `x[i]`): by the name of the
-# dunder it runs (`pow`, `getitem`), as JAX's tables of Array operators key them.
+# An operator, or indexing, applied to a bare name or one attribute of one (`x ** 2`,
+# `x[i]`, `idx.index < 0`): by the name of the dunder it runs (`pow`, `getitem`), as
+# JAX's tables of Array operators key them.
 _OPERATOR = re.compile(
-    rb"(?<![\w.'\"])([A-Za-z_]\w*)[ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>\[])(?![=>])")
+    rb"(?<![\w.'\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)[ \t]*"
+    rb"(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>\[])(?![=>])")
 _OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//": "floordiv",
                    b"%": "mod", b"**": "pow", b"@": "matmul", b"&": "and", b"|": "or",
                    b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
@@ -149,8 +152,10 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
         seen = set()
         for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
             key = match.group(1, 2)
+            head, dot, _attr = key[0].partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
-                    key[1] != b"[" and _NOT_AN_ARRAY.match(code, match.end())):
+                    key[1] != b"[" and _NOT_AN_ARRAY.match(code, match.end())) \
+                    and not (dot and head in imported):  # `np.pi * x`, `ad.jvps[p]`
                 seen.add(key)
                 found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
                               line_of(match.start())))

@@ -42,6 +42,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "hijax": ("jax._src.hijax", "jax.experimental.hijax"),
     "functools": ("functools",),
     "util": ("jax._src.util", "jaxlib.utils"),  # jax 0.12 takes safe_zip from jaxlib
+    "tree_util": ("jax._src.tree_util",),
 }
 
 
@@ -184,6 +185,11 @@ TRACERS: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
     "loops.scan": ((0, (PYTREE_PARAMETER,)),),
     "conditionals.cond": ((1, (PYTREE_PARAMETER,)), (2, (PYTREE_PARAMETER,))),
 }
+# Pytree functions: `tree_flatten(x)` gives x's structure (beside its leaves), from which
+# `tree_unflatten(structure, leaves)` makes an object of x's class again.
+FLATTEN, UNFLATTEN = "flatten", "unflatten"
+PYTREES: dict[str, str] = {"tree_util.tree_flatten": FLATTEN,
+                           "tree_util.tree_unflatten": UNFLATTEN}
 # Functions that zip like the builtin (JAX modules rebind `zip` to its checked version).
 ZIPS = ("util.safe_zip",)
 
@@ -251,5 +257,6 @@ PRIMITIVE_CLASS_NAMES = frozenset(n for s in PRIMITIVE_CLASSES for n in expand(s
 PRIMITIVE_SUBCLASS_NAMES = frozenset(n for s in PRIMITIVE_SUBCLASSES for n in expand(s))
 ZIP_NAMES = frozenset(n for s in ZIPS for n in expand(s))
 TRACERS_BY_NAME: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = _by_full_name(TRACERS)
+PYTREES_BY_NAME: dict[str, str] = _by_full_name(PYTREES)
 HIJAX_CLASS_BASE_NAMES = frozenset(n for s in HIJAX_CLASS_BASES for n in expand(s))
 HI_PRIMITIVE_BASE_NAMES = frozenset(n for s in HI_PRIMITIVE_BASES for n in expand(s))

@@ -39,6 +39,7 @@ from jaxmap.build.resolve.flowvalues import (
     MOD,
     PARTIAL_OF,
     SUPER,
+    TREEDEF,
     from_names,
     ordered,
     ordered_key,
@@ -122,6 +123,7 @@ class Flow(FlowFacts):
         self._top_names: set[str] = set()  # names module top levels assign
         self._hidden: dict[tuple, set] = {}  # (module, owner) -> its names that hide others
         self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
+        self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self.classes = Hierarchy(names, self._bases)
@@ -332,8 +334,15 @@ class Flow(FlowFacts):
         """Whether a name is an Array by what its owner writes: a parameter annotated
         `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned
         what a function annotated to return an Array returns (or unpacked from what one
-        returning Arrays returns). Operators are everywhere: a deeper look at each
+        returning Arrays returns); `x.attr`, where x holds an instance of a class that
+        annotates the field an Array. Operators are everywhere: a deeper look at each
         would cost the most."""
+        if "." in name:
+            head, _, attr = name.partition(".")
+            return any(ARRAY in self._annotation_tags(*annotated)
+                       for annotated in self._field_types.get(attr, ())) \
+                and any(v[0] == INSTANCE and ARRAY in self._field_tags(v[1], attr)
+                        for v in self._name(module, owner, head))
         if self._traced_as(module, owner, name) == R.ARRAY_PARAMETER:
             return True
         for def_name, _i, params in self._params.get((module, owner, name), ()):
@@ -351,6 +360,47 @@ class Flow(FlowFacts):
                     for v in ordered(self._eval(module, owner, expr.func))):
                 return True
         return False
+
+    def _field_tags(self, cls: str, attr: str) -> frozenset:
+        """ARRAY and/or ARRAYS, as the annotation of field `attr` of a class (or the
+        first class up its MRO that annotates it) says."""
+        for klass in self.classes.mro(cls):
+            annotated = self._field_annotations.get((klass, attr))
+            if annotated is not None:
+                return self._annotation_tags(*annotated)
+        return _EMPTY
+
+    def _annotation_tags(self, module: str, annotation: str, depth: int = 0) -> frozenset:
+        """`array_tags` of an annotation written in `module`, its alternatives that name
+        a type alias of the tree read as the alias's value (`index: Index`, where
+        `Index = StaticIndex | None | Array | np.ndarray`)."""
+        key = (module, annotation)
+        found = self._alias_tags.get(key)
+        if found is None:
+            self._alias_tags[key] = _EMPTY  # while it is computed: a cycle finds nothing
+            tags = set(array_tags(annotation))
+            for alternative in alternatives(annotation) if depth < 4 else ():
+                alias = self._alias(module, alternative) \
+                    if _A_NAME.match(alternative) else None
+                if alias is None:
+                    continue
+                for kind, text, *_line in self._assigned.get(alias, ()):
+                    if kind == "value":
+                        tags |= self._annotation_tags(alias[0], text, depth + 1)
+            found = self._alias_tags[key] = frozenset(tags)
+        return found
+
+    def _alias(self, module: str, text: str) -> tuple | None:
+        """(module, "", name) of the module-level name of the tree that a (dotted) name
+        written at the top level of `module` stands for, if any."""
+        head, dot, rest = text.partition(".")
+        target = self.names.import_target(head, module)
+        if target is None:
+            return (module, "", text) if not dot else None
+        full = f"{target}.{rest}" if dot else target
+        source = self.names.module_of(full)
+        name = full[len(source) + 1:] if source else ""
+        return (source, "", name) if name and "." not in name else None
 
     def _traced_as(self, module: str, owner: str, name: str) -> str | None:
         """What a JAX tracer puts in parameter `name` of a function of `owner` it traces
@@ -470,6 +520,8 @@ class Flow(FlowFacts):
                 found.add(value)  # a generator's yields, taken as its items
             elif value[0] == ARRAYS:
                 found.add(_AN_ARRAY)
+            elif value[0] == TREEDEF:  # `leaves, structure = tree_flatten(x)`
+                found.add(value)
             elif value[0] == INSTANCE and index is not None:  # `helper[i]`: __getitem__
                 found |= self._member_results(value[1], "__getitem__")
             elif value[0] == INSTANCE and index is None:
@@ -806,10 +858,21 @@ class Flow(FlowFacts):
         def argument(arg) -> frozenset:
             return self._eval(module, owner, arg)
 
+        if value[0] == FN and value[1] in R.PYTREES_BY_NAME:
+            return self._pytree(module, owner, node, R.PYTREES_BY_NAME[value[1]])
         if self._bound.reads(value) is None:  # the same for every call: no memo of its own
             return self._bound.results(value, node, argument)
         return self._cached(("results of call", module, owner, value, ast.unparse(node)),
                             lambda: self._bound.results(value, node, argument))
+
+    def _pytree(self, module: str, owner: str, node: ast.Call, role: str) -> frozenset:
+        """`tree_flatten(x)`: the structure of each instance x holds (what unpacking the
+        pair gives, its leaves taken as it); `tree_unflatten(structure, leaves)`: the
+        instances those structures were taken from."""
+        held = self._eval(module, owner, node.args[0]) if node.args else _EMPTY
+        if role == R.FLATTEN:
+            return frozenset((TREEDEF, v) for v in held if v[0] == INSTANCE)
+        return frozenset(v[1] for v in held if v[0] == TREEDEF)
 
     def results(self, value: tuple) -> frozenset:
         """What calling a value returns: what its returns give, and what its return

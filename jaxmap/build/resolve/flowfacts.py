@@ -91,6 +91,8 @@ class FlowFacts:
         self._fields: dict[str, list] = defaultdict(list)  # class -> its annotated names
         # field name -> (module, annotation) of each class body that annotates it
         self._field_types: dict[str, list] = defaultdict(list)
+        # (class, field name) -> (module, annotation)
+        self._field_annotations: dict[tuple, tuple] = {}
         self._operators: dict[str, list] = defaultdict(list)  # module -> (owner, name, op, line)
         self.decorated: set[str] = set()  # qualified names of decorated definitions
         for module, owners in flows.items():
@@ -162,6 +164,7 @@ class FlowFacts:
                     and fact[1] not in self._fields[f"{module}.{cls}"]:
                 self._fields[f"{module}.{cls}"].append(fact[1])
                 self._field_types[fact[1]].append((module, fact[2]))
+                self._field_annotations[(f"{module}.{cls}", fact[1])] = (module, fact[2])
             elif kind == flowtext.CALL:
                 _, callee, args, line = fact
                 self._calls.append((module, owner, callee, args, line))

@@ -7,8 +7,9 @@ definition's; `name` the function's own), `(BOUND, owner, name)` the same bound 
 instance, `(KLASS, qualname)` a class of the tree, `(INSTANCE, qualname)` an instance of one,
 `(MOD, module)` a module, `(BOX, place)` a list, tuple, set or dict written at
 `place`, `(PARTIAL_OF, value, n)` a `functools.partial` of a callable value with `n`
-positional arguments bound. Everything else (constants, what lies outside the tree)
-is no value: a call through it stays unresolved.
+positional arguments bound, `(TREEDEF, instance)` the pytree structure of an instance.
+Everything else (constants, what lies outside the tree) is no value: a call through it
+stays unresolved.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance"
 # (APPLIED_CLOSURE, owner, name, ((parameter, functions), ...)).
 APPLIED_CLOSURE = "applied closure"
 PARTIAL_OF = "partial of"
+TREEDEF = "treedef"
 
 
 def from_names(names: Names, value: tuple, depth: int = 0) -> set:
