@@ -166,6 +166,20 @@ def test_a_returned_closure_is_its_definition():
     assert ("m.use", "make()", RESOLVED, "m.make") in found
 
 
+def test_a_call_of_ones_own_nested_def_is_no_edge_and_a_recursion_is():
+    res = resolve_sources({"m.py": """
+        def outer(xs):
+          def inner(x): return x
+          f = lambda x: x
+          list(map(inner, xs))
+          return inner(xs), f(xs), outer(xs[1:])
+        """})
+    found = calls(res)
+    assert ("m.outer", "outer", RESOLVED, "m.outer") in found
+    assert [text for _c, text, _s, callee in found if callee == "m.outer"] == ["outer"]
+    assert not any(text in ("inner", "f") for _c, text, _s, _t in found)  # nor unresolved
+
+
 def test_a_function_passed_in_is_called_through_the_parameter():
     res = resolve_sources({"m.py": """
         def work(): pass

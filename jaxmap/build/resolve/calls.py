@@ -161,7 +161,13 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     through |= direct  # (where a cycle was cut, one mode may have seen less than the other)
     direct.discard(known)
     through.discard(known)
+    inner = _folded_into(caller, owner, text, through)
+    if inner:
+        direct.discard(caller)
+        through.discard(caller)
     rows = _candidates(caller, text, line, direct, through - direct)
+    if not rows and inner:
+        return []
     if not rows and known is None:
         if status == UNRESOLVED and flow.of_a_container(module, owner, text):
             status = EXTERNAL  # `xs.append(x)` of a list written here
@@ -219,11 +225,24 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRo
         if caller is None:
             continue
         found = _targets(flow, ids, direct)
-        edges = _candidates(caller, text, line, found, _targets(flow, ids, through) - found)
+        held = _targets(flow, ids, through) - found
+        if _folded_into(caller, owner, text, found | held):
+            found.discard(caller)
+            held.discard(caller)
+            if not found and not held:
+                continue
+        edges = _candidates(caller, text, line, found, held)
         if edges or not flow.is_operator(text):  # an operator names no call when unknown
             rows += edges or [CallRow(caller, None, text,
                                       _unnamed_implicit(flow, module, owner, text), line)]
     return rows
+
+
+def _folded_into(caller: int, owner: str, text: str, targets: set[int]) -> bool:
+    """Whether a call may be of its caller's own nested def or lambda, not by the
+    caller's own name (a recursion): a call within one definition, as the index folds
+    them into it, which is no edge."""
+    return caller in targets and text.rpartition(".")[2] != owner.rpartition(".")[2]
 
 
 def _unnamed_implicit(flow: Flow, module: str, owner: str, text: str) -> str:
