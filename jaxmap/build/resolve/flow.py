@@ -85,6 +85,14 @@ _ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES
 _EMPTY: frozenset = frozenset()
 
 
+def _folded(value: tuple) -> bool:
+    """Whether a value is a nested def, a lambda or a closure a call made, which the
+    index folds into the definition around it: an edge to that definition stands for
+    a part of its body, not all of it."""
+    return value[0] == APPLIED_CLOSURE \
+        or value[0] in (FN, BOUND) and value[2] != value[1].rpartition(".")[2]
+
+
 def _is_container(node) -> bool:
     """Whether an expression makes a list, tuple, set or dict (a literal, a
     comprehension, or `list(...)`, `dict(...)`, `set(...)`, `tuple(...)`)."""
@@ -635,8 +643,11 @@ class Flow(FlowFacts):
             if def_name == name:
                 found.add((FN, self._qual(module, owner), name))
         for def_name, i, params in self._params.get((module, owner, name), ()):
-            if self._through or self._handed_once(module, owner, def_name, i, name):
+            if self._through:
                 found |= self._argument(module, owner, def_name, i, name)
+            elif self._handed_once(module, owner, def_name, i, name):
+                found |= {v for v in self._argument(module, owner, def_name, i, name)
+                          if not _folded(v)}
             for param, default, annotation in parameters(params):
                 if param != name:
                     continue
@@ -962,11 +973,13 @@ class Flow(FlowFacts):
     # -- parameters ----------------------------------------------------------------------
     def _handed_once(self, module: str, owner: str, def_name: str, index: int,
                      param: str) -> bool:
-        """Whether one call site alone hands a function's parameter a value (once the
-        sites are all known): the parameter holds what that call hands it, as its
-        caller's own names would, and a call through it is no other caller's choice
-        (`partial(_scatter_impl, treedef=treedef)`, however often the partial is called)."""
-        if self._sites is None:
+        """Whether one call site alone hands a private function's parameter a value
+        (once the sites are all known): the parameter holds what that call hands it, as
+        its caller's own names would, and a call through it is no other caller's choice
+        (`partial(_scatter_impl, treedef=treedef)`, however often the partial is called).
+        A public function (no leading underscore, or a dunder) is also called from outside
+        the tree, with anything."""
+        if self._sites is None or not def_name.startswith("_") or def_name.endswith("__"):
             return False
         handing = 0
         for _m, _o, positional, keywords, first in self._sites.get(
