@@ -180,6 +180,31 @@ def test_a_call_of_ones_own_nested_def_is_no_edge_and_a_recursion_is():
     assert not any(text in ("inner", "f") for _c, text, _s, _t in found)  # nor unresolved
 
 
+def test_what_is_set_on_one_of_many_instances_is_not_their_classs():
+    res = resolve_sources({"m.py": """
+        class Primitive:
+          def __init__(self, name): self.name = name
+          def bind(self, x): return x
+        def _remat_bind(x): return x
+        a_p = Primitive("a")
+        remat_p = Primitive("remat")
+        remat_p.bind = _remat_bind
+        class State:
+          pass
+        state = State()
+        def _hook(): pass
+        state.hook = _hook
+        def use(p: Primitive, x):
+          state.hook()
+          return p.bind(x)
+        """})
+    found = calls(res)
+    assert ("m.use", "p.bind", RESOLVED, "m.Primitive.bind") in found
+    assert ("m.use", "state.hook", RESOLVED, "m._hook") in found  # the one State made
+    # Any Primitive may be remat_p: a call that binds walks do not follow.
+    assert ("m.use", "p.bind", THROUGH, "m._remat_bind") in found
+
+
 def test_a_function_passed_in_is_called_through_the_parameter():
     res = resolve_sources({"m.py": """
         def work(): pass

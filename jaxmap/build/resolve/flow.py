@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Callable
 
 from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
@@ -77,6 +77,7 @@ _CONTAINER_TYPES = frozenset({"list", "dict", "set", "tuple"})
 # function a JAX tracer calls (R.TRACERS); its methods and properties are read from the
 # tables of `_ARRAY_MODULE` in the tree.
 _AN_ARRAY = (ARRAY,)
+_CONSTRUCTED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\(")  # `x = core.Cls(...`
 _A_NAME = re.compile(r"[A-Za-z_][\w.]*\Z")  # a class named in an annotation (`core.Jaxpr`)
 _ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
@@ -132,6 +133,7 @@ class Flow(FlowFacts):
         self._hidden: dict[tuple, set] = {}  # (module, owner) -> its names that hide others
         self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
         self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
+        self._made: dict[str, int] | None = None  # a class's name -> how many it makes
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self.classes = Hierarchy(names, self._bases)
@@ -746,7 +748,7 @@ class Flow(FlowFacts):
         for module, owner, head, value in foreign:
             head_expr = parse_text(head)
             heads = self._eval(module, owner, head_expr) if head_expr is not None else _EMPTY
-            if (tag, cls) in heads:
+            if (tag, cls) in heads and (tag == KLASS or self._through or self._made_once(cls)):
                 found |= self._value(module, owner, value)
             elif tag == INSTANCE and not heads.isdisjoint(classes):
                 # `EvalTrace.process_shard_map = _shard_map_impl`: a method of its
@@ -754,6 +756,25 @@ class Flow(FlowFacts):
                 found |= {(BOUND, *v[1:]) if v[0] == FN else v
                           for v in self._value(module, owner, value)}
         return found
+
+    def _made_once(self, cls: str) -> bool:
+        """Whether the tree makes one instance of a class of that name at most, as its
+        text says (calls of the name from one definition or top level, and no two
+        module-level names assigned one): what is set on that one instance
+        (`_profile_state.log_dir = ...`) is set on every value of it the flow knows; on
+        one of many (`remat_p.bind = _remat_bind`, of JAX's hundreds of primitives) it
+        is that one's alone, which the flow does not follow: any instance may be that
+        one, so a call through one is `through` (`eqn.primitive.is_high()`)."""
+        if self._made is None:
+            callers = Counter(
+                name.rpartition(".")[2] for _m, (_p, facts) in self.names.modules.items()
+                for callees in facts.callees.values() for name, _l, called in callees if called)
+            assigned = Counter(
+                made.group(1) for (_m, owner, _n), facts in self._assigned.items() if not owner
+                for kind, text, *_line in facts
+                if kind == "value" and (made := _CONSTRUCTED.match(text)))
+            self._made = {name: max(n, assigned[name]) for name, n in callers.items()}
+        return self._made.get(cls.rpartition(".")[2], 0) <= 1
 
     def _annotated(self, attr: str) -> frozenset:
         """`x.attr` of a value the flow does not know: an instance of the class of the
