@@ -133,15 +133,8 @@ class Registrations:
         parameters named `..._rule` (`partial(standard_abstract_eval, prim, shape_rule,
         dtype_rule, ...)`): (parameter, the function it holds), each a rule of its own
         whose kind is the parameter's name, as the tree's own signature writes it."""
-        if rule[0] != PARTIAL or rule[1][0] != FUNC:
-            return []
-        spec = self.names.facts(rule[1][1]).funcs.get(rule[1][2])
-        if spec is None:
-            return []
-        bound = bind_params(spec.params, rule[2], rule[3])
-        return [(param, bound[i]) for i, param in enumerate(spec.params)
-                if param.endswith(RECEIVED_RULE_SUFFIX) and i in bound
-                and is_callable(bound[i])]
+        return [(param, value) for param, value in self._partial_functions(rule)
+                if param.endswith(RECEIVED_RULE_SUFFIX)]
 
     def _handed(self, rule: tuple, depth: int = 0) -> list[tuple[str, Place]]:
         """(parameter, function of the tree) of what the partial a rule is made from
@@ -152,20 +145,25 @@ class Registrations:
         if rule[0] == APPLIED:  # the argument `_function_ref` names the rule by
             arg = next((a for a in rule[2] if self._function_ref(a, depth + 1)), None)
             return self._handed(arg, depth + 1) if arg is not None else []
+        found = []
+        for param, value in self._partial_functions(rule):
+            place = self._function_ref(value, depth + 1) \
+                if not param.endswith(RECEIVED_RULE_SUFFIX) else None
+            if place is not None:
+                found.append((param, place))
+        return found
+
+    def _partial_functions(self, rule: tuple) -> list[tuple[str, tuple]]:
+        """(parameter, value) of the callables a partial of a function of the tree
+        binds, by its function's parameter names."""
         if rule[0] != PARTIAL or rule[1][0] != FUNC:
             return []
         spec = self.names.facts(rule[1][1]).funcs.get(rule[1][2])
         if spec is None:
             return []
         bound = bind_params(spec.params, rule[2], rule[3])
-        found = []
-        for i, param in enumerate(spec.params):
-            if i in bound and is_callable(bound[i]) \
-                    and not param.endswith(RECEIVED_RULE_SUFFIX):
-                place = self._function_ref(bound[i], depth + 1)
-                if place is not None:
-                    found.append((param, place))
-        return found
+        return [(param, bound[i]) for i, param in enumerate(spec.params)
+                if i in bound and is_callable(bound[i])]
 
     def _function_ref(self, rule: tuple, depth: int = 0) -> Place | None:
         """The named function a rule value is, or is made from."""
