@@ -46,6 +46,17 @@ def _wrapped(fn):
     return abstract_eval
 
 
+def _argnum_weak_type(*argnums):
+    return lambda *args, **_: all(args[i] for i in argnums)
+
+
+def test_verify_names_a_live_lambda_also_by_the_function_that_made_it():
+    here = str(Path(__file__).resolve())
+    found = verify.rule_functions(_argnum_weak_type(0))
+    assert {(here, "<lambda>"), (here, "_argnum_weak_type")} <= found
+    assert verify.rule_functions(_shape) == {(here, "_shape")}
+
+
 def test_verify_reads_the_partial_in_a_live_abstract_eval():
     live = _wrapped(partial(_abstract_eval, "prim", _shape, _dtype, None))
     assert verify.received_rules(live) == [("shape_rule", _shape), ("dtype_rule", _dtype)]

@@ -683,6 +683,27 @@ def test_or_and_is_and_conditional_expressions_are_followed():
     assert rules(res, "c")[2] == ("dtype_rule", None, "_default")
 
 
+def test_a_rule_factorys_lambda_is_truthy_and_named_by_the_factory():
+    """`layout_rule=_argnum_layout(0)` handed to a helper that writes `layout_rule or
+    _default`: the factory returns a lambda, so the `or` gives it, and the rule is the
+    factory's (the index folds the lambda into it); a wrapper's argument still names it."""
+    res = resolve_sources({"m.py": RECEIVING_HELPER + textwrap.dedent("""
+        def _default(*a): pass
+        def _argnum_layout(*argnums):
+          return lambda *args, **_: all(args[i] for i in argnums)
+        def _index(f, i):
+          return lambda *args: f(*args)[i]
+        def make(name, layout_rule=None):
+          return standard_primitive(_shape, _dtype, name, layout_rule=layout_rule or _default)
+        a_p = make('a', _argnum_layout(0))
+        b_p = make('b', _index(_layout, 0))
+        c_p = make('c')
+        """)})
+    assert rules(res, "a")[-1] == ("layout_rule", None, "_argnum_layout")
+    assert rules(res, "b")[-1] == ("layout_rule", None, "_layout")
+    assert rules(res, "c")[-1] == ("layout_rule", None, "_default")
+
+
 def test_a_name_assigned_under_an_if_on_a_parameter_is_decided_per_call():
     """`if sharding_rule is None and batched: sharding_rule = default` in a helper: each
     call runs the helper with its own arguments, so the branch is taken or not."""

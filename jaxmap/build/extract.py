@@ -64,10 +64,12 @@ _ORDER = {"function": 0, "class": 0, "decorated": 0, "loop": 0, "type_alias": 0,
           "delete": 1, "import": 2}
 # A function body without any of these words can neither build a primitive nor
 # register a rule, so its statements are not walked (most of JAX's code).
-# `super().__init__(...)`: a Primitive subclass may pass its name there.
+# `super().__init__(...)`: a Primitive subclass may pass its name there. `return
+# lambda`: a rule factory, whose result a helper may test (`weak_type_rule or default`).
 _MAY_REGISTER = re.compile(
     rb"Primitive|primitive|def_[a-z]|register|rules|batchers|defjvp|deflinear|defbilinear"
-    rb"|defvectorized|defbroadcasting|defreducer|_lowerings|super\(\)\.__init__\(")
+    rb"|defvectorized|defbroadcasting|defreducer|_lowerings|super\(\)\.__init__\("
+    rb"|return lambda")
 # `x_p = helper(...)`: helper builds a primitive whatever words its body uses, so its
 # body is walked even without any of the words above. The search starts at `_p` (a
 # literal is found fast); what comes before it on the line is checked on each match.

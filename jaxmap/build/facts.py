@@ -47,6 +47,7 @@ SYM = "sym"  # (SYM, "qualified.name"): outside the tree, or a variable not trac
 PARTIAL = "partial"  # (PARTIAL, callee, args, kwargs[, (module, name, line)]):
                      # functools.partial(...), with the module-level name it is bound to
 APPLIED = "applied"  # (APPLIED, callee, args): the result of a call not followed
+MADE = "made"  # (MADE, factory, args): the lambda a call of a rule factory returns
 METHOD = "method"  # (METHOD, target, "name"): a bound method, e.g. p.def_impl
 RULES = "rules"  # (RULES, (rule, ...)): one registration's functions (defbilinear's two)
 INSTANCE = "inst"  # (INSTANCE, class, k): the k-th object of a class of the tree made

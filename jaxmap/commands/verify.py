@@ -359,7 +359,8 @@ def _items(table) -> list:
 
 def rule_functions(rule, depth: int = 0) -> set[tuple[str, str]]:
     """(source file, function name) of every function a stored rule object reaches:
-    through partial's function and arguments, closure cells, `__wrapped__`, `.rule`."""
+    through partial's function and arguments, closure cells, `__wrapped__`, `.rule`; a
+    nested function or lambda also as the definition that made it."""
     import functools
 
     found: set[tuple[str, str]] = set()
@@ -368,6 +369,9 @@ def rule_functions(rule, depth: int = 0) -> set[tuple[str, str]]:
     code = getattr(rule, "__code__", None)
     if code is not None:
         found.add((os.path.realpath(code.co_filename), rule.__name__))
+        maker = getattr(rule, "__qualname__", "").partition(".<locals>.")[0]
+        if maker != rule.__qualname__:  # a lambda or closure: the index folds it into its maker
+            found.add((os.path.realpath(code.co_filename), maker.rpartition(".")[2]))
         for cell in getattr(rule, "__closure__", None) or ():
             try:
                 contents = cell.cell_contents

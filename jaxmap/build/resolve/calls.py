@@ -23,6 +23,7 @@ from jaxmap.build.facts import (
     APPLIED,
     CLASS,
     FUNC,
+    MADE,
     METHOD,
     MODULE,
     NAME,
@@ -315,7 +316,7 @@ def _definition(names: Names, value: tuple, depth: int = 0) -> str | None:
         return f"{value[1]}.{value[2]}"
     if tag == PARTIAL and depth < MAX_HOPS:
         return _definition(names, value[1], depth + 1)
-    if tag == APPLIED and depth < MAX_HOPS:  # `jit(f)`, `api_boundary(f)`: f is called
+    if tag in (APPLIED, MADE) and depth < MAX_HOPS:  # `jit(f)`, `api_boundary(f)`: f is called
         for arg in value[2]:
             found = _definition(names, arg, depth + 1)
             if found:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from jaxmap.build.facts import APPLIED, CLASS, FUNC, MODULE, PRIM, STR, SYM, TUPLE
+from jaxmap.build.facts import APPLIED, CLASS, FUNC, MADE, MODULE, PRIM, STR, SYM, TUPLE
 from jaxmap.build.resolve.calls import Reach
 from jaxmap.build.resolve.findings import Findings
 from jaxmap.build.resolve.names import Names
@@ -118,7 +118,7 @@ def _definition_key(names: Names, findings: Findings, value: tuple, leaf: str
         module, _, attr = value[1].rpartition(".")
         if module in names.modules:
             return module, attr
-    if tag == APPLIED:
+    if tag in (APPLIED, MADE):
         wrapped = [a for a in value[2] if a[0] in (FUNC, CLASS) and a[2] == leaf]
         return (wrapped[0][1], wrapped[0][2]) if wrapped else None
     return None

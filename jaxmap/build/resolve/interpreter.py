@@ -26,6 +26,7 @@ from jaxmap.build.facts import (
     INSTANCE,
     ISA,
     LAMBDA,
+    MADE,
     METHOD,
     MODULE,
     NAME,
@@ -79,7 +80,7 @@ from jaxmap.build.resolve.values import (
 from jaxmap.knowledge import registrars as R
 
 _KEPT_AT_MODULE_LEVEL = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, PARTIAL, STR, DICT, INSTANCE,
-                                   APPLIED, LAMBDA, SYM, CLOSURE})
+                                   APPLIED, MADE, LAMBDA, SYM, CLOSURE})
 _MODULE_VALUES = ".__dict__.values"
 _ZIP = (SYM, "zip")
 _MAX_INLINE_DEPTH = 8  # lambdas and nested functions calling others (or themselves)
@@ -552,8 +553,11 @@ class Interpreter:
                                         subst(platform), rule, ctx,
                                         tuple(g for g in guards if truth_of(g[0]) is None),
                                         conditions)
-        returned = subst(summary.returns) if summary.returns != UNKNOWN \
-            else (APPLIED, func, args)
+        if summary.returns[0] == LAMBDA:  # a rule factory (`_argnum_weak_type(0)`)
+            returned = (MADE, func, args)
+        else:
+            returned = subst(summary.returns) if summary.returns != UNKNOWN \
+                else (APPLIED, func, args)
         if with_args.exceeded or with_new.exceeded:
             self.findings.diagnose(ctx.site_in, ctx.site[0], f"a value passed to or returned "
                                    f"by {func[1]}.{func[2]} nests too deep to follow: parts "

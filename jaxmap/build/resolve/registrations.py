@@ -9,6 +9,7 @@ from jaxmap.build.facts import (
     CLOSURE,
     FUNC,
     INSTANCE,
+    MADE,
     METHOD,
     NEW,
     PARAM,
@@ -183,13 +184,14 @@ class Registrations:
         if tag == METHOD and rule[1][0] == INSTANCE:  # `self._abstract_eval` of an object
             method = self.objects.method(rule[1][1], rule[2])
             return self._function_ref(method, depth + 1) if method is not None else None
-        if tag == APPLIED:
+        if tag in (APPLIED, MADE):
             for arg in rule[2]:
                 found = self._function_ref(arg, depth + 1)
                 if found is not None:
                     return found
-            # A rule factory (`_unary_rule(jnp.negative)`) names the rule; JAX's own
-            # wrappers (`mlir.lower_fun`, `mlir.cache_lowering`) do not.
+            # A rule factory (`_unary_rule(jnp.negative)`, `_argnum_weak_type(0)`: the
+            # lambda it makes, folded into it) names the rule; JAX's own wrappers
+            # (`mlir.lower_fun`, `mlir.cache_lowering`) do not.
             callee = rule[1]
             if callee[0] == FUNC and not callee[1].startswith(_MACHINERY):
                 return self._function_ref(callee, depth + 1)

@@ -20,6 +20,7 @@ from jaxmap.build.facts import (
     IS,
     ISA,
     LAMBDA,
+    MADE,
     METHOD,
     MODULE,
     NAME,
@@ -39,13 +40,13 @@ from jaxmap.build.facts import (
 )
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
-_CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE})
-_ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM})
+_CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE, MADE})
+_ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM, MADE})
 _NONE = (CONST, None)
 _DECIDED_PER_CALL = frozenset({IS, AND, OR, ISA})
 # Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
 KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
-                         CLOSURE, INSTANCE})
+                         CLOSURE, INSTANCE, MADE})
 
 
 def canonical(value: tuple) -> str | None:
@@ -258,8 +259,8 @@ class Rewrite:
         if tag == PARTIAL:
             return (PARTIAL, self._rewrite(value[1], inner), self._all(value[2], inner),
                     *value[3:])
-        if tag == APPLIED:
-            return (APPLIED, self._rewrite(value[1], inner), self._all(value[2], inner))
+        if tag in (APPLIED, MADE):
+            return (tag, self._rewrite(value[1], inner), self._all(value[2], inner))
         if tag in (TUPLE, RULES):
             return (tag, self._all(value[1], inner))
         if tag == METHOD:  # self.jvp, with self bound at the call site
