@@ -403,14 +403,11 @@ class Flow(FlowFacts):
     def _alias(self, module: str, text: str) -> tuple | None:
         """(module, "", name) of the module-level name of the tree that a (dotted) name
         written at the top level of `module` stands for, if any."""
-        head, dot, rest = text.partition(".")
-        target = self.names.import_target(head, module)
-        if target is None:
-            return (module, "", text) if not dot else None
-        full = f"{target}.{rest}" if dot else target
-        source = self.names.module_of(full)
-        name = full[len(source) + 1:] if source else ""
-        return (source, "", name) if name and "." not in name else None
+        imported = self._import_target(module, "", text)
+        if imported is not None:
+            return (imported[0], "", imported[1])
+        return (module, "", text) if "." not in text \
+            and self.names.import_target(text, module) is None else None
 
     def _traced_as(self, module: str, owner: str, name: str) -> str | None:
         """What a JAX tracer puts in parameter `name` of a function of `owner` it traces
@@ -698,8 +695,12 @@ class Flow(FlowFacts):
 
     def _import_target(self, module: str, owner: str, name: str) -> tuple | None:
         """(module, name) of the module-level name of the tree that an import of
-        `name` in `owner` (or around it) binds, if any."""
-        target = self.names.import_target(name, module, owner)
+        `name` in `owner` (or around it) binds, if any; of a dotted name, what its
+        first name's import binds, then the rest (`scatter.Index`)."""
+        head, dot, rest = name.partition(".")
+        target = self.names.import_target(head, module, owner)
+        if target is not None and dot:
+            target = f"{target}.{rest}"
         source = self.names.module_of(target) if target is not None else None
         if target is None or source is None:
             return None
