@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--callers", default="jax._src.lax.parallel.psum")
     args = parser.parse_args()
     from jaxmap import roots
-    from jaxmap.build import discover
+    from jaxmap.indexing import discover
 
     root = roots.resolve_root(args.root)
     files = discover.list_files(root).files
@@ -66,7 +66,7 @@ def main() -> None:
 
 def _parse_once(root: str, files) -> float:
     """Every file parsed once by tree-sitter on one core, reading included."""
-    from jaxmap.build import parse
+    from jaxmap.indexing import parse
 
     start = time.perf_counter()
     for source in files:
@@ -87,7 +87,7 @@ def _timed(command: list[str], env: dict) -> tuple[float, int]:
 def _reindex(root: str, cache: str) -> float:
     """build_index with nothing changed, in this process (best of three)."""
     os.environ["JAXMAP_CACHE_DIR"] = cache
-    from jaxmap.build import indexer
+    from jaxmap.indexing import indexer
 
     times = []
     for _ in range(3):

@@ -55,7 +55,7 @@ def _line(label: str, value: str, target: str = "") -> None:
 
 
 def cold_index(root: Path, repeat: int) -> None:
-    from jaxmap.build import discover, indexer, parse
+    from jaxmap.indexing import discover, indexer, parse
 
     files = discover.list_files(root).files
     parse_times, index_times = [], []
@@ -79,7 +79,7 @@ def cold_index(root: Path, repeat: int) -> None:
 def phases(root: Path) -> None:
     """One more cold index, timed by phase: extraction runs on every core, the rest
     on one, so on few cores the serial phases decide how far the ratio can fall."""
-    from jaxmap.build import indexer, resolve, worker
+    from jaxmap.indexing import indexer, resolve, worker
     from jaxmap.store import write as store
 
     spent: dict[str, float] = {}
@@ -114,7 +114,7 @@ def phases(root: Path) -> None:
 
 
 def reindex(root: Path, repeat: int) -> None:
-    from jaxmap.build import indexer
+    from jaxmap.indexing import indexer
 
     indexer.build_index(root)
     in_process = []
@@ -156,7 +156,7 @@ def locate_end_to_end(root: Path, repeat: int) -> None:
 
 
 def peak_memory(root: Path) -> None:
-    code = ("import resource, sys; from jaxmap.build import indexer; "
+    code = ("import resource, sys; from jaxmap.indexing import indexer; "
             "indexer.build_index(sys.argv[1], rebuild=True); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")

@@ -104,7 +104,7 @@ def unresolved(root: str) -> None:
 
 def cold(root: str, repeat: int, baseline: Path) -> None:
     code = ("import sys, time; sys.path.insert(0, sys.argv[1]); "
-            "from jaxmap.build import indexer; t = time.perf_counter(); "
+            "from jaxmap.indexing import indexer; t = time.perf_counter(); "
             "indexer.build_index(sys.argv[2], rebuild=True); print(time.perf_counter() - t)")
     times: dict[str, list[float]] = {"call graph": [], "baseline": []}
     for _ in range(max(3, repeat // 2)):  # alternating, so machine noise hits both alike

@@ -37,8 +37,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from jaxmap import roots
-from jaxmap.build import discover, worker
-from jaxmap.build.resolve import resolve
+from jaxmap.flow.graph import call_graph
+from jaxmap.indexing import discover, worker
+from jaxmap.indexing.resolve import resolve
 
 
 def main() -> None:
@@ -141,7 +142,7 @@ def _jaxmap_edges(folder: Path) -> set[tuple[str, str]]:
         errors = [f["error"] for f in facts.values() if f.get("error")]
         if errors:
             raise _NotIndexed("; ".join(errors))
-        resolution = resolve(facts)
+        resolution = resolve(facts, graph=call_graph)
     except _NotIndexed:
         raise
     except Exception as error:  # a crash is what this benchmark reports, not stops at

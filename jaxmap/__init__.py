@@ -13,7 +13,7 @@ __all__ = ["build_index", "ensure_index", "open_index", "__version__"]
 
 def __getattr__(name):
     if name in ("build_index", "ensure_index"):
-        from jaxmap.build import indexer
+        from jaxmap.indexing import indexer
 
         return getattr(indexer, name)
     if name == "open_index":

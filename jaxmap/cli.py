@@ -90,7 +90,7 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
 def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: bool,
           as_json: bool) -> None:
     """Build or refresh the index (only changed files are parsed again)."""
-    from jaxmap.build.indexer import build_index
+    from jaxmap.indexing.indexer import build_index
     from jaxmap.render import text
 
     if snapshot_file:

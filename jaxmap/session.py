@@ -1,5 +1,5 @@
 """The facade between the front ends and the two sides of the index: it decides when to
-build (build/) and opens what was built for reading (store/read.py).
+build (indexing/) and opens what was built for reading (store/read.py).
 
 `open_index` serves one command; a `Session` keeps an index open across many queries
 (the MCP and LSP servers'). Each `Session.index()` call checks the indexed files by
@@ -18,7 +18,7 @@ from jaxmap.store.read import Index, open_file
 def open_index(root=None, *, progress=None, graph: bool = False) -> Index:
     """Open the index of `root` for queries, building or refreshing it first if needed;
     with `graph`, an index that holds the call graph (built now if it does not)."""
-    from jaxmap.build import indexer
+    from jaxmap.indexing import indexer
 
     path, _ = indexer.ensure_index(root, progress=progress, graph=graph)
     return open_file(path)
@@ -35,7 +35,7 @@ class Session:
     def index(self, graph: bool = False) -> Index:
         """The index of `root`, current with the files on disk; with `graph`, holding
         the call graph."""
-        from jaxmap.build import indexer
+        from jaxmap.indexing import indexer
 
         path, _ = indexer.ensure_index(self.root, graph=graph)
         stamp = _stamp(path)
@@ -49,7 +49,7 @@ class Session:
     def open_as_is(self) -> None:
         """Open the index of `root` as it is on disk, however stale, if there is a
         readable one; `refresh` then brings it up to date."""
-        from jaxmap.build import indexer
+        from jaxmap.indexing import indexer
 
         path = indexer.index_file(self.root)
         if os.path.isfile(path):
@@ -66,14 +66,14 @@ class Session:
         """Bring the index file up to date with the files on disk (with the call graph
         unless told not to), without opening it: safe in a worker thread while another
         thread reads `current()`. The indexer's report, or None when nothing changed."""
-        from jaxmap.build import indexer
+        from jaxmap.indexing import indexer
 
         return indexer.ensure_index(self.root, graph=graph)[1]
 
     def reopen(self) -> bool:
         """Open the index file again if it was replaced since it was opened (on the
         thread that reads it); whether it was."""
-        from jaxmap.build import indexer
+        from jaxmap.indexing import indexer
 
         path = indexer.index_file(self.root)
         stamp = _stamp(path)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import textwrap
 
-from jaxmap.build import discover, extract
-from jaxmap.build.resolve import Resolution, resolve
+from jaxmap.flow.graph import call_graph
+from jaxmap.indexing import discover, extract
+from jaxmap.indexing.resolve import Resolution, resolve
 from jaxmap.store.records import PrimitiveRecord
 
 
@@ -20,7 +21,7 @@ def resolve_sources(sources: dict[str, str]) -> Resolution:
     for path, text in sources.items():
         module, is_package = discover.module_name(path)
         files[path] = extract.extract(textwrap.dedent(text).encode(), module, is_package)
-    return resolve(files)
+    return resolve(files, graph=call_graph)
 
 
 def primitive(resolution: Resolution, name: str) -> PrimitiveRecord:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap.build import parse
+from jaxmap.indexing import parse
 
 PACKAGE = Path(__file__).resolve().parent.parent / "jaxmap"
 # Heavy or special imports, and the only modules allowed to make them.
@@ -140,7 +140,7 @@ def test_only_render_builds_multiline_text():
     """Output text is render/'s; scaffold/ builds the files it generates, parse.py the
     source of its queries."""
     offenders = [f"{name}:{node.lineno}" for name, tree in _package_files()
-                 if not name.startswith(("render/", "scaffold/")) and name != "build/parse.py"
+                 if not name.startswith(("render/", "scaffold/")) and name != "indexing/parse.py"
                  for _, func, node in _calls(tree)
                  if func == "join" and isinstance(node.func.value, ast.Constant)
                  and node.func.value.value == "\n"]
@@ -164,7 +164,7 @@ def _tag_checks(path: Path) -> list[str]:
 
 
 def _fact_tags() -> set[str]:
-    from jaxmap.build import facts
+    from jaxmap.indexing import facts
 
     tags = {value for name, value in vars(facts).items()
             if name.isupper() and isinstance(value, str)}
@@ -173,9 +173,10 @@ def _fact_tags() -> set[str]:
 
 _TAGS = _fact_tags()
 # extract.py and the modules it reads values and call texts with, and the resolver.
-_FACT_READERS = [*(PACKAGE / "build" / name for name in ("extract.py", "nodevalues.py",
+_FACT_READERS = [*(PACKAGE / "indexing" / name for name in ("extract.py", "nodevalues.py",
                                                           "calltext.py")),
-                 *sorted((PACKAGE / "build/resolve").glob("*.py"))]
+                 *sorted((PACKAGE / "indexing/resolve").glob("*.py")),
+                 *sorted((PACKAGE / "flow").glob("*.py"))]
 
 
 @pytest.mark.parametrize("path", _FACT_READERS, ids=lambda p: p.name)
@@ -189,17 +190,18 @@ _LAYERS = {
     "errors": set(), "models": set(), "roots": {"errors"},
     "knowledge": {"models", "errors"},
     "store": {"models", "knowledge", "roots", "errors", "jaxmap"},
-    "build": {"store", "knowledge", "models", "roots", "errors"},
+    "indexing": {"flow", "store", "knowledge", "models", "roots", "errors"},
+    "flow": {"indexing", "store", "knowledge", "models", "roots", "errors"},
     "commands": {"store", "knowledge", "models", "roots", "errors"},
     "render": {"knowledge", "models", "errors"},
-    "session": {"build", "store", "errors"},
+    "session": {"indexing", "store", "errors"},
     "scaffold": {"session", "commands", "render", "store", "knowledge", "models", "roots",
                  "errors"},
 }
 
 
 def _layer(module: str) -> str:
-    """`jaxmap.build.resolve.calls` -> `build`; `jaxmap.cli` -> `cli`; `jaxmap` -> `jaxmap`."""
+    """`jaxmap.flow.calls` -> `build`; `jaxmap.cli` -> `cli`; `jaxmap` -> `jaxmap`."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap.build.indexer import build_index
 from jaxmap.cli import main
 from jaxmap.commands.locate import locate
 from jaxmap.errors import JaxmapError, RootError
+from jaxmap.indexing.indexer import build_index
 from jaxmap.roots import resolve_root
 from jaxmap.session import open_index
 from jaxmap.store import write as store
@@ -149,7 +149,7 @@ def test_messy_tree_still_indexes(messy):
 
 
 def test_huge_and_deeply_nested_files_do_not_stop_the_index(tree):
-    from jaxmap.build.discover import MAX_FILE_BYTES
+    from jaxmap.indexing.discover import MAX_FILE_BYTES
 
     filler = "x = 1\n" * (MAX_FILE_BYTES // 6 + 1)
     write(tree, "pkg/huge.py", "from jax._src import core\nhuge_p = core.Primitive('huge')\n"
@@ -195,7 +195,7 @@ def test_unreadable_file_is_skipped(tree):
 def test_file_that_vanishes_after_discovery_is_a_diagnostic(tree, monkeypatch, capsys):
     """A file listed by discovery but gone when read is reported, not fatal (runs as
     root too, unlike the chmod test above)."""
-    from jaxmap.build import discover
+    from jaxmap.indexing import discover
 
     gone = write(tree, "pkg/gone.py", GOOD.replace("good", "gone"))
     list_files = discover.list_files
@@ -403,7 +403,7 @@ def test_two_threads_build_at_once(wide):
 
 
 def test_two_processes_build_at_once(wide):
-    code = ("import sys; from jaxmap.build.indexer import build_index; "
+    code = ("import sys; from jaxmap.indexing.indexer import build_index; "
             "r = build_index(sys.argv[1], rebuild=True); print(r.primitives)")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     procs = [subprocess.Popen([sys.executable, "-c", code, str(wide)], env=env,

@@ -9,8 +9,8 @@ import re
 from markers import mark
 from test_cli import assert_one_line_error, run, run_json
 
-from jaxmap.build.resolve.calls import MAX_CERTAIN
 from jaxmap.cli import main
+from jaxmap.flow.calls import MAX_CERTAIN
 
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "found",
              "registrations", "total", "offset", "truncated", "next_offset"}

@@ -6,7 +6,7 @@ import textwrap
 
 from inline import resolve_sources
 
-from jaxmap.build.extract import extract
+from jaxmap.indexing.extract import extract
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, UNRESOLVED
 
 CORE = "from jax._src import core\n"

@@ -15,9 +15,9 @@ import pytest
 from conftest import FIXTURES
 from inline import primitive, resolve_sources
 
-import jaxmap.build.resolve as resolve_package
-from jaxmap.build import indexer
-from jaxmap.build.resolve import interpreter as interpreter_module
+import jaxmap.indexing.resolve as resolve_package
+from jaxmap.indexing import indexer
+from jaxmap.indexing.resolve import interpreter as interpreter_module
 
 
 @pytest.mark.parametrize("enabled", [True, False])

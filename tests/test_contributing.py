@@ -14,7 +14,7 @@ PACKAGE = REPO / "jaxmap"
 PAGE = (REPO / "CONTRIBUTING.md").read_text()
 # A backticked name that is a path: it has a folder in it or a file suffix.
 _PATH = re.compile(r"`([\w./-]+(?:/|\.(?:py|md|j2|scm|toml|cc)))`")
-# Every package of Python modules (build/patterns/ holds only queries), and every
+# Every package of Python modules (indexing/patterns/ holds only queries), and every
 # top-level module but the package's own and `python -m jaxmap`'s.
 _DOCUMENTED = sorted([p for p in PACKAGE.rglob("__init__.py")
                       if any(m.name != "__init__.py" for m in p.parent.glob("*.py"))]

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from jaxmap import roots
-from jaxmap.build import discover, worker
+from jaxmap.indexing import discover, worker
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="helpers are forked")
 

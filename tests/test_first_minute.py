@@ -62,7 +62,7 @@ def test_a_diff_against_a_tree_without_primitives_warns(plain_tree, capsys):
 
 def test_an_unwritable_cache_fails_before_parsing_and_names_the_variable(
         plain_tree, tmp_path, monkeypatch, capsys):
-    from jaxmap.build import discover
+    from jaxmap.indexing import discover
 
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -125,7 +125,7 @@ def slow_build(monkeypatch):
     """Builds that take over a second, with their progress lines allowed."""
     import time
 
-    from jaxmap.build import worker
+    from jaxmap.indexing import worker
 
     monkeypatch.delenv("JAXMAP_QUIET")
     extract = worker.extract_files

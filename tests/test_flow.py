@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from inline import resolve_sources
 
-from jaxmap.build.extract import extract
-from jaxmap.build.resolve.calls import MAX_CERTAIN
+from jaxmap.flow.calls import MAX_CERTAIN
+from jaxmap.indexing.extract import extract
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 
 

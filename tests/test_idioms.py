@@ -13,8 +13,8 @@ import textwrap
 import pytest
 from markers import ROOT, mark, source_lines
 
-from jaxmap.build.indexer import build_index
 from jaxmap.commands.locate import locate
+from jaxmap.indexing.indexer import build_index
 from jaxmap.models import RuleKind as K
 from jaxmap.session import open_index
 

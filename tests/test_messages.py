@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from jaxmap.build.extract import extract
-from jaxmap.build.messages import sites
+from jaxmap.indexing.extract import extract
+from jaxmap.indexing.messages import sites
 from jaxmap.store.message_patterns import (
     loose,
     matches_start,

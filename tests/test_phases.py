@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap.build import indexer
 from jaxmap.cli import main
+from jaxmap.indexing import indexer
 from jaxmap.session import open_index
 
 MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
@@ -75,7 +75,7 @@ def test_a_refresh_keeps_the_graph_the_index_had(tree):
 
 
 def test_an_interrupted_second_phase_leaves_the_first(tree, monkeypatch):
-    from jaxmap.build.resolve import calls
+    from jaxmap.flow import calls
 
     assert main(["locate", "psum", "--root", str(tree)]) == 0
 
@@ -97,7 +97,7 @@ def test_graph_facts_added_later_are_those_read_at_once(tree):
     afterwards, a file's facts are those of one extraction: every file of the fixture,
     and the first 150 of the installed jax."""
     from jaxmap import roots
-    from jaxmap.build import discover, extract
+    from jaxmap.indexing import discover, extract
 
     root = Path(roots.resolve_root(None)) if tree == "installed" else MINIJAX
     for source in discover.list_files(str(root)).files[:150]:
@@ -126,7 +126,7 @@ def test_the_index_is_keyed_by_the_installed_grammar():
     records are those the packages were installed as."""
     from importlib.metadata import version
 
-    from jaxmap.build import parse
+    from jaxmap.indexing import parse
 
     assert parse.grammar_version() == (f"tree-sitter {version('tree-sitter')}, "
                                        f"tree-sitter-python {version('tree-sitter-python')}")

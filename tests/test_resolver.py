@@ -182,8 +182,8 @@ def test_unread_factory_is_a_diagnostic():
 
 
 def test_a_file_that_could_not_be_read_is_a_diagnostic_not_a_crash():
-    from jaxmap.build import extract
-    from jaxmap.build.resolve import resolve
+    from jaxmap.indexing import extract
+    from jaxmap.indexing.resolve import resolve
 
     broken = {**extract.extract(b"", "gone"), "error": "gone.py: not indexed (unreadable)"}
     ok = extract.extract((CORE + "p = core.Primitive('p')\n").encode(), "m")

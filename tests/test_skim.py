@@ -12,8 +12,8 @@ import textwrap
 import pytest
 
 from jaxmap import roots
-from jaxmap.build import discover, extract, parse, skim
-from jaxmap.build.facts import Binds, FileFacts
+from jaxmap.indexing import discover, extract, parse, skim
+from jaxmap.indexing.facts import Binds, FileFacts
 
 CASES = {
     "top-level function": ("""

@@ -2,7 +2,7 @@
 
 TEXT is a message or a whole traceback; each exception of a chained traceback is
 answered, the root cause first. The message formats are the indexed tree's own
-`raise`/`warnings.warn` sites (build/messages.py), so each release's wording is
+`raise`/`warnings.warn` sites (indexing/messages.py), so each release's wording is
 followed. A site answers only if it explains the message from its start with enough
 fixed text, raises the class the traceback prints, and, where the traceback shows
 JAX frames, is among them or ranks after those that are. What no site explains is

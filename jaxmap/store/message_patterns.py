@@ -1,5 +1,5 @@
 """A message template as stored (its literal pieces, a placeholder between each two;
-build/messages.py reads them from source) -> the regex that matches the message as
+indexing/messages.py reads them from source) -> the regex that matches the message as
 raised, whole or by its start."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jaxmap.build.facts import (
+from jaxmap.indexing.facts import (
     ADD,
     AND,
     APPLIED,

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 
-from jaxmap.build.facts import APPLIED, CLASS, FUNC, MADE, MODULE, PRIM, STR, SYM, TUPLE
-from jaxmap.build.resolve.calls import Reach
-from jaxmap.build.resolve.findings import Findings
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.indexing.facts import APPLIED, CLASS, FUNC, MADE, MODULE, PRIM, STR, SYM, TUPLE
+from jaxmap.indexing.resolve.findings import Findings
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.values import MAX_HOPS
 from jaxmap.store.records import DefinitionRecord
 
 # Methods a user calls through the class's instances or constructor.
@@ -134,24 +133,6 @@ def import_edges(names: Names) -> list[tuple[str, str]]:
             if imported and imported != module:
                 edges.add((module, imported))
     return sorted(edges)
-
-
-def tests(names: Names, ids: dict[str, int], reach: Reach) -> list[tuple[int, str, str, int]]:
-    """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
-    each `test*` function that names the primitive or reaches it through its calls, in
-    any module (a helper of its own, a nested def, a lambda, `partial(...)`)."""
-    rows: set[tuple] = set()
-    for module, (path, facts) in names.modules.items():
-        for qualname, test in facts.tests.items():
-            found = set(reach(ids[f"{module}.{qualname}"])) \
-                if f"{module}.{qualname}" in ids else set()
-            for name in test.names:
-                if name.endswith("_p"):
-                    value = names.lookup(name, module, qualname)
-                    if value[0] == PRIM:
-                        found.add(value[1])
-            rows.update((pid, qualname, path, test.line) for pid in found)
-    return sorted(rows)
 
 
 def messages(names: Names) -> list[tuple[str, int, str, str, str, bool]]:

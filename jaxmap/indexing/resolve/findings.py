@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jaxmap.build.resolve.names import Names
+from jaxmap.indexing.resolve.names import Names
 from jaxmap.store.records import Place, PrimitiveRecord, RuleRecord
 
 

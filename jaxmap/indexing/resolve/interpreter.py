@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from jaxmap.build.facts import (
+from jaxmap.indexing.facts import (
     APPLIED,
     ATTRIBUTE,
     CALL,
@@ -53,13 +53,13 @@ from jaxmap.build.facts import (
     SetItem,
     Unpack,
 )
-from jaxmap.build.resolve.classes import Classes
-from jaxmap.build.resolve.context import Context, Summary
-from jaxmap.build.resolve.findings import Findings
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.objects import Objects
-from jaxmap.build.resolve.registrations import Registrations, registry
-from jaxmap.build.resolve.values import (
+from jaxmap.indexing.resolve.classes import Classes
+from jaxmap.indexing.resolve.context import Context, Summary
+from jaxmap.indexing.resolve.findings import Findings
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.objects import Objects
+from jaxmap.indexing.resolve.registrations import Registrations, registry
+from jaxmap.indexing.resolve.values import (
     KNOWN_KINDS,
     OPERATORS,
     Rewrite,

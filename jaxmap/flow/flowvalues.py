@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from jaxmap.build.facts import APPLIED, CLASS, FUNC, MODULE, PARTIAL, SYM
-from jaxmap.build.resolve.names import Names
+from jaxmap.indexing.facts import APPLIED, CLASS, FUNC, MODULE, PARTIAL, SYM
+from jaxmap.indexing.resolve.names import Names
 
 # The flow's values (see the docstring above).
 FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance", "mod", "box", \

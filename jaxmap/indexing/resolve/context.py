@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jaxmap.build.facts import UNKNOWN
+from jaxmap.indexing.facts import UNKNOWN
 
 
 @dataclass

@@ -13,7 +13,7 @@ import tree_sitter_python
 if TYPE_CHECKING:
     from collections.abc import Container, Sequence
 
-    from jaxmap.build import skim
+    from jaxmap.indexing import skim
 
 # Query files, run together as one query so each tree is traversed once.
 QUERY_NAMES = ("structure", "statements", "imports", "blocks")
@@ -54,7 +54,7 @@ def warm_up() -> None:
 
 
 def query_source(name: str) -> str:
-    return resources.files("jaxmap.build.patterns").joinpath(f"{name}.scm").read_text()
+    return resources.files("jaxmap.indexing.patterns").joinpath(f"{name}.scm").read_text()
 
 
 @functools.cache

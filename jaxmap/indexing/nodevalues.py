@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from jaxmap.build.facts import (
+from jaxmap.indexing.facts import (
     ADD,
     AND,
     ATTRIBUTE,

@@ -1,6 +1,6 @@
 """The call graph's value flow: what a name, an attribute (of a module, a class or an
 instance), a parameter, a return value or a container element may hold, read from
-the owners' flow facts (build/flowtext.py), and so what a call site may call.
+the owners' flow facts (flowtext.py), and so what a call site may call.
 
 Values are the small tuples of flowvalues.py.
 
@@ -19,9 +19,8 @@ import re
 from collections import Counter, defaultdict
 from typing import Callable
 
-from jaxmap.build.facts import CLASS, FUNC, MODULE, NAME, SYM
-from jaxmap.build.resolve.boundcalls import BoundCalls
-from jaxmap.build.resolve.flowfacts import (
+from jaxmap.flow.boundcalls import BoundCalls
+from jaxmap.flow.flowfacts import (
     ADD_STORE,
     ARRAY,
     ARRAYS,
@@ -29,7 +28,7 @@ from jaxmap.build.resolve.flowfacts import (
     alternatives,
     array_tags,
 )
-from jaxmap.build.resolve.flowvalues import (
+from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
     BOX,
@@ -44,9 +43,8 @@ from jaxmap.build.resolve.flowvalues import (
     ordered,
     ordered_key,
 )
-from jaxmap.build.resolve.hierarchy import Hierarchy
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.parsing import (
+from jaxmap.flow.hierarchy import Hierarchy
+from jaxmap.flow.parsing import (
     argument_texts,
     constant_key,
     dotted_text,
@@ -56,6 +54,8 @@ from jaxmap.build.resolve.parsing import (
     parse_text,
     split_arguments,
 )
+from jaxmap.indexing.facts import CLASS, FUNC, MODULE, NAME, SYM
+from jaxmap.indexing.resolve.names import Names
 from jaxmap.knowledge import registrars as R
 
 _MAX_DEPTH = 16

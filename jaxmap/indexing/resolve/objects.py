@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import bisect
 
-from jaxmap.build.facts import CLASS, FUNC, INSTANCE, METHOD, PRIM, STR, SUPER, UNKNOWN
-from jaxmap.build.resolve.classes import is_jax_base
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import KNOWN_KINDS, MAX_HOPS, canonical
+from jaxmap.indexing.facts import CLASS, FUNC, INSTANCE, METHOD, PRIM, STR, SUPER, UNKNOWN
+from jaxmap.indexing.resolve.classes import is_jax_base
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.values import KNOWN_KINDS, MAX_HOPS, canonical
 from jaxmap.knowledge import registrars as R
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from jaxmap.build.resolve.names import Names
+from jaxmap.indexing.resolve.names import Names
 
 
 class Hierarchy:

@@ -8,9 +8,9 @@ import ast
 import re
 from collections import defaultdict
 
-from jaxmap.build import flowtext
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.parsing import parameter_names, parse_text
+from jaxmap.flow import flowtext
+from jaxmap.flow.parsing import parameter_names, parse_text
+from jaxmap.indexing.resolve.names import Names
 
 # An annotation, or one alternative of a union, that says an Array (`Array`,
 # `jax.Array`, `ArrayLike`) or a sequence of Arrays (`list[Array]`, `tuple[Array, ...]`).

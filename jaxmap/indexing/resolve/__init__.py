@@ -1,5 +1,5 @@
 """Cross-file resolution: the facts of a whole tree -> primitives, their rules,
-definitions, import edges, binders and tests.
+definitions and import edges.
 
 Three collaborators: the `Interpreter` (runs modules, summarises helpers), `Names`
 (modules, imports, lookup) and `Findings` (primitives, rules, diagnostics). The
@@ -9,41 +9,47 @@ for how a registration becomes a rule. Names and the interpreter call each other
 lookup may run the module that defines the name), a reference cycle that
 `Interpreter.close()` breaks when the resolution is done, so everything is freed by
 reference counting alone (indexing runs with the cyclic collector paused). `edges`
-turns what they found into the remaining rows, and `calls` into the call graph (call
-and binds edges).
+turns what they found into the remaining rows; the call graph is flow/'s, handed in
+as a builder.
 """
 
 from __future__ import annotations
 
 import sys
 from contextlib import closing
+from typing import Callable
 
-from jaxmap.build.facts import DICT, STR, UNKNOWN, FileFacts
-from jaxmap.build.resolve import calls, edges
-from jaxmap.build.resolve.findings import Findings
-from jaxmap.build.resolve.flow import Flow
-from jaxmap.build.resolve.interpreter import Interpreter
-from jaxmap.build.resolve.names import Names
+from jaxmap.indexing.facts import DICT, STR, UNKNOWN, FileFacts
+from jaxmap.indexing.resolve import edges
+from jaxmap.indexing.resolve.findings import Findings
+from jaxmap.indexing.resolve.interpreter import Interpreter
+from jaxmap.indexing.resolve.names import Names
 from jaxmap.store.records import DefinitionRecord, Resolution
 
+# The call graph's builder (flow.graph.call_graph): names, findings, definitions, each
+# module's flow facts -> (call rows, binds rows, tests rows, rule calls).
+GraphBuilder = Callable[[Names, Findings, list[DefinitionRecord], dict], tuple]
 
-def resolve(files: dict[str, dict], graph: bool = True) -> Resolution:
+
+def resolve(files: dict[str, dict], graph: GraphBuilder | None = None) -> Resolution:
     """Resolve the facts of every file of a tree (path -> stored facts, see extract.py);
-    without `graph`, no call graph: no calls, binds or tests (the index's first phase).
-    `files` is emptied once read: the raw facts are not kept beside their records."""
+    with `graph` (flow.graph.call_graph), the call graph too: calls, binds, tests and
+    rule calls (without, the index's first phase). `files` is emptied once read: the raw
+    facts are not kept beside their records."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
     try:
         flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()} \
-            if graph else None
+            if graph else {}
         wrapped = {path: FileFacts.wrap(raw) for path, raw in files.items()}
         files.clear()
-        return _resolve(wrapped, flows)
+        return _resolve(wrapped, graph, flows)
     finally:
         sys.setrecursionlimit(limit)
 
 
-def _resolve(files: dict[str, FileFacts], flows: dict[str, dict] | None) -> Resolution:
+def _resolve(files: dict[str, FileFacts], graph: GraphBuilder | None,
+             flows: dict[str, dict]) -> Resolution:
     with closing(Interpreter(files)) as interpreter:
         names, findings = interpreter.names, interpreter.findings
         findings.diagnostics.extend(facts.error for _, facts in names.modules.values()
@@ -56,38 +62,11 @@ def _resolve(files: dict[str, FileFacts], flows: dict[str, dict] | None) -> Reso
         aliases = _platform_aliases(interpreter)
         findings.expand_platforms(aliases)
         definitions = edges.definitions(names, findings)
-        call_rows, binds, tests = _call_graph(names, findings, definitions, flows) \
-            if flows is not None else ([], [], [])
-        rule_calls = tuple(calls.rule_calls(names, definitions, findings.primitives)) \
-            if flows is not None else ()
+        call_rows, binds, tests, rule_calls = graph(names, findings, definitions, flows) \
+            if graph is not None else ([], [], [], ())
         return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                           tests, findings.diagnostics, _jax_version(names, interpreter),
                           aliases, call_rows, edges.messages(names), rule_calls)
-
-
-def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
-                flows: dict[str, dict]) -> tuple[list, list, list]:
-    """The call rows, binds and tests: the index's second phase."""
-    ids = _ids(definitions)
-    flow = Flow(names, flows)
-    call_rows = calls.call_edges(names, ids, flow)
-    flow.close()
-    del flow, flows
-    binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
-    bodies = {i for i, row in enumerate(definitions) if row.kind != "function"}
-    tests = edges.tests(names, ids, calls.Reach(call_rows, binds, bodies))
-    return call_rows, binds, tests
-
-
-def _ids(definitions: list[DefinitionRecord]) -> dict[str, int]:
-    """Qualified name -> definition id. A variable that rebinds a function or class's
-    name (`Flatten = Flatten()`) leaves the name to the function or class: the code
-    whose calls and binds the call graph records."""
-    ids: dict[str, int] = {}
-    for i, row in enumerate(definitions):
-        if row.kind != "variable" or row.qualname not in ids:
-            ids[row.qualname] = i
-    return ids
 
 
 # Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).

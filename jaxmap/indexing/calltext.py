@@ -8,7 +8,8 @@ from __future__ import annotations
 import keyword
 import re
 
-from jaxmap.build import flowtext, messages
+from jaxmap.flow import flowtext
+from jaxmap.indexing import messages
 
 # Read left to right, each string, comment, import statement and name that a `def` or
 # `class` introduces is taken whole (no group: not code); otherwise a dotted name (group

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jaxmap.build.facts import (
+from jaxmap.indexing.facts import (
     CLASS,
     DICT,
     FUNC,
@@ -22,7 +22,7 @@ from jaxmap.build.facts import (
     UNKNOWN,
     FileFacts,
 )
-from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.indexing.resolve.values import MAX_HOPS
 from jaxmap.store.records import Place
 
 _OBJECTS = frozenset({INSTANCE, CLASS, FUNC, SUPER})  # their attributes: see member_of

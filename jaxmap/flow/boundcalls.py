@@ -13,18 +13,18 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from jaxmap.build.facts import FUNC
-from jaxmap.build.resolve.flowvalues import (
+from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
     FN,
     PARTIAL_OF,
     ordered,
 )
-from jaxmap.build.resolve.parsing import dotted_text, parameter_names, parameters, parse_text
+from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
+from jaxmap.indexing.facts import FUNC
 
 if TYPE_CHECKING:
-    from jaxmap.build.resolve.flow import Flow
+    from jaxmap.flow.flow import Flow
 
 _MAX_NESTING = 3
 _EMPTY: frozenset = frozenset()

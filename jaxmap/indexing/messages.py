@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from jaxmap.build.facts import Message
+from jaxmap.indexing.facts import Message
 from jaxmap.store.message_patterns import INIT_KIND, MIN_LITERAL, WARNING_KIND
 
 # Searched apart: each starts with a literal, which the regex engine finds far faster

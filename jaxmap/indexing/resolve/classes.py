@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jaxmap.build.facts import CLASS, FUNC, NEW, PRIM, STR
-from jaxmap.build.resolve.findings import Findings
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import MAX_HOPS, canonical
+from jaxmap.indexing.facts import CLASS, FUNC, NEW, PRIM, STR
+from jaxmap.indexing.resolve.findings import Findings
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.values import MAX_HOPS, canonical
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import RuleKind
 from jaxmap.store.records import Place

@@ -1,4 +1,4 @@
-"""Building the index: discover -> skim -> parse -> extract -> resolve -> store.
+"""Indexing a tree: discover -> skim -> parse -> extract -> resolve -> (flow) -> store.
 
   discover   the Python files of a root, with module names
   skim       where bodies lie, read from text (no parse)
@@ -6,9 +6,9 @@
   extract    one file's syntax tree -> its facts (facts.py is the schema)
   messages   the error messages a file raises, read from its text
   worker     extracting files, in this process or forked helpers
-  resolve/   the facts of a whole tree -> primitives, rules, definitions, call graph
+  resolve/   the facts of a whole tree -> primitives, rules, definitions, import edges
   indexer    the pipeline, incremental, written through store/write.py
 
-May import: store (to write), knowledge, models, roots, errors. Never commands,
-render, scaffold, session or the front ends.
+May import: flow (the indexer and the extraction run it), store (to write), knowledge,
+models, roots, errors. Never commands, render, scaffold, session or the front ends.
 """

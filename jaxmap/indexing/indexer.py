@@ -58,7 +58,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     """Index `root` (default: the installed jax), re-parsing only files whose content
     changed since the last run; `rebuild` starts from nothing; `graph`: with the call
     graph (else only the first phase)."""
-    from jaxmap.build import discover  # not on the query path: ensure_index checks by stat
+    from jaxmap.indexing import discover  # not on the query path: ensure_index checks by stat
 
     root = roots.resolve_root(root)
     store.check_cache_writable()
@@ -72,12 +72,13 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         facts, rows = _facts(root, tree, plan, progress, jobs, graph)
         if graph:
             rows = _with_graph_facts(root, facts, rows, progress, jobs)
-        from jaxmap.build import resolve
+        from jaxmap.flow.graph import call_graph
+        from jaxmap.indexing import resolve
 
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
             del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
-            resolution = resolve.resolve(facts, graph=graph)
+            resolution = resolve.resolve(facts, graph=call_graph if graph else None)
             del facts
             meta = {**expected, "jax_version": resolution.jax_version or "",
                     store.GRAPH: "1" if graph else "0"}
@@ -159,7 +160,7 @@ def _unchanged(root: str, conn: sqlite3.Connection) -> bool:
 def _classify(root: str, files: list, old: dict) -> tuple[list, list, list]:
     """Paths whose stored facts still hold, sources whose stat changed but content did
     not (a touch, a checkout), and sources to parse."""
-    from jaxmap.build.worker import content_digest, read_source
+    from jaxmap.indexing.worker import content_digest, read_source
 
     unchanged, touched, to_parse = [], [], []
     for source in files:
@@ -180,7 +181,7 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
            graph: bool) -> tuple[dict, list[tuple]]:
     """Facts of every file, parsed now (with what the call graph reads, if `graph`) or
     kept, and the file rows to store."""
-    from jaxmap.build import worker
+    from jaxmap.indexing import worker
 
     parsed = dict(zip((s.path for s in plan.to_parse),
                       worker.extract_files(root, plan.to_parse, progress=progress,
@@ -199,7 +200,7 @@ def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
     """What the call graph reads (callees, value flow) added to the facts that lack it
     (those kept from an index of the first phase alone), read again from their source
     on every core; and the file rows to store with them."""
-    from jaxmap.build import worker
+    from jaxmap.indexing import worker
 
     lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
     done = worker.with_graph_facts(
@@ -237,7 +238,7 @@ def _gc_paused():
 def _version_key() -> dict[str, str]:
     """The query key plus what is too costly for the query path: the grammar version
     and a checksum of jaxmap's own code and queries."""
-    from jaxmap.build import parse
+    from jaxmap.indexing import parse
 
     return {**store.query_key(), "grammar": parse.grammar_version(), "code": _code_checksum()}
 

@@ -9,7 +9,7 @@ import os
 import signal
 from typing import TYPE_CHECKING
 
-from jaxmap.build import extract  # imported once, before helpers fork, not in each
+from jaxmap.indexing import extract  # imported once, before helpers fork, not in each
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -24,7 +24,7 @@ def extract_files(root: str, sources: list, *, progress=None, jobs=None,
     """(digest, facts, facts marshalled) of each source file, in order, using every
     core for many files. With `flow`, the facts hold what the call graph reads too
     (extract.extract's)."""
-    from jaxmap.build import parse
+    from jaxmap.indexing import parse
 
     parse.warm_up()  # compiled once here, inherited by forked helpers
     tasks = [(str(root), s.path, s.module, s.is_package, flow) for s in sources]

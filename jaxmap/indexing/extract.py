@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 
-from jaxmap.build import messages, parse, skim
-from jaxmap.build.calltext import add_graph_facts as add_graph_facts  # the indexer's, from here
-from jaxmap.build.calltext import outside_functions, read_callees, read_flow, set_callees
-from jaxmap.build.facts import (
+from jaxmap.flow.flowtext import masked
+from jaxmap.indexing import messages, parse, skim
+from jaxmap.indexing.calltext import add_graph_facts as add_graph_facts  # the indexer's, from here
+from jaxmap.indexing.calltext import outside_functions, read_callees, read_flow, set_callees
+from jaxmap.indexing.facts import (
     CALL,
     NAME,
     STAR,
@@ -44,8 +45,7 @@ from jaxmap.build.facts import (
     Unpack,
     stored,
 )
-from jaxmap.build.flowtext import masked
-from jaxmap.build.nodevalues import (
+from jaxmap.indexing.nodevalues import (
     arguments,
     dotted,
     node_lines,

@@ -19,7 +19,8 @@ import builtins
 import re
 from typing import NamedTuple
 
-from jaxmap.build.facts import (
+from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
+from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
     FUNC,
@@ -32,9 +33,8 @@ from jaxmap.build.facts import (
     SYM,
     Binds,
 )
-from jaxmap.build.resolve.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import MAX_HOPS
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.values import MAX_HOPS
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 from jaxmap.store.records import DefinitionRecord, PrimitiveRecord
 

@@ -4,7 +4,7 @@ with the function the rule is."""
 
 from __future__ import annotations
 
-from jaxmap.build.facts import (
+from jaxmap.indexing.facts import (
     APPLIED,
     CLOSURE,
     FUNC,
@@ -20,10 +20,10 @@ from jaxmap.build.facts import (
     SYM,
     UNKNOWN,
 )
-from jaxmap.build.resolve.context import Context
-from jaxmap.build.resolve.findings import Findings
-from jaxmap.build.resolve.names import Names
-from jaxmap.build.resolve.values import bind_params, is_callable
+from jaxmap.indexing.resolve.context import Context
+from jaxmap.indexing.resolve.findings import Findings
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.values import bind_params, is_callable
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.store.records import Place

@@ -1,0 +1,55 @@
+"""The call graph of a tree, the index's second phase: the value flow over every
+module's flow facts, then the rows read from it (calls, binds, tests, rule calls)."""
+
+from __future__ import annotations
+
+from jaxmap.flow import calls
+from jaxmap.flow.flow import Flow
+from jaxmap.indexing.facts import PRIM
+from jaxmap.indexing.resolve.findings import Findings
+from jaxmap.indexing.resolve.names import Names
+from jaxmap.store.records import DefinitionRecord
+
+
+def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
+               flows: dict[str, dict]) -> tuple[list, list, list, tuple]:
+    """The call rows, binds rows, tests rows and rule calls of a resolved tree."""
+    ids = _ids(definitions)
+    flow = Flow(names, flows)
+    call_rows = calls.call_edges(names, ids, flow)
+    flow.close()
+    del flow, flows
+    binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
+    bodies = {i for i, row in enumerate(definitions) if row.kind != "function"}
+    test_rows = tests(names, ids, calls.Reach(call_rows, binds, bodies))
+    rule_calls = tuple(calls.rule_calls(names, definitions, findings.primitives))
+    return call_rows, binds, test_rows, rule_calls
+
+
+def _ids(definitions: list[DefinitionRecord]) -> dict[str, int]:
+    """Qualified name -> definition id. A variable that rebinds a function or class's
+    name (`Flatten = Flatten()`) leaves the name to the function or class: the code
+    whose calls and binds the call graph records."""
+    ids: dict[str, int] = {}
+    for i, row in enumerate(definitions):
+        if row.kind != "variable" or row.qualname not in ids:
+            ids[row.qualname] = i
+    return ids
+
+
+def tests(names: Names, ids: dict[str, int], reach: calls.Reach) -> list[tuple[int, str, str, int]]:
+    """Tests that exercise a primitive: (primitive index, test qualname, file, line) for
+    each `test*` function that names the primitive or reaches it through its calls, in
+    any module (a helper of its own, a nested def, a lambda, `partial(...)`)."""
+    rows: set[tuple] = set()
+    for module, (path, facts) in names.modules.items():
+        for qualname, test in facts.tests.items():
+            found = set(reach(ids[f"{module}.{qualname}"])) \
+                if f"{module}.{qualname}" in ids else set()
+            for name in test.names:
+                if name.endswith("_p"):
+                    value = names.lookup(name, module, qualname)
+                    if value[0] == PRIM:
+                        found.add(value[1])
+            rows.update((pid, qualname, path, test.line) for pid in found)
+    return sorted(rows)
