@@ -65,12 +65,29 @@ def test_jaxmap_index_builds_both_phases(tree):
     assert _graph_built(tree)
 
 
-def test_a_refresh_keeps_the_graph_the_index_had(tree):
+def test_a_plain_question_after_an_edit_does_not_wait_for_the_graph(tree, capsys):
+    """A changed definition: the first phase is refreshed at once, the call graph by
+    the next question that reads it, from facts the first phase kept for it."""
     assert main(["index", "--root", str(tree)]) == 0
     module = tree / "jax" / "_src" / "lax" / "parallel.py"
     module.write_text(module.read_text() + "\n\ndef _added():\n  return psum(1, 'i')\n")
     report = indexer.ensure_index(tree)[1]  # a plain question: the first phase is enough
     assert report is not None and report.parsed == 1
+    assert not _graph_built(tree)
+    report = indexer.ensure_index(tree, graph=True)[1]
+    assert report is not None and report.parsed == 0
+    assert _graph_built(tree)
+    capsys.readouterr()
+    assert main(["callers", "psum", "--root", str(tree)]) == 0
+    assert "parallel._added" in capsys.readouterr().out
+
+
+def test_a_comment_keeps_the_graph(tree):
+    assert main(["index", "--root", str(tree)]) == 0
+    module = tree / "jax" / "_src" / "lax" / "parallel.py"
+    module.write_text("# a comment on top\n\n" + module.read_text())
+    report = indexer.ensure_index(tree)[1]
+    assert report is not None and report.parsed == 1 and not report.rebuilt
     assert _graph_built(tree)
 
 

@@ -5,8 +5,12 @@ In two phases. The first holds what `locate PRIM` needs: primitives, rules,
 definitions, public paths. The call graph (calls, binds, the tests that reach a
 primitive), the value flow it is read from, and the messages a tree raises (only
 `explain` reads them) are the second: built with the first by `jaxmap index`, else
-on the first question that reads them, and kept (meta `graph`). A refresh keeps what
-the index had."""
+on the first question that reads them, and kept (meta `graph`).
+
+After an edit, a file whose code only moved (comments, blank lines: moves.py) has its
+rows moved in place, call graph and all; any other change is resolved again with as
+much as the question needs: a first-phase question (`locate`) does not wait for the
+call graph, which the next question that reads it builds again."""
 
 from __future__ import annotations
 
@@ -45,12 +49,14 @@ class IndexReport(NamedTuple):
 
 
 class _Plan(NamedTuple):
-    """What a run must do: facts kept from the old index, by path, and sources to parse."""
+    """What a run must do: facts kept from the old index, by path, sources to parse,
+    and of those, the ones already parsed (path -> (digest, facts, blob))."""
 
     kept: dict
     to_parse: list
     removed: int
     rebuilt: bool
+    parsed: dict
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
@@ -69,7 +75,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     if isinstance(plan, IndexReport):
         return plan
     with _gc_paused():
-        facts, rows = _facts(root, tree, plan, progress, jobs, graph)
+        facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
         if graph:
             rows = _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
@@ -111,14 +117,14 @@ def ensure_index(root=None, *, progress: Progress | None = None,
             if store.is_current(meta, expected) and _unchanged(root, conn) \
                     and (had_graph or not graph):
                 return path, None
-    return path, build_index(root, progress=progress, graph=graph or had_graph)
+    return path, build_index(root, progress=progress, graph=graph)
 
 
 def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
           graph: bool) -> _Plan | IndexReport:
     """What to parse again; when no content changed and no call graph is missing, the
     run's report instead (after recording any new file and directory stats)."""
-    from_scratch = _Plan({}, tree.files, 0, True)
+    from_scratch = _Plan({}, tree.files, 0, True, {})
     conn = None if rebuild else store.connect_readonly(path)
     if conn is None:
         return from_scratch
@@ -129,15 +135,54 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             unchanged, touched, to_parse = _classify(root, tree.files, old)
             removed = len(set(old) - {f.path for f in tree.files})
             graph_missing = graph and meta.get(store.GRAPH) != "1"
-            if old and not to_parse and not removed and not graph_missing:
-                if touched or store.dir_stats(conn) != dict(tree.dirs):
-                    store.update_stats(path, [(s.path, s.mtime_ns, s.size) for s in touched],
-                                       tree.dirs)
-                return IndexReport(root, path, len(tree.files), 0, 0, False, *store.counts(conn))
+            parsed: dict = {}
+            if old and not removed and not graph_missing and \
+                    all(source.path in old for source in to_parse):
+                left = _moved(root, conn, path, to_parse)
+                if left is not None:
+                    parsed = left
+                else:
+                    if touched or to_parse or store.dir_stats(conn) != dict(tree.dirs):
+                        store.update_stats(path, [(s.path, s.mtime_ns, s.size)
+                                                  for s in touched], tree.dirs)
+                    return IndexReport(root, path, len(tree.files), len(to_parse), 0, False,
+                                       *store.counts(conn))
             return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
-                         not old)
+                         not old, parsed)
         except (StoreError, sqlite3.DatabaseError):
             return from_scratch
+
+
+def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list) -> dict | None:
+    """None when every changed file's code only moved (moves.py) and their rows in the
+    index were moved with it; else what was parsed of them, path -> (digest, facts,
+    blob), for the run to go on with."""
+    from jaxmap.indexing import moves, worker
+
+    if not changed:
+        return None
+    old = store.load_facts(conn, [source.path for source in changed])
+    if len(old) < len(changed):
+        return {}
+    flow = all("flow_spans" not in facts for _, facts, _ in old.values())
+    parsed = dict(zip((s.path for s in changed),
+                      worker.extract_files(root, changed, flow=flow)))
+    lines = {}
+    for source in changed:
+        before, after = old[source.path][1], parsed[source.path][1]
+        moved = before.get("code") == after.get("code") and moves.line_moves(before, after)
+        if not moved and moved != {}:
+            return parsed
+        lines[source.path] = moved or {}
+    rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
+            for s in changed]
+    return None if store.move_lines(path, lines, rows) else parsed
+
+
+def _had_flow(plan: _Plan) -> bool:
+    """Whether the facts kept hold what the call graph reads: then files parsed again
+    get it too, so that a call graph asked for later need not read them once more."""
+    return any("flow_spans" not in facts for _, facts, _ in plan.kept.values())
 
 
 def _unchanged(root: str, conn: sqlite3.Connection) -> bool:
@@ -178,14 +223,16 @@ def _classify(root: str, files: list, old: dict) -> tuple[list, list, list]:
 
 
 def _facts(root: str, tree, plan: _Plan, progress, jobs,
-           graph: bool) -> tuple[dict, list[tuple]]:
-    """Facts of every file, parsed now (with what the call graph reads, if `graph`) or
+           flow: bool) -> tuple[dict, list[tuple]]:
+    """Facts of every file, parsed now (with what the call graph reads, if `flow`) or
     kept, and the file rows to store."""
     from jaxmap.indexing import worker
 
-    parsed = dict(zip((s.path for s in plan.to_parse),
-                      worker.extract_files(root, plan.to_parse, progress=progress,
-                                           jobs=jobs, flow=graph)))
+    to_parse = [source for source in plan.to_parse if source.path not in plan.parsed]
+    parsed = dict(zip((s.path for s in to_parse),
+                      worker.extract_files(root, to_parse, progress=progress,
+                                           jobs=jobs, flow=flow)))
+    parsed.update(plan.parsed)
     facts, rows = {}, []
     for source in tree.files:
         # Kept facts are taken from the plan: their old marshalled form goes with the row.

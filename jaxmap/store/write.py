@@ -187,8 +187,11 @@ def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, by
     """Stored (digest, FileFacts, FileFacts marshalled) of the given paths."""
     wanted = set(paths)
     facts = {}
-    for path, digest, blob in conn.execute(
-            "SELECT path, digest, facts FROM files JOIN facts USING (path)"):
+    query = "SELECT path, digest, facts FROM files JOIN facts USING (path)"
+    few = len(wanted) <= 100  # else one pass over the table beats a lookup each
+    rows = conn.execute(f"{query} WHERE path IN ({', '.join('?' * len(wanted))})",
+                        sorted(wanted)) if few else conn.execute(query)
+    for path, digest, blob in rows:
         if path in wanted:
             try:
                 facts[path] = digest, marshal.loads(blob), blob
@@ -206,6 +209,105 @@ def update_stats(path: str, files: list[tuple[str, int, int]],
                          [(mtime, size, p) for p, mtime, size in files])
         conn.execute("DELETE FROM dirs")
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+
+
+def move_lines(path: str, moved: dict[str, dict[int, int]], files: list[tuple]) -> bool:
+    """Record files whose code only moved (moved: path -> old line -> new line): their
+    rows in `files` ((path, module, mtime_ns, size, digest, marshalled facts)) and every
+    line of theirs the index holds, moved; in one transaction. False, with nothing
+    written, when the index holds a line of one of them that its map lacks: then the
+    tree must be resolved again."""
+    with closing(sqlite3.connect(path, timeout=30)) as conn:
+        try:
+            with conn:
+                _move_rows(conn, moved)
+                conn.executemany(
+                    "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
+                    [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
+                conn.executemany("UPDATE facts SET facts = ? WHERE path = ?",
+                                 [(blob, p) for p, *_, blob in files])
+        except _Unmapped:
+            return False
+    return True
+
+
+class _Unmapped(Exception):
+    """A line of a moved file that its map lacks."""
+
+
+def _move_rows(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> None:
+    """Every line column that points into a moved file, moved."""
+    import json  # not on the query path: only writes need it
+
+    def line(file: str | None, number: int | None) -> int | None:
+        lines = moved.get(file) if file is not None else None
+        if lines is None or number is None:
+            return number
+        if number not in lines:
+            raise _Unmapped
+        return lines[number]
+
+    def place(text: str | None) -> str | None:  # [name, file, line] as JSON
+        if text is None:
+            return None
+        value = json.loads(text)
+        places = value if value and isinstance(value[0], list) else [value]
+        for item in places:
+            item[2] = line(item[1], item[2])
+        return json.dumps(value)
+
+    files = sorted(moved)
+    marks = ", ".join("?" * len(files))
+    in_files = f"IN ({marks})"
+    definitions = f"SELECT id FROM definitions WHERE file {in_files}"
+    updates: dict[str, list[tuple]] = {
+        "UPDATE primitives SET line = ?, end_line = ? WHERE rowid = ?": [
+            (line(f, a), line(f, b), rowid) for rowid, f, a, b in conn.execute(
+                f"SELECT rowid, file, line, end_line FROM primitives WHERE file {in_files}",
+                files)],
+        "UPDATE definitions SET line = ?, end_line = ? WHERE rowid = ?": [
+            (line(f, a), line(f, b), rowid) for rowid, f, a, b in conn.execute(
+                f"SELECT rowid, file, line, end_line FROM definitions WHERE file {in_files}",
+                files)],
+        "UPDATE rules SET line = ?, end_line = ?, function_line = ?, functions = ?, "
+        "written = ? WHERE rowid = ?": [
+            (line(f, a), line(f, b), line(g, c), place(more), place(written), rowid)
+            for rowid, f, a, b, g, c, more, written in conn.execute(
+                "SELECT rowid, file, line, end_line, function_file, function_line, functions,"
+                f" written FROM rules WHERE file {in_files} OR function_file {in_files} OR "
+                "functions IS NOT NULL OR written IS NOT NULL", files + files)],
+        "UPDATE messages SET line = ? WHERE rowid = ?": [
+            (line(f, a), rowid) for rowid, f, a in conn.execute(
+                f"SELECT rowid, file, line FROM messages WHERE file {in_files}", files)],
+        "UPDATE tests SET line = ? WHERE rowid = ?": [
+            (line(f, a), rowid) for rowid, f, a in conn.execute(
+                f"SELECT rowid, file, line FROM tests WHERE file {in_files}", files)],
+        "UPDATE binds SET line = ? WHERE rowid = ?": [
+            (line(f, a), rowid) for rowid, f, a in conn.execute(
+                "SELECT b.rowid, d.file, b.line FROM binds b JOIN definitions d "
+                f"ON d.id = b.definition_id WHERE d.id IN ({definitions})", files)],
+        "UPDATE calls SET line = ? WHERE rowid = ?": [
+            (line(f, a), rowid) for rowid, f, a in conn.execute(
+                "SELECT c.rowid, d.file, c.line FROM calls c JOIN definitions d "
+                f"ON d.id = c.caller WHERE c.caller IN ({definitions})", files)],
+        "UPDATE diagnostics SET message = ? WHERE rowid = ?": [
+            (_moved_diagnostic(message, line), rowid)
+            for rowid, message in conn.execute("SELECT rowid, message FROM diagnostics")],
+    }
+    for statement, rows in updates.items():
+        conn.executemany(statement, rows)
+
+
+def _moved_diagnostic(message: str, line) -> str:
+    """A diagnostic (`path:line: text`) with its line moved."""
+    place = _DIAGNOSTIC_PLACE.match(message)
+    if place is None:
+        return message
+    file, number = place.groups()
+    return f"{file}:{line(file, int(number))}:{message[place.end():]}"
+
+
+_DIAGNOSTIC_PLACE = re.compile(r"([^:\n]+):(\d+):")
 
 
 def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:

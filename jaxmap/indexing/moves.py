@@ -1,0 +1,71 @@
+"""Telling an edit that only moved code (comments, blank lines, trailing spaces) from
+one that changed it, and how lines moved.
+
+A file's facts carry its code fingerprint: a digest of its lines with comments, blank
+lines and trailing spaces left out, lines inside strings kept whole. When a file's
+fingerprint is unchanged, its code is, so its old and new facts differ only in line
+numbers; `line_moves` reads the map from old lines to new ones off the two facts,
+and the index can move its rows instead of resolving the tree again."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+# A string (any prefix, any quotes) or a comment, whichever starts first: strings are
+# consumed whole, so a `#` inside one is not taken for a comment.
+_STRING_OR_COMMENT = re.compile(
+    rb"""(?P<string>[rRbBuUfF]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
+    rb"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))|(?P<comment>\#[^\n]*)""",
+    re.DOTALL)
+
+
+def fingerprint(source: bytes) -> str:
+    """A digest of the code of `source`: equal for two sources that differ only in
+    comments, blank lines outside strings and trailing spaces."""
+    def keep_code(match: re.Match) -> bytes:
+        # A line inside a string is code even when blank: mark it so it is kept.
+        string = match.group("string")
+        return string.replace(b"\n", b"\n\x00") if string is not None else b""
+
+    code = _STRING_OR_COMMENT.sub(keep_code, source)
+    lines = (line.rstrip() for line in code.split(b"\n"))
+    digest = hashlib.blake2b(digest_size=16)
+    for line in lines:
+        if line:
+            digest.update(line)
+            digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def line_moves(old: Any, new: Any) -> dict[int, int] | None:
+    """Old line -> new line, read off two extractions of one file whose code is
+    unchanged: their facts are equal in all but some integers, and each integer that
+    differs always becomes the same other one. Integers that stay map to themselves
+    (lines that did not move, and numbers that are not lines). None when the facts
+    differ otherwise (then more than lines changed)."""
+    moves: dict[int, int] = {}
+    kept: set[int] = set()
+    if not _walk(old, new, moves, kept):
+        return None
+    return {**{line: line for line in kept}, **moves}
+
+
+def _walk(old: Any, new: Any, moves: dict[int, int], kept: set[int]) -> bool:
+    """Whether `old` and `new` have one shape; integers that differ go to `moves`,
+    integers that stay to `kept`."""
+    if type(old) is not type(new):
+        return False
+    if type(old) is int:
+        if old == new:
+            kept.add(old)
+            return True
+        return moves.setdefault(old, new) == new
+    if isinstance(old, (tuple, list)):
+        return len(old) == len(new) and all(
+            _walk(a, b, moves, kept) for a, b in zip(old, new))
+    if isinstance(old, dict):
+        return old.keys() == new.keys() and all(
+            _walk(value, new[key], moves, kept) for key, value in old.items())
+    return old == new

@@ -1,0 +1,144 @@
+"""Edits, one after another, then a question: the index they leave equals a cold index
+of the edited tree, table by table; an edit that only moves code moves the index's rows
+and keeps the call graph (moves.py)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from jaxmap.indexing import extract, indexer, moves
+
+MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
+PARALLEL = "jax/_src/lax/parallel.py"
+LAX = "jax/_src/lax/lax.py"
+
+
+def _comment_on_top(text: str) -> str:
+    return "# a comment on top\n\n" + text
+
+
+def _comment_inside_a_body(text: str) -> str:
+    at = text.index("\ndef ") + 1
+    end = text.index("\n", at) + 1
+    return text[:end] + "  # a comment inside a body\n" + text[end:]
+
+
+def _blank_lines_at_the_middle(text: str) -> str:
+    lines = text.split("\n")
+    middle = len(lines) // 2
+    while lines[middle].startswith((" ", "\t", ")", "]", "}")):  # a top-level line
+        middle += 1
+    return "\n".join(lines[:middle] + ["", "", "# moved down"] + lines[middle:])
+
+
+def _trailing_spaces(text: str) -> str:
+    return text.replace("\n", "   \n", 3)
+
+
+def _a_new_def(text: str) -> str:
+    return text + "\n\ndef _added_by_an_edit(x):\n  return psum(x, 'i')\n"
+
+
+def _a_body_statement(text: str) -> str:
+    at = text.index("\ndef ") + 1
+    end = text.index("\n", at) + 1
+    indent = "  " if text[end:end + 4] != "    " else "    "
+    return text[:end] + f"{indent}unused_by_an_edit = 1\n" + text[end:]
+
+
+EDITS = {  # name -> (file, edit, whether the edit only moves code)
+    "comment on top of parallel": (PARALLEL, _comment_on_top, True),
+    "comment inside a body of parallel": (PARALLEL, _comment_inside_a_body, True),
+    "blank lines in lax": (LAX, _blank_lines_at_the_middle, True),
+    "trailing spaces in lax": (LAX, _trailing_spaces, True),
+    "a new def in parallel": (PARALLEL, _a_new_def, False),
+    "a body statement in lax": (LAX, _a_body_statement, False),
+}
+
+
+def _tables(path: str, *, facts: bool) -> dict[str, list]:
+    with sqlite3.connect(path) as conn:
+        names = [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {name: conn.execute(f"SELECT * FROM {name}").fetchall()
+                for name in names if facts or name != "facts"}
+
+
+def _cold(tree: Path, cache: Path, monkeypatch, graph: bool) -> str:
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(cache))
+    shutil.rmtree(cache, ignore_errors=True)
+    report = indexer.build_index(tree, graph=graph)
+    return report.path
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_edits_leave_the_index_a_cold_index_would_be(seed, tmp_path, monkeypatch):
+    """A random sequence of edits from a fixed list, each followed by a plain or a graph
+    question; after each, every table equals a cold index's (with a plain question
+    after a change, the facts kept for the graph are the one difference allowed)."""
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    warm, cold = tmp_path / "warm", tmp_path / "cold"
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+    indexer.build_index(tree)
+    chooser = random.Random(seed)
+    for name in chooser.sample(sorted(EDITS), 4):
+        file, edit, only_moves = EDITS[name]
+        source = tree / file
+        source.write_text(edit(source.read_text()))
+        graph = chooser.random() < 0.5
+        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+        path, report = indexer.ensure_index(tree, graph=graph)
+        assert report is not None and report.parsed == 1, name
+        assert report.rebuilt is False and (report.primitives > 0), name
+        had_graph = _tables(path, facts=False)["meta"]
+        graph_kept = ("graph", "1") in had_graph
+        expected = _cold(tree, cold, monkeypatch, graph=graph_kept)
+        assert _tables(path, facts=graph_kept) == _tables(expected, facts=graph_kept), name
+        if only_moves:
+            assert graph_kept or not graph, name
+
+
+def test_a_comment_keeps_the_call_graph_and_moves_its_lines(tmp_path, monkeypatch):
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source = tree / PARALLEL
+    source.write_text(_comment_on_top(source.read_text()))
+    path, report = indexer.ensure_index(tree)  # a plain question
+    assert report is not None and report.parsed == 1
+    assert ("graph", "1") in _tables(path, facts=False)["meta"]
+    expected = _cold(tree, tmp_path / "cold", monkeypatch, graph=True)
+    assert _tables(path, facts=True) == _tables(expected, facts=True)
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_the_fingerprint_tells_moved_code_from_changed_code(name):
+    file, edit, only_moves = EDITS[name]
+    text = (MINIJAX / file).read_text()
+    assert (moves.fingerprint(text.encode()) == moves.fingerprint(edit(text).encode())) \
+        is only_moves
+
+
+def test_a_blank_line_inside_a_string_is_code():
+    before = b'def f():\n    """One.\n\n    Two."""\n'
+    after = b'def f():\n    """One.\n\n\n    Two."""\n'
+    assert moves.fingerprint(before) != moves.fingerprint(after)
+    assert moves.fingerprint(b"x = '#'  # note\n") == moves.fingerprint(b"x = '#'\n")
+    assert moves.fingerprint(b"x = '#'\n") != moves.fingerprint(b"x = '#1'\n")
+
+
+def test_line_moves_read_off_the_facts():
+    text = (MINIJAX / PARALLEL).read_text()
+    module = "jax._src.lax.parallel"
+    before = extract.extract(text.encode(), module)
+    after = extract.extract(_comment_on_top(text).encode(), module)
+    lines = moves.line_moves(before, after)
+    assert lines is not None
+    assert {new - old for old, new in lines.items() if new != old} == {2}
+    changed = extract.extract(_a_new_def(text).encode(), module)
+    assert moves.line_moves(before, changed) is None
