@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from jaxmap.flow.flowtext import masked
-from jaxmap.indexing import messages, parse, skim
+from jaxmap.indexing import messages, moves, parse, skim
 from jaxmap.indexing.calltext import add_graph_facts as add_graph_facts  # the indexer's, from here
 from jaxmap.indexing.calltext import outside_functions, read_callees, read_flow, set_callees
 from jaxmap.indexing.facts import (
@@ -98,7 +98,9 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     root = parse.parse(source, () if full_parse else unread).root_node
     builder = _Builder(module, is_package, unread, flow)
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
-    return builder.facts(_module_doc(root))
+    return {"code": moves.fingerprint(source),  # first: what is added later goes last
+            "outline": moves.fingerprint(moves.outline(source, unread)),
+            **builder.facts(_module_doc(root))}
 
 
 

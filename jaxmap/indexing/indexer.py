@@ -8,9 +8,11 @@ primitive), the value flow it is read from, and the messages a tree raises (only
 on the first question that reads them, and kept (meta `graph`).
 
 After an edit, a file whose code only moved (comments, blank lines: moves.py) has its
-rows moved in place, call graph and all; any other change is resolved again with as
-much as the question needs: a first-phase question (`locate`) does not wait for the
-call graph, which the next question that reads it builds again."""
+rows moved in place, call graph and all; for a first-phase question (`locate`), so
+does a file whose outline only moved (an edit inside a body that registers nothing),
+the call graph dropped. Any other change is resolved again with as much as the
+question needs: a first-phase question does not wait for the call graph, which the
+next question that reads it builds again, from facts kept for it."""
 
 from __future__ import annotations
 
@@ -138,7 +140,7 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             parsed: dict = {}
             if old and not removed and not graph_missing and \
                     all(source.path in old for source in to_parse):
-                left = _moved(root, conn, path, to_parse)
+                left = _moved(root, conn, path, to_parse, graph)
                 if left is not None:
                     parsed = left
                 else:
@@ -153,10 +155,12 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             return from_scratch
 
 
-def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list) -> dict | None:
-    """None when every changed file's code only moved (moves.py) and their rows in the
-    index were moved with it; else what was parsed of them, path -> (digest, facts,
-    blob), for the run to go on with."""
+def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list,
+           graph: bool) -> dict | None:
+    """None when every changed file's code only moved (moves.py), or, unless `graph`
+    is asked for, its outline did, and their rows in the index were moved with it (in
+    the second case, the call graph dropped); else what was parsed of them, path ->
+    (digest, facts, blob), for the run to go on with."""
     from jaxmap.indexing import moves, worker
 
     if not changed:
@@ -167,16 +171,22 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list) -> dic
     flow = all("flow_spans" not in facts for _, facts, _ in old.values())
     parsed = dict(zip((s.path for s in changed),
                       worker.extract_files(root, changed, flow=flow)))
-    lines = {}
+    code_moved, lines = True, {}
     for source in changed:
         before, after = old[source.path][1], parsed[source.path][1]
-        moved = before.get("code") == after.get("code") and moves.line_moves(before, after)
-        if not moved and moved != {}:
+        if before.get("code") == after.get("code"):
+            moved = moves.line_moves(before, after)
+        elif not graph and before.get("outline") == after.get("outline"):
+            moved = moves.line_moves(moves.first_phase(before), moves.first_phase(after))
+            code_moved = False
+        else:
+            moved = None
+        if moved is None:
             return parsed
-        lines[source.path] = moved or {}
+        lines[source.path] = moved
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in changed]
-    return None if store.move_lines(path, lines, rows) else parsed
+    return None if store.move_lines(path, lines, rows, graph=code_moved) else parsed
 
 
 def _had_flow(plan: _Plan) -> bool:

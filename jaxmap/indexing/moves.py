@@ -1,11 +1,15 @@
 """Telling an edit that only moved code (comments, blank lines, trailing spaces) from
 one that changed it, and how lines moved.
 
-A file's facts carry its code fingerprint: a digest of its lines with comments, blank
-lines and trailing spaces left out, lines inside strings kept whole. When a file's
-fingerprint is unchanged, its code is, so its old and new facts differ only in line
-numbers; `line_moves` reads the map from old lines to new ones off the two facts,
-and the index can move its rows instead of resolving the tree again."""
+A file's facts carry two code fingerprints: a digest of its lines with comments,
+blank lines and trailing spaces left out (lines inside strings kept whole), and the
+same of its outline, the file with the bodies extract does not read (those that cannot
+register anything) left out. When a file's fingerprint is unchanged, its code is, so
+its old and new facts differ only in line numbers: `line_moves` reads the map from old
+lines to new ones off the two, and the index moves its rows instead of resolving the
+tree again. When only its outline's is unchanged, the same holds of the facts the
+index's first phase reads (`first_phase`): its rows move, and the call graph, which
+read the bodies, is built again when asked for."""
 
 from __future__ import annotations
 
@@ -37,6 +41,25 @@ def fingerprint(source: bytes) -> str:
             digest.update(line)
             digest.update(b"\n")
     return digest.hexdigest()
+
+
+# What only the index's second phase reads of a file's facts, and the fingerprints.
+_SECOND_PHASE = frozenset({"flow", "flow_spans", "callees", "callee_spans", "messages",
+                           "function_spans", "code", "outline"})
+
+
+def outline(source: bytes, bodies) -> bytes:
+    """`source` with the given function bodies (skim.Body) left out, each for a mark."""
+    pieces, start = [], 0
+    for body in sorted(bodies, key=lambda body: body.first):
+        pieces += [source[start:body.first], b"\x00"]
+        start = body.end
+    return b"".join(pieces) + source[start:]
+
+
+def first_phase(facts: dict) -> dict:
+    """What the index's first phase reads of a file's facts."""
+    return {key: value for key, value in facts.items() if key not in _SECOND_PHASE}
 
 
 def line_moves(old: Any, new: Any) -> dict[int, int] | None:

@@ -9,7 +9,7 @@ import os
 import signal
 from typing import TYPE_CHECKING
 
-from jaxmap.indexing import extract, moves  # imported once, before helpers fork
+from jaxmap.indexing import extract  # imported once, before helpers fork, not in each
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -180,7 +180,6 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
         facts = extract.extract(b"", module, is_package, flow=flow)
     if error:
         facts["error"] = f"{relative}: not indexed ({error})"
-    facts["code"] = moves.fingerprint(data or b"")
     return content_digest(data or b""), facts
 
 

@@ -211,15 +211,21 @@ def update_stats(path: str, files: list[tuple[str, int, int]],
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
-def move_lines(path: str, moved: dict[str, dict[int, int]], files: list[tuple]) -> bool:
+def move_lines(path: str, moved: dict[str, dict[int, int]], files: list[tuple], *,
+               graph: bool) -> bool:
     """Record files whose code only moved (moved: path -> old line -> new line): their
     rows in `files` ((path, module, mtime_ns, size, digest, marshalled facts)) and every
-    line of theirs the index holds, moved; in one transaction. False, with nothing
-    written, when the index holds a line of one of them that its map lacks: then the
-    tree must be resolved again."""
+    line of theirs the index holds, moved; with `graph` false, the call graph and
+    messages dropped instead (they read what changed). In one transaction. False, with
+    nothing written, when the index holds a line of one of them that its map lacks:
+    then the tree must be resolved again."""
     with closing(sqlite3.connect(path, timeout=30)) as conn:
         try:
             with conn:
+                if not graph:
+                    for table in _SECOND_PHASE:
+                        conn.execute(f"DELETE FROM {table}")
+                    conn.execute("UPDATE meta SET value = '0' WHERE key = ?", (GRAPH,))
                 _move_rows(conn, moved)
                 conn.executemany(
                     "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
@@ -229,6 +235,10 @@ def move_lines(path: str, moved: dict[str, dict[int, int]], files: list[tuple]) 
         except _Unmapped:
             return False
     return True
+
+
+# What the index's second phase writes.
+_SECOND_PHASE = ("binds", "calls", "messages", "tests", "rule_calls")
 
 
 class _Unmapped(Exception):

@@ -64,9 +64,10 @@ def _resolve(files: dict[str, FileFacts], graph: GraphBuilder | None,
         definitions = edges.definitions(names, findings)
         call_rows, binds, tests, rule_calls = graph(names, findings, definitions, flows) \
             if graph is not None else ([], [], [], ())
+        messages = edges.messages(names) if graph is not None else []
         return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                           tests, findings.diagnostics, _jax_version(names, interpreter),
-                          aliases, call_rows, edges.messages(names), rule_calls)
+                          aliases, call_rows, messages, rule_calls)
 
 
 # Where JAX keeps its platform aliases (`{"cuda": "gpu", "rocm": "gpu", ...}`).
