@@ -32,6 +32,10 @@ from __future__ import annotations
 
 import keyword
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
 
 # The kinds of facts.
 ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR, FIELD = \
@@ -99,12 +103,19 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     defines and imports, which with nested defs, `self` and `cls` are what a kept call
     may hand on (a bare name, or an attribute of what is not imported)."""
     found: list[tuple] = []
-    local = set()
+    local: set[bytes] = set()
     received: set[bytes] = set()  # parameters, which a call may hand on in turn
+    # Views, not unions: a module's owner has a piece between every two functions, and
+    # copying what the module defines for each piece cost the square of its functions.
+    owned = _AnyOf(defined, local, _SELF)
+    names = _AnyOf(defined, local, _SELF, imported, received)
+    at, start_line = pieces[0][0] if pieces else 0, line
     for start, end in pieces:
         text = source[start:end]
         code = masked(text)  # the text, its strings' and comments' contents blanked
-        line_of = _Lines(text, line + source.count(b"\n", pieces[0][0], start))
+        start_line += source.count(b"\n", at, start)
+        at = start
+        line_of = _Lines(text, start_line)
         for match in _DEF.finditer(code):
             params = _balanced(text, match.end() - 1)
             local.add(match.group(1))
@@ -165,9 +176,21 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                     and _starts_operand(code, match.start()):
                 seen.add((name, reflected))
                 found.append((OPERATOR, name.decode(), reflected, line_of(match.start())))
-        owned = defined | local | {b"self", b"cls"}
-        found += _calls(text, code, line_of, owned | imported | received, owned)
+        found += _calls(text, code, line_of, names, owned)
     return tuple(found)
+
+
+_SELF = frozenset({b"self", b"cls"})
+
+
+class _AnyOf:
+    """Membership in any of some sets, as they are when asked."""
+
+    def __init__(self, *sets: Collection[bytes]):
+        self._sets = sets
+
+    def __contains__(self, item: object) -> bool:
+        return any(item in found for found in self._sets)
 
 
 def masked(text: bytes) -> bytes:
@@ -193,8 +216,7 @@ def _group(text: bytes, match, group: int) -> bytes:
     return text[match.start(group):match.end(group)]
 
 
-def _calls(text: bytes, code: bytes, line_of, names: frozenset, owned: frozenset
-           ) -> list[tuple]:
+def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> list[tuple]:
     """The kept calls of a text (see the module's docstring), found in its masked `code`:
     those that hand on one of `names` bare, a lambda, or an attribute of one of `owned`
     (`self.f`, `obj.f`); an imported module's attribute handed on is a `handed` edge
