@@ -300,14 +300,19 @@ def _version_key() -> dict[str, str]:
     return {**store.query_key(), "grammar": parse.grammar_version(), "code": _code_checksum()}
 
 
+_SHAPING = ("indexing", "flow", "knowledge", "store")
+
+
 def _code_checksum() -> str:
-    """Of every module of the package, its subpackages included, and every query,
-    listed from the directories so that no module that shapes the index is left out."""
+    """Of every module and query of the packages that shape the index (this one, the
+    value flow, the knowledge tables, the store), listed from their directories so
+    that no module is left out."""
     import zlib
 
-    package = os.path.dirname(__file__)
+    jaxmap = os.path.dirname(os.path.dirname(__file__))
     sources = sorted(os.path.join(directory, name)
-                     for directory, _, names in os.walk(package) for name in names
+                     for package in _SHAPING for directory, _, names
+                     in os.walk(os.path.join(jaxmap, package)) for name in names
                      if name.endswith((".py", ".scm")))
     checksum = 0
     for source in sources:
