@@ -539,7 +539,10 @@ def _open(root, graph: bool = False):
 class _progress:
     """What a build says on stderr once it has taken a second: a live bar on a
     terminal, else a line when that second passes and one when it ends; nothing with
-    --quiet or $JAXMAP_QUIET."""
+    --quiet or $JAXMAP_QUIET. A count that starts again from nought is the next stage:
+    the call graph's modules after the files parsed."""
+
+    STAGES = ("parsing", "call graph")
 
     def __init__(self, label: str, root: str | None = None):
         self.label, self.root = label, root
@@ -547,6 +550,7 @@ class _progress:
         self.started = time.perf_counter()
         self.total: int | None = None
         self.announced = False
+        self.stage, self.done = 0, 0
 
     def __enter__(self):
         context = click.get_current_context(silent=True)
@@ -554,30 +558,39 @@ class _progress:
         return None if quiet or os.environ.get("JAXMAP_QUIET") else self._update
 
     def _update(self, done: int, total: int) -> None:
-        self.total = total
+        if done < self.done or (self.total is not None and total != self.total):
+            self._end_stage(None)
+            self.stage = min(self.stage + 1, len(self.STAGES) - 1)
+            self.started, self.announced = time.perf_counter(), False
+        self.total, self.done = total, done
         if time.perf_counter() - self.started < 1.0:
             return
         if sys.stderr.isatty():
             if self.bar is None:
-                self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+                label = f"{self.label} ({self.STAGES[self.stage]})"
+                self.bar = click.progressbar(length=total, label=label, file=sys.stderr)
                 self.bar.__enter__()
             self.bar.update(done - self.bar.pos)
         elif not self.announced:
             from jaxmap.render.text import build_started
             from jaxmap.roots import resolve_root
 
-            click.echo(build_started(self.label, resolve_root(self.root), total), err=True)
+            click.echo(build_started(self.label, resolve_root(self.root), total, self.stage),
+                       err=True)
         self.announced = True
 
-    def __exit__(self, kind, *exc):
+    def _end_stage(self, kind) -> None:
         if self.bar is not None:
-            self.bar.__exit__(kind, *exc)
+            self.bar.__exit__(kind, None, None)
+            self.bar = None
         elapsed = time.perf_counter() - self.started
         if kind is None and self.total is not None and elapsed >= 1.0:
             from jaxmap.render.text import build_done
 
-            click.echo(build_done(self.label, self.total, elapsed), err=True)
+            click.echo(build_done(self.label, self.total, elapsed, self.stage), err=True)
 
+    def __exit__(self, kind, *exc):
+        self._end_stage(kind)
 
 def _path_fn(root: str, absolute: bool):
     if absolute:

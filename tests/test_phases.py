@@ -147,3 +147,31 @@ def test_the_index_is_keyed_by_the_installed_grammar():
 
     assert parse.grammar_version() == (f"tree-sitter {version('tree-sitter')}, "
                                        f"tree-sitter-python {version('tree-sitter-python')}")
+
+
+def test_the_call_graph_reports_progress_as_a_second_stage(tree):
+    told: list[tuple[int, int]] = []
+    indexer.build_index(tree, progress=lambda done, total: told.append((done, total)))
+    files = len(list(tree.rglob("*.py")))
+    second = next(i for i, (done, total) in enumerate(told) if i and done < told[i - 1][0])
+    assert told[second - 1] == (files, files)  # every file parsed first
+    modules = told[-1][1]
+    assert told[second] == (0, modules) and told[-1] == (modules, modules)
+    assert [done for done, _ in told[second:]] == sorted(done for done, _ in told[second:])
+
+
+def test_a_slow_build_names_each_stage_on_stderr(monkeypatch, capsys):
+    from jaxmap import cli
+
+    monkeypatch.delenv("JAXMAP_QUIET", raising=False)
+    clock = iter(range(0, 1000, 2))  # every reading two seconds after the last
+    monkeypatch.setattr(cli.time, "perf_counter", lambda: next(clock))
+    with cli._progress("indexing", str(MINIJAX)) as progress:
+        for done in range(4):
+            progress(done, 3)
+        for done in range(6):
+            progress(done, 5)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(": ", 2)[-1].partition(" in ")[0] for line in err] == [
+        "parsing 3 files...", "done, 3 files parsed",
+        "the call graph of 5 modules...", "done, the call graph of 5 modules"]

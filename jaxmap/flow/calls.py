@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
 from jaxmap.indexing.facts import (
@@ -37,6 +37,11 @@ from jaxmap.indexing.resolve.names import Names
 from jaxmap.indexing.resolve.values import MAX_HOPS
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 from jaxmap.store.records import DefinitionRecord, PrimitiveRecord
+
+if TYPE_CHECKING:
+    from typing import Callable
+
+    Progress = Callable[[int, int], None]
 
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
 # `through` (listed, not followed by reachability, or jax.grad would reach every
@@ -77,17 +82,20 @@ class BindRow(NamedTuple):
     via: str | None
 
 
-def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
+def call_edges(names: Names, ids: dict[str, int], flow: Flow,
+               progress: Progress | None = None) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
-    of the `__init__` it runs."""
+    of the `__init__` it runs. `progress` is told of each module done."""
     rows: list[CallRow] = []
     flow.sites()  # every call site first: no question is answered from a part of them
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
                for cls in facts.classes}
-    for module, (_, facts) in names.modules.items():
+    for done, (module, (_, facts)) in enumerate(names.modules.items()):
+        if progress is not None:
+            progress(done, len(names.modules))
         known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
         module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
             | packages | {"self", "cls"}
@@ -131,6 +139,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow) -> list[CallRow]:
                                                 line, status, ids.get(target))
         rows += _implicit_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
+    if progress is not None:
+        progress(len(names.modules), len(names.modules))
     return rows
 
 

@@ -16,6 +16,7 @@ next question that reads it builds again, from facts kept for it."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sqlite3
@@ -86,7 +87,9 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
             del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
-            resolution = resolve.resolve(facts, graph=call_graph if graph else None)
+            # The call graph reports its modules as a second stage, counted from nought.
+            linking = functools.partial(call_graph, progress=progress)
+            resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts
             meta = {**expected, "jax_version": resolution.jax_version or "",
                     store.GRAPH: "1" if graph else "0"}

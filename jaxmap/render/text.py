@@ -229,12 +229,17 @@ def no_primitives(root: str) -> str:
             f"tree that defines primitives")
 
 
-def build_started(label: str, root: str, files: int) -> str:
-    return f"jaxmap: {label} {root}: parsing {files} files..."
+def build_started(label: str, root: str, count: int, stage: int = 0) -> str:
+    """Stage 0 parses files; stage 1 reads the call graph of modules."""
+    if stage:
+        return f"jaxmap: {label} {root}: the call graph of {count} modules..."
+    return f"jaxmap: {label} {root}: parsing {count} files..."
 
 
-def build_done(label: str, files: int, seconds: float) -> str:
-    return f"jaxmap: {label}: done, {files} files parsed in {seconds:.1f} s"
+def build_done(label: str, count: int, seconds: float, stage: int = 0) -> str:
+    if stage:
+        return f"jaxmap: {label}: done, the call graph of {count} modules in {seconds:.1f} s"
+    return f"jaxmap: {label}: done, {count} files parsed in {seconds:.1f} s"
 
 
 def mcp_help(tools: list[str]) -> str:
