@@ -542,7 +542,7 @@ class _progress:
     --quiet or $JAXMAP_QUIET. A count that starts again from nought is the next stage:
     the call graph's modules after the files parsed."""
 
-    STAGES = ("parsing", "call graph")
+    STAGES = 2
 
     def __init__(self, label: str, root: str | None = None):
         self.label, self.root = label, root
@@ -560,15 +560,17 @@ class _progress:
     def _update(self, done: int, total: int) -> None:
         if done < self.done or (self.total is not None and total != self.total):
             self._end_stage(None)
-            self.stage = min(self.stage + 1, len(self.STAGES) - 1)
+            self.stage = min(self.stage + 1, self.STAGES - 1)
             self.started, self.announced = time.perf_counter(), False
         self.total, self.done = total, done
         if time.perf_counter() - self.started < 1.0:
             return
         if sys.stderr.isatty():
             if self.bar is None:
-                label = f"{self.label} ({self.STAGES[self.stage]})"
-                self.bar = click.progressbar(length=total, label=label, file=sys.stderr)
+                from jaxmap.render.text import build_stage
+
+                self.bar = click.progressbar(length=total, file=sys.stderr,
+                                             label=build_stage(self.label, self.stage))
                 self.bar.__enter__()
             self.bar.update(done - self.bar.pos)
         elif not self.announced:

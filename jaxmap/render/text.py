@@ -229,6 +229,11 @@ def no_primitives(root: str) -> str:
             f"tree that defines primitives")
 
 
+def build_stage(label: str, stage: int) -> str:
+    """A progress bar's label: stage 0 parses files, stage 1 reads the call graph."""
+    return f"{label} ({'the call graph' if stage else 'parsing'})"
+
+
 def build_started(label: str, root: str, count: int, stage: int = 0) -> str:
     """Stage 0 parses files; stage 1 reads the call graph of modules."""
     if stage:
