@@ -6,6 +6,8 @@
   extract    one file's syntax tree -> its facts (facts.py is the schema)
   messages   the error messages a file raises, read from its text
   worker     extracting files, in this process or forked helpers
+  moves      an edit that only moved code told from one that changed it, and the
+             lines' map
   resolve/   the facts of a whole tree -> primitives, rules, definitions, import edges
   indexer    the pipeline, incremental, written through store/write.py
 
