@@ -177,3 +177,36 @@ def test_line_moves_read_off_the_facts():
     assert {new - old for old, new in lines.items() if new != old} == {2}
     changed = extract.extract(_a_new_def(text).encode(), module)
     assert moves.line_moves(before, changed) is None
+
+
+def test_the_index_is_the_same_on_one_worker_on_several_and_in_any_file_order(
+        tmp_path, monkeypatch):
+    """A cold index of the fixture on one worker, on three (helpers forced even for a
+    tree this small), and with its files handed to the resolver shuffled: one index."""
+    import marshal
+
+    from jaxmap.flow.graph import call_graph
+    from jaxmap.indexing import discover, resolve, worker
+
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    one = _tables(_cold(tree, tmp_path / "one", monkeypatch, graph=True), facts=True)
+    monkeypatch.setattr(worker, "_PARALLEL_MIN_FILES", 1)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "three"))
+    several = _tables(indexer.build_index(tree, jobs=3).path, facts=True)
+    assert several == one
+    files = discover.list_files(tree).files
+    blobs = {s.path: blob for s, (_, _, blob) in zip(files, worker.extract_files(
+        tree, files, flow=True))}
+
+    def resolved(order: list[str]):
+        found = resolve.resolve({path: marshal.loads(blobs[path]) for path in order},
+                                graph=call_graph)
+        return [list(map(repr, table)) for table in (
+            found.primitives, found.definitions, found.calls, found.binds, found.tests,
+            found.rule_calls, found.imports, found.diagnostics, found.messages)]
+
+    expected = resolved(sorted(blobs))
+    for seed in range(3):
+        order = sorted(blobs)
+        random.Random(seed).shuffle(order)
+        assert resolved(order) == expected, seed
