@@ -413,5 +413,8 @@ def serve_stdio(root: str | None = None) -> None:
         server.start_io()
     finally:
         server.answers.close()
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):  # closed by pygls at `exit`
+            pass
         os._exit(0)
