@@ -58,23 +58,24 @@ class BuildProcess:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "jaxmap.indexing.builder", self.root or ""],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=os.name == "posix", env={**os.environ, "JAXMAP_QUIET": "1"})
+            start_new_session=os.name == "posix")
         threading.Thread(target=self._read, args=(self._process,), daemon=True,
                          name="jaxmap-build-reader").start()
 
     def _read(self, process: subprocess.Popen) -> None:
         """On the reader thread: every line the child sends, until it ends."""
         assert process.stdout is not None
-        for line in process.stdout:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            self._post(functools.partial(self._on_message, message))
-        if process is self._process and process.poll() is None:
-            process.wait()
-        if process is self._process and process.returncode not in (0, -signal.SIGKILL):
-            self._post(self._ended)
+        try:
+            for line in process.stdout:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                self._post(functools.partial(self._on_message, message))
+            if process is self._process:  # it ended, and not by close()
+                self._post(self._ended)
+        except (OSError, ValueError, RuntimeError):  # a pipe or the server's loop closed
+            return
 
     def close(self) -> None:
         """End the child and every process it started, now."""
