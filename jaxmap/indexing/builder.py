@@ -11,12 +11,14 @@ It ends when stdin closes.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
 from jaxmap.errors import describe
 
 _PROGRESS_EVERY_S = 0.2
+_NICENESS = 10
 
 
 def update(root: str | None, changed: str | None, graph: bool, progress):
@@ -48,6 +50,10 @@ def answer(root: str | None, request: dict, send) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """Serve requests until stdin closes, at a lower priority than the server: on a
+    busy machine the editor's answers come first."""
+    if hasattr(os, "nice"):
+        os.nice(_NICENESS)
     root = argv[0] if argv and argv[0] else None
     out = sys.stdout
 
