@@ -83,7 +83,8 @@ def cold(root: Path, place) -> None:
         first, found = asyncio.run(_cold_answers(root, place, env))
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "jaxmap", "-q", "index", "--root", str(root)],
-                       check=True, env={**env, "JAXMAP_CACHE_DIR": os.path.join(scratch, "cli")})
+                       check=True, stdout=subprocess.DEVNULL,
+                       env={**env, "JAXMAP_CACHE_DIR": os.path.join(scratch, "cli")})
         index = time.perf_counter() - start
     print("on an empty cache")
     _line("start to the first answer (initialize)", f"{first:.2f} s")
