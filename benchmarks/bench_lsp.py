@@ -1,6 +1,7 @@
 """`jaxmap lsp` figures on a warm index, side by side in one run.
 
-    python benchmarks/bench_lsp.py [--root PATH] [--requests N] [--starts N]
+    python benchmarks/bench_lsp.py [--root PATH] [--requests N] [--starts N] [--refreshes N]
+                                   [--cold]
 
 Prints, for N definition and N hover requests at real positions (every `*_p` name and
 every `def` in two of jax's busiest files, taken in turn): the p50/p95 of the work the
@@ -8,8 +9,14 @@ server's handlers do (commands/editor.py and render/editor.py on the warm index,
 this process) and of the round trip from a pygls client over stdio to a real
 `jaxmap lsp` process; then the time from starting that process to its first answer
 (initialize, then a definition) on a warm cache, beside a process that only imports
-pygls and lsprotocol, the floor of any pygls server. The issue's targets are printed
-beside; nothing here asserts.
+pygls and lsprotocol, the floor of any pygls server. With --refreshes N (on a copy of
+the root's jax/ in a temporary folder, indexed there first): N times, a primitive
+appended to parallel.py and saved, the time from didSave to the first answer that
+knows it, and the p50/p95 of definitions and hovers asked meanwhile (answered from the
+previous index) beside those at rest. With --cold: the server started on an empty
+cache, the time to its first answer (initialize) and to its first definition that
+finds something (the build done), beside `jaxmap index` on an empty cache. The
+issue's targets are printed beside; nothing here asserts.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ def main() -> None:
     parser.add_argument("--root", default=None)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--refreshes", type=int, default=0)
+    parser.add_argument("--cold", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     from jaxmap.session import open_index
@@ -57,6 +66,99 @@ def main() -> None:
           "(wall minus this: waiting for a CPU)")
     _line("a process that only imports pygls: wall", f"{floor_wall:.3f} s", "(the floor)")
     _line("  its CPU time", f"{floor_cpu:.3f} s")
+    if args.refreshes:
+        refreshes(root, args.refreshes, trips)
+    if args.cold:
+        cold(root, places[0])
+
+
+def cold(root: Path, place) -> None:
+    """The --cold figures, each with a cache of its own."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-lsp-cold-") as scratch:
+        env = {**os.environ, "JAXMAP_CACHE_DIR": os.path.join(scratch, "server")}
+        first, found = asyncio.run(_cold_answers(root, place, env))
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "jaxmap", "-q", "index", "--root", str(root)],
+                       check=True, stdout=subprocess.DEVNULL,
+                       env={**env, "JAXMAP_CACHE_DIR": os.path.join(scratch, "cli")})
+        index = time.perf_counter() - start
+    print("on an empty cache")
+    _line("start to the first answer (initialize)", f"{first:.2f} s")
+    _line("start to the first definition found", f"{found:.1f} s")
+    _line("`jaxmap index` on an empty cache", f"{index:.1f} s",
+          f"ratio {found / index:.2f}x")
+
+
+async def _cold_answers(root: Path, place, env: dict) -> tuple[float, float]:
+    from lsprotocol import types as t
+
+    path, line, column = place
+    start = time.perf_counter()
+    client = await _client(root, env=env)
+    first = time.perf_counter() - start
+    params = t.DefinitionParams(t.TextDocumentIdentifier(path.as_uri()), t.Position(line, column))
+    while not await client.text_document_definition_async(params):
+        await asyncio.sleep(0.1)
+    found = time.perf_counter() - start
+    await _stop(client)
+    return first, found
+
+
+def refreshes(root: Path, count: int, at_rest: dict[str, list[float]]) -> None:
+    """The --refreshes figures, on a copy of the root's jax/ (never the root itself)."""
+    import shutil
+    import tempfile
+
+    from jaxmap.session import open_index
+
+    with tempfile.TemporaryDirectory(prefix="bench-lsp-") as scratch:
+        copy = Path(scratch) / "tree"
+        shutil.copytree(root / "jax", copy / "jax")
+        open_index(str(copy), graph=True).close()
+        places = [(copy / p.relative_to(root), line, column)
+                  for p, line, column in positions(root, 40)]
+        waits, during = asyncio.run(_refreshes(copy, places, count))
+    print(f"after a save (a primitive appended to {FILES[0]}), {count} times")
+    _line("didSave to the first current answer, median", f"{statistics.median(waits):.2f} s",
+          f"max {max(waits):.2f} s")
+    for kind in ("definition", "hover"):
+        _line(f"{kind} during a refresh, p50 / p95", _ms(during[kind]),
+              f"target p95 <= {TARGETS['p95_ms']:.0f} ms")
+        _line("  ratio p95 during / at rest", f"{_p95(during[kind]) / _p95(at_rest[kind]):.2f}x")
+
+
+async def _refreshes(root: Path, places, count: int):
+    from lsprotocol import types as t
+
+    client = await _client(root)
+    target = root / FILES[0]
+    waits: list[float] = []
+    during: dict[str, list[float]] = {"definition": [], "hover": []}
+    ask = {"definition": (client.text_document_definition_async, t.DefinitionParams),
+           "hover": (client.text_document_hover_async, t.HoverParams)}
+    for n in range(count):
+        name = f"bench_refresh_{n}"
+        with open(target, "a") as handle:
+            handle.write(f"\n{name}_p = core.Primitive('{name}')\n")
+        start = time.perf_counter()
+        client.text_document_did_save(t.DidSaveTextDocumentParams(
+            t.TextDocumentIdentifier(target.as_uri())))
+        turn = 0
+        while not await client.workspace_symbol_async(t.WorkspaceSymbolParams(query=name)):
+            path, line, column = places[turn % len(places)]
+            for kind, (send, make) in ask.items():
+                began = time.perf_counter()
+                await send(make(t.TextDocumentIdentifier(path.as_uri()), t.Position(line, column)))
+                during[kind].append(time.perf_counter() - began)
+            turn += 1
+            await asyncio.sleep(0.02)  # an editor asks now and then, not in a loop
+        waits.append(time.perf_counter() - start)
+    await _stop(client)
+    return waits, during
 
 
 def positions(root: Path, count: int) -> list[tuple[Path, int, int]]:
@@ -92,13 +194,13 @@ def in_process(index, places) -> dict[str, list[float]]:
     return times
 
 
-async def _client(root: Path):
+async def _client(root: Path, **kwargs):
     from lsprotocol import types as t
     from pygls.lsp.client import LanguageClient
 
     client = LanguageClient("bench-lsp", "1")
     client.feature(t.WINDOW_LOG_MESSAGE)(lambda _params: None)
-    await client.start_io(sys.executable, "-m", "jaxmap", "lsp", "--root", str(root))
+    await client.start_io(sys.executable, "-m", "jaxmap", "lsp", "--root", str(root), **kwargs)
     await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(),
                                                      root_uri=root.as_uri()))
     client.initialized(t.InitializedParams())
@@ -163,10 +265,13 @@ def _import_pygls() -> tuple[float, float]:
     return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def _ms(times: list[float]) -> str:
+def _p95(times: list[float]) -> float:
     ordered = sorted(times)
-    p95 = ordered[min(int(len(ordered) * 0.95), len(ordered) - 1)]
-    return f"{statistics.median(ordered) * 1000:.2f} / {p95 * 1000:.2f} ms"
+    return ordered[min(int(len(ordered) * 0.95), len(ordered) - 1)]
+
+
+def _ms(times: list[float]) -> str:
+    return f"{statistics.median(times) * 1000:.2f} / {_p95(times) * 1000:.2f} ms"
 
 
 def _line(label: str, value: str, note: str = "") -> None:

@@ -97,6 +97,8 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         _check_output(snapshot_file, force)
     with _progress("indexing", root) as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
+    if report.skipped:
+        click.echo(text.skipped_files(report.skipped), err=True)
     messages, call_counts = [], {}
     if snapshot_file or as_json:
         from jaxmap.store.read import open_file

@@ -10,15 +10,12 @@ index from before the save.
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 from jaxmap.errors import JaxmapError, describe
-from jaxmap.session import Session
-
-if TYPE_CHECKING:
-    from asyncio import AbstractEventLoop
+from jaxmap.served import ServedSession
 
 EXTRA = "pip install 'jaxmap[lsp]'"
 REFERENCES, DEFINITIONS = "jaxmap.references", "jaxmap.definitions"
@@ -32,74 +29,11 @@ def require_sdk() -> None:
         raise JaxmapError(f"jaxmap lsp needs pygls; install it with {EXTRA}") from None
 
 
-class Served:
-    """One root's index as the server holds it: opened as it is on disk at start-up,
-    then kept current by refreshes that run in a worker thread, one at a time (a save
-    during a refresh queues one more)."""
-
-    def __init__(self, root: str | None, on_refreshed):
-        self.root = root
-        self.session: Session | None = None
-        self._on_refreshed = on_refreshed  # called on the server's thread: (report, error)
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxmap-refresh")
-        self._running: Future | None = None
-        self._again = False
-        self._loop: AbstractEventLoop | None = None
-
-    def start(self, workspace: str | None, loop: AbstractEventLoop) -> None:
-        """Serve the root given (`--root`, else $JAXMAP_ROOT), else the editor's
-        `workspace`, else the installed jax: open its index as it is, and check it
-        against the files on disk in the background."""
-        self.root = self.root or os.environ.get("JAXMAP_ROOT") or workspace
-        self._loop = loop
-        self.session = Session(self.root)
-        self.session.open_as_is()
-        self.refresh()
-
-    def index(self):
-        """The open index, or None while the first build runs."""
-        return self.session.current() if self.session else None
-
-    @property
-    def stale(self) -> bool:
-        """Whether a refresh is running while answers come from the index before it."""
-        return self._running is not None and self.index() is not None
-
-    def refresh(self) -> None:
-        if self._running is not None:
-            self._again = True
-            return
-        session, loop = self.session, self._loop
-        assert session is not None and loop is not None  # start() comes first
-        self._running = self._worker.submit(session.refresh)
-        self._running.add_done_callback(
-            lambda done: loop.call_soon_threadsafe(self._finish, done))
-
-    def _finish(self, done: Future) -> None:
-        self._running = None
-        report, error = None, done.exception()
-        assert self.session is not None  # a refresh ran on it
-        if error is None:
-            try:
-                report = done.result()
-                self.session.reopen()
-            except (JaxmapError, OSError) as failed:
-                error = failed
-        if self._again:
-            self._again = False
-            self.refresh()
-        self._on_refreshed(report, error)
-
-    def close(self) -> None:
-        self._worker.shutdown(wait=False, cancel_futures=True)
-        if self.session is not None:
-            self.session.close()
-
-
 # The features served: (LSP method, options or None, _Answers method), declared once.
 _FEATURES = (
     ("initialized", None, "initialized"),
     ("shutdown", None, "shutdown"),
+    ("exit", None, "shutdown"),
     ("textDocument/didOpen", None, "did_open"),
     ("textDocument/didSave", None, "did_save"),
     ("textDocument/didClose", None, "did_close"),
@@ -116,13 +50,12 @@ _COMMANDS = ((REFERENCES, "references_command"), (DEFINITIONS, "definitions_comm
 def build(root: str | None = None):
     """A pygls LanguageServer for `root` (None: the workspace root the editor opens)."""
     from lsprotocol import types as t
-    from pygls.lsp.server import LanguageServer
 
     from jaxmap import __version__
 
-    server = LanguageServer("jaxmap", __version__,
+    server = _server_class()("jaxmap", __version__,
                             text_document_sync_kind=t.TextDocumentSyncKind.Full)
-    answers = _Answers(server, root)
+    answers = server.answers = _Answers(server, root)
     for method, options, name in _FEATURES:
         server.feature(method, getattr(answers, options) if options else None)(
             answers.handler(name))
@@ -145,9 +78,19 @@ class _Answers:
 
         self.t, self.editor, self.gaps, self.render = types, editor, rule_gaps, render
         self.server = server
-        self.served = Served(root, self._refreshed)
+        self.root = root
+        self.served: ServedSession | None = None  # from `initialized` on
+        self.progress = _BuildProgress(server)
         self.lens_options = types.CodeLensOptions(resolve_provider=True)
         self._told: set[str] = set()
+
+    def index(self):
+        """The index answers come from; None before the first one is built."""
+        return self.served.index() if self.served else None
+
+    @property
+    def stale(self) -> bool:
+        return self.served is not None and self.served.stale
 
     def handler(self, name: str, command: bool = False):
         answer = getattr(self, name)
@@ -175,10 +118,11 @@ class _Answers:
             self._told.add(message)
             self.log(message)
 
-    def _refreshed(self, report, error) -> None:
+    def _refreshed(self, report, error: str | None) -> None:
         self._told.clear()
+        self.progress.end()
         if error is not None:
-            self.log(describe(error, debug_hint=False), self.t.MessageType.Error)
+            self.log(error.removeprefix("jaxmap: "), self.t.MessageType.Error)
             return
         if report is not None:
             self.log(self.render.refreshed(report))
@@ -191,7 +135,7 @@ class _Answers:
         """The root-relative POSIX path of a file under the root; None for any other."""
         from pygls.uris import to_fs_path
 
-        path, index = to_fs_path(uri), self.served.index()
+        path, index = to_fs_path(uri), self.index()
         if path is None or index is None:
             return None
         rel = os.path.relpath(os.path.realpath(path), index.root)
@@ -200,7 +144,7 @@ class _Answers:
     def uri_of(self, file: str) -> str:
         from pygls.uris import from_fs_path
 
-        return from_fs_path(os.path.join(self.served.index().root, file))
+        return from_fs_path(os.path.join(self.index().root, file))
 
     def location(self, loc):
         line = max(loc.line - 1, 0)
@@ -235,16 +179,16 @@ class _Answers:
     def meaning(self, uri: str, line: int, character: int):
         """(index, editor.Meaning) at a 0-based position; (index, None) where nothing
         is (outside the root, between words), and (None, None) before the first index."""
-        index, file = self.served.index(), self.relative(uri)
+        index, file = self.index(), self.relative(uri)
         if index is None:
-            self.note_once(self.render.BUILDING.format(root=self.served.root or "the workspace"))
+            self.note_once(self.render.BUILDING.format(root=self.root or "the workspace"))
             return None, None
         lines = self.lines(uri) if file is not None else []
         symbol = self.editor.symbol_at(lines[line], self.column(uri, lines, line, character)) \
             if line < len(lines) else None
         if symbol is None or file is None:  # no file, no lines: no symbol
             return index, None
-        if self.served.stale:
+        if self.stale:
             self.note_once(self.render.STALE)
         found = self.editor.meaning(index, file, line + 1, symbol)
         return index, None if found.empty else found
@@ -252,6 +196,9 @@ class _Answers:
     # -- life cycle ----------------------------------------------------------------------
 
     def initialized(self, _params) -> None:
+        """Serve the root given (`--root`, else $JAXMAP_ROOT), else the editor's
+        workspace folder, else the installed jax: the index as it is on disk at once,
+        brought up to date in the build process."""
         import asyncio
 
         from pygls.uris import to_fs_path
@@ -259,20 +206,28 @@ class _Answers:
         workspace = self.server.workspace
         folders = list(workspace.folders.values())
         uri = folders[0].uri if folders else workspace.root_uri
-        try:
-            self.served.start(to_fs_path(uri) if uri else None, asyncio.get_running_loop())
-        except JaxmapError as error:
-            self.log(describe(error, debug_hint=False), self.t.MessageType.Error)
+        self.root = self.root or os.environ.get("JAXMAP_ROOT") or (
+            to_fs_path(uri) if uri else None)
+        loop = asyncio.get_running_loop()
+        self.served = ServedSession(self.root, loop.call_soon_threadsafe, self._refreshed,
+                                    self.progress.report)
+        self.served.start()
 
     def shutdown(self, _params) -> None:
-        self.served.close()
+        self.close()
+
+    def close(self) -> None:
+        """End the build process (and its helpers) and close the index."""
+        if self.served is not None:
+            self.served.close()
 
     def did_open(self, params) -> None:
         self.publish(params.text_document.uri)
 
-    def did_save(self, _params) -> None:
-        if self.served.session is not None:
-            self.served.refresh()
+    def did_save(self, params) -> None:
+        """Refresh what the saved file changed; answers meanwhile say they are older."""
+        if self.served is not None:
+            self.served.refresh(changed=self.relative(params.text_document.uri))
 
     def did_close(self, params) -> None:
         self.server.text_document_publish_diagnostics(
@@ -280,7 +235,7 @@ class _Answers:
 
     def publish(self, uri: str) -> None:
         """The information-level findings of rule_gaps for one open document."""
-        t, index, file = self.t, self.served.index(), self.relative(uri)
+        t, index, file = self.t, self.index(), self.relative(uri)
         if index is None or file is None:
             return
         found = [t.Diagnostic(range=self.range(g.line - 1, 0, g.line), message=self.render.gap(g),
@@ -303,7 +258,7 @@ class _Answers:
         if found is None:
             return None
         text = self.render.hover(found, self.link, self.editor.summaries(index, found.primitives),
-                                 self.served.stale)
+                                 self.stale)
         return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text))
 
     def references(self, params):
@@ -321,7 +276,7 @@ class _Answers:
         if file is None:
             return None
         lines, found = self.lines(uri), []
-        for lens in self.editor.lenses(self.served.index(), file):
+        for lens in self.editor.lenses(self.index(), file):
             line = lens.line - 1
             text = lines[line] if line < len(lines) else ""
             prim = lens.primitive
@@ -338,7 +293,7 @@ class _Answers:
         return found
 
     def resolve_lens(self, lens):
-        data, index = lens.data or {}, self.served.index()
+        data, index = lens.data or {}, self.index()
         name, variable = data.get("primitive") or ("", "")
         prim = self.editor.primitive(index, name, variable) if index else None
         counts = self.editor.counts(index, prim) if prim else None
@@ -362,7 +317,7 @@ class _Answers:
         return [self.location(loc) for loc in places(index, found)] if found else []
 
     def workspace_symbols(self, params):
-        t, index = self.t, self.served.index()
+        t, index = self.t, self.index()
         if index is None:
             return None
         kinds = {"primitive": t.SymbolKind.Constant, "function": t.SymbolKind.Function,
@@ -373,7 +328,93 @@ class _Answers:
                 for row in self.editor.symbols(index, params.query)]
 
 
+@functools.cache
+def _server_class():
+    """pygls's LanguageServer, holding its answers, that tells the editor in one line
+    of a message it could not read (pygls would pop up a window)."""
+    from lsprotocol import types as t
+    from pygls.lsp.server import LanguageServer
+
+    class Server(LanguageServer):
+        answers: _Answers
+
+        def report_server_error(self, error, source) -> None:
+            self.answers.log(_one_line(error), t.MessageType.Error)
+
+    return Server
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"could not handle a message: {type(error).__name__}" + (f": {text[0]}" if text else "")
+
+
+class _BuildProgress:
+    """The build shown as work-done progress (`$/progress`) where the client supports
+    it: begun at the first progress of an update, ended when it ends."""
+
+    def __init__(self, server):
+        self.server = server
+        self._token: str | None = None  # of the update running
+        self._begun = False
+        self._count = 0
+        self._percent = 0
+
+    def supported(self) -> bool:
+        window = self.server.client_capabilities.window
+        return bool(window and window.work_done_progress)
+
+    def report(self, done: int, total: int) -> None:
+        from lsprotocol import types as t
+
+        if not self.supported():
+            return
+        percent = done * 100 // max(total, 1)
+        if self._token is None:
+            self._count += 1
+            self._token, self._percent = f"jaxmap-index-{self._count}", percent
+            token = self._token
+            self.server.work_done_progress.create(token, lambda *_: self._begin(token))
+        elif percent != self._percent and self._begun:
+            self._percent = percent
+            self.server.work_done_progress.report(self._token, t.WorkDoneProgressReport(
+                message=f"{done:,} of {total:,} files", percentage=percent))
+
+    def _begin(self, token: str) -> None:
+        from lsprotocol import types as t
+
+        if token == self._token:
+            self._begun = True
+            self.server.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+                title="jaxmap: indexing", percentage=self._percent))
+
+    def end(self) -> None:
+        from lsprotocol import types as t
+
+        token, begun, self._token, self._begun = self._token, self._begun, None, False
+        if begun:
+            self.server.work_done_progress.end(token, t.WorkDoneProgressEnd(
+                message="index ready"))
+
+
 def serve_stdio(root: str | None = None) -> None:
-    """Serve `root` (None: the workspace root the editor opens) until the editor exits."""
+    """Serve `root` (None: the workspace root the editor opens) until the editor exits
+    or closes stdin; then end the build process and leave at once (the thread that
+    reads stdin may still wait on it). pygls's own log, tracebacks included, stays
+    quiet: what a user should see goes to the editor as one line."""
+    import sys
+
     require_sdk()
-    build(root).start_io()
+    pygls_log = logging.getLogger("pygls")
+    pygls_log.addHandler(logging.NullHandler())
+    pygls_log.propagate = False
+    server = build(root)
+    try:
+        server.start_io()
+    finally:
+        server.answers.close()
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):  # closed by pygls at `exit`
+            pass
+        os._exit(0)

@@ -195,6 +195,7 @@ _LAYERS = {
     "commands": {"store", "knowledge", "models", "roots", "errors"},
     "render": {"knowledge", "models", "errors"},
     "session": {"indexing", "store", "errors"},
+    "served": {"session", "indexing", "store", "errors"},
     "scaffold": {"session", "commands", "render", "store", "knowledge", "models", "roots",
                  "errors"},
 }

@@ -12,8 +12,9 @@ from jaxmap.errors import RootError
 # directory whose name starts with a dot (VCS data, tool caches).
 _SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "build", "dist", "bazel-bin",
                         "bazel-out"})
-# Files larger than this are generated code (flatbuffers, tables), not hand-written rules.
-MAX_FILE_BYTES = 4 * 1024 * 1024
+# Files larger than this are generated data, not code worth a parse (the largest file
+# of jax 0.10.2 is 0.3 MiB; of its jaxlib, a 2.5 MiB generated table); each is named.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 
 
 class SourceFile(NamedTuple):
@@ -27,21 +28,29 @@ class SourceFile(NamedTuple):
 
 
 class Tree(NamedTuple):
-    """The Python files under a root, and the directories walked with their mtimes
-    (a file added or removed changes its directory's mtime)."""
+    """The Python files under a root, the directories walked with their mtimes (a file
+    added or removed changes its directory's mtime), and the Python files left out,
+    each with why: (path, reason)."""
 
     files: list[SourceFile]
     dirs: list[tuple[str, int]]
+    skipped: list[tuple[str, str]]
 
 
 def list_files(root: str) -> Tree:
     """Every .py file under the root (only `jax/` for an installed-packages root),
-    sorted by path; symlink loops and unreadable directories are skipped."""
+    sorted by path; symlink loops and unreadable directories are skipped, and so are
+    files too large or unreadable (in `skipped`)."""
     top = [os.path.join(root, "jax")] if roots.is_installed_packages_dir(root) else [root]
-    tree = Tree([], [])
+    tree = Tree([], [], [])
     seen_dirs: set[tuple[int, int]] = set()
     for start in top:
         _walk(root, start, tree, seen_dirs)
+    if not tree.files and tree.skipped:
+        path, reason = tree.skipped[0]
+        more = f" and {len(tree.skipped) - 1} more" if len(tree.skipped) > 1 else ""
+        raise RootError(f"root {root} holds only Python files jaxmap skips: {path} "
+                        f"({reason}){more}")
     if not tree.files:
         raise RootError(f"root {root} holds no Python files")
     tree.files.sort(key=lambda f: f.path)
@@ -69,8 +78,16 @@ def _walk(root: str, directory: str, tree: Tree, seen_dirs: set) -> None:
                 stat = entry.stat()
                 if stat.st_size <= MAX_FILE_BYTES:
                     files.append(_source_file(root, entry.path, stat))
-        except OSError:
-            continue
+                else:
+                    tree.skipped.append((_relative(root, entry.path), too_large(stat.st_size)))
+        except OSError as error:
+            if entry.name.endswith(".py"):
+                tree.skipped.append((_relative(root, entry.path), error.strerror or "unreadable"))
+
+
+def too_large(size: int) -> str:
+    return (f"{size / 2**20:.1f} MiB, over the {MAX_FILE_BYTES // 2**20} MiB "
+            f"limit for a source file")
 
 
 def _relative(root: str, path: str) -> str:

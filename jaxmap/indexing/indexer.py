@@ -45,6 +45,7 @@ class IndexReport(NamedTuple):
     primitives: int
     rules: int
     diagnostics: int
+    skipped: tuple[tuple[str, str], ...] = ()  # Python files left out: (path, reason)
 
     @property
     def changed(self) -> bool:
@@ -76,7 +77,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     expected = {**_version_key(), "root": str(root)}
     plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
-        return plan
+        return plan._replace(skipped=tuple(tree.skipped))
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
         if graph:
@@ -97,7 +98,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
-                       len(resolution.diagnostics))
+                       len(resolution.diagnostics), tuple(tree.skipped))
 
 
 def index_file(root=None) -> str:

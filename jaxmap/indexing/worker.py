@@ -9,7 +9,7 @@ import os
 import signal
 from typing import TYPE_CHECKING
 
-from jaxmap.indexing import extract  # imported once, before helpers fork, not in each
+from jaxmap.indexing import decode, extract  # imported once, before helpers fork
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -40,7 +40,7 @@ def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[s
     def add(task: tuple) -> tuple[str, dict]:
         path, digest, _ = task
         raw = facts[path]
-        extract.add_graph_facts(raw, read_source(root, path) or b"")
+        extract.add_graph_facts(raw, decode.as_utf8(read_source(root, path) or b"")[0])
         return digest, raw
 
     forks = os.name == "posix"
@@ -172,18 +172,23 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
     """(digest, facts) of one file."""
     root, relative, module, is_package, flow = task
     data = read_source(root, relative)
+    text, decoding = decode.as_utf8(data or b"")
     error = None if data is not None else "unreadable"
     try:
-        facts = extract.extract(data or b"", module, is_package, flow=flow)
+        facts = extract.extract(text, module, is_package, flow=flow)
     except (RecursionError, ValueError, UnicodeError) as problem:
         error = f"{type(problem).__name__}: {problem}"
         facts = extract.extract(b"", module, is_package, flow=flow)
     if error:
         facts["error"] = f"{relative}: not indexed ({error})"
+    elif decoding:
+        facts["error"] = f"{relative}: {decoding}"
     return content_digest(data or b""), facts
 
 
 def read_source(root: str, relative: str) -> bytes | None:
+    """The file's bytes as stored (what its digest is of); decode.as_utf8 gives what
+    the parser reads."""
     try:
         with open(os.path.join(root, relative), "rb") as handle:
             return handle.read()

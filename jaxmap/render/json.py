@@ -137,6 +137,7 @@ def index_document(report, messages: list[str], call_counts: dict[str, int]) -> 
              for status in CALL_STATUSES}
     fields = {("index" if name == "path" else name): value
               for name, value in report._asdict().items()}
+    fields["skipped"] = [{"path": path, "reason": reason} for path, reason in report.skipped]
     return _dump({**fields, "changed": report.changed,
                   "diagnostic_messages": messages,
                   "calls": {**calls, "total": total, "unresolved_share":

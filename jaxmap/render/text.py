@@ -131,6 +131,11 @@ def index_report(report) -> str:
             f"{report.diagnostics} diagnostics -> {report.path}")
 
 
+def skipped_files(skipped) -> str:
+    """A line for each Python file the index left out, and why."""
+    return "\n".join(f"jaxmap: skipped {path}: {reason}" for path, reason in skipped)
+
+
 def verify_summary(report, show: int = 20) -> str:
     """A verify.Report: the figures, then up to `show` of each kind of difference."""
     lines = [f"jax {report.jax_version}: static index vs live registries"]

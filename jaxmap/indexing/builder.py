@@ -1,0 +1,78 @@
+"""`python -m jaxmap.indexing.builder [ROOT]`: a server's build process (the server's
+side is jaxmap/served.py).
+
+A fresh, single-threaded process, so that the indexer may fork its helpers safely.
+It reads one request a line on stdin, `{"graph": bool, "changed": path or null}`, and
+answers each with JSON lines on stdout: `{"progress": [done, total]}` while it builds,
+then `{"report": {...}}` (null when the index was current) or `{"error": "one line"}`.
+It ends when stdin closes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from jaxmap.errors import describe
+
+_PROGRESS_EVERY_S = 0.2
+_NICENESS = 10
+
+
+def update(root: str | None, changed: str | None, graph: bool, progress):
+    """The one place a server's index is brought up to date: after `changed` (a
+    root-relative path) was saved, or on start (None). The indexer's report, or None
+    when nothing changed."""
+    from jaxmap.indexing import indexer
+
+    del changed  # the indexer finds what changed by stat; a one-file path would take it
+    return indexer.ensure_index(root, progress=progress, graph=graph)[1]
+
+
+def answer(root: str | None, request: dict, send) -> None:
+    """Run one request, sending its progress and its outcome."""
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= _PROGRESS_EVERY_S or done == total:
+            last[0] = now
+            send({"progress": [done, total]})
+
+    try:
+        report = update(root, request.get("changed"), bool(request.get("graph")), progress)
+    except Exception as error:  # noqa: BLE001 - the server shows one line, never a traceback
+        send({"error": describe(error, debug_hint=False)})
+        return
+    send({"report": None if report is None else report._asdict()})
+
+
+def main(argv: list[str]) -> int:
+    """Serve requests until stdin closes, at a lower priority than the server: on a
+    busy machine the editor's answers come first."""
+    if hasattr(os, "nice"):
+        os.nice(_NICENESS)
+    root = argv[0] if argv and argv[0] else None
+    out = sys.stdout
+
+    def send(message: dict) -> None:
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            send({"error": "jaxmap: internal error: an unreadable build request"})
+            continue
+        answer(root, request, send)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (KeyboardInterrupt, BrokenPipeError):
+        sys.exit(1)

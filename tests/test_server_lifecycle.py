@@ -1,0 +1,157 @@
+"""The servers as a new user first meets them: started on an empty cache, on a tree
+big enough that the indexer forks helpers, each gives a first answer while or after
+it builds, and when its client goes, it and every process it started are gone within
+2 s. Processes are read from /proc (Linux)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as t
+from pytest_lsp import ClientServerConfig
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc")
+
+MODULES = 60  # over the indexer's threshold for forking helpers
+PRIMITIVE = "from jax._src import core\n\nwide_p = core.Primitive('wide')\n"
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    package = root / "jax" / "_src"
+    package.mkdir(parents=True)
+    (root / "jax" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text("class Primitive:\n  def __init__(self, name):\n"
+                                     "    self.name = name\n")
+    (package / "wide.py").write_text(PRIMITIVE)
+    for n in range(MODULES):
+        (package / f"m{n}.py").write_text(f"def f{n}(x):\n  return x + {n}\n")
+    return root
+
+
+def _env(cache: Path) -> dict[str, str]:
+    return {**{k: v for k, v in os.environ.items() if k != "JAXMAP_ROOT"},
+            "JAXMAP_CACHE_DIR": str(cache)}
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process under `pid`, and every process in a group one of them leads."""
+    parents, groups = {}, {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat(int(entry))
+            if fields:
+                parents[int(entry)], groups[int(entry)] = int(fields[1]), int(fields[2])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found | {p for p, group in groups.items() if group in found}
+
+
+def _stat(pid: int) -> list[str] | None:
+    """State, parent and process group of `pid`; None when it is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] in "ZX" else fields[:3]
+
+
+def _left(pids: set[int], within: float = 2.0) -> set[int]:
+    deadline = time.monotonic() + within
+    while (alive := {p for p in pids if _stat(p)}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+async def _watch(server_pid: int, until) -> set[int]:
+    """Every process seen under the server while `until` (a task) runs."""
+    seen: set[int] = set()
+    while not until.done():
+        seen |= _descendants(server_pid)
+        await asyncio.sleep(0.02)
+    return seen
+
+
+@pytest.mark.asyncio
+async def test_lsp_on_an_empty_cache_answers_shows_progress_and_leaves_nothing(tmp_path):
+    root = _tree(tmp_path)
+    client = await ClientServerConfig([sys.executable, "-m", "jaxmap", "lsp"],
+                                      server_env=_env(tmp_path / "cache")).start()
+    server = client._server
+    capabilities = t.ClientCapabilities(window=t.WindowClientCapabilities(
+        work_done_progress=True))
+    await client.initialize_session(t.InitializeParams(
+        capabilities=capabilities, root_uri=root.as_uri(),
+        workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)]))
+    query = t.WorkspaceSymbolParams(query="wide")
+    assert await client.workspace_symbol_async(query) is None  # building: no index yet
+
+    async def first_answer():
+        for _ in range(1200):
+            if symbols := await client.workspace_symbol_async(query):
+                return symbols
+            await asyncio.sleep(0.05)
+        raise AssertionError(client.log_messages)
+
+    answering = asyncio.ensure_future(first_answer())
+    seen = await _watch(server.pid, answering)
+    assert "wide" in {s.name for s in answering.result()}
+    kinds = [getattr(v, "kind", None) for reports in client.progress_reports.values()
+             for v in reports]
+    assert kinds[0] == "begin" and kinds[-1] == "end", kinds
+    assert len(seen) >= 2, seen  # the build process and at least one helper it forked
+
+    server.stdin.close()  # the editor goes away without a word
+    everyone = {server.pid, *seen, *_descendants(server.pid)}
+    await asyncio.sleep(0)  # let the loop close the pipe
+    assert await asyncio.to_thread(_left, everyone) == set()
+    await client.stop()
+
+
+def test_mcp_on_an_empty_cache_answers_and_leaves_nothing(tmp_path):
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    root = _tree(tmp_path)
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "jaxmap", "mcp", "--root", str(root)],
+                                   env=_env(tmp_path / "cache"))
+    seen: set[int] = set()
+
+    async def run():
+        async with Client(params) as client:
+            listed = await client.list_tools()  # answered while the index is built
+            server = _server_pid()
+            seen.update(_descendants(server), {server})
+            result = await client.call_tool("locate", {"name": "wide"})
+            return listed, result
+
+    listed, result = anyio.run(run)
+    assert listed.tools and not result.is_error
+    assert "wide.py" in result.content[0].text
+    assert len(seen) >= 2, seen  # the server and its build process
+    assert _left(seen) == set()
+
+
+def _server_pid() -> int:
+    """The `jaxmap mcp` process this test started."""
+    mine = _descendants(os.getpid())
+    for pid in mine:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if b"mcp" in argv and b"jaxmap" in argv:
+            return pid
+    raise AssertionError(f"no jaxmap mcp among {mine}")
