@@ -109,12 +109,12 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     # copying what the module defines for each piece cost the square of its functions.
     owned = _AnyOf(defined, local, _SELF)
     names = _AnyOf(defined, local, _SELF, imported, received)
-    at, start_line = pieces[0][0] if pieces else 0, line
-    for start, end in pieces:
+    counted, start_line = pieces[0][0] if pieces else 0, line  # the line of `counted`
+    for start, end in pieces:  # in order: each piece's line counted on from the last
         text = source[start:end]
         code = masked(text)  # the text, its strings' and comments' contents blanked
-        start_line += source.count(b"\n", at, start)
-        at = start
+        start_line += source.count(b"\n", counted, start)
+        counted = start
         line_of = _Lines(text, start_line)
         for match in _DEF.finditer(code):
             params = _balanced(text, match.end() - 1)
