@@ -212,3 +212,16 @@ def test_the_fixture_indexes_the_same_on_one_worker_on_several_and_in_any_file_o
         order = sorted(blobs)
         random.Random(seed).shuffle(order)
         assert resolved(order) == expected, seed
+
+
+def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
+    """The index holds a line of the file that its map lacks: nothing is written, and
+    the caller resolves the tree instead."""
+    from jaxmap.store import write
+
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    path = indexer.build_index(tree).path
+    before = _tables(path, facts=True)
+    assert not write.move_lines(path, {PARALLEL: {}}, [], graph=True)
+    assert _tables(path, facts=True) == before
