@@ -155,3 +155,30 @@ def _server_pid() -> int:
         if b"mcp" in argv and b"jaxmap" in argv:
             return pid
     raise AssertionError(f"no jaxmap mcp among {mine}")
+
+
+def test_an_mcp_call_waiting_for_the_first_build_is_told_its_progress(tmp_path):
+    import anyio
+    from mcp.client import Client
+
+    from jaxmap import server
+    from jaxmap.served import ServedSession
+
+    root = _tree(tmp_path)
+    told: list[tuple[float, float | None]] = []
+
+    async def run():
+        served = ServedSession(str(root), asyncio.get_running_loop().call_soon_threadsafe,
+                               lambda report, error: None)
+        try:
+            async with Client(server.build(served)) as client:
+                async def progress(done, total, _message):
+                    told.append((done, total))
+                return await client.call_tool("locate", {"name": "wide"},
+                                              progress_callback=progress)
+        finally:
+            served.close()
+
+    result = anyio.run(run, backend="asyncio")
+    assert not result.is_error and "wide.py" in result.content[0].text
+    assert told and told[-1][0] == told[-1][1] == MODULES + 4  # every file, then done
