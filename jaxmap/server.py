@@ -81,10 +81,11 @@ async def _updated(served: ServedSession, graph: bool, ctx) -> _Updated:
 
     ended = anyio.Event()
     outcome: list = []
-    token = (ctx.meta or {}).get("progress_token") if ctx is not None else None
-    served.on_progress = _progress_sender(ctx, token) if token is not None else None
+    served.on_progress = _progress_sender(ctx)
+
     def done() -> None:
         outcome.append(served.error)
+        served.on_progress = None  # this call's progress ends here
         ended.set()
 
     served.refresh(graph=graph, then=done)
@@ -92,12 +93,12 @@ async def _updated(served: ServedSession, graph: bool, ctx) -> _Updated:
     return _Updated(served, outcome[0])
 
 
-def _progress_sender(ctx, token):
+def _progress_sender(ctx):
+    """Progress notifications for the call of `ctx` (none unless it sent a token)."""
     import asyncio
 
     def send(done: int, total: int) -> None:
-        asyncio.ensure_future(ctx.session.send_progress_notification(
-            token, done, total, message="jaxmap: indexing"))
+        asyncio.ensure_future(ctx.session.report_progress(done, total, "jaxmap: indexing"))
     return send
 
 

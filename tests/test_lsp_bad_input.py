@@ -2,7 +2,8 @@
 methods, wrong params, a file deleted while open, a cache made unusable, a root that
 disappears. Each is answered per the protocol (an error response, or one line of
 `window/logMessage`), nothing on stderr looks like a crash, and the next request is
-answered. One server serves the file's tests, in order; its stderr goes to a file."""
+answered. One server serves the file's tests, in order; its stderr goes to a file,
+and after `shutdown` and `exit` it and its build process are gone."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types as t
 from markers import ROOT, mark
+from processes import descendants, left
 from pytest_lsp import ClientServerConfig
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -44,7 +46,10 @@ async def client(places):
         workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)]))
     await _logged(client, READY)
     yield client
-    await client.shutdown_session()
+    server = client._server.pid
+    everyone = {server, *descendants(server)}
+    await client.shutdown_session()  # shutdown, then exit: all gone within 2 s
+    assert await asyncio.to_thread(left, everyone) == set()
     await client.stop()
     stderr = places["stderr"].read_text()
     assert "Traceback" not in stderr and "Error" not in stderr, stderr

@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types as t
+from processes import descendants, left
 from pytest_lsp import ClientServerConfig
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc")
@@ -40,43 +40,11 @@ def _env(cache: Path) -> dict[str, str]:
             "JAXMAP_CACHE_DIR": str(cache)}
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every live process under `pid`, and every process in a group one of them leads."""
-    parents, groups = {}, {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat(int(entry))
-            if fields:
-                parents[int(entry)], groups[int(entry)] = int(fields[1]), int(fields[2])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found | {p for p, group in groups.items() if group in found}
-
-
-def _stat(pid: int) -> list[str] | None:
-    """State, parent and process group of `pid`; None when it is gone or a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return None if fields[0] in "ZX" else fields[:3]
-
-
-def _left(pids: set[int], within: float = 2.0) -> set[int]:
-    deadline = time.monotonic() + within
-    while (alive := {p for p in pids if _stat(p)}) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return alive
-
-
 async def _watch(server_pid: int, until) -> set[int]:
     """Every process seen under the server while `until` (a task) runs."""
     seen: set[int] = set()
     while not until.done():
-        seen |= _descendants(server_pid)
+        seen |= descendants(server_pid)
         await asyncio.sleep(0.02)
     return seen
 
@@ -112,9 +80,9 @@ async def test_lsp_on_an_empty_cache_answers_shows_progress_and_leaves_nothing(t
     assert len(seen) >= 1, seen
 
     server.stdin.close()  # the editor goes away without a word
-    everyone = {server.pid, *seen, *_descendants(server.pid)}
+    everyone = {server.pid, *seen, *descendants(server.pid)}
     await asyncio.sleep(0)  # let the loop close the pipe
-    assert await asyncio.to_thread(_left, everyone) == set()
+    assert await asyncio.to_thread(left, everyone) == set()
     await client.stop()
 
 
@@ -133,7 +101,7 @@ def test_mcp_on_an_empty_cache_answers_and_leaves_nothing(tmp_path):
         async with Client(params) as client:
             listed = await client.list_tools()  # answered while the index is built
             server = _server_pid()
-            seen.update(_descendants(server), {server})
+            seen.update(descendants(server), {server})
             result = await client.call_tool("locate", {"name": "wide"})
             return listed, result
 
@@ -141,12 +109,12 @@ def test_mcp_on_an_empty_cache_answers_and_leaves_nothing(tmp_path):
     assert listed.tools and not result.is_error
     assert "wide.py" in result.content[0].text
     assert len(seen) >= 2, seen  # the server and its build process
-    assert _left(seen) == set()
+    assert left(seen) == set()
 
 
 def _server_pid() -> int:
     """The `jaxmap mcp` process this test started."""
-    mine = _descendants(os.getpid())
+    mine = descendants(os.getpid())
     for pid in mine:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
@@ -156,3 +124,30 @@ def _server_pid() -> int:
         if b"mcp" in argv and b"jaxmap" in argv:
             return pid
     raise AssertionError(f"no jaxmap mcp among {mine}")
+
+
+def test_an_mcp_call_waiting_for_the_first_build_is_told_its_progress(tmp_path):
+    import anyio
+    from mcp.client import Client
+
+    from jaxmap import server
+    from jaxmap.served import ServedSession
+
+    root = _tree(tmp_path)
+    told: list[tuple[float, float | None]] = []
+
+    async def run():
+        served = ServedSession(str(root), asyncio.get_running_loop().call_soon_threadsafe,
+                               lambda report, error: None)
+        try:
+            async with Client(server.build(served)) as client:
+                async def progress(done, total, _message):
+                    told.append((done, total))
+                return await client.call_tool("locate", {"name": "wide"},
+                                              progress_callback=progress)
+        finally:
+            served.close()
+
+    result = anyio.run(run, backend="asyncio")
+    assert not result.is_error and "wide.py" in result.content[0].text
+    assert told and told[-1][0] == told[-1][1] == MODULES + 4  # every file, then done

@@ -115,3 +115,13 @@ def test_a_tree_of_skipped_files_does_not_say_it_holds_none(tmp_path, capsys):
     assert out == "" and err.count("\n") == 1, err
     assert "holds no Python files" not in err
     assert "holds only Python files jaxmap skips: vast.py (16.0 MiB, over the 16 MiB" in err
+
+
+def test_the_editors_log_line_names_each_skipped_file(tmp_path):
+    from jaxmap.indexing.indexer import build_index
+    from jaxmap.render.editor import refreshed
+
+    root = _tree(tmp_path, {"pkg/small.py": b"x = 1\n"})
+    _sparse(root / "pkg" / "vast.py", discover.MAX_FILE_BYTES + 1)
+    line = refreshed(build_index(str(root)))
+    assert "; skipped pkg/vast.py: 16.0 MiB, over the 16 MiB limit" in line and "\n" not in line

@@ -73,9 +73,10 @@ def _at(file: str, line: int, link: LinkFn) -> str:
 
 
 def refreshed(report) -> str:
-    """The log line after a refresh that changed the index."""
+    """The log line after a refresh that changed the index, naming the files left out."""
+    skipped = "".join(f"; skipped {path}: {reason}" for path, reason in report.skipped)
     return (f"index refreshed: {report.parsed} files parsed, {report.removed} removed, "
-            f"{report.primitives} primitives")
+            f"{report.primitives} primitives{skipped}")
 
 
 def primitive_lens(counts) -> str:
