@@ -1,15 +1,15 @@
 """The contributor's loop: an edit, then a question, timed against jaxmap as it was.
 
-    python benchmarks/bench_edits.py [--root PATH] [--rounds N] [--before REF]
+    python benchmarks/bench_edits.py [--root PATH] [--rounds N] [--before REF] [--now REF]
 
 Copies the tree (default: the installed jax) to a scratch directory and indexes it
-cold, with call graph, twice: with jaxmap as installed ("now") and with jaxmap at the
-git commit REF of this repository ("before", default HEAD~1, run from a `git archive`
-of it); each keeps its own cache. Then, per round, it makes the issue's edits one
-after another and asks each question after each edit, before and now interleaved, in
-new processes. Prints the median wall seconds and peak memory of each, their ratio,
-and the issue's target; with `ty` on PATH, `ty check` of the copy as the yardstick
-for the cold build. Nothing here asserts.
+cold, with call graph, twice: with jaxmap at the git commit REF of this repository
+("before", default HEAD~1) and as installed, or at `--now REF` ("now"); a commit is
+run from a `git archive` of it, and each keeps its own cache. Then, per round, it
+makes the issue's edits one after another and asks each question after each edit,
+before and now interleaved, in new processes. Prints the median wall seconds and
+peak memory of each, their ratio, and the issue's target; with `ty` on PATH, `ty
+check` of the copy as the yardstick for the cold build. Nothing here asserts.
 """
 
 from __future__ import annotations
@@ -83,6 +83,8 @@ def main() -> None:
     parser.add_argument("--root", default=None, help="tree to copy (default: installed jax)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--before", default="HEAD~1", help="git commit of jaxmap to compare")
+    parser.add_argument("--now", default=None, help="git commit to run instead of the "
+                        "installed jaxmap")
     args = parser.parse_args()
     from jaxmap import roots
 
@@ -91,10 +93,11 @@ def main() -> None:
     shutil.copytree(os.path.join(roots.resolve_root(args.root), "jax"),
                     os.path.join(tree, "jax"))
     before = _archive(args.before, os.path.join(scratch, "before"))
+    now = _archive(args.now, os.path.join(scratch, "now")) if args.now else None
     runs = {"before": _runner(before, os.path.join(scratch, "cache-before"), tree),
-            "now": _runner(None, os.path.join(scratch, "cache-now"), tree)}
+            "now": _runner(now, os.path.join(scratch, "cache-now"), tree)}
     print(f"tree: a copy of {roots.resolve_root(args.root)}; {os.cpu_count()} cores; "
-          f"before: jaxmap at {args.before}; now: {sys.executable} -m jaxmap; "
+          f"before: jaxmap at {args.before}; now: jaxmap at {args.now or 'installed'}; "
           f"{args.rounds} rounds")
     cold = {name: run(["index"]) for name, run in runs.items()}
     ty = shutil.which("ty")
@@ -138,7 +141,10 @@ def _runner(code: str | None, cache: str, tree: str):
         env["PYTHONPATH"] = code
 
     def run(arguments: list[str]) -> tuple[float, float]:
-        return _timed([sys.executable, "-m", "jaxmap", *arguments, "--root", tree], env=env)
+        # Run from the scratch directory: `-m` puts the working directory first on the
+        # path, and this repository's own jaxmap would shadow the archived one.
+        return _timed([sys.executable, "-m", "jaxmap", *arguments, "--root", tree], env=env,
+                      cwd=os.path.dirname(tree))
     return run
 
 
