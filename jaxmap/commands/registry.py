@@ -161,7 +161,8 @@ COMMANDS: tuple[Command, ...] = (
             (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
                    required=True, positional=True, stdin=True),),
             "jaxmap.commands.explain:explain_all",
-            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"},
+            {"text": "jaxmap.render.explain_text:explanation",
+             "json": f"{_JSON}:explanation_document"},
             refusal="jaxmap.commands.explain:refusal", graph=True),
     Command("ladder", "The escalation ladder and its checklist: each rung, the `jaxmap new` "
                       "command that starts it, and where its machinery lives.",

@@ -23,6 +23,9 @@ _CLASS = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?::[ \t]?|[ \t]*$)")
 _CLASS_WORDS = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Operation)$")
 # A path inside a `jax` package (installed or a checkout).
 _JAX_PATH = re.compile(r"(?:^|/)(jax(?:lib)?/.*)$")
+# Python's markers under a frame's source (`^^^^`, `~~^~~`), at any indent: a long source
+# line's markers start at the line's start.
+_MARKERS = re.compile(r"^[ \t]*[~^]+[ \t~^]*$")
 
 
 class Frame(NamedTuple):
@@ -99,13 +102,13 @@ def _after_header(text: str) -> int:
 
 
 def _past_code(rest: str) -> str:
-    """What follows the last frame, less the indented source and `^^^` lines under it."""
+    """What follows the last frame, less the indented source and marker lines under it."""
     at = 0
     while at < len(rest):
         end = rest.find("\n", at)
         end = len(rest) if end < 0 else end + 1
         line = rest[at:end]
-        if line.strip() and line[:1] not in " \t":
+        if line.strip() and line[:1] not in " \t" and not _MARKERS.match(line):
             break
         at = end
     return rest[at:]

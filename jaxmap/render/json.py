@@ -231,12 +231,17 @@ def coverage_document(matrix, view: View) -> str:
                        view.paging))
 
 
+_ROUTE = 8  # JAX frames of a route listed (innermost), `route_total` counts all
+
+
 def explanation_document(answers, view: View) -> str:
     """`explain`'s answers under `exceptions`, root cause first; the first placed one's
     fields (else the first's) also at the top level."""
     records = [_explanation(found, view.path) for found in answers]
     top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
-    return _dump({"root": str(view.root), **top, "exceptions": records})
+    tracebacks = len({a.segment for a in answers})
+    return _dump({"root": str(view.root), **top, "tracebacks": tracebacks,
+                  "exceptions": records})
 
 
 def _site(site, path) -> dict:
@@ -244,9 +249,27 @@ def _site(site, path) -> dict:
             "exception": site.exception, "returned": site.returned}
 
 
+def _frame(frame, path) -> dict:
+    file = path(frame.jax_file) if frame.jax_file else frame.path
+    return {"file": file, "line": frame.line, "function": frame.function, "code": frame.code}
+
+
+def _called(called, path) -> dict | None:
+    if called is None:
+        return None
+    return {**_frame(called.frame, path), "via": called.via, "raised": called.raised,
+            "route": [_frame(f, path) for f in called.route[-_ROUTE:]],
+            "route_total": len(called.route)}
+
+
 def _explanation(found, path) -> dict:
     missing, diagnosis, older = found.missing, found.not_linear, found.older
     return {
+        "segment": found.segment, "label": found.label, "wording": found.wording,
+        "why_not_jax": found.why_not_jax,
+        "user_frame": None if found.user is None else _frame(found.user, path),
+        "called_by_jax": _called(found.called, path),
+        "fix": None if found.fix is None else {"family": found.fix.name, "text": found.fix.fix},
         "status": found.status.value, "exception": found.exception, "message": found.message,
         "sites": [_site(s, path) for s in found.sites],
         "raised_by": [_site(s, path) for s in found.raised_by],

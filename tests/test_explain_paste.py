@@ -1,0 +1,144 @@
+"""explain on pastes as users paste them (tests/fixtures/pastes/, written for these
+tests): pytest's report of three failures, a log with a warning's traceback before
+the error, an ANSI-coloured IPython traceback, a message whose filtering note is
+missing, a callback that raised, a chained custom_vjp error. Each is cut into its
+tracebacks, each JAX one placed in JAX and pointed back at the user's line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jaxmap.commands import explain, explain_paste
+from jaxmap.commands.explain import Status
+from jaxmap.commands.explain_user import BRANCH, CALLBACK
+from jaxmap.commands.registry import BY_NAME
+from jaxmap.dispatch import answer
+
+PASTES = Path(__file__).parent / "fixtures" / "pastes"
+
+
+def _paste(name: str) -> str:
+    return (PASTES / f"{name}.txt").read_text()
+
+
+def _explained(index, name: str):
+    return explain.explain_all(index, _paste(name))
+
+
+# -- cutting a paste (no index) ------------------------------------------------------------
+@pytest.mark.parametrize(("name", "classes"), [
+    ("pytest_three_failures", ["PytestDeprecationWarning", "json.decoder.JSONDecodeError",
+                               "AssertionError", "jax.errors.ConcretizationTypeError"]),
+    ("log_warning_then_error", ["FileNotFoundError", "TypeError"]),
+    ("callback_raises", ["ValueError", "jax.errors.JaxRuntimeError"]),
+    ("chained_custom_vjp", ["ValueError"]),
+    ("ipython_ansi", ["TypeError"]),
+    ("no_note", ["TypeError"]),
+])
+def test_a_paste_is_cut_into_its_tracebacks(name, classes):
+    from jaxmap.commands import tracebacks
+
+    segments = explain_paste.segments(_paste(name))
+    assert [tracebacks.read(s.text)[-1].exception for s in segments] == classes
+
+
+def test_pytest_failures_keep_their_test_names_and_user_lines():
+    segments = explain_paste.segments(_paste("pytest_three_failures"))
+    assert [s.label for s in segments] == [None, "test_config", "test_shapes", "test_step"]
+    assert 'File "test_three.py", line 15, in test_step' in segments[-1].text
+    assert "\nE " not in segments[-1].text and "\n>" not in segments[-1].text
+
+
+def test_colours_and_ipython_frames_become_pythons_traceback():
+    [segment] = explain_paste.segments(_paste("ipython_ansi"))
+    assert "\x1b" not in segment.text and "skipping hidden" not in segment.text
+    assert segment.text.startswith('Traceback (most recent call last):\n'
+                                   '  File "<cell In[4]>", line 6, in <module>\n'
+                                   '    jax.grad(loss)(jnp.ones(3))\n')
+
+
+@pytest.mark.parametrize(("text", "release"), [
+    ("jax.__version__ = '0.4.38'\nTypeError: x", "0.4.38"),
+    ("jax:    0.6.2\njaxlib: 0.6.2\nnumpy:  2.0.0", "0.6.2"),
+    ("pip install jax==0.4.38", "0.4.38"),
+    ('  File "/env/jax-0.4.38/jax/_src/api.py", line 3, in f', "0.4.38"),
+    ("jaxlib==0.4.38 only", None),
+])
+def test_the_release_a_paste_names(text, release):
+    assert explain_paste.release(text) == release
+
+
+# -- explaining them (the installed jax) -----------------------------------------------------
+def test_pytest_output_with_three_failures_explains_the_jax_one(installed_index):
+    answers = _explained(installed_index, "pytest_three_failures")
+    assert [a.status for a in answers] == [Status.NOT_JAX] * 3 + [Status.MATCHED]
+    assert "raised by the user's own code (test_three.py:11)" == answers[2].why_not_jax
+    step = answers[-1]
+    assert step.label == "test_step" and step.user.line == 15
+    assert step.raised_by[0].function.endswith("concretization_function_error")
+    assert step.fix.name == "concrete value needed"
+
+
+def test_a_callback_that_raised_is_the_root_cause(installed_index):
+    answers = _explained(installed_index, "callback_raises")
+    logged, carried, runtime = answers
+    for own in (logged, carried):
+        assert own.status == Status.USER_CODE and own.exception == "ValueError"
+        assert (own.called.frame.function, own.called.frame.line) == ("host", 3)
+        assert own.called.via == CALLBACK and own.called.raised
+        assert own.called.route[-1].jax_file == "jax/_src/callback.py"
+        assert own.fix.name == "callback raised"
+    assert runtime.status == Status.RUNTIME and runtime.user.code == "jax.jit(f)(jnp.ones(3))"
+
+
+def test_a_message_without_its_note_is_still_jaxs(installed_index):
+    [found] = _explained(installed_index, "no_note")
+    assert found.status == Status.MATCHED
+    assert found.sites[0].function.endswith("_compute_newshape")
+    assert (found.user.function, found.user.line) == ("branch", 3)
+    assert found.called.via == BRANCH and not found.called.route
+
+
+def test_an_ansi_coloured_ipython_traceback(installed_index):
+    [found] = _explained(installed_index, "ipython_ansi")
+    assert found.status == Status.MATCHED and found.sites[0].function.endswith("_check_scalar")
+    assert found.user.path == "<cell In[4]>" and found.user.line == 6
+    assert found.fix.name == "gradient of a non-scalar"
+
+
+def test_a_log_with_a_warning_traceback_before_the_error(installed_index):
+    warning, error = _explained(installed_index, "log_warning_then_error")
+    assert warning.status == Status.NOT_JAX and warning.segment == 1
+    assert error.status == Status.MATCHED and error.segment == 2
+    assert error.user.code == "grads = jax.grad(loss)(params, batch)"
+
+
+def test_a_chain_is_read_to_its_root(installed_index):
+    [found] = _explained(installed_index, "chained_custom_vjp")
+    assert found.sites[0].function.endswith("tensor_contractions.matmul")
+    assert found.user.function == "f_bwd" and found.called.frame.function == "f_bwd"
+
+
+def test_text_heads_each_traceback_and_says_why_the_others_are_not_jaxs(installed_index):
+    text = answer(BY_NAME["explain"], installed_index, {"text": _paste("pytest_three_failures")},
+                  "text")
+    lines = text.split("\n")
+    assert lines[0].startswith("== traceback 1 of 4: not from JAX: PytestDeprecationWarning")
+    assert "== traceback 4 of 4 (test_step) ==" in lines
+    assert any(line.startswith("  your line      test_three.py:15") for line in lines)
+    assert any(line.startswith("  usually fixes  JAX needed a concrete value") for line in lines)
+
+
+def test_json_carries_segments_user_frame_fix_and_route(installed_index):
+    document = json.loads(answer(BY_NAME["explain"], installed_index,
+                                 {"text": _paste("callback_raises")}, "json"))
+    assert document["tracebacks"] == 2
+    first = document["exceptions"][0]
+    assert first["status"] == "user-code" and first["segment"] == 1
+    assert first["called_by_jax"]["function"] == "host"
+    assert first["called_by_jax"]["route"][-1]["file"] == "jax/_src/callback.py"
+    assert first["fix"]["family"] == "callback raised"
+    assert document["exceptions"][-1]["user_frame"]["line"] == 6
