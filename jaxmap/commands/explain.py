@@ -229,10 +229,12 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
     if called is not None and called.raised and called.route:
         return _user_code(raised)
     found = match(messages, raised)
-    if raised.traceback and not _from_jax(raised) and not (found and _may_be_jax(raised, found)):
+    wording = _older_wording(reading, raised, found)
+    catalogued = found or (wording[1] if wording else None)
+    if raised.traceback and not _from_jax(raised) and \
+            not (catalogued and _may_be_jax(raised, catalogued)):
         return Explanation(message, (), None, exception=raised.exception,
                            status=Status.NOT_JAX, why_not_jax=_why_not_jax(raised))
-    wording = _older_wording(reading, raised, found)
     if wording is not None:
         return _older(messages, raised, *wording)
     if found:
@@ -293,11 +295,13 @@ def _may_be_jax(raised, found) -> bool:
 def _older_wording(reading: _Reading, raised, found) -> tuple[str, tuple] | None:
     """(release, match) of an older release's wording that explains the message better
     than this tree's match: the paste's release when it names an older one; else only
-    when this tree's wording explains the message by its start alone."""
+    when this tree's wording explains the message by its start alone. Among releases,
+    the one whose raise site is a pasted JAX frame comes first, then the fullest match."""
     indexed = reading.tree.jax_version
     if found is not None and found[3] and reading.release in (None, indexed):
         return None
-    best = None
+    shown = {(frame.jax_file, frame.line) for frame in raised.jax_frames}
+    best, best_key = None, None
     for version, rows in explain_releases.candidates(reading.older, reading.release,
                                                      indexed):
         old = match(rows, raised)
@@ -305,8 +309,9 @@ def _older_wording(reading: _Reading, raised, found) -> tuple[str, tuple] | None
             continue
         if found is not None and explain_releases.score(old) <= explain_releases.score(found):
             continue
-        if best is None or explain_releases.score(old) > explain_releases.score(best[1]):
-            best = (version, old)
+        key = (any((s.file, s.line) in shown for s in old[0]), explain_releases.score(old))
+        if best_key is None or key > best_key:
+            best, best_key = (version, old), key
     return best
 
 

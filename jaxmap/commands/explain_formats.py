@@ -17,7 +17,7 @@ CHAIN_SENTENCES = ("The above exception was the direct cause of the following ex
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _ANSI_LOST_ESCAPE = re.compile(r"\[(?:\d{1,3};)*\d{1,3}m")  # `[0;31m`: its ESC lost in a copy
 _TIMESTAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"
-                        r"(?:Z|[+-]\d\d:?\d\d)?\]?[ \t]*(?:[-|:][ \t]*)?")
+                        r"(?:Z|[+-]\d\d:?\d\d)?\]?(?:[ \t]?[-|:])?[ \t]?")
 _LEVEL = r"(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)"
 # `ERROR:root:`, `WARNING:jax._src.xla_bridge:`, `my.logger - ERROR - `, `ERROR - `, `[ERROR] `
 _LOG_RECORD = re.compile(rf"^(?:{_LEVEL}:[\w.<>-]*:|(?:[\w.]+ - )?{_LEVEL} - |\[{_LEVEL}\] )")

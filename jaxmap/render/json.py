@@ -234,14 +234,34 @@ def coverage_document(matrix, view: View) -> str:
 _ROUTE = 8  # JAX frames of a route listed (innermost), `route_total` counts all
 
 
+_EXPLAIN_CHARS = 30_000  # an answer past this keeps its last exceptions in short form
+
+
 def explanation_document(answers, view: View) -> str:
-    """`explain`'s answers under `exceptions`, root cause first; the first placed one's
-    fields (else the first's) also at the top level."""
+    """`explain`'s answers under `exceptions`, in the paste's order, each chain's root
+    cause first; the first placed one's fields (else the first's) also at the top level.
+    A paste of many tracebacks is answered within _EXPLAIN_CHARS: from the last, its
+    exceptions are cut to their short form (`"short": true`) until it fits."""
     records = [_explanation(found, view.path) for found in answers]
     top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
-    tracebacks = len({a.segment for a in answers})
-    return _dump({"root": str(view.root), **top, "tracebacks": tracebacks,
-                  "exceptions": records})
+    document = {"root": str(view.root), **top, "tracebacks": len({a.segment for a in answers}),
+                "exceptions": records}
+    text = _dump(document)
+    for i in range(len(records) - 1, 0, -1):
+        if len(text) <= _EXPLAIN_CHARS:
+            break
+        records[i] = _short(records[i])
+        text = _dump(document)
+    return text
+
+
+def _short(record: dict) -> dict:
+    """An answer's short form: what it is and its first place."""
+    return {"short": True, **{key: record[key] for key in ("segment", "label", "status",
+                                                            "exception", "why_not_jax")},
+            "message": record["message"].split("\n", 1)[0][:200],
+            "sites": record["sites"][:1], "raised_by": record["raised_by"][:1],
+            "user_frame": record["user_frame"]}
 
 
 def _site(site, path) -> dict:
