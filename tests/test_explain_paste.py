@@ -142,3 +142,72 @@ def test_json_carries_segments_user_frame_fix_and_route(installed_index):
     assert first["called_by_jax"]["route"][-1]["file"] == "jax/_src/callback.py"
     assert first["fix"]["family"] == "callback raised"
     assert document["exceptions"][-1]["user_frame"]["line"] == 6
+
+
+def test_ipython_7_frames_take_their_line_from_the_arrow():
+    text = ("TypeError                                 Traceback (most recent call last)\n"
+            "<ipython-input-3-5f2c> in <module>\n"
+            "      1 x = jnp.ones(3)\n"
+            "----> 2 jax.grad(f)(x)\n"
+            "\n"
+            "TypeError: Gradient only defined for scalar-output functions. Output had shape: (3,).")
+    [segment] = explain_paste.segments(text)
+    assert '  File "<ipython-input-3-5f2c>", line 2, in <module>\n    jax.grad(f)(x)\n' \
+        in segment.text
+
+
+# -- releases, and what usually fixes it -----------------------------------------------------
+def test_a_paste_that_names_its_release_is_matched_against_that_wording(installed_index):
+    text = ("jax:    0.6.2\njaxlib: 0.6.2\n\nTraceback (most recent call last):\n"
+            '  File "/home/me/proj/train.py", line 31, in <module>\n'
+            "    state = step(state, batch)\n"
+            "TypeError: dynamic_slice start_indices must have length equal to the number of "
+            "dimensions of the operand, got indices (0, 0) for operand shape (3,).\n")
+    [found] = explain.explain_all(installed_index, text)
+    assert found.status == Status.OLDER and found.wording == "0.6.2"
+    assert found.older.site.function.endswith("_dynamic_slice_shape_rule")
+
+
+def test_the_release_whose_raise_site_is_a_pasted_frame_is_chosen(installed_index):
+    """0.4.38 and 0.6.2 word it alike; the frame is 0.4.38's raise (lax_numpy.py)."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "/env/site-packages/jax/_src/numpy/lax_numpy.py", line 9152, in matmul\n'
+            "ValueError: Incompatible shapes for matmul arguments: (2, 3) and (4, 5)\n")
+    [found] = explain.explain_all(installed_index, text)
+    assert found.wording == "0.4.38" and found.older.site.file.endswith("lax_numpy.py")
+
+
+def test_a_frame_of_another_release_moves_to_the_line_holding_its_source(installed_index):
+    from jaxmap.commands import explain_releases
+    from jaxmap.commands.tracebacks import Frame
+
+    code = 'raise TypeError(msg(f"had shape: {aval.shape}"))'
+    moved = Frame("/env/site-packages/jax/_src/api.py", 540, "_check_scalar", code)
+    line = explain_releases.settled(installed_index.root, moved)
+    assert line != 540
+    source = (Path(installed_index.root) / "jax/_src/api.py").read_text().split("\n")
+    assert source[line - 1].strip() == code
+    assert explain_releases.settled(installed_index.root, moved._replace(code="")) == 540
+
+
+@pytest.mark.parametrize(("exception", "message", "family"), [
+    ("TracerBoolConversionError", "Attempted boolean conversion of traced array",
+     "tracer used as a Python bool"),
+    ("TypeError", "Gradient only defined for scalar-output functions. Output had shape: (3,).",
+     "gradient of a non-scalar"),
+    ("NotImplementedError", "Differentiation rule for 'frob' not implemented",
+     "missing rule"),
+    ("UnexpectedTracerError", "Encountered an unexpected tracer.",
+     "tracer leaked from a transform"),
+    ("JaxRuntimeError", "INTERNAL: CpuCallback error calling callback: Traceback",
+     "callback raised"),
+    ("TypeError", "add got incompatible shapes for broadcasting: (3,), (4,).",
+     "shapes do not match"),
+    ("ValueError", "my own words", None),
+])
+def test_each_message_family_has_its_fix(exception, message, family):
+    from jaxmap.knowledge import fixes
+
+    found = fixes.family(exception, message)
+    assert (found.name if found else None) == family
+    assert found is None or len(found.fix) > 40
