@@ -211,3 +211,24 @@ def test_each_message_family_has_its_fix(exception, message, family):
     found = fixes.family(exception, message)
     assert (found.name if found else None) == family
     assert found is None or len(found.fix) > 40
+
+
+def test_before_python_311_each_filtered_traceback_starts_with_jaxs_note():
+    from jaxmap.commands import tracebacks
+
+    segments = explain_paste.segments(_paste("python310_two_filtered"))
+    assert [[r.exception for r in tracebacks.read(s.text)] for s in segments] == [
+        ["jax.errors.SimplifiedTraceback", "jax.errors.TracerBoolConversionError"],
+        ["jax.errors.SimplifiedTraceback", "TypeError"]]
+
+
+def test_pytests_native_tracebacks_keep_their_test_names():
+    native = ("=================================== FAILURES ===================================\n"
+              "_________________________________ test_step __________________________________\n"
+              "Traceback (most recent call last):\n"
+              '  File "/home/me/proj/test_a.py", line 5, in test_step\n'
+              "    jax.grad(f)(x)\n"
+              "TypeError: Gradient only defined for scalar-output functions. Output had "
+              "shape: (3,).\n")
+    [segment] = explain_paste.segments(native)
+    assert segment.label == "test_step" and segment.text.startswith("Traceback")

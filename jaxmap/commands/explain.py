@@ -53,8 +53,9 @@ if TYPE_CHECKING:
     from jaxmap.store.read import Index
 
 # JAX's own additions to a chain: the user's frames where a failing operation was
-# created, or the unfiltered copy of the exception. Their frames serve the next one.
-_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace")
+# created, the unfiltered copy of the exception, or (Python < 3.11) the note that it
+# filtered the next one's frames. Their frames serve the next one.
+_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace", "SimplifiedTraceback")
 _JAX_PACKAGES = ("jax", "jaxlib")
 _CLOSEST = 3
 _CLOSEST_AT_LEAST = 0.5

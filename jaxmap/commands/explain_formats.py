@@ -73,7 +73,12 @@ def _dedented(lines: list[str]) -> str:
 
 
 def is_pytest(text: str) -> bool:
+    """pytest's report: `E` lines with `>` or `path:line:` lines, or a failure's banner
+    under its FAILURES rule (`--tb=native`)."""
     lines = text.split("\n")
+    if any(_PYTEST_RULE.match(line) and "FAILURES" in line for line in lines) and \
+            any(_PYTEST_BANNER.match(line) for line in lines):
+        return True
     errors = sum(1 for line in lines if _PYTEST_ERROR.match(line) and line.strip() != "E")
     return errors > 0 and any(_PYTEST_SOURCE.match(line) or _PYTEST_LOCATION.match(line)
                               for line in lines)

@@ -15,6 +15,9 @@ _VERSION = re.compile(r"\bjax(?:\.__version__\W{0,8}|==|-|:[ \t]+|[ \t]+version[
                       r"[ \t]+v?)(\d+\.\d+\.\d+)\b")
 
 
+_SIMPLIFIED = re.compile(r"^(?:jax\.errors\.|jax\._src\.traceback_util\.)?SimplifiedTraceback: ")
+
+
 class Segment(NamedTuple):
     number: int  # 1-based, in the paste's order
     label: str | None  # what the paste calls it: the test's name under pytest's banner
@@ -51,8 +54,11 @@ def split(text: str) -> list[str]:
 
 
 def _starts_one(lines: list[str], i: int) -> bool:
-    """Whether line `i` starts a traceback that is not the next of a chain."""
+    """Whether line `i` starts a traceback that is not the next of a chain (Python before
+    3.11 starts JAX's filtered one with its `SimplifiedTraceback` note, no frames)."""
     line = lines[i]
+    if _SIMPLIFIED.match(line):
+        return True
     if line.rstrip() == formats.HEADER:
         before = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
         return before not in formats.CHAIN_SENTENCES

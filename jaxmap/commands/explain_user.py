@@ -63,15 +63,14 @@ def called_by_jax(frames: tuple[Frame, ...]) -> CalledByJax | None:
     start = inner
     while start > 0 and is_user(frames[start - 1]) and _calls(frames[start - 1], frames[start]):
         start -= 1
-    if start == 0:
+    if start == 0 or is_library(frames[start - 1]):  # the program's entry, or pytest's
         return None
     outer = next((i for i in range(start - 1, -1, -1) if is_user(frames[i])), None)
-    route = frames[(outer if outer is not None else -1) + 1:start]
-    if not route and outer is None:
-        return None
+    route = tuple(f for f in frames[(outer if outer is not None else -1) + 1:start]
+                  if f.jax_file)
     raised = inner == len(frames) - 1
     return CalledByJax(frames[inner], _via(route, frames[outer] if outer is not None else None),
-                       tuple(f for f in route if f.jax_file), raised)
+                       route, raised)
 
 
 def _calls(caller: Frame, callee: Frame) -> bool:
