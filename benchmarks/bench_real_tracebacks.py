@@ -2,7 +2,8 @@
 (benchmarks/data/real_tracebacks.json: plain, unfiltered, pytest, IPython with colours,
 logs, a message alone; jax 0.10.2 runs, older releases' wordings, issue threads).
 
-Each is scored against where JAX raised it: `right` (the answer's first place),
+Batch 1 (46) was the set the first figure came from, and explain was then corrected on
+it; batch 2 (14) was added after, unseen. Each is scored against where JAX raised it: `right` (the answer's first place),
 `listed` (among its places, not first), `wrong` (placed elsewhere, or a JAX error
 called not JAX's, or a non-JAX one placed), `missing` (not placed). Needs the installed
 jax's index (built on first use).
@@ -80,6 +81,10 @@ def main(argv: list[str]) -> int:
           + ", ".join(f"{name} {n}" for name, n in sorted(formats.items())))
     print(f"right {counts['right']}  listed {counts['listed']}  wrong {counts['wrong']}  "
           f"missing {counts['missing']}  ({seconds / len(entries) * 1000:.0f} ms each)")
+    for batch in sorted({e.get("batch", 1) for e in entries}):
+        of = Counter(verdicts[e["id"]] for e in entries if e.get("batch", 1) == batch)
+        print(f"  batch {batch}: " + "  ".join(f"{k} {of[k]}" for k in
+                                                ("right", "listed", "wrong", "missing")))
     for ident, found in verdicts.items():
         if found != "right" or "--verbose" in argv:
             print(f"  {found:<8} {ident}")
