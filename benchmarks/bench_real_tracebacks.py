@@ -2,10 +2,11 @@
 (benchmarks/data/real_tracebacks.json: plain, unfiltered, pytest, IPython with colours,
 logs, a message alone; jax 0.10.2 runs, older releases' wordings, issue threads).
 
-Batch 1 (46) was the set the first figure came from, and explain was then corrected on
-it; batch 2 (14) was added after, unseen. Each is scored against where JAX raised it: `right` (the answer's first place),
-`listed` (among its places, not first), `wrong` (placed elsewhere, or a JAX error
-called not JAX's, or a non-JAX one placed), `missing` (not placed). Needs the installed
+Batch 1 (46) was the set the first figure came from, and explain was then corrected
+on it; batch 2 (14) was added after, unseen. Each is scored against where JAX raised
+it: `right` (the answer's first place), `listed` (among its places, not first),
+`wrong` (placed elsewhere, or a JAX error called not JAX's, or a non-JAX one placed),
+`missing` (not placed). Needs the installed
 jax's index (built on first use).
 
     python benchmarks/bench_real_tracebacks.py [--verbose]
