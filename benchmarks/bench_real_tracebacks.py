@@ -6,8 +6,7 @@ Batch 1 (46) was the set the first figure came from, and explain was then correc
 on it; batch 2 (14) was added after, unseen. Each is scored against where JAX raised
 it: `right` (the answer's first place), `listed` (among its places, not first),
 `wrong` (placed elsewhere, or a JAX error called not JAX's, or a non-JAX one placed),
-`missing` (not placed). Needs the installed
-jax's index (built on first use).
+`missing` (not placed). Needs the installed jax's index (built on first use).
 
     python benchmarks/bench_real_tracebacks.py [--verbose]
 """
