@@ -148,7 +148,9 @@ def refusal(answers) -> str | None:
 def unplaced_reason(answers) -> str:
     """Why no answer placed its exception, in a line."""
     if answers and all(a.status == Status.NOT_JAX for a in answers):
-        return "not from JAX: the traceback has no JAX frame and no JAX exception"
+        if len(answers) == 1:
+            return f"not from JAX: {answers[0].exception}, {answers[0].why_not_jax}"
+        return f"not from JAX: none of the paste's {len(answers)} exceptions is JAX's"
     return "not an error message raised in this tree"
 
 
