@@ -232,3 +232,34 @@ def test_pytests_native_tracebacks_keep_their_test_names():
               "shape: (3,).\n")
     [segment] = explain_paste.segments(native)
     assert segment.label == "test_step" and segment.text.startswith("Traceback")
+
+
+# -- what issue threads paste ----------------------------------------------------------------
+def test_a_paste_cut_at_jaxs_unfiltered_copy_is_read_as_the_exception_it_copies():
+    from jaxmap.commands import tracebacks
+
+    [raised] = tracebacks.read('  File ".../jax/_src/api.py", line 1499, in _mapped_axis_size\n'
+                               "    assert treedef_is_leaf(leaf)\n"
+                               "jax._src.traceback_util.UnfilteredStackTrace: TypeError: bad\n")
+    assert (raised.exception, raised.message) == ("TypeError", "bad")
+    assert raised.frames[0].jax_file == "jax/_src/api.py"
+
+
+def test_words_before_a_pasted_message_are_left_out():
+    [segment] = explain_paste.segments("Fails with:\nValueError: vmap got inconsistent sizes")
+    assert segment.text == "ValueError: vmap got inconsistent sizes"
+
+
+def test_a_checkouts_path_is_read_from_its_package():
+    from jaxmap.commands.tracebacks import Frame
+
+    frame = Frame("/home/me/packages/jax/jax/_src/core.py", 2024, "canonicalize_shape", "")
+    assert frame.jax_file == "jax/_src/core.py"
+
+
+def test_what_python_raised_on_a_jax_line_is_placed_there_not_at_a_lookalike(installed_index):
+    """`x.shape` of an int, on a line of JAX's: Python's AttributeError, not one of the
+    catalogue's `... object has no attribute ...` raises."""
+    [found] = _explained(installed_index, "ipython7_python_raised")
+    assert found.status == Status.FRAME
+    assert (found.sites[0].file, found.sites[0].function) == ("jax/api.py", "<listcomp>")

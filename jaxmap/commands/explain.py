@@ -232,7 +232,11 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
     if called is not None and called.raised and called.route:
         return _user_code(raised)
     found = match(messages, raised)
+    if found and _raised_by_python(reading, raised, found[0]):
+        found = None
     wording = _older_wording(reading, raised, found)
+    if wording and _raised_by_python(reading, raised, wording[1][0]):
+        wording = None
     catalogued = found or (wording[1] if wording else None)
     if raised.traceback and not _from_jax(raised) and \
             not (catalogued and _may_be_jax(raised, catalogued)):
@@ -259,6 +263,20 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
             return _older(messages, raised, version, found)
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
+
+
+def _raised_by_python(reading: _Reading, raised, sites) -> bool:
+    """Whether a traceback's innermost frame, shown whole and JAX's, raised the exception
+    with no `raise` of its own (Python or C code failed on its line: `x.shape` of an
+    int, an `assert`) and no site whose message matched is on it: the match is then a
+    wording that only looks alike. Only where the frame's source line is the tree's,
+    or the tree lacks its file."""
+    frame = raised.frames[-1] if raised.frames and not raised.filtered else None
+    if frame is None or not frame.jax_file or not frame.code or "raise" in frame.code:
+        return False
+    if not explain_releases.unknown_or_same(reading.tree.root, frame):
+        return False
+    return all((site.file, site.line) != (frame.jax_file, frame.line) for site in sites)
 
 
 def _user_code(raised) -> Explanation:

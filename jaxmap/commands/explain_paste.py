@@ -18,6 +18,10 @@ _VERSION = re.compile(r"\bjax(?:\.__version__\W{0,8}|==|-|:[ \t]+|[ \t]+version[
 _SIMPLIFIED = re.compile(r"^(?:jax\.errors\.|jax\._src\.traceback_util\.)?SimplifiedTraceback: ")
 
 
+# `ValueError: ...`, `jax.errors.ConcretizationTypeError: ...` at a line's start
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit)\w*: ")
+
+
 class Segment(NamedTuple):
     number: int  # 1-based, in the paste's order
     label: str | None  # what the paste calls it: the test's name under pytest's banner
@@ -40,11 +44,14 @@ def segments(text: str) -> tuple[Segment, ...]:
 def split(text: str) -> list[str]:
     """The tracebacks of one section, each from its header (or from the first of the
     chain it belongs to) to the next; a `path:line: Class: message` line is one of its
-    own. Text with neither is one message; text before the first is left out."""
+    own. Text with neither is one message, from its first `Class: message` line if it
+    has one ("I get this error:" before it left out); text before the first is left
+    out."""
     lines = text.split("\n")
     starts = [i for i, line in enumerate(lines) if _starts_one(lines, i)]
     if not starts:
-        return [text] if text.strip() else []
+        first = next((i for i, line in enumerate(lines) if _EXCEPTION_LINE.match(line)), 0)
+        return ["\n".join(lines[first:])] if text.strip() else []
     pieces = []
     for start, end in zip(starts, [*starts[1:], len(lines)]):
         located = formats.LOCATED.match(lines[start])

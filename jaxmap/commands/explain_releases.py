@@ -71,6 +71,14 @@ def settled(root, frame) -> int:
     return frame.line
 
 
+def unknown_or_same(root, frame) -> bool:
+    """Whether the indexed tree lacks a JAX frame's file, or holds the source line the
+    frame prints at its line (a paste's frame that is neither shows other code)."""
+    lines = _lines(str(root), frame.jax_file, _mtime(root, frame.jax_file)) \
+        if frame.jax_file else None
+    return lines is None or _same(lines, frame.line, frame.code)
+
+
 def _same(lines: tuple[str, ...], line: int, code: str) -> bool:
     return 0 < line <= len(lines) and lines[line - 1].strip() == code
 
