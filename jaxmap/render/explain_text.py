@@ -78,8 +78,11 @@ def _user_side(found, path: PathFn) -> list[str]:
         frame = called.frame
         lines.append(f"  {'called by JAX':<{_LABEL}} {frame.function}  {frame.path}:{frame.line}"
                      f"  as {called.via}" + ("" if called.route else " (JAX's frames removed)"))
+        if len(called.route) > _ROUTE:
+            lines.append(f"  {'route':<{_LABEL}} ({len(called.route) - _ROUTE} outer frames "
+                         f"left out; --json has more)")
         for i, step in enumerate(called.route[-_ROUTE:]):
-            label = "route" if i == 0 else ""
+            label = "route" if i == 0 and len(called.route) <= _ROUTE else ""
             lines.append(f"  {label:<{_LABEL}} {path(step.jax_file)}:{step.line}  {step.function}")
     user = found.user
     if user is not None and found.status.value != "user-code":
