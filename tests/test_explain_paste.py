@@ -164,8 +164,12 @@ def test_a_paste_that_names_its_release_is_matched_against_that_wording(installe
             "TypeError: dynamic_slice start_indices must have length equal to the number of "
             "dimensions of the operand, got indices (0, 0) for operand shape (3,).\n")
     [found] = explain.explain_all(installed_index, text)
-    assert found.status == Status.OLDER and found.wording == "0.6.2"
+    assert found.status == Status.OLDER and found.wording == found.ran == "0.6.2"
     assert found.older.site.function.endswith("_dynamic_slice_shape_rule")
+    same = ("jax:    0.4.38\nTypeError: Gradient only defined for scalar-output functions. "
+            "Output had shape: (3,).")
+    [found] = explain.explain_all(installed_index, same)  # worded alike since: today's site
+    assert found.status == Status.MATCHED and (found.wording, found.ran) == ("0.10.2", "0.4.38")
 
 
 def test_the_release_whose_raise_site_is_a_pasted_frame_is_chosen(installed_index):

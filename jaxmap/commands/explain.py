@@ -121,6 +121,7 @@ class Explanation(NamedTuple):
     called: CalledByJax | None = None  # the user's function JAX called on the way
     fix: Family | None = None  # what usually fixes the message's family
     wording: str | None = None  # the release whose wording matched
+    ran: str | None = None  # the release the paste says it ran, if it says
     why_not_jax: str | None = None  # for NOT_JAX: why, in a few words
 
     @property
@@ -194,7 +195,7 @@ def _segment(reading: _Reading, segment) -> list[Explanation]:
         for one, lent in [*((c, ()) for c in raised.carried if c.exception and not _pseudo(c)),
                           (raised, before)]:
             one = _settled(reading, one)
-            answer = _answer(reading, one, lent)
+            answer = _answer(reading, one, lent)._replace(ran=reading.release)
             answers.append(_with_user_side(answer, one, lent, outermost, segment))
         before = ()
     return answers

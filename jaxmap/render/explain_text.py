@@ -84,6 +84,9 @@ def _user_side(found, path: PathFn) -> list[str]:
         for i, step in enumerate(called.route[-_ROUTE:]):
             label = "route" if i == 0 and len(called.route) <= _ROUTE else ""
             lines.append(f"  {label:<{_LABEL}} {path(step.jax_file)}:{step.line}  {step.function}")
+    if found.ran and found.wording and found.ran != found.wording:
+        lines.append(f"  {'wording':<{_LABEL}} as jax {found.wording} words it; the paste "
+                     f"says it ran jax {found.ran}")
     user = found.user
     if user is not None and found.status.value != "user-code":
         code = f"  {user.code}" if user.code else ""

@@ -286,6 +286,7 @@ def _explanation(found, path) -> dict:
     missing, diagnosis, older = found.missing, found.not_linear, found.older
     return {
         "segment": found.segment, "label": found.label, "wording": found.wording,
+        "ran": found.ran,
         "why_not_jax": found.why_not_jax,
         "user_frame": None if found.user is None else _frame(found.user, path),
         "called_by_jax": _called(found.called, path),
