@@ -267,3 +267,21 @@ def test_what_python_raised_on_a_jax_line_is_placed_there_not_at_a_lookalike(ins
     [found] = _explained(installed_index, "ipython7_python_raised")
     assert found.status == Status.FRAME
     assert (found.sites[0].file, found.sites[0].function) == ("jax/api.py", "<listcomp>")
+
+
+def test_a_paste_of_many_tracebacks_is_answered_within_its_size():
+    """MCP answers with the JSON document: 40 tracebacks, each raised at 30 places,
+    keep their first answers whole and the rest short, under 30,000 characters."""
+    from jaxmap.commands.explain import Explanation, Site
+    from jaxmap.render import json as render_json
+    from jaxmap.render.view import View
+
+    sites = tuple(Site(f"jax/_src/m{i}.py", i, f"jax._src.m{i}.f", "TypeError")
+                  for i in range(30))
+    answers = [Explanation("cannot do that " * 10, sites[:1], None, raised_by=sites,
+                           exception="TypeError", segment=n) for n in range(1, 41)]
+    document = json.loads(render_json.explanation_document(answers, View("/r")))
+    records = document["exceptions"]
+    assert len(json.dumps(document, indent=1)) <= 30_000 and len(records) == 40
+    assert not records[0].get("short") and records[-1]["short"]
+    assert records[-1]["segment"] == 40 and records[-1]["at"] == "jax/_src/m0.py:0"

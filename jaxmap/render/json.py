@@ -234,14 +234,15 @@ def coverage_document(matrix, view: View) -> str:
 _ROUTE = 8  # JAX frames of a route listed (innermost), `route_total` counts all
 
 
-_EXPLAIN_CHARS = 30_000  # an answer past this keeps its last exceptions in short form
+_EXPLAIN_CHARS = 30_000  # an answer past this keeps its last exceptions short, or leaves
 
 
 def explanation_document(answers, view: View) -> str:
     """`explain`'s answers under `exceptions`, in the paste's order, each chain's root
     cause first; the first placed one's fields (else the first's) also at the top level.
     A paste of many tracebacks is answered within _EXPLAIN_CHARS: from the last, its
-    exceptions are cut to their short form (`"short": true`) until it fits."""
+    exceptions are cut to a short form (`"short": true`), then left out (`left_out`
+    counts them) until it fits."""
     records = [_explanation(found, view.path) for found in answers]
     top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
     document = {"root": str(view.root), **top, "tracebacks": len({a.segment for a in answers}),
@@ -249,19 +250,25 @@ def explanation_document(answers, view: View) -> str:
     text = _dump(document)
     for i in range(len(records) - 1, 0, -1):
         if len(text) <= _EXPLAIN_CHARS:
-            break
+            return text
         records[i] = _short(records[i])
+        text = _dump(document)
+    while len(text) > _EXPLAIN_CHARS and len(records) > 1:
+        records.pop()
+        document["left_out"] = document.get("left_out", 0) + 1
         text = _dump(document)
     return text
 
 
 def _short(record: dict) -> dict:
-    """An answer's short form: what it is and its first place."""
+    """An answer's short form: what it is, where it was raised, the user's line."""
+    first = (record["raised_by"] or record["sites"] or [None])[0]
+    user = record["user_frame"]
     return {"short": True, **{key: record[key] for key in ("segment", "label", "status",
-                                                            "exception", "why_not_jax")},
-            "message": record["message"].split("\n", 1)[0][:200],
-            "sites": record["sites"][:1], "raised_by": record["raised_by"][:1],
-            "user_frame": record["user_frame"]}
+                                                            "exception")},
+            "message": record["message"].split("\n", 1)[0][:120],
+            "at": f"{first['file']}:{first['line']}" if first else None,
+            "user_frame": f"{user['file']}:{user['line']}" if user else None}
 
 
 def _site(site, path) -> dict:
