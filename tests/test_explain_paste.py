@@ -285,3 +285,24 @@ def test_a_paste_of_many_tracebacks_is_answered_within_its_size():
     assert len(json.dumps(document, indent=1)) <= 30_000 and len(records) == 40
     assert not records[0].get("short") and records[-1]["short"]
     assert records[-1]["segment"] == 40 and records[-1]["at"] == "jax/_src/m0.py:0"
+
+
+def test_warnings_in_pytests_summary_are_read_and_its_captures_keep_the_test_name():
+    text = ("=================================== FAILURES ===================================\n"
+            "_________________________________ test_a __________________________________\n"
+            "E   TypeError: bad\n"
+            "t.py:3: TypeError\n"
+            "------------------------------ Captured log call -------------------------------\n"
+            "ERROR    x:t.py:2 one\n"
+            "----------------------------- Captured stderr call -----------------------------\n"
+            "Traceback (most recent call last):\n"
+            '  File "t.py", line 2, in test_a\n'
+            "KeyError: 'k'\n"
+            "=============================== warnings summary ===============================\n"
+            "t.py::test_a\n"
+            "  /env/site-packages/jax/_src/dtypes.py:9: UserWarning: Explicitly requested dtype\n"
+            "    warnings.warn(msg)\n")
+    labels = [(s.label, s.text.split("\n")[-1]) for s in explain_paste.segments(text)]
+    assert labels == [("test_a", "TypeError: bad"),
+                      ("test_a: Captured stderr call", "KeyError: 'k'"),
+                      (None, "UserWarning: Explicitly requested dtype")]

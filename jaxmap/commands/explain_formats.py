@@ -96,17 +96,17 @@ def pytest_sections(text: str) -> list[tuple[str | None, str]]:
         banner, rule, captured = (_PYTEST_BANNER.match(line), _PYTEST_RULE.match(line),
                                   _PYTEST_CAPTURED.match(line))
         if banner or captured or rule:
-            test = sections[-1][0] if captured else None
+            test = (sections[-1][0] or "").split(": Captured")[0] if captured else None
             label = banner.group(1) if banner else \
                 f"{test or 'output'}: {captured.group(1)}" if captured else None
-            in_summary = bool(rule and rule.group(1) and "summary" in rule.group(1))
+            in_summary = bool(rule and rule.group(1) and "short test summary" in rule.group(1))
             sections.append((label, []))
             continue
         (summary if in_summary else sections[-1][1]).append(line)
     failures = [(label, _pytest_failure(lines) if not label or "Captured" not in label
                  else "\n".join(lines)) for label, lines in sections if any(lines)]
-    failures = [(label, body) for label, body in failures
-                if body.strip() and (label or _holds_one(body))]
+    failures = [(label, body) for label, body in failures if body.strip() and (
+        label and "Captured" not in label or _holds_one(body))]
     if not any(label and "Captured" not in label for label, _ in failures):
         failures += [(None, found.group(1)) for found in map(_PYTEST_SUMMARY.match, summary)
                      if found]
@@ -115,7 +115,7 @@ def pytest_sections(text: str) -> list[tuple[str | None, str]]:
 
 def _holds_one(text: str) -> bool:
     """Whether text outside pytest's failure reports (its header, progress, summary
-    lines) holds a traceback or a `path:line: Class: message` line."""
+    lines, captured output) holds a traceback or a `path:line: Class: message` line."""
     return any(line.rstrip() == HEADER or LOCATED.match(line) for line in text.split("\n"))
 
 
