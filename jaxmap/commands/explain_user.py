@@ -37,7 +37,9 @@ class CalledByJax(NamedTuple):
     frame: Frame  # the innermost frame of the user's function that JAX called
     via: str  # how JAX called it (CALLBACK, BRANCH, ...)
     route: tuple[Frame, ...]  # JAX's frames from the user's call to it; () if removed
-    raised: bool  # the innermost frame is that function's: the user's code raised
+    # the innermost frame is that function's: its code raised, or, where JAX removed
+    # its frames, called the JAX code that did
+    raised: bool
 
 
 def is_user(frame: Frame) -> bool:
