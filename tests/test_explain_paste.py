@@ -137,6 +137,10 @@ def test_json_carries_segments_user_frame_fix_and_route(installed_index):
                                  {"text": _paste("callback_raises")}, "json"))
     assert document["tracebacks"] == 2
     first = document["exceptions"][0]
+    assert set(first) == {  # as the README's schema lists them
+        "segment", "label", "wording", "ran", "why_not_jax", "user_frame", "called_by_jax",
+        "fix", "status", "exception", "message", "sites", "raised_by", "missing_rule",
+        "not_linear", "has_rule", "older", "closest"}
     assert first["status"] == "user-code" and first["segment"] == 1
     assert first["called_by_jax"]["function"] == "host"
     assert first["called_by_jax"]["route"][-1]["file"] == "jax/_src/callback.py"
