@@ -38,7 +38,7 @@ _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (.*)$")
 
 # IPython: `TypeError    Traceback (most recent call last)`, `Cell In[3], line 5`,
 # `File ~/x.py:12, in f(x)`, `----> 5 code`, IPython 7's `<ipython-input-3-..> in f(x)`.
-_IPY_HEADER = re.compile(r"^(\S+)\s{2,}Traceback \(most recent call last\)\s*$")
+_IPY_HEADER = re.compile(r"^(\S+)\s+Traceback \(most recent call last\)\s*$")
 _IPY_CELL = re.compile(r"^Cell In\s*\[(\d+)\], line (\d+)(?:, in (\S+?)(?:\(.*)?)?\s*$")
 _IPY_FILE = re.compile(r"^File (.+?):(\d+)(?:, in (\S+?)(?:\(.*)?)?\s*$")
 _IPY_OLD_FILE = re.compile(r"^(<ipython-input-[^>]*>|\S+\.py) in (\S+?)(?:\(.*)?\s*$")
