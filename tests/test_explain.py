@@ -166,13 +166,28 @@ def test_the_exception_class_must_agree(index):
 
 
 def test_a_traceback_without_jax_is_not_from_jax(index):
-    text = _traceback("TypeError: cannot reshape array of shape (3,) into shape 4")
+    """No JAX frame, no note, and the user's own line raised it (or another package's
+    frame did): not JAX's, even where JAX has a message like it."""
+    text = _traceback("TypeError: cannot reshape array of shape (3,) into shape 4",
+                      code="raise TypeError(msg)")
     [answer] = explain.explain_all(index, text)
     assert answer.status == Status.NOT_JAX
     with pytest.raises(NotFound, match="not from JAX"):
         explain.explain(index, text)
     other = _traceback("json.decoder.JSONDecodeError: Expecting value: line 1 column 1")
     assert explain.explain_all(index, other)[0].status == Status.NOT_JAX
+
+
+def test_a_catalogued_message_without_its_note_is_jaxs(index):
+    """JAX removed its frames and the note was cut (a log, or filtering off with only
+    the user's frames pasted): the catalogue says it is JAX's."""
+    text = _traceback("TypeError: cannot reshape array of shape (3,) into shape 4",
+                      code="y = jnp.reshape(x, 4)")
+    [answer] = explain.explain_all(index, text)
+    assert answer.status == Status.MATCHED and answer.user.path == "/home/me/train.py"
+    mine = _traceback("TypeError: cannot reshape array of shape (3,) into shape 4",
+                      code="y = reshape(x, 4)")  # calls no JAX, and few of JAX's own words
+    assert explain.explain_all(index, mine)[0].status == Status.NOT_JAX
 
 
 def test_the_text_a_caller_passes_tells_which_raise_fired(index):

@@ -17,8 +17,8 @@ import pytest
 from jaxmap.commands import callgraph, coverage, explain
 from jaxmap.errors import NotFound
 from jaxmap.models import RuleKind
+from jaxmap.render import explain_text
 from jaxmap.render import json as render_json
-from jaxmap.render import text
 from jaxmap.render.view import View
 
 
@@ -205,7 +205,7 @@ def test_explain_places_a_message_its_exception_class_builds(installed_index, er
                         errors["bool"]["traceback"])
     raising = (found.raised_by[0].file, str(found.raised_by[0].line))
     assert raising in {(file, line) for file, line, _function in frames}
-    lines = text.explanation((found,), View("")).splitlines()
+    lines = explain_text.explanation((found,), View("")).splitlines()
     assert lines[1].split()[:2] == ["built", "in"] and "raised by" in lines[2]
 
 
@@ -220,7 +220,7 @@ def test_explain_places_a_message_a_helper_returns_as_an_exception(installed_ind
     functions = {function for _file, _line, function in frames}
     assert site.function.rpartition(".")[2] not in functions
     assert {s.function.rpartition(".")[2] for s in found.raised_by} & functions
-    lines = text.explanation((found,), View("")).splitlines()
+    lines = explain_text.explanation((found,), View("")).splitlines()
     assert lines[1].split()[:2] == ["built", "in"]
 
 
@@ -254,7 +254,7 @@ def test_explain_does_not_advise_registering_a_rule_the_index_has(installed_inde
     assert found.missing is None and found.not_linear is None
     assert found.has_rule.kind == kind and found.has_rule.rules
     assert all(r.kind.value == kind for r in found.has_rule.rules)
-    out = text.explanation((found,), View(""))
+    out = explain_text.explanation((found,), View(""))
     assert "not missing" in out and "register with" not in out
     assert json.loads(render_json.explanation_document((found,), View("")))[
         "has_rule"]["rules"]

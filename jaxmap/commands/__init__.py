@@ -5,6 +5,9 @@
   locate, callgraph, neighbourhood, central, coverage, diff, explain, verify,
   repomap, ladder, skill
   editor, rule_gaps  what a place in a file means, and what to flag there (jaxmap lsp)
+  explain_paste, explain_formats  a paste cut into tracebacks, each as Python prints it
+  explain_user, explain_releases  explain's user side (their line, their function JAX
+                 called) and which release's wording a message is matched against
 
 May import: store (read side), knowledge, models, roots, errors. Never build, render,
 session, scaffold or the front ends: a command reads an index it is handed.

@@ -1,7 +1,11 @@
 """`jaxmap explain TEXT`: where a JAX error message comes from, and what to do about it.
 
-TEXT is a message or a whole traceback; each exception of a chained traceback is
-answered, the root cause first. The message formats are the indexed tree's own
+TEXT is a message, a traceback, or a paste holding several (a test run's report, a
+log, a notebook's output: explain_paste.py cuts it, each answered in its turn); each
+exception of a chained traceback is answered, the root cause first, with the user's
+frame nearest the failure, the user's function JAX called on the way if any
+(explain_user.py; when it raised, it is the root cause), and what usually fixes
+the message's family (knowledge/fixes.py). The message formats are the indexed tree's own
 `raise`/`warnings.warn` sites (indexing/messages.py), so each release's wording is
 followed. A site answers only if it explains the message from its start with enough
 fixed text, raises the class the traceback prints, and, where the traceback shows
@@ -11,8 +15,9 @@ not matched'),
 or, for an error of the runtime that carries the traceback of a callback it ran (each
 of whose exceptions is answered first), at the frame that called the runtime, or
 matched against the wording of older releases (the committed snapshots), or
-said to be unplaced, with the closest messages of the tree apart; a traceback with
-no JAX in it is 'not from JAX'. A rule-missing message is answered by
+said to be unplaced, with the closest messages of the tree apart; a traceback is 'not
+from JAX' when neither its frames nor the catalogue say it is JAX's. Which release's
+wording a message is matched against: explain_releases.py. A rule-missing message is answered by
 missing_rules.py: the rule to add, or why none should be added (the primitive is not
 linear; the index has the rule).
 """
@@ -20,14 +25,20 @@ linear; the index has the rule).
 from __future__ import annotations
 
 import enum
+import re
 from difflib import SequenceMatcher
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.commands import missing_rules, tracebacks
+from jaxmap.commands import explain_paste, explain_releases, explain_user, missing_rules, tracebacks
 from jaxmap.commands.exception_classes import Agreement, agreement, builtin
 from jaxmap.commands.explain_rank import Ranker
+from jaxmap.commands.explain_releases import OlderReleases
+from jaxmap.commands.explain_user import CALLBACK, CalledByJax
 from jaxmap.commands.missing_rules import HasRule, MissingRule, NotLinear
+from jaxmap.commands.tracebacks import Frame
 from jaxmap.errors import ArgumentError, NotFound
+from jaxmap.knowledge import fixes
+from jaxmap.knowledge.fixes import Family
 from jaxmap.store.message_patterns import (
     INIT_KIND,
     MIN_LITERAL,
@@ -36,15 +47,23 @@ from jaxmap.store.message_patterns import (
     matches_whole,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from jaxmap.store.read import Index
+
 # JAX's own additions to a chain: the user's frames where a failing operation was
-# created, or the unfiltered copy of the exception. Their frames serve the next one.
-_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace")
+# created, the unfiltered copy of the exception, or (Python < 3.11) the note that it
+# filtered the next one's frames. Their frames serve the next one.
+_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace", "SimplifiedTraceback")
 _JAX_PACKAGES = ("jax", "jaxlib")
 _CLOSEST = 3
 _CLOSEST_AT_LEAST = 0.5
 _COMPARED = 300  # characters of a message compared for the closest ones
 _SUCCESSOR_AT_LEAST = 0.8  # 'most of the text', for a successor in another function
 _SAME_FUNCTION_AT_LEAST = 0.6  # a successor raised by the same function
+_JAX_NAMES = re.compile(r"\b(?:jax|jnp|lax)\b")  # a line that calls JAX by name
+_DISTINCTIVE = 50  # fixed characters of a message no other library words alike
 
 
 class Status(str, enum.Enum):
@@ -56,6 +75,8 @@ class Status(str, enum.Enum):
     # frame that called the runtime, read from that traceback
     RUNTIME = "runtime"
     OLDER = "older"  # worded as an older release words it
+    # raised by the user's own function that JAX called (a callback, a branch, ...)
+    USER_CODE = "user-code"
     UNMATCHED = "unmatched"  # nothing placed it
     NOT_JAX = "not-jax"  # a traceback with no JAX in it
 
@@ -94,31 +115,19 @@ class Explanation(NamedTuple):
     older: Older | None = None
     closest: tuple[Near, ...] = ()
     has_rule: HasRule | None = None  # the rule said to be missing is in the index
+    segment: int = 1  # which traceback of the paste (1-based)
+    label: str | None = None  # what the paste calls that traceback (a test's name)
+    user: Frame | None = None  # the user's frame nearest the failure
+    called: CalledByJax | None = None  # the user's function JAX called on the way
+    fix: Family | None = None  # what usually fixes the message's family
+    wording: str | None = None  # the release whose wording matched
+    ran: str | None = None  # the release the paste says it ran, if it says
+    why_not_jax: str | None = None  # for NOT_JAX: why, in a few words
 
     @property
     def placed(self) -> bool:
         return self.status in (Status.MATCHED, Status.FRAME, Status.FRAME_SHOWN,
-                               Status.RUNTIME, Status.OLDER)
-
-
-class OlderReleases:
-    """(version, messages) of the committed snapshots of releases older than the
-    index's, newest first; read on first use."""
-
-    def __init__(self, index):
-        self._version, self._read = index.jax_version, None
-
-    def __iter__(self):
-        if self._read is None:
-            from jaxmap.store import snapshot
-
-            self._read = []
-            for version, path in snapshot.older_than(self._version):
-                rows = [row for row in snapshot.load(path).messages()
-                        if fixed_length(row[4]) >= MIN_LITERAL]
-                if rows:
-                    self._read.append((version, rows))
-        return iter(self._read)
+                               Status.RUNTIME, Status.OLDER, Status.USER_CODE)
 
 
 def explain(index, text: str, older=None) -> Explanation:
@@ -140,42 +149,106 @@ def refusal(answers) -> str | None:
 def unplaced_reason(answers) -> str:
     """Why no answer placed its exception, in a line."""
     if answers and all(a.status == Status.NOT_JAX for a in answers):
-        return "not from JAX: the traceback has no JAX frame and no JAX exception"
+        if len(answers) == 1:
+            return f"not from JAX: {answers[0].exception}, {answers[0].why_not_jax}"
+        return f"not from JAX: none of the paste's {len(answers)} exceptions is JAX's"
     return "not an error message raised in this tree"
 
 
+class _Reading(NamedTuple):
+    """What every exception of one paste is read against."""
+    tree: Index
+    messages: list  # this tree's message rows
+    older: Iterable  # (version, rows) of older releases
+    release: str | None  # the release the paste says it ran
+
+
 def explain_all(index, text: str, older=None) -> tuple[Explanation, ...]:
-    """An answer for each exception of `text` (a message, or a traceback, chained or
-    not), the root cause first. `older`: (version, messages rows) of older releases,
-    newest first, read when no site of this tree matches (default: the committed
-    snapshots older than the index's release)."""
+    """An answer for each exception of each traceback of `text` (a message, a traceback,
+    chained or not, or a paste holding several), in the paste's order, each chain's
+    root cause first. `older`: (version, messages rows) of older releases, newest first
+    (default: the committed snapshots older than the index's release)."""
     if not text.strip():
         raise ArgumentError("explain needs the message (or traceback) to explain; on the "
                             "command line, - reads it from stdin")
-    older = OlderReleases(index) if older is None else older
-    messages = [row for row in index.messages() if fixed_length(row[4]) >= MIN_LITERAL]
-    answers = []
-    before: tuple = ()  # the frames a JAX pseudo-cause lends to the exception after it
-    for raised in tracebacks.read(text):
-        if raised.exception and raised.exception.rpartition(".")[2] in _PSEUDO:
-            before = raised.frames
-            continue
-        answers += [_answer(index, messages, carried, (), older)
-                    for carried in raised.carried
-                    if carried.exception and carried.exception.rpartition(".")[2] not in _PSEUDO]
-        answers.append(_answer(index, messages, raised, before, older))
-        before = ()
+    reading = _Reading(index, [row for row in index.messages()
+                               if fixed_length(row[4]) >= MIN_LITERAL],
+                       OlderReleases(index) if older is None else older,
+                       explain_paste.release(text))
+    answers: list[Explanation] = []
+    for segment in explain_paste.segments(text):
+        answers += _segment(reading, segment)
     return tuple(answers)
 
 
-def _answer(index, messages, raised, before, older) -> Explanation:
-    message = raised.message
-    if raised.traceback and not _from_jax(raised):
-        return Explanation(message, (), None, exception=raised.exception,
-                           status=Status.NOT_JAX)
+def _segment(reading: _Reading, segment) -> list[Explanation]:
+    """The answers for one traceback of a paste (each exception of its chain)."""
+    chain = tracebacks.read(segment.text)
+    outermost = next((f for raised in chain
+                      if (f := explain_user.user_frame(raised.frames))), None)
+    answers = []
+    before: tuple = ()  # the frames a JAX pseudo-cause lends to the exception after it
+    for raised in chain:
+        if _pseudo(raised):
+            before = raised.frames
+            continue
+        for one, lent in [*((c, ()) for c in raised.carried if c.exception and not _pseudo(c)),
+                          (raised, before)]:
+            one = _settled(reading, one)
+            answer = _answer(reading, one, lent)._replace(ran=reading.release)
+            answers.append(_with_user_side(answer, one, lent, outermost, segment))
+        before = ()
+    return answers
+
+
+def _pseudo(raised) -> bool:
+    return bool(raised.exception) and raised.exception.rpartition(".")[2] in _PSEUDO
+
+
+def _settled(reading: _Reading, raised):
+    """`raised` with JAX frames printed by another release moved to this tree's line
+    of their source (explain_releases.settled)."""
+    frames = tuple(f._replace(line=explain_releases.settled(reading.tree.root, f))
+                   if f.jax_file else f for f in raised.frames)
+    return raised._replace(frames=frames)
+
+
+def _with_user_side(answer: Explanation, raised, before, outermost, segment) -> Explanation:
+    """The answer with the user's side: their frame nearest the failure, the function of
+    theirs JAX called, and what usually fixes the message's family."""
+    user = explain_user.user_frame(raised.frames) or explain_user.user_frame(before) \
+        or outermost
+    called = explain_user.called_by_jax(raised.frames)
+    family = fixes.family(answer.exception, answer.message)
+    if answer.status == Status.USER_CODE:
+        family = fixes.CALLBACK_RAISED if called and called.via == CALLBACK else \
+            fixes.USER_CODE
+    return answer._replace(segment=segment.number, label=segment.label, user=user,
+                           called=called, fix=family)
+
+
+def _answer(reading: _Reading, raised, before) -> Explanation:
+    index, messages, message = reading.tree, reading.messages, raised.message
+    called = explain_user.called_by_jax(raised.frames)
+    if called is not None and called.raised and called.route:
+        return _user_code(raised)
     found = match(messages, raised)
+    if found and _raised_by_python(reading, raised, found[0]):
+        found = None
+    wording = _older_wording(reading, raised, found)
+    if wording and _raised_by_python(reading, raised, wording[1][0]):
+        wording = None
+    catalogued = found or (wording[1] if wording else None)
+    if raised.traceback and not _from_jax(raised) and \
+            not (catalogued and _may_be_jax(raised, catalogued)):
+        return Explanation(message, (), None, exception=raised.exception,
+                           status=Status.NOT_JAX, why_not_jax=_why_not_jax(raised))
+    if wording is not None:
+        return _older(messages, raised, *wording)
     if found:
-        return _matched(index, raised, before, *found)
+        return _matched(index, raised, before, *found)._replace(wording=index.jax_version)
+    if called is not None and called.raised and _raises(raised.frames[-1]):
+        return _user_code(raised)
     if raised.frames and raised.frames[-1].jax_file:  # not a raise in the user's code
         frame = raised.frames[-1]
         site = Site(frame.jax_file, frame.line, frame.function, raised.exception or "")
@@ -185,12 +258,83 @@ def _answer(index, messages, raised, before, older) -> Explanation:
     if entry is not None:
         return Explanation(message, (entry,), None, exception=raised.exception,
                            status=Status.RUNTIME)
-    for version, rows in older:
+    for version, rows in reading.older:
         found = match(rows, raised)
         if found:
             return _older(messages, raised, version, found)
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
+
+
+def _raised_by_python(reading: _Reading, raised, sites) -> bool:
+    """Whether a traceback's innermost frame, shown whole and JAX's, raised the exception
+    with no `raise` of its own (Python or C code failed on its line: `x.shape` of an
+    int, an `assert`) and no site whose message matched is on it: the match is then a
+    wording that only looks alike. Only where the frame's source line is the tree's,
+    or the tree lacks its file."""
+    frame = raised.frames[-1] if raised.frames and not raised.filtered else None
+    if frame is None or not frame.jax_file or not frame.code or "raise" in frame.code:
+        return False
+    if not explain_releases.unknown_or_same(reading.tree.root, frame):
+        return False
+    return all((site.file, site.line) != (frame.jax_file, frame.line) for site in sites)
+
+
+def _user_code(raised) -> Explanation:
+    """Raised by the user's own function that JAX called: it is the root cause."""
+    return Explanation(raised.message, (), None, exception=raised.exception,
+                       status=Status.USER_CODE)
+
+
+def _raises(frame: Frame) -> bool:
+    return frame.code.startswith(("raise ", "assert "))
+
+
+def _why_not_jax(raised) -> str:
+    innermost = raised.frames[-1] if raised.frames else None
+    if innermost is not None and explain_user.is_library(innermost):
+        return f"raised in another package or Python's library ({innermost.path})"
+    if innermost is not None and _raises(innermost):
+        return f"raised by the user's own code ({innermost.path}:{innermost.line})"
+    return "no JAX frame, no JAX class, and not a message of JAX's"
+
+
+def _may_be_jax(raised, found) -> bool:
+    """Whether a traceback showing no JAX, whose message the catalogue has, was still
+    raised by JAX, its frames filtered and their note cut: its innermost frame is the
+    user's and does not raise the exception itself, and either that line calls JAX by
+    name or the message has more of JAX's own words than a wording JAX shares with
+    Python and NumPy (`negative dimensions are not allowed`) would."""
+    if not raised.frames:
+        return True
+    innermost = raised.frames[-1]
+    if not explain_user.is_user(innermost) or _raises(innermost):
+        return False
+    return bool(_JAX_NAMES.search(innermost.code)) or \
+        explain_releases.score(found)[1] >= _DISTINCTIVE
+
+
+def _older_wording(reading: _Reading, raised, found) -> tuple[str, tuple] | None:
+    """(release, match) of an older release's wording that explains the message better
+    than this tree's match: the paste's release when it names an older one; else only
+    when this tree's wording explains the message by its start alone. Among releases,
+    the one whose raise site is a pasted JAX frame comes first, then the fullest match."""
+    indexed = reading.tree.jax_version
+    if found is not None and found[3] and reading.release in (None, indexed):
+        return None
+    shown = {(frame.jax_file, frame.line) for frame in raised.jax_frames}
+    best, best_key = None, None
+    for version, rows in explain_releases.candidates(reading.older, reading.release,
+                                                     indexed):
+        old = match(rows, raised)
+        if old is None or not old[3]:
+            continue
+        if found is not None and explain_releases.score(old) <= explain_releases.score(found):
+            continue
+        key = (any((s.file, s.line) in shown for s in old[0]), explain_releases.score(old))
+        if best_key is None or key > best_key:
+            best, best_key = (version, old), key
+    return best
 
 
 def _runtime_entry(index, raised) -> Site | None:
@@ -212,9 +356,11 @@ def _runtime_entry(index, raised) -> Site | None:
 def _from_jax(raised) -> bool:
     """Whether a pasted traceback shows JAX: a frame in it, its note on removed frames,
     or an exception class of JAX's (`jax.errors.X`; not Python's own, nor another
-    module's, like `json.decoder.JSONDecodeError`)."""
+    module's, like `json.decoder.JSONDecodeError`), unless another package raised it."""
     if raised.filtered or raised.jax_frames or raised.exception is None:
         return True
+    if raised.frames and explain_user.is_library(raised.frames[-1]):
+        return False  # raised in another package, or in Python's own library
     if "." in raised.exception:
         return raised.exception.partition(".")[0] in _JAX_PACKAGES
     return not builtin(raised.exception)
@@ -321,7 +467,8 @@ def _older(messages, raised, version, found) -> Explanation:
                 and near.similarity >= _SUCCESSOR_AT_LEAST]
     successors = tuple(site for _score, site in sorted(same, key=lambda item: -item[0])[:1])
     return Explanation(matched.group().strip(), (), None, exception=raised.exception,
-                       status=Status.OLDER, older=Older(version, old, successors))
+                       status=Status.OLDER, older=Older(version, old, successors),
+                       wording=version)
 
 
 def _similarity(a: str, b: str) -> float:

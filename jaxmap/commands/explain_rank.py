@@ -1,5 +1,6 @@
 """The order of the sites that raise one wording: the one a pasted traceback passes
-through first, then the one whose own text (or the text its callers pass it) the
+through first, then the one the innermost JAX frame shown calls (directly, or through
+one function it calls), then the one whose own text (or the text its callers pass it) the
 message quotes, then the one whose nearby names it quotes (`in_specs` of
 `_spec_rank_error(..., in_specs, fail)`). `concrete_or_error(None, x, "It arose in the
 jnp.arange argument ...")` or `fname_context = f"The problem arose with the `{fname}`
@@ -46,6 +47,7 @@ class Ranker:
         self.machinery = transformations.called_in(
             frame.code for frame in raised.frames if frame.jax_file is None)
         self._files: dict[str, list[str] | None] = {}
+        self._callees: set[int] | None = None
 
     def order(self, sites) -> list:
         """`sites` best first: the class agreeing, at or near a traceback frame, quoted
@@ -55,9 +57,29 @@ class Ranker:
 
     def _key(self, site) -> tuple:
         return (-agreement(self.raised.exception, site.exception, site.function),
-                distance(site, self.raised),
+                distance(site, self.raised), -self._reached(site),
                 -self._found(self._call_text(site.file, site.line)), -self.quoted(site),
                 -self._names_quoted(site), self._unquoted(site), -self._ran(site))
+
+    def _reached(self, site) -> int:
+        """2 if the innermost JAX frame shown calls the site's function, 1 if it calls a
+        function that does (`jnp.nonzero`'s `concrete_dim_or_error(...)` line reaches
+        `concrete_or_error`'s raise, not `concretization_function_error`'s), else 0."""
+        callees = self._frame_callees()
+        if not callees:
+            return 0
+        ids = set(self.index.definition_ids(site.function))
+        if ids & callees:
+            return 2
+        return int(any(row[0] in callees for row in self.index.callers(ids)[:_CALLERS]))
+
+    def _frame_callees(self) -> set[int]:
+        if self._callees is None:
+            frames = self.raised.jax_frames
+            file = frames[-1].jax_file if frames else None
+            self._callees = {callee for _text, callee in
+                             self.index.calls_at(file, frames[-1].line)} if file else set()
+        return self._callees
 
     def _unquoted(self, site) -> bool:
         """Whether the raise writes words of its own into the message that the message

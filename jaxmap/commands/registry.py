@@ -156,12 +156,13 @@ COMMANDS: tuple[Command, ...] = (
             "jaxmap.commands.coverage:run",
             {"table": f"{_TEXT}:coverage_table", "json": f"{_JSON}:coverage_document",
              "csv": "jaxmap.render.csv:coverage"}, paths=False, about_primitives=True), 100),
-    Command("explain", "Where a JAX error message or traceback TEXT is raised; for a missing "
-                       "rule, where and how to add it.",
+    Command("explain", "Where JAX raises each error in TEXT (a message, traceback, test or log "
+                       "paste), the user's line and usual fix; a missing rule: how to add it.",
             (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
                    required=True, positional=True, stdin=True),),
             "jaxmap.commands.explain:explain_all",
-            {"text": f"{_TEXT}:explanation", "json": f"{_JSON}:explanation_document"},
+            {"text": "jaxmap.render.explain_text:explanation",
+             "json": f"{_JSON}:explanation_document"},
             refusal="jaxmap.commands.explain:refusal", graph=True),
     Command("ladder", "The escalation ladder and its checklist: each rung, the `jaxmap new` "
                       "command that starts it, and where its machinery lives.",

@@ -12,6 +12,7 @@ _CHAINED = re.compile(r"^(?:The above exception was the direct cause of the foll
                       r"|During handling of the above exception, another exception occurred:)"
                       r"\s*$", re.MULTILINE)
 _CARRIED = "Traceback (most recent call last):"  # anywhere in a message
+_UNFILTERED = "UnfilteredStackTrace"  # JAX's copy of an exception with all its frames
 _HEADER = re.compile(r"^Traceback \(most recent call last\):\s*$", re.MULTILINE)
 _FRAME = re.compile(r'^[ \t]*File "(.*)", line (\d+), in (\S+)[ \t]*$', re.MULTILINE)
 # The note JAX adds under a message when it filters the traceback (quiet mode): a line
@@ -21,8 +22,11 @@ _JAX_REMOVED = "JAX has removed its internal frames"
 # `TypeError: ...`, `jax.errors.ConcretizationTypeError: ...`, `KeyError: 'b'`, a class alone
 _CLASS = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?::[ \t]?|[ \t]*$)")
 _CLASS_WORDS = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Operation)$")
-# A path inside a `jax` package (installed or a checkout).
-_JAX_PATH = re.compile(r"(?:^|/)(jax(?:lib)?/.*)$")
+# A path inside a `jax` package (installed, or a checkout: `.../jax/jax/_src/core.py`).
+_JAX_PATH = re.compile(r"(?:^|^.*/)(jax(?:lib)?/.*)$")
+# Python's markers under a frame's source (`^^^^`, `~~^~~`), at any indent: a long source
+# line's markers start at the line's start.
+_MARKERS = re.compile(r"^[ \t]*[~^]+[ \t~^]*$")
 
 
 class Frame(NamedTuple):
@@ -63,9 +67,20 @@ class Raised(NamedTuple):
 
 
 def read(text: str) -> tuple[Raised, ...]:
-    """The exceptions `text` shows, the root cause first (a message alone: one)."""
+    """The exceptions `text` shows, the root cause first (a message alone: one). A paste
+    that ends at JAX's unfiltered copy of an exception (`UnfilteredStackTrace: TypeError:
+    ...`, the filtered one cut off) ends with the exception it copies."""
     parts = _CHAINED.split(text.replace("\r\n", "\n"))
-    return tuple(_one(part) for part in parts if part.strip())
+    chain = [_one(part) for part in parts if part.strip()]
+    if chain and (chain[-1].exception or "").rpartition(".")[2] == _UNFILTERED:
+        chain[-1] = _unwrapped(chain[-1])
+    return tuple(chain)
+
+
+def _unwrapped(raised: Raised) -> Raised:
+    exception, message = _split_class(raised.message, strict=True)
+    return raised._replace(exception=exception, message=message.strip()) if exception \
+        else raised
 
 
 def _one(text: str) -> Raised:
@@ -99,13 +114,13 @@ def _after_header(text: str) -> int:
 
 
 def _past_code(rest: str) -> str:
-    """What follows the last frame, less the indented source and `^^^` lines under it."""
+    """What follows the last frame, less the indented source and marker lines under it."""
     at = 0
     while at < len(rest):
         end = rest.find("\n", at)
         end = len(rest) if end < 0 else end + 1
         line = rest[at:end]
-        if line.strip() and line[:1] not in " \t":
+        if line.strip() and line[:1] not in " \t" and not _MARKERS.match(line):
             break
         at = end
     return rest[at:]

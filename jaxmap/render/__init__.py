@@ -2,5 +2,7 @@
 terminal), json (documents whose schemas the README gives), markdown (REPO-MAP), graphs
 (dot, Mermaid, GraphML, pictures), csv; editor (hover, code-lens and diagnostic texts).
 
+explain_text is text's, for `explain` alone (its answers grew past what text.py holds).
+
 May import: models, knowledge, errors. Never builds, queries or writes.
 """

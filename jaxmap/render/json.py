@@ -232,12 +232,44 @@ def coverage_document(matrix, view: View) -> str:
                        view.paging))
 
 
+_ROUTE = 8  # JAX frames of a route listed (innermost), `route_total` counts all
+
+
+_EXPLAIN_CHARS = 30_000  # an answer past this keeps its last exceptions short, or leaves
+
+
 def explanation_document(answers, view: View) -> str:
-    """`explain`'s answers under `exceptions`, root cause first; the first placed one's
-    fields (else the first's) also at the top level."""
+    """`explain`'s answers under `exceptions`, in the paste's order, each chain's root
+    cause first; the first placed one's fields (else the first's) also at the top level.
+    A paste of many tracebacks is answered within _EXPLAIN_CHARS: from the last, its
+    exceptions are cut to a short form (`"short": true`), then left out (`left_out`
+    counts them) until it fits."""
     records = [_explanation(found, view.path) for found in answers]
     top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
-    return _dump({"root": str(view.root), **top, "exceptions": records})
+    document = {"root": str(view.root), **top, "tracebacks": len({a.segment for a in answers}),
+                "exceptions": records}
+    text = _dump(document)
+    for i in range(len(records) - 1, 0, -1):
+        if len(text) <= _EXPLAIN_CHARS:
+            return text
+        records[i] = _short(records[i])
+        text = _dump(document)
+    while len(text) > _EXPLAIN_CHARS and len(records) > 1:
+        records.pop()
+        document["left_out"] = document.get("left_out", 0) + 1
+        text = _dump(document)
+    return text
+
+
+def _short(record: dict) -> dict:
+    """An answer's short form: what it is, where it was raised, the user's line."""
+    first = (record["raised_by"] or record["sites"] or [None])[0]
+    user = record["user_frame"]
+    return {"short": True, **{key: record[key] for key in ("segment", "label", "status",
+                                                            "exception")},
+            "message": record["message"].split("\n", 1)[0][:120],
+            "at": f"{first['file']}:{first['line']}" if first else None,
+            "user_frame": f"{user['file']}:{user['line']}" if user else None}
 
 
 def _site(site, path) -> dict:
@@ -245,9 +277,28 @@ def _site(site, path) -> dict:
             "exception": site.exception, "returned": site.returned}
 
 
+def _frame(frame, path) -> dict:
+    file = path(frame.jax_file) if frame.jax_file else frame.path
+    return {"file": file, "line": frame.line, "function": frame.function, "code": frame.code}
+
+
+def _called(called, path) -> dict | None:
+    if called is None:
+        return None
+    return {**_frame(called.frame, path), "via": called.via, "raised": called.raised,
+            "route": [_frame(f, path) for f in called.route[-_ROUTE:]],
+            "route_total": len(called.route)}
+
+
 def _explanation(found, path) -> dict:
     missing, diagnosis, older = found.missing, found.not_linear, found.older
     return {
+        "segment": found.segment, "label": found.label, "wording": found.wording,
+        "ran": found.ran,
+        "why_not_jax": found.why_not_jax,
+        "user_frame": None if found.user is None else _frame(found.user, path),
+        "called_by_jax": _called(found.called, path),
+        "fix": None if found.fix is None else {"family": found.fix.name, "text": found.fix.fix},
         "status": found.status.value, "exception": found.exception, "message": found.message,
         "sites": [_site(s, path) for s in found.sites],
         "raised_by": [_site(s, path) for s in found.raised_by],

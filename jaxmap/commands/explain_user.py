@@ -1,0 +1,97 @@
+"""The user's side of a traceback: their frame nearest the failure (the innermost one
+outside JAX, other installed packages and Python's own library), and, when JAX called
+a function of theirs on the way (a callback, a custom rule, a `cond` branch, a scanned
+body, a traced function), that function, how JAX called it, and JAX's frames between
+(the route). When the innermost frame is that function's, the user's code raised:
+it is the root cause and JAX's frames are only the route."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from jaxmap.commands.tracebacks import Frame
+
+# Installed packages, Python's own library, frozen and generated code: not the user's.
+_NOT_USER = re.compile(r"(?:^|/)(?:site-packages|dist-packages)/|(?:^|/)lib/python\d[\d.]*/|"
+                       r"^<frozen |^<string>$|^<__array_function__")
+
+CALLBACK = "a callback (pure_callback, io_callback, debug.callback)"
+CUSTOM_RULE = "a custom rule (custom_jvp/custom_vjp/custom_vmap)"
+BRANCH = "a branch of lax.cond/lax.switch"
+BODY = "the body of lax.scan/while_loop/fori_loop"
+TRACED = "a function JAX traced"
+# How JAX called the user's function, by the file of the JAX frame that called it ...
+_BY_FILE = (("callback.py", CALLBACK), ("debugging.py", CALLBACK),
+            ("custom_derivatives.py", CUSTOM_RULE), ("custom_batching.py", CUSTOM_RULE),
+            ("conditionals.py", BRANCH), ("loops.py", BODY))
+# ... or, where JAX removed its frames, by what the user's calling line calls.
+_BY_CALL = ((re.compile(r"\b(?:pure_callback|io_callback|callback|id_tap)\("), CALLBACK),
+            (re.compile(r"\b(?:custom_jvp|custom_vjp|defvjp|defjvp|custom_vmap)\b"),
+             CUSTOM_RULE),
+            (re.compile(r"\b(?:cond|switch)\("), BRANCH),
+            (re.compile(r"\b(?:scan|while_loop|fori_loop|associative_scan|map)\("), BODY))
+
+
+class CalledByJax(NamedTuple):
+    frame: Frame  # the innermost frame of the user's function that JAX called
+    via: str  # how JAX called it (CALLBACK, BRANCH, ...)
+    route: tuple[Frame, ...]  # JAX's frames from the user's call to it; () if removed
+    # the innermost frame is that function's: its code raised, or, where JAX removed
+    # its frames, called the JAX code that did
+    raised: bool
+
+
+def is_user(frame: Frame) -> bool:
+    return frame.jax_file is None and not _NOT_USER.search(frame.path)
+
+
+def is_library(frame: Frame) -> bool:
+    """A frame of another installed package or of Python's own library."""
+    return frame.jax_file is None and bool(_NOT_USER.search(frame.path))
+
+
+def user_frame(frames: tuple[Frame, ...]) -> Frame | None:
+    """The user's frame nearest the failure (innermost), if any."""
+    return next((f for f in reversed(frames) if is_user(f)), None)
+
+
+def called_by_jax(frames: tuple[Frame, ...]) -> CalledByJax | None:
+    """The user's function nearest the failure that JAX called (its caller a JAX frame,
+    or, where JAX removed its frames, a user line that does not call it), if any."""
+    inner = next((i for i in range(len(frames) - 1, -1, -1) if is_user(frames[i])), None)
+    if inner is None:
+        return None
+    start = inner
+    while start > 0 and is_user(frames[start - 1]) and _calls(frames[start - 1], frames[start]):
+        start -= 1
+    if start == 0 or is_library(frames[start - 1]):  # the program's entry, or pytest's
+        return None
+    outer = next((i for i in range(start - 1, -1, -1) if is_user(frames[i])), None)
+    route = tuple(f for f in frames[(outer if outer is not None else -1) + 1:start]
+                  if f.jax_file)
+    raised = inner == len(frames) - 1
+    return CalledByJax(frames[inner], _via(route, frames[outer] if outer is not None else None),
+                       route, raised)
+
+
+def _calls(caller: Frame, callee: Frame) -> bool:
+    """Whether the caller's line calls the callee itself, not hands it to JAX
+    (`branch(x)`, not `lax.cond(p, branch, ...)`; unknown counts as a call)."""
+    if not caller.code:
+        return True
+    if callee.function == "<lambda>":  # defined on the line: handed to JAX, or called
+        return "lambda" in caller.code and not any(p.search(caller.code) for p, _ in _BY_CALL)
+    if callee.function.startswith("<") or callee.function == "?":  # `?`: not printed
+        return True
+    return re.search(rf"\b{re.escape(callee.function)}\s*\(", caller.code) is not None
+
+
+def _via(route: tuple[Frame, ...], caller: Frame | None) -> str:
+    for frame in reversed(route):
+        kind = next((kind for suffix, kind in _BY_FILE
+                     if frame.jax_file and frame.jax_file.endswith(suffix)), None)
+        if kind:
+            return kind
+    code = caller.code if caller is not None else ""
+    return next((kind for pattern, kind in _BY_CALL if pattern.search(code)), TRACED)
