@@ -159,12 +159,21 @@ def test_a_body_edit_moves_the_first_phase_and_drops_the_graph(tmp_path, monkeyp
     assert tables == _tables(expected, facts=False)
 
 
-def test_a_blank_line_inside_a_string_is_code():
-    before = b'def f():\n    """One.\n\n    Two."""\n'
-    after = b'def f():\n    """One.\n\n\n    Two."""\n'
-    assert moves.fingerprint(before) != moves.fingerprint(after)
+def test_the_fingerprint_reads_strings_as_strings():
     assert moves.fingerprint(b"x = '#'  # note\n") == moves.fingerprint(b"x = '#'\n")
     assert moves.fingerprint(b"x = '#'\n") != moves.fingerprint(b"x = '#1'\n")
+    assert moves.fingerprint(b"x = 1\n") != moves.fingerprint(b"x = 2\n")
+    assert moves.fingerprint(b"if a:\n    b\n") != moves.fingerprint(b"if a:\nb\n")
+
+
+def test_a_blank_line_inside_a_docstring_is_told_by_the_facts():
+    """The fingerprint leaves blank lines out, inside strings too; the summary the
+    facts keep of a docstring tells the edit from a move where it shows."""
+    module = "jax._src.example"
+    before = b'def f(x):\n    """One."""\n    return psum(x, "i")\n'
+    after = b'def f(x):\n    """One.\n\n    Two."""\n    return psum(x, "i")\n'
+    facts = [extract.extract(text, module) for text in (before, after)]
+    assert moves.line_moves(*facts) is None
 
 
 def test_line_moves_read_off_the_facts():

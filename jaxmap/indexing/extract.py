@@ -98,9 +98,9 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     root = parse.parse(source, () if full_parse else unread).root_node
     builder = _Builder(module, is_package, unread, flow)
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
-    return {"code": moves.fingerprint(source),  # first: what is added later goes last
-            "outline": moves.fingerprint(moves.outline(source, unread)),
-            **builder.facts(_module_doc(root))}
+    code, outline = moves.fingerprints(source, unread)
+    # The fingerprints first: what the second phase adds later goes last.
+    return {"code": code, "outline": outline, **builder.facts(_module_doc(root))}
 
 
 

@@ -1,15 +1,15 @@
 """Telling an edit that only moved code (comments, blank lines, trailing spaces) from
 one that changed it, and how lines moved.
 
-A file's facts carry two code fingerprints: a digest of its lines with comments,
-blank lines and trailing spaces left out (lines inside strings kept whole), and the
-same of its outline, the file with the bodies extract does not read (those that cannot
-register anything) left out. When a file's fingerprint is unchanged, its code is, so
-its old and new facts differ only in line numbers: `line_moves` reads the map from old
-lines to new ones off the two, and the index moves its rows instead of resolving the
-tree again. When only its outline's is unchanged, the same holds of the facts the
-index's first phase reads (`first_phase`): its rows move, and the call graph, which
-read the bodies, is built again when asked for."""
+A file's facts carry two code fingerprints: a digest of its text with comments,
+blank lines and trailing spaces left out, and the same of its outline, the file
+without the bodies extract does not read (those that cannot register anything).
+When a file's fingerprint is unchanged, its code is, so its old and new facts differ
+only in line numbers: `line_moves` reads the map from old lines to new ones off the
+two, and the index moves its rows instead of resolving the tree again. When only its
+outline's is unchanged, the same holds of the facts the index's first phase reads
+(`first_phase`): its rows move, and the call graph, which read the bodies, is built
+again when asked for."""
 
 from __future__ import annotations
 
@@ -17,44 +17,47 @@ import hashlib
 import re
 from typing import Any
 
-# A string (any prefix, any quotes) or a comment, whichever starts first: strings are
-# consumed whole, so a `#` inside one is not taken for a comment.
+# A string or a comment, whichever starts first: strings are consumed whole, so a `#`
+# inside one is not taken for a comment. (A prefix such as `rb` stays as code.)
 _STRING_OR_COMMENT = re.compile(
-    rb"""(?P<string>[rRbBuUfF]{0,2}(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''"""
-    rb"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))|(?P<comment>\#[^\n]*)""",
+    rb'(?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""' rb"|'''(?:[^'\\]|\\.|'(?!''))*'''"
+    rb'|"(?:[^"\\\n]|\\.)*"' rb"|'(?:[^'\\\n]|\\.)*')" rb"|(?P<comment>#[^\n]*)",
     re.DOTALL)
+_BLANK = re.compile(rb"[ \t]*\n(?:[ \t]*\n)*")  # trailing spaces and the blank lines after
+
+
+def fingerprints(source: bytes, bodies=()) -> tuple[str, str]:
+    """Digests of the code of `source` and of its outline, `source` without the given
+    function bodies (skim.Body, each a run of whole lines): equal for two sources that
+    differ only in comments, blank lines and trailing spaces (inside strings too: what
+    a string says is in the facts, which `line_moves` compares whole)."""
+    code, outline, start = [], [], 0
+    for body in sorted(bodies, key=lambda body: body.first):
+        outside = _code(source[start:body.first])
+        code += [outside, _code(source[body.first:body.end])]
+        outline += [outside, b"\x00"]
+        start = body.end
+    rest = _code(source[start:])
+    return _digest(code + [rest]), _digest(outline + [rest])
 
 
 def fingerprint(source: bytes) -> str:
-    """A digest of the code of `source`: equal for two sources that differ only in
-    comments, blank lines outside strings and trailing spaces."""
-    def keep_code(match: re.Match) -> bytes:
-        # A line inside a string is code even when blank: mark it so it is kept.
-        string = match.group("string")
-        return string.replace(b"\n", b"\n\x00") if string is not None else b""
+    """The digest of the code of `source` (see `fingerprints`)."""
+    return fingerprints(source)[0]
 
-    code = _STRING_OR_COMMENT.sub(keep_code, source)
-    lines = (line.rstrip() for line in code.split(b"\n"))
-    digest = hashlib.blake2b(digest_size=16)
-    for line in lines:
-        if line:
-            digest.update(line)
-            digest.update(b"\n")
-    return digest.hexdigest()
+
+def _code(text: bytes) -> bytes:
+    return _STRING_OR_COMMENT.sub(rb"\g<string>", text)
+
+
+def _digest(pieces: list[bytes]) -> str:
+    code = _BLANK.sub(b"\n", b"".join(pieces))
+    return hashlib.blake2b(code.lstrip(b"\n"), digest_size=16).hexdigest()
 
 
 # What only the index's second phase reads of a file's facts, and the fingerprints.
 _SECOND_PHASE = frozenset({"flow", "flow_spans", "callees", "callee_spans", "messages",
                            "function_spans", "code", "outline"})
-
-
-def outline(source: bytes, bodies) -> bytes:
-    """`source` with the given function bodies (skim.Body) left out, each for a mark."""
-    pieces, start = [], 0
-    for body in sorted(bodies, key=lambda body: body.first):
-        pieces += [source[start:body.first], b"\x00"]
-        start = body.end
-    return b"".join(pieces) + source[start:]
 
 
 def first_phase(facts: dict) -> dict:
