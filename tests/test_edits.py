@@ -110,17 +110,24 @@ def test_edits_leave_the_index_a_cold_index_would_be(seed, tmp_path, monkeypatch
         assert _tables(path, facts=graph_kept) == _tables(expected, facts=graph_kept), name
 
 
-def test_a_comment_keeps_the_call_graph_and_moves_its_lines(tmp_path, monkeypatch):
+def _edited_then_asked(tmp_path, monkeypatch, file: str, edit) -> tuple[str, dict]:
+    """A cold index of a copy of the fixture, `edit` made to `file`, then a plain
+    question: the index's path and its tables."""
     tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
     indexer.build_index(tree)
-    source = tree / PARALLEL
-    source.write_text(_comment_on_top(source.read_text()))
-    path, report = indexer.ensure_index(tree)  # a plain question
-    assert report is not None and report.parsed == 1
-    assert ("graph", "1") in _tables(path, facts=False)["meta"]
-    expected = _cold(tree, tmp_path / "cold", monkeypatch, graph=True)
-    assert _tables(path, facts=True) == _tables(expected, facts=True)
+    source = tree / file
+    source.write_text(edit(source.read_text()))
+    path, report = indexer.ensure_index(tree)
+    assert report is not None and report.parsed == 1 and not report.rebuilt
+    return path, _tables(path, facts=True)
+
+
+def test_a_comment_keeps_the_call_graph_and_moves_its_lines(tmp_path, monkeypatch):
+    _, tables = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top)
+    assert ("graph", "1") in tables["meta"]
+    expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=True)
+    assert tables == _tables(expected, facts=True)
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
@@ -146,16 +153,10 @@ def test_a_docstring_in_an_unread_body_is_more_than_a_move():
 
 
 def test_a_body_edit_moves_the_first_phase_and_drops_the_graph(tmp_path, monkeypatch):
-    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
-    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
-    indexer.build_index(tree)
-    source = tree / LAX
-    source.write_text(_a_body_statement(source.read_text()))
-    path, report = indexer.ensure_index(tree)  # a plain question
-    assert report is not None and report.parsed == 1 and not report.rebuilt
+    path, _ = _edited_then_asked(tmp_path, monkeypatch, LAX, _a_body_statement)
     tables = _tables(path, facts=False)
     assert ("graph", "0") in tables["meta"] and tables["calls"] == []
-    expected = _cold(tree, tmp_path / "cold", monkeypatch, graph=False)
+    expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=False)
     assert tables == _tables(expected, facts=False)
 
 
