@@ -197,6 +197,7 @@ _LAYERS = {
     "session": {"indexing", "store", "errors"},
     "scaffold": {"session", "commands", "render", "store", "knowledge", "models", "roots",
                  "errors"},
+    "revisions": {"session", "commands", "store", "roots", "errors"},
 }
 
 

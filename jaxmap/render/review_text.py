@@ -1,0 +1,99 @@
+"""`jaxmap diff BASE..HEAD` on a terminal: a commands.review.Review, one finding a
+line, places as `path:line`."""
+
+from __future__ import annotations
+
+_SHOWN = 20  # findings of one section shown before a count of the rest
+_MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
+RULE_CHANGES = ("added", "removed", "moved", "retargeted")
+
+
+def review(result) -> str:
+    sections = [summary(result)]
+    prims = result.primitives
+    sections.append("\n".join([
+        f"primitives added ({len(prims.added)}): {', '.join(prims.added) or '-'}",
+        f"primitives removed ({len(prims.removed)}): {', '.join(prims.removed) or '-'}",
+        f"primitives renamed ({len(prims.renamed)}): "
+        + (", ".join(f"{old} -> {new}" for old, new in prims.renamed) or "-")]))
+    for change in RULE_CHANGES:
+        sections.append(_section(f"rules {change}", [
+            f"  {c.primitive} {rule_kind(c)}: {rule_places(c)}"
+            for c in prims.rules if c.change == change]))
+    sections.append(_section("reach changed", [f"  {line}" for line in map(reach_line,
+                                                                              result.reach)]))
+    sections.append(_section("messages changed", [f"  {message_line(c)}"
+                                                  for c in result.messages]))
+    sections.append(_section("rules siblings have", [f"  {gap_line(g)}" for g in result.gaps]))
+    sections.append(_section("tests of changed primitives", [
+        f"  {c.primitive}: {', '.join(c.files) or 'no test'}" for c in result.coverage]))
+    return "\n\n".join(sections)
+
+
+def summary(result) -> str:
+    """One line: the two sides, then a count of each kind of finding."""
+    prims = result.primitives
+    counts = [(len(prims.added), "primitives added"), (len(prims.removed), "removed"),
+              (len(prims.renamed), "renamed"), (len(prims.rules), "rule changes"),
+              (len(result.reach), "reach changes"), (len(result.messages), "message changes"),
+              (len(result.gaps), "sibling gaps"), (len(result.uncovered), "uncovered")]
+    said = ", ".join(f"{n} {what}" for n, what in counts if n) or "no change to the primitives"
+    return (f"{result.base.label} -> {result.head.label}: {len(result.files)} Python files "
+            f"changed; {said}")
+
+
+def failed_checks(tripped: list[tuple[str, int]]) -> str:
+    """The line `--fail-on` ends with: each check tripped, with its count."""
+    return "jaxmap: review fails on " + ", ".join(f"{check} ({n})" for check, n in tripped)
+
+
+def rule_kind(change) -> str:
+    return change.kind + (f"[{change.platform}]" if change.platform else "")
+
+
+def rule_places(change) -> str:
+    if change.change == "added":
+        return ", ".join(change.new)
+    if change.change == "removed":
+        return ", ".join(change.old)
+    return f"{', '.join(change.old)} -> {', '.join(change.new)}"
+
+
+def reach_line(change) -> str:
+    chain = " -> ".join(change.chain)
+    if change.change == "chain":
+        return (f"{change.function} reaches {change.primitive} by another chain: {chain} "
+                f"(was {' -> '.join(change.old_chain)})")
+    return f"{change.function} {change.change} reaching {change.primitive}: {chain}"
+
+
+def message_line(change) -> str:
+    if change.change == "reworded":
+        return (f"reworded {_place(change.new)} {change.new.exception}: "
+                f"{short(change.old.text)!r} -> {short(change.new.text)!r}")
+    message = change.new or change.old
+    return f"{change.change} {_place(message)} {message.exception}: {short(message.text)!r}"
+
+
+def short(message_text: str) -> str:
+    """A message on one line, cut to _MESSAGE_CHARS."""
+    flat = " ".join(message_text.split())
+    return flat if len(flat) <= _MESSAGE_CHARS else flat[:_MESSAGE_CHARS - 1] + "…"
+
+
+def gap_line(gap) -> str:
+    what = f"a {gap.what} rule" if gap.code == "missing-rule" else f"a {gap.what} lowering"
+    return (f"{gap.primitive} ({gap.file}:{gap.line}) has no {what}; {gap.having} of its "
+            f"{gap.siblings} siblings do")
+
+
+def _place(message) -> str:
+    where = f"{message.file}:{message.line}"
+    return f"{where} ({message.function})" if message.function else where
+
+
+def _section(title: str, lines: list[str]) -> str:
+    shown = lines[:_SHOWN]
+    if len(lines) > _SHOWN:
+        shown.append(f"  ... and {len(lines) - _SHOWN} more (--json lists all)")
+    return "\n".join([f"{title} ({len(lines)}):" + ("" if lines else " -"), *shown])
