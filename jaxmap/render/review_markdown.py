@@ -78,8 +78,8 @@ def _message(change, link, result) -> str:
 
 def _gap(gap, link, commit: str) -> str:
     what = f"{gap.what} rule" if gap.code == "missing-rule" else f"{gap.what} lowering"
-    return (f"`{gap.primitive}` ({link(commit, gap.file, gap.line)}) has no {what}; "
-            f"{gap.having} of its {gap.siblings} siblings do")
+    return (f"`{gap.primitive}` ({link(commit, gap.file, gap.line)}) lacks a {what}; "
+            f"{gap.having} of its {gap.siblings} siblings have one")
 
 
 def _names(names) -> str:

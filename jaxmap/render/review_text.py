@@ -82,9 +82,9 @@ def short(message_text: str) -> str:
 
 
 def gap_line(gap) -> str:
-    what = f"a {gap.what} rule" if gap.code == "missing-rule" else f"a {gap.what} lowering"
-    return (f"{gap.primitive} ({gap.file}:{gap.line}) has no {what}; {gap.having} of its "
-            f"{gap.siblings} siblings do")
+    what = f"{gap.what} rule" if gap.code == "missing-rule" else f"{gap.what} lowering"
+    return (f"{gap.primitive} ({gap.file}:{gap.line}) lacks a {what}; {gap.having} of its "
+            f"{gap.siblings} siblings have one")
 
 
 def _place(message) -> str:
