@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from revision_trees import base_files, changed_files, commit, git, make_repo
@@ -137,3 +139,14 @@ def test_a_directory_outside_git_is_one_line(capsys, tmp_path):
 
 def test_base_files_hold_the_siblings_a_gap_needs():
     assert base_files()[OPS].count("core.Primitive(") == 4
+
+
+def test_the_readme_documents_every_key(capsys, repo):
+    document = review_json(capsys, repo)
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    schema = readme.split("`jaxmap diff BASE..HEAD --json` prints ", 1)[1].split("`", 2)[1]
+    documented = set(re.findall(r'"(\w+)"', schema))
+    keys = set(document) | set(document["primitives"]) | set(document["base"]) \
+        | {k for name in ("rules", "reach", "gaps") for k in document[name][0]} \
+        | set(document["messages"][0]) | set(document["tests"][0])
+    assert keys <= documented, keys - documented
