@@ -499,6 +499,9 @@ def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
     with a snapshot (0.4.38) or roots (paths). Or review a git range, BASE..HEAD (or
     BASE...HEAD, from their merge base), in --repo: rules, reach, messages, gaps, tests."""
     if new is None:
+        if any(paging.values()):
+            raise click.UsageError("--limit, --offset, --field and --max-chars page "
+                                   "`diff OLD NEW --json`; a review prints everything")
         return _review(old, repo, "json" if as_json else form or "text", link_base, fail_on)
     if form or link_base or fail_on:
         raise click.UsageError("--format, --link-base and --fail-on review a range: "

@@ -39,10 +39,14 @@ def test_an_unknown_primitive_reaches_nothing(index):
 
 
 def test_an_edit_touches_what_its_definitions_reach(index):
-    touched = reach.touched_primitives(index, ["jax/_src/lax/parallel.py"])
+    touched = reach.Reach(index).touched(["jax/_src/lax/parallel.py"])
     assert {"psum", "pmax"} <= touched
-    assert reach.touched_primitives(index, ["jax/version.py"]) == set()
+    assert reach.Reach(index).touched(["jax/version.py"]) == set()
+
+
+def test_an_edit_of_a_public_module_touches_what_it_exports(index):
+    assert "psum" in reach.Reach(index).touched(["jax/lax/__init__.py"])
 
 
 def test_compare_of_an_index_with_itself_finds_nothing(index):
-    assert reach.compare(index, index, {"psum", "pmax", "mul"}) == []
+    assert reach.compare(index, index, ["jax/_src/lax/parallel.py"], {"mul"}) == []

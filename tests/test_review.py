@@ -87,6 +87,15 @@ def test_moved_and_retargeted_rules_from_a_warm_cache(capsys, repo):
     assert rules["sin", "retargeted"]["new"][0].endswith("(_sin_batcher)")
 
 
+def test_a_public_name_dropped_stops_its_reach(capsys, repo):
+    review_json(capsys, repo)
+    public = changed_files()["jax/lax/__init__.py"].replace("cos as cos, ", "")
+    commit(repo, {"jax/lax/__init__.py": public}, "cos is private now")
+    document = review_json(capsys, repo)
+    assert [(r["function"], r["primitive"], r["change"]) for r in document["reach"]] == \
+        [("jax.lax.cos", "cos", "stopped")]
+
+
 def test_three_dots_compare_with_the_merge_base(capsys, repo):
     first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
     git(repo, "checkout", "-q", "-b", "side", first)
@@ -127,7 +136,7 @@ def test_fail_on_trips_with_a_line_saying_why(capsys, repo):
 @pytest.mark.parametrize("argv", [
     ["no-such-ref..HEAD"], ["HEAD~1..HEAD", "--fail-on", "everything"],
     ["HEAD~5..HEAD"], ["HEAD", "--format", "markdown"],
-    ["-x..HEAD"]])
+    ["-x..HEAD"], ["HEAD~1..HEAD", "--json", "--limit", "1"]])
 def test_bad_input_is_one_line(capsys, repo, argv):
     assert_one_line_error(*review(capsys, repo, *argv))
 

@@ -5,8 +5,8 @@ A review asks this for up to hundreds of primitives on each side, so rather than
 `binds` walk in SQL each (0.6 s on a checkout), the call graph's reverse edges are read
 once into a `Reach` and walked in memory. The edges are the ones `binds` follows
 (calls and handed functions, and the impl and lowering rules a bind runs), read
-through callgraph's own steps; `Reach.__init__` is the one switch point where a
-narrower default of `binds` (trace time only, say) is to be adopted.
+through callgraph's own steps; `steps_up` is the one switch point where a narrower
+default of `binds` (trace time only, say) is to be adopted.
 """
 
 from __future__ import annotations
@@ -37,16 +37,15 @@ class Reach:
     one length go to the smaller labels, so that both sides of a review agree."""
 
     def __init__(self, index: Index):
-        from jaxmap.commands.callgraph import RUN_AT_BIND, bind_steps
-
         self._index = index
         ids = [row[0] for row in index.spans()]
         nodes = index.nodes(ids)
         self._labels = {did: node.label for did, node in nodes.items()}
-        self._public = {did for did, node in nodes.items() if node.public}
+        self._exported = {did: {path.rpartition(".")[0] for path in node.public}
+                          for did, node in nodes.items() if node.public}
+        self._public = set(self._exported)
         hops: dict[tuple[int, int], str] = {}
-        steps = index.callers(ids, through=False) \
-            + bind_steps(index.rule_binders(ids, RUN_AT_BIND), hops)
+        steps = steps_up(index, ids, hops)
         self._hops = hops
         callers: dict[int, set[int]] = defaultdict(set)
         for caller, callee, _line, is_function in steps:
@@ -67,6 +66,31 @@ class Reach:
             if did in self._labels:
                 start.setdefault(did, f"{via} -> {ends[pid]}" if via else ends[pid])
         return self._walk(start)
+
+    def touched(self, files: list[str]) -> set[str]:
+        """The primitives whose reach an edit of `files` may change: those defined or
+        given a rule there, and those bound by what the definitions there, or the
+        definitions their modules export, call at any depth (through the rules a bind
+        runs)."""
+        from jaxmap.commands.callgraph import RUN_AT_BIND
+
+        index = self._index
+        found = {prim.name or prim.variable for file in files
+                 for prim in index.primitives_in_file(file)}
+        found |= {prim for file in files for prim, _rule in index.rules_registered_in(file)}
+        modules = {_module(file) for file in files}
+        seen = {did for did, _end in index.definitions_at(files).values()}
+        seen |= {did for did, exported in self._exported.items() if exported & modules}
+        frontier, bound = list(seen), set()
+        while frontier:
+            bound |= {pid for _did, pid, _line, _via in index.bound_by(frontier)}
+            step = {callee for _caller, callee, _text, status, _line
+                    in index.callees(frontier) if callee is not None and status in _FOLLOWED}
+            step |= {row[1] for row in index.rules_bound_by(frontier, RUN_AT_BIND)}
+            frontier = list(step - seen)
+            seen |= step
+        return found | {name or variable
+                        for _pid, name, variable in index.primitive_labels(bound)}
 
     def _walk(self, start: dict[int, str]) -> dict[str, tuple[str, ...]]:
         parent: dict[int, int | None] = {did: None for did in start}
@@ -99,13 +123,25 @@ class Reach:
             did = step
 
 
-def compare(before: Index, after: Index, primitives: set[str]) -> list[ReachChange]:
-    """How the public reach of each of `primitives` differs from BASE to HEAD."""
-    if not primitives:
+def steps_up(index: Index, ids: list[int], hops: dict[tuple[int, int], str]) -> list[tuple]:
+    """(caller, callee, line, whether the caller is a function) of each step up from
+    `ids` that `binds` takes by default: calls and handed functions, and binds of a
+    primitive whose impl or lowering rule is one of `ids` (noted in `hops`)."""
+    from jaxmap.commands.callgraph import RUN_AT_BIND, bind_steps
+
+    return index.callers(ids, through=False) \
+        + bind_steps(index.rule_binders(ids, RUN_AT_BIND), hops)
+
+
+def compare(before: Index, after: Index, files: list[str],
+            primitives: set[str]) -> list[ReachChange]:
+    """How the public reach differs from BASE to HEAD, for `primitives` and for each
+    one an edit of `files` may have moved (`Reach.touched`, on either side)."""
+    if not files and not primitives:
         return []
-    changes = []
     was, now = Reach(before), Reach(after)
-    for name in sorted(primitives):
+    changes = []
+    for name in sorted(primitives | was.touched(files) | now.touched(files)):
         old, new = was.public(name), now.public(name)
         for function in sorted(old.keys() | new.keys()):
             if function not in old:
@@ -118,23 +154,6 @@ def compare(before: Index, after: Index, primitives: set[str]) -> list[ReachChan
     return changes
 
 
-def touched_primitives(index: Index, files: list[str]) -> set[str]:
-    """The primitives whose reach an edit of `files` may change: those defined or
-    given a rule there, and those bound by what the definitions there call, at any
-    depth (through the rules a bind runs)."""
-    from jaxmap.commands.callgraph import RUN_AT_BIND
-
-    found = {prim.name or prim.variable for file in files
-             for prim in index.primitives_in_file(file)}
-    found |= {prim for file in files for prim, _rule in index.rules_registered_in(file)}
-    seen = {did for did, _end in index.definitions_at(files).values()}
-    frontier, bound = list(seen), set()
-    while frontier:
-        bound |= {pid for _did, pid, _line, _via in index.bound_by(frontier)}
-        step = {callee for _caller, callee, _text, status, _line in index.callees(frontier)
-                if callee is not None and status in _FOLLOWED}
-        step |= {row[1] for row in index.rules_bound_by(frontier, RUN_AT_BIND)}
-        frontier = list(step - seen)
-        seen |= step
-    found |= {name or variable for _pid, name, variable in index.primitive_labels(bound)}
-    return found
+def _module(file: str) -> str:
+    """`jax/lax/__init__.py` -> `jax.lax`."""
+    return file.removesuffix(".py").removesuffix("/__init__").replace("/", ".")

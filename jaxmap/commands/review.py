@@ -73,11 +73,9 @@ def review(base: Side, before: Index, head: Side, after: Index,
     primitives = diff.compare(base.label, old_prims, head.label, new_prims)
     primitives = primitives._replace(rules=tuple(_retargeted(c) for c in primitives.rules))
     changed = _changed(primitives)
-    touched = reach.touched_primitives(before, files) | reach.touched_primitives(after, files)
-    touched |= {_name(label) for label in changed} | {_name(label) for label in
-                                                       primitives.removed}
+    named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
-                  tuple(reach.compare(before, after, touched)),
+                  tuple(reach.compare(before, after, files, named)),
                   tuple(message_diff.compare(before, after, files)),
                   tuple(_gaps(before, after, changed)),
                   tuple(Coverage(label, _test_files(after, label)) for label in changed))
