@@ -28,8 +28,7 @@ def review_comment(result, link_base: str | None = None) -> str:
     parts += _details(f"Rules ({len(rules)})", rules, (
         "| primitive | kind | platform | change | BASE | HEAD |",
         "| --- | --- | --- | --- | --- | --- |"))
-    parts += _details(f"Reach ({len(result.reach)})", [
-        f"- {_cell(text.reach_line(c))}" for c in result.reach])
+    parts += _details(f"Reach ({len(result.reach)})", [f"- {_reach(c)}" for c in result.reach])
     parts += _details(f"Messages ({len(result.messages)})", [
         f"- {_message(c, link, result)}" for c in result.messages])
     parts += _details(f"Rules its siblings have ({len(result.gaps)})", [
@@ -74,6 +73,14 @@ def _message(change, link, result) -> str:
         (change.old, result.base.commit)
     return (f"{change.change} at {link(commit, message.file, message.line)} "
             f"({message.exception}): {_quote(message.text)}")
+
+
+def _reach(change) -> str:
+    chain = f"`{' → '.join(change.chain)}`"
+    if change.change == "chain":
+        return (f"`{change.function}` reaches `{change.primitive}` by another chain: {chain} "
+                f"(was `{' → '.join(change.old_chain)}`)")
+    return f"`{change.function}` {change.change} reaching `{change.primitive}`: {chain}"
 
 
 def _gap(gap, link, commit: str) -> str:
