@@ -3,11 +3,11 @@ beside the issue's targets (#39: <= 3 s with BASE warm, <= 300 MB).
 
     python benchmarks/bench_review.py --repo PATH [--commit REF] [--keep-cache DIR]
 
-Three runs of a review of REF~1..REF, each in a fresh process with its own peak:
-cold (an empty cache: both ends indexed, the second from the first's tree and index),
-warm BASE (REF~1 cached by a review of REF~2..REF~1 first, REF laid from it), and
-warm (both ends cached: the comparison alone). The cache is a temporary directory
-unless --keep-cache names one.
+Three reviews, each in a fresh process with its own peak, in one cache: cold, a
+review of REF~2..REF~1 in an empty cache (both ends indexed, the second from the
+first's tree and index); warm BASE, REF~1..REF (REF~1 cached, REF laid from it: the
+issue's case); warm, REF~1..REF again (both cached: the comparison alone). The cache
+is a temporary directory unless --keep-cache names one (it must start empty).
 """
 
 from __future__ import annotations
@@ -61,16 +61,11 @@ def main() -> None:
         return
     cache = args.keep_cache or tempfile.mkdtemp(prefix="bench-review-")
     ref = args.commit
-    rows = [("cold", _measure(args.repo, f"{ref}~1..{ref}", cache))]
-    fresh = args.keep_cache or tempfile.mkdtemp(prefix="bench-review-")
-    if fresh == cache:
-        import shutil
-
-        shutil.rmtree(os.path.join(cache, "revisions"), ignore_errors=True)
-    _measure(args.repo, f"{ref}~2..{ref}~1", fresh)
-    rows.append(("warm BASE", _measure(args.repo, f"{ref}~1..{ref}", fresh)))
-    rows.append(("warm", _measure(args.repo, f"{ref}~1..{ref}", fresh)))
-    print(f"jaxmap diff {ref}~1..{ref} on {args.repo} ({os.cpu_count()} cores)")
+    rows = [("cold", _measure(args.repo, f"{ref}~2..{ref}~1", cache)),
+            ("warm BASE", _measure(args.repo, f"{ref}~1..{ref}", cache)),
+            ("warm", _measure(args.repo, f"{ref}~1..{ref}", cache))]
+    print(f"jaxmap diff on {args.repo} ({os.cpu_count()} cores): cold {ref}~2..{ref}~1, "
+          f"then {ref}~1..{ref}")
     print(f"{'run':<10} {'seconds':>8} {'x 3 s':>7} {'peak MB':>8} {'x 300 MB':>9}")
     for name, row in rows:
         print(f"{name:<10} {row['seconds']:8.1f} {row['seconds'] / _TARGET_SECONDS:7.1f} "
