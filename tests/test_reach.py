@@ -25,11 +25,11 @@ def test_public_reach_is_what_binds_public_answers(index, primitive):
     found = reach.Reach(index).public(primitive)
     answer = binds(index, primitive, public=True).found
     assert found.keys() == {r.label for r in answer}
-    assert all(len(found[r.label]) == len(r.chain) for r in answer)  # shortest, ties aside
+    assert all(len(found[r.label].shown) == len(r.chain) for r in answer)  # shortest
 
 
 def test_chains_run_from_the_public_function_to_the_bind(index):
-    assert reach.Reach(index).public("psum")["jax.lax.pmean"] == (
+    assert reach.Reach(index).public("psum")["jax.lax.pmean"].shown == (
         "jax.lax.pmean", "jax._src.lax.parallel._pmean", "jax._src.lax.parallel._psum_halved",
         "psum_p.bind")
 

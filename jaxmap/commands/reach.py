@@ -31,6 +31,15 @@ class ReachChange(NamedTuple):
     old_chain: tuple[str, ...] = ()
 
 
+class Chain(NamedTuple):
+    """A shortest chain from a public function to a bind: `steps`, the definitions and
+    the bind alone (what two sides compare: which rule of a bind leads on is not
+    always told apart), and `shown`, with the words of each rule step too."""
+
+    steps: tuple[str, ...]
+    shown: tuple[str, ...]
+
+
 class Reach:
     """The public functions that reach each primitive of one index, with the shortest
     chain (labels, the function first, as `binds` prints it); ties between chains of
@@ -54,7 +63,7 @@ class Reach:
         self._callers = {callee: sorted(found, key=self._labels.__getitem__)
                          for callee, found in callers.items()}
 
-    def public(self, primitive: str) -> dict[str, tuple[str, ...]]:
+    def public(self, primitive: str) -> dict[str, Chain]:
         """Public function -> its chain to a bind of `primitive` (a name string or
         variable; none if the tree has no such primitive)."""
         from jaxmap.commands.lookup import spellings
@@ -92,7 +101,7 @@ class Reach:
         return found | {name or variable
                         for _pid, name, variable in index.primitive_labels(bound)}
 
-    def _walk(self, start: dict[int, str]) -> dict[str, tuple[str, ...]]:
+    def _walk(self, start: dict[int, str]) -> dict[str, Chain]:
         parent: dict[int, int | None] = {did: None for did in start}
         frontier = sorted(start, key=self._labels.__getitem__)
         while frontier:
@@ -103,23 +112,24 @@ class Reach:
                         parent[caller] = did
                         nxt.append(caller)
             frontier = nxt
-        found: dict[str, tuple[str, ...]] = {}
+        found: dict[str, Chain] = {}
         for did in self._public.intersection(parent):
             label = self._labels[did]
             chain = self._chain(did, parent, start)
-            if label not in found or chain < found[label]:
+            if label not in found or chain.steps < found[label].steps:
                 found[label] = chain
         return found
 
-    def _chain(self, did: int, parent: dict, start: dict[int, str]) -> tuple[str, ...]:
-        labels = []
+    def _chain(self, did: int, parent: dict, start: dict[int, str]) -> Chain:
+        steps, shown = [], []
         while True:
-            labels.append(self._labels[did])
+            steps.append(self._labels[did])
+            shown.append(self._labels[did])
             step = parent[did]
             if step is None:
-                return (*labels, start[did])
+                return Chain((*steps, start[did]), (*shown, start[did]))
             if (did, step) in self._hops:
-                labels.append(self._hops[did, step])
+                shown.append(self._hops[did, step])
             did = step
 
 
@@ -145,12 +155,12 @@ def compare(before: Index, after: Index, files: list[str],
         old, new = was.public(name), now.public(name)
         for function in sorted(old.keys() | new.keys()):
             if function not in old:
-                changes.append(ReachChange(name, function, "started", new[function]))
+                changes.append(ReachChange(name, function, "started", new[function].shown))
             elif function not in new:
-                changes.append(ReachChange(name, function, "stopped", old[function]))
-            elif old[function] != new[function]:
-                changes.append(ReachChange(name, function, "chain", new[function],
-                                           old[function]))
+                changes.append(ReachChange(name, function, "stopped", old[function].shown))
+            elif old[function].steps != new[function].steps:
+                changes.append(ReachChange(name, function, "chain", new[function].shown,
+                                           old[function].shown))
     return changes
 
 

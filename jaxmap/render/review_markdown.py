@@ -35,7 +35,7 @@ def review_comment(result, link_base: str | None = None) -> str:
         f"- {_gap(g, link, result.head.commit)}" for g in result.gaps])
     parts += _details(f"Tests ({len(result.coverage)} changed primitives, "
                       f"{len(result.uncovered)} uncovered)", [
-        f"- `{c.primitive}`: " + (", ".join(f"`{f}`" for f in c.files) or "**no test**")
+        f"- `{c.primitive}`: " + (text.test_files(c.files, "`") or "**no test**")
         for c in result.coverage])
     return "\n".join(parts).rstrip() + "\n"
 

@@ -4,6 +4,7 @@ line, places as `path:line`."""
 from __future__ import annotations
 
 _SHOWN = 20  # findings of one section shown before a count of the rest
+_TEST_FILES_SHOWN = 5
 _MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
 RULE_CHANGES = ("added", "removed", "moved", "retargeted")
 
@@ -26,7 +27,7 @@ def review(result) -> str:
                                                   for c in result.messages]))
     sections.append(_section("rules siblings have", [f"  {gap_line(g)}" for g in result.gaps]))
     sections.append(_section("tests of changed primitives", [
-        f"  {c.primitive}: {', '.join(c.files) or 'no test'}" for c in result.coverage]))
+        f"  {c.primitive}: {test_files(c.files) or 'no test'}" for c in result.coverage]))
     return "\n\n".join(sections)
 
 
@@ -40,6 +41,13 @@ def summary(result) -> str:
     said = ", ".join(f"{n} {what}" for n, what in counts if n) or "no change to the primitives"
     return (f"{result.base.label} -> {result.head.label}: {len(result.files)} Python files "
             f"changed; {said}")
+
+
+def test_files(files: tuple[str, ...], quote: str = "") -> str:
+    """The first few test files, then how many more."""
+    shown = ", ".join(f"{quote}{file}{quote}" for file in files[:_TEST_FILES_SHOWN])
+    more = len(files) - _TEST_FILES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def failed_checks(tripped: list[tuple[str, int]]) -> str:
