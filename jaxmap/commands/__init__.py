@@ -5,6 +5,8 @@
   locate, callgraph, neighbourhood, central, coverage, diff, explain, verify,
   repomap, ladder, skill
   editor, rule_gaps  what a place in a file means, and what to flag there (jaxmap lsp)
+  review         a change between two indexes (diff BASE..HEAD), with reach and
+                 message_diff
 
 May import: store (read side), knowledge, models, roots, errors. Never build, render,
 session, scaffold or the front ends: a command reads an index it is handed.
