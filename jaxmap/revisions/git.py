@@ -128,8 +128,11 @@ def read_blobs(repo: Repo, shas: list[str]) -> Iterator[bytes]:
 
 
 def _feed(stdin, shas: list[str]) -> None:
-    with stdin:
-        stdin.write("".join(f"{sha}\n" for sha in shas).encode())
+    try:
+        with stdin:
+            stdin.write("".join(f"{sha}\n" for sha in shas).encode())
+    except OSError:  # git stopped early; the reader says why
+        pass
 
 
 def _run(repo: Repo, args: list[str], failure: str) -> str:

@@ -122,6 +122,7 @@ def _bring(repo: git.Repo, home: str, state: dict, slot: str, sha: str) -> None:
 
 def _apply(repo: git.Repo, tree: str, blobs: list[git.Blob]) -> None:
     """Write each blob's file under `tree`, and remove those whose blob is ""."""
+    os.makedirs(tree, exist_ok=True)
     kept = [blob for blob in blobs if blob.sha]
     for blob in blobs:
         if not blob.sha:
@@ -131,7 +132,6 @@ def _apply(repo: git.Repo, tree: str, blobs: list[git.Blob]) -> None:
         if os.path.isdir(target):  # a package became a module of that name
             shutil.rmtree(target)
         atomic.write(target, data)
-    os.makedirs(tree, exist_ok=True)
 
 
 def _remove(path: str) -> None:
