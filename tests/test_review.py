@@ -159,3 +159,43 @@ def test_the_readme_documents_every_key(capsys, repo):
         | {k for name in ("rules", "reach", "gaps") for k in document[name][0]} \
         | set(document["messages"][0]) | set(document["tests"][0])
     assert keys <= documented, keys - documented
+
+
+class _Messages:
+    """An index that holds only messages: (file, line, function, exception, pieces)."""
+
+    def __init__(self, *rows):
+        self.rows = [(*row, False) for row in rows]
+
+    def messages(self):
+        return self.rows
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    (("f", "E", ("a needs an array",), 3), ("f", "E", ("a takes an array",), 4),
+     ["reworded"]),
+    (("f", "E", ("same text",), 3), ("f", "E", ("same text",), 30), []),
+    (("f", "E", ("psum takes unreduced inputs, got ",), 3),
+     ("g", "E", ("", " takes unreduced inputs, got ",), 9), ["reworded"]),
+    (("f", "E", ("psum takes unreduced inputs",), 3), ("g", "E", ("no axis named ",), 9),
+     ["added", "removed"]),
+    (("f", "E", ("a needs an array",), 3), ("f", "T", ("a needs an array",), 3),
+     ["added", "removed"]),
+])
+def test_messages_pair_as_reworded_by_function_then_by_likeness(old, new, expected):
+    from jaxmap.commands.message_diff import compare
+
+    before = _Messages(("m.py", old[3], old[0], old[1], old[2]))
+    after = _Messages(("m.py", new[3], new[0], new[1], new[2]))
+    assert sorted(c.change for c in compare(before, after, ["m.py"])) == expected
+
+
+def test_reach_findings_group_by_primitive_nearest_first():
+    from jaxmap.commands.reach import ReachChange
+    from jaxmap.render.review_text import reach_groups
+
+    far = ReachChange("p", "jax.far", "started", ("jax.far", "g", "h", "p_p.bind"))
+    near = ReachChange("p", "jax.near", "started", ("jax.near", "p_p.bind"))
+    other = ReachChange("q", "jax.near", "stopped", ("jax.near", "q_p.bind"))
+    assert reach_groups([far, other, near]) == [(("p", "started"), [near, far]),
+                                                (("q", "stopped"), [other])]

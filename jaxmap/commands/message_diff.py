@@ -4,7 +4,8 @@ Only the changed files are read: a message elsewhere can move lines, not change.
 message is its exception and its literal pieces; one that both sides hold in the
 same function is unchanged wherever its line went. A removed and an added message
 raised in the same function with the same exception are paired as reworded, the
-nearest lines first; what is left is added or removed.
+nearest lines first; then those of one file and exception whose texts are mostly
+alike (a renamed function); what is left is added or removed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from jaxmap.store.read import Index
 
 _GAP = "…"  # where a formatted value goes between literal pieces
+_ALIKE = 0.6  # how alike two texts of a renamed function must be to pair (difflib's ratio)
 
 
 class Message(NamedTuple):
@@ -77,15 +79,27 @@ def _without(messages: list[Message], kept: Counter) -> list[Message]:
 
 
 def _pairs(removed: list[Message], added: list[Message]) -> list[tuple[Message, Message]]:
-    """Removed and added messages of one function and exception, nearest lines first."""
-    candidates = sorted(((abs(was.line - now.line), i, j) for i, was in enumerate(removed)
-                         for j, now in enumerate(added)
-                         if (was.file, was.function, was.exception)
-                         == (now.file, now.function, now.exception)))
+    """Removed and added messages of one function and exception, nearest lines first;
+    then, of one file and exception, those whose texts are mostly alike (the function
+    that raises them was renamed), the most alike first."""
+    same_function = [(0, abs(was.line - now.line), i, j) for i, was in enumerate(removed)
+                     for j, now in enumerate(added)
+                     if (was.file, was.function, was.exception)
+                     == (now.file, now.function, now.exception)]
+    alike = [(1, -ratio, i, j) for i, was in enumerate(removed)
+             for j, now in enumerate(added)
+             if (was.file, was.exception) == (now.file, now.exception)
+             and (ratio := _likeness(was.text, now.text)) >= _ALIKE]
     pairs, taken_old, taken_new = [], set(), set()
-    for _distance, i, j in candidates:
+    for *_order, i, j in sorted(same_function + alike):
         if i not in taken_old and j not in taken_new:
             taken_old.add(i)
             taken_new.add(j)
             pairs.append((removed[i], added[j]))
     return pairs
+
+
+def _likeness(old: str, new: str) -> float:
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, old, new, autojunk=False).ratio()

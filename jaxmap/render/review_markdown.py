@@ -12,6 +12,7 @@ from jaxmap.render import review_text as text
 MARKER = "<!-- jaxmap review -->"  # lets a CI job find and update its own comment
 _PLACE = re.compile(r"(?P<file>[\w./-]+\.py):(?P<line>\d+)")
 _ROWS = 100  # rows of one section before a count of the rest
+_GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
 
 
 def review_comment(result, link_base: str | None = None) -> str:
@@ -28,7 +29,14 @@ def review_comment(result, link_base: str | None = None) -> str:
     parts += _details(f"Rules ({len(rules)})", rules, (
         "| primitive | kind | platform | change | BASE | HEAD |",
         "| --- | --- | --- | --- | --- | --- |"))
-    parts += _details(f"Reach ({len(result.reach)})", [f"- {_reach(c)}" for c in result.reach])
+    reach = []
+    for (primitive, change), group in text.reach_groups(result.reach):
+        if len(group) > _GROUP_SHOWN:
+            reach.append(f"- {text.group_line(f'`{primitive}`', change, len(group))}; "
+                         "the nearest:")
+        reach += [f"{'  ' if len(group) > _GROUP_SHOWN else ''}- {_reach(c)}"
+                  for c in group[:_GROUP_SHOWN]]
+    parts += _details(f"Reach ({len(result.reach)})", reach)
     parts += _details(f"Messages ({len(result.messages)})", [
         f"- {_message(c, link, result)}" for c in result.messages])
     parts += _details(f"Rules its siblings have ({len(result.gaps)})", [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 _SHOWN = 20  # findings of one section shown before a count of the rest
 _TEST_FILES_SHOWN = 5
+_GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
 _MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
 RULE_CHANGES = ("added", "removed", "moved", "retargeted")
 
@@ -21,8 +22,14 @@ def review(result) -> str:
         sections.append(_section(f"rules {change}", [
             f"  {c.primitive} {rule_kind(c)}: {rule_places(c)}"
             for c in prims.rules if c.change == change]))
-    sections.append(_section("reach changed", [f"  {line}" for line in map(reach_line,
-                                                                              result.reach)]))
+    reach = []
+    for (primitive, change), group in reach_groups(result.reach):
+        if len(group) > _GROUP_SHOWN:
+            reach.append(f"  {group_line(primitive, change, len(group))}; the nearest:")
+        reach += [f"  {'  ' if len(group) > _GROUP_SHOWN else ''}{reach_line(c)}"
+                  for c in group[:_GROUP_SHOWN]]
+    sections.append(_section(f"reach changed ({len(result.reach)} findings)", reach,
+                             count=False))
     sections.append(_section("messages changed", [f"  {message_line(c)}"
                                                   for c in result.messages]))
     sections.append(_section("rules siblings have", [f"  {gap_line(g)}" for g in result.gaps]))
@@ -67,6 +74,21 @@ def rule_places(change) -> str:
     return f"{', '.join(change.old)} -> {', '.join(change.new)}"
 
 
+def reach_groups(changes) -> list[tuple[tuple[str, str], list]]:
+    """Reach findings by (primitive, change), each group nearest (shortest chain) first."""
+    groups: dict[tuple[str, str], list] = {}
+    for change in changes:
+        groups.setdefault((change.primitive, change.change), []).append(change)
+    return [(key, sorted(group, key=lambda c: (len(c.chain), c.function)))
+            for key, group in groups.items()]
+
+
+def group_line(primitive: str, change: str, count: int) -> str:
+    if change == "chain":
+        return f"{count} public functions reach {primitive} by another chain"
+    return f"{count} public functions {change} reaching {primitive}"
+
+
 def reach_line(change) -> str:
     chain = " -> ".join(change.chain)
     if change.change == "chain":
@@ -100,8 +122,10 @@ def _place(message) -> str:
     return f"{where} ({message.function})" if message.function else where
 
 
-def _section(title: str, lines: list[str]) -> str:
+def _section(title: str, lines: list[str], count: bool = True) -> str:
+    """A titled list (with its length unless `count` is off), cut to _SHOWN lines."""
     shown = lines[:_SHOWN]
     if len(lines) > _SHOWN:
         shown.append(f"  ... and {len(lines) - _SHOWN} more (--json lists all)")
-    return "\n".join([f"{title} ({len(lines)}):" + ("" if lines else " -"), *shown])
+    heading = f"{title} ({len(lines)}):" if count else f"{title}:"
+    return "\n".join([heading + ("" if lines else " -"), *shown])
