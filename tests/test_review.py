@@ -181,6 +181,7 @@ class _Messages:
      ["added", "removed"]),
     (("f", "E", ("a needs an array",), 3), ("f", "T", ("a needs an array",), 3),
      ["added", "removed"]),
+    (("f", "E", ("a needs an array",), 3), ("g", "E", ("a needs an array",), 80), []),
 ])
 def test_messages_pair_as_reworded_by_function_then_by_likeness(old, new, expected):
     from jaxmap.commands.message_diff import compare
@@ -188,6 +189,14 @@ def test_messages_pair_as_reworded_by_function_then_by_likeness(old, new, expect
     before = _Messages(("m.py", old[3], old[0], old[1], old[2]))
     after = _Messages(("m.py", new[3], new[0], new[1], new[2]))
     assert sorted(c.change for c in compare(before, after, ["m.py"])) == expected
+
+
+def test_long_chains_show_their_ends():
+    from jaxmap.render.review_text import short_chain
+
+    chain = tuple("abcdefghij")
+    assert short_chain(chain) == ("a", "b", "c", "d", "…", "i", "j")
+    assert short_chain(chain[:7]) == chain[:7]
 
 
 def test_reach_findings_group_by_primitive_nearest_first():

@@ -1,8 +1,8 @@
 """User-facing messages a change adds, removes or rewords.
 
 Only the changed files are read: a message elsewhere can move lines, not change. A
-message is its exception and its literal pieces; one that both sides hold in the
-same function is unchanged wherever its line went. A removed and an added message
+message is its exception and its literal pieces; one that both sides hold is
+unchanged wherever its line went, even to another function or file. A removed and an added message
 raised in the same function with the same exception are paired as reworded, the
 nearest lines first; then those of one file and exception whose texts are mostly
 alike (a renamed function); what is left is added or removed.
@@ -41,9 +41,9 @@ class MessageChange(NamedTuple):
 def compare(before: Index, after: Index, files: list[str]) -> list[MessageChange]:
     """How the messages raised in `files` differ from BASE to HEAD."""
     old, new = _messages(before, files), _messages(after, files)
-    kept = Counter(m.key for m in old) & Counter(m.key for m in new)
-    removed = _without(old, kept)
-    added = _without(new, kept)
+    removed, added = _unmatched(old, new, lambda m: m.key)
+    # the same text raised from another file or function: moved, not changed
+    removed, added = _unmatched(removed, added, lambda m: (m.exception, m.text))
     changes = []
     for was, now in _pairs(removed, added):
         changes.append(MessageChange("reworded", was, now))
@@ -66,13 +66,19 @@ def _messages(index: Index, files: list[str]) -> list[Message]:
             if file in wanted]
 
 
-def _without(messages: list[Message], kept: Counter) -> list[Message]:
+def _unmatched(old: list[Message], new: list[Message], key) -> tuple[list, list]:
+    """The messages of each side that the other holds no more of under `key`."""
+    kept = Counter(map(key, old)) & Counter(map(key, new))
+    return _without(old, kept, key), _without(new, kept, key)
+
+
+def _without(messages: list[Message], kept: Counter, key) -> list[Message]:
     """`messages` less as many of each key as `kept` counts (first ones first)."""
     left = Counter(kept)
     out = []
     for message in messages:
-        if left[message.key] > 0:
-            left[message.key] -= 1
+        if left[key(message)] > 0:
+            left[key(message)] -= 1
         else:
             out.append(message)
     return out

@@ -84,10 +84,10 @@ def _message(change, link, result) -> str:
 
 
 def _reach(change) -> str:
-    chain = f"`{' → '.join(change.chain)}`"
+    chain = f"`{' → '.join(text.short_chain(change.chain))}`"
     if change.change == "chain":
         return (f"`{change.function}` reaches `{change.primitive}` by another chain: {chain} "
-                f"(was `{' → '.join(change.old_chain)}`)")
+                f"(was `{' → '.join(text.short_chain(change.old_chain))}`)")
     return f"`{change.function}` {change.change} reaching `{change.primitive}`: {chain}"
 
 

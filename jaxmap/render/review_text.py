@@ -5,6 +5,7 @@ from __future__ import annotations
 
 _SHOWN = 20  # findings of one section shown before a count of the rest
 _TEST_FILES_SHOWN = 5
+_CHAIN_SHOWN = 6  # steps of a chain shown, the middle cut
 _GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
 _MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
 RULE_CHANGES = ("added", "removed", "moved", "retargeted")
@@ -89,11 +90,18 @@ def group_line(primitive: str, change: str, count: int) -> str:
     return f"{count} public functions {change} reaching {primitive}"
 
 
+def short_chain(chain: tuple[str, ...]) -> tuple[str, ...]:
+    """A long chain's first and last steps, the middle as `…` (--json has it whole)."""
+    if len(chain) <= _CHAIN_SHOWN + 1:
+        return chain
+    return (*chain[:_CHAIN_SHOWN - 2], "…", *chain[-2:])
+
+
 def reach_line(change) -> str:
-    chain = " -> ".join(change.chain)
+    chain = " -> ".join(short_chain(change.chain))
     if change.change == "chain":
         return (f"{change.function} reaches {change.primitive} by another chain: {chain} "
-                f"(was {' -> '.join(change.old_chain)})")
+                f"(was {' -> '.join(short_chain(change.old_chain))})")
     return f"{change.function} {change.change} reaching {change.primitive}: {chain}"
 
 
