@@ -208,3 +208,13 @@ def test_reach_findings_group_by_primitive_nearest_first():
     other = ReachChange("q", "jax.near", "stopped", ("jax.near", "q_p.bind"))
     assert reach_groups([far, other, near]) == [(("p", "started"), [near, far]),
                                                 (("q", "stopped"), [other])]
+
+
+def test_a_bare_clone_reviews_too_and_a_change_without_python_says_so(capsys, repo, tmp_path):
+    commit(repo, {"README.md": "reworded\n"}, "docs only")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    code, out, _ = review(capsys, bare, "HEAD~1..HEAD")
+    assert code == 0
+    assert out.splitlines()[0].endswith(": 0 Python files changed; no change to the primitives")
+    assert review_json(capsys, bare, "HEAD~2..HEAD~1")["primitives"]["added"] == ["tan"]
