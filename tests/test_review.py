@@ -121,7 +121,7 @@ def test_markdown_is_one_comment_with_links_at_each_side(capsys, repo):
 def test_text_says_each_finding_on_a_line(capsys, repo):
     code, out, _ = review(capsys, repo, "HEAD~1..HEAD")
     assert code == 0
-    assert "1 primitives added, 1 rule changes" in out.splitlines()[0]
+    assert "; primitives added 1, rules changed 1, reach changes 2" in out.splitlines()[0]
     assert "  jax.lax.tan started reaching tan: jax.lax.tan -> tan_p.bind" in out
     assert "lacks a batching rule; 4 of its 4 siblings have one" in out
 

@@ -42,11 +42,11 @@ def review(result) -> str:
 def summary(result) -> str:
     """One line: the two sides, then a count of each kind of finding."""
     prims = result.primitives
-    counts = [(len(prims.added), "primitives added"), (len(prims.removed), "removed"),
-              (len(prims.renamed), "renamed"), (len(prims.rules), "rule changes"),
-              (len(result.reach), "reach changes"), (len(result.messages), "message changes"),
-              (len(result.gaps), "sibling gaps"), (len(result.uncovered), "uncovered")]
-    said = ", ".join(f"{n} {what}" for n, what in counts if n) or "no change to the primitives"
+    counts = [("primitives added", len(prims.added)), ("removed", len(prims.removed)),
+              ("renamed", len(prims.renamed)), ("rules changed", len(prims.rules)),
+              ("reach changes", len(result.reach)), ("messages changed", len(result.messages)),
+              ("sibling gaps", len(result.gaps)), ("uncovered", len(result.uncovered))]
+    said = ", ".join(f"{what} {n}" for what, n in counts if n) or "no change to the primitives"
     return (f"{result.base.label} -> {result.head.label}: {len(result.files)} Python files "
             f"changed; {said}")
 
