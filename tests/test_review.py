@@ -218,3 +218,14 @@ def test_a_bare_clone_reviews_too_and_a_change_without_python_says_so(capsys, re
     assert code == 0
     assert out.splitlines()[0].endswith(": 0 Python files changed; no change to the primitives")
     assert review_json(capsys, bare, "HEAD~2..HEAD~1")["primitives"]["added"] == ["tan"]
+
+
+def test_the_ci_example_runs_the_review_it_posts(capsys, repo):
+    workflow = (Path(__file__).parent.parent / "docs/ci/jaxmap-review.yml").read_text()
+    command = re.search(r"jaxmap (--quiet diff .*?) > review\.md", workflow, re.S)[1]
+    argv = re.sub(r"\$\{\{[^}]*\}\}", "x", command).replace("\\\n", " ").split()
+    assert argv[2] == '"origin/x...HEAD"'
+    argv = [a.strip('"') for a in argv[:2]] + ["HEAD~1...HEAD"] + [a.strip('"') for a in argv[3:]]
+    code = main([*argv, "--repo", str(repo)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out.startswith("<!-- jaxmap review -->"), err
