@@ -482,11 +482,32 @@ def _paged(command: click.Command) -> click.Command:
 @_paged
 @cli.command()
 @click.argument("old")
-@click.argument("new")
+@click.argument("new", required=False)
 @_json_option
-def diff(old: str, new: str, as_json: bool, **paging) -> None:
+@click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="With BASE..HEAD: the git repository (a work tree or a bare clone).")
+@click.option("--format", "form", type=click.Choice(["text", "json", "markdown"]),
+              default=None, help="With BASE..HEAD: text, json (as --json), or markdown "
+                                 "(one pull-request comment).")
+@click.option("--link-base", default=None, metavar="URL",
+              help="Markdown: link places to URL/COMMIT/PATH#LLINE "
+                   "(https://github.com/jax-ml/jax/blob).")
+@click.option("--fail-on", default="", metavar="CHECKS",
+              help="With BASE..HEAD: exit 1 if any of these trip (comma-separated): "
+                   "removed-rule, removed-primitive, uncovered, gap, reach, message.")
+def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
+         link_base: str | None, fail_on: str, **paging):
     """Primitives and rules added, removed or moved between OLD and NEW: jax versions
-    with a snapshot (0.4.38) or roots (paths)."""
+    with a snapshot (0.4.38) or roots (paths). Or review a git range, BASE..HEAD (or
+    BASE...HEAD, from their merge base), in --repo: rules, reach, messages, gaps, tests."""
+    if new is None:
+        if any(paging.values()):
+            raise click.UsageError("--limit, --offset, --field and --max-chars page "
+                                   "`diff OLD NEW --json`; a review prints everything")
+        return _review(old, repo, "json" if as_json else form or "text", link_base, fail_on)
+    if form or link_base or fail_on:
+        raise click.UsageError("--format, --link-base and --fail-on review a range: "
+                               "jaxmap diff BASE..HEAD")
     from jaxmap.commands import diff as diff_mod
     from jaxmap.render import json as render_json
     from jaxmap.render import text
@@ -500,7 +521,51 @@ def diff(old: str, new: str, as_json: bool, **paging) -> None:
             text.diff_side(new, after.jax_version, os.path.isdir(new)), after.primitives())
     click.echo(render_json.diff_document(result, taken(paging)) if as_json
                else text.index_diff(result))
+    return 0
 
+
+def _review(range_text: str, repo: str, form: str, link_base: str | None,
+            fail_on: str) -> int:
+    """`diff BASE..HEAD`: the review, rendered; 1 if a --fail-on check trips."""
+    from jaxmap.commands.review import FAIL_ON, failures
+    from jaxmap.revisions.compare import review_range
+
+    if ".." not in range_text:
+        raise click.UsageError(f"give OLD and NEW, or a git range BASE..HEAD "
+                               f"(not {range_text!r})")
+    checks = tuple(filter(None, (c.strip() for c in fail_on.split(","))))
+    unknown = [c for c in checks if c not in FAIL_ON]
+    if unknown:
+        raise click.UsageError(f"--fail-on {', '.join(unknown)}: choose from "
+                               f"{', '.join(FAIL_ON)}")
+    result = review_range(repo, range_text, _open_revision)
+    click.echo(_rendered_review(result, form, link_base))
+    tripped = failures(result, checks)
+    if tripped:
+        from jaxmap.render.review_text import failed_checks
+
+        click.echo(failed_checks(tripped), err=True)
+        return 1
+    return 0
+
+
+def _rendered_review(result, form: str, link_base: str | None) -> str:
+    if form == "json":
+        from jaxmap.render.review_json import review_document
+
+        return review_document(result)
+    if form == "markdown":
+        from jaxmap.render.review_markdown import review_comment
+
+        return review_comment(result, link_base)
+    from jaxmap.render.review_text import review
+
+    return review(result)
+
+
+def _open_revision(root: str):
+    """A revision's tree's index with the call graph, with the build's progress shown."""
+    return _open(root, graph=True)
 
 
 def _open_either(argument: str):

@@ -200,6 +200,7 @@ _LAYERS = {
     "served": {"session", "indexing", "store", "errors"},
     "scaffold": {"session", "commands", "render", "store", "knowledge", "models", "roots",
                  "errors"},
+    "revisions": {"session", "commands", "store", "roots", "errors"},
 }
 
 

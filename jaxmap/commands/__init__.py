@@ -8,6 +8,8 @@
   explain_paste, explain_formats  a paste cut into tracebacks, each as Python prints it
   explain_user, explain_releases  explain's user side (their line, their function JAX
                  called) and which release's wording a message is matched against
+  review         a change between two indexes (diff BASE..HEAD), with reach and
+                 message_diff
 
 May import: store (read side), knowledge, models, roots, errors. Never build, render,
 session, scaffold or the front ends: a command reads an index it is handed.

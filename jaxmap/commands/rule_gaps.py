@@ -34,12 +34,13 @@ class Gap(NamedTuple):
 def gaps(index: Index, file: str) -> list[Gap]:
     """Every finding in `file`, in line order."""
     prims = index.primitives_in_file(file)
-    found = [gap for prim in prims for gap in _missing(prim, [p for p in prims if p != prim])]
+    found = [gap for prim in prims for gap in missing(prim, [p for p in prims if p != prim])]
     found += _unknown_platforms(index, file)
     return sorted(found, key=lambda g: (g.line, g.code, g.what))
 
 
-def _missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
+def missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
+    """The rule kinds and platforms most of `siblings` have and `prim` lacks."""
     if len(siblings) < _MIN_SIBLINGS:
         return []
     label = prim.name or prim.variable

@@ -320,6 +320,17 @@ def _moved_diagnostic(message: str, line) -> str:
 _DIAGNOSTIC_PLACE = re.compile(r"([^:\n]+):(\d+):")
 
 
+def copy_for_root(source: str, target: str, root: str) -> None:
+    """Copy the index `source` to `target` as the index of `root`, a tree that holds
+    the same files (hard links): an update of `root` then parses only what differs."""
+    with atomic.replacing(target) as tmp:
+        with closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as old, \
+                closing(sqlite3.connect(tmp)) as new:
+            old.backup(new)
+            with new:
+                new.execute("UPDATE meta SET value = ? WHERE key = 'root'", (root,))
+
+
 def counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
     """How many primitives, rules and diagnostics the index holds."""
     return tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]

@@ -1,0 +1,155 @@
+"""What a change between two revisions does to the primitives: `jaxmap diff BASE..HEAD`.
+
+Given the indexes of both sides and the Python files the change touched, a review
+gathers primitives added, removed and renamed and rules added, removed, moved and
+retargeted (diff.py); public functions that start or stop reaching a primitive, or
+reach it by another chain (reach.py); messages added, removed and reworded
+(message_diff.py); rule kinds and platforms a changed primitive lacks though its
+siblings have them (rule_gaps.py); and the test files exercising each changed
+primitive. `failures` says which of the CI checks (`--fail-on`) the review trips.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from jaxmap.commands import diff, message_diff, reach, rule_gaps
+
+if TYPE_CHECKING:
+    from jaxmap.models import Primitive
+    from jaxmap.store.read import Index
+
+# What `--fail-on` may name, each with what trips it.
+FAIL_ON = ("removed-rule", "removed-primitive", "uncovered", "gap", "reach", "message")
+RETARGETED = "retargeted"  # a rule kept in its file, registered with another function
+
+
+class Side(NamedTuple):
+    ref: str  # as written
+    commit: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.ref} ({self.commit[:10]})"
+
+
+class SiblingGap(NamedTuple):
+    """A changed primitive that lacks a rule kind (or a platform's lowering) that most
+    primitives of its file have."""
+
+    primitive: str
+    file: str
+    line: int
+    what: str  # the rule kind, or the platform
+    code: str  # rule_gaps.MISSING_RULE or MISSING_PLATFORM
+    having: int
+    siblings: int
+
+
+class Coverage(NamedTuple):
+    primitive: str
+    files: tuple[str, ...]  # test files exercising it at HEAD
+
+
+class Review(NamedTuple):
+    base: Side
+    head: Side
+    files: tuple[str, ...]  # the Python files the change touched
+    primitives: diff.IndexDiff  # rules changed as added, removed, moved or retargeted
+    reach: tuple[reach.ReachChange, ...]
+    messages: tuple[message_diff.MessageChange, ...]
+    gaps: tuple[SiblingGap, ...]
+    coverage: tuple[Coverage, ...]
+
+    @property
+    def uncovered(self) -> tuple[str, ...]:
+        return tuple(c.primitive for c in self.coverage if not c.files)
+
+
+def review(base: Side, before: Index, head: Side, after: Index,
+           files: list[str]) -> Review:
+    """The review of the change from `before` (BASE's index) to `after` (HEAD's)."""
+    old_prims, new_prims = before.primitives(), after.primitives()
+    primitives = diff.compare(base.label, old_prims, head.label, new_prims)
+    primitives = primitives._replace(rules=tuple(_retargeted(c) for c in primitives.rules))
+    changed = _changed(primitives)
+    named = {_name(label) for label in [*changed, *primitives.removed]}
+    return Review(base, head, tuple(files), primitives,
+                  tuple(reach.compare(before, after, files, named)),
+                  tuple(message_diff.compare(before, after, files)),
+                  tuple(_gaps(before, after, changed)),
+                  tuple(Coverage(label, _test_files(after, label)) for label in changed))
+
+
+def failures(result: Review, checks: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(check, how many findings trip it) of each of `checks` the review trips."""
+    counts = {
+        "removed-rule": sum(1 for c in result.primitives.rules if c.change == "removed"),
+        "removed-primitive": len(result.primitives.removed),
+        "uncovered": len(result.uncovered),
+        "gap": len(result.gaps),
+        "reach": len(result.reach),
+        "message": len(result.messages),
+    }
+    return [(check, counts[check]) for check in checks if counts[check]]
+
+
+def _retargeted(change: diff.RuleChange) -> diff.RuleChange:
+    """A moved rule whose registrations stay in the same files names another function."""
+    if change.change == "moved" and _files(change.old) == _files(change.new):
+        return change._replace(change=RETARGETED)
+    return change
+
+
+def _files(places: tuple[str, ...]) -> set[str]:
+    return {place.partition(" (")[0].rpartition(":")[0] for place in places}
+
+
+def _changed(primitives: diff.IndexDiff) -> list[str]:
+    """HEAD's labels of the primitives added, renamed or with a rule changed."""
+    labels = dict.fromkeys(primitives.added)
+    labels.update(dict.fromkeys(new for _old, new in primitives.renamed))
+    labels.update(dict.fromkeys(c.primitive for c in primitives.rules))
+    return sorted(labels)
+
+
+def _name(label: str) -> str:
+    """`name@module:line` -> name."""
+    return label.partition("@")[0]
+
+
+def _find(index: Index, label: str) -> Primitive | None:
+    """The primitive a diff label names (`name`, `name@module`, `name@module:line`)."""
+    name, _, place = label.partition("@")
+    module, _, line = place.partition(":")
+    for prim in index.primitives_named(name, name):
+        if (prim.name or prim.variable) == name and (not module or prim.module == module) \
+                and (not line or prim.loc.line == int(line)):
+            return prim
+    return None
+
+
+def _test_files(index: Index, label: str) -> tuple[str, ...]:
+    prim = _find(index, label)
+    return tuple(sorted({test.loc.file for test in prim.tests})) if prim else ()
+
+
+def _gaps(before: Index, after: Index, changed: list[str]) -> list[SiblingGap]:
+    """The gaps of each changed primitive at HEAD that it did not have at BASE."""
+    found = []
+    for label in changed:
+        prim = _find(after, label)
+        if prim is None:
+            continue
+        was = _find(before, label)
+        old = {(g.code, g.what) for g in _file_gaps(before, was)} if was else set()
+        found += [SiblingGap(label, prim.loc.file, prim.loc.line, g.what, g.code,
+                             g.having, g.siblings)
+                  for g in _file_gaps(after, prim) if (g.code, g.what) not in old]
+    return found
+
+
+def _file_gaps(index: Index, prim: Primitive) -> list[rule_gaps.Gap]:
+    siblings = [p for p in index.primitives_in_file(prim.loc.file)
+                if (p.name, p.variable, p.loc.line) != (prim.name, prim.variable, prim.loc.line)]
+    return rule_gaps.missing(prim, siblings)

@@ -1,0 +1,28 @@
+"""`jaxmap diff BASE..HEAD --json`: a commands.review.Review as one document (schema in
+the README)."""
+
+from __future__ import annotations
+
+import json
+
+
+def review_document(result) -> str:
+    prims = result.primitives
+    return json.dumps({
+        "base": result.base._asdict(), "head": result.head._asdict(),
+        "files": list(result.files),
+        "primitives": {"added": list(prims.added), "removed": list(prims.removed),
+                       "renamed": [{"old": old, "new": new} for old, new in prims.renamed]},
+        "rules": [change._asdict() for change in prims.rules],
+        "reach": [change._asdict() for change in result.reach],
+        "messages": [{"change": c.change, "old": _message(c.old), "new": _message(c.new)}
+                     for c in result.messages],
+        "gaps": [gap._asdict() for gap in result.gaps],
+        "tests": [{"primitive": c.primitive, "files": list(c.files)} for c in result.coverage],
+        "uncovered": list(result.uncovered),
+        "left_out": dict(zip(("primitives", "rules"), prims.left_out)),
+    }, indent=2)
+
+
+def _message(message) -> dict | None:
+    return None if message is None else message._asdict()

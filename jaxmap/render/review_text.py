@@ -1,0 +1,139 @@
+"""`jaxmap diff BASE..HEAD` on a terminal: a commands.review.Review, one finding a
+line, places as `path:line`."""
+
+from __future__ import annotations
+
+_SHOWN = 20  # findings of one section shown before a count of the rest
+_TEST_FILES_SHOWN = 5
+_CHAIN_SHOWN = 6  # steps of a chain shown, the middle cut
+_GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
+_MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
+RULE_CHANGES = ("added", "removed", "moved", "retargeted")
+
+
+def review(result) -> str:
+    sections = [summary(result)]
+    prims = result.primitives
+    sections.append("\n".join([
+        f"primitives added ({len(prims.added)}): {', '.join(prims.added) or '-'}",
+        f"primitives removed ({len(prims.removed)}): {', '.join(prims.removed) or '-'}",
+        f"primitives renamed ({len(prims.renamed)}): "
+        + (", ".join(f"{old} -> {new}" for old, new in prims.renamed) or "-")]))
+    for change in RULE_CHANGES:
+        sections.append(_section(f"rules {change}", [
+            f"  {c.primitive} {rule_kind(c)}: {rule_places(c)}"
+            for c in prims.rules if c.change == change]))
+    reach = []
+    for (primitive, change), group in reach_groups(result.reach):
+        if len(group) > _GROUP_SHOWN:
+            reach.append(f"  {group_line(primitive, change, len(group))}; the nearest:")
+        reach += [f"  {'  ' if len(group) > _GROUP_SHOWN else ''}{reach_line(c)}"
+                  for c in group[:_GROUP_SHOWN]]
+    sections.append(_section(f"reach changed ({len(result.reach)} findings)", reach,
+                             count=False))
+    sections.append(_section("messages changed", [f"  {message_line(c)}"
+                                                  for c in result.messages]))
+    sections.append(_section("rules siblings have", [f"  {gap_line(g)}" for g in result.gaps]))
+    sections.append(_section("tests of changed primitives", [
+        f"  {c.primitive}: {test_files(c.files) or 'no test'}" for c in result.coverage]))
+    return "\n\n".join(sections)
+
+
+def summary(result) -> str:
+    """One line: the two sides, then a count of each kind of finding."""
+    prims = result.primitives
+    counts = [("primitives added", len(prims.added)), ("removed", len(prims.removed)),
+              ("renamed", len(prims.renamed)), ("rules changed", len(prims.rules)),
+              ("reach changes", len(result.reach)), ("messages changed", len(result.messages)),
+              ("sibling gaps", len(result.gaps)), ("uncovered", len(result.uncovered))]
+    said = ", ".join(f"{what} {n}" for what, n in counts if n) or "no change to the primitives"
+    return (f"{result.base.label} -> {result.head.label}: {len(result.files)} Python files "
+            f"changed; {said}")
+
+
+def test_files(files: tuple[str, ...], quote: str = "") -> str:
+    """The first few test files, then how many more."""
+    shown = ", ".join(f"{quote}{file}{quote}" for file in files[:_TEST_FILES_SHOWN])
+    more = len(files) - _TEST_FILES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def failed_checks(tripped: list[tuple[str, int]]) -> str:
+    """The line `--fail-on` ends with: each check tripped, with its count."""
+    return "jaxmap: review fails on " + ", ".join(f"{check} ({n})" for check, n in tripped)
+
+
+def rule_kind(change) -> str:
+    return change.kind + (f"[{change.platform}]" if change.platform else "")
+
+
+def rule_places(change) -> str:
+    if change.change == "added":
+        return ", ".join(change.new)
+    if change.change == "removed":
+        return ", ".join(change.old)
+    return f"{', '.join(change.old)} -> {', '.join(change.new)}"
+
+
+def reach_groups(changes) -> list[tuple[tuple[str, str], list]]:
+    """Reach findings by (primitive, change), each group nearest (shortest chain) first."""
+    groups: dict[tuple[str, str], list] = {}
+    for change in changes:
+        groups.setdefault((change.primitive, change.change), []).append(change)
+    return [(key, sorted(group, key=lambda c: (len(c.chain), c.function)))
+            for key, group in groups.items()]
+
+
+def group_line(primitive: str, change: str, count: int) -> str:
+    if change == "chain":
+        return f"{count} public functions reach {primitive} by another chain"
+    return f"{count} public functions {change} reaching {primitive}"
+
+
+def short_chain(chain: tuple[str, ...]) -> tuple[str, ...]:
+    """A long chain's first and last steps, the middle as `…` (--json has it whole)."""
+    if len(chain) <= _CHAIN_SHOWN + 1:
+        return chain
+    return (*chain[:_CHAIN_SHOWN - 2], "…", *chain[-2:])
+
+
+def reach_line(change) -> str:
+    chain = " -> ".join(short_chain(change.chain))
+    if change.change == "chain":
+        return (f"{change.function} reaches {change.primitive} by another chain: {chain} "
+                f"(was {' -> '.join(short_chain(change.old_chain))})")
+    return f"{change.function} {change.change} reaching {change.primitive}: {chain}"
+
+
+def message_line(change) -> str:
+    if change.change == "reworded":
+        return (f"reworded {_place(change.new)} {change.new.exception}: "
+                f"{short(change.old.text)!r} -> {short(change.new.text)!r}")
+    message = change.new or change.old
+    return f"{change.change} {_place(message)} {message.exception}: {short(message.text)!r}"
+
+
+def short(message_text: str) -> str:
+    """A message on one line, cut to _MESSAGE_CHARS."""
+    flat = " ".join(message_text.split())
+    return flat if len(flat) <= _MESSAGE_CHARS else flat[:_MESSAGE_CHARS - 1] + "…"
+
+
+def gap_line(gap) -> str:
+    what = f"{gap.what} rule" if gap.code == "missing-rule" else f"{gap.what} lowering"
+    return (f"{gap.primitive} ({gap.file}:{gap.line}) lacks a {what}; {gap.having} of its "
+            f"{gap.siblings} siblings have one")
+
+
+def _place(message) -> str:
+    where = f"{message.file}:{message.line}"
+    return f"{where} ({message.function})" if message.function else where
+
+
+def _section(title: str, lines: list[str], count: bool = True) -> str:
+    """A titled list (with its length unless `count` is off), cut to _SHOWN lines."""
+    shown = lines[:_SHOWN]
+    if len(lines) > _SHOWN:
+        shown.append(f"  ... and {len(lines) - _SHOWN} more (--json lists all)")
+    heading = f"{title} ({len(lines)}):" if count else f"{title}:"
+    return "\n".join([heading + ("" if lines else " -"), *shown])

@@ -1,0 +1,231 @@
+"""`jaxmap diff BASE..HEAD`: a change between two commits of a small git repository
+(revision_trees.py), reviewed in each output form, with its errors and its cache."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from revision_trees import base_files, changed_files, commit, git, make_repo
+from test_cli import assert_one_line_error
+
+from jaxmap.cli import main
+
+OPS = "jax/_src/lax/ops.py"
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_repo(tmp_path / "repo")
+
+
+def review(capsys, repo, *argv):
+    code = main(["diff", *argv, "--repo", str(repo)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def review_json(capsys, repo, span="HEAD~1..HEAD") -> dict:
+    code, out, err = review(capsys, repo, span, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_a_change_reviewed_in_full(capsys, repo):
+    document = review_json(capsys, repo)
+    assert document["base"]["commit"] == git(repo, "rev-parse", "HEAD~1").strip()
+    assert document["files"] == ["jax/_src/lax/ops.py", "jax/lax/__init__.py"]
+    assert document["primitives"] == {"added": ["tan"], "removed": [], "renamed": []}
+    (removed,) = document["rules"]
+    assert (removed["primitive"], removed["kind"], removed["change"]) == \
+        ("cos", "lowering", "removed")
+    assert removed["old"][0].startswith(f"{OPS}:") and removed["new"] == []
+    reach = {(r["function"], r["change"]): r for r in document["reach"]}
+    assert reach.keys() == {("jax.lax.tan", "started"), ("jax.lax.exp", "chain")}
+    assert reach["jax.lax.exp", "chain"]["chain"] == \
+        ["jax.lax.exp", "jax._src.lax.ops._exp", "exp_p.bind"]
+    assert reach["jax.lax.exp", "chain"]["old_chain"] == ["jax.lax.exp", "exp_p.bind"]
+    (message,) = document["messages"]
+    assert message["change"] == "reworded" and message["new"]["function"].endswith(".sin")
+    assert (message["old"]["text"], message["new"]["text"]) == \
+        ("sin needs an array, not None", "sin takes an array; got None")
+    assert {(g["primitive"], g["what"]) for g in document["gaps"]} == \
+        {("tan", "batching"), ("cos", "lowering")}
+    assert document["uncovered"] == ["cos", "tan"]
+
+
+def test_the_work_tree_is_left_as_it_was(capsys, repo):
+    (repo / "jax/_src/core.py").write_text("# an edit not committed\n")
+    review_json(capsys, repo)
+    assert git(repo, "status", "--porcelain") == " M jax/_src/core.py\n"
+    assert (repo / "jax/_src/core.py").read_text() == "# an edit not committed\n"
+
+
+def test_the_reverse_range_reads_as_the_opposite_change(capsys, repo):
+    review_json(capsys, repo)
+    document = review_json(capsys, repo, "HEAD..HEAD~1")
+    assert document["primitives"]["removed"] == ["tan"]
+    assert [(r["primitive"], r["change"]) for r in document["rules"]] == [("cos", "added")]
+    assert {(r["function"], r["change"]) for r in document["reach"]} == \
+        {("jax.lax.tan", "stopped"), ("jax.lax.exp", "chain")}
+
+
+def test_moved_and_retargeted_rules_from_a_warm_cache(capsys, repo):
+    review_json(capsys, repo)  # both ends cached; the next commit starts from HEAD's tree
+    ops = changed_files()[OPS]
+    ops = ops.replace("mlir.register_lowering(neg_p, _neg_lowering)\n", "")
+    ops = ops.replace("mlir.register_lowering(sin_p, _sin_lowering)",
+                      "mlir.register_lowering(sin_p, _sin_batcher)")
+    moved = "from jax._src.interpreters import mlir\nfrom jax._src.lax.ops import " \
+            "_neg_lowering, neg_p\n\nmlir.register_lowering(neg_p, _neg_lowering)\n"
+    commit(repo, {OPS: ops, "jax/_src/lax/neg_lowering.py": moved}, "move")
+    rules = {(r["primitive"], r["change"]): r for r in review_json(capsys, repo)["rules"]}
+    assert rules.keys() == {("neg", "moved"), ("sin", "retargeted")}
+    assert rules["neg", "moved"]["new"][0].startswith("jax/_src/lax/neg_lowering.py:4")
+    assert rules["sin", "retargeted"]["new"][0].endswith("(_sin_batcher)")
+
+
+def test_a_public_name_dropped_stops_its_reach(capsys, repo):
+    review_json(capsys, repo)
+    public = changed_files()["jax/lax/__init__.py"].replace("cos as cos, ", "")
+    commit(repo, {"jax/lax/__init__.py": public}, "cos is private now")
+    document = review_json(capsys, repo)
+    assert [(r["function"], r["primitive"], r["change"]) for r in document["reach"]] == \
+        [("jax.lax.cos", "cos", "stopped")]
+
+
+def test_three_dots_compare_with_the_merge_base(capsys, repo):
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "side", first)
+    commit(repo, {"jax/_src/extra.py": "X = 1\n"}, "side work")
+    git(repo, "checkout", "-q", "-")
+    document = review_json(capsys, repo, "side...HEAD")
+    assert document["base"]["commit"] == first
+    assert document["primitives"]["added"] == ["tan"]
+    assert "jax/_src/extra.py" not in document["files"]
+
+
+def test_markdown_is_one_comment_with_links_at_each_side(capsys, repo):
+    base, head = (git(repo, "rev-parse", ref).strip() for ref in ("HEAD~1", "HEAD"))
+    code, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown",
+                          "--link-base", "https://example.com/jax/blob/")
+    assert code == 0
+    assert out.startswith("<!-- jaxmap review -->\n**jaxmap review** · HEAD~1")
+    assert out.count("<details>") == out.count("</details>") == 6
+    assert f"](https://example.com/jax/blob/{base}/{OPS}#L" in out  # cos's old lowering
+    assert f"](https://example.com/jax/blob/{head}/{OPS}#L" in out  # tan, at HEAD
+
+
+def test_text_says_each_finding_on_a_line(capsys, repo):
+    code, out, _ = review(capsys, repo, "HEAD~1..HEAD")
+    assert code == 0
+    assert "; primitives added 1, rules changed 1, reach changes 2" in out.splitlines()[0]
+    assert "  jax.lax.tan started reaching tan: jax.lax.tan -> tan_p.bind" in out
+    assert "lacks a batching rule; 4 of its 4 siblings have one" in out
+
+
+def test_fail_on_trips_with_a_line_saying_why(capsys, repo):
+    code, out, err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "removed-rule,uncovered")
+    assert code == 1 and out
+    assert err == "jaxmap: review fails on removed-rule (1), uncovered (2)\n"
+    assert review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "removed-primitive")[0] == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["no-such-ref..HEAD"], ["HEAD~1..HEAD", "--fail-on", "everything"],
+    ["HEAD~5..HEAD"], ["HEAD", "--format", "markdown"],
+    ["-x..HEAD"], ["HEAD~1..HEAD", "--json", "--limit", "1"]])
+def test_bad_input_is_one_line(capsys, repo, argv):
+    assert_one_line_error(*review(capsys, repo, *argv))
+
+
+def test_a_directory_outside_git_is_one_line(capsys, tmp_path):
+    (tmp_path / "plain").mkdir()
+    assert_one_line_error(*review(capsys, tmp_path / "plain", "HEAD~1..HEAD"))
+
+
+def test_base_files_hold_the_siblings_a_gap_needs():
+    assert base_files()[OPS].count("core.Primitive(") == 4
+
+
+def test_the_readme_documents_every_key(capsys, repo):
+    document = review_json(capsys, repo)
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    schema = readme.split("`jaxmap diff BASE..HEAD --json` prints ", 1)[1].split("`", 2)[1]
+    documented = set(re.findall(r'"(\w+)"', schema))
+    keys = set(document) | set(document["primitives"]) | set(document["base"]) \
+        | {k for name in ("rules", "reach", "gaps") for k in document[name][0]} \
+        | set(document["messages"][0]) | set(document["tests"][0])
+    assert keys <= documented, keys - documented
+
+
+class _Messages:
+    """An index that holds only messages: (file, line, function, exception, pieces)."""
+
+    def __init__(self, *rows):
+        self.rows = [(*row, False) for row in rows]
+
+    def messages(self):
+        return self.rows
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    (("f", "E", ("a needs an array",), 3), ("f", "E", ("a takes an array",), 4),
+     ["reworded"]),
+    (("f", "E", ("same text",), 3), ("f", "E", ("same text",), 30), []),
+    (("f", "E", ("psum takes unreduced inputs, got ",), 3),
+     ("g", "E", ("", " takes unreduced inputs, got ",), 9), ["reworded"]),
+    (("f", "E", ("psum takes unreduced inputs",), 3), ("g", "E", ("no axis named ",), 9),
+     ["added", "removed"]),
+    (("f", "E", ("a needs an array",), 3), ("f", "T", ("a needs an array",), 3),
+     ["added", "removed"]),
+    (("f", "E", ("a needs an array",), 3), ("g", "E", ("a needs an array",), 80), []),
+])
+def test_messages_pair_as_reworded_by_function_then_by_likeness(old, new, expected):
+    from jaxmap.commands.message_diff import compare
+
+    before = _Messages(("m.py", old[3], old[0], old[1], old[2]))
+    after = _Messages(("m.py", new[3], new[0], new[1], new[2]))
+    assert sorted(c.change for c in compare(before, after, ["m.py"])) == expected
+
+
+def test_long_chains_show_their_ends():
+    from jaxmap.render.review_text import short_chain
+
+    chain = tuple("abcdefghij")
+    assert short_chain(chain) == ("a", "b", "c", "d", "…", "i", "j")
+    assert short_chain(chain[:7]) == chain[:7]
+
+
+def test_reach_findings_group_by_primitive_nearest_first():
+    from jaxmap.commands.reach import ReachChange
+    from jaxmap.render.review_text import reach_groups
+
+    far = ReachChange("p", "jax.far", "started", ("jax.far", "g", "h", "p_p.bind"))
+    near = ReachChange("p", "jax.near", "started", ("jax.near", "p_p.bind"))
+    other = ReachChange("q", "jax.near", "stopped", ("jax.near", "q_p.bind"))
+    assert reach_groups([far, other, near]) == [(("p", "started"), [near, far]),
+                                                (("q", "stopped"), [other])]
+
+
+def test_a_bare_clone_reviews_too_and_a_change_without_python_says_so(capsys, repo, tmp_path):
+    commit(repo, {"README.md": "reworded\n"}, "docs only")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    code, out, _ = review(capsys, bare, "HEAD~1..HEAD")
+    assert code == 0
+    assert out.splitlines()[0].endswith(": 0 Python files changed; no change to the primitives")
+    assert review_json(capsys, bare, "HEAD~2..HEAD~1")["primitives"]["added"] == ["tan"]
+
+
+def test_the_ci_example_runs_the_review_it_posts(capsys, repo):
+    workflow = (Path(__file__).parent.parent / "docs/ci/jaxmap-review.yml").read_text()
+    command = re.search(r"jaxmap (--quiet diff .*?) > review\.md", workflow, re.S)[1]
+    argv = re.sub(r"\$\{\{[^}]*\}\}", "x", command).replace("\\\n", " ").split()
+    assert argv[2] == '"origin/x...HEAD"'
+    argv = [a.strip('"') for a in argv[:2]] + ["HEAD~1...HEAD"] + [a.strip('"') for a in argv[3:]]
+    code = main([*argv, "--repo", str(repo)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out.startswith("<!-- jaxmap review -->"), err
