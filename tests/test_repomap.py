@@ -13,7 +13,7 @@ from markers import ROOT, mark
 from jaxmap.cli import main
 from jaxmap.commands import repomap
 from jaxmap.models import FunctionRef, Primitive, Rule, RuleKind, SourceLoc
-from jaxmap.render import markdown
+from jaxmap.render import map_pages, markdown
 from jaxmap.session import open_index
 
 COMMITTED = Path(__file__).resolve().parent.parent / "REPO-MAP.md"
@@ -345,6 +345,9 @@ def test_committed_repo_map_is_fresh(installed_index, installed_map):
         "REPO-MAP.md is stale: run `jaxmap repo-map -o REPO-MAP.md`"
     assert COMMITTED.with_name(markdown.PRIMITIVES_FILE).read_text(encoding="utf-8") == \
         markdown.primitives_page(installed_map), "REPO-MAP-PRIMITIVES.md is stale"
+    for name, page in map_pages.pages(installed_map).items():
+        committed = COMMITTED.with_name(f"REPO-MAP-{name}.md")
+        assert committed.read_text(encoding="utf-8") == page, f"{committed.name} is stale"
     lines = fresh.splitlines()
     orientation = ["## Subsystems", "## Pipeline: how jax.jit(f)(x) runs", "## Contributing"]
     assert all(title in lines[:200] for title in orientation)
