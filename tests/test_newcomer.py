@@ -122,8 +122,8 @@ QUESTIONS: tuple[Question, ...] = (
     Question("A user saw \"Incompatible shapes for broadcasting\": where is the shape check, "
              "and which public functions reach it?",
              (grep(NUMERIC_MESSAGES, r"Incompatible shapes for broadcasting"),),
-             (rf"^ValueError  Incompatible shapes for broadcasting: .*  "
-              rf"jax/_src/lax/lax\.py:\d+  \w+  <- .*jax\.",)),
+             (r"^ValueError  Incompatible shapes for broadcasting: .*  "
+              r"jax/_src/lax/lax\.py:\d+  \w+  <- .*jax\.",)),
     Question("Which primitives do jnp.sum, jax.nn.relu and jax.lax.cumsum bind?",
              (grep(BINDS, r"^jax\.(numpy\.sum|nn\.relu|lax\.cumsum)  "),),
              (rf"^jax\.numpy\.sum  {LOC}  .*\breduce_sum\(\d\)",

@@ -296,7 +296,8 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert {"jax_version", "files", "subsystems", "jit_flow", "pipeline", "entry_points",
             "contributing", "packages", "modules", "primitives", "families", "gaps", "hubs",
             "infrastructure", "rule_helpers", "registries", "reading_order", "export_flow",
-            "tests"} == document.keys()
+            "tests", "core_classes", "alternate_paths", "public_names", "config_options",
+            "public_binds", "common_primitives", "messages"} == document.keys()
     parallel = next(m for m in document["modules"] if m["module"] == "jax._src.lax.parallel")
     assert parallel["purpose"] == "Stand-in for jax._src.lax.parallel: collectives."
     with open_index(ROOT) as idx:

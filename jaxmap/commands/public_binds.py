@@ -12,7 +12,8 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 MAX_DEPTH = 6  # calls down from the public function; farther binds are mostly plumbing
-COMMON_SHARE = 4  # a primitive reached by over 1/COMMON_SHARE of them is common
+COMMON_SHARE = 4  # a primitive reached by over 1/COMMON_SHARE of them is common,
+COMMON_LEAST = 20  # if by at least this many
 
 
 class PublicBinds(NamedTuple):
@@ -52,7 +53,8 @@ def public_binds(index, graph) -> tuple[tuple[PublicBinds, ...], tuple[str, ...]
     names = {pid: name or variable for pid, name, variable
              in index.primitive_labels({p for reached in found.values() for p in reached})}
     reach = Counter(pid for reached in found.values() for pid in reached)
-    common = {pid for pid, n in reach.items() if n * COMMON_SHARE > len(found)}
+    common = {pid for pid, n in reach.items()
+              if n * COMMON_SHARE > len(found) and n >= COMMON_LEAST}
     rows = []
     for did, reached in found.items():
         _qualname, _kind, file, line = graph.places[did]
