@@ -146,8 +146,9 @@ def test_messages_name_the_check_and_the_public_functions_reaching_it(pages, dat
     assert {s.page for s in data.messages} == {""}  # no kernel or numerics module here
 
 
-def test_contents_give_the_line_each_section_starts_on(pages):
-    for text in pages.values():
+def test_contents_give_the_line_each_section_starts_on(pages, data):
+    for text in [*pages.values(), markdown.primitives_page(data)]:
+        assert "Contents (section: the line it starts on):" in text
         lines = text.splitlines()
         for title, start in re.findall(r"^- \[(.+)\]\(#[^)]*\): line (\d+)$", text, re.M):
             assert lines[int(start) - 1] == f"## {title}"
