@@ -391,7 +391,7 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
     from jaxmap.store import atomic
 
     atomic.check_tree(out, force)  # refuse before any work
-    with _open(root) as idx:
+    with _open(root, graph=True) as idx:  # the map's pages read the call graph
         from jaxmap import tools
 
         folder = skill_mod.files(idx, out, budget, tuple(tools.BY_NAME))
