@@ -158,8 +158,8 @@ def test_core_classes_name_what_extends_them(data):
     text = markdown.repo_map(data)
     section = text.split("## Core classes\n", 1)[1].split("\n## ", 1)[0]
     assert ("- `core.Trace` `jax/_src/core.py:7`: an interpreter: how primitives are "
-            "processed under one transformation; extended by `batching.BatchTrace` "
-            "`jax/_src/interpreters/batching.py:3`") in section
+            "processed under one transformation; extended by:\n"
+            "  - `batching.BatchTrace` `jax/_src/interpreters/batching.py:3`") in section
 
 
 def test_cli_writes_the_pages_beside_the_map(tmp_path, capsys, root):

@@ -136,15 +136,15 @@ QUESTIONS: tuple[Question, ...] = (
     Question("Which base classes do traces, tracers and shardings extend, where are they, "
              "and what extends them?",
              (sed(MAP, r"## Core classes"),),
-             (rf"`core\.Trace` `{LOC}`: .*extended by .*`ad\.JVPTrace` `{LOC}`",
-              rf"`core\.Tracer` `{LOC}`: .*`batching\.BatchTracer` `{LOC}`",
-              rf"`sharding\.Sharding` `{LOC}`: .*`named_sharding\.NamedSharding`",
+             (rf"`core\.Trace` `{LOC}`: .*extended by .*:\n(  - .*\n)*  - `ad\.JVPTrace` `{LOC}`",
+              rf"`core\.Tracer` `{LOC}`: .*\n(  - .*\n)*  - `batching\.BatchTracer` `{LOC}`",
+              rf"`sharding\.Sharding` `{LOC}`: .*\n  - `named_sharding\.NamedSharding`",
               rf"`core\.AbstractValue` `{LOC}`", rf"`effects\.Effect` `{LOC}`")),
     Question("Pallas interpret mode: which function runs the kernel, and where does "
              "pallas_call dispatch to it?",
-             (grep(MAP, r"^- Pallas .*interpret"),),
-             (rf"`hlo_interpreter\.pallas_call_hlo_interpret` defined at `{LOC}`; "
-              rf"`pallas_call\._pallas_call_lowering` calls it at `{LOC}`",
+             (sed(MAP, r"## Alternate paths"),),
+             (rf"`hlo_interpreter\.pallas_call_hlo_interpret` defined at `{LOC}`;\n"
+              rf"  `pallas_call\._pallas_call_lowering` calls it at `{LOC}`",
               r"jax/_src/pallas/mosaic/interpret/interpret_pallas_call\.py:\d+")),
 )
 

@@ -182,17 +182,21 @@ def _reading(data, link) -> Section:
 
 def _core_classes(data, link) -> Section:
     def row(c, shown: int) -> str:
-        subclasses = ", ".join(link(file, line, f"`{_short(name)}`")
-                               for name, file, line in c.subclasses[:shown])
-        more = f" ({c.subclass_count} in all)" if c.subclass_count > shown else ""
-        extended = f"; extended by {subclasses}{more}" if subclasses else ""
-        return f"- {link(c.file, c.line, f'`{_short(c.qualname)}`')}: {c.stands_for}{extended}"
+        extended = ""
+        if c.subclasses[:shown]:
+            more = f" ({c.subclass_count} in all)" if c.subclass_count > shown else ""
+            extended = f"; extended by{more}:"
+        lines = [f"- {link(c.file, c.line, f'`{_short(c.qualname)}`')}: {c.stands_for}"
+                 + extended]
+        lines += [f"  - {link(file, line, f'`{_short(name)}`')}"
+                  for name, file, line in c.subclasses[:shown]]
+        return "\n".join(lines)
 
     head = (("The base classes the rest of JAX extends, in reading order, each with the "
              "classes that extend it directly (JAX's own internals first)."), "")
     return Section("Core classes", 3, head if data.core_classes else (),
                    tuple(row(c, len(c.subclasses)) for c in data.core_classes),
-        brief=tuple(row(c, 2) for c in data.core_classes))
+                   brief=tuple(row(c, 2) for c in data.core_classes))
 
 
 def _alternate_paths(data, link) -> Section:
@@ -201,8 +205,8 @@ def _alternate_paths(data, link) -> Section:
         (entry, file, line), (dispatcher, d_file, d_line) = p.entry, p.dispatcher
         at = f"calls it at {link(d_file, p.dispatch_line)}" if p.dispatch_line \
             else f"defined at {link(d_file, d_line)}, dispatches to it"
-        rows.append(f"- {p.mode}: `{_short(entry)}` defined at {link(file, line)}; "
-                    f"`{_short(dispatcher)}` {at}")
+        rows.append(f"- {p.mode}:\n  `{_short(entry)}` defined at {link(file, line)};\n"
+                    f"  `{_short(dispatcher)}` {at}")
     head = (("Where a feature leaves its usual path: the function that runs the mode, and "
              "the call that dispatches to it."), "")
     return Section("Alternate paths", 4, head if rows else (), tuple(rows))
