@@ -2,10 +2,12 @@
 test files a checkout keeps for each), the core modules in reading order, how a
 `jax.jit(f)(x)` call flows and how an export becomes bytes, the public names people
 look for, the escalation ladder, contributor paths, what JAX says when a rule is
-missing, the Pallas backends, and the families of primitives that lack a rule by design.
+missing, the Pallas backends, the families of primitives that lack a rule by design,
+the core classes, the alternate paths of features, and how the messages page splits.
 
-Names are qualified-name suffixes (`api.jit` finds `jax._src.api.jit`), looked up
-in the index: a name a release lacks is left out, never guessed. Sentences here are
+Names are qualified-name suffixes (`api.jit` finds `jax._src.api.jit`; the core
+classes and alternate paths give whole names), looked up in the index: a name a
+release lacks is left out, never guessed. Sentences here are
 jaxmap's own descriptions; every location in the map comes from the index.
 """
 
