@@ -19,7 +19,8 @@ COMMON_LEAST = 20  # if by at least this many
 class PublicBinds(NamedTuple):
     """A public function (its shortest public path, where it is defined), the
     primitives it binds nearest first (name, calls down), and how many common ones
-    (conversions, broadcasts, sharding casts most functions reach) it also binds."""
+    (conversions, broadcasts, sharding casts most functions reach) it also binds
+    farther down: the nearest binds are listed, common or not."""
 
     path: str
     file: str
@@ -38,7 +39,7 @@ def bound_by_public(index, graph) -> dict[int, dict[int, int]]:
         if not graph.is_function(did):
             continue
         reached = {pid: 0 for pid in binds.get(did, ())}
-        for callee, step in graph.levels(did, graph.down, MAX_DEPTH - 1):
+        for callee, step in graph.levels(did, graph.down, MAX_DEPTH):
             for pid in binds.get(callee, ()):
                 reached.setdefault(pid, step)
         if reached:
@@ -58,7 +59,9 @@ def public_binds(index, graph) -> tuple[tuple[PublicBinds, ...], tuple[str, ...]
     rows = []
     for did, reached in found.items():
         _qualname, _kind, file, line = graph.places[did]
-        own = sorted(((names[p], step) for p, step in reached.items() if p not in common),
+        nearest = min(reached.values())
+        own = sorted(((names[p], step) for p, step in reached.items()
+                      if p not in common or step == nearest),
                      key=lambda item: (item[1], item[0]))
         rows.append(PublicBinds(graph.public[did], file, line, tuple(own),
                                 len(reached) - len(own)))

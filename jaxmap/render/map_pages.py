@@ -97,7 +97,8 @@ def binds_page(data, map_file: str) -> str:
              "out. One line each, by the function's shortest public path:"), "",
             "    PUBLIC.PATH  PATH:LINE  PRIMITIVE(CALLS) ...  +N common", "",
             (f"- `+N common`: primitives over a quarter of these functions reach "
-             f"(conversions, broadcasts, sharding casts), counted, not listed: {common}."),
+             f"(conversions, broadcasts, sharding casts), counted, not listed, unless "
+             f"they are the function's nearest binds: {common}."),
             ("- A function handed to another (`jit(f)`, `partial(f)`) counts as called; a "
              "call of what a parameter holds does not. `jaxmap binds PRIM` gives the "
              "chains, `jaxmap path FUNCTION PRIM` one chain."),
@@ -108,7 +109,7 @@ def binds_page(data, map_file: str) -> str:
         bound = " ".join(f"{name}({calls})" for name, calls in row.primitives)
         more = f"  +{row.common} common" if row.common else ""
         by_module.setdefault(module, []).append(
-            f"{row.path}  {row.file}:{row.line}  {bound or '(common only)'}{more}")
+            f"{row.path}  {row.file}:{row.line}  {bound}{more}")
     return document(head, sorted(by_module.items()))
 
 
