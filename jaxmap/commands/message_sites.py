@@ -71,7 +71,7 @@ def _module_of(graph, did: int) -> str:
 
 
 def _text(pieces: tuple[str, ...]) -> str:
-    return PLACEHOLDER.join(re.sub(r"\s+", " ", piece) for piece in pieces)
+    return PLACEHOLDER.join(re.sub(r"\s+", " ", piece) for piece in pieces).strip()
 
 
 def _page(module: str) -> str:
