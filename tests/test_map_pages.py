@@ -19,6 +19,7 @@ TREE = {
     "jax/__init__.py": """\
         from jax._src.api import vmap as vmap
         from jax._src.api import public_sum as public_sum
+        from jax._src.api import apply as apply
         from jax._src.config import Mode as Mode
         from jax._src.config import TABLE as TABLE
         from jax import lax as lax
@@ -87,6 +88,12 @@ TREE = {
 
         def _unreached():
           raise ValueError("a message that nothing public calls")
+
+        def apply(f, x):
+          return f(x)
+
+        def _cumsum_by_hand(x):
+          return apply(lax.cumsum, x)
         """,
 }
 
@@ -135,6 +142,7 @@ def test_binds_lists_what_a_public_function_binds_with_calls_down(pages):
     binds = pages["BINDS"]
     assert re.search(r"^jax\.lax\.cumsum  jax/_src/lax\.py:6  cumsum\(0\)$", binds, re.M)
     assert re.search(r"^jax\.public_sum  jax/_src/api\.py:13  reduce_sum\(1\)$", binds, re.M)
+    assert not re.search(r"^jax\.apply  ", binds, re.M)  # it calls what it is handed
 
 
 def test_messages_name_the_check_and_the_public_functions_reaching_it(pages, data):
