@@ -152,10 +152,12 @@ def test_messages_name_the_check_and_the_public_functions_reaching_it(pages, dat
     assert "nothing public calls" not in messages
     assert "users never see" not in messages
     assert {s.page for s in data.messages} == {""}  # no kernel or numerics module here
+    assert pages["MESSAGES-KERNELS"].endswith("\n\nNothing of this kind in this tree.\n")
 
 
 def test_contents_give_the_line_each_section_starts_on(pages, data):
-    for text in [*pages.values(), markdown.primitives_page(data)]:
+    for text in [pages["NAMES"], pages["BINDS"], pages["MESSAGES"],
+                 markdown.primitives_page(data)]:
         assert "Contents (section: the line it starts on):" in text
         lines = text.splitlines()
         for title, start in re.findall(r"^- \[(.+)\]\(#[^)]*\): line (\d+)$", text, re.M):

@@ -46,6 +46,8 @@ def _version(data) -> str:
 def document(head: list[str], sections: list[tuple[str, list[str]]]) -> str:
     """`head`, a table of contents with each section's first line, then the sections,
     each a heading over a fenced block of `rows`."""
+    if not sections:
+        return "\n".join([*head, "", "Nothing of this kind in this tree."]) + "\n"
     contents = ["", "Contents (section: the line it starts on):", ""]
     contents += [f"- [{title}](#{anchor(title)}): line 0" for title, _rows in sections]
     line = len(head) + len(contents) + 2  # the blank line, then the first heading
