@@ -494,7 +494,11 @@ class Index:
         rows = []
         for file, module, blob in self._conn.execute(
                 "SELECT path, module, facts FROM files JOIN facts USING (path) ORDER BY path"):
-            raw = marshal.loads(blob)
+            try:
+                raw = marshal.loads(blob)
+            except (ValueError, EOFError, TypeError) as error:
+                raise StoreError(f"the index entry for {file} is unreadable ({error}); "
+                                 "run `jaxmap index --rebuild`") from error
             aliases = {alias: target for scope, alias, target, *_ in raw["imports"]
                        if scope == ""}
             for name, (bases, line, *_rest) in raw["classes"].items():
@@ -555,7 +559,7 @@ def _dotted(expression) -> str | None:
     """`core.Trace` of a base written `core.Trace` or `core.Trace[T]`; None otherwise."""
     while expression and expression[0] == "sub":  # facts.SUBSCRIPT: a generic's base
         expression = expression[1]
-    return expression[1] if expression and expression[0] == "n" else None
+    return expression[1] if expression and expression[0] == "n" else None  # facts.NAME
 
 
 def _chunks(values: list, size: int) -> Iterator[list]:
