@@ -393,7 +393,7 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
     from jaxmap.store import atomic
 
     atomic.check_tree(out, force)  # refuse before any work
-    with _open(root) as idx:
+    with _open(root, graph=True) as idx:  # the map's pages read the call graph
         from jaxmap import tools
 
         folder = skill_mod.files(idx, out, budget, tuple(tools.BY_NAME))
@@ -420,18 +420,20 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
               help="Print what the map shows as one JSON document; write no file.")
 def repo_map(root: str | None, output: str, budget: int | None, force: bool,
              as_json: bool) -> None:
-    """Write REPO-MAP.md: JAX's subsystems, how a jit call flows, entry points,
-    contributor paths, where to add things, gaps, hubs and layout, all from the index;
-    and REPO-MAP-PRIMITIVES.md, every primitive's rules."""
+    """Write REPO-MAP.md: JAX's subsystems, how a jit call flows, core classes,
+    entry points, contributor paths, where to add things, gaps, hubs and layout, all
+    from the index; and beside it REPO-MAP-PRIMITIVES.md (every primitive's rules),
+    -NAMES.md, -BINDS.md and -MESSAGES*.md."""
     from jaxmap.commands import repomap
-    from jaxmap.render import markdown, text
+    from jaxmap.render import map_pages, markdown, text
 
     targets = [] if output == "-" or as_json else [output]
     if targets and budget is None:
         targets.append(markdown.primitives_path(output))
+        targets += [map_pages.page_path(output, page) for page in map_pages.PAGES]
     for target in targets:
         _check_output(target, force or _generated(target))
-    with _open(root) as idx:
+    with _open(root, graph=True) as idx:
         data = repomap.gather(idx)
     if as_json:
         from jaxmap.render import json as render_json
@@ -446,7 +448,10 @@ def repo_map(root: str | None, output: str, budget: int | None, force: bool,
 
     atomic.write(output, page)
     if len(targets) > 1:
-        atomic.write(targets[1], markdown.primitives_page(data, os.path.basename(output)))
+        map_file = os.path.basename(output)
+        atomic.write(targets[1], markdown.primitives_page(data, map_file))
+        for name, page_text in map_pages.pages(data, map_file).items():
+            atomic.write(map_pages.page_path(output, name), page_text)
     click.echo(text.map_written(targets, data, markdown.estimate_tokens(page)))
 
 

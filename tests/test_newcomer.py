@@ -1,10 +1,11 @@
-"""Twelve questions a new JAX contributor asks on day one, each answered from the
-committed maps alone: the lines `grep` (one line per match) or a section read whole
-(`sed` from a heading to the next) must hold the answer, completely (path, line,
-function, registry where the question asks), and all twelve answers together stay
-within 32k characters of the two files.
+"""Eighteen questions a new JAX contributor asks in the first week (twelve on day one,
+six later: messages, public names, core classes, alternate paths, what a public
+function binds), each answered from the committed maps alone: the lines `grep` (one
+line per match) or a section read whole (`sed` from a heading to the next) must hold
+the answer, completely (path, line, function, registry where the question asks), and
+all eighteen answers together stay within 40k characters of the map files.
 
-The maps are the generated REPO-MAP.md and REPO-MAP-PRIMITIVES.md of the pinned jax;
+The maps are the generated REPO-MAP.md and the pages beside it of the pinned jax;
 test_repomap.py keeps them fresh."""
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import pytest
 
 TOP = Path(__file__).resolve().parent.parent
 MAP, PRIMITIVES = "REPO-MAP.md", "REPO-MAP-PRIMITIVES.md"
-BUDGET = 32_000  # characters all answers may read together
+NAMES, BINDS = "REPO-MAP-NAMES.md", "REPO-MAP-BINDS.md"
+MESSAGES, NUMERIC_MESSAGES = "REPO-MAP-MESSAGES.md", "REPO-MAP-MESSAGES-NUMERICS.md"
+BUDGET = 40_000  # characters all answers may read together
 
 LOC = r"jax/[\w/]+\.py:\d+"  # a whole path and a line
 
@@ -110,6 +113,39 @@ QUESTIONS: tuple[Question, ...] = (
              (rf"`Exported\.serialize` defined at `{LOC}`",
               (r"module that writes the bytes.*`serialization\.serialize` defined at "
                r"`jax/_src/export/serialization\.py:\d+`"), r"`_export\.deserialize` defined at")),
+    # -- the first week ----------------------------------------------------------------
+    Question("vmap said \"vmap in_axes must be an int, None, or a tuple\": where is that "
+             "checked, and which public functions get there?",
+             (grep(MESSAGES, r"vmap in_axes must be an int, None, or a tuple"),),
+             (rf"^TypeError  vmap in_axes must be an int, None, or a tuple .*\{{\}}.*  "
+              rf"{LOC}  vmap  <- jax\.vmap",)),
+    Question("A user saw \"Incompatible shapes for broadcasting\": where is the shape check, "
+             "and which public functions reach it?",
+             (grep(NUMERIC_MESSAGES, r"Incompatible shapes for broadcasting"),),
+             (r"^ValueError  Incompatible shapes for broadcasting: .*  "
+              r"jax/_src/lax/lax\.py:\d+  \w+  <- .*jax\.",)),
+    Question("Which primitives do jnp.sum, jax.nn.relu and jax.lax.cumsum bind?",
+             (grep(BINDS, r"^jax\.(numpy\.sum|nn\.relu|lax\.cumsum)  "),),
+             (rf"^jax\.numpy\.sum  {LOC}  .*\breduce_sum\(\d\)",
+              rf"^jax\.nn\.relu  {LOC}  .*\bmax\(\d\)",
+              rf"^jax\.lax\.cumsum  {LOC}  cumsum\(0\)")),
+    Question("Where are jax.lax.Precision and the jax_enable_x64 option defined?",
+             (grep(NAMES, r"^(jax\.lax\.Precision|jax_enable_x64)  "),),
+             (rf"^jax\.lax\.Precision  enum  {LOC}",
+              r"^jax_enable_x64  enable_x64  jax/_src/config\.py:\d+")),
+    Question("Which base classes do traces, tracers and shardings extend, where are they, "
+             "and what extends them?",
+             (sed(MAP, r"## Core classes"),),
+             (rf"`core\.Trace` `{LOC}`: .*extended by .*:\n(  - .*\n)*  - `ad\.JVPTrace` `{LOC}`",
+              rf"`core\.Tracer` `{LOC}`: .*\n(  - .*\n)*  - `batching\.BatchTracer` `{LOC}`",
+              rf"`sharding\.Sharding` `{LOC}`: .*\n  - `named_sharding\.NamedSharding`",
+              rf"`core\.AbstractValue` `{LOC}`", rf"`effects\.Effect` `{LOC}`")),
+    Question("Pallas interpret mode: which function runs the kernel, and where does "
+             "pallas_call dispatch to it?",
+             (sed(MAP, r"## Alternate paths"),),
+             (rf"`hlo_interpreter\.pallas_call_hlo_interpret` defined at `{LOC}`;\n"
+              rf"  `pallas_call\._pallas_call_lowering` calls it at `{LOC}`",
+              r"jax/_src/pallas/mosaic/interpret/interpret_pallas_call\.py:\d+")),
 )
 
 
@@ -130,8 +166,8 @@ def answer(question: Question) -> str:
     return "\n".join(read(r) for r in question.reads)
 
 
-def test_there_are_twelve_questions():
-    assert len(QUESTIONS) == 12
+def test_there_are_eighteen_questions():
+    assert len(QUESTIONS) == 18
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.ask[:50])

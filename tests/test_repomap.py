@@ -4,6 +4,7 @@ overwrite protection, and the committed map of the pinned jax kept fresh."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from markers import ROOT, mark
 from jaxmap.cli import main
 from jaxmap.commands import repomap
 from jaxmap.models import FunctionRef, Primitive, Rule, RuleKind, SourceLoc
-from jaxmap.render import markdown
+from jaxmap.render import map_pages, markdown
 from jaxmap.session import open_index
 
 COMMITTED = Path(__file__).resolve().parent.parent / "REPO-MAP.md"
@@ -296,7 +297,8 @@ def test_json_shows_the_maps_data_and_writes_nothing(tmp_path, capsys):
     assert {"jax_version", "files", "subsystems", "jit_flow", "pipeline", "entry_points",
             "contributing", "packages", "modules", "primitives", "families", "gaps", "hubs",
             "infrastructure", "rule_helpers", "registries", "reading_order", "export_flow",
-            "tests"} == document.keys()
+            "tests", "core_classes", "alternate_paths", "public_names", "config_options",
+            "public_binds", "common_primitives", "messages"} == document.keys()
     parallel = next(m for m in document["modules"] if m["module"] == "jax._src.lax.parallel")
     assert parallel["purpose"] == "Stand-in for jax._src.lax.parallel: collectives."
     with open_index(ROOT) as idx:
@@ -345,14 +347,18 @@ def test_committed_repo_map_is_fresh(installed_index, installed_map):
         "REPO-MAP.md is stale: run `jaxmap repo-map -o REPO-MAP.md`"
     assert COMMITTED.with_name(markdown.PRIMITIVES_FILE).read_text(encoding="utf-8") == \
         markdown.primitives_page(installed_map), "REPO-MAP-PRIMITIVES.md is stale"
+    for name, page in map_pages.pages(installed_map).items():
+        committed = COMMITTED.with_name(f"REPO-MAP-{name}.md")
+        assert committed.read_text(encoding="utf-8") == page, f"{committed.name} is stale"
     lines = fresh.splitlines()
     orientation = ["## Subsystems", "## Pipeline: how jax.jit(f)(x) runs", "## Contributing"]
     assert all(title in lines[:200] for title in orientation)
     assert len(fresh.encode()) < 60_000
 
 
-def test_budgeted_tables_keep_their_columns(capsys):
+def test_budgeted_tables_keep_their_columns(capsys, installed_index, monkeypatch):
     """Rows a budget shortens still have a cell for every column of their header."""
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", os.path.dirname(installed_index.path))
     assert main(["repo-map", "--budget", "2000", "-o", "-"]) == 0  # the installed jax
     lines = capsys.readouterr().out.splitlines()
     for i, line in enumerate(lines):

@@ -1,6 +1,8 @@
 """What REPO-MAP.md says, gathered from an index: JAX's subsystems and how a jit call
-flows through them, entry points, contributor paths, where to add each kind of rule,
-gaps, hubs, the package layout and per-primitive coverage.
+flows through them, core classes, alternate paths, entry points, contributor paths,
+where to add each kind of rule, gaps, hubs, the package layout and per-primitive
+coverage; and what its linked pages list: public names and configuration options, the
+primitives each public function binds, and the user-facing messages.
 
 Every location comes from the index; the JAX knowledge used is the tables of
 orientation.py and registrars.py. render/markdown.py turns the result into text.
@@ -12,6 +14,12 @@ import math
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
+from jaxmap.commands.alternate_paths import alternate_paths
+from jaxmap.commands.core_classes import core_classes
+from jaxmap.commands.message_sites import message_sites
+from jaxmap.commands.public_binds import public_binds
+from jaxmap.commands.public_names import config_options, public_names
+from jaxmap.commands.whole_graph import WholeGraph
 from jaxmap.knowledge import orientation as O
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import RuleKind
@@ -113,6 +121,13 @@ class RepoMap(NamedTuple):
     infrastructure: tuple[tuple[str, int], ...]  # (module, imported by)
     helpers: tuple[tuple[Place, int], ...]  # (rule function, primitives it serves)
     registries: tuple[Registry, ...]
+    core_classes: tuple = ()  # core_classes.CoreClass
+    alternate_paths: tuple = ()  # alternate_paths.AlternatePath
+    public_names: tuple = ()  # (public module, its public_names.PublicName rows)
+    config_options: tuple = ()  # public_names.ConfigOption
+    public_binds: tuple = ()  # public_binds.PublicBinds
+    common_primitives: tuple[str, ...] = ()  # counted, not listed, in public_binds
+    messages: tuple = ()  # message_sites.MessageSite
 
 
 def gather(index, *, links: bool | None = None, rank: int = 15) -> RepoMap:
@@ -129,13 +144,19 @@ def gather(index, *, links: bool | None = None, rank: int = 15) -> RepoMap:
     modules = _modules(definitions, imports, prims)
     families = _families(prims)
     hubs, infrastructure = _ranking(imports, rank)
+    graph = WholeGraph(index)
+    binds, common = public_binds(index, graph)
     return RepoMap(index.jax_version, index.file_count(), links,
                    _subsystems(index, modules, imports, prims), _reading(modules),
                    _stages(index, O.JIT_FLOW), _stages(index, O.EXPORT_FLOW), _tests(modules),
                    _stages(index, R.PIPELINE), _entry_points(index),
                    _contributing(index, modules), _packages(modules), tuple(modules),
                    tuple(prims), families, _gaps(prims, families), hubs, infrastructure,
-                   _helpers(prims, rank), _registries(index, prims))
+                   _helpers(prims, rank), _registries(index, prims), core_classes(index),
+                   alternate_paths(index), public_names(index),
+                   config_options(index), binds, common,
+                   message_sites(index, graph))
+
 
 
 def _place(index, suffix: str) -> Place | None:

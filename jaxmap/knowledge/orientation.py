@@ -2,10 +2,12 @@
 test files a checkout keeps for each), the core modules in reading order, how a
 `jax.jit(f)(x)` call flows and how an export becomes bytes, the public names people
 look for, the escalation ladder, contributor paths, what JAX says when a rule is
-missing, the Pallas backends, and the families of primitives that lack a rule by design.
+missing, the Pallas backends, the families of primitives that lack a rule by design,
+the core classes, the alternate paths of features, and how the messages page splits.
 
-Names are qualified-name suffixes (`api.jit` finds `jax._src.api.jit`), looked up
-in the index: a name a release lacks is left out, never guessed. Sentences here are
+Names are qualified-name suffixes (`api.jit` finds `jax._src.api.jit`; the core
+classes and alternate paths give whole names), looked up in the index: a name a
+release lacks is left out, never guessed. Sentences here are
 jaxmap's own descriptions; every location in the map comes from the index.
 """
 
@@ -155,6 +157,54 @@ READING_ORDER: tuple[tuple[str, str], ...] = (
     ("jax._src.lax.lax", "the primitives themselves: how one is built and registered"),
 )
 
+# The base classes the rest of JAX extends, by core module in reading order:
+# (class, what it stands for). REPO-MAP.md finds where each is and what extends it.
+CORE_CLASSES: tuple[tuple[str, str], ...] = (
+    ("jax._src.core.Primitive", "an operation JAX knows; `bind` applies it under the "
+                                "current trace"),
+    ("jax._src.core.Trace", "an interpreter: how primitives are processed under one "
+                            "transformation"),
+    ("jax._src.core.Tracer", "a value being traced: carries an aval and its trace"),
+    ("jax._src.core.AbstractValue", "an aval: what is known of a value (shape, dtype, ...)"),
+    ("jax._src.core.ShapedArray", "the aval of an array: shape, dtype, weak type, sharding"),
+    ("jax._src.core.Jaxpr", "a staged program: variables and equations"),
+    ("jax._src.core.ClosedJaxpr", "a jaxpr with its constants"),
+    ("jax._src.core.JaxprEqn", "one equation: a primitive applied to variables"),
+    ("jax._src.linear_util.WrappedFun", "a function with transformations applied lazily"),
+    ("jax._src.effects.Effect", "a side effect a jaxpr may have"),
+    ("jax._src.interpreters.partial_eval.DynamicJaxprTrace", "the trace that stages Python "
+                                                             "into a jaxpr (jit, make_jaxpr)"),
+    ("jax._src.mesh.Mesh", "devices laid out on named axes"),
+    ("jax._src.mesh.AbstractMesh", "a mesh's axis names and sizes, without devices"),
+    ("jax._src.sharding.Sharding", "how an array is laid out across devices"),
+    ("jax._src.named_sharding.NamedSharding", "a sharding by mesh and PartitionSpec"),
+    ("jax._src.partition_spec.PartitionSpec", "which mesh axes shard each array dimension"),
+    ("jax._src.layout.Layout", "how an array is laid out in one device's memory"),
+    ("jax._src.interpreters.mlir.LoweringRuleContext", "what a lowering rule receives"),
+)
+
+# Where a feature leaves its usual path: (the mode, the function that runs it, the
+# function that dispatches to it). REPO-MAP.md gives both places and the call's line.
+ALTERNATE_PATHS: tuple[tuple[str, str, str], ...] = (
+    ("Pallas `interpret=True`: the kernel runs as plain JAX on any backend",
+     "jax._src.pallas.hlo_interpreter.pallas_call_hlo_interpret",
+     "jax._src.pallas.pallas_call._pallas_call_lowering"),
+    ("Pallas TPU interpret mode (`interpret=pltpu.InterpretParams()`)",
+     "jax._src.pallas.mosaic.interpret.interpret_pallas_call.interpret_pallas_call",
+     "jax._src.pallas.pallas_call._pallas_call_lowering"),
+    ("Pallas Mosaic GPU interpret mode",
+     "jax._src.pallas.mosaic_gpu.interpret.interpret_pallas_call.interpret_pallas_call",
+     "jax._src.pallas.pallas_call._pallas_call_lowering"),
+    ("jit's primitive bound outside any trace: compile and run",
+     "jax._src.pjit._pjit_call_impl", "jax._src.core.EvalTrace.process_primitive"),
+    ("jit lowering a sharded computation", "jax._src.interpreters.pxla."
+     "lower_sharding_computation", "jax._src.pjit._pjit_lower"),
+    ("checkify: the jaxpr rewritten with error checks", "jax._src.checkify.checkify_jaxpr",
+     "jax._src.checkify.checkify"),
+    ("io_callback under jit: the host call its lowering makes",
+     "jax._src.callback.io_callback_impl", "jax._src.callback.io_callback_lowering"),
+)
+
 # How an exported function becomes bytes and back: (what happens, definitions where).
 EXPORT_FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("`jax.export.export(f)(*args)` traces and lowers f to StableHLO, giving an `Exported`",
@@ -226,6 +276,18 @@ GAP_FAMILIES: tuple[tuple[str, str], ...] = (
     ("internal calls", ("call primitives (`call*`, `*_call*`, jit) whose rules come from "
                        "the function they call")),
 )
+# The pages of REPO-MAP-MESSAGES: (page, what it holds, the modules whose messages it
+# lists); the first takes every module the others do not name.
+MESSAGE_PAGES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("", "transformations, tracing, sharding, export and the rest", ()),
+    ("NUMERICS", "jax.numpy, jax.lax, jax.scipy, jax.random and jax.nn",
+     ("jax._src.numpy", "jax._src.lax", "jax._src.scipy", "jax._src.random", "jax._src.nn",
+      "jax._src.ops", "jax._src.image", "jax._src.fft")),
+    ("KERNELS", "Pallas and Mosaic kernels",
+     ("jax._src.pallas", "jax.experimental.pallas", "jax.experimental.mosaic",
+      "jax._src.tpu_custom_call")),
+)
+CONFIG_MODULE = "jax._src.config"  # where every `jax.config` option is defined
 KERNEL_MODULES = ("jax._src.pallas", "jax._src.tpu_custom_call", "jax.experimental.mosaic")
 CALL_PRIMITIVES = frozenset({"jit", "pjit", "remat", "checkpoint"})
 

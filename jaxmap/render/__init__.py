@@ -1,6 +1,7 @@
 """Pure functions from command results to output, one module per medium: text (the
-terminal), json (documents whose schemas the README gives), markdown (REPO-MAP), graphs
-(dot, Mermaid, GraphML, pictures), csv; editor (hover, code-lens and diagnostic texts).
+terminal), json (documents whose schemas the README gives), markdown (REPO-MAP) and
+map_pages (the grep pages beside it), graphs (dot, Mermaid, GraphML, pictures), csv;
+editor (hover, code-lens and diagnostic texts).
 
 explain_text is text's, for `explain` alone (its answers grew past what text.py holds).
 

@@ -111,7 +111,22 @@ def repo_map_document(data) -> str:
                           for r in data.reading],
         "export_flow": stages(data.export),
         "tests": [{"subsystem": t.subsystem, "files": list(t.files), "in_tree": t.in_tree}
-                  for t in data.tests]})
+                  for t in data.tests],
+        "core_classes": [{**place(c.qualname, c.file, c.line), "stands_for": c.stands_for,
+                          "subclasses": [place(*s) for s in c.subclasses],
+                          "subclass_count": c.subclass_count} for c in data.core_classes],
+        "alternate_paths": [{"mode": a.mode, "entry": place(*a.entry),
+                             "dispatcher": place(*a.dispatcher),
+                             "dispatch_line": a.dispatch_line} for a in data.alternate_paths],
+        "public_names": [{"path": n.path, "kind": n.kind, "file": n.file, "line": n.line}
+                         for _module, names in data.public_names for n in names],
+        "config_options": [o._asdict() for o in data.config_options],
+        "public_binds": [{"path": b.path, "file": b.file, "line": b.line,
+                          "primitives": [{"name": n, "calls": c} for n, c in b.primitives],
+                          "common": b.common} for b in data.public_binds],
+        "common_primitives": list(data.common_primitives),
+        "messages": [s._asdict() | {"reached_from": list(s.reached_from)}
+                     for s in data.messages]})
 
 
 def scaffold_document(name: str, changes, diffs: list[str], dry_run: bool,

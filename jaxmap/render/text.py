@@ -210,7 +210,8 @@ def ranking(rows: list[tuple[str, float]]) -> str:
 
 def map_written(paths: list[str], data, tokens: int) -> str:
     """What `repo-map` wrote: a repomap.RepoMap to `paths` (the map first)."""
-    return (f"wrote {' and '.join(paths)}: {len(data.primitives)} primitives, "
+    shown = " and ".join(paths) if len(paths) <= 2 else f"{paths[0]} and {len(paths) - 1} pages"
+    return (f"wrote {shown}: {len(data.primitives)} primitives, "
             f"{len(data.modules)} modules; the map is about {tokens} tokens")
 
 

@@ -63,13 +63,15 @@ def files(index: Index, out: str, budget: int | None = None,
     `out` is where it will be written (starters are generated as if there); `tools`
     are the MCP tools SKILL.md lists."""
     from jaxmap.commands import ladder, repomap
-    from jaxmap.render import markdown
+    from jaxmap.render import map_pages, markdown
     from jaxmap.scaffold.templating import fill
 
     data = repomap.gather(index)
     folder: dict[str, str | bytes] = {"references/REPO-MAP.md": markdown.repo_map(data, budget)}
     if budget is None:
         folder["references/" + markdown.PRIMITIVES_FILE] = markdown.primitives_page(data)
+        folder.update({f"references/REPO-MAP-{name}.md": text
+                       for name, text in map_pages.pages(data).items()})
     folder[f"scripts/{LOCATOR}"] = locator_source()
     if index.jax_version:  # the locator answers from it where jaxmap is not installed
         from jaxmap.store import snapshot

@@ -474,6 +474,38 @@ class Index:
         return [Bind(*row) for row in self._conn.execute(
             "SELECT module, function, primitive_id, line FROM binds ORDER BY rowid")]
 
+    def call_edges(self) -> list[tuple[int, int, str]]:
+        """(caller, callee, status) of every call edge with a callee, for a walk over
+        the whole graph in memory (the map's per-function tables)."""
+        return self._conn.execute("SELECT DISTINCT caller, callee, status FROM calls "
+                                  "WHERE callee IS NOT NULL").fetchall()
+
+    def public_path_rows(self) -> list[tuple[int, str]]:
+        """(definition id, public path) of every public path, shortest first."""
+        return self._conn.execute("SELECT definition_id, path FROM public_paths "
+                                  "ORDER BY length(path), path").fetchall()
+
+    def class_bases(self) -> list[tuple[str, str, str, int, tuple[str, ...], dict]]:
+        """(module, file, class qualname in its module, line, its bases as dotted names,
+        the module's top-level import aliases -> targets) of every class, from the
+        stored facts (a base written otherwise than as a dotted name is left out)."""
+        import marshal
+
+        rows = []
+        for file, module, blob in self._conn.execute(
+                "SELECT path, module, facts FROM files JOIN facts USING (path) ORDER BY path"):
+            try:
+                raw = marshal.loads(blob)
+            except (ValueError, EOFError, TypeError) as error:
+                raise StoreError(f"the index entry for {file} is unreadable ({error}); "
+                                 "run `jaxmap index --rebuild`") from error
+            aliases = {alias: target for scope, alias, target, *_ in raw["imports"]
+                       if scope == ""}
+            for name, (bases, line, *_rest) in raw["classes"].items():
+                rows.append((module, file, name, line,
+                             tuple(d for d in map(_dotted, bases) if d), aliases))
+        return rows
+
     def file_count(self) -> int:
         return self._conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
 
@@ -521,6 +553,13 @@ def _rule(row) -> Rule:
     return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
                 tuple(platforms.split(",")) if platforms else (), functions, condition,
                 written or None)
+
+
+def _dotted(expression) -> str | None:
+    """`core.Trace` of a base written `core.Trace` or `core.Trace[T]`; None otherwise."""
+    while expression and expression[0] == "sub":  # facts.SUBSCRIPT: a generic's base
+        expression = expression[1]
+    return expression[1] if expression and expression[0] == "n" else None  # facts.NAME
 
 
 def _chunks(values: list, size: int) -> Iterator[list]:

@@ -1,0 +1,80 @@
+"""The public names a user imports that are not functions, for REPO-MAP-NAMES.md:
+namespaces, classes and enums, tables and other values, by public module, each at its
+definition; and the configuration options (`jax.config.update('jax_enable_x64', ...)`)
+at the line that defines each.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from typing import NamedTuple
+
+from jaxmap.knowledge.orientation import CONFIG_MODULE
+
+ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
+# `enable_x64 = bool_state(` and the option name string a few lines below it
+_OPTION = re.compile(r"^(\w+)\s*=\s*(?:\w+\.)?(?:\w+_state|define_\w+)\(")
+_OPTION_NAME = re.compile(r"""['"](jax_\w+)['"]""")
+_OPTION_LINES = 4  # lines after the assignment where its name string may be
+
+
+class PublicName(NamedTuple):
+    path: str  # its shortest public path
+    kind: str  # namespace, enum, class, value
+    file: str
+    line: int
+
+
+class ConfigOption(NamedTuple):
+    name: str  # what jax.config.update takes, `jax_enable_x64`
+    variable: str  # the module variable that holds its state, `enable_x64`
+    file: str
+    line: int
+
+
+def public_names(index) -> tuple[tuple[str, tuple[PublicName, ...]], ...]:
+    """(public module, the names it exports that are not functions), by module, each
+    module's names by path."""
+    enums = {f"{module}.{name}" for module, _file, name, _line, bases, _aliases
+             in index.class_bases() if any(b.rpartition(".")[2] in ENUM_BASES for b in bases)}
+    by_module: dict[str, list[PublicName]] = defaultdict(list)
+    for d in index.public_definitions():
+        if d.kind.value == "function" or not d.public_paths:
+            continue
+        path = min(d.public_paths, key=lambda p: (len(p), p))
+        kind = {"module": "namespace", "variable": "value"}.get(d.kind.value, "class")
+        if d.qualname in enums:
+            kind = "enum"
+        by_module[path.rpartition(".")[0] or path].append(
+            PublicName(path, kind, d.loc.file, d.loc.line))
+    return tuple((module, tuple(sorted(set(names)))) for module, names
+                 in sorted(by_module.items()))
+
+
+def config_options(index) -> tuple[ConfigOption, ...]:
+    """The options of CONFIG_MODULE, read off its source (none for a snapshot)."""
+    variables = [d for d in index.definition_rows()
+                 if d.module == CONFIG_MODULE and d.kind == "variable"]
+    if not variables:
+        return ()
+    lines = _lines(os.path.join(str(index.root), variables[0].file))
+    options = []
+    for d in variables:
+        text = lines[d.line - 1] if d.line <= len(lines) else ""
+        if not _OPTION.match(text):
+            continue
+        named = _OPTION_NAME.search(" ".join(lines[d.line - 1:d.line + _OPTION_LINES]))
+        if named:
+            options.append(ConfigOption(named.group(1), d.qualname.rpartition(".")[2],
+                                        d.file, d.line))
+    return tuple(sorted(options))
+
+
+def _lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().split("\n")
+    except OSError:
+        return []

@@ -1,0 +1,187 @@
+"""The map's pages beside REPO-MAP.md (public names and config options, what each
+public function binds, user-facing messages) and its core classes and alternate
+paths, on a small tree written here; the committed pages are kept fresh by
+test_repomap.py."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from jaxmap.cli import main
+from jaxmap.commands import repomap
+from jaxmap.render import map_pages, markdown
+from jaxmap.session import open_index
+
+TREE = {
+    "jax/__init__.py": """\
+        from jax._src.api import vmap as vmap
+        from jax._src.api import public_sum as public_sum
+        from jax._src.api import apply as apply
+        from jax._src.config import Mode as Mode
+        from jax._src.config import TABLE as TABLE
+        from jax import lax as lax
+        """,
+    "jax/lax/__init__.py": "from jax._src.lax import cumsum as cumsum\n",
+    "jax/_src/__init__.py": "",
+    "jax/_src/core.py": """\
+        class Primitive:
+          def __init__(self, name):
+            self.name = name
+          def bind(self, *args):
+            return args
+
+        class Trace:
+          pass
+        """,
+    "jax/_src/interpreters/__init__.py": "",
+    "jax/_src/interpreters/batching.py": """\
+        from jax._src import core
+
+        class BatchTrace(core.Trace):
+          pass
+        """,
+    "jax/_src/config.py": """\
+        import enum
+
+        class Mode(enum.Enum):
+          FAST = 1
+
+        TABLE = {"a": 1}
+
+        def bool_state(name, default):
+          return default
+
+        enable_x64 = bool_state(
+            name='jax_enable_x64',
+            default=False)
+        """,
+    "jax/_src/lax.py": """\
+        from jax._src import core
+
+        cumsum_p = core.Primitive('cumsum')
+        reduce_sum_p = core.Primitive('reduce_sum')
+
+        def cumsum(x):
+          return cumsum_p.bind(x)
+
+        def _reduce(x):
+          return reduce_sum_p.bind(x)
+        """,
+    "jax/_src/api.py": """\
+        from jax._src import lax
+
+        def _check_axes(in_axes):
+          if in_axes is None:
+            raise TypeError(f"vmap in_axes must be an int, but got {in_axes}.")
+          if in_axes == ():
+            raise AssertionError("an internal state that users never see")
+
+        def vmap(f, in_axes=0):
+          _check_axes(in_axes)
+          return f
+
+        def public_sum(x):
+          return lax._reduce(x)
+
+        def _unreached():
+          raise ValueError("a message that nothing public calls")
+
+        def apply(f, x):
+          return f(x)
+
+        def _cumsum_by_hand(x):
+          return apply(lax.cumsum, x)
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tree")
+    for path, text in TREE.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture(scope="module")
+def data(root, tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JAXMAP_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        with open_index(root, graph=True) as idx:
+            yield repomap.gather(idx, links=False)
+
+
+@pytest.fixture(scope="module")
+def pages(data):
+    return map_pages.pages(data)
+
+
+def test_every_page_is_written(pages):
+    assert set(pages) == set(map_pages.PAGES)
+    assert all(text.startswith(map_pages.HEADER + "\n# ") for text in pages.values())
+
+
+def test_public_names_that_are_not_functions_with_kinds(pages):
+    names = pages["NAMES"]
+    assert re.search(r"^jax\.Mode  enum  jax/_src/config\.py:3$", names, re.M)
+    assert re.search(r"^jax\.TABLE  value  jax/_src/config\.py:6$", names, re.M)
+    assert re.search(r"^jax\.lax  namespace  jax/lax/__init__\.py:1$", names, re.M)
+    assert not re.search(r"^jax\.vmap  ", names, re.M)  # a function: not a name here
+
+
+def test_config_options_are_read_off_their_definition(pages):
+    assert re.search(r"^jax_enable_x64  enable_x64  jax/_src/config\.py:11$", pages["NAMES"],
+                     re.M)
+
+
+def test_binds_lists_what_a_public_function_binds_with_calls_down(pages):
+    binds = pages["BINDS"]
+    assert re.search(r"^jax\.lax\.cumsum  jax/_src/lax\.py:6  cumsum\(0\)$", binds, re.M)
+    assert re.search(r"^jax\.public_sum  jax/_src/api\.py:13  reduce_sum\(1\)$", binds, re.M)
+    assert not re.search(r"^jax\.apply  ", binds, re.M)  # it calls what it is handed
+
+
+def test_messages_name_the_check_and_the_public_functions_reaching_it(pages, data):
+    messages = pages["MESSAGES"]
+    assert re.search(r"^TypeError  vmap in_axes must be an int, but got \{\}\.  "
+                     r"jax/_src/api\.py:5  _check_axes  <- jax\.vmap$", messages, re.M)
+    assert "nothing public calls" not in messages
+    assert "users never see" not in messages
+    assert {s.page for s in data.messages} == {""}  # no kernel or numerics module here
+    assert pages["MESSAGES-KERNELS"].endswith("\n\nNothing of this kind in this tree.\n")
+
+
+def test_contents_give_the_line_each_section_starts_on(pages, data):
+    for text in [pages["NAMES"], pages["BINDS"], pages["MESSAGES"],
+                 markdown.primitives_page(data)]:
+        assert "Contents (section: the line it starts on):" in text
+        lines = text.splitlines()
+        for title, start in re.findall(r"^- \[(.+)\]\(#[^)]*\): line (\d+)$", text, re.M):
+            assert lines[int(start) - 1] == f"## {title}"
+
+
+def test_core_classes_name_what_extends_them(data):
+    text = markdown.repo_map(data)
+    section = text.split("## Core classes\n", 1)[1].split("\n## ", 1)[0]
+    assert ("- `core.Trace` `jax/_src/core.py:7`: an interpreter: how primitives are "
+            "processed under one transformation; extended by:\n"
+            "  - `batching.BatchTrace` `jax/_src/interpreters/batching.py:3`") in section
+
+
+def test_cli_writes_the_pages_beside_the_map(tmp_path, capsys, root):
+    target = tmp_path / "MAP.md"
+    assert main(["repo-map", "--root", str(root), "-o", str(target)]) == 0
+    written = {p.name for p in tmp_path.iterdir()}
+    assert {"MAP.md", "MAP-PRIMITIVES.md", "MAP-NAMES.md", "MAP-BINDS.md",
+            "MAP-MESSAGES.md", "MAP-MESSAGES-NUMERICS.md", "MAP-MESSAGES-KERNELS.md"} \
+        == written
+    assert "[MAP-NAMES.md](MAP-NAMES.md)" in target.read_text()
+    capsys.readouterr()
+    (tmp_path / "MAP-BINDS.md").write_text("mine\n")
+    assert main(["repo-map", "--root", str(root), "-o", str(target)]) == 2  # not jaxmap's
+    assert "MAP-BINDS.md exists; pass --force" in capsys.readouterr().err
+    assert (tmp_path / "MAP-BINDS.md").read_text() == "mine\n"
