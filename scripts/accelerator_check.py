@@ -73,7 +73,8 @@ def check(release: str, backend: str, work: Path) -> dict[str, dict[str, str]]:
         statuses = {**check_generated.run_tests(Path(sys.executable), out, env), **refused}
         for variant, status in statuses.items():
             table.setdefault(variant, {})[setting] = status
-        print(f"{setting}: done", file=sys.stderr, flush=True)
+        print(f"{setting}: " + "; ".join(f"{v}: {s}" for v, s in statuses.items()),
+              file=sys.stderr, flush=True)
     return table
 
 
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="also write the table here")
     args = parser.parse_args(argv)
     installed = install_wheels(args.wheels, args.work / "site")
+    os.environ.setdefault("JAXMAP_CACHE_DIR", str(args.work / "cache"))
     version, backend, device = probe()
     backend = args.backend or backend
     release = versions.release(version).text

@@ -5,7 +5,9 @@ into one folder, for the host's Python.
 
 The host is expected to have jax with its jaxlib and plugin (libtpu, or the CUDA
 plugin), numpy and pytest, and no network. What it lacks is in NEEDS: jaxmap's
-generator needs Jinja2, and the generated export tests need flatbuffers. Each is
+generator needs Jinja2, and tree-sitter to index the installed jax (new-primitive
+checks that its name is free there); the generated export tests need flatbuffers.
+Each is
 downloaded (no dependencies, binary only) at the version installed here, for
 manylinux x86-64 and the given Python, into DIR (default .accelerator-wheels,
 which git ignores). Prints each wheel and the folder's size: a device tool that
@@ -24,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEST = ROOT / ".accelerator-wheels"
 # Distribution -> the module it installs: what accelerator_check.py needs beyond jax,
 # numpy and pytest.
-NEEDS = {"jinja2": "jinja2", "markupsafe": "markupsafe", "flatbuffers": "flatbuffers"}
+NEEDS = {"jinja2": "jinja2", "markupsafe": "markupsafe", "flatbuffers": "flatbuffers",
+         "tree-sitter": "tree_sitter", "tree-sitter-python": "tree_sitter_python"}
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
              "manylinux1_x86_64")
 
