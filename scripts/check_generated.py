@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from jaxmap.errors import SpecError
 from jaxmap.knowledge import rungs, versions
 from jaxmap.scaffold import PrimitiveSpec, UnsupportedRelease, apply, generate, kinds
 
@@ -88,8 +89,9 @@ def venv(release: str, directory: Path) -> Path:
     raise RuntimeError(f"cannot install jax {release} with any of {PYTHONS}: {errors}")
 
 
-def generate_all(release: str, out: Path) -> dict[str, str]:
-    """Write every variant for `release` into `out`; {variant: why refused}."""
+def generate_all(release: str, out: Path, backend: str | None = None) -> dict[str, str]:
+    """Write every variant for `release` (and `backend`, where given) into `out`;
+    {variant: why refused}."""
     out.mkdir(parents=True, exist_ok=True)
     for stale in [*out.glob("*.py"), *out.glob("*.cc")]:
         stale.unlink()
@@ -101,8 +103,9 @@ def generate_all(release: str, out: Path) -> dict[str, str]:
             refused[variant] = f"refused: {error}"
     for variant, (kind, name, style) in KIND_VARIANTS.items():
         try:
-            apply(kinds.generate(kind, name, out=str(out), style=style, jax_version=release))
-        except UnsupportedRelease as error:
+            apply(kinds.generate(kind, name, out=str(out), style=style, jax_version=release,
+                                 backend=backend))
+        except (UnsupportedRelease, SpecError) as error:
             refused[variant] = f"refused: {error}"
     return refused
 
@@ -118,13 +121,14 @@ def lint(out: Path) -> str:
     return (ruff.stdout + compiled.stdout).strip()
 
 
-def run_tests(python: Path, out: Path) -> dict[str, str]:
-    """{variant: 'pass' | 'pass, N skipped (reason)' | 'FAIL ...'} from one pytest run."""
+def run_tests(python: Path, out: Path, env: dict | None = None) -> dict[str, str]:
+    """{variant: 'pass' | 'pass, N skipped (reason)' | 'FAIL ...'} from one pytest run
+    (in environment `env`, default this one's)."""
     report = out / "report.xml"
     subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                     "-p", "no:asyncio", "-W", "error::DeprecationWarning",
                     f"--junitxml={report}", "."],
-                   capture_output=True, text=True, cwd=out, check=False, timeout=1800)
+                   capture_output=True, text=True, cwd=out, env=env, check=False, timeout=1800)
     outcomes = read_report(report, lambda classname: classname.split(".")[-1])
     return {variant: outcomes.get(module, _status([]))
             for variant, module in TEST_MODULES.items()}

@@ -178,6 +178,8 @@ def test_new_primitive_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
     ("new_primitive", {"name": "softclip", "write": True}, "needs out"),
     ("new_primitive", {"name": "psum"}, "already exists"),
     ("new", {"kind": "quantum", "name": "q"}, "unknown kind 'quantum'"),
+    ("new", {"kind": "ffi", "name": "q", "backend": "tpu"}, "it runs on cpu, gpu"),
+    ("new", {"kind": "ffi", "name": "q", "backend": "npu"}, "must be one of cpu, gpu, tpu"),
     ("locate", {"name": "psun"}, "did you mean: psum"),
     ("nowhere", {}, "no tool 'nowhere'"),
     ("callers", {"name": "jax.lax.psum", "depth": 0}, "depth must be at least 1"),

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from jaxmap.errors import JaxmapError
-from jaxmap.knowledge import rungs
+from jaxmap.knowledge import backends, rungs
 from jaxmap.knowledge.rungs import rung_of
 from jaxmap.knowledge.versions import UnsupportedRelease
 from jaxmap.scaffold import apply, kinds
@@ -203,6 +203,7 @@ def test_existing_files_need_force(tmp_path, capsys):
     (["new", "export", "class"], "must be a Python identifier"),
     (["new", "pallas", "jax"], "would shadow"),
     (["new", "export", "jm_x", "--style", "hijax"], "export has no style 'hijax'"),
+    (["new", "ffi", "jm_x", "--backend", "tpu"], "cannot run on tpu; it runs on cpu, gpu"),
 ])
 def test_bad_input_is_one_line(argv, fragment, tmp_path, capsys):
     from jaxmap.cli import main
@@ -211,6 +212,36 @@ def test_bad_input_is_one_line(argv, fragment, tmp_path, capsys):
     err = capsys.readouterr().err
     assert fragment in err and len(err.strip().splitlines()) == 1, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("backend", backends.BACKENDS)
+def test_each_backend_accepts_the_kinds_that_run_there(backend, tmp_path):
+    for kind, name, style in CASES[:-1]:
+        if backend in rungs.KINDS[kind].backends:
+            assert kinds.generate(kind, name, out=str(tmp_path), style=style, backend=backend)
+        else:
+            with pytest.raises(JaxmapError, match=f"cannot run on {backend}"):
+                kinds.generate(kind, name, out=str(tmp_path), style=style, backend=backend)
+
+
+@pytest.mark.parametrize("kind, name, style", CASES[:-1], ids=lambda v: str(v))
+def test_generated_tests_carry_the_tolerance_tables(kind, name, style, tmp_path):
+    """The tables a generated test reads at run time are jaxmap's, every backend's."""
+    files = {c.label: c.new for c in kinds.generate(kind, name, out=str(tmp_path), style=style)}
+    assigned = {node.targets[0].id: ast.literal_eval(node.value)
+                for node in ast.parse(files[f"test_{name}.py"]).body
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("TOLERANCES", "GRAD_CHECKS")}
+    assert assigned["TOLERANCES"] == backends.TOLERANCES
+    if "_check_grads(" in files[f"test_{name}.py"]:
+        assert assigned["GRAD_CHECKS"] == backends.GRAD_CHECKS
+    assert "rtol=1e" not in files[f"test_{name}.py"]
+
+
+def test_every_backend_compares_float32():
+    for table in (backends.TOLERANCES, backends.GRAD_CHECKS):
+        assert set(table) == set(backends.BACKENDS)
+        assert all("float32" in row for row in table.values())
 
 
 def test_out_that_is_a_file(tmp_path):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from jaxmap.commands.lookup import RESULT_KINDS, RULE_KINDS
+from jaxmap.knowledge.backends import BACKENDS
 from jaxmap.knowledge.rungs import KINDS
 
 
@@ -173,7 +174,8 @@ COMMANDS: tuple[Command, ...] = (
             (Param("kind", "string", ", ".join(KINDS), required=True, positional=True),
              Param("name", "string", "a Python identifier", required=True, positional=True),
              Param("out", "string", "directory for the files [default: .]", metavar="DIR"),
-             Param("style", "string", "hijax instead of classic (custom-vjp, primitive)")),
+             Param("style", "string", "hijax instead of classic (custom-vjp, primitive)"),
+             Param("backend", "string", "refuse a kind it cannot run", choices=BACKENDS)),
             "jaxmap.scaffold.kinds:generate",
             {"text": f"{_TEXT}:scaffold_summary", "json": f"{_JSON}:scaffold_document"},
             kind="scaffold", paths=False, notes="jaxmap.scaffold.kinds:notes"),

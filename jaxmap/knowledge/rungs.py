@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from jaxmap.knowledge.backends import BACKENDS
+
 
 class Rung(NamedTuple):
     """One step of the ladder."""
@@ -108,13 +110,15 @@ class Style(NamedTuple):
 
 class Kind(NamedTuple):
     """One `jaxmap new` kind: the rung it starts, its styles (classic first), its test
-    template, and extra files as (path pattern with {name}, template)."""
+    template, extra files as (path pattern with {name}, template), and the backends
+    (knowledge.backends) its code and tests can run on."""
 
     rung: int
     example: str  # the name its example is generated under (the skill's starter, tests)
     styles: dict[str, Style]
     test: str = ""
     extras: tuple[tuple[str, str], ...] = ()
+    backends: tuple[str, ...] = BACKENDS
 
 
 # The one list of `jaxmap new` kinds; each rung's `kinds` is read from it.
@@ -132,7 +136,9 @@ KINDS: dict[str, Kind] = {
     "pallas": Kind(7, "tiles", {"classic": Style("new_pallas.py.j2", ("pallas_gpu",))},
                    "new_pallas_test.py.j2"),
     "ffi": Kind(8, "softsign", {"classic": Style("new_ffi.py.j2", ("ffi_module",))},
-                "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),)),
+                "new_ffi_test.py.j2", (("{name}.cc", "new_ffi.cc.j2"),),
+                # Its handler is C++ for the host and CUDA; a TPU runs no custom calls.
+                backends=("cpu", "gpu")),
     # `jaxmap new-primitive` with its defaults.
     "primitive": Kind(9, "my_op", {"classic": Style(), "hijax": Style()}),
 }

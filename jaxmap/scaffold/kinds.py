@@ -17,6 +17,7 @@ import sys
 
 from jaxmap.errors import SpecError, TargetError
 from jaxmap.knowledge import rungs
+from jaxmap.knowledge.backends import BACKENDS
 from jaxmap.knowledge.rungs import KINDS, Kind
 from jaxmap.scaffold.files import FileChange, new_file
 from jaxmap.scaffold.spec import class_name
@@ -34,13 +35,15 @@ _RESERVED = frozenset({"jax", "jnp", "np", "numpy", "pytest", "pl", "export", "c
 
 
 def generate(kind: str, name: str, *, out: str | None = None, style: str | None = None,
-             jax_version: str | None = None) -> list[FileChange]:
+             jax_version: str | None = None, backend: str | None = None) -> list[FileChange]:
     """The files that start `kind` as `name` in `out` (default: the working
-    directory), for `jax_version` (default: the installed jax); nothing is written."""
+    directory), for `jax_version` (default: the installed jax); SpecError if
+    `backend` cannot run them; nothing is written."""
     from jaxmap.knowledge import versions
 
     if kind not in NAMES:
         raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+    check_backend(kind, backend)
     check_name(name)
     out = os.path.abspath(out or os.curdir)
     if os.path.exists(out) and not os.path.isdir(out):
@@ -61,6 +64,18 @@ def notes(kind: str, name: str, *, jax_version: str | None = None, **options) ->
     from jaxmap.knowledge import versions
 
     return scaffold.notes(release=versions.release(jax_version) if jax_version else None)
+
+
+def check_backend(kind: str, backend: str | None) -> None:
+    """SpecError, naming the backends that can, if `backend` cannot run `kind`."""
+    if backend is None:
+        return
+    if backend not in BACKENDS:
+        raise SpecError(f"unknown backend {backend!r}; one of {', '.join(BACKENDS)}")
+    runs_on = KINDS[kind].backends
+    if backend not in runs_on:
+        raise SpecError(f"`jaxmap new {kind}` cannot run on {backend}; it runs on "
+                        f"{', '.join(runs_on)}")
 
 
 def check_name(name: str) -> None:

@@ -6,6 +6,8 @@ import functools
 import os
 import re
 
+from jaxmap.knowledge import backends
+
 TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
 
 
@@ -23,6 +25,8 @@ def _environment():
     env.filters["fit_line"] = fit_line
     env.filters["call"] = call
     env.filters["repr"] = repr
+    # What generated tests compare with, per backend (tolerances.j2).
+    env.globals.update(tolerances=backends.TOLERANCES, grad_checks=backends.GRAD_CHECKS)
     return env
 
 
