@@ -123,13 +123,15 @@ COMMANDS: tuple[Command, ...] = (
             "jaxmap.commands.lookup:primitives",
             {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"},
             about_primitives=True), 20),
-    _calls("binds", "Every function that reaches primitive PRIM, public API first, with its "
-                    "chain.",
+    _calls("binds", "The public functions that bind primitive PRIM when traced, each step "
+                    "of its chain saying how.",
            (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
                   required=True, positional=True),
-            Param("depth", "integer", "at most this many calls away from the bind "
+            Param("depth", "integer", "at most this many steps from the bind "
                                       "[default: any]", minimum=0, metavar="N"),
-            Param("public", "boolean", "only functions of the public API"))),
+            Param("everything", "boolean", "every function reaching it, also through rules, "
+                                           "interpreters", flag="--all"),
+            Param("public", "boolean", "with --all: the public API only"))),
     _walk("callers", "Functions, class bodies and module top levels that call NAME, and the "
                      "unresolved calls that may be to it.", "callers of callers, N levels up",
           mcp=True),

@@ -1,0 +1,73 @@
+"""How each step of a chain happens, in the words that text, JSON and MCP all show:
+
+- `calls`: a call written with the callee's own name;
+- `dispatches through `x.f``: a call of a method or attribute (`self.f(...)`, an
+  instance's `__call__`, a class's `__init__`);
+- `hands `f` as `name=``, `hands `f` to `g``, `hands `f` on`: a function handed as a
+  value, naming the parameter, or the call or container it goes through;
+- `binds `q_p`, which runs its impl rule` (or lowering rule, naming the rule function
+  whose partial calls the next): a bind that runs a rule of another primitive;
+- `interprets`: from a function of knowledge/interpreters.py's table;
+- `binds`: the last step, to the `.bind`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jaxmap.knowledge.interpreters import is_interpreter
+from jaxmap.models import HANDED, RESOLVED
+
+CALLS, BINDS, INTERPRETS = "calls", "binds", "interprets"
+_DUNDERS = ("__call__", "__init__")  # what calling an instance or a class runs
+_LINES_READ = 8  # lines of a call read for the parameter a function is handed as
+
+
+def edge_words(index, pairs: set[tuple[int, int]], nodes: dict) -> dict[tuple[int, int], str]:
+    """(caller, callee) -> the words of each call-graph step among `pairs` (a pair both
+    called and handed on is called); `nodes`: id -> node of every id in them."""
+    best: dict[tuple[int, int], tuple[str, str, int]] = {}
+    for caller, callee, text, status, line in index.callees({a for a, _b in pairs}):
+        pair = (caller, callee)
+        if pair in pairs and status in (RESOLVED, HANDED) \
+                and (pair not in best or best[pair][0] == HANDED and status == RESOLVED):
+            best[pair] = (status, text, line)
+    words = {}
+    for (caller, callee), (status, text, line) in best.items():
+        if is_interpreter(nodes[caller].qualname):
+            words[caller, callee] = INTERPRETS
+        elif status == HANDED:
+            words[caller, callee] = handed_words(index, nodes[caller].file, line, text)
+        else:
+            words[caller, callee] = call_words(text, nodes[callee].qualname)
+    return words
+
+
+def call_words(text: str, callee: str) -> str:
+    """`calls`, or `dispatches through ...` for a call of a method or attribute."""
+    leaf = callee.rpartition(".")[2]
+    base, _, written = text.rpartition(".")
+    if base.split(".")[0] in ("self", "cls") or leaf in _DUNDERS and written != leaf:
+        return f"dispatches through `{text}`"
+    return CALLS
+
+
+def handed_words(index, file: str, line: int, text: str) -> str:
+    """`hands `f` as `name=`` (or `to `g``, or `on`), read from the call's source."""
+    from jaxmap.commands.callgraph import _source_lines
+
+    source = " ".join(_source_lines(index, file)[line - 1:line - 1 + _LINES_READ])
+    value = re.escape(text)
+    keyword = re.search(rf"(\w+)\s*=\s*{value}\b", source)
+    if keyword:
+        return f"hands `{text}` as `{keyword.group(1)}=`"
+    outer = re.search(rf"([\w.]+)\((?:[^()]*,)?\s*{value}\b", source)
+    if outer:
+        return f"hands `{text}` to `{outer.group(1)}`"
+    return f"hands `{text}` on"
+
+
+def rule_words(prim: str, kind: str, caller: str | None) -> str:
+    """A bind that runs a rule: `binds `q_p`, which runs its impl rule`."""
+    words = f"binds `{prim}`, which runs its {kind} rule"
+    return f"{words} `{caller}`, which calls" if caller else words
