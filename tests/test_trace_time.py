@@ -1,13 +1,19 @@
-"""What `binds` and `path` say that a reader can check: one answer on every run."""
+"""What `binds` and `path` say, as a reader can check it: one answer on every run, each
+step saying how it happens, what binds at trace time first, and path agreeing with
+binds."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
+from functools import partial
 
 from jaxmap.cli import main
+from jaxmap.knowledge.interpreters import is_interpreter, module_order
+from jaxmap.store.read import _run_order
 
 _BOTH_RULES = 8  # primitives whose impl and lowering rule are one function
 
@@ -38,3 +44,109 @@ def test_binds_answers_alike_whatever_the_hash_seed(tmp_path, capsys):
     assert len(answers) == 1
     steps = {f["name"]: f["steps"] for f in json.loads(answers.pop())["found"]}
     assert steps["m.api0"][0] == "binds `q0_p`, which runs its impl rule"  # the tie-break
+
+
+def test_the_order_of_rules_run_at_binds_does_not_depend_on_the_rows_order():
+    rows = [(binder, rule, line, True, "q_p", kind, platform, caller)
+            for binder in (3, 1) for rule in (9, 7) for line in (5, 2)
+            for kind in ("lowering", "impl") for platform in (None, "cuda")
+            for caller in (None, "m._impl")]
+    for by_function in (True, False):
+        orders = set()
+        for seed in range(5):
+            shuffled = rows[:]
+            random.Random(seed).shuffle(shuffled)
+            orders.add(tuple(sorted(shuffled, key=partial(_run_order, by_function))))
+        assert len(orders) == 1
+
+
+_HANDING = {
+    "lib.py": "from jax._src import core\np_p = core.Primitive('p')\n"
+              "def psum(x):\n  return p_p.bind(x)\n",
+    "m.py": "import lib\n"
+            "def reduce(x, parallel_reduce=None):\n  return x\n"
+            "def total(x):\n  return reduce(x, parallel_reduce=lib.psum)\n"
+            "class Box:\n  def go(self, x):\n    return self.put(x)\n"
+            "  def put(self, x):\n    return lib.psum(x)\n"
+            "def direct(x):\n  return lib.psum(x)\n",
+}
+
+
+def _tree(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).write_text(text)
+
+
+def _binds(capsys, root, *argv) -> dict:
+    assert main(["binds", *argv, "--root", str(root), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_each_step_says_how_it_happens(tmp_path, capsys):
+    _tree(tmp_path, _HANDING)
+    steps = {f["name"]: f["steps"] for f in _binds(capsys, tmp_path, "p", "--all")["found"]}
+    assert steps["m.total"] == ["hands `lib.psum` as `parallel_reduce=`", "binds"]
+    assert steps["m.Box.go"] == ["dispatches through `self.put`", "calls", "binds"]
+    assert steps["m.direct"] == ["calls", "binds"]
+    assert main(["binds", "p", "--root", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "[m.total -hands `lib.psum` as `parallel_reduce=`-> lib.psum -binds-> p_p.bind]" in text
+
+
+_RULES = {
+    "m.py": "from jax._src import core\nfrom jax._src.interpreters import mlir\n"
+            "p_p = core.Primitive('p')\nq_p = core.Primitive('q')\n"
+            "def _q_lowering(ctx, x):\n  return p_p.bind(x)\n"
+            "mlir.register_lowering(q_p, _q_lowering)\n"
+            "def through_rule(x):\n  return q_p.bind(x)\n"
+            "def traced(x):\n  return p_p.bind(x)\n"
+            "def longer(x):\n  return traced(x)\n",
+}
+
+
+def test_binds_answers_what_binds_when_traced_and_counts_the_rest(tmp_path, capsys):
+    _tree(tmp_path, _RULES)
+    default = _binds(capsys, tmp_path, "p")
+    assert [f["name"] for f in default["found"]] == ["m.longer", "m.traced"]
+    assert all(f["trace_time"] and f["public"] for f in default["found"])
+    everything = _binds(capsys, tmp_path, "p", "--all")
+    assert default["others"] == everything["count"] - default["count"] == 2
+    assert {f["name"]: f["trace_time"] for f in everything["found"]}["m.through_rule"] is False
+    assert main(["binds", "p", "--root", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "2 public functions bind p_p.bind when traced"
+    assert lines[-1].startswith("and 2 more reach it through other primitives' rules")
+
+
+def test_path_shows_first_the_chain_binds_gives(tmp_path, capsys):
+    _tree(tmp_path, {**_HANDING, **{"n.py": _RULES["m.py"]}})
+    for prim in ("p", "q"):
+        for found in _binds(capsys, tmp_path, prim, "--all")["found"]:
+            assert main(["path", found["name"], f"{prim}_p", "--root", str(tmp_path),
+                         "--json"]) == 0
+            first = json.loads(capsys.readouterr().out)["chains"][0]
+            names = [first[0]["caller"]] + [step["callee"] for step in first]
+            assert names == found["chain"] and [s["how"] for s in first] == found["steps"]
+
+
+def test_path_and_binds_agree_on_the_installed_jax(installed_index):
+    from jaxmap.commands.callgraph import binds
+    from jaxmap.commands.path import path
+
+    for prim in ("psum_p", "cumsum_p", "dot_general_p"):
+        answer = binds(installed_index, prim)
+        for found in answer.found[:: max(1, len(answer.found) // 4)]:
+            first = path(installed_index, found.label, prim, most=1).chains[0]
+            assert (first[0].caller, *(step.callee for step in first)) == found.chain
+            assert tuple(step.how for step in first) == found.steps
+
+
+def test_interpreters_and_the_order_of_public_modules():
+    assert is_interpreter("jax._src.core.eval_jaxpr")
+    assert is_interpreter("jax._src.pallas.hlo_interpreter.eval_jaxpr_recursive")
+    assert not is_interpreter("jax._src.core.eval_jaxpr_helper")
+    names = ["jax.experimental.sparse.todense", "jax.random.normal", "jax.scipy.special.erf",
+             "jax.nn.relu", "jax.lax.cumsum", "jax.numpy.sum", "jax.numpy.cumsum"]
+    assert sorted(names, key=module_order) == [
+        "jax.numpy.cumsum", "jax.numpy.sum", "jax.lax.cumsum", "jax.nn.relu",
+        "jax.random.normal", "jax.scipy.special.erf", "jax.experimental.sparse.todense"]

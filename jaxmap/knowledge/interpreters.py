@@ -1,5 +1,6 @@
-"""What runs only when a jaxpr is evaluated, lowered or interpreted, never while a user's
-call is traced, and the public modules a user imports, in the order `binds` lists them.
+"""What runs only when a jaxpr is evaluated, lowered, compiled or interpreted, never
+while a user's call is traced; and the public modules a user imports, in the order
+`binds` lists them.
 
 An interpreter here is a function that runs other primitives' rules or binds the
 primitives of a jaxpr it is handed: a step through one (`binds` follows it only with
@@ -13,6 +14,11 @@ INTERPRETERS: tuple[tuple[str, str], ...] = (
     ("jax._src.core.eval_jaxpr", "evaluates a jaxpr, binding each equation's primitive"),
     ("jax._src.core.jaxpr_as_fun", "a jaxpr as a function that evaluates it"),
     ("jax._src.interpreters.mlir.jaxpr_subcomp", "lowers a jaxpr, running lowering rules"),
+    ("jax._src.interpreters.mlir.lower_jaxpr_to_module", "lowers a jaxpr to a module"),
+    ("jax._src.interpreters.mlir.lower_jaxpr_to_fun", "lowers a jaxpr to a function"),
+    ("jax._src.interpreters.pxla.lower_sharding_computation", "lowers a jit's jaxpr"),
+    ("jax._src.pjit._pjit_call_impl_python", "compiles and runs a jit call, not traced"),
+    ("jax._src.state.discharge", "evaluates a jaxpr, discharging its state effects"),
     ("jax._src.pallas.hlo_interpreter", "Pallas's interpret mode over HLO"),
     ("jax._src.pallas.mosaic.interpret", "Mosaic TPU interpret mode"),
     ("jax._src.pallas.mosaic_gpu.interpret", "Mosaic GPU interpret mode"),

@@ -1,0 +1,194 @@
+"""`binds` against what tracing binds: a trace-time oracle of public functions.
+
+    python benchmarks/bench_trace_oracle.py [--traces FILE] [--show N]
+
+For every public function of jax.numpy, jax.lax, jax.nn and jax.random, tries a few
+small argument lists in turn (a float vector, a square matrix, an int vector, two of
+them, a PRNG key and a shape, ...) and keeps the first under which `jax.make_jaxpr`
+traces it; the primitives of that jaxpr, sub-jaxprs included (a jit's, a cond's
+branches, a custom_jvp's function), are what the call binds at trace time. Functions
+no list traces are left out, and counted. Then it opens this jaxmap's index of the
+same jax and asks `binds PRIM` for every primitive of the index (its default answer:
+the public functions that bind PRIM when traced), and prints:
+
+- recall: of the (function, primitive) pairs the traces show, whose primitive the
+  index knows, the share that `binds` lists by default;
+- precision: of the pairs `binds` lists by default for the traced functions, the
+  share the traces show. A branch the chosen inputs did not take (a dtype, an
+  option left at its default, an error path) counts against it: `--show N` prints
+  N pairs of each kind to check by hand.
+
+A function and a `binds` answer meet at the definition a public name means (its
+file and line). `--traces FILE` keeps the traces (JSON) and reads them back on the
+next run. Nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from collections import Counter
+
+MODULES = ("jax.numpy", "jax.lax", "jax.nn", "jax.random")
+
+
+def _arguments(module: str) -> list[tuple]:
+    """The argument lists tried, in order."""
+    import jax
+    import jax.numpy as jnp
+
+    x = jnp.array([0.5, 1.5, 2.5], jnp.float32)
+    m = jnp.array([[2.0, 1.0], [1.0, 3.0]], jnp.float32)
+    i = jnp.array([1, 2, 3], jnp.int32)
+    b = jnp.array([True, False, True])
+    if module == "jax.random":
+        key = jax.random.key(0)
+        return [(key,), (key, (3,)), (key, x), (key, 3), (key, x, x), (key, 3, (3,)),
+                (key, x, (3,)), (key, m)]
+    return [(x,), (m,), (i,), (x, x), (m, m), (i, i), (x, 1), (x, 0), (i, 1), (b,), (b, b),
+            (x, x, x), (b, x, x), (m, 1), (x, (3,)), ((3,),), (3,), (x, [0]), (x, i)]
+
+
+def _primitives(jaxpr, found: set[str]) -> None:
+    """The names of the primitives of `jaxpr` and of every jaxpr its equations carry."""
+    for eqn in jaxpr.eqns:
+        found.add(eqn.primitive.name)
+        for value in eqn.params.values():
+            for item in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(item, "jaxpr", item)
+                if hasattr(inner, "eqns"):
+                    _primitives(inner, found)
+
+
+def _trace(function, arguments: tuple) -> set[str]:
+    """The primitives binding `function(*arguments)` binds, its arrays traced."""
+    import jax
+
+    arrays = [k for k, a in enumerate(arguments) if isinstance(a, jax.Array)]
+
+    def call(*traced):
+        given = list(arguments)
+        for k, value in zip(arrays, traced):
+            given[k] = value
+        return function(*given)
+
+    closed = jax.make_jaxpr(call)(*[arguments[k] for k in arrays])
+    found: set[str] = set()
+    _primitives(closed.jaxpr, found)
+    return found
+
+
+def trace_all() -> tuple[dict[str, list[str]], list[str]]:
+    """public name -> the primitives its first traceable call binds; and the names no
+    argument list traced."""
+    import importlib
+    import inspect
+    import warnings
+
+    traced: dict[str, list[str]] = {}
+    failed: list[str] = []
+    warnings.simplefilter("ignore")
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        tries = _arguments(module_name)
+        for name in sorted(getattr(module, "__all__", None) or dir(module)):
+            function = getattr(module, name, None)
+            if name.startswith("_") or not callable(function) or isinstance(function, type) \
+                    or type(function).__module__ in ("typing", "types") \
+                    and not inspect.isfunction(function):  # a class, an alias of a type
+                continue
+            for arguments in tries:
+                try:
+                    traced[f"{module_name}.{name}"] = sorted(_trace(function, arguments))
+                    break
+                except Exception:  # noqa: BLE001 - any failure: try the next list
+                    continue
+            else:
+                failed.append(f"{module_name}.{name}")
+    return traced, failed
+
+
+def _places(index, names) -> dict[str, tuple[str, int]]:
+    """public name -> (file, line) of the definition it means, where the index has one."""
+    from jaxmap.commands.lookup import definition_ids
+
+    places = {}
+    for name in names:
+        ids = definition_ids(index, name)
+        nodes = index.nodes(ids[:1])
+        if nodes:
+            node = next(iter(nodes.values()))
+            places[name] = (node.file, node.line)
+    return places
+
+
+def _listed(index, everything: bool = False) -> dict[str, set[tuple[str, int]]]:
+    """primitive name -> the (file, line) of each function `binds` lists for it."""
+    from jaxmap.commands.callgraph import binds
+
+    listed: dict[str, set[tuple[str, int]]] = {}
+    for prim in index.primitives():
+        answer = binds(index, prim.variable or prim.name, everything=everything)
+        listed.setdefault(prim.name or prim.variable, set()).update(
+            (r.file, r.line) for r in answer.found if r.public)
+    return listed
+
+
+def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, float]:
+    """Recall and precision of `listed` against `traced`, printed, with examples."""
+    known = set(listed)
+    seen = {(places[n], p) for n, prims in traced.items() if n in places
+            for p in prims if p in known}
+    unknown = Counter(p for n, prims in traced.items() for p in prims if p not in known)
+    mine = {place for name, place in places.items() if name in traced}
+    claimed = {(place, p) for p, where in listed.items() for place in where & mine}
+    hit = seen & claimed
+    recall, precision = len(hit) / max(len(seen), 1), len(hit) / max(len(claimed), 1)
+    names = {place: name for name, place in places.items()}
+    print(f"pairs seen at trace time: {len(seen)} (primitives the index lacks, left out: "
+          f"{dict(unknown.most_common(8))})")
+    print(f"recall     {recall:6.1%}  ({len(hit)} of {len(seen)} seen pairs listed)")
+    print(f"precision  {precision:6.1%}  ({len(hit)} of {len(claimed)} listed pairs seen)")
+    shuffle = random.Random(0).sample
+    for title, pairs in (("seen, not listed", seen - claimed),
+                         ("listed, not seen", claimed - seen)):
+        chosen = shuffle(sorted(pairs), min(show, len(pairs)))
+        if chosen:
+            print(f"{title} (a sample):")
+            print("\n".join(f"  {names[place]}  {p}" for place, p in chosen))
+    return {"recall": recall, "precision": precision}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", help="keep the traces in FILE (JSON), read them back")
+    parser.add_argument("--show", type=int, default=10, help="pairs of each kind to print")
+    args = parser.parse_args(argv)
+    if args.traces and os.path.exists(args.traces):
+        with open(args.traces, encoding="utf-8") as handle:
+            traced, failed = json.load(handle)
+    else:
+        traced, failed = trace_all()
+        if args.traces:
+            with open(args.traces, "w", encoding="utf-8") as handle:
+                json.dump([traced, failed], handle)
+    print(f"{len(traced)} public functions traced, {len(failed)} no argument list traced")
+    from jaxmap.session import open_index
+
+    with open_index(graph=True) as index:
+        places = _places(index, traced)
+        print(f"{len(places)} of them found in the index")
+        default = score(traced, places, _listed(index), args.show)
+        print("with --all, for comparison:")
+        everything = score(traced, places, _listed(index, everything=True), 0)
+    print(f"closing: recall {default['recall']:.1%} / precision {default['precision']:.1%} "
+          f"(--all: {everything['recall']:.1%} / {everything['precision']:.1%}); targets "
+          ">= 99% / >= 90%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
