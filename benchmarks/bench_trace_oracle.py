@@ -4,9 +4,10 @@
 
 For every public function of jax.numpy, jax.lax, jax.nn and jax.random, tries a few
 small argument lists in turn (a float vector, a square matrix, an int vector, two of
-them, a PRNG key and a shape, ...) and keeps the first under which `jax.make_jaxpr`
-traces it; the primitives of that jaxpr, sub-jaxprs included (a jit's, a cond's
-branches, a custom_jvp's function), are what the call binds at trace time. Functions
+them, a PRNG key and a shape, ...); the primitives of the jaxpr of every list under
+which `jax.make_jaxpr` traces it, sub-jaxprs included (a jit's, a cond's branches, a
+custom_jvp's function), are what the function binds at trace time (more lists take
+more of its branches). Functions
 no list traces are left out, and counted. Then it opens this jaxmap's index of the
 same jax and asks `binds PRIM` for every primitive of the index (its default answer:
 the public functions that bind PRIM when traced), and prints:
@@ -82,8 +83,8 @@ def _trace(function, arguments: tuple) -> set[str]:
 
 
 def trace_all() -> tuple[dict[str, list[str]], list[str]]:
-    """public name -> the primitives its first traceable call binds; and the names no
-    argument list traced."""
+    """public name -> the primitives its calls bind, over every argument list that
+    traces; and the names no argument list traced."""
     import importlib
     import inspect
     import warnings
@@ -100,12 +101,16 @@ def trace_all() -> tuple[dict[str, list[str]], list[str]]:
                     or type(function).__module__ in ("typing", "types") \
                     and not inspect.isfunction(function):  # a class, an alias of a type
                 continue
+            found: set[str] = set()
+            traces = 0
             for arguments in tries:
                 try:
-                    traced[f"{module_name}.{name}"] = sorted(_trace(function, arguments))
-                    break
+                    found |= _trace(function, arguments)
+                    traces += 1
                 except Exception:  # noqa: BLE001 - any failure: try the next list
                     continue
+            if traces:
+                traced[f"{module_name}.{name}"] = sorted(found)
             else:
                 failed.append(f"{module_name}.{name}")
     return traced, failed
@@ -125,26 +130,38 @@ def _places(index, names) -> dict[str, tuple[str, int]]:
     return places
 
 
-def _listed(index, everything: bool = False) -> dict[str, set[tuple[str, int]]]:
-    """primitive name -> the (file, line) of each function `binds` lists for it."""
+def _listed(index, everything: bool = False) -> dict[str, dict[tuple[str, int], tuple]]:
+    """primitive name -> (file, line) of each public function `binds` lists for it ->
+    its chain."""
     from jaxmap.commands.callgraph import binds
 
-    listed: dict[str, set[tuple[str, int]]] = {}
+    listed: dict[str, dict[tuple[str, int], tuple]] = {}
     for prim in index.primitives():
         answer = binds(index, prim.variable or prim.name, everything=everything)
-        listed.setdefault(prim.name or prim.variable, set()).update(
-            (r.file, r.line) for r in answer.found if r.public)
+        listed.setdefault(prim.name or prim.variable, {}).update(
+            ((r.file, r.line), r.chain) for r in answer.found if r.public)
     return listed
 
 
+def _hubs(listed, pairs, most: int) -> list[tuple[int, tuple[str, str]]]:
+    """The steps that the most chains of `pairs` go through: where a branch the inputs
+    did not take (or a false edge) adds the most listed pairs that no trace shows."""
+    steps: Counter = Counter()
+    for place, prim in pairs:
+        chain = listed[prim][place]
+        steps.update(set(zip(chain, chain[1:])))
+    return [(count, step) for step, count in steps.most_common(most)]
+
+
 def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, float]:
-    """Recall and precision of `listed` against `traced`, printed, with examples."""
+    """Recall and precision of `listed` against `traced`, printed, with examples and
+    the steps most listed pairs no trace shows go through."""
     known = set(listed)
     seen = {(places[n], p) for n, prims in traced.items() if n in places
             for p in prims if p in known}
     unknown = Counter(p for n, prims in traced.items() for p in prims if p not in known)
     mine = {place for name, place in places.items() if name in traced}
-    claimed = {(place, p) for p, where in listed.items() for place in where & mine}
+    claimed = {(place, p) for p, where in listed.items() for place in where.keys() & mine}
     hit = seen & claimed
     recall, precision = len(hit) / max(len(seen), 1), len(hit) / max(len(claimed), 1)
     names = {place: name for name, place in places.items()}
@@ -159,6 +176,10 @@ def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, 
         if chosen:
             print(f"{title} (a sample):")
             print("\n".join(f"  {names[place]}  {p}" for place, p in chosen))
+    if show:
+        print("steps most listed pairs no trace shows go through (check each by hand):")
+        print("\n".join(f"  {count:5}  {a} -> {b}"
+                        for count, (a, b) in _hubs(listed, claimed - seen, show)))
     return {"recall": recall, "precision": precision}
 
 
