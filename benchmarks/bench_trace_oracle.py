@@ -17,7 +17,9 @@ the public functions that bind PRIM when traced), and prints:
 - precision: of the pairs `binds` lists by default for the traced functions, the
   share the traces show. A branch the chosen inputs did not take (a dtype, an
   option left at its default, an error path) counts against it: `--show N` prints
-  N pairs of each kind to check by hand.
+  N pairs of each kind, and the steps most unseen pairs go through, to check by hand;
+  it is printed again counting as right the pairs through a step of UNTAKEN, the
+  steps checked by hand to be branches these inputs do not take.
 
 A function and a `binds` answer meet at the definition a public name means (its
 file and line). `--traces FILE` keeps the traces (JSON) and reads them back on the
@@ -34,6 +36,20 @@ import sys
 from collections import Counter
 
 MODULES = ("jax.numpy", "jax.lax", "jax.nn", "jax.random")
+# Steps checked by hand in jax 0.10.2's source: each is a branch these small inputs do
+# not take, so a listed pair whose chain goes through one is a path the code has, not
+# a false edge. Precision is printed both ways.
+UNTAKEN = (
+    ("jax._src.numpy.error._set_error_if_nan", "jax._src.error_check.set_error_if",
+     "returns first unless jax_error_checking_behavior_nan is set"),
+    ("jax._src.numpy.error._set_error_if_divide_by_zero", "jax._src.error_check.set_error_if",
+     "returns first unless jax_error_checking_behavior_divide is set"),
+    ("jax._src.numpy.indexing._gather", "jax._src.numpy.error._check_precondition_oob_gather",
+     "its body returns first unless jax_error_checking_behavior_oob is set"),
+    ("jax.numpy.where", "jax.numpy.nonzero", "only the one-argument form: where(c)"),
+    ("jax._src.numpy.reductions._reduction", "jax.lax.reduce",
+     "lax.reduce binds only the reducer of the op it is handed (reduce_sum for add)"),
+)
 
 
 def _arguments(module: str) -> list[tuple]:
@@ -164,11 +180,17 @@ def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, 
     claimed = {(place, p) for p, where in listed.items() for place in where.keys() & mine}
     hit = seen & claimed
     recall, precision = len(hit) / max(len(seen), 1), len(hit) / max(len(claimed), 1)
+    steps = {(a, b) for a, b, _why in UNTAKEN}
+    untaken = {(place, p) for place, p in claimed - seen
+               if steps & set(zip(listed[p][place], listed[p][place][1:]))}
     names = {place: name for name, place in places.items()}
     print(f"pairs seen at trace time: {len(seen)} (primitives the index lacks, left out: "
           f"{dict(unknown.most_common(8))})")
     print(f"recall     {recall:6.1%}  ({len(hit)} of {len(seen)} seen pairs listed)")
     print(f"precision  {precision:6.1%}  ({len(hit)} of {len(claimed)} listed pairs seen)")
+    print(f"precision, counting as right the {len(untaken)} pairs whose chain goes through a "
+          f"step of UNTAKEN (checked by hand): "
+          f"{(len(hit) + len(untaken)) / max(len(claimed), 1):.1%}")
     shuffle = random.Random(0).sample
     for title, pairs in (("seen, not listed", seen - claimed),
                          ("listed, not seen", claimed - seen)):
@@ -180,7 +202,8 @@ def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, 
         print("steps most listed pairs no trace shows go through (check each by hand):")
         print("\n".join(f"  {count:5}  {a} -> {b}"
                         for count, (a, b) in _hubs(listed, claimed - seen, show)))
-    return {"recall": recall, "precision": precision}
+    return {"recall": recall, "precision": precision,
+            "checked": (len(hit) + len(untaken)) / max(len(claimed), 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,8 +228,9 @@ def main(argv: list[str] | None = None) -> int:
         default = score(traced, places, _listed(index), args.show)
         print("with --all, for comparison:")
         everything = score(traced, places, _listed(index, everything=True), 0)
-    print(f"closing: recall {default['recall']:.1%} / precision {default['precision']:.1%} "
-          f"(--all: {everything['recall']:.1%} / {everything['precision']:.1%}); targets "
+    print(f"closing: recall {default['recall']:.1%} / precision {default['precision']:.1%}, "
+          f"{default['checked']:.1%} with the branches checked by hand (--all: "
+          f"{everything['recall']:.1%} / {everything['precision']:.1%}); targets "
           ">= 99% / >= 90%")
     return 0
 
