@@ -3,8 +3,9 @@
 - `calls`: a call written with the callee's own name;
 - `dispatches through `x.f``: a call of a method or attribute (`self.f(...)`, an
   instance's `__call__`, a class's `__init__`);
-- `hands `f` as `name=``, `hands `f` to `g``, `hands `f` on`: a function handed as a
-  value, naming the parameter, or the call or container it goes through;
+- `hands `f` as `name=``, `hands `f` as the default of `name``, `hands `f` to `g``,
+  `hands `f` on`: a function handed as a value, naming the parameter, or the call it
+  goes through;
 - `binds `q_p`, which runs its impl rule` (or lowering rule, naming the rule function
   whose partial calls the next): a bind that runs a rule of another primitive;
 - `interprets`: from a function of knowledge/interpreters.py's table;
@@ -53,12 +54,15 @@ def call_words(text: str, callee: str) -> str:
 
 
 def handed_words(index, file: str, line: int, text: str) -> str:
-    """`hands `f` as `name=`` (or `to `g``, or `on`), read from the call's source."""
+    """`hands `f` as `name=`` (or `as the default of `name``, `to `g``, `on`), read
+    from the call's source."""
     from jaxmap.commands.callgraph import _source_lines
 
     source = " ".join(_source_lines(index, file)[line - 1:line - 1 + _LINES_READ])
     value = re.escape(text)
-    keyword = re.search(rf"(\w+)\s*=\s*{value}\b", source)
+    keyword = re.search(rf"(\w+)\s*(:[^=()]*)?=\s*{value}\b", source)
+    if keyword and keyword.group(2):  # `name: Type = f`, a parameter's default
+        return f"hands `{text}` as the default of `{keyword.group(1)}`"
     if keyword:
         return f"hands `{text}` as `{keyword.group(1)}=`"
     outer = re.search(rf"([\w.]+)\((?:[^()]*,)?\s*{value}\b", source)
