@@ -11,7 +11,9 @@ import subprocess
 import sys
 from functools import partial
 
+from jaxmap import tools
 from jaxmap.cli import main
+from jaxmap.session import Session
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
 from jaxmap.store.read import _run_order
 
@@ -93,6 +95,9 @@ def test_each_step_says_how_it_happens(tmp_path, capsys):
     assert main(["binds", "p", "--root", str(tmp_path)]) == 0
     text = capsys.readouterr().out
     assert "[m.total -hands `lib.psum` as `parallel_reduce=`-> lib.psum -binds-> p_p.bind]" in text
+    with Session(str(tmp_path)) as session:  # MCP answers the same words
+        served = json.loads(tools.call(session, "binds", {"prim": "p", "everything": True}))
+    assert {f["name"]: f["steps"] for f in served["found"]} == steps
 
 
 _RULES = {

@@ -6,6 +6,7 @@
   rungs        the escalation ladder and the `jaxmap new` kinds of each rung
   traces       the rule kind each Trace class's methods stand for
   transformations  the words of the functions that carry out each public transformation
+  interpreters  what runs only when a jaxpr is evaluated or lowered; the modules users import
 
 May import: models and errors only.
 """
