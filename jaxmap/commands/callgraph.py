@@ -80,22 +80,32 @@ class CallAnswer(NamedTuple):
     traced: bool = False  # binds: the default answer, what binds it when traced
 
 
-class BinderWalk(NamedTuple):
-    """Who reaches a primitive's `.bind`, walked up from its binders: for each id, the
-    next id toward the bind (`parent`), its depth, the line of its call of the next (or
-    of its bind), and the ids whose chain runs when a user's call is traced (calls and
-    functions handed on only: no other primitive's rule, no interpreter); `ends`, the
-    names after each binder (a helper it binds through, then `p.bind`); `how`, the
+class Tree(NamedTuple):
+    """One walk up from the binders: for each id, the next id toward the bind
+    (`parent`), its depth, the line of its call of the next (or of its bind), and the
     words of each step (chains.py)."""
 
-    targets: tuple[str, ...]
     parent: dict[int, int]
     levels: dict[int, int]
     lines: dict[int, int]
-    trace_time: frozenset[int]
-    ends: dict[int, tuple[str, ...]]
     how: dict[tuple[int, int], str]
+
+
+class BinderWalk(NamedTuple):
+    """Who reaches a primitive's `.bind`: `near`, along calls and functions handed on
+    only, not from an interpreter (what runs when a user's call is traced); `far`, also
+    through the rules other primitives' binds run; `ends`, the names after each binder
+    (a helper it binds through, then `p.bind`)."""
+
+    targets: tuple[str, ...]
+    near: Tree
+    far: Tree
+    ends: dict[int, tuple[str, ...]]
     nodes: dict
+
+    def tree(self, node: int) -> Tree:
+        """The walk that gives `node` its chain: the trace-time one where it reaches."""
+        return self.near if node in self.near.levels else self.far
 
 
 def binds(index, prim: str, depth: int | None = None, public: bool = False,
@@ -105,9 +115,10 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
     function that reaches it, also through the rules other primitives' binds run and
     through interpreters, the default answer first; `public`: the public API only."""
     walk = binder_walk(index, prim, depth)
-    found = [_reached(walk.nodes[i], walk.levels[i], *chain_of(walk, i))
-             ._replace(call_line=walk.lines[i], trace_time=i in walk.trace_time)
-             for i in walk.levels if i in walk.nodes]
+    found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
+             ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels)
+             for i in walk.far.levels.keys() | walk.near.levels.keys() if i in walk.nodes]
+    found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))  # whatever the set's order
     unresolved = _unnamed_callers(index, walk.nodes.values())
     first = default_answer(found)
     listed = first if not everything else first + sorted(
@@ -148,34 +159,30 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     binders = index.nodes(ends)
     traced = [did for did in ends
               if did in binders and not is_interpreter(binders[did].qualname)]
-    near, near_levels, near_lines = _walk(partial(_trace_time_callers, index), traced, depth,
-                                          bodies=False)
+    near = _walk(partial(_trace_time_callers, index), traced, depth, bodies=False)
     rules: dict[tuple[int, int], str] = {}
-    far, levels, lines = _walk(partial(_callers_and_binders, index, rules), list(ends),
-                               depth, bodies=False)
-    parent = {i: far[i] for i in far if i not in near_levels} | near
-    levels.update(near_levels)
-    lines = {i: lines[i] if i in lines else bind_lines[i] for i in levels} | {
-        i: near_lines[i] if i in near_lines else bind_lines[i] for i in near_levels}
-    nodes = index.nodes(set(levels) | set(parent.values()))
-    how = edge_words(index, {(i, p) for i, p in parent.items() if (i, p) not in rules
-                             or i in near_levels}, nodes)
-    how |= {pair: words for pair, words in rules.items()
-            if pair[0] not in near_levels and parent.get(pair[0]) == pair[1]}
-    return BinderWalk(tuple(sorted(set(variables.values()))), parent, levels, lines,
-                      frozenset(near_levels), ends, how, nodes)
+    far = _walk(partial(_callers_and_binders, index, rules), list(ends), depth, bodies=False)
+    nodes = index.nodes(far[1].keys() | near[1].keys() | set(far[0].values()))
+    words = edge_words(index, set(near[0].items()) | set(far[0].items()), nodes)
+    near_tree, far_tree = (
+        Tree(parent, levels, {i: lines.get(i, bind_lines.get(i, 0)) for i in levels},
+             {pair: hops.get(pair) or words.get(pair, CALLS) for pair in parent.items()})
+        for (parent, levels, lines), hops in ((near, {}), (far, rules)))
+    return BinderWalk(tuple(sorted(set(variables.values()))), near_tree, far_tree, ends,
+                      nodes)
 
 
 def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The names from `node` to the `.bind` its walk reaches, and the words of each
     step between them."""
+    tree = walk.tree(node)
     names, steps = [], []
     while True:
         names.append(walk.nodes[node].label if node in walk.nodes else str(node))
-        if node not in walk.parent:
+        if node not in tree.parent:
             break
-        steps.append(walk.how.get((node, walk.parent[node]), CALLS))
-        node = walk.parent[node]
+        steps.append(tree.how[node, tree.parent[node]])
+        node = tree.parent[node]
     end = walk.ends[node]
     steps += [CALLS] * (len(end) - 1) + [BINDS]
     return tuple(names) + end, tuple(steps)

@@ -73,16 +73,16 @@ def _binds_chain(index: Index, prim: str, starts: dict[int, str], depth: int
     from jaxmap.commands.callgraph import binder_walk, chain_of
 
     walk = binder_walk(index, prim.removesuffix(".bind"), depth)
-    start = next((i for i in starts if i in walk.levels), None)
+    start = next((i for i in starts if i in walk.far.levels or i in walk.near.levels), None)
     if start is None:
         return None
     names, hows = chain_of(walk, start)
-    places, node = [], start
+    tree, places, node = walk.tree(start), [], start
     while True:  # where each definition of the chain makes its step
-        places.append((walk.nodes[node].file, walk.lines[node]))
-        if node not in walk.parent:
+        places.append((walk.nodes[node].file, tree.lines[node]))
+        if node not in tree.parent:
             break
-        node = walk.parent[node]
+        node = tree.parent[node]
     places += [places[-1]] * (len(names) - 1 - len(places))  # a helper binding for it
     return tuple(Step(names[i], names[i + 1], *places[i], how)
                  for i, how in enumerate(hows))
