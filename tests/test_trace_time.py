@@ -71,7 +71,8 @@ _HANDING = {
             "class Box:\n  def go(self, x):\n    return self.put(x)\n"
             "  def put(self, x):\n    return lib.psum(x)\n"
             "def direct(x):\n  return lib.psum(x)\n"
-            "def defaulted(x, reduce_fn: object = lib.psum):\n  return x\n",
+            "def defaulted(x, reduce_fn: object = lib.psum):\n  return x\n"
+            "def spread(x):\n  return reduce(\n    x,\n    lib.psum)\n",
 }
 
 
@@ -92,6 +93,7 @@ def test_each_step_says_how_it_happens(tmp_path, capsys):
     assert steps["m.Box.go"] == ["dispatches through `self.put`", "calls", "binds"]
     assert steps["m.direct"] == ["calls", "binds"]
     assert steps["m.defaulted"][0] == "hands `lib.psum` as the default of `reduce_fn`"
+    assert steps["m.spread"][0] == "hands `lib.psum` to `reduce`"  # lines below the call
     assert main(["binds", "p", "--root", str(tmp_path)]) == 0
     text = capsys.readouterr().out
     assert "[m.total -hands `lib.psum` as `parallel_reduce=`-> lib.psum -binds-> p_p.bind]" in text

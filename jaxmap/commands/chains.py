@@ -4,8 +4,8 @@
 - `dispatches through `x.f``: a call of a method or attribute (`self.f(...)`, an
   instance's `__call__`, a class's `__init__`);
 - `hands `f` as `name=``, `hands `f` as the default of `name``, `hands `f` to `g``,
-  `hands `f` on`: a function handed as a value, naming the parameter, or the call it
-  goes through;
+  `hands `f` in a list`, `hands `f` on`: a function handed as a value, naming the
+  parameter, or the call or container it goes through;
 - `binds `q_p`, which runs its impl rule` (or lowering rule, naming the rule function
   whose partial calls the next): a bind that runs a rule of another primitive;
 - `interprets`: from a function of knowledge/interpreters.py's table;
@@ -21,7 +21,7 @@ from jaxmap.models import HANDED, RESOLVED
 
 CALLS, BINDS, INTERPRETS = "calls", "binds", "interprets"
 _DUNDERS = ("__call__", "__init__")  # what calling an instance or a class runs
-_LINES_READ = 8  # lines of a call read for the parameter a function is handed as
+_LINES_AROUND = 8  # lines read each side of a handed function, for where it goes
 
 
 def edge_words(index, pairs: set[tuple[int, int]], nodes: dict) -> dict[tuple[int, int], str]:
@@ -54,21 +54,42 @@ def call_words(text: str, callee: str) -> str:
 
 
 def handed_words(index, file: str, line: int, text: str) -> str:
-    """`hands `f` as `name=`` (or `as the default of `name``, `to `g``, `on`), read
-    from the call's source."""
+    """`hands `f` as `name=`` (or `as the default of `name``, `to `g``, `in a list`,
+    `on`), read from the source around the line where `f` is written."""
     from jaxmap.commands.callgraph import _source_lines
 
-    source = " ".join(_source_lines(index, file)[line - 1:line - 1 + _LINES_READ])
-    value = re.escape(text)
-    keyword = re.search(rf"(\w+)\s*(:[^=()]*)?=\s*{value}\b", source)
+    lines = _source_lines(index, file)
+    before = "\n".join(lines[max(0, line - 1 - _LINES_AROUND):max(0, line - 1)])
+    source = before + "\n" + "\n".join(lines[max(0, line - 1):line - 1 + _LINES_AROUND])
+    written = re.compile(rf"(?<![\w.]){re.escape(text)}\b")
+    place = written.search(source, len(before)) or written.search(source)
+    if place is None:
+        return f"hands `{text}` on"
+    keyword = re.search(r"(\w+)\s*(:[^=()]*)?=\s*$", source[:place.start()])
     if keyword and keyword.group(2):  # `name: Type = f`, a parameter's default
         return f"hands `{text}` as the default of `{keyword.group(1)}`"
     if keyword:
         return f"hands `{text}` as `{keyword.group(1)}=`"
-    outer = re.search(rf"([\w.]+)\((?:[^()]*,)?\s*{value}\b", source)
-    if outer:
-        return f"hands `{text}` to `{outer.group(1)}`"
-    return f"hands `{text}` on"
+    outer = _enclosing(source, place.start())
+    return f"hands `{text}` {outer}" if outer else f"hands `{text}` on"
+
+
+_CONTAINERS = {"[": "in a list", "{": "in a dict or set"}
+
+
+def _enclosing(source: str, at: int) -> str | None:
+    """What the text at `at` is written inside: `to `g`` for an argument of a call of
+    `g`, `in a list`, ...; None at the top of the text or inside a bare tuple."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        if source[k] in ")]}":
+            depth += 1
+        elif source[k] in "([{" and depth:
+            depth -= 1
+        elif source[k] in "([{":
+            called = re.search(r"([\w.]+)\s*$", source[:k]) if source[k] == "(" else None
+            return f"to `{called.group(1)}`" if called else _CONTAINERS.get(source[k])
+    return None
 
 
 def rule_words(prim: str, kind: str, caller: str | None) -> str:
