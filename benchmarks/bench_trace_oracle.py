@@ -55,6 +55,19 @@ UNTAKEN = (
     ("jax._src.numpy.reductions._reduce_min", "jax.lax.pmin", "the same, for min"),
     ("jax._src.numpy.indexing.rewriting_take", "jax._src.numpy.indexing._gather",
      "only for an index that is neither a static nor a dynamic slice"),
+    ("jax._src.lax.lax._convert_element_type", "to_edtype_p.bind",
+     "only to an extended dtype (a PRNG key's)"),
+    ("jax._src.lax.lax._convert_element_type", "from_edtype_p.bind",
+     "only from an extended dtype"),
+    ("jax._src.lax.lax._convert_element_type", "jax.lax.stage",
+     "only for a Python or NumPy scalar operand"),
+    ("jax._src.core.auto_insert_reshard", "jax._src.core.pvary",
+     "only for values varying over manual axes (inside shard_map)"),
+    ("jax._src.core.auto_insert_reshard", "jax._src.core.reduced_vary_cast",
+     "only for values varying over manual axes (inside shard_map)"),
+    ("jax._src.core.insert_reduced_reshard", "jax.reshard",
+     "only under a mesh whose axes are all explicit, for reduced axes"),
+    ("jax.lax.full", "jax.make_array_from_callback", "only with a concrete sharding"),
 )
 
 

@@ -129,7 +129,7 @@ COMMANDS: tuple[Command, ...] = (
                   required=True, positional=True),
             Param("depth", "integer", "at most this many steps from the bind "
                                       "[default: any]", minimum=0, metavar="N"),
-            Param("everything", "boolean", "every function reaching it, also through rules, "
+            Param("everything", "boolean", "every function reaching it, also through rules or "
                                            "interpreters", flag="--all"),
             Param("public", "boolean", "with --all: the public API only"))),
     _walk("callers", "Functions, class bodies and module top levels that call NAME, and the "
