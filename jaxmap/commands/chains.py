@@ -33,12 +33,17 @@ def edge_words(index, pairs: set[tuple[int, int]], nodes: dict) -> dict[tuple[in
         if pair in pairs and status in (RESOLVED, HANDED) \
                 and (pair not in best or best[pair][0] == HANDED and status == RESOLVED):
             best[pair] = (status, text, line)
-    words = {}
+    from jaxmap.commands.callgraph import _source_lines
+
+    words, sources = {}, {}  # sources: each file's lines, read once
     for (caller, callee), (status, text, line) in best.items():
         if is_interpreter(nodes[caller].qualname):
             words[caller, callee] = INTERPRETS
         elif status == HANDED:
-            words[caller, callee] = handed_words(index, nodes[caller].file, line, text)
+            file = nodes[caller].file
+            if file not in sources:
+                sources[file] = _source_lines(index, file)
+            words[caller, callee] = handed_words(sources[file], line, text)
         else:
             words[caller, callee] = call_words(text, nodes[callee].qualname)
     return words
@@ -53,12 +58,9 @@ def call_words(text: str, callee: str) -> str:
     return CALLS
 
 
-def handed_words(index, file: str, line: int, text: str) -> str:
+def handed_words(lines: list[str], line: int, text: str) -> str:
     """`hands `f` as `name=`` (or `as the default of `name``, `to `g``, `in a list`,
-    `on`), read from the source around the line where `f` is written."""
-    from jaxmap.commands.callgraph import _source_lines
-
-    lines = _source_lines(index, file)
+    `on`), read from a file's `lines` around `line`, where `f` is written."""
     before = "\n".join(lines[max(0, line - 1 - _LINES_AROUND):max(0, line - 1)])
     source = before + "\n" + "\n".join(lines[max(0, line - 1):line - 1 + _LINES_AROUND])
     written = re.compile(rf"(?<![\w.]){re.escape(text)}\b")
