@@ -121,12 +121,13 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))  # whatever the set's order
     unresolved = _unnamed_callers(index, walk.nodes.values())
     first = default_answer(found)
+    rest = [r for r in found if not _in_default(r)]
     listed = first if not everything else first + sorted(
-        (r for r in found if r not in first), key=lambda r: (not r.public, r.depth, r.label))
+        rest, key=lambda r: (not r.public, r.depth, r.label))
     if public:
         listed = [r for r in listed if r.public]
     return CallAnswer(prim, "binds", walk.targets, tuple(listed), unresolved=unresolved,
-                      others=len(found) - len(first) if not everything else 0,
+                      others=len(rest) if not everything else 0,
                       traced=not everything)
 
 
@@ -134,8 +135,11 @@ def default_answer(found) -> list[Reached]:
     """The answer `binds` gives by default, from any list of its Reached: the public
     functions that bind the primitive when traced, by the module a user imports them
     from (knowledge/interpreters.py's USER_MODULES), then name."""
-    return sorted((r for r in found if r.public and r.trace_time),
-                  key=lambda r: module_order(r.label))
+    return sorted(filter(_in_default, found), key=lambda r: module_order(r.label))
+
+
+def _in_default(found: Reached) -> bool:
+    return found.public and found.trace_time
 
 
 def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
