@@ -157,7 +157,9 @@ def test_interpreters_and_the_order_of_public_modules():
     assert is_interpreter("jax._src.pallas.hlo_interpreter.eval_jaxpr_recursive")
     assert not is_interpreter("jax._src.core.eval_jaxpr_helper")
     names = ["jax.experimental.sparse.todense", "jax.random.normal", "jax.scipy.special.erf",
-             "jax.nn.relu", "jax.lax.cumsum", "jax.numpy.sum", "jax.numpy.cumsum"]
+             "jax.nn.relu", "jax.lax.cumsum", "jax.numpy.sum", "jax.numpy.cumsum",
+             "jax.nn.initializers.orthogonal", "jax.jit", "jax.scipy.fft.dct"]
     assert sorted(names, key=module_order) == [
         "jax.numpy.cumsum", "jax.numpy.sum", "jax.lax.cumsum", "jax.nn.relu",
-        "jax.random.normal", "jax.scipy.special.erf", "jax.experimental.sparse.todense"]
+        "jax.nn.initializers.orthogonal", "jax.random.normal", "jax.scipy.special.erf",
+        "jax.scipy.fft.dct", "jax.jit", "jax.experimental.sparse.todense"]

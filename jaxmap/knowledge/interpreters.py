@@ -29,12 +29,12 @@ INTERPRETERS: tuple[tuple[str, str], ...] = (
     ("jax._src.pallas.triton.lowering", "the Triton kernel lowering"),
 )
 
-# The modules a user imports, in the order `binds` lists their functions; any other
-# public module follows, by name.
+# The modules a user imports, in the order `binds` lists their functions; a module
+# under one goes with the nearest (`jax.nn.initializers` with `jax.nn`).
 USER_MODULES: tuple[str, ...] = (
-    "jax.numpy", "jax.lax", "jax.nn", "jax.random", "jax", "jax.numpy.linalg",
-    "jax.numpy.fft", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.stats",
-    "jax.scipy.signal", "jax.image", "jax.lax.linalg", "jax.ops", "jax.tree",
+    "jax.numpy", "jax.lax", "jax.nn", "jax.random", "jax.numpy.linalg", "jax.numpy.fft",
+    "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.stats", "jax.scipy.signal",
+    "jax.scipy", "jax.image", "jax.lax.linalg", "jax.ops", "jax.tree", "jax",
 )
 _LAST = ("jax.experimental", "jax.example_libraries", "jax.extend")  # after the rest
 
@@ -47,10 +47,16 @@ def is_interpreter(qualname: str) -> bool:
 
 def module_order(label: str) -> tuple[int, str, str]:
     """The sort key of a public name (`jax.numpy.cumsum`) by the module a user imports
-    it from: USER_MODULES in their order, then the others by name, `jax.experimental`
-    and the like last; then the name."""
+    it from: the nearest of USER_MODULES that holds it, in their order
+    (`jax.nn.initializers` with `jax.nn`), then `jax.experimental` and the like; then
+    the module and the name."""
     module, _, name = label.rpartition(".")
-    if module in USER_MODULES:
-        return USER_MODULES.index(module), module, name
-    late = any(module == last or module.startswith(last + ".") for last in _LAST)
-    return len(USER_MODULES) + late, module, name
+    if any(_within(module, last) for last in _LAST):
+        return len(USER_MODULES), module, name
+    holders = [user for user in USER_MODULES if _within(module, user)]
+    rank = USER_MODULES.index(max(holders, key=len)) if holders else len(USER_MODULES)
+    return rank, module, name
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
