@@ -319,7 +319,8 @@ def _chain_text(names, steps) -> str:
 
 
 def path_chains(answer, view: View) -> str:
-    """A path.PathAnswer: each chain as its calls, one a line, at the line of the call."""
+    """A path.PathAnswer: each chain as its steps, one a line, each saying how it
+    happens, at the line where it does."""
     count = len(answer.chains)
     plural = "s" if count > 1 else ""
     lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
