@@ -13,6 +13,7 @@ from functools import partial
 
 from jaxmap import tools
 from jaxmap.cli import main
+from jaxmap.commands.chains import handed_words
 from jaxmap.session import Session
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
 from jaxmap.store.read import _run_order
@@ -145,7 +146,7 @@ def test_path_and_binds_agree_on_the_installed_jax(installed_index):
     for prim in ("psum_p", "cumsum_p", "dot_general_p"):
         answer = binds(installed_index, prim)
         for found in answer.found[:: max(1, len(answer.found) // 4)]:
-            first = path(installed_index, found.label, prim, most=1).chains[0]
+            first = path(installed_index, found.label, prim, most=1, depth=99).chains[0]
             assert (first[0].caller, *(step.callee for step in first)) == found.chain
             assert tuple(step.how for step in first) == found.steps
             # its depth counts the steps to the binder (then maybe a helper, the bind)
@@ -163,3 +164,26 @@ def test_interpreters_and_the_order_of_public_modules():
         "jax.numpy.cumsum", "jax.numpy.sum", "jax.lax.cumsum", "jax.nn.relu",
         "jax.nn.initializers.orthogonal", "jax.random.normal", "jax.scipy.special.erf",
         "jax.scipy.fft.dct", "jax.jit", "jax.experimental.sparse.todense"]
+
+
+HANDED = [  # (source lines, line of the call row, text handed, words)
+    (["  return reduce(x, parallel_reduce=lib.psum)"], 1, "lib.psum",
+     "hands `lib.psum` as `parallel_reduce=`"),
+    (["def f(x, op: Callable = lax.add):"], 1, "lax.add",
+     "hands `lax.add` as the default of `op`"),
+    (["  return update(", "      x, idx(i), lax.scatter_add,", "      mode)"], 2,
+     "lax.scatter_add", "hands `lax.scatter_add` to `update`"),
+    (["  table = {", "      'mean': reductions.mean}"], 2, "reductions.mean",
+     "hands `reductions.mean` in a dict or set"),
+    (["  fns = [_a, _b]"], 1, "_b", "hands `_b` in a list"),
+    (["  g = _helper"], 1, "_helper", "hands `_helper` as `g`"),
+    (["def f(x,", "      op=lax.max):"], 2, "lax.max", "hands `lax.max` as the default of `op`"),
+    (["  g(*fns, key=lambda k: k, fn=_h)"], 1, "_h", "hands `_h` as `fn=`"),
+    (["  return x == other_fn"], 1, "other_fn", "hands `other_fn` on"),
+    (["  nothing here"], 1, "lib.psum", "hands `lib.psum` on"),
+]
+
+
+def test_a_handed_function_names_where_it_goes():
+    for lines, line, text, words in HANDED:
+        assert handed_words(lines, line, text) == words, lines

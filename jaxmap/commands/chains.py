@@ -67,31 +67,42 @@ def handed_words(lines: list[str], line: int, text: str) -> str:
     place = written.search(source, len(before)) or written.search(source)
     if place is None:
         return f"hands `{text}` on"
-    keyword = re.search(r"(\w+)\s*(:[^=()]*)?=\s*$", source[:place.start()])
-    if keyword and keyword.group(2):  # `name: Type = f`, a parameter's default
+    ahead = source[:place.start()]
+    keyword = re.search(r"(\w+)\s*(:\s*[\w.]+(?:\[[^=()]*\])?\s*)=\s*$", ahead) \
+        or re.search(r"(\w+)\s*()=\s*$", ahead)  # `name: Type[...] = f`, `name=f`
+    kind, name = _enclosing(source, place.start())
+    # `def f(x, op=g)`; `op: T = g` in a signature longer than the lines read
+    if keyword and (kind == "def" or keyword.group(2) and not kind):
         return f"hands `{text}` as the default of `{keyword.group(1)}`"
     if keyword:
-        return f"hands `{text}` as `{keyword.group(1)}=`"
-    outer = _enclosing(source, place.start())
-    return f"hands `{text}` {outer}" if outer else f"hands `{text}` on"
+        return f"hands `{text}` as `{keyword.group(1)}{'=' if kind == 'call' else ''}`"
+    if kind == "call":
+        return f"hands `{text}` to `{name}`"
+    return f"hands `{text}` {_CONTAINERS[kind]}" if kind in _CONTAINERS else \
+        f"hands `{text}` on"
 
 
 _CONTAINERS = {"[": "in a list", "{": "in a dict or set"}
 
 
-def _enclosing(source: str, at: int) -> str | None:
-    """What the text at `at` is written inside: `to `g`` for an argument of a call of
-    `g`, `in a list`, ...; None at the top of the text or inside a bare tuple."""
+def _enclosing(source: str, at: int) -> tuple[str, str]:
+    """What the text at `at` is written inside: ("call", g) for an argument of a call
+    of `g`, ("def", f) in the parameters of `def f`, ("[", "") or ("{", "") in a
+    container, ("", "") at the top or in a bare tuple."""
     depth = 0
     for k in range(at - 1, -1, -1):
         if source[k] in ")]}":
             depth += 1
         elif source[k] in "([{" and depth:
             depth -= 1
-        elif source[k] in "([{":
-            called = re.search(r"([\w.]+)\s*$", source[:k]) if source[k] == "(" else None
-            return f"to `{called.group(1)}`" if called else _CONTAINERS.get(source[k])
-    return None
+        elif source[k] == "(":
+            named = re.search(r"(def\s+)?([\w.]+)\s*$", source[:k])
+            if named is None:
+                return "", ""
+            return ("def" if named.group(1) else "call"), named.group(2)
+        elif source[k] in "[{":
+            return source[k], ""
+    return "", ""
 
 
 def rule_words(prim: str, kind: str, caller: str | None) -> str:

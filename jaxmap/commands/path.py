@@ -47,7 +47,8 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     hops: dict[tuple[int, int], str] = {}
     parents = _search(index, list(starts), set(ends), depth, hops)
     reached = [end for end in ends if end in parents or end in starts]
-    if not reached:
+    first = _binds_chain(index, target, starts, depth) if finals else None
+    if not reached and first is None:
         raise NotFound(f"no call chain from {source} to {target} within {depth} calls")
     nodes = index.nodes(set(parents) | set(starts) | set(ends)
                         | {p for options in parents.values() for p, _line in options})
@@ -60,7 +61,6 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
         if len(chains) >= most:
             break
     chains.sort(key=len)
-    first = _binds_chain(index, target, starts, depth) if finals else None
     if first is not None:
         chains = [first] + [c for c in chains if _names(c) != _names(first)]
     return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]))
