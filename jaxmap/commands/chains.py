@@ -61,8 +61,8 @@ def call_words(text: str, callee: str) -> str:
 def handed_words(lines: list[str], line: int, text: str) -> str:
     """`hands `f` as `name=`` (or `as the default of `name``, `to `g``, `in a list`,
     `on`), read from a file's `lines` around `line`, where `f` is written."""
-    before = "\n".join(lines[max(0, line - 1 - _LINES_AROUND):max(0, line - 1)])
-    source = before + "\n" + "\n".join(lines[max(0, line - 1):line - 1 + _LINES_AROUND])
+    before = " ".join(lines[max(0, line - 1 - _LINES_AROUND):max(0, line - 1)])
+    source = before + " " + " ".join(lines[max(0, line - 1):line - 1 + _LINES_AROUND])
     written = re.compile(rf"(?<![\w.]){re.escape(text)}\b")
     place = written.search(source, len(before)) or written.search(source)
     if place is None:
