@@ -12,29 +12,33 @@ from test_cli import assert_one_line_error, run, run_json
 from jaxmap.cli import main
 from jaxmap.flow.calls import MAX_CERTAIN
 
-CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "found",
+CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others", "found",
              "registrations", "total", "offset", "truncated", "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
-              "through", "handed"}
+              "through", "handed", "steps", "trace_time"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):
     document = run_json(capsys, "binds", "psum")
     assert CALL_KEYS == document.keys() and document["targets"] == ["psum_p.bind"]
     assert all(FOUND_KEYS == f.keys() for f in document["found"])
-    first = document["found"][0]
-    assert first["name"] == "jax.lax.psum" and first["chain"] == ["jax.lax.psum", "psum_p.bind"]
+    psum = next(f for f in document["found"] if f["name"] == "jax.lax.psum")
+    assert psum["chain"] == ["jax.lax.psum", "psum_p.bind"] and psum["steps"] == ["binds"]
     pmean = next(f for f in document["found"] if f["name"] == "jax.lax.pmean")
     assert pmean["chain"] == ["jax.lax.pmean", "jax._src.lax.parallel._pmean",
                               "jax._src.lax.parallel._psum_halved", "psum_p.bind"]
-    publics = [f["public"] for f in document["found"]]
+    assert pmean["steps"] == ["calls", "calls", "binds"]
+    assert all(f["public"] and f["trace_time"] for f in document["found"])
+    everything = run_json(capsys, "binds", "psum", "--all")
+    assert document["count"] + document["others"] == everything["count"]
+    publics = [f["public"] for f in everything["found"]]
     assert publics == sorted(publics, reverse=True)
 
 
 def test_binds_public_and_depth(capsys):
-    public = run_json(capsys, "binds", "psum_p", "--public")["found"]
+    public = run_json(capsys, "binds", "psum_p", "--all", "--public")["found"]
     assert {f["name"] for f in public} == {"jax.lax.psum", "jax.lax.pmean"}
-    direct = run_json(capsys, "binds", "psum", "--depth", "0")["found"]
+    direct = run_json(capsys, "binds", "psum", "--all", "--depth", "0")["found"]
     assert {f["depth"] for f in direct} == {0}
     assert "jax.lax.pmean" not in {f["name"] for f in direct}
 
@@ -320,12 +324,15 @@ def test_binds_follows_the_impl_and_lowering_rules_a_bind_runs(capsys, tmp_path)
         "ad.primitive_jvps[r_p] = _r_jvp\n"
         "def api_q(x):\n  return q_p.bind(x)\n"
         "def api_r(x):\n  return r_p.bind(x)\n")
-    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--all", "--json"))
     chains = {f["name"]: f["chain"] for f in binds["found"]}
-    assert chains["m.api_q"] == ["m.api_q", "q_p.bind runs its impl rule", "m._q_impl",
-                                 "m._helper", "p_p.bind"]
-    assert chains["m.api_r"] == ["m.api_r", "r_p.bind runs its lowering rule",
-                                 "m._r_lowering", "p_p.bind"]
+    steps = {f["name"]: f["steps"] for f in binds["found"]}
+    assert chains["m.api_q"] == ["m.api_q", "m._q_impl", "m._helper", "p_p.bind"]
+    assert steps["m.api_q"] == ["binds `q_p`, which runs its impl rule", "calls", "binds"]
+    assert chains["m.api_r"] == ["m.api_r", "m._r_lowering", "p_p.bind"]
+    assert steps["m.api_r"][0] == "binds `r_p`, which runs its lowering rule"
+    assert {f["name"] for f in binds["found"] if f["trace_time"]} == \
+        {"m._helper", "m._q_impl", "m._r_lowering", "m._r_jvp"}  # none through a rule
     assert "m._r_jvp" in chains  # it binds p itself; a jvp rule is not followed up from it
     assert set(chains) == {"m._helper", "m._q_impl", "m.api_q", "m._r_lowering", "m.api_r",
                            "m._r_jvp"}
@@ -345,15 +352,16 @@ def test_binds_follows_what_a_rules_partial_hands_the_rule_to_call(capsys, tmp_p
         "cumsum_p = make('cumsum', _sum)\ncummax_p = make('cummax', _max)\n"
         "def cumsum(x):\n  return cumsum_p.bind(x)\n"
         "def cummax(x):\n  return cummax_p.bind(x)\n")
-    binds = json.loads(run_tree(capsys, tmp_path, "binds", "s", "--json"))
-    chains = {f["name"]: f["chain"] for f in binds["found"]}
-    assert chains["m.cumsum"] == ["m.cumsum", "cumsum_p.bind runs its lowering rule "
-                                  "m._cumulative_impl, which calls", "m._sum", "s_p.bind"]
-    assert "m.cummax" not in chains  # its partial hands the rule _max
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "s", "--all", "--json"))
+    found = {f["name"]: f for f in binds["found"]}
+    assert found["m.cumsum"]["chain"] == ["m.cumsum", "m._sum", "s_p.bind"]
+    assert found["m.cumsum"]["steps"][0] == \
+        "binds `cumsum_p`, which runs its lowering rule `m._cumulative_impl`, which calls"
+    assert "m.cummax" not in found  # its partial hands the rule _max
     path = json.loads(run_tree(capsys, tmp_path, "path", "cummax", "m_p", "--json"))
-    assert [[step["callee"] for step in chain] for chain in path["chains"]] == \
-        [["m._max (cummax_p.bind runs its lowering rule m._cumulative_impl, which calls)",
-          "m_p.bind"]]
+    assert [[(step["callee"], step["how"]) for step in chain] for chain in path["chains"]] == \
+        [[("m._max", "binds `cummax_p`, which runs its lowering rule `m._cumulative_impl`, "
+                     "which calls"), ("m_p.bind", "binds")]]
 
 
 def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
@@ -395,7 +403,7 @@ def test_binds_does_not_follow_a_pallas_kernels_lowering(capsys, tmp_path):
         "def _r_triton(ctx, x):\n  return p_p.bind(x)\n"
         "def api_r(x):\n  return r_p.bind(x)\n")
     assert "lowering[triton]" in run_tree(capsys, tmp_path, "locate", "r")
-    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--all", "--json"))
     assert {f["name"] for f in binds["found"]} == {"m._r_triton"}
 
 
@@ -453,8 +461,8 @@ def test_path_follows_the_rules_a_bind_runs(capsys, tmp_path):
         "q_p.def_impl(_q_impl)\n"
         "def api_q(x):\n  return q_p.bind(x)\n")
     chains = json.loads(run_tree(capsys, tmp_path, "path", "api_q", "p_p", "--json"))["chains"]
-    assert [[step["callee"] for step in chain] for chain in chains] == \
-        [["m._q_impl (q_p.bind runs its impl rule)", "p_p.bind"]]
+    assert [[(step["callee"], step["how"]) for step in chain] for chain in chains] == \
+        [[("m._q_impl", "binds `q_p`, which runs its impl rule"), ("p_p.bind", "binds")]]
 
 
 def test_a_primitive_compared_with_is_not_bound(capsys, tmp_path):

@@ -58,7 +58,8 @@ def test_every_shortest_chain_with_the_line_of_each_call(index):
         [("m.top", "m.right", 17), ("m.right", "m.bottom", 12)]]
     text = render_text.path_chains(answer, View(index.root)).splitlines()
     assert text[0] == "2 shortest call chains from m.top to m.bottom"
-    assert text[1:4] == ["  m.top", "    -> m.left  m.py:16", "    -> m.bottom  m.py:8"]
+    assert text[1:4] == ["  m.top", "    -calls-> m.left  m.py:16",
+                         "    -calls-> m.bottom  m.py:8"]
 
 
 def test_a_chain_to_a_primitive_ends_at_its_bind(index):
@@ -69,7 +70,7 @@ def test_a_chain_to_a_primitive_ends_at_its_bind(index):
     document = json.loads(render_json.path_document(answer, View(index.root)))
     assert document["target"] == ["p_p.bind"] and document["count"] == 1
     assert document["chains"][0][-1] == {"caller": "m.bottom", "callee": "p_p.bind",
-                                         "file": "m.py", "line": 5}
+                                         "how": "binds", "file": "m.py", "line": 5}
 
 
 def test_no_chain_says_so(index):
@@ -88,7 +89,7 @@ def test_the_cli_and_mcp_answer_path(tmp_path, capsys):
 
     (tmp_path / "m.py").write_text(_TREE)
     assert main(["path", "longer", "p_p", "--root", str(tmp_path), "--most", "1"]) == 0
-    assert "    -> p_p.bind  m.py:5" in capsys.readouterr().out.splitlines()
+    assert "    -binds-> p_p.bind  m.py:5" in capsys.readouterr().out.splitlines()
     assert main(["path", "bottom", "top", "--root", str(tmp_path)]) == 1
     assert "no call chain from bottom to top" in capsys.readouterr().err
     with Session(str(tmp_path)) as session:

@@ -2,6 +2,7 @@
 (or of plain arguments) returning plain data for render/.
 
   lookup         what a name may mean; shared by every command
+  chains         the words saying how each step of a binds or path chain happens
   locate, callgraph, neighbourhood, central, coverage, diff, explain, verify,
   repomap, ladder, skill
   editor, rule_gaps  what a place in a file means, and what to flag there (jaxmap lsp)

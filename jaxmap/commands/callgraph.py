@@ -18,7 +18,9 @@ import re
 from functools import partial
 from typing import NamedTuple
 
+from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
 from jaxmap.errors import NotFound
+from jaxmap.knowledge.interpreters import is_interpreter, module_order
 from jaxmap.models import EXTERNAL, HANDED, THROUGH, UNRESOLVED, RuleKind
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
@@ -46,6 +48,9 @@ class Reached(NamedTuple):
     call_line: int | None = None
     through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
     handed: bool = False  # it hands the function on (`jit(f)`), it does not call it there
+    # binds: the words of each step of `chain` (chains.py), one fewer than its names
+    steps: tuple[str, ...] = ()
+    trace_time: bool = False  # binds: its chain runs when a user's call is traced
 
 
 class Registration(NamedTuple):
@@ -71,11 +76,78 @@ class CallAnswer(NamedTuple):
     found: tuple[Reached, ...]
     registrations: tuple[Registration, ...] = ()  # callers: for a rule function
     unresolved: int = 0
+    others: int = 0  # binds: the functions reaching it its default answer leaves out
+    traced: bool = False  # binds: the default answer, what binds it when traced
 
 
-def binds(index, prim: str, depth: int | None = None, public: bool = False) -> CallAnswer:
-    """Functions that reach primitive `prim` (`psum`, `psum_p`, `lax.psum_p`), public
-    API first, each with its shortest chain to the `.bind`; `public`: the API only."""
+class Tree(NamedTuple):
+    """One walk up from the binders: for each id, the next id toward the bind
+    (`parent`), its depth, the line of its call of the next (or of its bind), and the
+    words of each step (chains.py)."""
+
+    parent: dict[int, int]
+    levels: dict[int, int]
+    lines: dict[int, int]
+    how: dict[tuple[int, int], str]
+
+
+class BinderWalk(NamedTuple):
+    """Who reaches a primitive's `.bind`: `near`, along calls and functions handed on
+    only, not from an interpreter (what runs when a user's call is traced); `far`, also
+    through the rules other primitives' binds run; `ends`, the names after each binder
+    (a helper it binds through, then `p.bind`)."""
+
+    targets: tuple[str, ...]
+    near: Tree
+    far: Tree
+    ends: dict[int, tuple[str, ...]]
+    nodes: dict
+
+    def tree(self, node: int) -> Tree:
+        """The walk that gives `node` its chain: the trace-time one where it reaches."""
+        return self.near if node in self.near.levels else self.far
+
+
+def binds(index, prim: str, depth: int | None = None, public: bool = False,
+          everything: bool = False) -> CallAnswer:
+    """The public functions that bind primitive `prim` (`psum`, `psum_p`, `lax.psum_p`)
+    when traced, each with its chain (`default_answer`); with `everything`, every
+    function that reaches it, also through the rules other primitives' binds run and
+    through interpreters, the default answer first; `public`: the public API only."""
+    walk = binder_walk(index, prim, depth)
+    found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
+             ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels)
+             for i in walk.far.levels.keys() | walk.near.levels.keys() if i in walk.nodes]
+    found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))  # whatever the set's order
+    unresolved = _unnamed_callers(index, walk.nodes.values())
+    first = default_answer(found)
+    rest = [r for r in found if not _in_default(r)]
+    listed = first if not everything else first + sorted(
+        rest, key=lambda r: (not r.public, r.depth, r.label))
+    if public:
+        listed = [r for r in listed if r.public]
+    return CallAnswer(prim, "binds", walk.targets, tuple(listed), unresolved=unresolved,
+                      others=len(rest) if not everything else 0,
+                      traced=not everything)
+
+
+def default_answer(found) -> list[Reached]:
+    """The answer `binds` gives by default, from any list of its Reached: the public
+    functions that bind the primitive when traced, by the module a user imports them
+    from (knowledge/interpreters.py's USER_MODULES), then name."""
+    return sorted(filter(_in_default, found), key=lambda r: module_order(r.label))
+
+
+def _in_default(found: Reached) -> bool:
+    return found.public and found.trace_time
+
+
+def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
+    """Up from the binders of `prim` twice: along calls and functions handed on, not
+    from an interpreter (what runs at trace time); then also from a rule run at a bind
+    to what binds its primitive (RUN_AT_BIND). An id the first walk reaches keeps its
+    chain from it, the shortest at trace time, which may be longer than one through a
+    rule."""
     from jaxmap.commands.lookup import spellings, suggest
 
     prims = index.primitive_ids(*spellings(prim))
@@ -88,20 +160,45 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False) -> C
     for did, pid, line, via in index.binders(variables):
         ends.setdefault(did, (via, variables[pid]) if via else (variables[pid],))
         bind_lines.setdefault(did, line)
-    hops: dict[tuple[int, int], str] = {}
-    parent, levels, lines = _walk(partial(_callers_and_binders, index, hops), list(ends),
-                                  depth, bodies=False)
-    nodes = index.nodes(levels)
-    found = [_reached(nodes[i], levels[i],
-                      _chain(i, parent, nodes, hops=hops) + ends[_root(i, parent)])
-             ._replace(call_line=lines.get(i, bind_lines.get(i)))
-             for i in levels if i in nodes]
-    unresolved = _unnamed_callers(index, nodes.values())
-    if public:
-        found = [r for r in found if r.public]
-    found.sort(key=lambda r: (not r.public, r.depth, r.label))
-    return CallAnswer(prim, "binds", tuple(sorted(set(variables.values()))), tuple(found),
-                      unresolved=unresolved)
+    binders = index.nodes(ends)
+    traced = [did for did in ends
+              if did in binders and not is_interpreter(binders[did].qualname)]
+    near = _walk(partial(_trace_time_callers, index), traced, depth, bodies=False)
+    rules: dict[tuple[int, int], str] = {}
+    far = _walk(partial(_callers_and_binders, index, rules), list(ends), depth, bodies=False)
+    nodes = index.nodes(far[1].keys() | near[1].keys() | set(far[0].values()))
+    words = edge_words(index, set(near[0].items()) | set(far[0].items()), nodes)
+    near_tree, far_tree = (
+        Tree(parent, levels, {i: lines.get(i, bind_lines.get(i, 0)) for i in levels},
+             {pair: hops.get(pair) or words.get(pair, CALLS) for pair in parent.items()})
+        for (parent, levels, lines), hops in ((near, {}), (far, rules)))
+    return BinderWalk(tuple(sorted(set(variables.values()))), near_tree, far_tree, ends,
+                      nodes)
+
+
+def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names from `node` to the `.bind` its walk reaches, and the words of each
+    step between them."""
+    tree = walk.tree(node)
+    names, steps = [], []
+    while True:
+        names.append(walk.nodes[node].label if node in walk.nodes else str(node))
+        if node not in tree.parent:
+            break
+        steps.append(tree.how[node, tree.parent[node]])
+        node = tree.parent[node]
+    end = walk.ends[node]
+    steps += [CALLS] * (len(end) - 1) + [BINDS]
+    return tuple(names) + end, tuple(steps)
+
+
+def _trace_time_callers(index, ids: list[int]) -> list[tuple[int, int, int, bool]]:
+    """The callers of `ids` that call them or hand them on, but not from an
+    interpreter: how a user's call reaches them while it is traced."""
+    rows = index.callers(ids, through=False)
+    sources = index.nodes({source for source, _t, _l, _f in rows})
+    return [row for row in rows
+            if row[0] in sources and not is_interpreter(sources[row[0]].qualname)]
 
 
 def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
@@ -123,9 +220,7 @@ def bind_steps(rows, hops: dict[tuple[int, int], str]) -> list[tuple[int, int, i
     steps = []
     for binder, rule, line, function, prim, kind, platform, caller in rows:
         if platform is None or platform in XLA_PLATFORMS:
-            words = f"{prim}.bind runs its {kind} rule"
-            hops.setdefault((binder, rule), f"{words} {caller}, which calls" if caller
-                            else words)
+            hops.setdefault((binder, rule), rule_words(prim, kind, caller))
             steps.append((binder, rule, line, function))
     return steps
 
@@ -147,7 +242,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     nodes = index.nodes(levels)
     status = index.uniform_status(set(parent.items()))
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
-                      lines[i] if nodes[i].kind != FUNCTION else None)._replace(
+                      line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
                           call_line=lines[i], through=status.get((i, parent[i])) == THROUGH,
                           handed=status.get((i, parent[i])) == HANDED)
              for i in levels if i in nodes and levels[i] > 0]
@@ -339,7 +434,8 @@ def _chain(node: int, parent: dict[int, int], nodes: dict, down: bool = False,
     return tuple(reversed(labels)) if down else tuple(labels)
 
 
-def _reached(node, depth: int, chain: tuple[str, ...], line: int | None = None) -> Reached:
+def _reached(node, depth: int, chain: tuple[str, ...], steps: tuple[str, ...] = (),
+             line: int | None = None) -> Reached:
     """The answer for a definition, at its own line unless `line` is given."""
     return Reached(node.label, node.kind, node.file, node.line if line is None else line,
-                   depth, chain, bool(node.public))
+                   depth, chain, bool(node.public), steps=steps)

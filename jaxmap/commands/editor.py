@@ -222,8 +222,8 @@ def primitive(index: Index, name: str, variable: str) -> Primitive | None:
 
 
 def counts(index: Index, prim: Primitive) -> Counts:
-    """Its rules, the functions that reach its bind, the tests that exercise it (`prim`
-    as `primitive` returns it, tests included)."""
+    """Its rules, the public functions that bind it when traced (`binds`), the tests
+    that exercise it (`prim` as `primitive` returns it, tests included)."""
     from jaxmap.commands import callgraph
 
     binders = callgraph.binds(index, prim.variable or prim.name).found

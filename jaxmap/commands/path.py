@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.commands.chains import BINDS, CALLS, edge_words
 from jaxmap.errors import NotFound
 from jaxmap.models import RESOLVED, THROUGH
 
@@ -18,12 +19,14 @@ _DEPTH = 12  # calls followed, at most
 
 
 class Step(NamedTuple):
-    """One call of a chain: `caller` calls `callee` at file:line."""
+    """One step of a chain: `caller` reaches `callee` at file:line, as `how` says
+    (chains.py's words: `calls`, `hands ...`, `binds`, ...)."""
 
     caller: str
     callee: str
     file: str
     line: int
+    how: str = "calls"
 
 
 class PathAnswer(NamedTuple):
@@ -35,7 +38,8 @@ class PathAnswer(NamedTuple):
 def path(index: Index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
          ) -> PathAnswer:
     """Up to `most` shortest call chains from `source` to `target`, within `depth`
-    calls; NotFound if A or B names nothing, or no chain joins them."""
+    calls; to a primitive, the chain `binds` gives for `source` first; NotFound if A
+    or B names nothing, or no chain joins them."""
     from jaxmap.commands.callgraph import _targets
 
     starts = _targets(index, source)
@@ -43,10 +47,13 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     hops: dict[tuple[int, int], str] = {}
     parents = _search(index, list(starts), set(ends), depth, hops)
     reached = [end for end in ends if end in parents or end in starts]
-    if not reached:
+    first = _binds_chain(index, target, starts, depth) if finals else None
+    if not reached and first is None:
         raise NotFound(f"no call chain from {source} to {target} within {depth} calls")
     nodes = index.nodes(set(parents) | set(starts) | set(ends)
                         | {p for options in parents.values() for p, _line in options})
+    hops |= edge_words(index, {(p, end) for end, options in parents.items()
+                               for p, _line in options if (p, end) not in hops}, nodes)
     chains: list[tuple[Step, ...]] = []
     for end in reached:
         for steps in _chains(end, parents, nodes, most - len(chains), hops):
@@ -54,7 +61,35 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
         if len(chains) >= most:
             break
     chains.sort(key=len)
+    if first is not None:
+        chains = [first] + [c for c in chains if _names(c) != _names(first)]
     return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]))
+
+
+def _binds_chain(index: Index, prim: str, starts: dict[int, str], depth: int
+                 ) -> tuple[Step, ...] | None:
+    """The chain `binds PRIM --all` gives for the first of `starts` it lists, as steps
+    (None when it lists none within `depth`): `path` shows it first, so the two agree."""
+    from jaxmap.commands.callgraph import binder_walk, chain_of
+
+    walk = binder_walk(index, prim.removesuffix(".bind"), depth)
+    start = next((i for i in starts if i in walk.far.levels or i in walk.near.levels), None)
+    if start is None:
+        return None
+    names, hows = chain_of(walk, start)
+    tree, places, node = walk.tree(start), [], start
+    while True:  # where each definition of the chain makes its step
+        places.append((walk.nodes[node].file, tree.lines[node]))
+        if node not in tree.parent:
+            break
+        node = tree.parent[node]
+    places += [places[-1]] * (len(names) - 1 - len(places))  # a helper binding for it
+    return tuple(Step(names[i], names[i + 1], *places[i], how)
+                 for i, how in enumerate(hows))
+
+
+def _names(chain: tuple[Step, ...]) -> tuple[str, ...]:
+    return tuple(step.caller for step in chain[:1]) + tuple(step.callee for step in chain)
 
 
 def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], dict[int, tuple]]:
@@ -79,7 +114,10 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
     finals: dict[int, tuple[Step, ...]] = {}
     for did, pid, line, via in rows:
         if did in nodes and did not in finals:
-            finals[did] = (Step(nodes[did].label, via or bind[pid], nodes[did].file, line),)
+            here = (nodes[did].file, line)
+            finals[did] = (Step(nodes[did].label, via, *here, CALLS),
+                           Step(via, bind[pid], *here, BINDS)) if via else \
+                (Step(nodes[did].label, bind[pid], *here, BINDS),)
     return {did: nodes[did].label for did in finals}, tuple(sorted(set(bind.values()))), \
         finals
 
@@ -122,15 +160,14 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
 
 def _chains(end: int, parents, nodes, most: int, hops: dict[tuple[int, int], str]
             ) -> list[tuple[Step, ...]]:
-    """Up to `most` chains from the start to `end`, each as its calls (a rule a bind
-    runs named with the words of `hops`)."""
+    """Up to `most` chains from the start to `end`, each as its steps, in the words of
+    `hops` (chains.py's)."""
     if end not in parents:
         return [()]  # the start itself binds the primitive
     found: list[tuple[Step, ...]] = []
     for caller, line in parents[end]:
-        hop = hops.get((caller, end))
-        callee = f"{nodes[end].label} ({hop})" if hop else nodes[end].label
-        step = Step(nodes[caller].label, callee, nodes[caller].file, line)
+        step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file, line,
+                    hops.get((caller, end), CALLS))
         for before in _chains(caller, parents, nodes, most - len(found), hops):
             found.append(before + (step,))
             if len(found) >= most:

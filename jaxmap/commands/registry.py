@@ -108,9 +108,9 @@ def _walk(direction: str, doc: str, depth_doc: str, mcp: bool) -> Command:
 
 
 COMMANDS: tuple[Command, ...] = (
-    _paged(Command("locate", "Where NAME is defined; for a primitive, every rule registered for it "
-                      "with file:line, and the tests that use it.",
-            (_NAME, Param("kind", "string", "only this: a rule kind (jvp, lowering, ...) or a "
+    _paged(Command("locate", "Where NAME is defined; for a primitive, each rule registered for it "
+                      "(file:line) and the tests using it.",
+            (_NAME, Param("kind", "string", "only this rule kind (jvp, lowering, ...) or "
                                             "result kind (" + ", ".join(RESULT_KINDS) + ")",
                           metavar="KIND"), _PLATFORM),
             "jaxmap.commands.locate:locate",
@@ -124,20 +124,22 @@ COMMANDS: tuple[Command, ...] = (
             "jaxmap.commands.lookup:primitives",
             {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"},
             about_primitives=True), 20),
-    _calls("binds", "Every function that reaches primitive PRIM, public API first, with its "
-                    "chain.",
+    _calls("binds", "The public functions that bind primitive PRIM when traced, each step "
+                    "of its chain saying how.",
            (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
                   required=True, positional=True),
-            Param("depth", "integer", "at most this many calls away from the bind "
+            Param("depth", "integer", "at most this many steps from the bind "
                                       "[default: any]", minimum=0, metavar="N"),
-            Param("public", "boolean", "only functions of the public API"))),
-    _walk("callers", "Functions, class bodies and module top levels that call NAME, and the "
-                     "unresolved calls that may be to it.", "callers of callers, N levels up",
+            Param("everything", "boolean", "every function reaching it, also through rules or "
+                                           "interpreters", flag="--all"),
+            Param("public", "boolean", "with --all: the public API only"))),
+    _walk("callers", "What calls NAME (functions, class bodies, module code), and unresolved "
+                     "calls that may be to it.", "callers of callers, N levels up",
           mcp=True),
     _walk("calls", "What NAME calls: functions, primitives bound, external and unresolved "
                    "calls.", "callees of callees, N levels down", mcp=True),
-    Command("path", "The shortest call chains from function SOURCE to function TARGET, or to "
-                    "a primitive's .bind (TARGET ending in _p), with the line of each call.",
+    Command("path", "The shortest call chains from function SOURCE to TARGET, a function or "
+                    "a primitive's .bind (ending in _p), with each call's line.",
             (Param("source", "string", "the calling function, dotted or not", required=True,
                    positional=True),
              Param("target", "string", "the function reached, or a primitive: psum_p",
@@ -169,8 +171,8 @@ COMMANDS: tuple[Command, ...] = (
                       "command that starts it, and where its machinery lives.",
             (), "jaxmap.commands.ladder:gather",
             {"text": f"{_TEXT}:ladder", "json": f"{_JSON}:ladder_document"}, paths=False),
-    Command("new", "Start a rung of the ladder with tests that pass on the installed jax: "
-                   "KIND is one of `jaxmap ladder`'s kinds.",
+    Command("new", "Start a ladder rung with tests that pass on the installed jax (KIND: one "
+                   "of `jaxmap ladder`'s kinds).",
             (Param("kind", "string", ", ".join(KINDS), required=True, positional=True),
              Param("name", "string", "a Python identifier", required=True, positional=True),
              Param("out", "string", "directory for the files [default: .]", metavar="DIR"),

@@ -7,6 +7,7 @@
   traces       the rule kind each Trace class's methods stand for
   transformations  the words of the functions that carry out each public transformation
   fixes        what usually fixes each family of JAX error messages
+  interpreters  what runs only when a jaxpr is evaluated or lowered; the modules users import
 
 May import: models and errors only.
 """

@@ -217,10 +217,12 @@ def call_document(answer, view: View) -> str:
     return _dump(paged({"root": str(view.root), "query": answer.query,
                         "direction": answer.direction, "targets": list(answer.targets),
                         "count": len(answer.found), "unresolved": answer.unresolved,
+                        "others": answer.others,
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
                                    "chain": list(r.chain), "call_line": r.call_line,
-                                   "through": r.through, "handed": r.handed}
+                                   "through": r.through, "handed": r.handed,
+                                   "steps": list(r.steps), "trace_time": r.trace_time}
                                   for r in answer.found],
                         "registrations": [{"function": reg.function, "kind": reg.kind,
                                            "primitive": reg.primitive, "file": path(reg.file),
@@ -232,7 +234,7 @@ def path_document(answer, view: View) -> str:
     """A path.PathAnswer."""
     return _dump({"root": str(view.root), "source": list(answer.source),
                   "target": list(answer.target), "count": len(answer.chains),
-                  "chains": [[{"caller": s.caller, "callee": s.callee,
+                  "chains": [[{"caller": s.caller, "callee": s.callee, "how": s.how,
                                "file": view.path(s.file), "line": s.line} for s in steps]
                              for steps in answer.chains]})
 

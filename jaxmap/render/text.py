@@ -276,6 +276,7 @@ def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
 
 
 _HEADINGS = {"binds": "{n} {function} {reach} {targets}",
+             "traced": "{n} public {function} {bind} {targets} when traced",
              "callers": "{n} {caller} of {targets}",
              "calls": "{n} {callee} of {targets}"}
 _MARKS = {"unresolved": "? ", "external": "~ "}
@@ -293,8 +294,9 @@ def call_answer(answer, view: View) -> str:
     path, targets = view.path, ", ".join(answer.targets)
     named = sum(1 for r in answer.found if r.kind != "unresolved")
     one = named == 1
-    heading = _HEADINGS[answer.direction].format(
+    heading = _HEADINGS["traced" if answer.traced else answer.direction].format(
         n=named or "no", targets=targets, reach="reaches" if one else "reach",
+        bind="binds" if one else "bind",
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
     if answer.unresolved:  # never a bare "no callers" where some may be unnamed
         heading += f", and {answer.unresolved} call{'' if answer.unresolved == 1 else 's'}" \
@@ -303,11 +305,14 @@ def call_answer(answer, view: View) -> str:
     for r in answer.found:
         mark = _THROUGH_MARK if r.through else _HANDED_MARK if r.handed \
             else _MARKS.get(r.kind, "  ")
-        chain = " -> ".join(r.chain)
+        chain = _chain_text(r.chain, r.steps)
         where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
         # A caller: where it calls; a callee or a binder: where it is defined.
         line = r.call_line if answer.direction == "callers" and r.call_line else r.line
         lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{line}  [{chain}]")
+    if answer.others:
+        lines.append(f"and {answer.others} more reach it through other primitives' rules, "
+                     "interpreters, or as private functions: --all lists them")
     if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
         lines.append(_NOTES[answer.direction])
     if any(r.through for r in answer.found):
@@ -321,15 +326,24 @@ def call_answer(answer, view: View) -> str:
     return "\n".join(lines)
 
 
+def _chain_text(names, steps) -> str:
+    """`a -calls-> b -binds-> p.bind`: each name, and the words of each step (a chain
+    without them, as `callers` and `calls` give, joined by `->`)."""
+    if not steps:
+        return " -> ".join(names)
+    return names[0] + "".join(f" -{how}-> {name}" for how, name in zip(steps, names[1:]))
+
+
 def path_chains(answer, view: View) -> str:
-    """A path.PathAnswer: each chain as its calls, one a line, at the line of the call."""
+    """A path.PathAnswer: each chain as its steps, one a line, each saying how it
+    happens, at the line where it does."""
     count = len(answer.chains)
     plural = "s" if count > 1 else ""
     lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
              + ", ".join(answer.target)]
     for steps in answer.chains:
         lines.append(f"  {steps[0].caller}" if steps else "  (the same function)")
-        lines += [f"    -> {step.callee}  {view.path(step.file)}:{step.line}"
+        lines += [f"    -{step.how}-> {step.callee}  {view.path(step.file)}:{step.line}"
                   for step in steps]
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ the same queries (its `root` is then a label).
 from __future__ import annotations
 
 import sqlite3
+from functools import partial
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import StoreError
@@ -362,8 +363,7 @@ class Index:
                    "d.file = r.function_file AND d.line = r.function_line", "d.id", "NULL") \
             + run("JOIN rule_calls r ON r.primitive_id = b.primitive_id JOIN definitions rd "
                   "ON rd.id = r.rule", "r.callee", "rd.qualname")
-        return sorted(set(rows), key=lambda row: (row[1] if by_function else row[0], row[0],
-                                                   row[2], row[1], row[7] or ""))
+        return sorted(set(rows), key=partial(_run_order, by_function))
 
     def definitions_at(self, files) -> dict[tuple[str, int], tuple[int, int]]:
         """(file, line) -> (id, end line) of the functions defined in `files`."""
@@ -574,3 +574,14 @@ def _named_primitive(name: str, stem: str) -> tuple:
 
 def _like(text: str) -> str:
     return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+
+
+def _run_order(by_function: bool, row: tuple) -> tuple:
+    """The order of `_rules_run_at_binds`'s rows, total so that no answer depends on the
+    order a set gave them: by the id asked about, binder, line, function run, then the
+    rule kind (`impl` before `lowering`: where one function is both rules of a
+    primitive, a chain says the impl rule, the one a bind outside jit runs), platform
+    and rule function calling it."""
+    binder, function, line, _is_function, _prim, kind, platform, caller = row
+    return (function if by_function else binder, binder, line, function, kind,
+            platform or "", caller or "")
