@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from lsp_logs import logged
 from lsprotocol import types as t
 from markers import ROOT, mark
 from pytest_lsp import ClientServerConfig
@@ -60,18 +61,8 @@ async def _start(root: Path, cache: Path, *args: str, ready: bool = True, **env:
         capabilities=t.ClientCapabilities(), root_uri=root.as_uri(),
         workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)]))
     if ready:
-        await _logged(client, READY)
+        await logged(client, READY)
     return client
-
-
-async def _logged(client, text: str, after: int = 0, timeout: float = 120) -> str:
-    """The first log message from index `after` on that contains `text`."""
-    for _ in range(int(timeout / 0.05)):
-        for message in client.log_messages[after:]:
-            if text in message.message:
-                return message.message
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no log message with {text!r}: {client.log_messages}")
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +251,7 @@ async def test_a_save_refreshes_the_index_in_the_background(client, tree):
         [t.TextDocumentContentChangeWholeDocument(path.read_text())]))
     seen = len(client.log_messages)
     client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, "jax/_src/fresh.py")))
-    assert "1 files parsed" in await _logged(client, READY, after=seen)
+    assert "1 files parsed" in await logged(client, READY, after=seen)
     places = await client.text_document_definition_async(
         t.DefinitionParams(**_at(tree, "jax/_src/fresh.py", 2, "e_p")))
     assert _places(places) == [("fresh.py", 2)]
@@ -269,13 +260,14 @@ async def test_a_save_refreshes_the_index_in_the_background(client, tree):
 async def test_during_a_refresh_answers_come_from_the_previous_index_and_say_so(client, tree):
     from jaxmap.render.editor import STALE
 
-    path = tree / "jax/_src/fresh.py"
-    path.write_text(path.read_text() + "f_p = core.Primitive('f')\n")
+    path = tree / "jax/_src/fresh.py"  # written by the test before, if it ran here
+    before = path.read_text() if path.exists() else "from jax._src import core\n"
+    path.write_text(before + "f_p = core.Primitive('f')\n")
     hover = t.HoverParams(**_at(tree, *mark("psum-impl"), "psum_p"))
     seen = len(client.log_messages)
     client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, "jax/_src/fresh.py")))
     during = await client.text_document_hover_async(hover)  # the refresh takes far longer
-    await _logged(client, READY, after=seen)
+    await logged(client, READY, after=seen)
     after = await client.text_document_hover_async(hover)
     assert STALE in _hover_text(during)
     assert STALE not in _hover_text(after)
@@ -375,8 +367,8 @@ async def test_a_tree_that_is_not_jax_still_serves_its_names_from_jaxmap_root(tm
     try:
         definition = t.DefinitionParams(**_at(root, "pkg/main.py", 5, "helper"))
         assert await client.text_document_definition_async(definition) is None  # building
-        assert "being built" in await _logged(client, "jaxmap: ")
-        await _logged(client, READY)
+        assert "being built" in await logged(client, "jaxmap: ")
+        await logged(client, READY)
         assert _places(await client.text_document_definition_async(definition)) == [
             ("util.py", 1)]
         refs = await client.text_document_references_async(t.ReferenceParams(

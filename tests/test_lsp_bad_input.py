@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from lsp_logs import logged
 from lsprotocol import types as t
 from markers import ROOT, mark
 from processes import descendants, left
@@ -44,7 +45,7 @@ async def client(places):
     await client.initialize_session(t.InitializeParams(
         capabilities=t.ClientCapabilities(), root_uri=root.as_uri(),
         workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)]))
-    await _logged(client, READY)
+    await logged(client, READY)
     yield client
     server = client._server.pid
     everyone = {server, *descendants(server)}
@@ -53,15 +54,6 @@ async def client(places):
     await client.stop()
     stderr = places["stderr"].read_text()
     assert "Traceback" not in stderr and "Error" not in stderr, stderr
-
-
-async def _logged(client, text: str, after: int = 0, timeout: float = 60) -> str:
-    for _ in range(int(timeout / 0.05)):
-        for message in client.log_messages[after:]:
-            if text in message.message:
-                return message.message
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no log message with {text!r}: {client.log_messages}")
 
 
 async def _still_answers(client, root: Path) -> None:
@@ -81,7 +73,7 @@ def _one_line(message) -> bool:
 async def test_broken_json_rpc_is_one_log_line(client, places):
     seen = len(client.log_messages)
     _send_raw(client, b'{"jsonrpc": "2.0", "id": 99, "method": ')
-    message = await _logged(client, "could not handle a message", after=seen)
+    message = await logged(client, "could not handle a message", after=seen)
     assert "\n" not in message
     await _still_answers(client, places["root"])
 
@@ -118,7 +110,7 @@ async def test_a_file_deleted_while_open(client, places):
     path.unlink()
     seen = len(client.log_messages)
     client.text_document_did_save(t.DidSaveTextDocumentParams(t.TextDocumentIdentifier(uri)))
-    await _logged(client, READY, after=seen)
+    await logged(client, READY, after=seen)
     assert await client.text_document_definition_async(t.DefinitionParams(
         t.TextDocumentIdentifier(uri), t.Position(1, 0))) is None
     lenses = await client.text_document_code_lens_async(
@@ -143,7 +135,7 @@ async def test_a_cache_made_unusable_is_one_log_line(client, places):
         seen = len(client.log_messages)
         client.text_document_did_save(t.DidSaveTextDocumentParams(
             t.TextDocumentIdentifier((root / "jax" / "_src" / "touched.py").as_uri())))
-        message = await _logged(client, "cache", after=seen)
+        message = await logged(client, "cache", after=seen)
         assert t.MessageType.Error in [m.type for m in client.log_messages[seen:]]
         assert all(_one_line(m) for m in client.log_messages[seen:]), message
         await _still_answers(client, root)
@@ -163,7 +155,7 @@ async def test_a_root_that_disappears(client, places):
         seen = len(client.log_messages)
         client.text_document_did_save(t.DidSaveTextDocumentParams(
             t.TextDocumentIdentifier((root / PSUM[0]).as_uri())))
-        message = await _logged(client, "does not exist", after=seen)
+        message = await logged(client, "does not exist", after=seen)
         assert "\n" not in message
         symbols = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="psum"))
         assert symbols  # answered from the index it had
