@@ -163,7 +163,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     binders = index.nodes(ends)
     traced = [did for did in ends
               if did in binders and not is_interpreter(binders[did].qualname)]
-    near = _walk(partial(_trace_time_callers, index), traced, depth, bodies=False)
+    near = _walk(partial(trace_time_callers, index), traced, depth, bodies=False)
     rules: dict[tuple[int, int], str] = {}
     far = _walk(partial(_callers_and_binders, index, rules), list(ends), depth, bodies=False)
     nodes = index.nodes(far[1].keys() | near[1].keys() | set(far[0].values()))
@@ -192,7 +192,7 @@ def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, .
     return tuple(names) + end, tuple(steps)
 
 
-def _trace_time_callers(index, ids: list[int]) -> list[tuple[int, int, int, bool]]:
+def trace_time_callers(index, ids: list[int]) -> list[tuple[int, int, int, bool]]:
     """The callers of `ids` that call them or hand them on, but not from an
     interpreter: how a user's call reaches them while it is traced."""
     rows = index.callers(ids, through=False)

@@ -3,16 +3,18 @@ moved that for: the reach half of a review (review.py).
 
 A review asks this for up to hundreds of primitives on each side, so rather than one
 `binds` walk in SQL each (0.6 s on a checkout), the call graph's reverse edges are read
-once into a `Reach` and walked in memory. The edges are the ones `binds` follows
-(calls and handed functions, and the impl and lowering rules a bind runs), read
-through callgraph's own steps; `steps_up` is the one switch point where a narrower
-default of `binds` (trace time only, say) is to be adopted.
+once into a `Reach` and walked in memory. The edges are the ones `binds` follows by
+default, what runs when a public function is traced: calls and handed functions, not
+from an interpreter (knowledge/interpreters.py) nor through the rules a bind runs,
+read through callgraph's own step (`steps_up`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from typing import TYPE_CHECKING, NamedTuple
+
+from jaxmap.knowledge.interpreters import is_interpreter
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
@@ -31,15 +33,6 @@ class ReachChange(NamedTuple):
     old_chain: tuple[str, ...] = ()
 
 
-class Chain(NamedTuple):
-    """A shortest chain from a public function to a bind: `steps`, the definitions and
-    the bind alone (what two sides compare: which rule of a bind leads on is not
-    always told apart), and `shown`, with the words of each rule step too."""
-
-    steps: tuple[str, ...]
-    shown: tuple[str, ...]
-
-
 class Reach:
     """The public functions that reach each primitive of one index, with the shortest
     chain (labels, the function first, as `binds` prints it); ties between chains of
@@ -50,12 +43,12 @@ class Reach:
         ids = [row[0] for row in index.spans()]
         nodes = index.nodes(ids)
         self._labels = {did: node.label for did, node in nodes.items()}
+        self._interpreters = {did for did, node in nodes.items()
+                              if is_interpreter(node.qualname)}
         self._exported = {did: {path.rpartition(".")[0] for path in node.public}
                           for did, node in nodes.items() if node.public}
         self._public = set(self._exported)
-        hops: dict[tuple[int, int], str] = {}
-        steps = steps_up(index, ids, hops)
-        self._hops = hops
+        steps = steps_up(index, ids)
         callers: dict[int, set[int]] = defaultdict(set)
         for caller, callee, _line, is_function in steps:
             if is_function and caller in self._labels:
@@ -63,16 +56,17 @@ class Reach:
         self._callers = {callee: sorted(found, key=self._labels.__getitem__)
                          for callee, found in callers.items()}
 
-    def public(self, primitive: str) -> dict[str, Chain]:
+    def public(self, primitive: str) -> dict[str, tuple[str, ...]]:
         """Public function -> its chain to a bind of `primitive` (a name string or
-        variable; none if the tree has no such primitive)."""
+        variable; none if the tree has no such primitive): labels, the function first,
+        then the bind."""
         from jaxmap.commands.lookup import spellings
 
         prims = self._index.primitive_ids(*spellings(primitive))
         ends = {pid: f"{variable or name}.bind" for pid, name, variable in prims}
         start: dict[int, str] = {}
         for did, pid, _line, via in self._index.binders(ends):
-            if did in self._labels:
+            if did in self._labels and did not in self._interpreters:
                 start.setdefault(did, f"{via} -> {ends[pid]}" if via else ends[pid])
         return self._walk(start)
 
@@ -101,7 +95,7 @@ class Reach:
         return found | {name or variable
                         for _pid, name, variable in index.primitive_labels(bound)}
 
-    def _walk(self, start: dict[int, str]) -> dict[str, Chain]:
+    def _walk(self, start: dict[int, str]) -> dict[str, tuple[str, ...]]:
         parent: dict[int, int | None] = {did: None for did in start}
         frontier = sorted(start, key=self._labels.__getitem__)
         while frontier:
@@ -112,35 +106,31 @@ class Reach:
                         parent[caller] = did
                         nxt.append(caller)
             frontier = nxt
-        found: dict[str, Chain] = {}
+        found: dict[str, tuple[str, ...]] = {}
         for did in self._public.intersection(parent):
             label = self._labels[did]
             chain = self._chain(did, parent, start)
-            if label not in found or chain.steps < found[label].steps:
+            if label not in found or chain < found[label]:
                 found[label] = chain
         return found
 
-    def _chain(self, did: int, parent: dict, start: dict[int, str]) -> Chain:
-        steps, shown = [], []
+    def _chain(self, did: int, parent: dict, start: dict[int, str]) -> tuple[str, ...]:
+        steps = []
         while True:
             steps.append(self._labels[did])
-            shown.append(self._labels[did])
             step = parent[did]
             if step is None:
-                return Chain((*steps, start[did]), (*shown, start[did]))
-            if (did, step) in self._hops:
-                shown.append(self._hops[did, step])
+                return (*steps, start[did])
             did = step
 
 
-def steps_up(index: Index, ids: list[int], hops: dict[tuple[int, int], str]) -> list[tuple]:
+def steps_up(index: Index, ids: list[int]) -> list[tuple]:
     """(caller, callee, line, whether the caller is a function) of each step up from
-    `ids` that `binds` takes by default: calls and handed functions, and binds of a
-    primitive whose impl or lowering rule is one of `ids` (noted in `hops`)."""
-    from jaxmap.commands.callgraph import RUN_AT_BIND, bind_steps
+    `ids` that `binds` takes by default: calls and handed functions, not from an
+    interpreter."""
+    from jaxmap.commands.callgraph import trace_time_callers
 
-    return index.callers(ids, through=False) \
-        + bind_steps(index.rule_binders(ids, RUN_AT_BIND), hops)
+    return trace_time_callers(index, ids)
 
 
 def compare(before: Index, after: Index, files: list[str],
@@ -155,12 +145,12 @@ def compare(before: Index, after: Index, files: list[str],
         old, new = was.public(name), now.public(name)
         for function in sorted(old.keys() | new.keys()):
             if function not in old:
-                changes.append(ReachChange(name, function, "started", new[function].shown))
+                changes.append(ReachChange(name, function, "started", new[function]))
             elif function not in new:
-                changes.append(ReachChange(name, function, "stopped", old[function].shown))
-            elif old[function].steps != new[function].steps:
-                changes.append(ReachChange(name, function, "chain", new[function].shown,
-                                           old[function].shown))
+                changes.append(ReachChange(name, function, "stopped", old[function]))
+            elif old[function] != new[function]:
+                changes.append(ReachChange(name, function, "chain", new[function],
+                                           old[function]))
     return changes
 
 
