@@ -1,15 +1,18 @@
 """Which primitives each public function binds when traced, for REPO-MAP-BINDS.md.
 
 `bound_by_public` is the one place the map decides what a public function binds: the
-primitives it binds itself or through the functions it calls (as `binds` walks the
-index), nearest first, at most MAX_DEPTH calls down. A sharper rule of what binds at
-trace time replaces this function and nothing else.
+primitives it binds itself or through the functions it calls or hands on, nearest
+first, at most MAX_DEPTH calls down, at trace time as `binds` answers by default: not
+in or through an interpreter (knowledge/interpreters.py), which runs only when a
+jaxpr is evaluated or lowered.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from typing import NamedTuple
+
+from jaxmap.knowledge.interpreters import is_interpreter
 
 MAX_DEPTH = 6  # calls down from the public function; farther binds are mostly plumbing
 COMMON_SHARE = 4  # a primitive reached by over 1/COMMON_SHARE of them is common,
@@ -30,16 +33,21 @@ class PublicBinds(NamedTuple):
 
 
 def bound_by_public(index, graph) -> dict[int, dict[int, int]]:
-    """Public function id -> {primitive id: calls down to its bind} (the switch point)."""
+    """Public function id -> {primitive id: calls down to its bind}."""
+    interpreters = {did for did, (qualname, *_rest) in graph.places.items()
+                    if is_interpreter(qualname)}
     binds: dict[int, set[int]] = defaultdict(set)
     for did, pid, _line, _via in index.bound_by(list(graph.places)):
-        binds[did].add(pid)
+        if did not in interpreters:
+            binds[did].add(pid)
+    down = {caller: callees - interpreters for caller, callees in graph.down.items()
+            if caller not in interpreters}
     found = {}
     for did in graph.public:
-        if not graph.is_function(did):
+        if not graph.is_function(did) or did in interpreters:
             continue
         reached = {pid: 0 for pid in binds.get(did, ())}
-        for callee, step in graph.levels(did, graph.down, MAX_DEPTH):
+        for callee, step in graph.levels(did, down, MAX_DEPTH):
             for pid in binds.get(callee, ()):
                 reached.setdefault(pid, step)
         if reached:
