@@ -160,6 +160,17 @@ def test_ipython_7_frames_take_their_line_from_the_arrow():
         in segment.text
 
 
+def test_a_colab_cells_linked_frame_is_the_cells_top_level():
+    text = ("TypeError                                 Traceback (most recent call last)\n"
+            "[<ipython-input-3-c1e8>](https://localhost:8080/#) in <cell line: 21>()\n"
+            "---> 21 loss_and_grad_fn(x)\n"
+            "\n"
+            "TypeError: Gradient only defined for scalar-output functions. Output had shape: (2, 2).")
+    [segment] = explain_paste.segments(text)
+    assert '  File "<ipython-input-3-c1e8>", line 21, in <module>\n    loss_and_grad_fn(x)\n' \
+        in segment.text
+
+
 # -- releases, and what usually fixes it -----------------------------------------------------
 def test_a_paste_that_names_its_release_is_matched_against_that_wording(installed_index):
     text = ("jax:    0.6.2\njaxlib: 0.6.2\n\nTraceback (most recent call last):\n"
@@ -263,6 +274,19 @@ def test_a_checkouts_path_is_read_from_its_package():
 
     frame = Frame("/home/me/packages/jax/jax/_src/core.py", 2024, "canonicalize_shape", "")
     assert frame.jax_file == "jax/_src/core.py"
+    assert Frame("/home/me/packages/jax/repro.py", 16, "<module>", "").jax_file is None
+    assert Frame("/venv/site-packages/jax/__init__.py", 37, "<module>", "").jax_file == \
+        "jax/__init__.py"
+
+
+def test_a_message_under_a_checkouts_own_script_is_placed_by_its_wording(installed_index):
+    text = ('Traceback (most recent call last):\n'
+            '  File "/home/me/packages/jax/repro.py", line 16, in <module>\n'
+            '    jax.grad(f)(3.14)\n'
+            'TypeError: Gradient only defined for scalar-output functions. Output had shape: (2,).\n')
+    [answer] = explain.explain_all(installed_index, text)
+    assert answer.status == Status.MATCHED
+    assert {site.function.rpartition(".")[2] for site in answer.sites} == {"_check_scalar"}
 
 
 def test_what_python_raised_on_a_jax_line_is_placed_there_not_at_a_lookalike(installed_index):

@@ -24,6 +24,8 @@ _CLASS = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?::[ \t]?|[ \t]*$)")
 _CLASS_WORDS = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Operation)$")
 # A path inside a `jax` package (installed, or a checkout: `.../jax/jax/_src/core.py`).
 _JAX_PATH = re.compile(r"(?:^|^.*/)(jax(?:lib)?/.*)$")
+# A script at a checkout's top (`.../packages/jax/repro.py`, run as `<module>`): the user's.
+_CHECKOUT_SCRIPT = re.compile(r"^jax/(?!__init__\.py$)[^/]+\.py$")
 # Python's markers under a frame's source (`^^^^`, `~~^~~`), at any indent: a long source
 # line's markers start at the line's start.
 _MARKERS = re.compile(r"^[ \t]*[~^]+[ \t~^]*$")
@@ -37,9 +39,13 @@ class Frame(NamedTuple):
 
     @property
     def jax_file(self) -> str | None:
-        """The frame's path from its `jax/` (or `jaxlib/`) folder on; None outside JAX."""
+        """The frame's path from its `jax/` (or `jaxlib/`) folder on; None outside JAX
+        (and for a script run from a checkout's top folder)."""
         found = _JAX_PATH.search(self.path)
-        return found.group(1) if found else None
+        if found is None or (self.function == "<module>" and
+                             _CHECKOUT_SCRIPT.match(found.group(1))):
+            return None
+        return found.group(1)
 
 
 class Raised(NamedTuple):
