@@ -297,6 +297,19 @@ def test_what_python_raised_on_a_jax_line_is_placed_there_not_at_a_lookalike(ins
     assert (found.sites[0].file, found.sites[0].function) == ("jax/api.py", "<listcomp>")
 
 
+def test_a_paste_cut_above_the_raise_keeps_jaxs_own_wording(installed_index):
+    """The last frame shown calls on (einsum); the message, whole and JAX's alone, is
+    placed at its raise, not on that line."""
+    text = ('Traceback (most recent call last):\n'
+            '  File "/venv/lib/python3.6/site-packages/jax/numpy/lax_numpy.py", line 2344, in einsum\n'
+            '    return _einsum(operands, contractions, precision)\n'
+            'TypeError: dot_general requires lhs batch dimensions and rhs batch dimensions to have'
+            ' the same shape, got [2 4] and [2 1].\n')
+    [found] = explain.explain_all(installed_index, text)
+    assert found.status == Status.MATCHED
+    assert found.sites[0].function.endswith("_dot_general_shape_rule")
+
+
 def test_a_paste_of_many_tracebacks_is_answered_within_its_size():
     """MCP answers with the JSON document: 40 tracebacks, each raised at 30 places,
     keep their first answers whole and the rest short, under 30,000 characters."""
