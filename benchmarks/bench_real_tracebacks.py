@@ -8,8 +8,10 @@ after, unseen (13 right, 1 missing); batch 3 (7 pastes from jax-ml/jax issues, 0
 to 0.4.34) after that, unseen (3 right, 1 wrong, 3 missing), then corrected on; batch 4
 (30 from other jax-ml/jax issue and pull-request threads, 0.1.36 to 0.7.0, the release
 by the thread's date where it names none) after that, unseen (9 right, 6 wrong, 15
-missing), then 13 right, 3 wrong, 14 missing once Colab's linked IPython frames, a
-checkout's own scripts and a paste cut above the raise were read. Each
+missing; 2 of the wrong were expected sites put wrong: an old `vmap in_axes` wording is
+raised by `api_util.flatten_axes`, an invalid argument by `dispatch.check_arg`), then
+15 right, 1 wrong, 14 missing once those were corrected and Colab's linked IPython
+frames, a checkout's own scripts and a paste cut above the raise were read. Each
 is scored against where JAX raised it: `right` (the answer's first place), `listed`
 (among its places, not first), `wrong` (placed elsewhere, or a JAX error called not
 JAX's, or a non-JAX one placed), `missing` (not placed). Needs the installed jax's
