@@ -264,6 +264,18 @@ def test_a_paste_cut_at_jaxs_unfiltered_copy_is_read_as_the_exception_it_copies(
     assert raised.frames[0].jax_file == "jax/_src/api.py"
 
 
+def test_a_paste_cut_at_jax_0_2s_filtered_copy_is_read_without_its_note(installed_index):
+    text = ("FilteredStackTrace                        Traceback (most recent call last)\n"
+            "<ipython-input-10-7433> in <module>()\n"
+            "----> 4 jax.grad(loss_with_aux)(x, y)\n\n"
+            "FilteredStackTrace: TypeError: Gradient only defined for scalar-output functions."
+            " Output was (1.0, 2.0).\n\n"
+            "The stack trace above excludes JAX-internal frames.\n")
+    [found] = explain.explain_all(installed_index, text)
+    assert (found.exception, found.status) == ("TypeError", Status.MATCHED)
+    assert found.sites[0].function.endswith("_check_scalar")
+
+
 def test_words_before_a_pasted_message_are_left_out():
     [segment] = explain_paste.segments("Fails with:\nValueError: vmap got inconsistent sizes")
     assert segment.text == "ValueError: vmap got inconsistent sizes"

@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 # JAX's own additions to a chain: the user's frames where a failing operation was
 # created, the unfiltered copy of the exception, or (Python < 3.11) the note that it
 # filtered the next one's frames. Their frames serve the next one.
-_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace", "SimplifiedTraceback")
+_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace", "FilteredStackTrace",
+           "SimplifiedTraceback")
 _JAX_PACKAGES = ("jax", "jaxlib")
 _CLOSEST = 3
 _CLOSEST_AT_LEAST = 0.5
