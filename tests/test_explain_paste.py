@@ -276,6 +276,18 @@ def test_a_paste_cut_at_jax_0_2s_filtered_copy_is_read_without_its_note(installe
     assert found.sites[0].function.endswith("_check_scalar")
 
 
+def test_a_traceback_quoted_in_markdown_is_read_without_its_markers(installed_index):
+    text = ("> Traceback (most recent call last):\n"
+            '>   File "/home/me/grad_complex.py", line 66, in <module>\n'
+            ">     jax.jit(f)(x)\n"
+            ">\n"
+            "> TypeError: Shapes must be 1D sequences of concrete values of integer type,"
+            " got ((3,), (3, 3)).\n")
+    [found] = explain.explain_all(installed_index, text)
+    assert found.status == Status.MATCHED
+    assert (found.user.path, found.user.code) == ("/home/me/grad_complex.py", "jax.jit(f)(x)")
+
+
 def test_words_before_a_pasted_message_are_left_out():
     [segment] = explain_paste.segments("Fails with:\nValueError: vmap got inconsistent sizes")
     assert segment.text == "ValueError: vmap got inconsistent sizes"

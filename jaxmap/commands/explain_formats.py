@@ -24,6 +24,7 @@ _LOG_RECORD = re.compile(rf"^(?:{_LEVEL}:[\w.<>-]*:|(?:[\w.]+ - )?{_LEVEL} - |\[
 # absl: `E1205 12:00:00.123456  1234 file.py:12] `
 _ABSL = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\] ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_QUOTED = re.compile(r"^>(?!>>) ?")  # a Markdown quote's marker (not Python's `>>>` prompt)
 
 # pytest: `____ test_x ____` banners, `=== FAILURES ===` rules, `--- Captured ... ---`.
 _PYTEST_BANNER = re.compile(r"^_{3,} (.+?) _{3,}\s*$")
@@ -55,12 +56,15 @@ LOCATED = re.compile(r"^\s*(\S+\.py):(\d+): ([A-Za-z_][\w.]*(?:Error|Warning|Exc
 
 
 def plain(text: str) -> str:
-    """`text` without colours, code fences, log-record prefixes or a common indent."""
+    """`text` without colours, code fences, a Markdown quote's markers (on every line),
+    log-record prefixes or a common indent."""
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     if "[0m" in text:
         text = _ANSI_LOST_ESCAPE.sub("", text)
-    lines = [_unprefixed(line) for line in text.split("\n") if not _FENCE.match(line)]
-    return _dedented(lines)
+    lines = [line for line in text.split("\n") if not _FENCE.match(line)]
+    if all(_QUOTED.match(line) for line in lines if line.strip()):
+        lines = [_QUOTED.sub("", line, count=1) for line in lines]
+    return _dedented([_unprefixed(line) for line in lines])
 
 
 def _unprefixed(line: str) -> str:
