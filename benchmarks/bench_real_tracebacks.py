@@ -10,9 +10,9 @@ to 0.4.34) after that, unseen (3 right, 1 wrong, 3 missing), then corrected on; 
 by the thread's date where it names none) after that, unseen (9 right, 6 wrong, 15
 missing; 2 of the wrong were expected sites put wrong: an old `vmap in_axes` wording is
 raised by `api_util.flatten_axes`, an invalid argument by `dispatch.check_arg`), then
-18 right, 1 wrong, 11 missing once those were corrected and Colab's linked IPython
-frames, a checkout's own scripts, a paste cut above the raise, jax 0.2's
-`FilteredStackTrace` and a Markdown quote were read. Each
+20 right, 1 wrong, 9 missing once those were corrected and Colab's linked IPython
+frames (and ones whose file a paste cut), a checkout's own scripts, a paste cut above
+the raise, jax 0.2's `FilteredStackTrace` and a Markdown quote were read. Each
 is scored against where JAX raised it: `right` (the answer's first place), `listed`
 (among its places, not first), `wrong` (placed elsewhere, or a JAX error called not
 JAX's, or a non-JAX one placed), `missing` (not placed). Needs the installed jax's

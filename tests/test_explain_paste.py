@@ -169,6 +169,9 @@ def test_a_colab_cells_linked_frame_is_the_cells_top_level():
     [segment] = explain_paste.segments(text)
     assert '  File "<ipython-input-3-c1e8>", line 21, in <module>\n    loss_and_grad_fn(x)\n' \
         in segment.text
+    [cut] = explain_paste.segments(text.replace("[<ipython-input-3-c1e8>](https://localhost:8080/#) ",
+                                                ""))
+    assert '  File "<ipython-input>", line 21, in <module>\n' in cut.text
 
 
 # -- releases, and what usually fixes it -----------------------------------------------------

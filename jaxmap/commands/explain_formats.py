@@ -39,12 +39,14 @@ _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (.*)$")
 
 # IPython: `TypeError    Traceback (most recent call last)`, `Cell In[3], line 5`,
 # `File ~/x.py:12, in f(x)`, `----> 5 code`, IPython 7's `<ipython-input-3-..> in f(x)`
-# (a cell's top level: `in <cell line: 21>()`; Colab links the file: `[x.py](https://..) in f`).
+# (a cell's top level: `in <cell line: 21>()`; Colab links the file: `[x.py](https://..) in f`;
+# a paste may cut the file: `in <module>()`).
 _IPY_HEADER = re.compile(r"^(\S+)\s+Traceback \(most recent call last\)\s*$")
 _IPY_CELL = re.compile(r"^Cell In\s*\[(\d+)\], line (\d+)(?:, in (\S+?)(?:\(.*)?)?\s*$")
 _IPY_FILE = re.compile(r"^File (.+?):(\d+)(?:, in (\S+?)(?:\(.*)?)?\s*$")
-_IPY_OLD_FILE = re.compile(r"^\[?(<ipython-input-[^>]*>|\S+\.py)(?:\]\([^)\s]*\))?"
-                           r" in (<cell line: \d+>|\S+?)(?:\(.*)?\s*$")
+_IPY_OLD_FILE = re.compile(r"^(?:\[?(<ipython-input-[^>]*>|\S+\.py)(?:\]\([^)\s]*\))? )?"
+                           r"in (<cell line: \d+>|\S+?)(?:\(.*)?\s*$")
+_IPY_CELL_CUT = "<ipython-input>"  # the file of a frame whose file the paste cut
 _IPY_ARROW = re.compile(r"^-*> ?\s*(\d+)\s?(.*)$")
 _IPY_CONTEXT = re.compile(r"^\s+\d+\s")
 _IPY_SKIPPED = re.compile(r"^\s*\[\.\.\. skipping .*\]\s*$")
@@ -214,7 +216,7 @@ def from_ipython(text: str) -> str:
                 frame = [file.group(1), file.group(2), file.group(3) or "<module>", ""]
             else:
                 function = old.group(2)  # type: ignore[union-attr]
-                frame = [old.group(1), "",  # type: ignore[union-attr]
+                frame = [old.group(1) or _IPY_CELL_CUT, "",  # type: ignore[union-attr]
                          "<module>" if function.startswith("<cell") else function, ""]
         elif in_frames and _IPY_ARROW.match(line) and frame is not None:
             arrow = _IPY_ARROW.match(line)
