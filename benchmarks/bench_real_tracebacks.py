@@ -5,7 +5,14 @@ logs, a message alone; jax 0.10.2 runs, older releases' wordings, issue threads)
 Batch 1 (46) was the set the first figure came from (37 right, 1 listed, 2 wrong, 6
 missing), and explain was then corrected on it; batch 2 (14 more runs) was added
 after, unseen (13 right, 1 missing); batch 3 (7 pastes from jax-ml/jax issues, 0.1.55
-to 0.4.34) after that, unseen (3 right, 1 wrong, 3 missing), then corrected on. Each
+to 0.4.34) after that, unseen (3 right, 1 wrong, 3 missing), then corrected on; batch 4
+(30 from other jax-ml/jax issue and pull-request threads, 0.1.36 to 0.7.0, the release
+by the thread's date where it names none) after that, unseen (9 right, 6 wrong, 15
+missing; 2 of the wrong were expected sites put wrong: an old `vmap in_axes` wording is
+raised by `api_util.flatten_axes`, an invalid argument by `dispatch.check_arg`), then
+20 right, 1 wrong, 9 missing once those were corrected and Colab's linked IPython
+frames (and ones whose file a paste cut), a checkout's own scripts, a paste cut above
+the raise, jax 0.2's `FilteredStackTrace` and a Markdown quote were read. Each
 is scored against where JAX raised it: `right` (the answer's first place), `listed`
 (among its places, not first), `wrong` (placed elsewhere, or a JAX error called not
 JAX's, or a non-JAX one placed), `missing` (not placed). Needs the installed jax's

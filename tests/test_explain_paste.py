@@ -160,6 +160,20 @@ def test_ipython_7_frames_take_their_line_from_the_arrow():
         in segment.text
 
 
+def test_a_colab_cells_linked_frame_is_the_cells_top_level():
+    text = ("TypeError                                 Traceback (most recent call last)\n"
+            "[<ipython-input-3-c1e8>](https://localhost:8080/#) in <cell line: 21>()\n"
+            "---> 21 loss_and_grad_fn(x)\n"
+            "\n"
+            "TypeError: Gradient only defined for scalar-output functions. Output had shape: (2, 2).")
+    [segment] = explain_paste.segments(text)
+    assert '  File "<ipython-input-3-c1e8>", line 21, in <module>\n    loss_and_grad_fn(x)\n' \
+        in segment.text
+    [cut] = explain_paste.segments(text.replace("[<ipython-input-3-c1e8>](https://localhost:8080/#) ",
+                                                ""))
+    assert '  File "<ipython-input>", line 21, in <module>\n' in cut.text
+
+
 # -- releases, and what usually fixes it -----------------------------------------------------
 def test_a_paste_that_names_its_release_is_matched_against_that_wording(installed_index):
     text = ("jax:    0.6.2\njaxlib: 0.6.2\n\nTraceback (most recent call last):\n"
@@ -253,6 +267,30 @@ def test_a_paste_cut_at_jaxs_unfiltered_copy_is_read_as_the_exception_it_copies(
     assert raised.frames[0].jax_file == "jax/_src/api.py"
 
 
+def test_a_paste_cut_at_jax_0_2s_filtered_copy_is_read_without_its_note(installed_index):
+    text = ("FilteredStackTrace                        Traceback (most recent call last)\n"
+            "<ipython-input-10-7433> in <module>()\n"
+            "----> 4 jax.grad(loss_with_aux)(x, y)\n\n"
+            "FilteredStackTrace: TypeError: Gradient only defined for scalar-output functions."
+            " Output was (1.0, 2.0).\n\n"
+            "The stack trace above excludes JAX-internal frames.\n")
+    [found] = explain.explain_all(installed_index, text)
+    assert (found.exception, found.status) == ("TypeError", Status.MATCHED)
+    assert found.sites[0].function.endswith("_check_scalar")
+
+
+def test_a_traceback_quoted_in_markdown_is_read_without_its_markers(installed_index):
+    text = ("> Traceback (most recent call last):\n"
+            '>   File "/home/me/grad_complex.py", line 66, in <module>\n'
+            ">     jax.jit(f)(x)\n"
+            ">\n"
+            "> TypeError: Shapes must be 1D sequences of concrete values of integer type,"
+            " got ((3,), (3, 3)).\n")
+    [found] = explain.explain_all(installed_index, text)
+    assert found.status == Status.MATCHED
+    assert (found.user.path, found.user.code) == ("/home/me/grad_complex.py", "jax.jit(f)(x)")
+
+
 def test_words_before_a_pasted_message_are_left_out():
     [segment] = explain_paste.segments("Fails with:\nValueError: vmap got inconsistent sizes")
     assert segment.text == "ValueError: vmap got inconsistent sizes"
@@ -263,6 +301,19 @@ def test_a_checkouts_path_is_read_from_its_package():
 
     frame = Frame("/home/me/packages/jax/jax/_src/core.py", 2024, "canonicalize_shape", "")
     assert frame.jax_file == "jax/_src/core.py"
+    assert Frame("/home/me/packages/jax/repro.py", 16, "<module>", "").jax_file is None
+    assert Frame("/venv/site-packages/jax/__init__.py", 37, "<module>", "").jax_file == \
+        "jax/__init__.py"
+
+
+def test_a_message_under_a_checkouts_own_script_is_placed_by_its_wording(installed_index):
+    text = ('Traceback (most recent call last):\n'
+            '  File "/home/me/packages/jax/repro.py", line 16, in <module>\n'
+            '    jax.grad(f)(3.14)\n'
+            'TypeError: Gradient only defined for scalar-output functions. Output had shape: (2,).\n')
+    [answer] = explain.explain_all(installed_index, text)
+    assert answer.status == Status.MATCHED
+    assert {site.function.rpartition(".")[2] for site in answer.sites} == {"_check_scalar"}
 
 
 def test_what_python_raised_on_a_jax_line_is_placed_there_not_at_a_lookalike(installed_index):
@@ -271,6 +322,19 @@ def test_what_python_raised_on_a_jax_line_is_placed_there_not_at_a_lookalike(ins
     [found] = _explained(installed_index, "ipython7_python_raised")
     assert found.status == Status.FRAME
     assert (found.sites[0].file, found.sites[0].function) == ("jax/api.py", "<listcomp>")
+
+
+def test_a_paste_cut_above_the_raise_keeps_jaxs_own_wording(installed_index):
+    """The last frame shown calls on (einsum); the message, whole and JAX's alone, is
+    placed at its raise, not on that line."""
+    text = ('Traceback (most recent call last):\n'
+            '  File "/venv/lib/python3.6/site-packages/jax/numpy/lax_numpy.py", line 2344, in einsum\n'
+            '    return _einsum(operands, contractions, precision)\n'
+            'TypeError: dot_general requires lhs batch dimensions and rhs batch dimensions to have'
+            ' the same shape, got [2 4] and [2 1].\n')
+    [found] = explain.explain_all(installed_index, text)
+    assert found.status == Status.MATCHED
+    assert found.sites[0].function.endswith("_dot_general_shape_rule")
 
 
 def test_a_paste_of_many_tracebacks_is_answered_within_its_size():

@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 # JAX's own additions to a chain: the user's frames where a failing operation was
 # created, the unfiltered copy of the exception, or (Python < 3.11) the note that it
 # filtered the next one's frames. Their frames serve the next one.
-_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace", "SimplifiedTraceback")
+_PSEUDO = ("JaxStackTraceBeforeTransformation", "UnfilteredStackTrace", "FilteredStackTrace",
+           "SimplifiedTraceback")
 _JAX_PACKAGES = ("jax", "jaxlib")
 _CLOSEST = 3
 _CLOSEST_AT_LEAST = 0.5
@@ -233,10 +234,10 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
     if called is not None and called.raised and called.route:
         return _user_code(raised)
     found = match(messages, raised)
-    if found and _raised_by_python(reading, raised, found[0]):
+    if found and _raised_by_python(reading, raised, found):
         found = None
     wording = _older_wording(reading, raised, found)
-    if wording and _raised_by_python(reading, raised, wording[1][0]):
+    if wording and _raised_by_python(reading, raised, wording[1]):
         wording = None
     catalogued = found or (wording[1] if wording else None)
     if raised.traceback and not _from_jax(raised) and \
@@ -266,14 +267,18 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
                        status=Status.UNMATCHED, closest=closest(messages, message))
 
 
-def _raised_by_python(reading: _Reading, raised, sites) -> bool:
+def _raised_by_python(reading: _Reading, raised, found) -> bool:
     """Whether a traceback's innermost frame, shown whole and JAX's, raised the exception
     with no `raise` of its own (Python or C code failed on its line: `x.shape` of an
     int, an `assert`) and no site whose message matched is on it: the match is then a
     wording that only looks alike. Only where the frame's source line is the tree's,
-    or the tree lacks its file."""
+    or the tree lacks its file, and the match is not whole and JAX's own (a paste cut
+    above the raise: `dot_general requires lhs batch dimensions ...` under `einsum`)."""
     frame = raised.frames[-1] if raised.frames and not raised.filtered else None
     if frame is None or not frame.jax_file or not frame.code or "raise" in frame.code:
+        return False
+    sites, pieces, _matched, whole = found
+    if whole and fixed_length(pieces) >= _DISTINCTIVE:
         return False
     if not explain_releases.unknown_or_same(reading.tree.root, frame):
         return False

@@ -24,6 +24,7 @@ _LOG_RECORD = re.compile(rf"^(?:{_LEVEL}:[\w.<>-]*:|(?:[\w.]+ - )?{_LEVEL} - |\[
 # absl: `E1205 12:00:00.123456  1234 file.py:12] `
 _ABSL = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\] ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_QUOTED = re.compile(r"^>(?!>>) ?")  # a Markdown quote's marker (not Python's `>>>` prompt)
 
 # pytest: `____ test_x ____` banners, `=== FAILURES ===` rules, `--- Captured ... ---`.
 _PYTEST_BANNER = re.compile(r"^_{3,} (.+?) _{3,}\s*$")
@@ -37,11 +38,15 @@ _PYTEST_SEPARATOR = re.compile(r"^(?:_ ){5,}_?\s*$")
 _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (.*)$")
 
 # IPython: `TypeError    Traceback (most recent call last)`, `Cell In[3], line 5`,
-# `File ~/x.py:12, in f(x)`, `----> 5 code`, IPython 7's `<ipython-input-3-..> in f(x)`.
+# `File ~/x.py:12, in f(x)`, `----> 5 code`, IPython 7's `<ipython-input-3-..> in f(x)`
+# (a cell's top level: `in <cell line: 21>()`; Colab links the file: `[x.py](https://..) in f`;
+# a paste may cut the file: `in <module>()`).
 _IPY_HEADER = re.compile(r"^(\S+)\s+Traceback \(most recent call last\)\s*$")
 _IPY_CELL = re.compile(r"^Cell In\s*\[(\d+)\], line (\d+)(?:, in (\S+?)(?:\(.*)?)?\s*$")
 _IPY_FILE = re.compile(r"^File (.+?):(\d+)(?:, in (\S+?)(?:\(.*)?)?\s*$")
-_IPY_OLD_FILE = re.compile(r"^(<ipython-input-[^>]*>|\S+\.py) in (\S+?)(?:\(.*)?\s*$")
+_IPY_OLD_FILE = re.compile(r"^(?:\[?(<ipython-input-[^>]*>|\S+\.py)(?:\]\([^)\s]*\))? )?"
+                           r"in (<cell line: \d+>|\S+?)(?:\(.*)?\s*$")
+_IPY_CELL_CUT = "<ipython-input>"  # the file of a frame whose file the paste cut
 _IPY_ARROW = re.compile(r"^-*> ?\s*(\d+)\s?(.*)$")
 _IPY_CONTEXT = re.compile(r"^\s+\d+\s")
 _IPY_SKIPPED = re.compile(r"^\s*\[\.\.\. skipping .*\]\s*$")
@@ -53,12 +58,15 @@ LOCATED = re.compile(r"^\s*(\S+\.py):(\d+): ([A-Za-z_][\w.]*(?:Error|Warning|Exc
 
 
 def plain(text: str) -> str:
-    """`text` without colours, code fences, log-record prefixes or a common indent."""
+    """`text` without colours, code fences, a Markdown quote's markers (on every line),
+    log-record prefixes or a common indent."""
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     if "[0m" in text:
         text = _ANSI_LOST_ESCAPE.sub("", text)
-    lines = [_unprefixed(line) for line in text.split("\n") if not _FENCE.match(line)]
-    return _dedented(lines)
+    lines = [line for line in text.split("\n") if not _FENCE.match(line)]
+    if all(_QUOTED.match(line) for line in lines if line.strip()):
+        lines = [_QUOTED.sub("", line, count=1) for line in lines]
+    return _dedented([_unprefixed(line) for line in lines])
 
 
 def _unprefixed(line: str) -> str:
@@ -182,7 +190,8 @@ def _traceback(frames: list[list[str]], errors: list[str]) -> str:
 
 def is_ipython(text: str) -> bool:
     return any(_IPY_HEADER.match(line) or _IPY_CELL.match(line) or
-               line.startswith("<ipython-input-") for line in text.split("\n"))
+               line.startswith(("<ipython-input-", "[<ipython-input-"))
+               for line in text.split("\n"))
 
 
 def from_ipython(text: str) -> str:
@@ -206,7 +215,9 @@ def from_ipython(text: str) -> str:
             elif file:
                 frame = [file.group(1), file.group(2), file.group(3) or "<module>", ""]
             else:
-                frame = [old.group(1), "", old.group(2), ""]  # type: ignore[union-attr]
+                function = old.group(2)  # type: ignore[union-attr]
+                frame = [old.group(1) or _IPY_CELL_CUT, "",  # type: ignore[union-attr]
+                         "<module>" if function.startswith("<cell") else function, ""]
         elif in_frames and _IPY_ARROW.match(line) and frame is not None:
             arrow = _IPY_ARROW.match(line)
             frame[1] = frame[1] or arrow.group(1)  # type: ignore[union-attr]

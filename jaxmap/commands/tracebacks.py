@@ -12,18 +12,24 @@ _CHAINED = re.compile(r"^(?:The above exception was the direct cause of the foll
                       r"|During handling of the above exception, another exception occurred:)"
                       r"\s*$", re.MULTILINE)
 _CARRIED = "Traceback (most recent call last):"  # anywhere in a message
-_UNFILTERED = "UnfilteredStackTrace"  # JAX's copy of an exception with all its frames
+# JAX's copies of an exception: with all its frames, and (before 0.2.18) the filtered one
+_COPIES = ("UnfilteredStackTrace", "FilteredStackTrace")
 _HEADER = re.compile(r"^Traceback \(most recent call last\):\s*$", re.MULTILINE)
 _FRAME = re.compile(r'^[ \t]*File "(.*)", line (\d+), in (\S+)[ \t]*$', re.MULTILINE)
 # The note JAX adds under a message when it filters the traceback (quiet mode): a line
 # of twenty dashes, then 'For simplicity, JAX has removed its internal frames ...'.
 _FILTER_NOTE = re.compile(r"^-{20}\r?\n(?=For simplicity, JAX has removed)", re.MULTILINE)
 _JAX_REMOVED = "JAX has removed its internal frames"
+# The note under a copy before JAX 0.2.18: 'The stack trace above excludes JAX-internal frames.'
+_OLD_NOTE = re.compile(r"^The stack trace (?:above|below) excludes JAX-internal frames\.",
+                       re.MULTILINE)
 # `TypeError: ...`, `jax.errors.ConcretizationTypeError: ...`, `KeyError: 'b'`, a class alone
 _CLASS = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?::[ \t]?|[ \t]*$)")
 _CLASS_WORDS = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Operation)$")
 # A path inside a `jax` package (installed, or a checkout: `.../jax/jax/_src/core.py`).
 _JAX_PATH = re.compile(r"(?:^|^.*/)(jax(?:lib)?/.*)$")
+# A script at a checkout's top (`.../packages/jax/repro.py`, run as `<module>`): the user's.
+_CHECKOUT_SCRIPT = re.compile(r"^jax/(?!__init__\.py$)[^/]+\.py$")
 # Python's markers under a frame's source (`^^^^`, `~~^~~`), at any indent: a long source
 # line's markers start at the line's start.
 _MARKERS = re.compile(r"^[ \t]*[~^]+[ \t~^]*$")
@@ -37,9 +43,13 @@ class Frame(NamedTuple):
 
     @property
     def jax_file(self) -> str | None:
-        """The frame's path from its `jax/` (or `jaxlib/`) folder on; None outside JAX."""
+        """The frame's path from its `jax/` (or `jaxlib/`) folder on; None outside JAX
+        (and for a script run from a checkout's top folder)."""
         found = _JAX_PATH.search(self.path)
-        return found.group(1) if found else None
+        if found is None or (self.function == "<module>" and
+                             _CHECKOUT_SCRIPT.match(found.group(1))):
+            return None
+        return found.group(1)
 
 
 class Raised(NamedTuple):
@@ -72,7 +82,7 @@ def read(text: str) -> tuple[Raised, ...]:
     ...`, the filtered one cut off) ends with the exception it copies."""
     parts = _CHAINED.split(text.replace("\r\n", "\n"))
     chain = [_one(part) for part in parts if part.strip()]
-    if chain and (chain[-1].exception or "").rpartition(".")[2] == _UNFILTERED:
+    if chain and (chain[-1].exception or "").rpartition(".")[2] in _COPIES:
         chain[-1] = _unwrapped(chain[-1])
     return tuple(chain)
 
@@ -91,7 +101,7 @@ def _one(text: str) -> Raised:
     if frames:
         rest = _past_code(rest)
     exception, message = _split_class(rest.strip("\n"), strict=not frames)
-    parts = _FILTER_NOTE.split(message, maxsplit=1)
+    parts = _FILTER_NOTE.split(_OLD_NOTE.split(message, maxsplit=1)[0], maxsplit=1)
     message, filtered = parts[0], len(parts) > 1 or _JAX_REMOVED in text
     return Raised(exception, message.strip(), tuple(_frames(text, frames)), filtered)
 
