@@ -41,11 +41,6 @@ def fingerprints(source: bytes, bodies=()) -> tuple[str, str]:
     return _digest(code + [rest]), _digest(outline + [rest])
 
 
-def fingerprint(source: bytes) -> str:
-    """The digest of the code of `source` (see `fingerprints`)."""
-    return fingerprints(source)[0]
-
-
 def _code(text: bytes) -> bytes:
     return _STRING_OR_COMMENT.sub(rb"\g<string>", text)
 
