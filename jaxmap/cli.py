@@ -612,7 +612,9 @@ class _progress:
     """What a build says on stderr once it has taken a second: a live bar on a
     terminal, else a line when that second passes and one when it ends; nothing with
     --quiet or $JAXMAP_QUIET. A count that starts again from nought is the next stage:
-    the call graph's modules after the files parsed."""
+    the call graph's modules after the files parsed (the indexer ends the first with
+    nought of nought, so that it ends even when no file was parsed); a stage with
+    nothing to count says nothing."""
 
     STAGES = 2
 
@@ -635,7 +637,7 @@ class _progress:
             self.stage = min(self.stage + 1, self.STAGES - 1)
             self.started, self.announced = time.perf_counter(), False
         self.total, self.done = total, done
-        if time.perf_counter() - self.started < 1.0:
+        if not total or time.perf_counter() - self.started < 1.0:  # nothing to count
             return
         if sys.stderr.isatty():
             if self.bar is None:
@@ -658,7 +660,7 @@ class _progress:
             self.bar.__exit__(kind, None, None)
             self.bar = None
         elapsed = time.perf_counter() - self.started
-        if kind is None and self.total is not None and elapsed >= 1.0:
+        if kind is None and self.total and elapsed >= 1.0:
             from jaxmap.render.text import build_done
 
             click.echo(build_done(self.label, self.total, elapsed, self.stage), err=True)

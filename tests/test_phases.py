@@ -153,11 +153,39 @@ def test_the_call_graph_reports_progress_as_a_second_stage(tree):
     told: list[tuple[int, int]] = []
     indexer.build_index(tree, progress=lambda done, total: told.append((done, total)))
     files = len(list(tree.rglob("*.py")))
-    second = next(i for i, (done, total) in enumerate(told) if i and done < told[i - 1][0])
+    second = told.index((0, 0))  # nought of nought ends the first stage
     assert told[second - 1] == (files, files)  # every file parsed first
     modules = told[-1][1]
-    assert told[second] == (0, modules) and told[-1] == (modules, modules)
-    assert [done for done, _ in told[second:]] == sorted(done for done, _ in told[second:])
+    assert told[second + 1] == (0, modules) and told[-1] == (modules, modules)
+    assert [done for done, _ in told[second + 1:]] == sorted(
+        done for done, _ in told[second + 1:])
+
+
+def test_a_call_graph_built_later_is_its_own_stage(tree):
+    """The call graph added to a first phase: its files read for it, then nought of
+    nought ends that stage, then the modules counted from nought."""
+    indexer.build_index(tree, graph=False)
+    told: list[tuple[int, int]] = []
+    indexer.build_index(tree, progress=lambda done, total: told.append((done, total)))
+    modules = told[-1][1]
+    end = told.index((0, 0))
+    assert end > 0 and told[end - 1][0] == told[end - 1][1] > 0  # the files read, all
+    assert told[end + 1] == (0, modules) and modules > 0
+
+
+def test_a_stage_with_nothing_to_count_says_nothing(monkeypatch, capsys):
+    from jaxmap import cli
+
+    monkeypatch.delenv("JAXMAP_QUIET", raising=False)
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(cli.time, "perf_counter", lambda: next(clock))
+    with cli._progress("indexing", str(MINIJAX)) as progress:
+        progress(0, 0)
+        for done in range(6):
+            progress(done, 5)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(": ", 2)[-1].partition(" in ")[0] for line in err] == [
+        "the call graph of 5 modules...", "done, the call graph of 5 modules"]
 
 
 def test_a_slow_build_names_each_stage_on_stderr(monkeypatch, capsys):

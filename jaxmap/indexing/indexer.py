@@ -88,7 +88,10 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
             del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
-            # The call graph reports its modules as a second stage, counted from nought.
+            # The call graph reports its modules as a second stage, counted from nought;
+            # nought of nought ends the first, whether or not it counted files.
+            if graph and progress is not None:
+                progress(0, 0)
             linking = functools.partial(call_graph, progress=progress)
             resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts
