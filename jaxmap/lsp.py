@@ -229,7 +229,7 @@ class _Answers:
     def did_save(self, params) -> None:
         """Refresh what the saved file changed; answers meanwhile say they are older."""
         if self.served is not None:
-            self.served.refresh(changed=self.relative(params.text_document.uri))
+            self.served.refresh()
 
     def did_close(self, params) -> None:
         self.server.text_document_publish_diagnostics(

@@ -38,13 +38,13 @@ class BuildProcess:
         self.root, self._post, self._on_message = root, post, on_message
         self._process: subprocess.Popen | None = None
 
-    def request(self, changed: str | None, graph: bool) -> None:
+    def request(self, graph: bool) -> None:
         """Ask for an update (the answer comes as messages); starts the child if it is
         not running (the first time, or after it died)."""
         if self._process is None or self._process.poll() is not None:
             self._start()
         assert self._process is not None and self._process.stdin is not None
-        line = json.dumps({"changed": changed, "graph": graph}) + "\n"
+        line = json.dumps({"graph": graph}) + "\n"
         try:
             self._process.stdin.write(line.encode())
             self._process.stdin.flush()
@@ -141,17 +141,16 @@ class ServedSession:
         """Whether an update runs while answers come from the index before it."""
         return self.updating and self.index() is not None
 
-    def refresh(self, changed: str | None = None, graph: bool = True,
-                then: Callable[[], None] | None = None) -> None:
-        """Update the index in the background (`changed`: the file saved); `then` runs
-        once an update that started after this call has ended."""
+    def refresh(self, graph: bool = True, then: Callable[[], None] | None = None) -> None:
+        """Update the index in the background (the indexer finds by stat what changed
+        on disk); `then` runs once an update that started after this call has ended."""
         waiters = [then] if then else []
         if self._running is not None:
             old_graph, old_waiters = self._next or (False, [])
             self._next = (graph or old_graph, old_waiters + waiters)
             return
         self._running = waiters
-        self._builder.request(changed, graph)
+        self._builder.request(graph)
 
     def _received(self, message: dict) -> None:
         if "progress" in message:

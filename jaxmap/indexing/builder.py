@@ -2,7 +2,7 @@
 side is jaxmap/served.py).
 
 A fresh, single-threaded process, so that the indexer may fork its helpers safely.
-It reads one request a line on stdin, `{"graph": bool, "changed": path or null}`, and
+It reads one request a line on stdin, `{"graph": bool}`, and
 answers each with JSON lines on stdout: `{"progress": [done, total]}` while it builds,
 then `{"report": {...}}` (null when the index was current) or `{"error": "one line"}`.
 It ends when stdin closes.
@@ -21,13 +21,12 @@ _PROGRESS_EVERY_S = 0.2
 _NICENESS = 10
 
 
-def update(root: str | None, changed: str | None, graph: bool, progress):
-    """The one place a server's index is brought up to date: after `changed` (a
-    root-relative path) was saved, or on start (None). The indexer's report, or None
-    when nothing changed."""
+def update(root: str | None, graph: bool, progress):
+    """The one place a server's index is brought up to date, on start and after a save:
+    the indexer finds by stat what changed, and a file whose code only moved costs only
+    itself (moves.py). The indexer's report, or None when nothing changed."""
     from jaxmap.indexing import indexer
 
-    del changed  # the indexer finds what changed by stat; a one-file path would take it
     return indexer.ensure_index(root, progress=progress, graph=graph)[1]
 
 
@@ -42,7 +41,7 @@ def answer(root: str | None, request: dict, send) -> None:
             send({"progress": [done, total]})
 
     try:
-        report = update(root, request.get("changed"), bool(request.get("graph")), progress)
+        report = update(root, bool(request.get("graph")), progress)
     except Exception as error:  # noqa: BLE001 - the server shows one line, never a traceback
         send({"error": describe(error, debug_hint=False)})
         return
