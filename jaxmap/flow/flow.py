@@ -130,7 +130,6 @@ class Flow(FlowFacts):
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
-        self._hidden: dict[tuple, set] = {}  # (module, owner) -> its names that hide others
         self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
         self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
         self._made: dict[str, int] | None = None  # a class's name -> how many it makes
@@ -219,13 +218,8 @@ class Flow(FlowFacts):
         or `cls`): it hides the module's name (`def f(key): isinstance(key, Array)` is
         not about a function `key`; `def f(...)` inside `multinomial` is not the module's
         `f`)."""
-        hidden = self._hidden.get((module, owner))
-        if hidden is None:
-            hidden = self._hidden[(module, owner)] = (
-                self._locals.get((module, owner), set())
-                | {def_name for def_name, _line in self._defs.get((module, owner), ())}) \
-                - {"self", "cls", owner.rpartition(".")[2]}
-        return name in hidden
+        return name in self._locals.get((module, owner), ()) \
+            and name not in ("self", "cls", owner.rpartition(".")[2])
 
     def _may_be_function(self, node) -> bool:
         """Whether an argument may name a function: a lambda, a call, or a name that a
@@ -938,7 +932,7 @@ class Flow(FlowFacts):
 
     def _instances_annotated(self, qual: str, name: str) -> set:
         found: set[tuple] = set()
-        for module, owner, annotation in self._return_annotations[(qual, name)]:
+        for module, owner, annotation in self._return_annotations.get((qual, name), ()):
             for alternative in alternatives(annotation):
                 if _A_NAME.match(alternative):
                     found |= {(INSTANCE, v[1]) for v in self._value(module, owner, alternative)

@@ -64,8 +64,9 @@ class FlowFacts:
     """A tree's flow facts, indexed by module, owner and name."""
 
     def __init__(self, names: Names, flows: dict[str, dict[str, tuple]]):
+        """Index `flows` (module -> owner -> facts), which is emptied once read: the
+        tables hold all of it, and the call graph's peak memory is the tables alone."""
         self.names = names
-        self.flows = flows  # module -> owner -> facts
         self._assigned: dict[tuple, list] = defaultdict(list)  # (module, owner, name) -> values
         # (module, owner, name) -> (def, position, its signature's text)
         self._params: dict[tuple, list] = defaultdict(list)
@@ -112,6 +113,15 @@ class FlowFacts:
         self._by_module: dict[str, list] = defaultdict(list)
         for call in self._calls:
             self._by_module[call[0]].append(call)
+        flows.clear()
+        self._freeze()
+
+    def _freeze(self) -> None:
+        """The lists of every table, made tuples (smaller; and a missing key read from
+        a plain dict adds no entry)."""
+        for name, table in vars(self).items():
+            if isinstance(table, defaultdict) and table.default_factory is list:
+                setattr(self, name, {key: tuple(found) for key, found in table.items()})
 
     def _index(self, module: str, owner: str, facts: tuple) -> None:
         cls = self._class_of(module, owner)
