@@ -78,7 +78,7 @@ def verdict(answers, expect) -> str:
 
 def main(argv: list[str]) -> int:
     entries = json.loads(DATA.read_text())["tracebacks"]
-    index = open_index()
+    index = open_index(graph=True)  # explain reads the messages, built with the call graph
     verdicts, started = {}, time.perf_counter()
     for entry in entries:
         verdicts[entry["id"]] = verdict(explain.explain_all(index, entry["paste"]),
