@@ -14,7 +14,8 @@ raised by `api_util.flatten_axes`, an invalid argument by `dispatch.check_arg`),
 frames (and ones whose file a paste cut), a checkout's own scripts, a paste cut above
 the raise, jax 0.2's `FilteredStackTrace` and a Markdown quote were read; 20 right, 0
 wrong, 10 missing once an older wording whose line goes on past what a placeholder
-took was placed only where the paste says it ran that release. Each
+took was placed only where the paste says it ran that release, then 21 right, 0 wrong,
+9 missing once an exception whose class line a paste cut was read from JAX's copy. Each
 is scored against where JAX raised it: `right` (the answer's first place), `listed`
 (among its places, not first), `wrong` (placed elsewhere, or a JAX error called not
 JAX's, or a non-JAX one placed), `missing` (not placed). Needs the installed jax's
