@@ -12,6 +12,8 @@ import pytest
 from jaxmap.commands import explain
 from jaxmap.commands.explain import Status
 from jaxmap.errors import NotFound
+from jaxmap.render import explain_text
+from jaxmap.render.view import View
 from jaxmap.session import open_index
 from jaxmap.store import snapshot
 
@@ -327,6 +329,39 @@ def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypa
     gone = explain.explain(index, "xmap argument has an in_axes specification that does "
                                   "not fit its rank")
     assert gone.status == Status.OLDER and gone.older.successors == ()
+
+
+# Two older releases' wordings, newest first, as the messages table holds them: one whose
+# line goes on past a field that ends the pastes below, one whose next line does.
+_OLD_LONGER = [(version, [
+    ("jax/_src/pad.py", line, "jax._src.pad._pad_to", "ValueError",
+     ("Mismatched widths for padding: ", " against target width ", ""), False),
+    ("jax/_src/pad.py", line + 5, "jax._src.pad._pad_to", "ValueError",
+     ("Padding widths differ for the operands ", "\nPad the narrower operand first."), False),
+]) for version, line in (("0.8.0", 40), ("0.7.0", 31))]
+_GOES_ON = "ValueError: Mismatched widths for padding: (2, 4)"
+
+
+@pytest.mark.parametrize(("text", "placed", "version"), [
+    (_GOES_ON, False, "0.8.0"),  # nothing says which release: the newest wording named
+    ("jax==0.7.0\n" + _GOES_ON, True, "0.7.0"),  # the paste ran a release whose wording matched
+    ("jax==0.6.0\n" + _GOES_ON, False, "0.8.0"),  # another release
+    (_GOES_ON + " against target", True, "0.8.0"),  # ends in its own text: the wording, cut
+    ("ValueError: Padding widths differ for the operands (2, 4)", True, "0.8.0"),  # first line
+])
+def test_an_older_wording_whose_line_goes_on_is_placed_only_if_the_paste_says_so(
+        index, text, placed, version):
+    """A message whose end a field of an old wording took, where that wording's line goes
+    on, may be another message: that site is given only where the paste says it ran that
+    release; otherwise the answer is unplaced and names the release whose wording it
+    starts like. One that ends in the wording's own text, or at its line break, is it."""
+    [answer] = explain.explain_all(index, text, older=_OLD_LONGER)
+    assert answer.older.version == answer.wording == version
+    assert answer.status == (Status.OLDER if placed else Status.UNMATCHED)
+    if not placed:
+        assert not answer.sites and "jax 0.8.0's wording" in explain.unplaced_reason([answer])
+        text = explain_text.explanation([answer, answer._replace(segment=2)], View("/r"))
+        assert "starts like jax 0.8.0's wording" in text and "pad.py:40" in text
 
 
 def test_the_cli_shows_the_closest_messages_apart_and_exits_1(index, capsys):

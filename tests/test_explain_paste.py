@@ -267,6 +267,24 @@ def test_a_paste_cut_at_jaxs_unfiltered_copy_is_read_as_the_exception_it_copies(
     assert raised.frames[0].jax_file == "jax/_src/api.py"
 
 
+def test_an_exception_whose_class_line_was_cut_is_the_one_jaxs_copy_above_holds():
+    """Chained after JAX's copy ('the original exception, unmodified'), the filtered
+    exception's own class line cut from the paste: it is the copy's."""
+    from jaxmap.commands import tracebacks
+
+    copy, raised = tracebacks.read(
+        "UnfilteredStackTrace: jax.errors.TracerBoolConversionError: Attempted boolean "
+        "conversion of a traced array\n\n"
+        "The above exception was the direct cause of the following exception:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/loop.py", line 8, in step\n'
+        "    if x > 0:\n")
+    assert copy.exception == "UnfilteredStackTrace"
+    assert (raised.exception, raised.message) == (
+        "jax.errors.TracerBoolConversionError", "Attempted boolean conversion of a traced array")
+    assert raised.frames[0].path == "/home/me/loop.py"
+
+
 def test_a_paste_cut_at_jax_0_2s_filtered_copy_is_read_without_its_note(installed_index):
     text = ("FilteredStackTrace                        Traceback (most recent call last)\n"
             "<ipython-input-10-7433> in <module>()\n"

@@ -153,6 +153,12 @@ def unplaced_reason(answers) -> str:
         if len(answers) == 1:
             return f"not from JAX: {answers[0].exception}, {answers[0].why_not_jax}"
         return f"not from JAX: none of the paste's {len(answers)} exceptions is JAX's"
+    older = next((a.older for a in answers if a.older), None)
+    if older is not None:
+        site = older.site
+        return (f"not placed: it starts like jax {older.version}'s wording ({site.file}:"
+                f"{site.line} in {site.function}), which goes on past the pasted end, and "
+                f"the paste does not say it ran jax {older.version}")
     return "not an error message raised in this tree"
 
 
@@ -259,12 +265,25 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
     if entry is not None:
         return Explanation(message, (entry,), None, exception=raised.exception,
                            status=Status.RUNTIME)
-    for version, rows in reading.older:
-        found = match(rows, raised)
-        if found:
+    older = [(version, found) for version, rows in reading.older
+             if (found := match(rows, raised))]
+    for version, found in older:
+        if _corroborated(reading, version, found):
             return _older(messages, raised, version, found)
+    if older:  # named, not placed: its wording goes on past what a placeholder took
+        return _older(messages, raised, *older[0])._replace(
+            message=message, status=Status.UNMATCHED, closest=closest(messages, message))
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
+
+
+def _corroborated(reading: _Reading, version: str, found) -> bool:
+    """Whether the paste supports an older release's site for its message: the wording
+    explains the whole message, or, where a placeholder took its end and the wording
+    goes on past it (explain_releases.ends_in_field: another message may be the one
+    pasted), the paste says it ran that release. (A paste whose innermost frame is
+    JAX's is placed there before this.)"""
+    return found[3] or not explain_releases.ends_in_field(found) or reading.release == version
 
 
 def _raised_by_python(reading: _Reading, raised, found) -> bool:

@@ -56,6 +56,19 @@ def score(found) -> tuple[bool, int]:
     return False, len(matched.group().strip()) - sum(len(g) for g in matched.groups() if g)
 
 
+def ends_in_field(found) -> bool:
+    """Whether a wording matched by its start read the message's end into a placeholder
+    that the wording's line follows with text of its own: the message lacks that text,
+    so what the placeholder took may be another message's (one that ends in the
+    wording's own text, or at a line break of it, is that wording cut or its first
+    lines copied alone)."""
+    _sites, pieces, matched, _whole = found
+    reached = [i for i, field in enumerate(matched.groups(), 1) if field is not None]
+    if not reached or matched.end(reached[-1]) != matched.end():
+        return False
+    return not pieces[reached[-1]].lstrip(" \t").startswith("\n")
+
+
 def settled(root, frame) -> int:
     """The line of the indexed tree's file that holds the source line a JAX frame
     prints: its own line when it does, else the nearest that does; its own when the

@@ -82,9 +82,17 @@ def read(text: str) -> tuple[Raised, ...]:
     ...`, the filtered one cut off) ends with the exception it copies."""
     parts = _CHAINED.split(text.replace("\r\n", "\n"))
     chain = [_one(part) for part in parts if part.strip()]
-    if chain and (chain[-1].exception or "").rpartition(".")[2] in _COPIES:
+    if chain and _copy(chain[-1]):
         chain[-1] = _unwrapped(chain[-1])
+    elif len(chain) > 1 and _copy(chain[-2]) and not (chain[-1].exception or chain[-1].message):
+        # its class line cut: JAX's copy above is 'the original exception, unmodified'
+        copied = _unwrapped(chain[-2])
+        chain[-1] = chain[-1]._replace(exception=copied.exception, message=copied.message)
     return tuple(chain)
+
+
+def _copy(raised: Raised) -> bool:
+    return (raised.exception or "").rpartition(".")[2] in _COPIES
 
 
 def _unwrapped(raised: Raised) -> Raised:
@@ -143,7 +151,8 @@ def _split_class(text: str, strict: bool) -> tuple[str | None, str]:
     if not found:
         return None, text
     name = found.group(1)
-    if strict and not (_CLASS_WORDS.search(name) or "." in name and name[:1].islower()
+    if strict and not (_CLASS_WORDS.search(name) or name.rpartition(".")[2] in _COPIES
+                       or "." in name and name[:1].islower()
                        and name.rpartition(".")[2][:1].isupper()):
         return None, text
     if not found.group().rstrip().endswith(":") and text[found.end():].strip() and strict:

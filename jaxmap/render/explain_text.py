@@ -127,7 +127,18 @@ def _placed(found, path: PathFn) -> str:
         return f"{head}\n  not from JAX: no JAX frame in the traceback, and " \
                f"{found.exception} is not JAX's"
     return "\n".join([_first_line(found.message), "  not an error message raised in this tree",
-                      _closest(found, path)]).rstrip("\n")
+                      *_unconfirmed(found.older), _closest(found, path)]).rstrip("\n")
+
+
+def _unconfirmed(older) -> list[str]:
+    """An older release's wording the message starts like, that the paste does not
+    confirm (the wording goes on past the message's end)."""
+    if older is None:
+        return []
+    old = older.site
+    return [f"  starts like jax {older.version}'s wording (raised there at {old.file}:"
+            f"{old.line} in {old.function}), which goes on past the pasted end; the "
+            f"paste does not say it ran jax {older.version}, so it is not placed there"]
 
 
 def _closest(found, path: PathFn) -> str:
