@@ -52,6 +52,12 @@ def _a_body_statement(text: str) -> str:
     return text[:end] + "  unused_by_an_edit = 1\n" + text[end:]
 
 
+def _a_body_call(text: str) -> str:
+    at = text.index("\ndef neg(") + 1
+    end = text.index("\n", at) + 1
+    return text[:end] + "  unused_by_an_edit = abs(x)\n" + text[end:]
+
+
 def _a_docstring(text: str) -> str:
     at = text.index("\ndef neg(") + 1
     end = text.index("\n", at) + 1
@@ -59,7 +65,8 @@ def _a_docstring(text: str) -> str:
 
 
 # name -> (file, edit, what it leaves alone: "code" (it only moves code), "outline"
-# (it changes only a body the first phase does not read), or "" (neither))
+# (it changes only a body the first phase does not read), or "" (neither)); the body
+# statement assigns a name nothing reads: the call graph stands (moves.unread_moves)
 EDITS = {
     "comment on top of parallel": (PARALLEL, _comment_on_top, "code"),
     "comment inside a body of parallel": (PARALLEL, _comment_inside_a_body, "code"),
@@ -67,6 +74,7 @@ EDITS = {
     "trailing spaces in lax": (LAX, _trailing_spaces, "code"),
     "a new def in parallel": (PARALLEL, _a_new_def, ""),
     "a body statement in lax": (LAX, _a_body_statement, "outline"),
+    "a body call in lax": (LAX, _a_body_call, "outline"),
     "a docstring in lax": (LAX, _a_docstring, "outline"),  # but its summary changes
 }
 
@@ -152,8 +160,32 @@ def test_a_docstring_in_an_unread_body_is_more_than_a_move():
         _a_body_statement(text).encode(), module))) is not None
 
 
+def test_an_assignment_nothing_reads_keeps_the_call_graph(tmp_path, monkeypatch):
+    _, tables = _edited_then_asked(tmp_path, monkeypatch, LAX, _a_body_statement)
+    assert ("graph", "1") in tables["meta"] and tables["calls"]
+    expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=True)
+    assert tables == _tables(expected, facts=True)
+
+
+@pytest.mark.parametrize("statement, unread", [
+    ("unused_by_an_edit = 1", True),
+    ("unused_by_an_edit = x", True),
+    ("x = 1", False),  # the parameter, which the body reads
+    ("unused_by_an_edit = abs(x)", False),  # a call
+    ("unused_by_an_edit = lambda: x", False),
+    ("def inner(y):\n    return y\n  unused_by_an_edit = 1", False),  # a nested def
+])
+def test_only_assignments_nothing_reads_leave_the_call_graph(statement, unread):
+    text = (MINIJAX / LAX).read_text()
+    at = text.index("\ndef neg(") + 1
+    end = text.index("\n", at) + 1
+    edited = text[:end] + f"  {statement}\n" + text[end:]
+    before, after = (extract.extract(t.encode(), "jax._src.lax.lax") for t in (text, edited))
+    assert (moves.unread_moves(before, after) is not None) is unread
+
+
 def test_a_body_edit_moves_the_first_phase_and_drops_the_graph(tmp_path, monkeypatch):
-    path, _ = _edited_then_asked(tmp_path, monkeypatch, LAX, _a_body_statement)
+    path, _ = _edited_then_asked(tmp_path, monkeypatch, LAX, _a_body_call)
     tables = _tables(path, facts=False)
     assert ("graph", "0") in tables["meta"] and tables["calls"] == []
     expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=False)

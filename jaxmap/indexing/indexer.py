@@ -7,10 +7,11 @@ primitive), the value flow it is read from, and the messages a tree raises (only
 `explain` reads them) are the second: built with the first by `jaxmap index`, else
 on the first question that reads them, and kept (meta `graph`).
 
-After an edit, a file whose code only moved (comments, blank lines: moves.py) has its
-rows moved in place, call graph and all; for a first-phase question (`locate`), so
-does a file whose outline only moved (an edit inside a body that registers nothing),
-the call graph dropped. Any other change is resolved again with as much as the
+After an edit, a file whose code only moved (comments, blank lines: moves.py), or
+changed only in assignments nothing reads (`unused = 1` in a body), has its rows
+moved in place, call graph and all; for a first-phase question (`locate`), so does a
+file whose outline only moved (an edit inside a body that registers nothing), the
+call graph dropped. Any other change is resolved again with as much as the
 question needs: a first-phase question does not wait for the call graph, which the
 next question that reads it builds again, from facts kept for it."""
 
@@ -164,10 +165,11 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
 
 def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list,
            graph: bool) -> dict | None:
-    """None when every changed file's code only moved (moves.py), or, unless `graph`
-    is asked for, its outline did, and their rows in the index were moved with it (in
-    the second case, the call graph dropped); else what was parsed of them, path ->
-    (digest, facts, blob), for the run to go on with."""
+    """None when every changed file's code only moved (moves.py), or changed only in
+    assignments nothing reads (`moves.unread_moves`), or, unless `graph` is asked for,
+    its outline only moved, and their rows in the index were moved with it (in the
+    last case, the call graph dropped); else what was parsed of them, path -> (digest,
+    facts, blob), for the run to go on with."""
     from jaxmap.indexing import moves, worker
 
     if not changed:
@@ -178,22 +180,22 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list,
     flow = all("flow_spans" not in facts for _, facts, _ in old.values())
     parsed = dict(zip((s.path for s in changed),
                       worker.extract_files(root, changed, flow=flow)))
-    code_moved, lines = True, {}
+    graph_kept, lines = True, {}
     for source in changed:
         before, after = old[source.path][1], parsed[source.path][1]
         if before.get("code") == after.get("code"):
             moved = moves.line_moves(before, after)
-        elif not graph and before.get("outline") == after.get("outline"):
-            moved = moves.line_moves(moves.first_phase(before), moves.first_phase(after))
-            code_moved = False
         else:
-            moved = None
+            moved = moves.unread_moves(before, after)
+        if moved is None and not graph and before.get("outline") == after.get("outline"):
+            moved = moves.line_moves(moves.first_phase(before), moves.first_phase(after))
+            graph_kept = False
         if moved is None:
             return parsed
         lines[source.path] = moved
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in changed]
-    return None if store.move_lines(path, lines, rows, graph=code_moved) else parsed
+    return None if store.move_lines(path, lines, rows, graph=graph_kept) else parsed
 
 
 def _had_flow(plan: _Plan) -> bool:

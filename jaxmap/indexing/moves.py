@@ -17,6 +17,8 @@ import hashlib
 import re
 from typing import Any
 
+from jaxmap.flow.flowtext import ASSIGN, DEF
+
 # A string or a comment, whichever starts first: strings are consumed whole, so a `#`
 # inside one is not taken for a comment. (A prefix such as `rb` stays as code.)
 _STRING_OR_COMMENT = re.compile(
@@ -50,14 +52,73 @@ def _digest(pieces: list[bytes]) -> str:
     return hashlib.blake2b(code.lstrip(b"\n"), digest_size=16).hexdigest()
 
 
+_FINGERPRINTS = frozenset({"code", "outline"})
 # What only the index's second phase reads of a file's facts, and the fingerprints.
 _SECOND_PHASE = frozenset({"flow", "flow_spans", "callees", "callee_spans", "messages",
-                           "function_spans", "code", "outline"})
+                           "function_spans"}) | _FINGERPRINTS
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def first_phase(facts: dict) -> dict:
     """What the index's first phase reads of a file's facts."""
     return {key: value for key, value in facts.items() if key not in _SECOND_PHASE}
+
+
+def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
+    """Old line -> new line of two extractions of one file with its value flow's facts
+    that differ, besides moved lines, only in assignments to local names that no other
+    fact of the file names, in functions without nested defs (`unused = 1`; no
+    parenthesis, lambda or loop in the value): the value flow reads a name's assignments only where
+    some text names it, so the tree's call graph is unchanged, its rows moved. None
+    otherwise."""
+    if "flow" not in old or "flow" not in new:
+        return None
+    named = _names(old) | _names(new)
+    return line_moves(_without_unread(old, named), _without_unread(new, named))
+
+
+def _unread(facts: dict) -> list[tuple[str, tuple]]:
+    """(owner, fact) of the plain local assignments of the file's functions without
+    nested defs: those `unread_moves` may leave out."""
+    owners = [owner for owner in facts["flow"] if owner in facts["funcs"]
+              and not any(other.startswith(f"{owner}.") for other in facts["flow"])]
+    return [(owner, fact) for owner in owners for fact in facts["flow"][owner]
+            if fact[0] == ASSIGN and fact[1].isidentifier() and "(" not in fact[2]
+            and "lambda" not in fact[2] and not fact[2].startswith("<iter> ")
+            and sum(other[0] == DEF for other in facts["flow"][owner]) == 1]
+
+
+def _names(facts: dict) -> set[str]:
+    """Every identifier in the strings of the facts but the targets of `_unread`'s
+    assignments (a docstring's or a message's words too: only ever more)."""
+    unread = {id(fact) for _, fact in _unread(facts)}
+    found: set[str] = set()
+
+    def visit(value: Any) -> None:
+        if isinstance(value, str):
+            found.update(_IDENTIFIER.findall(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                visit(key)
+                visit(item)
+        elif isinstance(value, (tuple, list)):
+            if id(value) in unread:
+                visit(value[2:])
+            else:
+                for item in value:
+                    visit(item)
+
+    visit({key: value for key, value in facts.items() if key not in _FINGERPRINTS})
+    return found
+
+
+def _without_unread(facts: dict, named: set[str]) -> dict:
+    """The facts but fingerprints and the `_unread` assignments to names not in `named`."""
+    dropped = {id(fact) for _, fact in _unread(facts) if fact[1] not in named}
+    flow = {owner: tuple(fact for fact in found if id(fact) not in dropped)
+            for owner, found in facts["flow"].items()}
+    return {**{key: value for key, value in facts.items() if key not in _FINGERPRINTS},
+            "flow": flow}
 
 
 def line_moves(old: Any, new: Any) -> dict[int, int] | None:
