@@ -46,6 +46,8 @@ class Reached(NamedTuple):
     # The line of the call that links it in the chain: callers and binds, its call of
     # the next definition (or its bind); calls, the previous definition's call of it.
     call_line: int | None = None
+    # The file of that call where it is not `file`: for calls, a function's caller's.
+    call_file: str | None = None
     through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
     handed: bool = False  # it hands the function on (`jit(f)`), it does not call it there
     # binds: the words of each step of `chain` (chains.py), one fewer than its names
@@ -359,7 +361,8 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
                   ._replace(through=reached_by.get(i) == {THROUGH},
-                            handed=reached_by.get(i) == {HANDED}, call_line=lines.get(i))
+                            handed=reached_by.get(i) == {HANDED}, call_line=lines.get(i),
+                            call_file=owners[parent[i]].file)
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 
