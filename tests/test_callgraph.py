@@ -170,8 +170,18 @@ def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, t
 def test_a_primitive_variable_does_not_run_as_the_rules_registered_on_it(capsys, tmp_path):
     """`batching.primitive_batchers[p_p] = ...` names p_p, but p_p runs as no rule."""
     (tmp_path / "m.py").write_text(_RULES)
-    document = json.loads(run_tree(capsys, tmp_path, "callers", "p_p", "--json"))
-    assert document["registrations"] == []
+    code = main(["callers", "p_p", "--json", "--root", str(tmp_path)])
+    out, err = capsys.readouterr()  # no registration of its own: it is only bound
+    assert_one_line_error(code, out, err)
+    assert "p_p is a primitive, which is bound, not called: `jaxmap binds p_p`" in err
+
+
+def test_what_a_primitive_calls_points_at_binds(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(_RULES)
+    code = main(["calls", "p_p", "--root", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "`jaxmap binds p_p` lists what binds it" in err
 
 
 def run_tree(capsys, root, *argv) -> str:

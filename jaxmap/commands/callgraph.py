@@ -255,8 +255,21 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
                       (callers_of[caller].label, text))
               for caller, text, line in maybe if caller in callers_of and caller not in targets]
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
+    registrations = _registrations(index, targets)
+    if not found and not registrations:
+        _refuse_a_primitive(index, name, targets)
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
-                      _registrations(index, targets), unresolved=unresolved)
+                      registrations, unresolved=unresolved)
+
+
+def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
+    """NotFound, pointing at `binds`, when every definition `name` means holds a
+    primitive (`psum_p`): `callers` and `calls` would answer a bare "none"."""
+    if all(_is_primitive_variable(index, label.rpartition(".")[2])
+           for label in targets.values()):
+        raise NotFound(f"{name} is a primitive, which is bound, not called: "
+                       f"`jaxmap binds {name}` lists what binds it, "
+                       f"`jaxmap locate {name}` its rules")
 
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
@@ -312,6 +325,8 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
     found = _descend(index, list(targets), depth)
     order = {FUNCTION: 0, "class": 0, PRIMITIVE: 1, EXTERNAL: 2, UNRESOLVED: 3}
     found.sort(key=lambda r: (r.depth, order.get(r.kind, 0), r.label))
+    if not found:
+        _refuse_a_primitive(index, name, targets)
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     return CallAnswer(name, "calls", tuple(targets.values()), tuple(found),
                       unresolved=unresolved)
