@@ -60,6 +60,31 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *_rows()})
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """An unknown command says which one answers it: a name users ask for
+        (`_ASKED_FOR`), else the nearest commands."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
+            hint = _ASKED_FOR.get(name) or (f"did you mean {' or '.join(near)}?" if near
+                                              else "")
+            raise click.UsageError(f"no command {name!r}" + (f"; {hint}" if hint else ""),
+                                   ctx)
+        return super().resolve_command(ctx, args)
+
+
+# Commands users ask for by another name, and the ones that answer them.
+_ASKED_FOR = {
+    "rules": "`jaxmap locate PRIM` lists a primitive's rules, "
+             "`jaxmap primitives --missing KIND` those lacking one",
+    "find": "`jaxmap locate NAME` says where NAME is defined",
+    "where": "`jaxmap locate NAME` says where NAME is defined",
+    "callees": "`jaxmap calls NAME` lists what NAME calls",
+    "references": "`jaxmap callers NAME` lists what calls NAME",
+}
+
 
 @functools.cache
 def _rows() -> dict:

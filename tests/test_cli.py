@@ -433,3 +433,15 @@ def test_a_commands_option_before_it_says_where_it_goes(capsys):
     out, err = capsys.readouterr()
     assert_one_line_error(code, out, err)
     assert "go after its name: jaxmap COMMAND ... --json" in err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["rules", "psum"], "no command 'rules'; `jaxmap locate PRIM` lists a primitive's rules"),
+    (["caller", "psum"], "no command 'caller'; did you mean callers or calls?"),
+    (["xyz"], "no command 'xyz' (see jaxmap --help)"),
+])
+def test_an_unknown_command_says_which_answers_it(capsys, argv, said):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert said in err
