@@ -61,29 +61,16 @@ class _Group(click.Group):
         return sorted({*self.commands, *_rows()})
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
-        """An unknown command says which one answers it: a name users ask for
-        (`_ASKED_FOR`), else the nearest commands."""
+        """An unknown command says which one answers it (render.text.unknown_command)."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
             import difflib
 
+            from jaxmap.render.text import unknown_command
+
             near = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
-            hint = _ASKED_FOR.get(name) or (f"did you mean {' or '.join(near)}?" if near
-                                              else "")
-            raise click.UsageError(f"no command {name!r}" + (f"; {hint}" if hint else ""),
-                                   ctx)
+            raise click.UsageError(unknown_command(name, near), ctx)
         return super().resolve_command(ctx, args)
-
-
-# Commands users ask for by another name, and the ones that answer them.
-_ASKED_FOR = {
-    "rules": "`jaxmap locate PRIM` lists a primitive's rules, "
-             "`jaxmap primitives --missing KIND` those lacking one",
-    "find": "`jaxmap locate NAME` says where NAME is defined",
-    "where": "`jaxmap locate NAME` says where NAME is defined",
-    "callees": "`jaxmap calls NAME` lists what NAME calls",
-    "references": "`jaxmap callers NAME` lists what calls NAME",
-}
 
 
 @functools.cache
@@ -741,15 +728,15 @@ def _source_line(root: str):
 
 
 def _usage_message(error: click.ClickException) -> str:
-    """A click error's message and where help is: the command's own (`jaxmap callers
-    --help`); an option the group does not take belongs after a command's name."""
+    """A click error's message, and where its help is."""
+    from jaxmap.render.text import option_before_command, usage_error
+
     if not isinstance(error, click.UsageError):
         return error.format_message()
     context = error.ctx
     if isinstance(error, click.NoSuchOption) and (context is None or context.parent is None):
-        return (f"no option {error.option_name} before the command; a command's options "
-                f"go after its name: jaxmap COMMAND ... {error.option_name}")
-    return f"{error.format_message()} (see {context.command_path if context else 'jaxmap'} --help)"
+        return option_before_command(error.option_name)
+    return usage_error(error.format_message(), context.command_path if context else "jaxmap")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -259,6 +259,34 @@ def mcp_help(tools: list[str]) -> str:
             f"with the index kept open (needs jaxmap[mcp]).")
 
 
+# Commands users ask for by another name, and the ones that answer them.
+_ASKED_FOR = {
+    "rules": "`jaxmap locate PRIM` lists a primitive's rules, "
+             "`jaxmap primitives --missing KIND` those lacking one",
+    "find": "`jaxmap locate NAME` says where NAME is defined",
+    "where": "`jaxmap locate NAME` says where NAME is defined",
+    "callees": "`jaxmap calls NAME` lists what NAME calls",
+    "references": "`jaxmap callers NAME` lists what calls NAME",
+}
+
+
+def unknown_command(name: str, near: list[str]) -> str:
+    """No command `name`: the one answering what users ask by it, else the `near` ones."""
+    hint = _ASKED_FOR.get(name) or (f"did you mean {' or '.join(near)}?" if near else "")
+    return f"no command {name!r}" + (f"; {hint}" if hint else "")
+
+
+def usage_error(message: str, command_path: str) -> str:
+    """A usage error, pointing at the help of the command it is about."""
+    return f"{message} (see {command_path} --help)"
+
+
+def option_before_command(option: str) -> str:
+    """An option the group does not take, given before the command."""
+    return (f"no option {option} before the command; a command's options go after its "
+            f"name: jaxmap COMMAND ... {option}")
+
+
 def reading_stdin(what: str) -> str:
     """What a command that reads `-` from a terminal says it waits for."""
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
