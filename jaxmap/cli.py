@@ -55,10 +55,22 @@ class _Group(click.Group):
         if row is not None:
             found = _declared(row)
             self.add_command(found)
-        return found
+        return _with_global_options(found) if found is not None else None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *_rows()})
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """An unknown command says which one answers it (render.text.unknown_command)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            from jaxmap.render.text import unknown_command
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
+            raise click.UsageError(unknown_command(name, near), ctx)
+        return super().resolve_command(ctx, args)
 
 
 @functools.cache
@@ -69,11 +81,38 @@ def _rows() -> dict:
     return {command.name: command for command in COMMANDS}
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+def _global_options() -> list[click.Option]:
+    """The group's options, which every command takes too (`jaxmap callers psum -q`)."""
+    return [click.Option(["--debug"], is_flag=True, help="Show tracebacks for errors."),
+            click.Option(["-q", "--quiet"], is_flag=True,
+                         help="Say nothing on stderr while building an index "
+                              "[or set $JAXMAP_QUIET].")]
+
+
+_GLOBAL_NAMES = ("debug", "quiet")
+
+
+def _with_global_options(command: click.Command) -> click.Command:
+    """`command`, taking the group's options after its name too, once: given there,
+    they go where the group's own go, the root context's object (main() reads debug)."""
+    if any(p.name == "quiet" for p in command.params):
+        return command
+    command.params += _global_options()
+    callback = command.callback
+
+    def run(**given):
+        given_globally = click.get_current_context().find_root().obj
+        for name in _GLOBAL_NAMES:
+            given_globally[name] = given.pop(name) or given_globally.get(name, False)
+        return callback(**given) if callback else None
+
+    command.callback = functools.update_wrapper(run, callback) if callback else run
+    return command
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]},
+             params=_global_options())
 @click.version_option(package_name="jaxmap")
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.option("-q", "--quiet", is_flag=True,
-              help="Say nothing on stderr while building an index [or set $JAXMAP_QUIET].")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     """Where everything in JAX's internals is defined: primitives, their rules, definitions."""
@@ -688,6 +727,18 @@ def _source_line(root: str):
     return read
 
 
+def _usage_message(error: click.ClickException) -> str:
+    """A click error's message, and where its help is."""
+    from jaxmap.render.text import option_before_command, usage_error
+
+    if not isinstance(error, click.UsageError):
+        return error.format_message()
+    context = error.ctx
+    if isinstance(error, click.NoSuchOption) and (context is None or context.parent is None):
+        return option_before_command(error.option_name)
+    return usage_error(error.format_message(), context.command_path if context else "jaxmap")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (callable in-process by tests)."""
     args = sys.argv[1:] if argv is None else argv
@@ -704,8 +755,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(no_args.ctx.get_help())  # `jaxmap` alone: the help, not an error
         return 0
     except click.ClickException as error:
-        hint = " (see jaxmap --help)" if isinstance(error, click.UsageError) else ""
-        click.echo(f"jaxmap: error: {error.format_message()}{hint}", err=True)
+        click.echo(f"jaxmap: error: {_usage_message(error)}", err=True)
         return error.exit_code
     except Exception as error:  # noqa: BLE001 - never a traceback without --debug
         if options.get("debug") and not isinstance(error, NotFound):

@@ -15,7 +15,7 @@ from jaxmap.flow.calls import MAX_CERTAIN
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others", "found",
              "registrations", "total", "offset", "truncated", "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
-              "through", "handed", "steps", "trace_time"}
+              "call_file", "through", "handed", "steps", "trace_time"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):
@@ -134,11 +134,26 @@ def test_calls_and_binds_give_the_line_of_each_call_too(capsys, tmp_path):
     (tmp_path / "m.py").write_text(_RULES + "def binder(x):\n  return helper(p_p.bind(x))\n")
     [found] = json.loads(run_tree(capsys, tmp_path, "calls", "target", "--json"))["found"]
     # Where the callee is defined, and where the caller calls it.
-    assert (found["name"], found["line"], found["call_line"]) == ("m.helper", 13, 18)
-    assert "  m.helper  m.py:13  [m.target -> m.helper]" in \
-        run_tree(capsys, tmp_path, "calls", "target").splitlines()
+    assert (found["name"], found["line"], found["call_line"], found["call_file"]) == \
+        ("m.helper", 13, 18, "m.py")
+    text = run_tree(capsys, tmp_path, "calls", "target").splitlines()
+    assert text[0] == "1 callee of m.target, at the line of each call"
+    assert "  m.helper  m.py:18  (defined at line 13)  [m.target -> m.helper]" in text
     [found] = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))["found"]
     assert (found["name"], found["call_line"]) == ("m.binder", 24)  # its bind
+
+
+def test_calls_two_levels_down_place_each_call_in_its_callers_file(capsys, tmp_path):
+    (tmp_path / "lib.py").write_text("def leaf(x):\n  return x\n")
+    (tmp_path / "mid.py").write_text("import lib\n\ndef mid(x):\n  return lib.leaf(x)\n")
+    (tmp_path / "m.py").write_text("import mid\n\ndef top(x):\n  return mid.mid(x)\n")
+    found = json.loads(run_tree(capsys, tmp_path, "calls", "top", "--depth", "2",
+                                "--json"))["found"]
+    leaf = next(f for f in found if f["name"] == "lib.leaf")
+    assert (leaf["file"], leaf["line"], leaf["call_file"], leaf["call_line"]) == \
+        ("lib.py", 1, "mid.py", 4)
+    assert "  lib.leaf  mid.py:4  (defined at lib.py:1)  [m.top -> mid.mid -> lib.leaf]" in \
+        run_tree(capsys, tmp_path, "calls", "top", "--depth", "2").splitlines()
 
 
 def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, tmp_path):
@@ -155,8 +170,18 @@ def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, t
 def test_a_primitive_variable_does_not_run_as_the_rules_registered_on_it(capsys, tmp_path):
     """`batching.primitive_batchers[p_p] = ...` names p_p, but p_p runs as no rule."""
     (tmp_path / "m.py").write_text(_RULES)
-    document = json.loads(run_tree(capsys, tmp_path, "callers", "p_p", "--json"))
-    assert document["registrations"] == []
+    code = main(["callers", "p_p", "--json", "--root", str(tmp_path)])
+    out, err = capsys.readouterr()  # no registration of its own: it is only bound
+    assert_one_line_error(code, out, err)
+    assert "p_p is a primitive, which is bound, not called: `jaxmap binds p_p`" in err
+
+
+def test_what_a_primitive_calls_points_at_binds(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(_RULES)
+    code = main(["calls", "p_p", "--root", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "`jaxmap binds p_p` lists what binds it" in err
 
 
 def run_tree(capsys, root, *argv) -> str:
@@ -374,12 +399,13 @@ def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
     callers = json.loads(run_tree(capsys, tmp_path, "callers", "rule3", "--json"))
     assert {(f["name"], f["through"]) for f in callers["found"]} == \
         {("m.apply", True), ("m.direct", False)}
-    text = run_tree(capsys, tmp_path, "callers", "rule3")
-    assert any(line.startswith("* m.apply") for line in text.splitlines())
+    # Text: the certain caller first, then the one that may be, after its legend.
+    text = run_tree(capsys, tmp_path, "callers", "rule3").splitlines()
+    assert text[0].endswith(", at the line of each call; 1 more may call it through a value")
+    assert [line[:12] for line in text[1:]] == ["  m.direct  ", "* may call i", "* m.apply  m"]
     graph = json.loads(run_tree(capsys, tmp_path, "graph", "m.rule3", "--format", "json"))
     calling = {e["source"] for e in graph["edges"] if e["kind"] == "calls"}
     assert "function:m.direct" in calling and "function:m.apply" not in calling
-    assert text.splitlines()[-1].startswith("(* a call of what a value holds")
     calls = json.loads(run_tree(capsys, tmp_path, "calls", "apply", "--json"))
     assert {f["through"] for f in calls["found"] if f["name"].startswith("m.rule")} == {True}
 
@@ -425,9 +451,10 @@ def test_a_function_handed_on_is_marked_as_such(capsys, tmp_path):
     callers = json.loads(run_tree(capsys, tmp_path, "callers", "psum", "--json"))
     assert [(f["name"], f["handed"], f["through"]) for f in callers["found"]] == \
         [("m.total", True, False)]
-    text = run_tree(capsys, tmp_path, "callers", "psum")
-    assert text.splitlines()[1].startswith("^ m.total")
-    assert text.splitlines()[-1].startswith("(^ a function handed on")
+    text = run_tree(capsys, tmp_path, "callers", "psum").splitlines()
+    assert text[0] == "no callers of lib.psum, at the line of each call; 1 more hands it on"
+    assert text[1].startswith("^ hand it on, not calling it there")
+    assert text[2].startswith("^ m.total  m.py:4")
 
 
 def test_callers_of_a_rule_name_only_the_kinds_it_runs_as(capsys, tmp_path):

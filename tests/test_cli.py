@@ -264,11 +264,18 @@ def test_debug_before_the_command_raises_instead(tmp_path):
         main(["--debug", "locate", "psum", "--root", str(tmp_path / "nowhere")])
 
 
-def test_debug_after_the_command_is_a_usage_error(capsys, tmp_path):
-    code = main(["locate", "psum", "--debug", "--root", str(tmp_path / "nowhere")])
-    out, err = capsys.readouterr()
-    assert_one_line_error(code, out, err)
-    assert "--debug" in err
+def test_debug_after_the_command_raises_too(tmp_path):
+    from jaxmap.errors import RootError
+
+    with pytest.raises(RootError):
+        main(["locate", "psum", "--debug", "--root", str(tmp_path / "nowhere")])
+
+
+@pytest.mark.parametrize("command", ["callers", "calls", "locate", "binds"])
+def test_quiet_is_taken_after_the_command_too(capsys, command):
+    code, out, err = run(capsys, command, "psum", "-q")
+    assert code == 0 and out and not err
+    assert "-q, --quiet" in (run(capsys, command, "--help")[1])
 
 
 @pytest.mark.parametrize("argv", [
@@ -413,3 +420,28 @@ def test_locate_cuts_tests_and_reaches_to_the_limit(capsys):
 
 def test_an_unknown_field_is_a_one_line_error(capsys):
     assert_one_line_error(*run(capsys, "coverage", "--json", "--field", "nme"))
+
+
+def test_a_usage_error_points_at_the_commands_help(capsys):
+    code, out, err = run(capsys, "callers", "psum", "--limit", "abc")
+    assert_one_line_error(code, out, err)
+    assert err.rstrip().endswith("(see jaxmap callers --help)")
+
+
+def test_a_commands_option_before_it_says_where_it_goes(capsys):
+    code = main(["--json", "callers", "psum", "--root", str(ROOT)])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "go after its name: jaxmap COMMAND ... --json" in err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["rules", "psum"], "no command 'rules'; `jaxmap locate PRIM` lists a primitive's rules"),
+    (["caller", "psum"], "no command 'caller'; did you mean callers or calls?"),
+    (["xyz"], "no command 'xyz' (see jaxmap --help)"),
+])
+def test_an_unknown_command_says_which_answers_it(capsys, argv, said):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert said in err

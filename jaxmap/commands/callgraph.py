@@ -46,6 +46,8 @@ class Reached(NamedTuple):
     # The line of the call that links it in the chain: callers and binds, its call of
     # the next definition (or its bind); calls, the previous definition's call of it.
     call_line: int | None = None
+    # The file of that call where it is not `file`: for calls, a function's caller's.
+    call_file: str | None = None
     through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
     handed: bool = False  # it hands the function on (`jit(f)`), it does not call it there
     # binds: the words of each step of `chain` (chains.py), one fewer than its names
@@ -253,8 +255,21 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
                       (callers_of[caller].label, text))
               for caller, text, line in maybe if caller in callers_of and caller not in targets]
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
+    registrations = _registrations(index, targets)
+    if not found and not registrations:
+        _refuse_a_primitive(index, name, targets)
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
-                      _registrations(index, targets), unresolved=unresolved)
+                      registrations, unresolved=unresolved)
+
+
+def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
+    """NotFound, pointing at `binds`, when every definition `name` means holds a
+    primitive (`psum_p`): `callers` and `calls` would answer a bare "none"."""
+    if all(_is_primitive_variable(index, label.rpartition(".")[2])
+           for label in targets.values()):
+        raise NotFound(f"{name} is a primitive, which is bound, not called: "
+                       f"`jaxmap binds {name}` lists what binds it, "
+                       f"`jaxmap locate {name}` its rules")
 
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
@@ -310,6 +325,8 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
     found = _descend(index, list(targets), depth)
     order = {FUNCTION: 0, "class": 0, PRIMITIVE: 1, EXTERNAL: 2, UNRESOLVED: 3}
     found.sort(key=lambda r: (r.depth, order.get(r.kind, 0), r.label))
+    if not found:
+        _refuse_a_primitive(index, name, targets)
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     return CallAnswer(name, "calls", tuple(targets.values()), tuple(found),
                       unresolved=unresolved)
@@ -359,7 +376,8 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
                   ._replace(through=reached_by.get(i) == {THROUGH},
-                            handed=reached_by.get(i) == {HANDED}, call_line=lines.get(i))
+                            handed=reached_by.get(i) == {HANDED}, call_line=lines.get(i),
+                            call_file=owners[parent[i]].file)
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 

@@ -221,6 +221,8 @@ def call_document(answer, view: View) -> str:
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
                                    "chain": list(r.chain), "call_line": r.call_line,
+                                   "call_file": path(r.call_file or r.file)
+                                   if r.call_line else None,
                                    "through": r.through, "handed": r.handed,
                                    "steps": list(r.steps), "trace_time": r.trace_time}
                                   for r in answer.found],

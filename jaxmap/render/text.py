@@ -259,6 +259,34 @@ def mcp_help(tools: list[str]) -> str:
             f"with the index kept open (needs jaxmap[mcp]).")
 
 
+# Commands users ask for by another name, and the ones that answer them.
+_ASKED_FOR = {
+    "rules": "`jaxmap locate PRIM` lists a primitive's rules, "
+             "`jaxmap primitives --missing KIND` those lacking one",
+    "find": "`jaxmap locate NAME` says where NAME is defined",
+    "where": "`jaxmap locate NAME` says where NAME is defined",
+    "callees": "`jaxmap calls NAME` lists what NAME calls",
+    "references": "`jaxmap callers NAME` lists what calls NAME",
+}
+
+
+def unknown_command(name: str, near: list[str]) -> str:
+    """No command `name`: the one answering what users ask by it, else the `near` ones."""
+    hint = _ASKED_FOR.get(name) or (f"did you mean {' or '.join(near)}?" if near else "")
+    return f"no command {name!r}" + (f"; {hint}" if hint else "")
+
+
+def usage_error(message: str, command_path: str) -> str:
+    """A usage error, pointing at the help of the command it is about."""
+    return f"{message} (see {command_path} --help)"
+
+
+def option_before_command(option: str) -> str:
+    """An option the group does not take, given before the command."""
+    return (f"no option {option} before the command; a command's options go after its "
+            f"name: jaxmap COMMAND ... {option}")
+
+
 def reading_stdin(what: str) -> str:
     """What a command that reads `-` from a terminal says it waits for."""
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
@@ -279,51 +307,91 @@ _HEADINGS = {"binds": "{n} {function} {reach} {targets}",
              "traced": "{n} public {function} {bind} {targets} when traced",
              "callers": "{n} {caller} of {targets}",
              "calls": "{n} {callee} of {targets}"}
-_MARKS = {"unresolved": "? ", "external": "~ "}
 _BODIES = {"module": " (top level)", "class": " (class body)"}  # callers that are not functions
-_NOTES = {"callers": "(? an unresolved call whose text ends with this name: it may be to it)",
-          "calls": "(~ a call outside the tree; ? a call the resolver could not name)"}
-_THROUGH_MARK, _HANDED_MARK = "* ", "^ "
-_THROUGH_NOTE = "(* a call of what a value holds, a dispatch or a parameter: it may be this one)"
-_HANDED_NOTE = "(^ a function handed on, not called there: `jit(f)`, `partial(f)`, an argument)"
+# The groups listed after the certain answers, in order: their mark, then what a line of
+# each is, for callers and for calls, said once as the group's legend.
+_GROUPS = {
+    "external": ("~ ", "", "calls outside the tree"),
+    "handed": ("^ ", "hand it on, not calling it there (`jit(f)`, `partial(f)`, an argument)",
+               "handed on, not called there (`jit(f)`, `partial(f)`, an argument)"),
+    "through": ("* ", "may call it: each calls what a value holds (a dispatch, a parameter)",
+                "may be called: each a call of what a value holds (a dispatch, a parameter)"),
+    "unresolved": ("? ", "may be calls of it: unresolved calls whose text ends with its name",
+                   "calls the resolver could not name"),
+}
+
+# How the heading counts a group that may not be answers: (one, more than one).
+_MORE = {("callers", "handed"): ("hands it on", "hand it on"),
+         ("callers", "through"): ("may call it through a value",) * 2,
+         ("calls", "handed"): ("handed on",) * 2,
+         ("calls", "through"): ("may be called through a value",) * 2}
+
+
+def _group(r) -> str:
+    """The group of `_GROUPS` a call answer's `r` is listed in ("" for a certain one)."""
+    if r.kind in ("unresolved", "external"):
+        return r.kind
+    return "through" if r.through else "handed" if r.handed else ""
 
 
 def call_answer(answer, view: View) -> str:
-    """A callgraph.CallAnswer: a heading, then one line per answer with its place and
-    chain; unresolved calls last, marked."""
-    path, targets = view.path, ", ".join(answer.targets)
-    named = sum(1 for r in answer.found if r.kind != "unresolved")
-    one = named == 1
-    heading = _HEADINGS["traced" if answer.traced else answer.direction].format(
-        n=named or "no", targets=targets, reach="reaches" if one else "reach",
-        bind="binds" if one else "bind",
-        **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
-    if answer.unresolved:  # never a bare "no callers" where some may be unnamed
-        heading += f", and {answer.unresolved} call{'' if answer.unresolved == 1 else 's'}" \
-                   " the index could not name"
-    lines = [heading]
+    """A callgraph.CallAnswer: a heading, the certain answers, then each group that may
+    not be one (`_GROUPS`) after its legend. Callers and callees are at the line of the
+    call, a function callee with where it is defined after it."""
+    groups: dict[str, list] = {"": [], **{name: [] for name in _GROUPS}}
     for r in answer.found:
-        mark = _THROUGH_MARK if r.through else _HANDED_MARK if r.handed \
-            else _MARKS.get(r.kind, "  ")
-        chain = _chain_text(r.chain, r.steps)
-        where = _BODIES.get(r.kind, "") if answer.direction == "callers" else ""
-        # A caller: where it calls; a callee or a binder: where it is defined.
-        line = r.call_line if answer.direction == "callers" and r.call_line else r.line
-        lines.append(f"{mark}{r.label}{where}  {path(r.file)}:{line}  [{chain}]")
+        groups[_group(r)].append(r)
+    lines = [_call_heading(answer, groups)]
+    for name, found in groups.items():
+        mark, legend = ("  ", "") if not name else \
+            (_GROUPS[name][0], _GROUPS[name][1 if answer.direction == "callers" else 2])
+        if found and legend:
+            lines.append(f"{mark}{legend}:")
+        lines += [mark + _call_line(r, answer.direction, view) for r in found]
     if answer.others:
         lines.append(f"and {answer.others} more reach it through other primitives' rules, "
                      "interpreters, or as private functions: --all lists them")
-    if answer.direction in _NOTES and any(r.kind in _MARKS for r in answer.found):
-        lines.append(_NOTES[answer.direction])
-    if any(r.through for r in answer.found):
-        lines.append(_THROUGH_NOTE)
-    if any(r.handed for r in answer.found):
-        lines.append(_HANDED_NOTE)
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
-                     f"{path(reg.file)}:{reg.line}  ({reg.function})")
+                     f"{view.path(reg.file)}:{reg.line}  ({reg.function})")
     return "\n".join(lines)
+
+
+def _call_heading(answer, groups: dict[str, list]) -> str:
+    """`N callers of X, at the line of each call`, N counting the certain answers; then
+    how many more may be ones, and how many calls the index could not name."""
+    named = len(groups[""]) + len(groups["external"])
+    one = named == 1
+    heading = _HEADINGS["traced" if answer.traced else answer.direction].format(
+        n=named or "no", targets=", ".join(answer.targets),
+        reach="reaches" if one else "reach", bind="binds" if one else "bind",
+        **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
+    if answer.direction != "binds" and len(answer.found) > len(groups["unresolved"]):
+        heading += ", at the line of each call"
+    for name in ("handed", "through"):
+        if groups[name]:
+            count = len(groups[name])
+            heading += f"; {count} more {_MORE[answer.direction, name][count > 1]}"
+    if answer.unresolved:  # never a bare "no callers" where some may be unnamed
+        heading += f", and {answer.unresolved} call{'' if answer.unresolved == 1 else 's'}" \
+                   " the index could not name"
+    return heading
+
+
+def _call_line(r, direction: str, view: View) -> str:
+    """One answer: its name, the place of its call (binds: of its definition), and its
+    chain; a function callee also where it is defined."""
+    path, chain = view.path, _chain_text(r.chain, r.steps)
+    if direction == "binds" or r.call_line is None:
+        return f"{r.label}  {path(r.file)}:{r.line}  [{chain}]"
+    call_file = r.call_file or r.file
+    where = f"{path(call_file)}:{r.call_line}"
+    if direction == "callers" or r.kind not in ("function", "class"):
+        return f"{r.label}{_BODIES.get(r.kind, '') if direction == 'callers' else ''}" \
+               f"  {where}  [{chain}]"
+    defined = f"line {r.line}" if r.file == call_file else f"{path(r.file)}:{r.line}"
+    return f"{r.label}  {where}  (defined at {defined})  [{chain}]"
 
 
 def _chain_text(names, steps) -> str:
