@@ -173,7 +173,8 @@ def test_an_assignment_nothing_reads_keeps_the_call_graph(tmp_path, monkeypatch)
     ("x = 1", False),  # the parameter, which the body reads
     ("unused_by_an_edit = abs(x)", False),  # a call
     ("unused_by_an_edit = lambda: x", False),
-    ("def inner(y):\n    return y\n  unused_by_an_edit = 1", False),  # a nested def
+    ("def inner(y):\n    return y\n  unused_by_an_edit = 1", False),  # below a nested def
+    ("unused_by_an_edit = 1\n  def inner(y):\n    return y", False),  # the def is new
 ])
 def test_only_assignments_nothing_reads_leave_the_call_graph(statement, unread):
     text = (MINIJAX / LAX).read_text()
@@ -271,3 +272,20 @@ def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
     before = _tables(path, facts=True)
     assert not write.move_lines(path, {PARALLEL: {}}, [], graph=True)
     assert _tables(path, facts=True) == before
+
+
+def test_an_assignment_above_a_nested_def_leaves_the_call_graph_and_below_it_not():
+    """Below a nested def, a statement's indent may end that def for the statements
+    after it, and so tell whose returns they are: only above one is it left out."""
+    text = (MINIJAX / LAX).read_text()
+    at = text.index("\ndef neg(") + 1
+    end = text.index("\n", at) + 1
+    nested = "  def inner(y):\n    return y\n"
+
+    def edited(above: str, below: str) -> dict:
+        return extract.extract((text[:end] + above + nested + below + text[end:]).encode(),
+                               "jax._src.lax.lax")
+
+    before = edited("", "")
+    assert moves.unread_moves(before, edited("  unused_by_an_edit = 1\n", "")) is not None
+    assert moves.unread_moves(before, edited("", "  unused_by_an_edit = 1\n")) is None

@@ -67,7 +67,7 @@ def first_phase(facts: dict) -> dict:
 def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
     """Old line -> new line of two extractions of one file with its value flow's facts
     that differ, besides moved lines, only in assignments to local names that no other
-    fact of the file names, in functions without nested defs (`unused = 1`; no
+    fact of the file names, in functions, above any nested def (`unused = 1`; no
     parenthesis, lambda or loop in the value): the value flow reads a name's assignments only where
     some text names it, so the tree's call graph is unchanged, its rows moved. None
     otherwise."""
@@ -78,14 +78,20 @@ def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
 
 
 def _unread(facts: dict) -> list[tuple[str, tuple]]:
-    """(owner, fact) of the plain local assignments of the file's functions without
-    nested defs: those `unread_moves` may leave out."""
-    owners = [owner for owner in facts["flow"] if owner in facts["funcs"]
-              and not any(other.startswith(f"{owner}.") for other in facts["flow"])]
-    return [(owner, fact) for owner in owners for fact in facts["flow"][owner]
-            if fact[0] == ASSIGN and fact[1].isidentifier() and "(" not in fact[2]
-            and "lambda" not in fact[2] and not fact[2].startswith("<iter> ")
-            and sum(other[0] == DEF for other in facts["flow"][owner]) == 1]
+    """(owner, fact) of the plain local assignments of the file's functions, above any
+    def nested in them: those `unread_moves` may leave out. (Below one, a statement's
+    indent may end the nested def for the statements after it, which tells whose
+    returns they are: flowfacts.py.)"""
+    found = []
+    for owner, owned in facts["flow"].items():
+        if owner not in facts["funcs"] or any(o.startswith(f"{owner}.") for o in facts["flow"]):
+            continue
+        nested = sorted(fact[3] for fact in owned if fact[0] == DEF)[1:]
+        found += [(owner, fact) for fact in owned
+                  if fact[0] == ASSIGN and fact[1].isidentifier() and "(" not in fact[2]
+                  and "lambda" not in fact[2] and not fact[2].startswith("<iter> ")
+                  and (not nested or fact[3] < nested[0])]
+    return found
 
 
 def _names(facts: dict) -> set[str]:
