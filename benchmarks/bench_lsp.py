@@ -1,7 +1,7 @@
 """`jaxmap lsp` figures on a warm index, side by side in one run.
 
     python benchmarks/bench_lsp.py [--root PATH] [--requests N] [--starts N] [--refreshes N]
-                                   [--cold]
+                                   [--body-edits N] [--cold]
 
 Prints, for N definition and N hover requests at real positions (every `*_p` name and
 every `def` in two of jax's busiest files, taken in turn): the p50/p95 of the work the
@@ -13,10 +13,12 @@ pygls and lsprotocol, the floor of any pygls server. With --refreshes N (on a co
 the root's jax/ in a temporary folder, indexed there first): N times, a primitive
 appended to parallel.py and saved, the time from didSave to the first answer that
 knows it, and the p50/p95 of definitions and hovers asked meanwhile (answered from the
-previous index) beside those at rest. With --cold: the server started on an empty
-cache, the time to its first answer (initialize) and to its first definition that
-finds something (the build done), beside `jaxmap index` on an empty cache. The
-issue's targets are printed beside; nothing here asserts.
+previous index) beside those at rest; with --body-edits N, the same for a statement
+added first in `_psum_transpose_rule`'s body, one nothing reads (the answer is current
+when the next function's definition has moved down). With --cold: the server started
+on an empty cache, the time to its first answer (initialize) and to its first
+definition that finds something (the build done), beside `jaxmap index` on an empty
+cache. The issue's targets are printed beside; nothing here asserts.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--refreshes", type=int, default=0)
+    parser.add_argument("--body-edits", type=int, default=0)
     parser.add_argument("--cold", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
@@ -67,7 +70,9 @@ def main() -> None:
     _line("a process that only imports pygls: wall", f"{floor_wall:.3f} s", "(the floor)")
     _line("  its CPU time", f"{floor_cpu:.3f} s")
     if args.refreshes:
-        refreshes(root, args.refreshes, trips)
+        refreshes(root, args.refreshes, trips, _append_a_primitive)
+    if args.body_edits:
+        refreshes(root, args.body_edits, trips, _add_a_body_statement)
     if args.cold:
         cold(root, places[0])
 
@@ -108,8 +113,34 @@ async def _cold_answers(root: Path, place, env: dict) -> tuple[float, float]:
     return first, found
 
 
-def refreshes(root: Path, count: int, at_rest: dict[str, list[float]]) -> None:
-    """The --refreshes figures, on a copy of the root's jax/ (never the root itself)."""
+def _append_a_primitive(target: Path, n: int) -> tuple[str, str, object]:
+    """--refreshes' edit: (what it is, the symbol to ask for, whether an answer knows it)."""
+    name = f"bench_refresh_{n}"
+    with open(target, "a") as handle:
+        handle.write(f"\n{name}_p = core.Primitive('{name}')\n")
+    return f"a primitive appended to {FILES[0]}", name, bool
+
+
+def _add_a_body_statement(target: Path, n: int) -> tuple[str, str, object]:
+    """--body-edits' edit: a statement nothing reads, first in `_psum_transpose_rule`'s
+    body; an answer knows it when the next function's definition has moved down."""
+    text = target.read_text()
+    at = text.index("def _psum_transpose_rule")
+    end = text.index("\n", at) + 1
+    text = text[:end] + f"  unused_by_an_edit_{n} = {n}\n" + text[end:]
+    target.write_text(text)
+    following = re.compile(r"^def (\w+)", re.M).search(text, end)
+    line = text.count("\n", 0, following.start())  # 0-based, as LSP counts
+
+    def moved(found) -> bool:
+        return any(symbol.location.range.start.line == line for symbol in found or ())
+
+    return f"a statement in a body of {FILES[0]}", following.group(1), moved
+
+
+def refreshes(root: Path, count: int, at_rest: dict[str, list[float]], edit) -> None:
+    """The figures after `count` saves of `edit`, on a copy of the root's jax/ (never
+    the root itself)."""
     import shutil
     import tempfile
 
@@ -121,8 +152,8 @@ def refreshes(root: Path, count: int, at_rest: dict[str, list[float]]) -> None:
         open_index(str(copy), graph=True).close()
         places = [(copy / p.relative_to(root), line, column)
                   for p, line, column in positions(root, 40)]
-        waits, during = asyncio.run(_refreshes(copy, places, count))
-    print(f"after a save (a primitive appended to {FILES[0]}), {count} times")
+        what, waits, during = asyncio.run(_refreshes(copy, places, count, edit))
+    print(f"after a save ({what}), {count} times")
     _line("didSave to the first current answer, median", f"{statistics.median(waits):.2f} s",
           f"max {max(waits):.2f} s")
     for kind in ("definition", "hover"):
@@ -131,7 +162,7 @@ def refreshes(root: Path, count: int, at_rest: dict[str, list[float]]) -> None:
         _line("  ratio p95 during / at rest", f"{_p95(during[kind]) / _p95(at_rest[kind]):.2f}x")
 
 
-async def _refreshes(root: Path, places, count: int):
+async def _refreshes(root: Path, places, count: int, edit):
     from lsprotocol import types as t
 
     client = await _client(root)
@@ -141,14 +172,13 @@ async def _refreshes(root: Path, places, count: int):
     ask = {"definition": (client.text_document_definition_async, t.DefinitionParams),
            "hover": (client.text_document_hover_async, t.HoverParams)}
     for n in range(count):
-        name = f"bench_refresh_{n}"
-        with open(target, "a") as handle:
-            handle.write(f"\n{name}_p = core.Primitive('{name}')\n")
+        what, name, current = edit(target, n)
         start = time.perf_counter()
         client.text_document_did_save(t.DidSaveTextDocumentParams(
             t.TextDocumentIdentifier(target.as_uri())))
         turn = 0
-        while not await client.workspace_symbol_async(t.WorkspaceSymbolParams(query=name)):
+        while not current(await client.workspace_symbol_async(
+                t.WorkspaceSymbolParams(query=name))):
             path, line, column = places[turn % len(places)]
             for kind, (send, make) in ask.items():
                 began = time.perf_counter()
@@ -158,7 +188,7 @@ async def _refreshes(root: Path, places, count: int):
             await asyncio.sleep(0.02)  # an editor asks now and then, not in a loop
         waits.append(time.perf_counter() - start)
     await _stop(client)
-    return waits, during
+    return what, waits, during
 
 
 def positions(root: Path, count: int) -> list[tuple[Path, int, int]]:
