@@ -199,8 +199,8 @@ def trace_time_callers(index, ids: list[int]) -> list[tuple[int, int, int, bool]
     interpreter: how a user's call reaches them while it is traced."""
     rows = index.callers(ids, through=False)
     sources = index.nodes({source for source, _t, _l, _f in rows})
-    return [row for row in rows
-            if row[0] in sources and not is_interpreter(sources[row[0]].qualname)]
+    traced = {did for did, node in sources.items() if not is_interpreter(node.qualname)}
+    return [row for row in rows if row[0] in traced]
 
 
 def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
