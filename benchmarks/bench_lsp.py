@@ -15,7 +15,7 @@ appended to parallel.py and saved, the time from didSave to the first answer tha
 knows it, and the p50/p95 of definitions and hovers asked meanwhile (answered from the
 previous index) beside those at rest; with --body-edits N, the same for a statement
 added first in `_psum_transpose_rule`'s body, one nothing reads (the answer is current
-when the next function's definition has moved down). With --cold: the server started
+when the next primitive made below it has moved down). With --cold: the server started
 on an empty cache, the time to its first answer (initialize) and to its first
 definition that finds something (the build done), beside `jaxmap index` on an empty
 cache. The issue's targets are printed beside; nothing here asserts.
@@ -123,13 +123,14 @@ def _append_a_primitive(target: Path, n: int) -> tuple[str, str, object]:
 
 def _add_a_body_statement(target: Path, n: int) -> tuple[str, str, object]:
     """--body-edits' edit: a statement nothing reads, first in `_psum_transpose_rule`'s
-    body; an answer knows it when the next function's definition has moved down."""
+    body; an answer knows it when the next primitive made below (a workspace symbol)
+    has moved down."""
     text = target.read_text()
     at = text.index("def _psum_transpose_rule")
     end = text.index("\n", at) + 1
     text = text[:end] + f"  unused_by_an_edit_{n} = {n}\n" + text[end:]
     target.write_text(text)
-    following = re.compile(r"^def (\w+)", re.M).search(text, end)
+    following = re.compile(r"^(\w+_p) = ", re.M).search(text, end)
     line = text.count("\n", 0, following.start())  # 0-based, as LSP counts
 
     def moved(found) -> bool:
