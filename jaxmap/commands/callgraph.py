@@ -146,7 +146,8 @@ def _in_default(found: Reached) -> bool:
 
 def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     """Up from the binders of `prim` twice: along calls and functions handed on, not
-    from an interpreter (what runs at trace time); then also from a rule run at a bind
+    from an interpreter nor through a call its callers' arguments never take (what runs
+    at trace time: `trace_walk`); then also from a rule run at a bind
     to what binds its primitive (RUN_AT_BIND). An id the first walk reaches keeps its
     chain from it, the shortest at trace time, which may be longer than one through a
     rule."""
@@ -213,8 +214,9 @@ def trace_time_callers(index, ids: list[int]) -> list[Step]:
     interpreter: how a user's call reaches them while it is traced."""
     rows = index.guarded_callers(ids)
     sources = index.nodes({row[0] for row in rows})
-    return [Step(*row[:4], _names(row[4]), _names(row[5])) for row in rows
-            if row[0] in sources and not is_interpreter(sources[row[0]].qualname)]
+    return [Step(caller, callee, line, function, _names(guard), _names(fills))
+            for caller, callee, line, function, guard, fills in rows
+            if caller in sources and not is_interpreter(sources[caller].qualname)]
 
 
 def _names(text: str | None) -> frozenset[str]:

@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
-from jaxmap.flow.guardtext import MAYBE, NONE
+from jaxmap.flow.guardtext import MAYBE, NONE, SPREAD
 from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
@@ -183,7 +183,8 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
     for k, row in enumerate(rows):
         if row.callee in signatures and row.status == RESOLVED \
                 and (row.caller, row.text) in passed:
-            fills = filled(*passed[row.caller, row.text], row.text, *signatures[row.callee])
+            (sites, own), (name, params) = passed[row.caller, row.text], signatures[row.callee]
+            fills = filled(sites, own, row.text, name, params)
             if fills:
                 rows[k] = row._replace(fills=",".join(sorted(fills)))
 
@@ -193,8 +194,9 @@ def filled(sites: tuple, own: frozenset, text: str, name: str, params: tuple[str
     """The parameters of function `name` (`params`, `*` where positional ones end) that
     each call of `sites` (guardtext.py's `arguments`), written `text` in a function with
     parameters `own`, passes a value surely not None: neither `None`, nor a value that
-    may be None (guardtext.py), nor one of `own`, whose callers choose it. Only where `text` names the function itself (not an alias
-    or a partial, which may move its arguments); a method's arguments by keyword only."""
+    may be None (guardtext.py), nor one of `own`, whose callers choose it. Only where
+    `text` names the function itself (not an alias or a partial, which may move its
+    arguments); a method's arguments by keyword only."""
     if text.rpartition(".")[2] != name:
         return set()
     positional = params[:params.index("*")] if "*" in params else params
@@ -205,7 +207,7 @@ def filled(sites: tuple, own: frozenset, text: str, name: str, params: tuple[str
         here, at, star = set(), 0, False
         for argument in site:
             key, keyword, value = argument.partition("=")
-            if argument == "*":
+            if argument == SPREAD:
                 star = True
                 continue
             if keyword:

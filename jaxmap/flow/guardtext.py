@@ -39,6 +39,7 @@ _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # What an argument is, where not a bare name (kept as written): None, a value that may
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
 NONE, MAYBE, VALUE = "None", "?", "."
+SPREAD = "*"  # `*args`: what follows is unknown
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and)\b")
 
 
@@ -63,7 +64,8 @@ class Guards:
     def _read(self, source: bytes, start: int, end: int) -> None:
         code = masked(source[start:end])
         blocks: list[tuple[int, frozenset[str]]] = []  # (indent, names) of open guards
-        guard, depth, joined, at, nested = frozenset(), 0, False, 0, False
+        guard: frozenset[str] = frozenset()
+        depth, joined, at, nested = 0, False, 0, False
         for line in code.split(b"\n"):
             indent = len(line) - len(line.lstrip(b" \t\0"))
             if depth <= 0 and not joined and line.strip(b" \t\0"):  # a statement starts
@@ -127,7 +129,7 @@ def arguments(source: bytes, at: int) -> tuple[str, ...]:
                 piece = match.end()
             if depth == 0:
                 return tuple(found)
-    return (*found, "*")  # never closed (a bound, or broken text): unknown
+    return (*found, SPREAD)  # never closed (a bound, or broken text): unknown
 
 
 def _argument(text: bytes, found: list[str]) -> None:
@@ -135,7 +137,7 @@ def _argument(text: bytes, found: list[str]) -> None:
     if not text or text.startswith(b"**"):
         return
     if text.startswith(b"*"):
-        found.append("*")
+        found.append(SPREAD)
         return
     keyword = _KEYWORD.match(text)
     if keyword:

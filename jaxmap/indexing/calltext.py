@@ -9,7 +9,7 @@ import keyword
 import re
 
 from jaxmap.flow import flowtext
-from jaxmap.flow.guardtext import VALUE, Guards, arguments
+from jaxmap.flow.guardtext import SPREAD, VALUE, Guards, arguments
 from jaxmap.indexing import messages
 
 # Read left to right, each string, comment, import statement and name that a `def` or
@@ -28,7 +28,7 @@ _CALLEE = re.compile(
     rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 _COMPARED = (b" is", b" not", b"==", b"!=")  # what a `_p` name compared with follows
-_UNKNOWN = ("*",)  # what a call passes, where a name is also handed on: unknown
+_UNKNOWN = (SPREAD,)  # what a call passes, where a name is also handed on: unknown
 
 
 def add_graph_facts(facts: dict, source: bytes) -> None:
