@@ -11,7 +11,7 @@ import pytest
 from jaxmap.cli import main
 from jaxmap.commands import reach
 from jaxmap.flow.calls import filled
-from jaxmap.flow.guardtext import Guards, arguments
+from jaxmap.flow.guardtext import Guards, arguments, maybe_none
 from jaxmap.session import open_index
 
 _LIB = """\
@@ -77,10 +77,20 @@ def calls_either(c):
 
 def calls_reassigned(c):
   return reassigned(c, 1)
+
+def local_none(c):
+  a = None
+  if c:
+    a = 1
+  return where(c, a, a)
+
+def attributes(c, box):
+  return where(c, box.x, box.y)
 """
 _PRUNED = {"users.three", "users.by_keyword", "users.half"}
 _KEPT = {"users.one", "users.nones", "users.forwards", "users.some_call_leaves_them",
-         "users.handed", "users.calls_either", "users.calls_reassigned"}
+         "users.handed", "users.calls_either", "users.calls_reassigned", "users.local_none",
+         "users.attributes"}
 
 
 @pytest.fixture
@@ -148,14 +158,20 @@ def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
 
 
 @pytest.mark.parametrize("call, passed", [
-    (b"f(a, None, 'x,(y', k=None, j=b.c)", ("a", "None", ".", "k=None", "j=.")),
+    (b"f(a, None, 'x,(y', k=None, j=b.c)", ("a", "None", ".", "k=None", "j=?")),
     (b"f(*args, x=1, **kw)", ("*", "x=.")),
     (b"f(# a comment (\n  a)", ("a",)),
     (b"f()", ()),
     (b"f(None if a is None else g(a), a or None, b[:, None])", ("?", "?", ".")),
+    (b"f(self.axis, -jnp.inf, g(x).y)", ("?", ".", ".")),
 ])
 def test_what_a_call_passes(call, passed):
     assert arguments(call, 1) == passed
+
+
+def test_a_local_that_may_hold_none_is_no_value():
+    text = b"def f(a):\n  x = None\n  y = a\n  z = b if c else d\n  w = g(a)\n"
+    assert maybe_none(text, [(0, len(text))]) == {"x", "y", "z"}
 
 
 @pytest.mark.parametrize("sites, own, text, fills", [

@@ -41,6 +41,10 @@ _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and)\b")
+_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
+_MAYBE_ASSIGNED = re.compile(
+    rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*"
+    rb"(?:[A-Za-z_][\w.]*[ \t]*(?:#[^\n]*)?$|[^\n]*\b(?:if|or|and)\b)", re.M)
 
 
 class Guards:
@@ -112,9 +116,10 @@ def _depth(text: bytes) -> int:
 
 def arguments(source: bytes, at: int) -> tuple[str, ...]:
     """What the call whose `(` is at `at` passes: for each positional argument, `None`,
-    a bare name, `?` (a value that may be None: a condition, `or`, `and`), or `.`
-    (anything else); `*` for `*args` (what follows is unknown); then `name=` and the
-    same for each keyword (`**kwargs` left out)."""
+    a bare name, `?` (a value that may be None: a condition, `or`, `and`, an
+    attribute), or `.` (anything else: a literal, a call, an operation, a subscript);
+    `*` for `*args` (what follows is unknown); then `name=` and the same for each
+    keyword (`**kwargs` left out)."""
     found: list[str] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
@@ -151,4 +156,11 @@ def _value(text: bytes) -> str:
         return NONE
     if _NAME.fullmatch(text):
         return text.decode()
-    return MAYBE if _MAYBE_NONE.search(text) else VALUE
+    return MAYBE if _MAYBE_NONE.search(text) or _DOTTED.fullmatch(text) else VALUE
+
+
+def maybe_none(source: bytes, pieces: list[tuple[int, int]]) -> set[str]:
+    """The names a text assigns (`x = ...` on a line of its own) a value that may be
+    None: `None`, a condition, `or`, `and`, a name or an attribute (`ax = axis`)."""
+    return {match.group(1).decode() for start, end in pieces
+            for match in _MAYBE_ASSIGNED.finditer(source, start, end)}
