@@ -7,8 +7,9 @@ callers' arguments never let run (`where(c, x, y)` never runs `where`'s one-argu
 
 Only what reads exactly guards a line: a condition with `or`, `not` or brackets, an
 `else:` block, a header over several lines or after its `:` on one line, guards
-nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`) is no
-guard either, since it may no longer hold what the caller passed.
+nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`, a
+nested def's parameter) is no guard either, since it may not hold what the caller
+passed.
 """
 
 from __future__ import annotations
