@@ -17,7 +17,7 @@ def edges(res, caller: str) -> dict[str, tuple[str, str | None]]:
     names = [d.qualname for d in res.definitions]
     caller_id = names.index(caller)
     return {text: (status, names[callee] if callee is not None else None)
-            for c, callee, text, status, _line in res.calls if c == caller_id}
+            for c, callee, text, status, *_ in res.calls if c == caller_id}
 
 
 def binders(res, prim: str) -> set[tuple[str, str | None]]:
@@ -118,7 +118,7 @@ def test_string_prefixes_are_not_names_and_a_callee_is_placed_at_its_first_call(
           return g(x)
         """})
     names = [d.qualname for d in res.definitions]
-    lines = {text: line for caller, _c, text, _s, line in res.calls
+    lines = {text: line for caller, _c, text, _s, line, *_ in res.calls
              if caller == names.index("m.f")}
     assert lines == {"print": 4, "g": 6}
 
@@ -153,7 +153,7 @@ def test_tests_reach_primitives_through_other_modules_and_own_helpers():
 
 def test_a_call_that_cannot_be_told_is_kept_with_its_text():
     res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
-    assert [(text, status) for _c, _t, text, status, _l in res.calls] == \
+    assert [(text, status) for _c, _t, text, status, *_ in res.calls] == \
         [("obj.method", UNRESOLVED)]
 
 
@@ -253,7 +253,8 @@ def test_each_class_body_is_read_apart_from_its_methods_and_nested_classes():
             return in_function()
         tail()
         """).encode()
-    callees = extract(source, "m")["callees"]
+    callees = {owner: tuple(callee[:3] for callee in found)
+               for owner, found in extract(source, "m")["callees"].items()}
     assert callees[""] == (("decorate", 2, True), ("tail", 16, True))
     assert callees["Outer"] == (("base", 3, True), ("top_a", 4, True),
                                 ("after_inner", 9, True))

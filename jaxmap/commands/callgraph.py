@@ -146,7 +146,8 @@ def _in_default(found: Reached) -> bool:
 
 def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     """Up from the binders of `prim` twice: along calls and functions handed on, not
-    from an interpreter (what runs at trace time); then also from a rule run at a bind
+    from an interpreter nor through a call its callers' arguments never take (what runs
+    at trace time: `trace_walk`); then also from a rule run at a bind
     to what binds its primitive (RUN_AT_BIND). An id the first walk reaches keeps its
     chain from it, the shortest at trace time, which may be longer than one through a
     rule."""
@@ -165,7 +166,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     binders = index.nodes(ends)
     traced = [did for did in ends
               if did in binders and not is_interpreter(binders[did].qualname)]
-    near = _walk(partial(trace_time_callers, index), traced, depth, bodies=False)
+    near = trace_walk(partial(trace_time_callers, index), traced, depth)
     rules: dict[tuple[int, int], str] = {}
     far = _walk(partial(_callers_and_binders, index, rules), list(ends), depth, bodies=False)
     nodes = index.nodes(far[1].keys() | near[1].keys() | set(far[0].values()))
@@ -194,13 +195,61 @@ def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, .
     return tuple(names) + end, tuple(steps)
 
 
-def trace_time_callers(index, ids: list[int]) -> list[tuple[int, int, int, bool]]:
+class Step(NamedTuple):
+    """A step up that `binds` takes by default: `caller` calls `callee` (or hands it on)
+    at `line`; `guard`, the caller's parameters that an `if` requires None for that
+    call (`if x is None:`); `fills`, the callee's parameters that the call passes surely
+    not None, where the callee has a guarded call (flow/guardtext.py)."""
+
+    caller: int
+    callee: int
+    line: int
+    function: bool  # the caller is a function (not a module's top level or a class body)
+    guard: frozenset[str]
+    fills: frozenset[str]
+
+
+def trace_time_callers(index, ids: list[int]) -> list[Step]:
     """The callers of `ids` that call them or hand them on, but not from an
     interpreter: how a user's call reaches them while it is traced."""
-    rows = index.callers(ids, through=False)
-    sources = index.nodes({source for source, _t, _l, _f in rows})
+    rows = index.guarded_callers(ids)
+    sources = index.nodes({row[0] for row in rows})
     traced = {did for did, node in sources.items() if not is_interpreter(node.qualname)}
-    return [row for row in rows if row[0] in traced]
+    return [Step(caller, callee, line, function, _names(guard), _names(fills))
+            for caller, callee, line, function, guard, fills in rows if caller in traced]
+
+
+def _names(text: str | None) -> frozenset[str]:
+    return frozenset(text.split(",")) if text else frozenset()
+
+
+def trace_walk(step, start: list[int], depth: int | None = None
+               ) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """`_walk` along `step(ids) -> [Step]` (functions only), one call guard deep: where
+    F's call toward the bind is guarded by `P is None`, a step up to a caller of F is
+    taken only if its call of F may leave every P None (it passes none of them a value
+    surely not None); otherwise that call never runs F's. Each id is walked on again
+    when it is reached under a guard it was not yet."""
+    levels = {i: 0 for i in start}
+    parent: dict[int, int] = {}
+    lines: dict[int, int] = {}
+    held: dict[int, set[frozenset[str]]] = {i: {frozenset()} for i in start}
+    frontier, level = list(start), 0
+    while frontier and (depth is None or level < depth):
+        level += 1
+        nxt: dict[int, None] = {}
+        for row in step(frontier):
+            guards = held.setdefault(row.caller, set())
+            if not row.function or frozenset() in guards or row.guard in guards \
+                    or all(guard & row.fills for guard in held[row.callee]):
+                continue
+            guards.add(row.guard)
+            if row.caller not in levels:
+                levels[row.caller] = levels[row.callee] + 1
+                parent[row.caller], lines[row.caller] = row.callee, row.line
+            nxt[row.caller] = None
+        frontier = list(nxt)
+    return parent, levels, lines
 
 
 def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]

@@ -6,7 +6,8 @@ A review asks this for up to hundreds of primitives on each side, so rather than
 once into a `Reach` and walked in memory. The edges are the ones `binds` follows by
 default, what runs when a public function is traced: calls and handed functions, not
 from an interpreter (knowledge/interpreters.py) nor through the rules a bind runs,
-read through callgraph's own step (`steps_up`).
+read through callgraph's own step (`steps_up`) and walk (`trace_walk`: one call
+guard deep).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from jaxmap.knowledge.interpreters import is_interpreter
 
 if TYPE_CHECKING:
+    from jaxmap.commands.callgraph import Step
     from jaxmap.store.read import Index
 
 _FOLLOWED = ("resolved", "handed")  # call statuses a walk down follows
@@ -48,12 +50,11 @@ class Reach:
         self._exported = {did: {path.rpartition(".")[0] for path in node.public}
                           for did, node in nodes.items() if node.public}
         self._public = set(self._exported)
-        steps = steps_up(index, ids)
-        callers: dict[int, set[int]] = defaultdict(set)
-        for caller, callee, _line, is_function in steps:
-            if is_function and caller in self._labels:
-                callers[callee].add(caller)
-        self._callers = {callee: sorted(found, key=self._labels.__getitem__)
+        callers: dict[int, list] = defaultdict(list)
+        for step in steps_up(index, ids):
+            if step.function and step.caller in self._labels:
+                callers[step.callee].append(step)
+        self._callers = {callee: sorted(found, key=lambda step: self._labels[step.caller])
                          for callee, found in callers.items()}
 
     def public(self, primitive: str) -> dict[str, tuple[str, ...]]:
@@ -96,18 +97,13 @@ class Reach:
                         for _pid, name, variable in index.primitive_labels(bound)}
 
     def _walk(self, start: dict[int, str]) -> dict[str, tuple[str, ...]]:
-        parent: dict[int, int | None] = {did: None for did in start}
-        frontier = sorted(start, key=self._labels.__getitem__)
-        while frontier:
-            nxt = []
-            for did in frontier:
-                for caller in self._callers.get(did, ()):
-                    if caller not in parent:
-                        parent[caller] = did
-                        nxt.append(caller)
-            frontier = nxt
+        from jaxmap.commands.callgraph import trace_walk
+
+        parent, levels, _lines = trace_walk(
+            lambda ids: [step for did in ids for step in self._callers.get(did, ())],
+            sorted(start, key=self._labels.__getitem__))
         found: dict[str, tuple[str, ...]] = {}
-        for did in self._public.intersection(parent):
+        for did in self._public.intersection(levels):
             label = self._labels[did]
             chain = self._chain(did, parent, start)
             if label not in found or chain < found[label]:
@@ -118,16 +114,14 @@ class Reach:
         steps = []
         while True:
             steps.append(self._labels[did])
-            step = parent[did]
-            if step is None:
+            if did not in parent:
                 return (*steps, start[did])
-            did = step
+            did = parent[did]
 
 
-def steps_up(index: Index, ids: list[int]) -> list[tuple]:
-    """(caller, callee, line, whether the caller is a function) of each step up from
-    `ids` that `binds` takes by default: calls and handed functions, not from an
-    interpreter."""
+def steps_up(index: Index, ids: list[int]) -> list[Step]:
+    """Each step up from `ids` that `binds` takes by default: calls and handed
+    functions, not from an interpreter, with their call guards."""
     from jaxmap.commands.callgraph import trace_time_callers
 
     return trace_time_callers(index, ids)

@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
+from jaxmap.flow.guardtext import MAYBE, NONE, SPREAD
 from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
@@ -68,6 +69,11 @@ class CallRow(NamedTuple):
     text: str
     status: str
     line: int
+    # The caller's parameters that every use of `text` there requires None (`if x is
+    # None:`), comma-separated; and, where the callee has such a guard, its parameters
+    # that every call here passes a value surely not None (guardtext.py).
+    guard: str | None = None
+    fills: str | None = None
 
 
 class BindRow(NamedTuple):
@@ -88,6 +94,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs. `progress` is told of each module done."""
     rows: list[CallRow] = []
+    passed: dict[tuple[int, str], tuple] = {}  # (caller, text) -> its calls' arguments
     flow.sites()  # every call site first: no question is answered from a part of them
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
@@ -107,13 +114,19 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
             scope = qualname if (module, qualname) in names.imports else ""
             heads = module_heads | _import_heads(names, module, qualname) if scope \
                 else module_heads
-            for name, line, called in callees:  # unpacked: 56k of them
+            spec = facts.funcs.get(qualname)
+            params = frozenset(spec.params) - {"*"} if spec is not None else frozenset()
+            for name, line, called, guard, sites in callees:  # unpacked: 56k of them
+                if called and sites:
+                    passed[caller, name] = (sites, params)
+                before, guarded = len(rows), ",".join(sorted(params.intersection(guard)))
                 head = name.partition(".")[0]
                 if head not in heads or qualname and flow.shadows(module, qualname, head):
                     # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, _unnamed(flow, module, qualname, name))
+                        _guard(rows, before, guarded)
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
@@ -137,11 +150,75 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                     if target in classes or target in flow.decorated:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, status, ids.get(target))
+                _guard(rows, before, guarded)
         rows += _implicit_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules))
+    _fill(rows, passed, _signatures(names, ids, {row.caller for row in rows if row.guard}))
     return rows
+
+
+def _guard(rows: list[CallRow], start: int, guard: str) -> None:
+    """The rows from `start` on (one name's), guarded by `guard` where it names any."""
+    if guard:
+        rows[start:] = [row._replace(guard=guard) for row in rows[start:]]
+
+
+def _signatures(names: Names, ids: dict[str, int], wanted: set[int]
+                ) -> dict[int, tuple[str, tuple[str, ...]]]:
+    """id -> (name, parameters) of the functions of `wanted`."""
+    found = {}
+    for module, (_, facts) in names.modules.items():
+        for qualname, spec in facts.funcs.items():
+            did = ids.get(f"{module}.{qualname}")
+            if did in wanted:
+                found[did] = (qualname.rpartition(".")[2], spec.params)
+    return found
+
+
+def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
+    """Each resolved call of a function of `signatures` (one with a guarded call) with
+    the parameters that every call of it there passes a value surely not None."""
+    for k, row in enumerate(rows):
+        if row.callee in signatures and row.status == RESOLVED \
+                and (row.caller, row.text) in passed:
+            (sites, own), (name, params) = passed[row.caller, row.text], signatures[row.callee]
+            fills = filled(sites, own, row.text, name, params)
+            if fills:
+                rows[k] = row._replace(fills=",".join(sorted(fills)))
+
+
+def filled(sites: tuple, own: frozenset, text: str, name: str, params: tuple[str, ...]
+           ) -> set[str]:
+    """The parameters of function `name` (`params`, `*` where positional ones end) that
+    each call of `sites` (guardtext.py's `arguments`), written `text` in a function with
+    parameters `own`, passes a value surely not None: neither `None`, nor a value that
+    may be None (guardtext.py), nor one of `own`, whose callers choose it. Only where
+    `text` names the function itself (not an alias or a partial, which may move its
+    arguments); a method's arguments by keyword only."""
+    if text.rpartition(".")[2] != name:
+        return set()
+    positional = params[:params.index("*")] if "*" in params else params
+    if positional[:1] in (("self",), ("cls",)):
+        positional = ()
+    found: set[str] | None = None
+    for site in sites:
+        here, at, star = set(), 0, False
+        for argument in site:
+            key, keyword, value = argument.partition("=")
+            if argument == SPREAD:
+                star = True
+                continue
+            if keyword:
+                param = key
+            else:
+                param, value = positional[at] if at < len(positional) and not star else None, key
+                at += 1
+            if param is not None and value not in (NONE, MAYBE) and value not in own:
+                here.add(param)
+        found = here if found is None else found & here
+    return found or set()
 
 
 def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:
@@ -421,7 +498,7 @@ def rule_calls(names: Names, definitions: list[DefinitionRecord],
                 continue
             definition = definitions[owner]
             qualname = definition.qualname[len(definition.module) + 1:]
-            called = {name for name, _line, call in
+            called = {name for name, _line, call, *_ in
                       names.facts(definition.module).callees.get(qualname, ()) if call}
             for param, place in rule.handed:
                 callee = places.get((place.file, place.line))
@@ -439,7 +516,7 @@ def _named_primitives(names: Names, ids: dict[str, int]) -> dict[int, tuple[int,
             if owner is None:  # a module's top level: it has no id of this form
                 continue
             found = []
-            for name, _line, called in callees:
+            for name, _line, called, *_ in callees:
                 if not called and name.endswith("_p"):
                     value = names.lookup(name, module, qualname)
                     if value[0] == PRIM:

@@ -763,7 +763,7 @@ class Flow(FlowFacts):
         if self._made is None:
             callers = Counter(
                 name.rpartition(".")[2] for _m, (_p, facts) in self.names.modules.items()
-                for callees in facts.callees.values() for name, _l, called in callees if called)
+                for callees in facts.callees.values() for name, _l, called, *_ in callees if called)
             assigned = Counter(
                 made.group(1) for (_m, owner, _n), facts in self._assigned.items() if not owner
                 for kind, text, *_line in facts

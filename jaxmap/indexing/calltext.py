@@ -9,6 +9,7 @@ import keyword
 import re
 
 from jaxmap.flow import flowtext
+from jaxmap.flow.guardtext import MAYBE, SPREAD, VALUE, Guards, arguments, maybe_none
 from jaxmap.indexing import messages
 
 # Read left to right, each string, comment, import statement and name that a `def` or
@@ -27,6 +28,7 @@ _CALLEE = re.compile(
     rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}
 _COMPARED = (b" is", b" not", b"==", b"!=")  # what a `_p` name compared with follows
+_UNKNOWN = (SPREAD,)  # what a call passes, where a name is also handed on: unknown
 
 
 def add_graph_facts(facts: dict, source: bytes) -> None:
@@ -75,8 +77,12 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
     if never called); a decorator is a call. Strings, comments, import statements, names
     that a `def` or `class` introduces, methods of values (`x.f(`) and a `_p` name an
     identity or equality test compares with, and the classes of a `case` pattern, are
-    not read."""
+    not read. Each also has its call guard (the names that every use of it requires
+    None: guardtext.py) and what each of its calls passes, once per different call."""
     found: dict[bytes, list] = {}  # name -> [called, where first found]
+    guards = Guards(source, pieces)
+    guarded: dict[bytes, frozenset[str]] = {}  # name -> the names all its uses require None
+    sites: dict[bytes, dict[tuple, None]] = {}  # name -> what its calls pass, in order
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
             name, trailing, decorator = match.groups()
@@ -97,6 +103,12 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
             if before == b"." or trailing is None and not called \
                     and source[max(0, at - 8):at].rstrip().endswith(_COMPARED):
                 continue  # `primitive is not core.ref_p`: compared with, not used
+            guard = guards.at(at)
+            guarded[name] = guarded[name] & guard if name in guarded else guard
+            # a decorator passes its function; a name handed on, what its taker passes
+            site = arguments(source, source.index(b"(", at)) if called and decorator is None \
+                else (VALUE,) if called else _UNKNOWN
+            sites.setdefault(name, {})[site] = None
             seen = found.get(name)
             if seen is not None:
                 if called and not seen[0]:
@@ -105,11 +117,23 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                     or name.endswith(b"_p"):  # 95: `_`
                 found[name] = [called, at]
     callees, counted = [], pieces[0][0]
+    unsure = maybe_none(source, pieces) if sites else set()
     for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
         line += source.count(b"\n", counted, at)
         counted = at
-        callees.append((name.decode(), line, called))
+        passed = tuple(dict.fromkeys(tuple(_unsure(argument, unsure) for argument in site)
+                                     for site in sites[name])) if called else ()
+        callees.append((name.decode(), line, called,
+                        tuple(sorted(guarded[name] - guards.assigned)),
+                        (_UNKNOWN,) if _UNKNOWN in passed else passed))
     return tuple(callees)
+
+
+def _unsure(argument: str, unsure: set[str]) -> str:
+    """An argument (guardtext.py's `arguments`), MAYBE where it is a local name that
+    the text assigns a value that may be None."""
+    keyword, equals, value = argument.rpartition("=")
+    return f"{keyword}{equals}{MAYBE}" if value in unsure else argument
 
 
 def _in_case_pattern(source: bytes, at: int) -> bool:
@@ -148,12 +172,17 @@ def outside_functions(classes: list[tuple[int, int, str, int]],
 
 def _merged(first: tuple, second: tuple) -> tuple:
     """The callees of two texts of one owner, each name once: called if it is called
-    in either, at its first call (or first use), in order of line."""
+    in either, at its first call (or first use), in order of line; guarded by what
+    both texts require, with the calls of both."""
     if not first:
         return second
     best: dict[str, tuple] = {}
     for callee in first + second:
         seen = best.get(callee[0])
-        if seen is None or (not callee[2], callee[1]) < (not seen[2], seen[1]):
+        if seen is None:
             best[callee[0]] = callee
+            continue
+        kept = callee if (not callee[2], callee[1]) < (not seen[2], seen[1]) else seen
+        best[callee[0]] = (*kept[:3], tuple(sorted(set(seen[3]) & set(callee[3]))),
+                           tuple(dict.fromkeys(seen[4] + callee[4])))
     return tuple(sorted(best.values(), key=lambda callee: callee[1]))

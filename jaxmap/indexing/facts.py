@@ -221,11 +221,15 @@ class Callee(NamedTuple):
     in the code outside functions (a class body, the top level), at its first line
     there. `called`: written as a call (`lax.psum(`, `self._f(`); otherwise a reference
     that may hand a function on (`partial(lax.dot_general, ...)`, `jit(_einsum)`, a
-    default `=lax.dot_general`) or name a primitive (`add_p`)."""
+    default `=lax.dot_general`) or name a primitive (`add_p`). `guard`: the names that
+    an enclosing `if` requires None at every use of it (`if x is None:`); `sites`: what
+    each of its calls passes (flow/guardtext.py's `arguments`), once per different call."""
 
     name: str
     line: int
     called: bool
+    guard: tuple[str, ...] = ()
+    sites: tuple[tuple[str, ...], ...] = ()
 
 
 class Message(NamedTuple):

@@ -350,7 +350,8 @@ def call_answer(answer, view: View) -> str:
         lines += [mark + _call_line(r, answer.direction, view) for r in found]
     if answer.others:
         lines.append(f"and {answer.others} more reach it through other primitives' rules, "
-                     "interpreters, or as private functions: --all lists them")
+                     "interpreters, calls under `if x is None:` their callers pass x to, "
+                     "or as private functions: --all lists them")
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "

@@ -226,6 +226,17 @@ class Index:
             f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 
+    def guarded_callers(self, ids) -> list[tuple[int, int, int, bool, str | None, str | None]]:
+        """`callers(ids, through=False)`, each with its call guard: the caller's
+        parameters its `if` requires None for the call, and, where the callee has such
+        a guard, the callee's parameters the call passes surely not None (each
+        comma-separated, or None)."""
+        return self._in(
+            "SELECT caller, callee, calls.line, kind IN ('function', 'variable'), guard, "
+            "fills FROM calls JOIN definitions ON definitions.id = caller "
+            "WHERE callee IN (?*) AND status IN ('resolved', 'handed') ORDER BY calls.rowid",
+            ids)
+
     def uniform_status(self, pairs: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
         """(caller, callee) -> the status every call row of that pair has, for the pairs
         among `pairs` whose rows agree (`through`: of what a value holds; `handed`: a

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 15  # 15: functions a rule's partial hands its function (rule_calls)
+SCHEMA_VERSION = 16  # 16: call guards (calls.guard, calls.fills)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
@@ -58,8 +58,11 @@ CREATE TABLE binds (
   via TEXT);
 CREATE TABLE messages (
   file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT, returned INTEGER);
+-- guard: the caller's parameters an `if` requires None for the call; fills: where the
+-- callee has such a guard, its parameters the call passes surely not None (calls.py).
 CREATE TABLE calls (
-  caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER);
+  caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER, guard TEXT,
+  fills TEXT);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
 -- A function a rule's partial hands its function, which calls it (records.py).
 CREATE TABLE rule_calls (
@@ -405,7 +408,8 @@ def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
     # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
-    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?)", map(tuple, resolution.calls))
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     map(tuple, resolution.calls))
     conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
     conn.executemany("INSERT INTO rule_calls VALUES (?, ?, ?, ?, ?)", resolution.rule_calls)

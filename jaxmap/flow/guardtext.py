@@ -1,0 +1,167 @@
+"""Call guards, read from an owner's text as flowtext.py reads its values: which names
+an enclosing `if` requires to be None at each line (`if x is None:`, `if x is None and
+y is None:`), and what each call passes (by position and by keyword). The call graph
+keeps them on its edges, so that a trace-time walk can leave out a call that its
+callers' arguments never let run (`where(c, x, y)` never runs `where`'s one-argument
+`nonzero(c)`).
+
+Only what reads exactly guards a line: a condition with `or`, `not` or brackets, an
+`else:` block, a header over several lines or after its `:` on one line, guards
+nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`, a
+nested def's parameter) is no guard either, since it may not hold what the caller
+passed.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from jaxmap.flow.flowtext import masked
+
+_GUARD = re.compile(
+    rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*[ \t]+is[ \t]+None"
+    rb"(?:[ \t]+and[ \t]+[A-Za-z_]\w*[ \t]+is[ \t]+None)*)[ \t]*:[ \t\0]*\Z")
+_GUARDED = re.compile(rb"([A-Za-z_]\w*)[ \t]+is[ \t]+None")
+_TARGET = rb"[A-Za-z_*\[][\w.\[\]\t ,*\0]*?"
+# Statement starts that assign names: `a, b = ...`, `x: T = ...`, `for a, b in ...`
+# (also after the `:` of a one-line compound statement); anywhere, `as x` and `x :=`.
+_ASSIGNS = re.compile(
+    rb"[ \t\0]*(?:(?:if|elif|else|while|for|with|try|except|finally)\b[^\n]*?:[ \t]*)?"
+    rb"(?:for[ \t]+(" + _TARGET + rb")[ \t]+in\b|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=))")
+_BOUND = re.compile(rb"\bas[ \t]+([A-Za-z_]\w*)|([A-Za-z_]\w*)[ \t]*:=")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_DEF = re.compile(rb"[ \t\0]*(?:async[ \t]+)?def\b")
+_SEPARATOR = re.compile(
+    rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
+    rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[()\[\]{},]")
+_COMMENT = re.compile(rb"#[^\n]*")
+_KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
+# What an argument is, where not a bare name (kept as written): None, a value that may
+# be None (`None if axis is None else f(axis)`, `x or None`), any other value.
+NONE, MAYBE, VALUE = "None", "?", "."
+SPREAD = "*"  # `*args`: what follows is unknown
+_MAYBE_NONE = re.compile(rb"\b(?:if|or|and)\b")
+_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
+_MAYBE_ASSIGNED = re.compile(
+    rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*"
+    rb"(?:[A-Za-z_][\w.]*[ \t]*(?:#[^\n]*)?$|[^\n]*\b(?:if|or|and)\b)", re.M)
+
+
+class Guards:
+    """For each line of an owner's text, the names its enclosing `if`s require to be
+    None; and the names the text assigns."""
+
+    def __init__(self, source: bytes, pieces: list[tuple[int, int]]):
+        self._starts: list[int] = []
+        self._guards: list[frozenset[str]] = []
+        self.assigned: set[str] = set()
+        self._owner: int | None = None  # the indent of the owner's own def
+        if any(source.find(b" is None", start, end) >= 0 for start, end in pieces):
+            for start, end in pieces:
+                self._read(source, start, end)
+
+    def at(self, offset: int) -> frozenset[str]:
+        """The names the line holding `offset` requires None."""
+        found = bisect_right(self._starts, offset) - 1
+        return self._guards[found] if found >= 0 else frozenset()
+
+    def _read(self, source: bytes, start: int, end: int) -> None:
+        code = masked(source[start:end])
+        blocks: list[tuple[int, frozenset[str]]] = []  # (indent, names) of open guards
+        guard: frozenset[str] = frozenset()
+        depth, joined, at, nested = 0, False, 0, False
+        for line in code.split(b"\n"):
+            indent = len(line) - len(line.lstrip(b" \t\0"))
+            if depth <= 0 and not joined and line.strip(b" \t\0"):  # a statement starts
+                while blocks and blocks[-1][0] >= indent:
+                    blocks.pop()
+                guard = frozenset().union(*(names for _indent, names in blocks))
+                header = _GUARD.match(line)
+                if header:
+                    blocks.append((indent, frozenset(
+                        name.decode() for name in _GUARDED.findall(header.group(1)))))
+                self._assigned(line)
+                # a nested def's parameters are its own, not the owner's
+                nested = _DEF.match(line) is not None and self._owner is not None
+                if self._owner is None and _DEF.match(line):
+                    self._owner = indent
+                depth = 0
+            elif blocks and indent <= blocks[-1][0]:  # a continuation out of its block
+                guard = frozenset()
+            if nested:
+                self.assigned.update(name.decode() for name in _NAME.findall(line))
+            self._bound(line)
+            self._starts.append(start + at)
+            self._guards.append(guard)
+            depth += _depth(line)
+            joined = line.rstrip(b" \t\0").endswith(b"\\")
+            at += len(line) + 1
+
+    def _assigned(self, line: bytes) -> None:
+        statement = _ASSIGNS.match(line)
+        if statement:
+            self.assigned.update(name.decode() for name in _NAME.findall(
+                statement.group(1) or statement.group(2)))
+
+    def _bound(self, line: bytes) -> None:
+        if b"as" in line or b":=" in line:
+            for alias, walrus in _BOUND.findall(line):
+                self.assigned.add((alias or walrus).decode())
+
+
+def _depth(text: bytes) -> int:
+    count = text.count
+    return count(b"(") + count(b"[") + count(b"{") - count(b")") - count(b"]") - count(b"}")
+
+
+def arguments(source: bytes, at: int) -> tuple[str, ...]:
+    """What the call whose `(` is at `at` passes: for each positional argument, `None`,
+    a bare name, `?` (a value that may be None: a condition, `or`, `and`, an
+    attribute), or `.` (anything else: a literal, a call, an operation, a subscript);
+    `*` for `*args` (what follows is unknown); then `name=` and the same for each
+    keyword (`**kwargs` left out)."""
+    found: list[str] = []
+    depth, piece = 0, at + 1
+    for match in _SEPARATOR.finditer(source, at):
+        token = match.group()
+        if token in (b"(", b"[", b"{"):
+            depth += 1
+        elif token in (b")", b"]", b"}") or token == b"," and depth == 1:
+            if token != b",":
+                depth -= 1
+            if depth == 0 or token == b",":
+                _argument(source[piece:match.start()], found)
+                piece = match.end()
+            if depth == 0:
+                return tuple(found)
+    return (*found, SPREAD)  # never closed (a bound, or broken text): unknown
+
+
+def _argument(text: bytes, found: list[str]) -> None:
+    text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
+    if not text or text.startswith(b"**"):
+        return
+    if text.startswith(b"*"):
+        found.append(SPREAD)
+        return
+    keyword = _KEYWORD.match(text)
+    if keyword:
+        found.append(f"{keyword.group(1).decode()}={_value(text[keyword.end():].strip())}")
+    else:
+        found.append(_value(text))
+
+
+def _value(text: bytes) -> str:
+    if text == b"None":
+        return NONE
+    if _NAME.fullmatch(text):
+        return text.decode()
+    return MAYBE if _MAYBE_NONE.search(text) or _DOTTED.fullmatch(text) else VALUE
+
+
+def maybe_none(source: bytes, pieces: list[tuple[int, int]]) -> set[str]:
+    """The names a text assigns (`x = ...` on a line of its own) a value that may be
+    None: `None`, a condition, `or`, `and`, a name or an attribute (`ax = axis`)."""
+    return {match.group(1).decode() for start, end in pieces
+            for match in _MAYBE_ASSIGNED.finditer(source, start, end)}

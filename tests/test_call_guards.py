@@ -1,0 +1,189 @@
+"""Call guards: a call under `if x is None:` runs only where the callers leave x None,
+so `binds` by default, `path` and the review's reach leave out the callers that pass x
+a value (`where(c, x, y)` never runs `where(c)`'s `nonzero`); `callers` keeps them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jaxmap.cli import main
+from jaxmap.commands import reach
+from jaxmap.flow.calls import filled
+from jaxmap.flow.guardtext import Guards, arguments, maybe_none
+from jaxmap.session import open_index
+
+_LIB = """\
+from jax._src import core
+p_p = core.Primitive('p')
+
+def nonzero(c, size=None):
+  return p_p.bind(c)
+
+def where(c, x=None, y=None):
+  \"\"\"Like jnp.where (a docstring: `if x is None:` here is no code).\"\"\"
+  if x is None and y is None:
+    return nonzero(c)
+  else:
+    return _where(c, x, y)
+
+def _where(c, x, y):
+  return c
+
+def either_none(c, x=None, y=None):
+  if x is None or y is None:
+    return nonzero(c)
+
+def reassigned(c, x=None):
+  x = x if c else None
+  if x is None:
+    return nonzero(c)
+
+def apply(f, c):
+  return f(c)
+"""
+_USERS = """\
+from lib import where, either_none, reassigned, apply
+
+def three(c, a):
+  return where(c, a + 1, 2.0)
+
+def by_keyword(c):
+  return where(c, y=c + 1, x=0)
+
+def half(c):
+  return where(c, c * 2)
+
+def one(c):
+  return where(c)
+
+def nones(c):
+  return where(c, None, None)
+
+def forwards(c, x=None, y=None):
+  return where(c, x, y)
+
+def some_call_leaves_them(c):
+  if c:
+    return where(c, 1, 2)
+  return where(c)
+
+def handed(c):
+  return apply(where, c)
+
+def calls_either(c):
+  return either_none(c, 1, 2)
+
+def calls_reassigned(c):
+  return reassigned(c, 1)
+
+def local_none(c):
+  a = None
+  if c:
+    a = 1
+  return where(c, a, a)
+
+def attributes(c, box):
+  return where(c, box.x, box.y)
+"""
+_PRUNED = {"users.three", "users.by_keyword", "users.half"}
+_KEPT = {"users.one", "users.nones", "users.forwards", "users.some_call_leaves_them",
+         "users.handed", "users.calls_either", "users.calls_reassigned", "users.local_none",
+         "users.attributes"}
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "lib.py").write_text(_LIB)
+    (root / "users.py").write_text(_USERS)
+    return root
+
+
+def _json(capsys, *argv) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_binds_leaves_out_callers_whose_arguments_never_take_the_guard(tree, capsys):
+    found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert _KEPT <= found
+    assert not found & _PRUNED
+
+
+def test_callers_and_the_static_chains_keep_every_edge(tree, capsys):
+    callers = {f["name"] for f in _json(capsys, "callers", "where", "--root", str(tree))["found"]}
+    assert _PRUNED <= callers
+    everything = {f["name"]: f for f in _json(capsys, "binds", "p", "--all", "--root",
+                                               str(tree))["found"]}
+    assert not any(everything[name]["trace_time"] for name in _PRUNED)
+    chain = _json(capsys, "path", "users.three", "p_p", "--root", str(tree))["chains"][0]
+    assert [step["callee"] for step in chain] == everything["users.three"]["chain"][1:]
+
+
+def test_the_review_reach_prunes_alike(tree):
+    with open_index(str(tree), graph=True) as index:
+        public = reach.Reach(index).public("p")
+    assert _KEPT <= public.keys() and not public.keys() & _PRUNED
+
+
+@pytest.mark.parametrize("text, guarded", [
+    (b"def f(x=None):\n  if x is None:\n    g()\n", ["x"]),
+    (b"def f(x=None, y=None):\n  if x is None and y is None:\n    g()\n", ["x", "y"]),
+    (b"def f(x=None):\n  if x is None:\n    pass\n  else:\n    g()\n", []),
+    (b"def f(x=None):\n  if x is None: g()\n", []),  # one line: not read
+    (b"def f(x=None):\n  if not x is None:\n    g()\n", []),
+    (b"def f(x=None, y=1):\n  if x is None or y:\n    g()\n", []),
+    (b"def f(x=None):\n  if x is None:\n    h(a,\n  b)\n  g()\n", []),  # the block ended
+    (b"def f(x=None, y=None):\n  if x is None:\n    if y is None:\n      g()\n", ["x", "y"]),
+    (b"def f(x=None):\n  if y:\n    pass\n  elif x is None:\n    g()\n", ["x"]),
+])
+def test_which_names_a_line_requires_none(text, guarded):
+    assert sorted(Guards(text, [(0, len(text))]).at(text.rindex(b"g()"))) == guarded
+
+
+@pytest.mark.parametrize("text, assigned", [
+    (b"def f(x=None):\n  x = 1\n  if x is None:\n    g()\n", {"x"}),
+    (b"def f(x=None):\n  for x in y:\n    pass\n  if x is None:\n    g()\n", {"x"}),
+    (b"def f(x=None):\n  with a as x:\n    pass\n  if x is None:\n    g()\n", {"x"}),
+    (b"def f(x=None):\n  def inner(x=None):\n    pass\n  if x is None:\n    g()\n", {"x"}),
+    (b"def f(x=None):\n  h(\n    x=x)\n  if x is None:\n    g()\n", set()),  # a keyword
+])
+def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
+    assert Guards(text, [(0, len(text))]).assigned >= assigned
+    assert not Guards(text, [(0, len(text))]).assigned & ({"x"} - assigned)
+
+
+@pytest.mark.parametrize("call, passed", [
+    (b"f(a, None, 'x,(y', k=None, j=b.c)", ("a", "None", ".", "k=None", "j=?")),
+    (b"f(*args, x=1, **kw)", ("*", "x=.")),
+    (b"f(# a comment (\n  a)", ("a",)),
+    (b"f()", ()),
+    (b"f(None if a is None else g(a), a or None, b[:, None])", ("?", "?", ".")),
+    (b"f(self.axis, -jnp.inf, g(x).y)", ("?", ".", ".")),
+])
+def test_what_a_call_passes(call, passed):
+    assert arguments(call, 1) == passed
+
+
+def test_a_local_that_may_hold_none_is_no_value():
+    text = b"def f(a):\n  x = None\n  y = a\n  z = b if c else d\n  w = g(a)\n"
+    assert maybe_none(text, [(0, len(text))]) == {"x", "y", "z"}
+
+
+@pytest.mark.parametrize("sites, own, text, fills", [
+    ((("c", ".", "."),), frozenset({"c"}), "where", {"x", "y"}),
+    ((("c", "x", "."),), frozenset({"c", "x"}), "where", {"y"}),
+    ((("v", "."),), frozenset({"v"}), "where", {"x"}),  # `.`: no parameter of its own
+    ((("c", "None"),), frozenset(), "where", {"c"}),
+    ((("c", "?"),), frozenset(), "where", {"c"}),  # may be None
+    ((("c", "."), ("c",)), frozenset(), "where", {"c"}),  # each call must pass it
+    ((("c", "*", "."),), frozenset(), "where", {"c"}),  # after `*args`, unknown
+    ((("c", "y=."),), frozenset(), "jnp.where", {"c", "y"}),
+    ((("c", ".", "."),), frozenset(), "nz", set()),  # an alias may move arguments
+])
+def test_which_parameters_a_call_surely_fills(sites, own, text, fills):
+    assert filled(sites, own, text, "where", ("c", "x", "y", "*", "size")) == fills
