@@ -52,6 +52,18 @@ def _a_body_statement(text: str) -> str:
     return text[:end] + "  unused_by_an_edit = 1\n" + text[end:]
 
 
+def _a_comment_after_a_body(text: str) -> str:
+    at = text.index("\ndef neg(") + 1
+    end = text.index("\n", text.index("\n", at) + 1) + 1  # after its one statement
+    return text[:end] + "  # a comment after the body's last line\n" + text[end:]
+
+
+def _an_unread_statement_after_a_body(text: str) -> str:
+    at = text.index("\ndef neg(") + 1
+    end = text.index("\n", text.index("\n", at) + 1) + 1
+    return text[:end] + "  unused_by_an_edit = 1\n" + text[end:]
+
+
 def _a_body_call(text: str) -> str:
     at = text.index("\ndef neg(") + 1
     end = text.index("\n", at) + 1
@@ -75,6 +87,8 @@ EDITS = {
     "a new def in parallel": (PARALLEL, _a_new_def, ""),
     "a body statement in lax": (LAX, _a_body_statement, "outline"),
     "a body call in lax": (LAX, _a_body_call, "outline"),
+    "a comment after a body in lax": (LAX, _a_comment_after_a_body, "code"),
+    "a statement after a body in lax": (LAX, _an_unread_statement_after_a_body, "outline"),
     "a docstring in lax": (LAX, _a_docstring, "outline"),  # but its summary changes
 }
 
@@ -259,6 +273,30 @@ def test_the_fixture_indexes_the_same_on_one_worker_on_several_and_in_any_file_o
         order = sorted(blobs)
         random.Random(seed).shuffle(order)
         assert resolved(order) == expected, seed
+
+
+@pytest.mark.parametrize("edit", [_a_comment_after_a_body, _an_unread_statement_after_a_body])
+def test_a_line_added_after_a_body_leaves_its_last_line_unmapped(edit):
+    """The function's end line is its last statement's: the one moves, the other does
+    not, so that line is left out of the map (a row there makes the index resolve)."""
+    text = (MINIJAX / LAX).read_text()
+    before, after = (extract.extract(t.encode(), "jax._src.lax.lax") for t in (text, edit(text)))
+    definition = text[:text.index("\ndef neg(") + 1].count("\n") + 1
+    last = definition + 1  # its one statement
+    lines = moves.line_moves(before, after) or moves.unread_moves(before, after)
+    assert lines is not None and last not in lines
+
+
+@pytest.mark.parametrize("edit", [_a_comment_after_a_body, _an_unread_statement_after_a_body])
+def test_a_line_added_after_a_body_leaves_the_index_a_cold_index(edit, tmp_path, monkeypatch):
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source = tree / LAX
+    source.write_text(edit(source.read_text()))
+    path, _ = indexer.ensure_index(tree, graph=True)
+    expected = _cold(tree, tmp_path / "cold", monkeypatch, graph=True)
+    assert _tables(path, facts=True) == _tables(expected, facts=True)
 
 
 def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):

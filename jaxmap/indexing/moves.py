@@ -131,13 +131,17 @@ def line_moves(old: Any, new: Any) -> dict[int, int] | None:
     """Old line -> new line, read off two extractions of one file whose code is
     unchanged: their facts are equal in all but some integers, and each integer that
     differs always becomes the same other one. Integers that stay map to themselves
-    (lines that did not move, and numbers that are not lines). None when the facts
-    differ otherwise (then more than lines changed)."""
+    (lines that did not move, and numbers that are not lines). An integer that stays
+    in one place and moves in another is left out (a function's end line is its last
+    statement's: a line added after that statement moves the end, not the statement),
+    so a row on that line is not moved, and the index resolves the file instead. None
+    when the facts differ otherwise (then more than lines changed)."""
     moves: dict[int, int] = {}
     kept: set[int] = set()
     if not _walk(old, new, moves, kept):
         return None
-    return {**{line: line for line in kept}, **moves}
+    return {**{line: line for line in kept - moves.keys()},
+            **{line: moved for line, moved in moves.items() if line not in kept}}
 
 
 def _walk(old: Any, new: Any, moves: dict[int, int], kept: set[int]) -> bool:
