@@ -67,37 +67,40 @@ def first_phase(facts: dict) -> dict:
 def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
     """Old line -> new line of two extractions of one file with its value flow's facts
     that differ, besides moved lines, only in assignments to local names that no other
-    fact of the file names, in functions, above any nested def (`unused = 1`; no
-    parenthesis, lambda or loop in the value): the value flow reads a name's assignments only where
-    some text names it, so the tree's call graph is unchanged, its rows moved. None
-    otherwise."""
+    string of either's facts holds, in functions, above any nested def (`unused = 1`;
+    no parenthesis, lambda or loop in the value): the value flow reads a name's
+    assignments only where some text names it, so the tree's call graph is unchanged,
+    its rows moved. (In a body the first phase reads, its events name every target:
+    there no assignment is left out.) None otherwise."""
     if "flow" not in old or "flow" not in new:
         return None
-    named = _names(old) | _names(new)
-    return line_moves(_without_unread(old, named), _without_unread(new, named))
+    unread = _unread(old), _unread(new)
+    named = _names(old, unread[0]) | _names(new, unread[1])
+    return line_moves(_without(old, unread[0], named), _without(new, unread[1], named))
 
 
-def _unread(facts: dict) -> list[tuple[str, tuple]]:
-    """(owner, fact) of the plain local assignments of the file's functions, above any
-    def nested in them: those `unread_moves` may leave out. (Below one, a statement's
+def _unread(facts: dict) -> dict[int, tuple]:
+    """id -> fact of the plain local assignments of the file's functions, above any def
+    nested in them: those `unread_moves` may leave out. (Below one, a statement's
     indent may end the nested def for the statements after it, which tells whose
     returns they are: flowfacts.py.)"""
-    found = []
-    for owner, owned in facts["flow"].items():
-        if owner not in facts["funcs"] or any(o.startswith(f"{owner}.") for o in facts["flow"]):
+    flow = facts["flow"]
+    enclosing = {owner[:at] for owner in flow for at, char in enumerate(owner) if char == "."}
+    found: dict[int, tuple] = {}
+    for owner, owned in flow.items():
+        if owner not in facts["funcs"] or owner in enclosing:
             continue
         nested = sorted(fact[3] for fact in owned if fact[0] == DEF)[1:]
-        found += [(owner, fact) for fact in owned
-                  if fact[0] == ASSIGN and fact[1].isidentifier() and "(" not in fact[2]
-                  and "lambda" not in fact[2] and not fact[2].startswith("<iter> ")
-                  and (not nested or fact[3] < nested[0])]
+        found.update((id(fact), fact) for fact in owned
+                     if fact[0] == ASSIGN and fact[1].isidentifier() and "(" not in fact[2]
+                     and "lambda" not in fact[2] and not fact[2].startswith("<iter> ")
+                     and (not nested or fact[3] < nested[0]))
     return found
 
 
-def _names(facts: dict) -> set[str]:
-    """Every identifier in the strings of the facts but the targets of `_unread`'s
+def _names(facts: dict, unread: dict[int, tuple]) -> set[str]:
+    """Every identifier in the strings of the facts but the targets of the `unread`
     assignments (a docstring's or a message's words too: only ever more)."""
-    unread = {id(fact) for _, fact in _unread(facts)}
     found: set[str] = set()
 
     def visit(value: Any) -> None:
@@ -118,9 +121,9 @@ def _names(facts: dict) -> set[str]:
     return found
 
 
-def _without_unread(facts: dict, named: set[str]) -> dict:
-    """The facts but fingerprints and the `_unread` assignments to names not in `named`."""
-    dropped = {id(fact) for _, fact in _unread(facts) if fact[1] not in named}
+def _without(facts: dict, unread: dict[int, tuple], named: set[str]) -> dict:
+    """The facts but fingerprints and the `unread` assignments to names not in `named`."""
+    dropped = {key for key, fact in unread.items() if fact[1] not in named}
     flow = {owner: tuple(fact for fact in found if id(fact) not in dropped)
             for owner, found in facts["flow"].items()}
     return {**{key: value for key, value in facts.items() if key not in _FINGERPRINTS},
