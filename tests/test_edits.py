@@ -299,6 +299,22 @@ def test_a_line_added_after_a_body_leaves_the_index_a_cold_index(edit, tmp_path,
     assert _tables(path, facts=True) == _tables(expected, facts=True)
 
 
+def test_a_comment_on_top_of_a_first_line_import_leaves_the_module_at_line_one(
+        tmp_path, monkeypatch):
+    """A module's own row is at line 1 whatever moved, though the import there moves."""
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    source = tree / "jax/_src/dispatch.py"
+    source.write_text("import functools\n" + source.read_text())
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source.write_text(_comment_on_top(source.read_text()))
+    path, report = indexer.ensure_index(tree, graph=True)
+    assert report is not None and report.parsed == 1
+    tables = _tables(path, facts=True)
+    assert ("graph", "1") in tables["meta"]
+    assert tables == _tables(_cold(tree, tmp_path / "cold", monkeypatch, graph=True), facts=True)
+
+
 def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
     """The index holds a line of the file that its map lacks: nothing is written, and
     the caller resolves the tree instead."""

@@ -278,10 +278,11 @@ def _move_rows(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> No
             (line(f, a), line(f, b), rowid) for rowid, f, a, b in conn.execute(
                 f"SELECT rowid, file, line, end_line FROM primitives WHERE file {in_files}",
                 files)],
+        # A module's own row is at its first line, whatever moved: not a statement's.
         "UPDATE definitions SET line = ?, end_line = ? WHERE rowid = ?": [
             (line(f, a), line(f, b), rowid) for rowid, f, a, b in conn.execute(
-                f"SELECT rowid, file, line, end_line FROM definitions WHERE file {in_files}",
-                files)],
+                "SELECT rowid, file, line, end_line FROM definitions WHERE kind != 'module'"
+                f" AND file {in_files}", files)],
         "UPDATE rules SET line = ?, end_line = ?, function_line = ?, functions = ?, "
         "written = ? WHERE rowid = ?": [
             (line(f, a), line(f, b), line(g, c), place(more), place(written), rowid)
