@@ -11,7 +11,7 @@ import pytest
 from jaxmap.cli import main
 from jaxmap.commands import reach
 from jaxmap.flow.calls import filled
-from jaxmap.flow.guardtext import Guards, arguments, maybe_none
+from jaxmap.flow.guardtext import Guards, arguments
 from jaxmap.session import open_index
 
 _LIB = """\
@@ -86,11 +86,19 @@ def local_none(c):
 
 def attributes(c, box):
   return where(c, box.x, box.y)
+
+def unpacked(c, pair):
+  a, b = pair
+  return where(c, a, b)
+
+def in_a_lambda(c):
+  f = lambda a, b: where(c, a, b)
+  return f(None, None)
 """
 _PRUNED = {"users.three", "users.by_keyword", "users.half"}
 _KEPT = {"users.one", "users.nones", "users.forwards", "users.some_call_leaves_them",
          "users.handed", "users.calls_either", "users.calls_reassigned", "users.local_none",
-         "users.attributes"}
+         "users.attributes", "users.unpacked", "users.in_a_lambda"}
 
 
 @pytest.fixture
@@ -158,9 +166,9 @@ def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
 
 
 @pytest.mark.parametrize("call, passed", [
-    (b"f(a, None, 'x,(y', k=None, j=b.c)", ("a", "None", ".", "k=None", "j=?")),
+    (b"f(a, None, 'x,(y', k=None, j=b.c)", ("?", "None", ".", "k=None", "j=?")),
     (b"f(*args, x=1, **kw)", ("*", "x=.")),
-    (b"f(# a comment (\n  a)", ("a",)),
+    (b"f(# a comment (\n  a)", ("?",)),
     (b"f()", ()),
     (b"f(None if a is None else g(a), a or None, b[:, None])", ("?", "?", ".")),
     (b"f(self.axis, -jnp.inf, g(x).y)", ("?", ".", ".")),
@@ -169,21 +177,14 @@ def test_what_a_call_passes(call, passed):
     assert arguments(call, 1) == passed
 
 
-def test_a_local_that_may_hold_none_is_no_value():
-    text = b"def f(a):\n  x = None\n  y = a\n  z = b if c else d\n  w = g(a)\n"
-    assert maybe_none(text, [(0, len(text))]) == {"x", "y", "z"}
-
-
-@pytest.mark.parametrize("sites, own, text, fills", [
-    ((("c", ".", "."),), frozenset({"c"}), "where", {"x", "y"}),
-    ((("c", "x", "."),), frozenset({"c", "x"}), "where", {"y"}),
-    ((("v", "."),), frozenset({"v"}), "where", {"x"}),  # `.`: no parameter of its own
-    ((("c", "None"),), frozenset(), "where", {"c"}),
-    ((("c", "?"),), frozenset(), "where", {"c"}),  # may be None
-    ((("c", "."), ("c",)), frozenset(), "where", {"c"}),  # each call must pass it
-    ((("c", "*", "."),), frozenset(), "where", {"c"}),  # after `*args`, unknown
-    ((("c", "y=."),), frozenset(), "jnp.where", {"c", "y"}),
-    ((("c", ".", "."),), frozenset(), "nz", set()),  # an alias may move arguments
+@pytest.mark.parametrize("sites, text, fills", [
+    ((("?", ".", "."),), "where", {"x", "y"}),
+    ((("?", "?", "."),), "where", {"y"}),  # a name may hold None
+    ((("?", "None"),), "where", set()),
+    ((("?", "."), ("?",)), "where", set()),  # each call must pass it
+    ((("?", "*", "."),), "where", set()),  # after `*args`, unknown
+    ((("?", "y=."),), "jnp.where", {"y"}),
+    ((("?", ".", "."),), "nz", set()),  # an alias may move arguments
 ])
-def test_which_parameters_a_call_surely_fills(sites, own, text, fills):
-    assert filled(sites, own, text, "where", ("c", "x", "y", "*", "size")) == fills
+def test_which_parameters_a_call_surely_fills(sites, text, fills):
+    assert filled(sites, text, "where", ("c", "x", "y", "*", "size")) == fills

@@ -118,7 +118,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
             params = frozenset(spec.params) - {"*"} if spec is not None else frozenset()
             for name, line, called, guard, sites in callees:  # unpacked: 56k of them
                 if called and sites:
-                    passed[caller, name] = (sites, params)
+                    passed[caller, name] = sites
                 before, guarded = len(rows), ",".join(sorted(params.intersection(guard)))
                 head = name.partition(".")[0]
                 if head not in heads or qualname and flow.shadows(module, qualname, head):
@@ -183,20 +183,19 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
     for k, row in enumerate(rows):
         if row.callee in signatures and row.status == RESOLVED \
                 and (row.caller, row.text) in passed:
-            (sites, own), (name, params) = passed[row.caller, row.text], signatures[row.callee]
-            fills = filled(sites, own, row.text, name, params)
+            name, params = signatures[row.callee]
+            fills = filled(passed[row.caller, row.text], row.text, name, params)
             if fills:
                 rows[k] = row._replace(fills=",".join(sorted(fills)))
 
 
-def filled(sites: tuple, own: frozenset, text: str, name: str, params: tuple[str, ...]
-           ) -> set[str]:
+def filled(sites: tuple, text: str, name: str, params: tuple[str, ...]) -> set[str]:
     """The parameters of function `name` (`params`, `*` where positional ones end) that
-    each call of `sites` (guardtext.py's `arguments`), written `text` in a function with
-    parameters `own`, passes a value surely not None: neither `None`, nor a value that
-    may be None (guardtext.py), nor one of `own`, whose callers choose it. Only where
-    `text` names the function itself (not an alias or a partial, which may move its
-    arguments); a method's arguments by keyword only."""
+    each call of `sites` (guardtext.py's `arguments`), written `text`, passes a value
+    surely not None: neither `None` nor a value that may be None (a name, whose value
+    is not read here, among them: guardtext.py). Only where `text` names the function
+    itself (not an alias or a partial, which may move its arguments); a method's
+    arguments by keyword only."""
     if text.rpartition(".")[2] != name:
         return set()
     positional = params[:params.index("*")] if "*" in params else params
@@ -215,7 +214,7 @@ def filled(sites: tuple, own: frozenset, text: str, name: str, params: tuple[str
             else:
                 param, value = positional[at] if at < len(positional) and not star else None, key
                 at += 1
-            if param is not None and value not in (NONE, MAYBE) and value not in own:
+            if param is not None and value not in (NONE, MAYBE):
                 here.add(param)
         found = here if found is None else found & here
     return found or set()

@@ -43,9 +43,6 @@ NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
-_MAYBE_ASSIGNED = re.compile(
-    rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*"
-    rb"(?:[A-Za-z_][\w.]*[ \t]*(?:#[^\n]*)?$|[^\n]*\b(?:if|or|and)\b)", re.M)
 
 
 class Guards:
@@ -117,8 +114,8 @@ def _depth(text: bytes) -> int:
 
 def arguments(source: bytes, at: int) -> tuple[str, ...]:
     """What the call whose `(` is at `at` passes: for each positional argument, `None`,
-    a bare name, `?` (a value that may be None: a condition, `or`, `and`, an
-    attribute), or `.` (anything else: a literal, a call, an operation, a subscript);
+    `?` (a value that may be None: a name, a condition, `or`, `and`, an attribute),
+    or `.` (anything else: a literal, a call, an operation, a subscript);
     `*` for `*args` (what follows is unknown); then `name=` and the same for each
     keyword (`**kwargs` left out)."""
     found: list[str] = []
@@ -155,13 +152,7 @@ def _argument(text: bytes, found: list[str]) -> None:
 def _value(text: bytes) -> str:
     if text == b"None":
         return NONE
-    if _NAME.fullmatch(text):
-        return text.decode()
-    return MAYBE if _MAYBE_NONE.search(text) or _DOTTED.fullmatch(text) else VALUE
-
-
-def maybe_none(source: bytes, pieces: list[tuple[int, int]]) -> set[str]:
-    """The names a text assigns (`x = ...` on a line of its own) a value that may be
-    None: `None`, a condition, `or`, `and`, a name or an attribute (`ax = axis`)."""
-    return {match.group(1).decode() for start, end in pieces
-            for match in _MAYBE_ASSIGNED.finditer(source, start, end)}
+    # A name may hold None: a parameter its callers choose, a local bound by any of
+    # Python's forms (unpacked, a loop's, a lambda's, `as`), a global.
+    return MAYBE if _NAME.fullmatch(text) or _MAYBE_NONE.search(text) \
+        or _DOTTED.fullmatch(text) else VALUE

@@ -9,7 +9,7 @@ import keyword
 import re
 
 from jaxmap.flow import flowtext
-from jaxmap.flow.guardtext import MAYBE, SPREAD, VALUE, Guards, arguments, maybe_none
+from jaxmap.flow.guardtext import SPREAD, VALUE, Guards, arguments
 from jaxmap.indexing import messages
 
 # Read left to right, each string, comment, import statement and name that a `def` or
@@ -117,23 +117,14 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                     or name.endswith(b"_p"):  # 95: `_`
                 found[name] = [called, at]
     callees, counted = [], pieces[0][0]
-    unsure = maybe_none(source, pieces) if sites else set()
     for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
         line += source.count(b"\n", counted, at)
         counted = at
-        passed = tuple(dict.fromkeys(tuple(_unsure(argument, unsure) for argument in site)
-                                     for site in sites[name])) if called else ()
+        passed = tuple(sites[name]) if called else ()
         callees.append((name.decode(), line, called,
                         tuple(sorted(guarded[name] - guards.assigned)),
                         (_UNKNOWN,) if _UNKNOWN in passed else passed))
     return tuple(callees)
-
-
-def _unsure(argument: str, unsure: set[str]) -> str:
-    """An argument (guardtext.py's `arguments`), MAYBE where it is a local name that
-    the text assigns a value that may be None."""
-    keyword, equals, value = argument.rpartition("=")
-    return f"{keyword}{equals}{MAYBE}" if value in unsure else argument
 
 
 def _in_case_pattern(source: bytes, at: int) -> bool:
