@@ -46,34 +46,33 @@ def _a_new_def(text: str) -> str:
                    "  return psum(x, 'i')\n")
 
 
+def _into_neg(text: str, line: str, after: int = 1) -> str:
+    """`text` with `line` put after the first `after` lines of lax's `def neg` (its def
+    line; 2: its one statement too)."""
+    end = text.index("\ndef neg(") + 1
+    for _ in range(after):
+        end = text.index("\n", end) + 1
+    return text[:end] + line + "\n" + text[end:]
+
+
 def _a_body_statement(text: str) -> str:
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", at) + 1
-    return text[:end] + "  unused_by_an_edit = 1\n" + text[end:]
+    return _into_neg(text, "  unused_by_an_edit = 1")
 
 
 def _a_comment_after_a_body(text: str) -> str:
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", text.index("\n", at) + 1) + 1  # after its one statement
-    return text[:end] + "  # a comment after the body's last line\n" + text[end:]
+    return _into_neg(text, "  # a comment after the body's last line", after=2)
 
 
 def _an_unread_statement_after_a_body(text: str) -> str:
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", text.index("\n", at) + 1) + 1
-    return text[:end] + "  unused_by_an_edit = 1\n" + text[end:]
+    return _into_neg(text, "  unused_by_an_edit = 1", after=2)
 
 
 def _a_body_call(text: str) -> str:
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", at) + 1
-    return text[:end] + "  unused_by_an_edit = abs(x)\n" + text[end:]
+    return _into_neg(text, "  unused_by_an_edit = abs(x)")
 
 
 def _a_docstring(text: str) -> str:
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", at) + 1
-    return text[:end] + '  """Negation, as an edit documents it."""\n' + text[end:]
+    return _into_neg(text, '  """Negation, as an edit documents it."""')
 
 
 # name -> (file, edit, what it leaves alone: "code" (it only moves code), "outline"
@@ -192,9 +191,7 @@ def test_an_assignment_nothing_reads_keeps_the_call_graph(tmp_path, monkeypatch)
 ])
 def test_only_assignments_nothing_reads_leave_the_call_graph(statement, unread):
     text = (MINIJAX / LAX).read_text()
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", at) + 1
-    edited = text[:end] + f"  {statement}\n" + text[end:]
+    edited = _into_neg(text, f"  {statement}")
     before, after = (extract.extract(t.encode(), "jax._src.lax.lax") for t in (text, edited))
     assert (moves.unread_moves(before, after) is not None) is unread
 
@@ -332,12 +329,10 @@ def test_an_assignment_above_a_nested_def_leaves_the_call_graph_and_below_it_not
     """Below a nested def, a statement's indent may end that def for the statements
     after it, and so tell whose returns they are: only above one is it left out."""
     text = (MINIJAX / LAX).read_text()
-    at = text.index("\ndef neg(") + 1
-    end = text.index("\n", at) + 1
     nested = "  def inner(y):\n    return y\n"
 
     def edited(above: str, below: str) -> dict:
-        return extract.extract((text[:end] + above + nested + below + text[end:]).encode(),
+        return extract.extract(_into_neg(text, above + nested + below).encode(),
                                "jax._src.lax.lax")
 
     before = edited("", "")
