@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -653,9 +654,11 @@ class _progress:
     --quiet or $JAXMAP_QUIET. A count that starts again from nought is the next stage:
     the call graph's modules after the files parsed (the indexer ends the first with
     nought of nought, so that it ends even when no file was parsed); a stage with
-    nothing to count says nothing."""
+    nothing to count says nothing. A file in work for SLOW_S seconds is named, and
+    again every AGAIN_S seconds it stays."""
 
     STAGES = 2
+    SLOW_S, AGAIN_S = 10.0, 30.0
 
     def __init__(self, label: str, root: str | None = None):
         self.label, self.root = label, root
@@ -664,13 +667,38 @@ class _progress:
         self.total: int | None = None
         self.announced = False
         self.stage, self.done = 0, 0
+        self.working = list  # names the files in work (the stage's, once it reports)
+        self._in_work: dict[str, list[float]] = {}  # path -> [since, next notice]
+        self._stop = threading.Event()
 
     def __enter__(self):
         context = click.get_current_context(silent=True)
         quiet = context is not None and (context.find_root().obj or {}).get("quiet")
-        return None if quiet or os.environ.get("JAXMAP_QUIET") else self._update
+        if quiet or os.environ.get("JAXMAP_QUIET"):
+            return None
+        threading.Thread(target=self._watch, daemon=True).start()
+        return self._update
 
-    def _update(self, done: int, total: int) -> None:
+    def _watch(self) -> None:
+        """Every half second, until the build ends: name the files in work too long."""
+        while not self._stop.wait(0.5):
+            self._name_slow(time.monotonic())
+
+    def _name_slow(self, now: float) -> None:
+        working = self.working()
+        self._in_work = {path: self._in_work.get(path) or [now, now + self.SLOW_S]
+                         for path in working}
+        for path, times in self._in_work.items():
+            if now >= times[1]:
+                times[1] = now + self.AGAIN_S
+                from jaxmap.render.text import build_slow
+
+                click.echo(("\r\033[K" if self.bar is not None else "") + build_slow(
+                    self.label, path, now - times[0], self.stage, self.done, self.total),
+                    err=True)
+
+    def _update(self, done: int, total: int, working=list) -> None:
+        self.working = working
         if done < self.done or (self.total is not None and total != self.total):
             self._end_stage(None)
             self.stage = min(self.stage + 1, self.STAGES - 1)
@@ -705,6 +733,7 @@ class _progress:
             click.echo(build_done(self.label, self.total, elapsed, self.stage), err=True)
 
     def __exit__(self, kind, *exc):
+        self._stop.set()
         self._end_stage(kind)
 
 def _path_fn(root: str, absolute: bool):

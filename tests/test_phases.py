@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,7 @@ def test_the_index_is_keyed_by_the_installed_grammar():
 
 def test_the_call_graph_reports_progress_as_a_second_stage(tree):
     told: list[tuple[int, int]] = []
-    indexer.build_index(tree, progress=lambda done, total: told.append((done, total)))
+    indexer.build_index(tree, progress=lambda done, total, _working: told.append((done, total)))
     files = len(list(tree.rglob("*.py")))
     second = told.index((0, 0))  # nought of nought ends the first stage
     assert told[second - 1] == (files, files)  # every file parsed first
@@ -166,7 +167,7 @@ def test_a_call_graph_built_later_is_its_own_stage(tree):
     nought ends that stage, then the modules counted from nought."""
     indexer.build_index(tree, graph=False)
     told: list[tuple[int, int]] = []
-    indexer.build_index(tree, progress=lambda done, total: told.append((done, total)))
+    indexer.build_index(tree, progress=lambda done, total, _working: told.append((done, total)))
     modules = told[-1][1]
     end = told.index((0, 0))
     assert end > 0 and told[end - 1][0] == told[end - 1][1] > 0  # the files read, all
@@ -203,3 +204,45 @@ def test_a_slow_build_names_each_stage_on_stderr(monkeypatch, capsys):
     assert [line.split(": ", 2)[-1].partition(" in ")[0] for line in err] == [
         "parsing 3 files...", "done, 3 files parsed",
         "the call graph of 5 modules...", "done, the call graph of 5 modules"]
+
+
+def test_progress_can_name_the_file_and_the_module_in_work(tree, monkeypatch):
+    """Asked while a file is parsed, or a module's calls read, progress's `working()`
+    names that file: the parse stage's files in work, then each module's file."""
+    from jaxmap.indexing import worker
+
+    told: list = []  # the latest `working`, and what it named at each report
+    asked_in_work: list[list[str]] = []
+    extract_task = worker._extract_task
+
+    def extracting(task):
+        if told:
+            asked_in_work.append(told[-1][0]())
+        return extract_task(task)
+
+    monkeypatch.setattr(worker, "_extract_task", extracting)
+    indexer.build_index(tree, jobs=1, progress=lambda done, total, working: told.append(
+        (working, working(), done, total)))
+    files = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.py"))
+    parsed = [named for named in asked_in_work if named]  # the first file: none asked
+    assert len(parsed) == len(files) - 1 and all(len(n) == 1 for n in parsed)
+    assert {n[0] for n in parsed} < set(files)
+    end = [done for _, _, done, total in told].index(0)  # the call graph's stage next
+    modules = [named for _, named, done, total in told[end + 2:] if done < total]
+    assert sorted(n[0] for n in modules) == files and all(len(n) == 1 for n in modules)
+
+
+def test_a_file_in_work_too_long_is_named(monkeypatch, capsys):
+    from jaxmap import cli
+
+    monkeypatch.delenv("JAXMAP_QUIET", raising=False)
+    monkeypatch.setattr(cli._progress, "SLOW_S", 0.2)
+    monkeypatch.setattr(cli._progress, "AGAIN_S", 60.0)
+    with cli._progress("indexing", str(MINIJAX)) as progress:
+        progress(0, 0, list)
+        progress(3, 7, lambda: ["jax/_src/big.py"])
+        time.sleep(1.6)  # seen at the first look (0.5 s), named at the next (1.0 s)
+    err = capsys.readouterr().err
+    assert err.count("still on") == 1, err
+    assert "indexing: still on jax/_src/big.py after" in err
+    assert "(the call graph, 3 of 7 modules done)" in err

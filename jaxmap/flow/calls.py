@@ -42,7 +42,7 @@ from jaxmap.store.records import DefinitionRecord, PrimitiveRecord
 if TYPE_CHECKING:
     from typing import Callable
 
-    Progress = Callable[[int, int], None]
+    Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
 # `through` (listed, not followed by reachability, or jax.grad would reach every
@@ -92,7 +92,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                progress: Progress | None = None) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
-    of the `__init__` it runs. `progress` is told of each module done."""
+    of the `__init__` it runs. `progress` is told of each module done, and can ask which
+    module's file is in work."""
     rows: list[CallRow] = []
     passed: dict[tuple[int, str], tuple] = {}  # (caller, text) -> its calls' arguments
     flow.sites()  # every call site first: no question is answered from a part of them
@@ -100,9 +101,11 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
                for cls in facts.classes}
-    for done, (module, (_, facts)) in enumerate(names.modules.items()):
+    in_work = [""]
+    for done, (module, (path, facts)) in enumerate(names.modules.items()):
+        in_work[0] = path
         if progress is not None:
-            progress(done, len(names.modules))
+            progress(done, len(names.modules), in_work.copy)
         known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
         module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
             | packages | {"self", "cls"}
@@ -154,7 +157,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _implicit_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
-        progress(len(names.modules), len(names.modules))
+        progress(len(names.modules), len(names.modules), list)
     _fill(rows, passed, _signatures(names, ids, {row.caller for row in rows if row.guard}))
     return rows
 

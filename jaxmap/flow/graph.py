@@ -14,9 +14,9 @@ from jaxmap.store.records import DefinitionRecord
 def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
                flows: dict[str, dict], progress=None) -> tuple[list, list, list, tuple]:
     """The call rows, binds rows, tests rows and rule calls of a resolved tree;
-    `progress(done, total)` is told of the modules whose calls are read."""
+    `progress(done, total, working)` is told of the modules whose calls are read."""
     if progress is not None:  # the value flow is set up within the stage
-        progress(0, len(names.modules))
+        progress(0, len(names.modules), list)
     ids = _ids(definitions)
     flow = Flow(names, flows)
     call_rows = calls.call_edges(names, ids, flow, progress)

@@ -34,7 +34,7 @@ def answer(root: str | None, request: dict, send) -> None:
     """Run one request, sending its progress and its outcome."""
     last = [0.0]
 
-    def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int, _working) -> None:
         now = time.monotonic()
         if now - last[0] >= _PROGRESS_EVERY_S or done == total:
             last[0] = now

@@ -31,7 +31,8 @@ from jaxmap.store import write as store
 if TYPE_CHECKING:
     from typing import Callable
 
-    Progress = Callable[[int, int], None]
+    # progress(done, total, working): `working()` names the files in work right now
+    Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
 
 class IndexReport(NamedTuple):
@@ -92,7 +93,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             # The call graph reports its modules as a second stage, counted from nought;
             # nought of nought ends the first, whether or not it counted files.
             if graph and progress is not None:
-                progress(0, 0)
+                progress(0, 0, list)
             linking = functools.partial(call_graph, progress=progress)
             resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts

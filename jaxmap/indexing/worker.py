@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from typing import Callable
 
     Work = Callable[[tuple], tuple[str, dict]]  # a task -> (digest, facts)
+    # progress(done, total, working): `working()` names the files in work right now
+    Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
 _PARALLEL_MIN_FILES = 48
 
@@ -29,7 +31,8 @@ def extract_files(root: str, sources: list, *, progress=None, jobs=None,
 
     parse.warm_up()  # compiled once here, inherited by forked helpers
     tasks = [(str(root), s.path, s.module, s.is_package, flow) for s in sources]
-    return _in_parallel(tasks, _extract_task, [s.size for s in sources], progress, jobs)
+    return _in_parallel(tasks, _extract_task, [(s.path, s.size) for s in sources], progress,
+                        jobs)
 
 
 def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[str, dict],
@@ -45,32 +48,42 @@ def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[s
         return digest, raw
 
     forks = os.name == "posix"
-    return _in_parallel(files, add, [size for _, _, size in files], progress,
+    return _in_parallel(files, add, [(path, size) for path, _, size in files], progress,
                         jobs if forks else 1)
 
 
-def _in_parallel(tasks: list, work: Work, sizes: list[int], progress, jobs) -> list[tuple]:
-    """(digest, facts, facts marshalled) of `work` on each task, in order: this process
-    and `jobs - 1` helpers take tasks, largest first, from one shared counter, and the
-    helpers send theirs back as they finish."""
+def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress: Progress | None,
+                 jobs) -> list[tuple]:
+    """(digest, facts, facts marshalled) of `work` on each task ((path, size) in
+    `files`), in order: this process and `jobs - 1` helpers take tasks, largest first,
+    from one shared counter, and the helpers send theirs back as they finish. Each
+    worker keeps the position it works on in a shared slot, so that progress can name
+    the files in work."""
     jobs = jobs or os.cpu_count() or 1
     work = _interning(work)
-    results = _Results(len(tasks), work, progress)
     if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
-        for slot, task in enumerate(tasks):
-            results.work(slot, task)
-        return results.items
-    import multiprocessing
+        order, slots = list(range(len(tasks))), [-1]
+    else:
+        import multiprocessing
 
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    order = sorted(range(len(tasks)), key=lambda i: -sizes[i])
+        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        order = sorted(range(len(tasks)), key=lambda i: -files[i][1])
+        slots = context.Array("i", [-1] * jobs, lock=False)
+    results = _Results(len(tasks), work, progress,
+                       lambda: [files[order[p]][0] for p in list(slots) if p >= 0])
+    if len(slots) == 1:
+        for slot, task in enumerate(tasks):
+            results.work(slot, task, slots)
+        return results.items
     counter = context.Value("i", 0)
-    helpers = [_start_helper(context, [tasks[i] for i in order], work, counter)
-               for _ in range(jobs - 1)]
+    helpers = [_start_helper(context, [tasks[i] for i in order], work, counter, slots, helper)
+               for helper in range(1, jobs)]
     try:
         open_pipes = [receiver for _, receiver in helpers]
         while (position := _take(counter, len(order))) is not None:
+            slots[0] = position
             results.work(order[position], tasks[order[position]])
+            slots[0] = -1
             open_pipes = [r for r in open_pipes if results.receive(r, order, wait=False)]
         for receiver in open_pipes:
             results.receive(receiver, order, wait=True)
@@ -90,14 +103,22 @@ class _Results:
     """(digest, facts, facts marshalled) by slot (the task's place in the caller's
     list), with progress reported."""
 
-    def __init__(self, total: int, work: Work, progress):
+    def __init__(self, total: int, work: Work, progress: Progress | None,
+                 working: Callable[[], list[str]]):
         self.items: list = [None] * total
         self._work = work
         self.done = 0
         self.progress = progress
+        self.working = working
 
-    def work(self, slot: int, task: tuple) -> None:
+    def work(self, slot: int, task: tuple, in_work: list | None = None) -> None:
+        """Work on `task` in this process (`in_work`: its slot, when nothing else
+        keeps it)."""
+        if in_work is not None:
+            in_work[0] = slot
         digest, facts = self._work(task)
+        if in_work is not None:
+            in_work[0] = -1
         self._add(slot, digest, facts, marshal.dumps(facts))
 
     def receive(self, receiver, order: list, *, wait: bool) -> bool:
@@ -115,15 +136,16 @@ class _Results:
         self.items[slot] = digest, facts, blob
         self.done += 1
         if self.progress:
-            self.progress(self.done, len(self.items))
+            self.progress(self.done, len(self.items), self.working)
 
 
-def _start_helper(context, tasks: list, work: Work, counter) -> tuple:
+def _start_helper(context, tasks: list, work: Work, counter, slots, helper: int) -> tuple:
     """A forked helper that ignores Ctrl-C: the main process alone handles it (and ends
     the helpers), so an interrupt prints no traceback from any of them. SIGINT stays
     blocked from the fork until the helper has set it to be ignored."""
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_help, args=(tasks, work, counter, sender), daemon=True)
+    process = context.Process(target=_help, args=(tasks, work, counter, slots, helper, sender),
+                              daemon=True)
     blocked = hasattr(signal, "pthread_sigmask")
     if blocked:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -136,7 +158,7 @@ def _start_helper(context, tasks: list, work: Work, counter) -> tuple:
     return process, receiver
 
 
-def _help(tasks: list, work: Work, counter, sender) -> None:
+def _help(tasks: list, work: Work, counter, slots, helper: int, sender) -> None:
     """In a helper process: work, and leave sending to a thread, so that a result larger
     than the pipe's buffer does not stop the work until the main process reads it (it
     reads between files of its own). Marshal is much cheaper than pickle."""
@@ -150,7 +172,9 @@ def _help(tasks: list, work: Work, counter, sender) -> None:
     sending = threading.Thread(target=_send_all, args=(outbox, sender))
     sending.start()
     while (position := _take(counter, len(tasks))) is not None:
+        slots[helper] = position
         digest, facts = work(tasks[position])
+        slots[helper] = -1
         outbox.put((position, digest, marshal.dumps(facts)))
     outbox.put(None)
     sending.join()

@@ -253,6 +253,14 @@ def build_done(label: str, count: int, seconds: float, stage: int = 0) -> str:
     return f"jaxmap: {label}: done, {count} files parsed in {seconds:.1f} s"
 
 
+def build_slow(label: str, path: str, seconds: float, stage: int, done: int,
+               total: int | None) -> str:
+    """A file in work a long time, named while the build goes on."""
+    where = f"the call graph, {done} of {total} modules done" if stage \
+        else f"parsing, {done} of {total} files done"
+    return f"jaxmap: {label}: still on {path} after {seconds:.0f} s ({where})"
+
+
 def mcp_help(tools: list[str]) -> str:
     """`jaxmap mcp --help`: what it serves."""
     return (f"Serve {', '.join(tools[:-1])} and {tools[-1]} to an MCP client over stdio, "
