@@ -1,6 +1,29 @@
 """The call graph's value flow: what names, attributes, parameters and returns may
 hold, and the call, binds and test rows read from it.
 
+Three pieces fit together. Summaries: each file's value-flow facts (flowtext.py:
+what each owner's text does with values, read from the text) are extracted with its
+other facts (indexing/extract.py, calltext.py), in parallel helper processes for a
+larger tree (worker.py), and stored with the file in the index (table `facts`);
+flowfacts.py indexes those of the whole tree by module, owner and name.
+
+Solve: graph.py builds a `Flow` (flow.py: engine.py and its parts) over all of them,
+and calls.py reads the rows off it. `Flow` is a memoised, demand-driven evaluator,
+not a fixed point: a key's values are computed when a question first needs them; a
+key asked for again while it is being computed (a cycle) answers nothing, a chain of
+keys deeper than engine.py's bound is cut the same way, and what was computed past
+such a cut is memoised as it is. So its answers depend on the order in which the
+questions are asked (`ordered` keeps that order off the hash seed): calls.py asks
+them in one order, every call site first, then module by module in the tree's
+order, which each cold index repeats; the same tree gives the same rows.
+
+Update (indexing/indexer.py, indexing/moves.py): after an edit whose files' facts are
+equal to their old ones, or differ only in line numbers or in local assignments
+nothing reads (`unused = 1`), the rows are moved in place. Any other edit, or a file
+added or removed, solves the whole tree again, from the facts kept for the files
+that did not change and those extracted again: nothing of a solve is kept to redo
+only the part an edit touches.
+
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front
 ends.

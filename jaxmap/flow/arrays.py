@@ -1,0 +1,162 @@
+"""JAX Arrays, the value flow's part for them (flow.py): an Array is what a function
+annotated `-> Array` returns (jax.numpy's and jax.lax's are), a parameter annotated
+`Array` or `ArrayLike`, and a positional parameter of a function a JAX tracer calls
+(R.TRACERS: `traced`); its methods, properties and operators are read from the tables
+of `ARRAY_MODULE` in the tree, which differ by release. `_plainly_array` tells from
+what an owner writes whether a name an operator applies to is one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from jaxmap.flow.engine import A_NAME, Engine
+from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
+from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, PARTIAL_OF, ordered
+from jaxmap.flow.parsing import parameter_names, parameters, parse_text
+from jaxmap.knowledge import registrars as R
+
+_EMPTY: frozenset = frozenset()
+ARRAY_MODULE = "jax._src.numpy.array_methods"
+_ARRAY_PROPERTIES = "_array_properties"
+ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
+
+
+class Arrays(Engine):
+    """Which values are Arrays, and what their members and operators are."""
+
+    def _plainly_array(self, module: str, owner: str, name: str) -> bool:
+        """Whether a name is an Array by what its owner writes: a parameter annotated
+        `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned
+        what a function annotated to return an Array returns (or unpacked from what one
+        returning Arrays returns); `x.attr`, where x holds an instance of a class that
+        annotates the field an Array. Operators are everywhere: a deeper look at each
+        would cost the most."""
+        if "." in name:
+            head, _, attr = name.partition(".")
+            return any(ARRAY in self._annotation_tags(*annotated)
+                       for annotated in self._field_types.get(attr, ())) \
+                and any(v[0] == INSTANCE and ARRAY in self._field_tags(v[1], attr)
+                        for v in self._name(module, owner, head))
+        if self._traced_as(module, owner, name) == R.ARRAY_PARAMETER:
+            return True
+        for def_name, _i, params in self._params.get((module, owner, name), ()):
+            for param, _default, annotation in parameters(params):
+                if param == name and annotation and ARRAY in array_tags(annotation):
+                    return True
+        for kind, text, *_line in self._assigned.get((module, owner, name), ()):
+            if kind == "elements" and text.isidentifier() \
+                    and self._traced_as(module, owner, text) == R.PYTREE_PARAMETER:
+                return True  # `i, carry = state`: items of a traced pytree
+            expr = parse_text(text) if "(" in text else None
+            wanted = (ARRAYS if kind == "elements" else ARRAY,)
+            if isinstance(expr, ast.Call) and any(
+                    wanted in self.array_of(v)
+                    for v in ordered(self._eval(module, owner, expr.func))):
+                return True
+        return False
+
+    def _field_tags(self, cls: str, attr: str) -> frozenset:
+        """ARRAY and/or ARRAYS, as the annotation of field `attr` of a class (or the
+        first class up its MRO that annotates it) says."""
+        for klass in self.classes.mro(cls):
+            annotated = self._field_annotations.get((klass, attr))
+            if annotated is not None:
+                return self._annotation_tags(*annotated)
+        return _EMPTY
+
+    def _annotation_tags(self, module: str, annotation: str, depth: int = 0) -> frozenset:
+        """`array_tags` of an annotation written in `module`, its alternatives that name
+        a type alias of the tree read as the alias's value (`index: Index`, where
+        `Index = StaticIndex | None | Array | np.ndarray`)."""
+        key = (module, annotation)
+        found = self._alias_tags.get(key)
+        if found is None:
+            self._alias_tags[key] = _EMPTY  # while it is computed: a cycle finds nothing
+            tags = set(array_tags(annotation))
+            for alternative in alternatives(annotation) if depth < 4 else ():
+                alias = self._alias(module, alternative) \
+                    if A_NAME.match(alternative) else None
+                if alias is None:
+                    continue
+                for kind, text, *_line in self._assigned.get(alias, ()):
+                    if kind == "value":
+                        tags |= self._annotation_tags(alias[0], text, depth + 1)
+            found = self._alias_tags[key] = frozenset(tags)
+        return found
+
+    def _alias(self, module: str, text: str) -> tuple | None:
+        """(module, "", name) of the module-level name of the tree that a (dotted) name
+        written at the top level of `module` stands for, if any."""
+        imported = self._import_target(module, "", text)
+        if imported is not None:
+            return (imported[0], "", imported[1])
+        return (module, "", text) if "." not in text \
+            and self.names.import_target(text, module) is None else None
+
+    def _traced_as(self, module: str, owner: str, name: str) -> str | None:
+        """What a JAX tracer puts in parameter `name` of a function of `owner` it traces
+        (`traced`): an Array or a pytree of them, if it has no default."""
+        for def_name, i, params in self._params.get((module, owner, name), ()):
+            for bound, kinds in self.traced().get((self._qual(module, owner), def_name), ()):
+                if i >= bound and not any(p == name and default for p, default, _a
+                                          in parameters(params)):
+                    return kinds[min(i - bound, len(kinds) - 1)]
+        return None
+
+    def traced(self) -> dict[tuple, list]:
+        """(owner, def name) -> [(how many leading positional parameters a partial
+        binds, what the tracer puts in the others: R.TRACERS)] of each function handed
+        to a JAX tracer (`mlir.lower_fun(f)`, a loop's body). Read once the call sites
+        are all known (before, nothing)."""
+        if self._traced is None:
+            if self._building_sites:
+                return {}
+            self._traced = defaultdict(list)
+            for full, arguments in R.TRACERS_BY_NAME.items():
+                module = self.names.module_of(full)
+                name = full[len(module) + 1:] if module else ""
+                signature = self._signatures.get((full, name))
+                if signature is None:
+                    continue
+                for index, kinds in arguments:
+                    param = next((p for p, i in parameter_names(signature[2]) if i == index),
+                                 "")
+                    for value in ordered(self._in_mode(True, self._argument, module, name,
+                                                       name, index, param)):
+                        bound = 0
+                        while value[0] == PARTIAL_OF:
+                            value, bound = value[1], bound + value[2]
+                        if value[0] == FN:
+                            self._traced[(value[1], value[2])].append((bound, kinds))
+        return self._traced
+
+    def array_of(self, value: tuple) -> frozenset:
+        """An Array (or a sequence of them), if `value` is a function annotated to
+        return one: what it returns."""
+        tags = self._array_results.get((value[1], value[2])) if value[0] in (FN, BOUND) \
+            else None
+        return frozenset((tag,) for tag in tags) if tags else _EMPTY
+
+    def _array_member(self, attr: str) -> set:
+        """`x.attr` of an Array: the method, or what the property gives, that the tree's
+        tables in `array_methods` attach under that name (they differ by release)."""
+        found: set[tuple] = set()
+        for table in ARRAY_TABLES:
+            for value in self._table_entry(table, attr):
+                if table == _ARRAY_PROPERTIES:  # `x.at`: the property called on x
+                    found |= self.results(value)
+                elif value[0] == FN:
+                    found.add((BOUND, value[1], value[2]))
+        return found
+
+    def _table_entry(self, table: str, key: str) -> set:
+        if ARRAY_MODULE not in self.names.modules:
+            return set()
+        found = set()
+        for value in self._name(ARRAY_MODULE, "", table):
+            if value[0] == BOX:
+                found |= {item for k, item in self._memo.get(value[1], _EMPTY)
+                          | self._stored(value[1]) if k == key}
+        return found

@@ -1,0 +1,115 @@
+"""Parameters and the call sites that hand them values, the value flow's part for
+them (flow.py): `sites` reads every call of the tree once (`partial(f, a)` hands f
+`a`; constructing a dataclass hands its fields), in two passes, so that no value is
+computed from a part of them; a parameter holds what its sites hand it (`_argument`),
+or, where parameters do not hold what call sites hand them, what the one site of a
+private function hands it (`_handed_once`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from jaxmap.flow.engine import CALLABLE, FIELDS, Engine
+from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
+from jaxmap.flow.parsing import argument_texts, parse_text
+
+
+class CallSites(Engine):
+    """The call sites of the tree's functions, and what they hand parameters."""
+
+    def _handed_once(self, module: str, owner: str, def_name: str, index: int,
+                     param: str) -> bool:
+        """Whether one call site alone hands a private function's parameter a value
+        (once the sites are all known): the parameter holds what that call hands it, as
+        its caller's own names would, and a call through it is no other caller's choice
+        (`partial(_scatter_impl, treedef=treedef)`, however often the partial is called).
+        A public function (no leading underscore, or a dunder) is also called from outside
+        the tree, with anything."""
+        if self._sites is None or not def_name.startswith("_") or def_name.endswith("__"):
+            return False
+        handing = 0
+        for _m, _o, positional, keywords, first in self._sites.get(
+                (self._qual(module, owner), def_name), ()):
+            if 0 <= index - first < len(positional) \
+                    or any(keyword == param for keyword, _text in keywords):
+                handing += 1
+                if handing > 1:
+                    return False
+        return handing == 1
+
+    def _argument(self, module: str, owner: str, def_name: str, index: int, param: str) -> set:
+        """What the call sites of a function hand its parameter `index` (named `param`)."""
+        target = (self._qual(module, owner), def_name)
+        found: set[tuple] = set()
+        for m, o, positional, keywords, first in self.sites().get(target, ()):
+            position = index - first
+            named = [text for keyword, text in keywords if keyword == param]
+            if named:
+                found |= self._value(m, o, named[0])
+            elif 0 <= position < len(positional):
+                found |= self._value(m, o, positional[position])
+        return found
+
+    def sites(self) -> dict:
+        """Function (owner, name) -> the calls that hand it arguments: (module, owner,
+        positional argument texts, (keyword, text) pairs, the position of the parameter
+        the first positional one binds: 1 for a bound method, more through a partial).
+        `partial(f, a, k=b)` is a call of f that hands it `a` and `b`."""
+        # Built in two passes, so that no value is computed from a part of the sites:
+        # what the callees are without what parameters receive (which reads no site),
+        # then, with those sites known, what parameters add (the callee `fun` of a
+        # higher-order function). Values the second pass computes read the first pass's
+        # sites: what a function held by a parameter is handed, it does not pass on.
+        if self._sites is None:
+            self._building_sites = True
+            # Every container a store's target names is known before any is read: what
+            # is stored into a container is looked for through the names that hold it.
+            for module, owner, base, _value in self._stores:
+                expr = parse_text(base)
+                if expr is not None:
+                    self._in_mode(False, self._eval, module, owner, expr)
+            calls = [(module, owner, callee, argument_texts(args))
+                     for module, owner, callee, args, _line in self._calls + self._decorations]
+            sites: dict[tuple, list] = defaultdict(list)
+            direct = [self._in_mode(False, self._site_callees, *call) for call in calls]
+            for call, (values, site) in zip(calls, direct):
+                for value in ordered(values):
+                    self._add_site(sites, value, site, 0)
+            self._sites = sites
+            self._direct_memo.clear()  # computed without fields, which the sites give
+            through = [self._in_mode(True, self._site_callees, *call) for call in calls]
+            for (values, site), (before, _site) in zip(through, direct):
+                for value in ordered(values - before):
+                    self._add_site(sites, value, site, 0)
+            self._through_memo.clear()  # computed while the sites were not all known
+            self._building_sites = False
+        return self._sites
+
+    def _site_callees(self, module: str, owner: str, callee: str, args: tuple
+                      ) -> tuple[frozenset, tuple]:
+        """What a call hands its arguments (`argument_texts`) to, as the mode evaluates
+        it, and its site: (module, owner, positional argument texts, (keyword, text)
+        pairs); `partial(f, a, k=b)` hands f `a` and `b`."""
+        positional, keywords = args
+        expr = parse_text(callee)
+        if positional and callee.rpartition(".")[2] == "partial" and expr is not None \
+                and self._is_partial(module, owner, expr):
+            return self._value(module, owner, positional[0]), \
+                (module, owner, positional[1:], keywords)
+        return self.callees(module, owner, callee, self._through), \
+            (module, owner, positional, keywords)
+
+    def _add_site(self, sites: dict, value: tuple, site: tuple, first: int) -> None:
+        """A call of `value` with the arguments of `site`, the first binding parameter
+        `first` of what it calls."""
+        if value[0] in CALLABLE:
+            sites[(value[1], value[2])].append((*site, first + (value[0] == BOUND)))
+        elif value[0] == KLASS:
+            if self.constructor(value[1]) is None:  # a dataclass, a NamedTuple: its fields
+                sites[(value[1], FIELDS)].append((*site, first))
+            for v in self._attribute((INSTANCE, value[1]), "__init__"):
+                if v[0] == BOUND:
+                    self._add_site(sites, v, site, first)
+        elif value[0] == PARTIAL_OF:
+            self._add_site(sites, value[1], site, first + value[2])

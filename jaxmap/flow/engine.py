@@ -1,0 +1,175 @@
+"""The value flow's core, which the parts of flow.py build on: the memo of each mode
+(parameters holding what call sites hand them, or not), `_eval`, which hands each kind
+of expression node to the part that reads it (a name to scopes.py, an attribute to
+members.py, a call to callresults.py, a literal or a subscript to containers.py), and
+`_cached`, the one way a part computes a key: memoised, a key asked for again while it
+is being computed (a cycle) answering what is known so far (nothing), and the chain
+of keys being computed bounded (`_MAX_DEPTH`). Each part is a mixin of `Engine`; what
+one asks of another is declared here, for the type checker only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from jaxmap.flow.flowfacts import FlowFacts
+from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, ordered
+from jaxmap.flow.parsing import parse_text
+from jaxmap.indexing.resolve.names import Names
+
+if TYPE_CHECKING:
+    from jaxmap.flow.boundcalls import BoundCalls
+    from jaxmap.flow.hierarchy import Hierarchy
+
+_MAX_DEPTH = 16
+_EMPTY: frozenset = frozenset()
+# What several parts read.
+CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
+FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
+A_NAME = re.compile(r"[A-Za-z_][\w.]*\Z")  # a class named in an annotation (`core.Jaxpr`)
+
+
+class Engine(FlowFacts):
+    """The memo, the modes and the evaluation of expressions that the parts share."""
+
+    classes: Hierarchy  # set by flow.py, which has every part
+    _bound: BoundCalls
+
+    def __init__(self, names: Names, flows: dict[str, dict[str, tuple]]):
+        super().__init__(names, flows)
+        # The memos and tables of every part, here: several parts read each.
+        self._through_memo: dict[tuple, frozenset] = {}
+        self._direct_memo: dict[tuple, frozenset] = {}
+        self._memo = self._through_memo  # the memo of the mode evaluating now
+        self._through = True  # whether parameters hold what call sites hand them
+        self._busy: set[tuple] = set()
+        self._stack = 0
+        self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
+        self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
+        self._traced: dict | None = None  # see traced()
+        self._building_sites = False  # fields are read from sites once they are known
+        self._leaves: set[str] = set()
+        self._leaves_read = False
+        self._top_names: set[str] = set()  # names module top levels assign
+        self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
+        self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
+        self._made: dict[str, int] | None = None  # a class's name -> how many it makes
+        self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
+        self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
+
+    def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
+        """The values a call's callee text may hold, in `owner` of `module`; without
+        `through`, leaving out what parameters receive from call sites (a higher-order
+        function calls whatever any caller hands it: a context-insensitive answer)."""
+        expr = parse_text(text)
+        if expr is None:
+            return _EMPTY
+        if through == self._through:
+            return self._eval(module, owner, expr)
+        return self._in_mode(through, self._eval, module, owner, expr)
+
+    def _in_mode(self, through: bool, function, *args):
+        """`function(*args)` with parameters holding what call sites hand them, or not."""
+        saved = self._memo, self._through
+        self._memo, self._through = (self._through_memo if through else self._direct_memo,
+                                     through)
+        try:
+            return function(*args)
+        finally:
+            self._memo, self._through = saved
+
+    def _eval(self, module: str, owner: str, node) -> frozenset:
+        kind = type(node)
+        if kind is ast.Name:
+            return self._name(module, owner, node.id)
+        if kind is ast.Attribute:
+            found: set[tuple] = set()
+            receivers = self._eval(module, owner, node.value)
+            for value in ordered(receivers):
+                found |= self._attribute(value, node.attr)
+            if not receivers:  # an attribute every class annotating it types alike
+                found |= self._annotated(node.attr)
+            return frozenset(found)
+        if kind is ast.Call:
+            return self._call(module, owner, node)
+        if kind is ast.Subscript:
+            return self._elements(self._eval(module, owner, node.value), node.slice)
+        if kind in (ast.List, ast.Tuple, ast.Set, ast.Dict):
+            place = (module, owner, node.lineno, node.col_offset, id(node))
+            return frozenset({(BOX, self._box(module, owner, node, place))})
+        if kind is ast.Lambda:
+            return frozenset({(FN, self._qual(module, owner), "<lambda>")})
+        if kind is ast.IfExp:
+            return self._eval(module, owner, node.body) | self._eval(module, owner, node.orelse)
+        if kind is ast.BoolOp:
+            found = set()
+            for value in node.values:
+                found |= self._eval(module, owner, value)
+            return frozenset(found)
+        if kind is ast.Starred:
+            return self._eval(module, owner, node.value)
+        if kind in (ast.Await, ast.NamedExpr):
+            return self._eval(module, owner, node.value)
+        return _EMPTY
+
+    def _value(self, module: str, owner: str, text: str) -> frozenset:
+        if text.startswith("<iter> "):
+            expr = parse_text(text[7:])
+            return self._elements(self._eval(module, owner, expr)) if expr else _EMPTY
+        expr = parse_text(text)
+        return self._eval(module, owner, expr) if expr is not None else _EMPTY
+
+    def _cached(self, key: tuple, compute) -> frozenset:
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._busy or self._stack >= _MAX_DEPTH:
+            return _EMPTY  # a cycle, or too deep: what is known so far (nothing)
+        self._busy.add(key)
+        self._stack += 1
+        try:
+            found = frozenset(compute())
+        finally:
+            self._stack -= 1
+            self._busy.discard(key)
+        # Most keys hold a set another key holds too (a name, the parameter it is
+        # handed to, what a call returns): each is kept once.
+        found = self._memo[key] = self._sets.setdefault(found, found)
+        return found
+
+    def _split(self, qualified: str) -> tuple[str, str]:
+        module = self.names.module_of(qualified) or ""
+        return module, qualified[len(module) + 1:]
+
+    if TYPE_CHECKING:  # what one part asks of another, by the module that defines it
+        # scopes.py
+        def _name(self, module: str, owner: str, name: str) -> frozenset: ...
+        def _global(self, module: str, owner: str, name: str) -> set: ...
+        def _import_target(self, module: str, owner: str, name: str) -> tuple | None: ...
+        def _hold(self, values, name: str) -> None: ...
+        # members.py
+        def _attribute(self, value: tuple, attr: str) -> frozenset: ...
+        def _annotated(self, attr: str) -> frozenset: ...
+        def constructor(self, cls: str) -> str | None: ...
+        # callresults.py
+        def _call(self, module: str, owner: str, node: ast.Call) -> frozenset: ...
+        def _is_partial(self, module: str, owner: str, callee) -> bool: ...
+        def results(self, value: tuple) -> frozenset: ...
+        # containers.py
+        def _box(self, module, owner, node, place, named: str | None = None) -> tuple: ...
+        def _elements(self, values: frozenset, index=None) -> frozenset: ...
+        def _stored(self, box: tuple) -> frozenset: ...
+        # arrays.py
+        def _plainly_array(self, module: str, owner: str, name: str) -> bool: ...
+        def array_of(self, value: tuple) -> frozenset: ...
+        def _array_member(self, attr: str) -> set: ...
+        def _table_entry(self, table: str, key: str) -> set: ...
+        # callsites.py
+        def _argument(self, module: str, owner: str, def_name: str, index: int,
+                      param: str) -> set: ...
+        def _handed_once(self, module: str, owner: str, def_name: str, index: int,
+                         param: str) -> bool: ...
+        def sites(self) -> dict: ...

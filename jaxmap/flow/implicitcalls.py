@@ -1,0 +1,152 @@
+"""Calls no dotted callee names, the value flow's part for them (flow.py): `d["a"](`,
+`f()(`, `super().m(`, a class raised by name, the `__iter__` and `__next__` a loop runs
+on an instance, the function an Array's table names for an operator applied to one,
+and the functions handed to callables outside the tree (`map(f, xs)`: called there on
+the caller's behalf); `may_name` tells whether any value of the tree answers to a
+callee's last name.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
+from jaxmap.flow.engine import CALLABLE, Engine
+from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
+from jaxmap.flow.parsing import argument_texts, head_name, parse_text
+
+_EMPTY: frozenset = frozenset()
+# Which kind of site an implicit call is.
+_CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
+_OPERATOR_SITE = "operator site"
+_ARRAY_OPERATORS = "_array_operators"  # the table of ARRAY_MODULE that maps operators
+
+
+class ImplicitCalls(Engine):
+    """The calls of a module that no dotted callee names."""
+
+    @staticmethod
+    def is_operator(text: str) -> bool:
+        """Whether an implicit call's text is an operator's (`x pow`), not code."""
+        return " " in text and text.partition(" ")[2].isidentifier()
+
+    def may_name(self, text: str) -> bool:
+        """Whether a callee text's last attribute is a name some definition, attribute
+        or module-level variable of the tree has (if none does, no value of the tree
+        answers to it: `x.append`)."""
+        if not self._leaves_read:
+            self._leaves_read = True
+            self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
+            self._leaves |= {key[1] for key in self._attrs} | set(self._foreign)
+            self._leaves.update(field for fields in self._fields.values() for field in fields)
+            for _module, (_path, facts) in self.names.modules.items():
+                self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
+                self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
+            if ARRAY_MODULE in self.names.modules:  # an Array's methods, by their keys
+                for table in ARRAY_TABLES:
+                    for value in ordered(self._name(ARRAY_MODULE, "", table)):
+                        if value[0] == BOX:
+                            self._leaves.update(k for k, _ in self._memo.get(value[1], ())
+                                                if isinstance(k, str))
+        last = text.rpartition(".")[2]
+        return "." not in text or last in self._leaves or last in self._top_names
+
+    def _may_be_function(self, node) -> bool:
+        """Whether an argument may name a function: a lambda, a call, or a name that a
+        definition, an attribute or a module-level variable of the tree has."""
+        if isinstance(node, ast.Name):
+            self.may_name("")  # the names of the tree, computed once
+            return node.id in self._leaves or node.id in self._top_names
+        if isinstance(node, ast.Attribute):
+            self.may_name("")
+            return node.attr in self._leaves or node.attr in self._top_names
+        return isinstance(node, (ast.Lambda, ast.Call))
+
+    def implicit_calls(self, module: str) -> list[tuple[str, str, int, frozenset, frozenset]]:
+        """(owner, text, line, values called, those only through parameters) of a
+        module's calls that are not of a dotted name (`d["a"](`, `f()(`, `super().m(`),
+        of the classes it raises by name, of the `__iter__`/`__next__` its loops run on
+        instances, and of the functions it hands to callables outside the tree
+        (`map(f, xs)`, `jax.tree.map(f, t)`: called there on its behalf)."""
+        found = []
+        for site in self._implicit_sites(module):
+            values = self._in_mode(True, self._implicit, *site)
+            if values:  # what parameters add is told apart only where there is anything
+                direct = self._in_mode(False, self._implicit, *site)
+                for key, held in values.items():
+                    kept = direct.get(key, _EMPTY)
+                    found.append((*key, kept, held - kept))
+        return found
+
+    def _implicit_sites(self, module: str) -> list[tuple]:
+        sites = [(_CALL_SITE, *call) for call in self._by_module.get(module, ())]
+        sites += [(_RAISE_SITE, m, owner, raised, "", line)
+                  for m, owner, raised, line in self._raises if m == module]
+        sites += [(_LOOP_SITE, module, owner, text, "", line)
+                  for owner, text, line in self._loops.get(module, ())]
+        if ARRAY_MODULE in self.names.modules:
+            sites += [(_OPERATOR_SITE, module, owner, name, operator, line)
+                      for owner, name, operator, line in self._operators.get(module, ())]
+        return sites
+
+    def _implicit(self, kind: str, module: str, owner: str, text: str, args: str,
+                  line: int) -> dict[tuple, frozenset]:
+        """(owner, text, line) -> values called, of one implicit call site."""
+        if kind == _RAISE_SITE:
+            return {(owner, text, line): self.callees(module, owner, text, self._through)}
+        if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
+            if not self._plainly_array(module, owner, text):
+                return {}
+            return {(owner, f"{text} {args}", line): frozenset(
+                (BOUND, *v[1:]) if v[0] == FN else v
+                for v in self._table_entry(_ARRAY_OPERATORS, args) if v[0] in CALLABLE)}
+        complex_callee = "(" in text or "[" in text
+        handed = {} if kind == _LOOP_SITE else self._handed(module, owner, args)
+        if kind == _CALL_SITE and not complex_callee and not handed:
+            return {}  # a dotted callee hands on no function: the names resolve the call
+        expr = parse_text(text)
+        if expr is None:
+            return {}
+        values = self._eval(module, owner, expr)
+        if kind == _LOOP_SITE:
+            called: set[tuple] = set()
+            for value in ordered(values):
+                if value[0] == INSTANCE:
+                    called |= self._iteration(value)
+            return {(owner, text, line): frozenset(called)} if called else {}
+        found = {(owner, text, line): values} if complex_callee else {}
+        if not any(v[0] in CALLABLE or v[0] in (KLASS, PARTIAL_OF)
+                   for v in values):  # handed outside
+            found.update(((owner, arg, line), held) for arg, held in handed.items())
+        return found
+
+    def _handed(self, module: str, owner: str, args: str) -> dict[str, frozenset]:
+        """argument text -> the functions it is, of the arguments of a call that are
+        functions (a local value is followed where it is called, not here)."""
+        assigned = self._locals.get((module, owner), ())
+        defs = {d[0] for d in self._defs.get((module, owner), ())}
+        found = {}
+        positional, keywords = argument_texts(args)
+        for text in (*positional, *(value for _keyword, value in keywords)):
+            arg = None if text.startswith("*") else parse_text(text)  # (`*xs`: not one)
+            if arg is None:
+                continue
+            head = head_name(arg)
+            if head in assigned and head not in defs and not isinstance(arg, ast.Lambda):
+                continue
+            if not self._may_be_function(arg):
+                continue
+            held = frozenset(v for v in self._eval(module, owner, arg)
+                             if v[0] in CALLABLE or v[0] == PARTIAL_OF)
+            if held:
+                found[text if isinstance(arg, (ast.Name, ast.Attribute)) else ast.unparse(arg)] \
+                    = held
+        return found
+
+    def _iteration(self, value: tuple) -> frozenset:
+        """The `__iter__` a loop over an instance calls, and the `__next__` of what it returns."""
+        iterators = self._attribute(value, "__iter__")
+        nexts = {n for i in ordered(iterators) for r in ordered(self.results(i))
+                 if r[0] == INSTANCE
+                 for n in self._attribute(r, "__next__")}
+        return frozenset(iterators) | frozenset(nexts)

@@ -1,0 +1,165 @@
+"""Attributes and classes, the value flow's part for them (flow.py): what `x.attr`
+holds where x is a module (its global), a class or an instance (the first method of
+that name up the MRO, what the class's code or code elsewhere assigns to it, a
+dataclass's field as its constructions hand it), an Array (arrays.py) or `super()`;
+what an attribute of a value the flow does not know holds, where the classes
+annotating it agree; the bases of a class (for hierarchy.py), the `__init__` a
+construction runs, and the methods a receiver's classes define.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from jaxmap.flow.engine import FIELDS, Engine
+from jaxmap.flow.flowfacts import ARRAY
+from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, MOD, SUPER, ordered
+from jaxmap.flow.parsing import parse_text
+from jaxmap.indexing.facts import NAME
+
+_EMPTY: frozenset = frozenset()
+_CONSTRUCTED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\(")  # `x = core.Cls(...`
+
+
+class Members(Engine):
+    """What attributes of modules, classes and instances hold."""
+
+    def class_methods(self, module: str, owner: str, text: str) -> frozenset:
+        """The methods the classes of what a dotted callee's receiver holds define under
+        its last name, up their MROs; none where the class's code assigns that
+        attribute (`def_impl` sets `self.impl`: each instance's own, not the method)."""
+        receiver, _, name = text.rpartition(".")
+        found = set()
+        for value in ordered(self.callees(module, owner, receiver, through=False)):
+            if value[0] == INSTANCE and not any(
+                    (klass, name) in self._attrs for klass in self.classes.mro(value[1])):
+                for klass in self.classes.mro(value[1]):
+                    klass_module, qualname = self._split(klass)
+                    if f"{qualname}.{name}" in self.names.facts(klass_module).funcs:
+                        found.add((BOUND, f"{klass}.{name}", name))
+                        break
+        return frozenset(found)
+
+    def _attribute(self, value: tuple, attr: str) -> frozenset:
+        tag = value[0]
+        if tag == MOD:
+            return self._cached(("global", value[1], attr),
+                                lambda: self._global(value[1], "", attr)) \
+                if value[1] in self.names.modules else _EMPTY
+        if tag in (KLASS, INSTANCE):
+            return self._cached(("member", tag, value[1], attr),
+                                lambda: self._member(tag, value[1], attr))
+        if tag == ARRAY:
+            return self._cached(("array member", attr), lambda: self._array_member(attr))
+        if tag == SUPER:  # `super().attr`: from the class after it in the MRO
+            for klass in self.classes.mro(value[1])[1:]:
+                found = self._member(INSTANCE, klass, attr)
+                if found:
+                    return frozenset(found)
+        return _EMPTY
+
+    def attribute(self, value: tuple, attr: str) -> frozenset:
+        """What `attr` of a value may hold (`x.__call__` of an instance: its method)."""
+        return self._attribute(value, attr)
+
+    def _member(self, tag: str, cls: str, attr: str) -> set:
+        """`attr` of a class or of its instance: the first method of that name up its
+        MRO, and what any class of the MRO (or code elsewhere) assigns to it."""
+        found = set()
+        for klass in self.classes.mro(cls):
+            module, qualname = self._split(klass)
+            if f"{qualname}.{attr}" in self.names.facts(module).funcs:
+                found.add((BOUND if tag == INSTANCE else FN, f"{klass}.{attr}", attr))
+                break
+        for klass in self.classes.mro(cls):
+            for module, owner, value in self._attrs.get((klass, attr), ()):
+                found |= self._value(module, owner, value)
+        if tag == INSTANCE and (self._sites is not None or not self._building_sites):
+            found |= self._field(cls, attr)  # as a parameter: what constructions hand it
+        self._hold(found, attr)
+        foreign = self._foreign.get(attr, ())
+        classes = {(KLASS, klass) for klass in self.classes.mro(cls)} if foreign else ()
+        for module, owner, head, value in foreign:
+            head_expr = parse_text(head)
+            heads = self._eval(module, owner, head_expr) if head_expr is not None else _EMPTY
+            if (tag, cls) in heads and (tag == KLASS or self._through or self._made_once(cls)):
+                found |= self._value(module, owner, value)
+            elif tag == INSTANCE and not heads.isdisjoint(classes):
+                # `EvalTrace.process_shard_map = _shard_map_impl`: a method of its
+                # instances, bound to them.
+                found |= {(BOUND, *v[1:]) if v[0] == FN else v
+                          for v in self._value(module, owner, value)}
+        return found
+
+    def _made_once(self, cls: str) -> bool:
+        """Whether the tree makes one instance of a class of that name at most, as its
+        text says (calls of the name from one definition or top level, and no two
+        module-level names assigned one): what is set on that one instance
+        (`_profile_state.log_dir = ...`) is set on every value of it the flow knows; on
+        one of many (`remat_p.bind = _remat_bind`, of JAX's hundreds of primitives) it
+        is that one's alone, which the flow does not follow: any instance may be that
+        one, so a call through one is `through` (`eqn.primitive.is_high()`)."""
+        if self._made is None:
+            callers = Counter(
+                name.rpartition(".")[2] for _m, (_p, facts) in self.names.modules.items()
+                for callees in facts.callees.values() for name, _l, called, *_ in callees if called)
+            assigned = Counter(
+                made.group(1) for (_m, owner, _n), facts in self._assigned.items() if not owner
+                for kind, text, *_line in facts
+                if kind == "value" and (made := _CONSTRUCTED.match(text)))
+            self._made = {name: max(n, assigned[name]) for name, n in callers.items()}
+        return self._made.get(cls.rpartition(".")[2], 0) <= 1
+
+    def _annotated(self, attr: str) -> frozenset:
+        """`x.attr` of a value the flow does not know: an instance of the class of the
+        tree that the field annotations of `attr` name, where the classes of the tree
+        annotating a field so named agree on one (`_impl: PRNGImpl`; an annotation naming
+        no class of the tree, `_impl: str`, says nothing of them); else nothing."""
+        found = self._by_annotation.get(attr)
+        if found is None:
+            self._by_annotation[attr] = _EMPTY  # while it is computed: a cycle finds nothing
+            classes: set[tuple] = set()
+            for module, annotation in self._field_types.get(attr, ()):
+                expr = parse_text(annotation.strip("'\""))
+                named = self._in_mode(False, self._eval, module, "", expr) if expr else _EMPTY
+                classes |= {(INSTANCE, v[1]) for v in named if v[0] == KLASS}
+            found = frozenset(classes) if len(classes) == 1 else _EMPTY
+            self._by_annotation[attr] = found
+        return found
+
+    def _field(self, cls: str, attr: str) -> set:
+        """A field of an instance of a class without an `__init__` of the tree (a
+        dataclass, a NamedTuple): what its constructions hand it, by keyword or in the
+        order the class and its bases annotate their fields."""
+        fields = [field for klass in reversed(self.classes.mro(cls))
+                  for field in self._fields.get(klass, ())]
+        if attr not in fields:
+            return set()
+        index, found = fields.index(attr), set[tuple]()
+        for m, o, positional, keywords, first in self.sites().get((cls, FIELDS), ()):
+            named = [text for keyword, text in keywords if keyword == attr]
+            if named:
+                found |= self._value(m, o, named[0])
+            elif 0 <= index - first < len(positional):
+                found |= self._value(m, o, positional[index - first])
+        return found
+
+    def _bases(self, cls: str) -> list[str]:
+        module, qualname = self._split(cls)
+        spec = self.names.facts(module).classes.get(qualname)
+        if spec is None:
+            return []
+        bases = []
+        for base in spec.bases:
+            if base[0] == NAME:
+                bases += [v[1] for v in self._name(module, "", base[1]) if v[0] == KLASS]
+        return bases
+
+    def constructor(self, cls: str) -> str | None:
+        """The `__init__` of the tree that calling a class runs, up its MRO."""
+        for klass in self.classes.mro(cls):
+            module, qualname = self._split(klass)
+            if f"{qualname}.__init__" in self.names.facts(module).funcs:
+                return f"{klass}.__init__"
+        return None
