@@ -19,6 +19,8 @@ from jaxmap.errors import JaxmapError, NotFound, describe, exit_code
 from jaxmap.render.graphs import FORMATS as GRAPH_FORMATS
 
 if TYPE_CHECKING:
+    from typing import Callable
+
     from click._termui_impl import ProgressBar  # what click.progressbar returns
 
 _ROOT_HELP = ("Tree to index: a JAX checkout or any directory of Python code "
@@ -667,7 +669,7 @@ class _progress:
         self.total: int | None = None
         self.announced = False
         self.stage, self.done = 0, 0
-        self.working = list  # names the files in work (the stage's, once it reports)
+        self.working: Callable[[], list[str]] = list  # names the files in work, once told
         self._in_work: dict[str, list[float]] = {}  # path -> [since, next notice]
         self._stop = threading.Event()
 

@@ -39,7 +39,7 @@ def test_files_a_dying_helper_took_are_extracted_here(jax_files, monkeypatch):
     monkeypatch.setattr(worker, "_extract_task", dies_in_a_helper)
     seen = []
     results = worker.extract_files(root, files, jobs=2,
-                                    progress=lambda done, total: seen.append((done, total)))
+                                    progress=lambda done, total, _working: seen.append((done, total)))
     assert results == alone
     assert seen[-1] == (len(files), len(files))
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import Callable
 
     Work = Callable[[tuple], tuple[str, dict]]  # a task -> (digest, facts)
+    Stored = Callable[[tuple], tuple[str, dict, bytes]]  # -> (digest, facts, marshalled)
     # progress(done, total, working): `working()` names the files in work right now
     Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
@@ -60,7 +61,7 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
     worker keeps the position it works on in a shared slot, so that progress can name
     the files in work."""
     jobs = jobs or os.cpu_count() or 1
-    work = _interning(work)
+    stored = _stored(work)
     if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
         order, slots = list(range(len(tasks))), [-1]
     else:
@@ -69,14 +70,14 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         order = sorted(range(len(tasks)), key=lambda i: -files[i][1])
         slots = context.Array("i", [-1] * jobs, lock=False)
-    results = _Results(len(tasks), work, progress,
+    results = _Results(len(tasks), stored, progress,
                        lambda: [files[order[p]][0] for p in list(slots) if p >= 0])
     if len(slots) == 1:
         for slot, task in enumerate(tasks):
             results.work(slot, task, slots)
         return results.items
     counter = context.Value("i", 0)
-    helpers = [_start_helper(context, [tasks[i] for i in order], work, counter, slots, helper)
+    helpers = [_start_helper(context, [tasks[i] for i in order], stored, counter, slots, helper)
                for helper in range(1, jobs)]
     try:
         open_pipes = [receiver for _, receiver in helpers]
@@ -103,7 +104,7 @@ class _Results:
     """(digest, facts, facts marshalled) by slot (the task's place in the caller's
     list), with progress reported."""
 
-    def __init__(self, total: int, work: Work, progress: Progress | None,
+    def __init__(self, total: int, work: Stored, progress: Progress | None,
                  working: Callable[[], list[str]]):
         self.items: list = [None] * total
         self._work = work
@@ -116,10 +117,10 @@ class _Results:
         keeps it)."""
         if in_work is not None:
             in_work[0] = slot
-        digest, facts = self._work(task)
+        found = self._work(task)
         if in_work is not None:
             in_work[0] = -1
-        self._add(slot, digest, facts, marshal.dumps(facts))
+        self._add(slot, *found)
 
     def receive(self, receiver, order: list, *, wait: bool) -> bool:
         """Take what a helper has sent (with `wait`, all it will send); False once it
@@ -139,7 +140,7 @@ class _Results:
             self.progress(self.done, len(self.items), self.working)
 
 
-def _start_helper(context, tasks: list, work: Work, counter, slots, helper: int) -> tuple:
+def _start_helper(context, tasks: list, work: Stored, counter, slots, helper: int) -> tuple:
     """A forked helper that ignores Ctrl-C: the main process alone handles it (and ends
     the helpers), so an interrupt prints no traceback from any of them. SIGINT stays
     blocked from the fork until the helper has set it to be ignored."""
@@ -158,7 +159,7 @@ def _start_helper(context, tasks: list, work: Work, counter, slots, helper: int)
     return process, receiver
 
 
-def _help(tasks: list, work: Work, counter, slots, helper: int, sender) -> None:
+def _help(tasks: list, work: Stored, counter, slots, helper: int, sender) -> None:
     """In a helper process: work, and leave sending to a thread, so that a result larger
     than the pipe's buffer does not stop the work until the main process reads it (it
     reads between files of its own). Marshal is much cheaper than pickle."""
@@ -173,9 +174,9 @@ def _help(tasks: list, work: Work, counter, slots, helper: int, sender) -> None:
     sending.start()
     while (position := _take(counter, len(tasks))) is not None:
         slots[helper] = position
-        digest, facts = work(tasks[position])
+        digest, _, blob = work(tasks[position])
         slots[helper] = -1
-        outbox.put((position, digest, marshal.dumps(facts)))
+        outbox.put((position, digest, blob))
     outbox.put(None)
     sending.join()
 
@@ -194,33 +195,39 @@ def _take(counter, total: int) -> int | None:
     return position if position < total else None
 
 
-def _interning(work: Work) -> Work:
-    """`work` whose facts hold interned strings. The same name or text recurs across
-    a tree's files; interned, marshal stores each as such and the main process, loading
-    the facts back, keeps one copy of each (about a fifth of the facts' memory on
-    jax), and marshal then writes every string the same way whatever else refers to
-    it."""
-    def interning(task: tuple) -> tuple[str, dict]:
+def _stored(work: Work) -> Stored:
+    """`work`, its facts in the form stored: a copy whose strings are interned, and that
+    copy marshalled. The same name or text recurs across a tree's files; interned,
+    marshal stores each as such, and the main process, loading the facts back, keeps
+    one copy of each (about a fifth of the facts' memory on jax). The copy is also what
+    makes the marshalled bytes depend on the facts alone: marshal shares an object
+    met twice when something else refers to it, and while the copy is marshalled,
+    its strings (interned) and its numbers (held in a list) all have another
+    reference, and its tuples, made anew, none."""
+    def stored(task: tuple) -> tuple[str, dict, bytes]:
         digest, facts = work(task)
+        held: list = []
         try:
-            return digest, _interned(facts)
+            facts = _interned(facts, held)
         except RecursionError:  # nested deeper than the walk goes: kept as it is
-            return digest, facts
-    return interning
+            pass
+        return digest, facts, marshal.dumps(facts)
+    return stored
 
 
-def _interned(value):
-    """`value` (plain dicts, lists, tuples, strings, numbers) with every string
-    interned."""
+def _interned(value, held: list):
+    """`value` (plain dicts, lists, tuples, strings, numbers) made anew, with every
+    string interned and every number added to `held`."""
     kind = type(value)
     if kind is str:
         return sys.intern(value)
     if kind is tuple:
-        return tuple([_interned(item) for item in value])
+        return tuple([_interned(item, held) for item in value])
     if kind is list:
-        return [_interned(item) for item in value]
+        return [_interned(item, held) for item in value]
     if kind is dict:
-        return {_interned(key): _interned(item) for key, item in value.items()}
+        return {_interned(key, held): _interned(item, held) for key, item in value.items()}
+    held.append(value)
     return value
 
 
