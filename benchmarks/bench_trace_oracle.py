@@ -21,6 +21,16 @@ the public functions that bind PRIM when traced), and prints:
   it is printed again counting as right the pairs through a step of UNTAKEN, the
   steps checked by hand to be branches these inputs do not take.
 
+While it traces, it notes which functions of jax run (a profile hook; jax's caches
+cleared before each public function, so a jitted helper's body runs again), and for
+each listed pair no trace shows, finds the step where its chain leaves the code that
+ran: the caller ran, the callee (or the bind) did not. That step is the one to blame:
+a branch the inputs did not take, or a false edge. A pair counts as right through
+UNTAKEN where any step of its chain is one of UNTAKEN, and, stricter, where the step
+it leaves at is (printed beside it; an entry that names the call into a function
+whose branch is inside, `_reduction -> lax.reduce`, counts only in the first); the
+steps the others leave at are ranked. A traces file of an older run has no profile.
+
 A function and a `binds` answer meet at the definition a public name means (its
 file and line). `--traces FILE` keeps the traces (JSON) and reads them back on the
 next run. Nothing here asserts.
@@ -68,6 +78,33 @@ UNTAKEN = (
     ("jax._src.core.insert_reduced_reshard", "jax.reshard",
      "only under a mesh whose axes are all explicit, for reduced axes"),
     ("jax.lax.full", "jax.make_array_from_callback", "only with a concrete sharding"),
+    # Checked where the profile shows chains leave the code that ran (the caller ran,
+    # the callee did not):
+    ("jax._src.numpy.util.promote_shapes", "jax.lax.broadcast_to_rank",
+     "only for two or more arguments of different ranks, not all scalars"),
+    ("jax.numpy.array", "jax.device_put",
+     "only for a NumPy array with copy=False (a traced value returns first)"),
+    ("jax.numpy.array", "jax._src.lax.lax._array_copy",
+     "only with copy=True (jnp.asarray passes copy=False) or for a concrete Array"),
+    ("jax.numpy.array", "jax.lax.concatenate", "only for a list or tuple holding an Array"),
+    ("jax.numpy.array", "jax.lax.expand_dims",
+     "only for a list or tuple holding an Array, or with ndmin"),
+    ("jax.numpy.array", "jax.lax.stage",
+     "only for a Python or NumPy scalar or a NumPy array, with no dtype"),
+    ("jax._src.lax.lax._convert_element_type", "convert_element_type_p.bind",
+     "returns the operand first when its dtype and weak type already match"),
+    ("jax._src.numpy.reductions._reduction", "jax._src.numpy.util._where",
+     "only with where="),
+    ("jax._src.numpy.error._set_error_if_nan", "jax.numpy.isnan",
+     "returns first unless jax_error_checking_behavior_nan is set"),
+    ("jax.lax.broadcast_in_dim", "jax.reshard",
+     "only with an out_sharding other than the operand's, at the same shape"),
+    ("jax._src.numpy.util._where", "jax.lax.ne", "only for a condition that is not bool"),
+    ("jax.numpy.multiply", "jax.lax.bitwise_and", "only for bool operands"),
+    ("jax.numpy.add", "jax.lax.bitwise_or", "only for bool operands"),
+    *(("jax.lax.reduce", f"jax.lax.reduce_{op}", "binds only the reducer of the op it is "
+       "handed") for op in ("sum", "prod", "max", "min", "and", "or", "xor")),
+    ("jax.lax.reduce", "reduce_p.bind", "only for an op with no monoid reducer"),
 )
 
 
@@ -99,6 +136,32 @@ def _primitives(jaxpr, found: set[str]) -> None:
                     _primitives(inner, found)
 
 
+def _ran_key(code) -> str:
+    """`jax/_src/x.py:f` for the code of a function of jax (a nested def or a lambda as
+    its outermost function, as the index folds it), else ''."""
+    path = code.co_filename.replace(os.sep, "/")
+    at = path.rfind("/jax/")
+    if at < 0:
+        return ""
+    return f"{path[at + 1:]}:{code.co_qualname.split('.<locals>')[0]}"
+
+
+def _profiled(function, arguments: tuple, ran: set[str], keys: dict) -> set[str]:
+    """`_trace`, adding to `ran` the key of each function of jax that runs."""
+    def hook(frame, event, _arg):
+        if event == "call":
+            code = frame.f_code
+            if code not in keys:
+                keys[code] = _ran_key(code)
+            ran.add(keys[code])
+
+    sys.setprofile(hook)
+    try:
+        return _trace(function, arguments)
+    finally:
+        sys.setprofile(None)
+
+
 def _trace(function, arguments: tuple) -> set[str]:
     """The primitives binding `function(*arguments)` binds, its arrays traced."""
     import jax
@@ -117,15 +180,20 @@ def _trace(function, arguments: tuple) -> set[str]:
     return found
 
 
-def trace_all() -> tuple[dict[str, list[str]], list[str]]:
+def trace_all() -> tuple[dict[str, list[str]], list[str], dict[str, list[str]]]:
     """public name -> the primitives its calls bind, over every argument list that
-    traces; and the names no argument list traced."""
+    traces; the names no argument list traced; and public name -> the functions of jax
+    that ran while it was traced (`_ran_key`)."""
     import importlib
     import inspect
     import warnings
 
+    import jax
+
     traced: dict[str, list[str]] = {}
     failed: list[str] = []
+    ran: dict[str, list[str]] = {}
+    keys: dict = {}  # code -> its key, asked once
     warnings.simplefilter("ignore")
     for module_name in MODULES:
         module = importlib.import_module(module_name)
@@ -137,18 +205,21 @@ def trace_all() -> tuple[dict[str, list[str]], list[str]]:
                     and not inspect.isfunction(function):  # a class, an alias of a type
                 continue
             found: set[str] = set()
+            seen: set[str] = set()
             traces = 0
+            jax.clear_caches()  # a jitted helper traced for another function runs again
             for arguments in tries:
                 try:
-                    found |= _trace(function, arguments)
+                    found |= _profiled(function, arguments, seen, keys)
                     traces += 1
                 except Exception:  # noqa: BLE001 - any failure: try the next list
                     continue
             if traces:
                 traced[f"{module_name}.{name}"] = sorted(found)
+                ran[f"{module_name}.{name}"] = sorted(seen - {""})
             else:
                 failed.append(f"{module_name}.{name}")
-    return traced, failed
+    return traced, failed, ran
 
 
 def _places(index, names) -> dict[str, tuple[str, int]]:
@@ -188,9 +259,43 @@ def _hubs(listed, pairs, most: int) -> list[tuple[int, tuple[str, str]]]:
     return [(count, step) for step, count in steps.most_common(most)]
 
 
-def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, float]:
-    """Recall and precision of `listed` against `traced`, printed, with examples and
-    the steps most listed pairs no trace shows go through."""
+def _module_of(file: str) -> str:
+    module = file[:-3].replace("/", ".") if file.endswith(".py") else file
+    return module[:-len(".__init__")] if module.endswith(".__init__") else module
+
+
+def label_keys(index, chains) -> dict[str, str]:
+    """label -> `_ran_key` of the definition it means, for the labels of `chains`."""
+    from jaxmap.commands.lookup import definition_ids
+
+    found = {}
+    for label in {label for chain in chains for label in chain}:
+        nodes = index.nodes(definition_ids(index, label)[:1]) \
+            if not label.endswith(".bind") else {}
+        for node in nodes.values():
+            module = _module_of(node.file)
+            inner = node.qualname[len(module) + 1:] \
+                if node.qualname.startswith(module + ".") else node.qualname
+            found[label] = f"{node.file}:{inner}"
+    return found
+
+
+def leaves(chain: tuple[str, ...], ran: set[str], keys: dict[str, str]) -> tuple[str, str]:
+    """The step where `chain` leaves the code that `ran`: its first callee that did not
+    run, or its bind (a pair no trace shows: the last function ran and did not bind)."""
+    for caller, callee in zip(chain, chain[1:]):
+        if callee.endswith(".bind") or keys.get(callee) not in ran:
+            return caller, callee
+    return chain[-2], chain[-1]
+
+
+def score(traced: dict[str, list[str]], places, listed, show: int,
+          ran: dict[str, set[str]] | None = None,
+          keys: dict[str, str] | None = None) -> dict[str, float]:
+    """Recall and precision of `listed` against `traced`, printed, with examples and,
+    for the listed pairs no trace shows, the steps where their chains leave the code
+    that `ran` (public name -> `_ran_key`s; without it, the steps most of them go
+    through)."""
     known = set(listed)
     seen = {(places[n], p) for n, prims in traced.items() if n in places
             for p in prims if p in known}
@@ -200,9 +305,12 @@ def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, 
     hit = seen & claimed
     recall, precision = len(hit) / max(len(seen), 1), len(hit) / max(len(claimed), 1)
     steps = {(a, b) for a, b, _why in UNTAKEN}
+    names = {place: name for name, place in places.items()}
+    blame = {(place, p): leaves(listed[p][place], ran.get(names[place], set()), keys or {})
+             for place, p in claimed - seen} if ran is not None else {}
     untaken = {(place, p) for place, p in claimed - seen
                if steps & set(zip(listed[p][place], listed[p][place][1:]))}
-    names = {place: name for name, place in places.items()}
+    strict = {pair for pair, step in blame.items() if step in steps}
     print(f"pairs seen at trace time: {len(seen)} (primitives the index lacks, left out: "
           f"{dict(unknown.most_common(8))})")
     print(f"recall     {recall:6.1%}  ({len(hit)} of {len(seen)} seen pairs listed)")
@@ -210,6 +318,9 @@ def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, 
     print(f"precision, counting as right the {len(untaken)} pairs whose chain goes through a "
           f"step of UNTAKEN (checked by hand): "
           f"{(len(hit) + len(untaken)) / max(len(claimed), 1):.1%}")
+    if ran is not None:
+        print(f"  stricter, the {len(strict)} whose chain leaves the code that ran at a step "
+              f"of UNTAKEN: {(len(hit) + len(strict)) / max(len(claimed), 1):.1%}")
     shuffle = random.Random(0).sample
     for title, pairs in (("seen, not listed", seen - claimed),
                          ("listed, not seen", claimed - seen)):
@@ -217,13 +328,20 @@ def score(traced: dict[str, list[str]], places, listed, show: int) -> dict[str, 
         if chosen:
             print(f"{title} (a sample):")
             print("\n".join(f"  {names[place]}  {p}" for place, p in chosen))
-    if show:
+    if show and ran is not None:
+        print("steps where the other unseen pairs' chains leave the code that ran (the "
+              "caller ran, the callee did not: a branch not taken, or a false edge; the "
+              "next to check by hand):")
+        counts = Counter(blame[pair] for pair in claimed - seen - strict)
+        print("\n".join(f"  {count:5}  {a} -> {b}" for (a, b), count in counts.most_common(show)))
+    elif show:
         print("steps most listed pairs no trace shows go through, but no step of UNTAKEN "
               "(the next to check by hand):")
         print("\n".join(f"  {count:5}  {a} -> {b}"
                         for count, (a, b) in _hubs(listed, claimed - seen - untaken, show)))
     return {"recall": recall, "precision": precision,
-            "checked": (len(hit) + len(untaken)) / max(len(claimed), 1)}
+            "checked": (len(hit) + len(untaken)) / max(len(claimed), 1),
+            "strict": (len(hit) + len(strict)) / max(len(claimed), 1) if ran else None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,23 +351,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.traces and os.path.exists(args.traces):
         with open(args.traces, encoding="utf-8") as handle:
-            traced, failed = json.load(handle)
+            traced, failed, *rest = json.load(handle)  # an older file has no profile
+        ran_lists = rest[0] if rest else None
     else:
-        traced, failed = trace_all()
+        traced, failed, ran_lists = trace_all()
         if args.traces:
             with open(args.traces, "w", encoding="utf-8") as handle:
-                json.dump([traced, failed], handle)
+                json.dump([traced, failed, ran_lists], handle)
+    ran = {name: set(keys) for name, keys in ran_lists.items()} if ran_lists else None
     print(f"{len(traced)} public functions traced, {len(failed)} no argument list traced")
     from jaxmap.session import open_index
 
     with open_index(graph=True) as index:
         places = _places(index, traced)
         print(f"{len(places)} of them found in the index")
-        default = score(traced, places, _listed(index), args.show)
+        listed = _listed(index)
+        keys = label_keys(index, (chain for where in listed.values()
+                                  for chain in where.values())) if ran else None
+        default = score(traced, places, listed, args.show, ran, keys)
         print("with --all, for comparison:")
         everything = score(traced, places, _listed(index, everything=True), 0)
     print(f"closing: recall {default['recall']:.1%} / precision {default['precision']:.1%}, "
-          f"{default['checked']:.1%} with the branches checked by hand (--all: "
+          f"{default['checked']:.1%} with the branches checked by hand"
+          + (f" ({default['strict']:.1%} where the chain leaves the code that ran there)"
+             if default["strict"] is not None else "") + " (--all: "
           f"{everything['recall']:.1%} / {everything['precision']:.1%}); targets "
           ">= 99% / >= 90%")
     return 0
