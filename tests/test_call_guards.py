@@ -94,11 +94,32 @@ def unpacked(c, pair):
 def in_a_lambda(c):
   f = lambda a, b: where(c, a, b)
   return f(None, None)
+
+def locals_of_calls(c):
+  a = c + 1
+  b = apply(len, c)
+  return where(c, a, y=b)
+
+def looped(c, items):
+  a = 1
+  for a in items:
+    pass
+  return where(c, a, a)
+
+def from_a_parameter(c, d=None):
+  a = 1
+  a = d
+  return where(c, a, a)
+
+def in_a_comprehension(c, items):
+  a = 1
+  return [where(c, a, a) for a in items]
 """
-_PRUNED = {"users.three", "users.by_keyword", "users.half"}
+_PRUNED = {"users.three", "users.by_keyword", "users.half", "users.locals_of_calls"}
 _KEPT = {"users.one", "users.nones", "users.forwards", "users.some_call_leaves_them",
          "users.handed", "users.calls_either", "users.calls_reassigned", "users.local_none",
-         "users.attributes", "users.unpacked", "users.in_a_lambda"}
+         "users.attributes", "users.unpacked", "users.in_a_lambda", "users.looped",
+         "users.from_a_parameter", "users.in_a_comprehension"}
 
 
 @pytest.fixture
@@ -175,6 +196,35 @@ def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
 ])
 def test_what_a_call_passes(call, passed):
     assert arguments(call, 1) == passed
+
+
+@pytest.mark.parametrize("body, values", [
+    (b"  a = g(x)\n  b = a + 1\n  c = [1]\n  d = 'text'\n", {"a", "b", "c", "d"}),
+    (b"  a = None\n  b = x\n  c = x.y\n  d = e if x else 1\n  f = x or 1\n", set()),
+    (b"  a = g(x)\n  a = None\n", set()),  # each binding must be one
+    (b"  a = g(x)\n  for a in x:\n    pass\n", set()),
+    (b"  a = g(x)\n  b = [a for a in x]\n", {"b"}),
+    (b"  a = g(x)\n  with h() as a:\n    pass\n", set()),
+    (b"  a = g(x)\n  if (a := h()):\n    pass\n", set()),
+    (b"  a = g(x)\n  a, b = h()\n", set()),
+    (b"  a = b = g(x)\n", set()),
+    (b"  a = g(x, k=1)\n  b: int = 2\n", {"a", "b"}),
+    (b"  a = g(x)\n  h = lambda a: a\n", {"h"}),
+    (b"  a = g(x)\n  def inner(a=None):\n    pass\n", set()),
+    (b"  a = g(x)\n  def inner():\n    nonlocal a\n    a = None\n", set()),
+    (b"  a = g(x)\n  global b\n  b = 1\n  del a\n", set()),
+    (b"  a = yield g(x)\n", set()),
+    (b"  x = g(x)\n", set()),  # a parameter
+    (b"  a = g(\n    k=1)\n", {"a"}),  # a keyword on a continued line binds nothing
+])
+def test_which_names_a_function_surely_binds_to_values(body, values):
+    text = b"def f(x=None):\n" + body
+    assert Guards(text, [(0, len(text))]).values() == values
+
+
+def test_a_module_or_class_text_binds_no_name_surely():
+    text = b"a = g(x)\nwhere(c, a, a)\n"
+    assert Guards(text, [(0, len(text))]).values() == frozenset()
 
 
 @pytest.mark.parametrize("sites, text, fills", [

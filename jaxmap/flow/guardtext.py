@@ -10,6 +10,12 @@ Only what reads exactly guards a line: a condition with `or`, `not` or brackets,
 nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`, a
 nested def's parameter) is no guard either, since it may not hold what the caller
 passed.
+
+A name passed counts as surely not None only where the owner binds it in one way
+alone, `name = value` statements whose values are surely not None (`y = f(x)`,
+`y = x + 1`), and in no other: not a parameter (its own or a nested def's or
+lambda's), a loop's or comprehension's target, unpacked, `as`, `:=`, `global`,
+`nonlocal`, `del`, an import, a `case` pattern, a chained or subscript target.
 """
 
 from __future__ import annotations
@@ -41,15 +47,27 @@ _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
 NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
-_MAYBE_NONE = re.compile(rb"\b(?:if|or|and)\b")
+_MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
+
+
+# Statements that bind every name they write (a def's header too: its parameters).
+_BINDS_ALL = re.compile(
+    rb"[ \t\0]*(?:(?:async[ \t]+)?def|class|global|nonlocal|del|import|from|case)\b")
+_SIMPLE = re.compile(rb"[ \t\0]*([A-Za-z_]\w*)[ \t\0]*(?::[^=\n]*)?=(?!=)")
+_TOP_EQUALS = re.compile(rb"(?<![=!<>+\-*/%&|^@:])=(?!=)")  # `a = b = v`: chained
+_BRACKETED = re.compile(rb"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
+_LOOP_TARGET = re.compile(rb"\bfor\b([^\n]*?)\bin\b")  # a comprehension's too
+_LAMBDA = re.compile(rb"\blambda\b([^:\n]*):")
 
 
 class Guards:
     """For each line of an owner's text, the names its enclosing `if`s require to be
-    None; and the names the text assigns."""
+    None; the names the text assigns; and (asked) the names surely not None."""
 
     def __init__(self, source: bytes, pieces: list[tuple[int, int]]):
+        self._source, self._pieces = source, pieces
+        self._values: frozenset[str] | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
         self.assigned: set[str] = set()
@@ -95,6 +113,24 @@ class Guards:
             joined = line.rstrip(b" \t\0").endswith(b"\\")
             at += len(line) + 1
 
+    def values(self) -> frozenset[str]:
+        """The names a function's text binds only to values surely not None (read once
+        asked). A module's or class's text has none: a function may rebind its names
+        (`global`), and another module its module's."""
+        if self._values is None:
+            simple: dict[str, bool] = {}  # name -> every value it is bound to is one
+            other: set[str] = set()
+            statements = (statement for start, end in self._pieces
+                          for statement in _statements(masked(self._source[start:end])))
+            first = next((s for s in statements if not s.lstrip(b" \t\0").startswith(b"@")),
+                         b"")
+            if _DEF.match(first):
+                for statement in (first, *statements):
+                    _bindings(statement, simple, other)
+            self._values = frozenset(name for name, surely in simple.items()
+                                     if surely and name not in other)
+        return self._values
+
     def _assigned(self, line: bytes) -> None:
         statement = _ASSIGNS.match(line)
         if statement:
@@ -107,15 +143,69 @@ class Guards:
                 self.assigned.add((alias or walrus).decode())
 
 
+def _statements(code: bytes):
+    """Each statement of masked `code`, its continued lines joined."""
+    lines: list[bytes] = []
+    depth, joined = 0, False
+    for line in code.split(b"\n"):
+        if depth <= 0 and not joined and lines:
+            yield b" ".join(lines)
+            lines = []
+        if line.strip(b" \t\0") or lines:
+            lines.append(line)
+        depth = depth + _depth(line) if lines else 0
+        joined = line.rstrip(b" \t\0").endswith(b"\\")
+    if lines:
+        yield b" ".join(lines)
+
+
+def _bindings(statement: bytes, simple: dict[str, bool], other: set[str]) -> None:
+    """Add what `statement` binds: to `simple`, a `name = value` statement's name and
+    whether the value is surely not None; to `other`, names bound any other way."""
+    def names(text: bytes) -> set[str]:
+        return {name.decode() for name in _NAME.findall(text)}
+
+    if _BINDS_ALL.match(statement) or _DEF.match(statement):
+        other.update(names(statement))
+        return
+    for target in _LOOP_TARGET.findall(statement) + _LAMBDA.findall(statement):
+        other.update(names(target))
+    for alias, walrus in _BOUND.findall(statement) if b"as" in statement \
+            or b":=" in statement else ():
+        other.add((alias or walrus).decode())
+    single = _SIMPLE.match(statement)
+    if single:
+        value = statement[single.end():]
+        name = single.group(1).decode()
+        if _TOP_EQUALS.search(_outside_brackets(value)):  # `a = b = v`, `a = lambda k=v:`
+            other.update(names(statement))
+        else:
+            simple[name] = simple.get(name, True) and _value(value.strip(b" \t\0")) == VALUE
+        return
+    assigns = _ASSIGNS.match(statement)
+    if assigns:
+        other.update(names(assigns.group(1) or assigns.group(2)))
+
+
+def _outside_brackets(text: bytes) -> bytes:
+    """`text` less what its brackets hold (`f(k=v)` -> `f`)."""
+    while True:
+        inner = _BRACKETED.sub(b"", text)
+        if inner == text:
+            return text
+        text = inner
+
+
 def _depth(text: bytes) -> int:
     count = text.count
     return count(b"(") + count(b"[") + count(b"{") - count(b")") - count(b"]") - count(b"}")
 
 
-def arguments(source: bytes, at: int) -> tuple[str, ...]:
+def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str, ...]:
     """What the call whose `(` is at `at` passes: for each positional argument, `None`,
-    `?` (a value that may be None: a name, a condition, `or`, `and`, an attribute),
-    or `.` (anything else: a literal, a call, an operation, a subscript);
+    `?` (a value that may be None: a name, unless `values` (the owner's guards) knows
+    it surely is not; a condition, `or`, `and`, `yield`, an attribute), or `.`
+    (anything else: a literal, a call, an operation, a subscript);
     `*` for `*args` (what follows is unknown); then `name=` and the same for each
     keyword (`**kwargs` left out)."""
     found: list[str] = []
@@ -128,14 +218,14 @@ def arguments(source: bytes, at: int) -> tuple[str, ...]:
             if token != b",":
                 depth -= 1
             if depth == 0 or token == b",":
-                _argument(source[piece:match.start()], found)
+                _argument(source[piece:match.start()], found, values)
                 piece = match.end()
             if depth == 0:
                 return tuple(found)
     return (*found, SPREAD)  # never closed (a bound, or broken text): unknown
 
 
-def _argument(text: bytes, found: list[str]) -> None:
+def _argument(text: bytes, found: list[str], values: Guards | None) -> None:
     text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
     if not text or text.startswith(b"**"):
         return
@@ -144,9 +234,12 @@ def _argument(text: bytes, found: list[str]) -> None:
         return
     keyword = _KEYWORD.match(text)
     if keyword:
-        found.append(f"{keyword.group(1).decode()}={_value(text[keyword.end():].strip())}")
-    else:
-        found.append(_value(text))
+        text = text[keyword.end():].strip()
+    value = _value(text)
+    if value == MAYBE and values is not None and _NAME.fullmatch(text) \
+            and text.decode() in values.values():
+        value = VALUE
+    found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
 
 
 def _value(text: bytes) -> str:

@@ -106,7 +106,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
             guard = guards.at(at)
             guarded[name] = guarded[name] & guard if name in guarded else guard
             # a decorator passes its function; a name handed on, what its taker passes
-            site = arguments(source, source.index(b"(", at)) if called and decorator is None \
+            site = arguments(source, source.index(b"(", at), guards) \
+                if called and decorator is None \
                 else (VALUE,) if called else _UNKNOWN
             sites.setdefault(name, {})[site] = None
             seen = found.get(name)
