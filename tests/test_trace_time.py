@@ -16,7 +16,7 @@ from jaxmap.cli import main
 from jaxmap.commands.chains import handed_words
 from jaxmap.session import Session
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
-from jaxmap.store.read import _run_order
+from jaxmap.store.read_graph import _run_order
 
 _BOTH_RULES = 8  # primitives whose impl and lowering rule are one function
 

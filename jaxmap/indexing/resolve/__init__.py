@@ -5,12 +5,13 @@ Three collaborators: the `Interpreter` (runs modules, summarises helpers), `Name
 (modules, imports, lookup) and `Findings` (primitives, rules, diagnostics). The
 interpreter makes the other two, and its own parts: `Classes`, for classes that make
 primitives, `Objects`, for the attributes of objects and classes, and `Registrations`,
-for how a registration becomes a rule. Names and the interpreter call each other (a
-lookup may run the module that defines the name), a reference cycle that
-`Interpreter.close()` breaks when the resolution is done, so everything is freed by
-reference counting alone (indexing runs with the cyclic collector paused). `edges`
-turns what they found into the remaining rows; the call graph is flow/'s, handed in
-as a builder.
+for how a registration becomes a rule; its own code is split by job into mixins of
+evaluator.py's `Evaluator` (statements.py, calling.py, summaries.py). Names and the
+interpreter call each other (a lookup may run the module that defines the name), a
+reference cycle that `Interpreter.close()` breaks when the resolution is done, so
+everything is freed by reference counting alone (indexing runs with the cyclic
+collector paused). `edges` turns what they found into the remaining rows; the call
+graph is flow/'s, handed in as a builder.
 """
 
 from __future__ import annotations

@@ -1,0 +1,80 @@
+"""The core of the read API, which its parts build on (read.py puts them together as
+`Index`): the open connection, the index's meta, and `_in`, which runs a query over a
+list of values however long; with the SQL text more than one part reads. Each part is a
+mixin of `IndexCore`; what one asks of another is declared here, for the type checker
+only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+# A primitive by name string (`name` or its `_p`-less `stem`), variable or alias: the
+# one rule for every command that takes a primitive's name.
+NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
+                   "ESCAPE '!' ORDER BY file, line")
+_LIST = "(?*)"  # where `_in` puts a list of values
+_MAX_PARAMETERS = 900  # below SQLite's oldest limit on bound parameters (999)
+
+
+class IndexCore:
+    """An open index: its connection and meta, and how a query runs over a list."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str):
+        self._conn = conn
+        self.path = path
+        self.meta = dict(conn.execute("SELECT key, value FROM meta"))
+        self.root = self.meta["root"]
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _in(self, query: str, values: Iterable) -> list[tuple]:
+        """The rows of `query` for a list of values, which goes in place of each `(?*)`
+        (`WHERE id IN (?*)`); a long list is asked for in slices, in order. With two
+        lists (`module IN (?*) OR target IN (?*)`), a row two slices both match is
+        kept once (the queries that have two give distinct rows)."""
+        values = list(values)
+        rows: list[tuple] = []
+        lists = query.count(_LIST)
+        for chunk in _chunks(values, _MAX_PARAMETERS // lists):
+            rows += self._conn.execute(
+                query.replace(_LIST, f"({','.join('?' * len(chunk))})"), chunk * lists)
+        return list(dict.fromkeys(rows)) if lists > 1 else rows
+
+    @property
+    def graph_built(self) -> bool:
+        """Whether the index holds the call graph (a snapshot never does)."""
+        return self.meta.get("graph") == "1"
+
+    @property
+    def jax_version(self) -> str | None:
+        return self.meta.get("jax_version") or None
+
+    if TYPE_CHECKING:  # what one part asks of another, by the module that defines it
+        # read.py
+        def _named_rows(self, query: str) -> list[tuple]: ...
+
+
+def _chunks(values: list, size: int) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+def named_primitive(name: str, stem: str) -> tuple:
+    """The parameters of NAMED_PRIMITIVE."""
+    return name, stem, name, f"%,{like(name)},%"
+
+
+def like(text: str) -> str:
+    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
