@@ -1222,3 +1222,29 @@ def test_an_operator_on_what_an_arrays_operator_or_call_makes_runs_the_arrays_op
     # An int is no Array; nor is a product of what the flow does not know.
     assert not any(text.startswith(("size(x) ", "(alpha - 1) ", "alpha "))
                    for _c, text, _s, _t in found)
+
+
+def test_the_builtin_abs_of_an_array_runs_its_abs_unless_a_name_shadows_it():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_abs(self): return self
+            _array_operators["abs"] = _operator_abs
+            """,
+        "jax/_src/ops/special.py": """
+            from jax._src.typing import Array
+            def exp(x) -> Array: return x
+            def logsumexp(x: Array):
+              return abs(exp(x)), abs(x)
+            """,
+        "jax/_src/numpy/ufuncs.py": """
+            from jax._src.typing import Array
+            def abs(x: Array) -> Array: return x
+            def absolute(x: Array): return abs(x)
+            """})
+    found = calls(res)
+    methods = "jax._src.numpy.array_methods"
+    for text in ("exp(x) abs", "x abs"):
+        assert ("jax._src.ops.special.logsumexp", text, RESOLVED, f"{methods}._operator_abs") \
+            in found
+    assert not any(c == "jax._src.numpy.ufuncs.absolute" and text.endswith(" abs")
+                   for c, text, _s, _t in found)  # jnp's own abs, not the builtin

@@ -21,7 +21,8 @@ resolver parses only what a question needs):
   2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`; `-x`: `neg`), not where the other
   operand is a string, None or a bool; or applied to an operand that is more than a
   name, as precedence groups it (`f(x) + 1`: `f(x)`; `a * b + c`: `a * b`; `0.5 *
-  f(x)`: `f(x)`, `rmul`), its text, which the flow parses;
+  f(x)`: `f(x)`, `rmul`; the builtin `abs(f(x))`: `abs`), its text, which the flow
+  parses;
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
@@ -104,9 +105,13 @@ _REFLECTED_EXPRESSION = re.compile(
     rb"[ \t]*(?=[-~(\w])")
 _UNARY = re.compile(rb"([-+~])[ \t]*(?=[A-Za-z_(])")
 _UNARY_NAMES = {b"-": "neg", b"+": "pos", b"~": "invert"}
+# The builtin `abs(x)`, which runs x's `__abs__` (a name of the module may shadow it:
+# the flow tells).
+_ABS = re.compile(rb"(?<![\w.])abs[ \t]*\(")
+ABS = "abs"
 # The names of every operator a fact may say (the flow tells an operator's text by it).
 OPERATOR_NAMES = frozenset({*_OPERATOR_NAMES.values(), *_REFLECTED_NAMES.values(),
-                            *_UNARY_NAMES.values()})
+                            *_UNARY_NAMES.values(), ABS})
 # How tightly each arithmetic operator binds (a comparison, less than all of them).
 _PRECEDENCE = {b"|": 1, b"^": 2, b"&": 3, b"<<": 4, b">>": 4, b"+": 5, b"-": 5, b"*": 6,
                b"/": 6, b"//": 6, b"%": 6, b"@": 6, b"**": 8}
@@ -441,6 +446,10 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
         if _unary_at(code, match.start()):
             add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),
                 _UNARY_NAMES[match.group(1)], match.start())
+    for match in _ABS.finditer(code):  # `abs(x)`: x's `__abs__`
+        end = _closing(code, match.end() - 1)
+        if end > 0 and b"," not in code[match.end():end]:
+            add(match.end(), end - 1, ABS, match.start())
     return found
 
 

@@ -12,7 +12,7 @@ import ast
 
 from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
 from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
-from jaxmap.flow.flowtext import OPERATOR_NAMES
+from jaxmap.flow.flowtext import ABS, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
 
@@ -97,6 +97,8 @@ class ImplicitCalls(Engine):
         if kind == _RAISE_SITE:
             return {(owner, text, line): self.callees(module, owner, text, self._through)}
         if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
+            if args == ABS and self._name(module, owner, ABS):
+                return {}  # `abs` is a name of the tree here, not the builtin
             operand = None if A_NAME.match(text) else parse_text(text)  # `f(x) * 2`
             if not (self.plainly_array_expression(module, owner, operand) if operand
                     else self._plainly_array(module, owner, text)):
