@@ -1185,3 +1185,66 @@ def test_a_primitives_methods_are_its_classs_not_outside_and_a_shadowed_builtin_
     # What def_impl set on it, not the class's default; a local named like a builtin.
     assert ("jax._src.m.use", "foo_p.impl", UNRESOLVED, None) in found
     assert ("jax._src.m.use", "callable.specialize", UNRESOLVED, None) in found
+
+
+def test_an_operator_on_what_an_arrays_operator_or_call_makes_runs_the_arrays_operator():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_add(self, other): return self
+            def _operator_mul(self, other): return self
+            def _operator_rmul(self, other): return self
+            def _operator_rsub(self, other): return self
+            def _operator_neg(self): return self
+            _array_operators["add"] = _operator_add
+            _array_operators["mul"] = _operator_mul
+            _array_operators["rmul"] = _operator_rmul
+            _array_operators["rsub"] = _operator_rsub
+            _array_operators["neg"] = _operator_neg
+            """,
+        "jax/_src/nn/functions.py": """
+            from jax._src.typing import Array
+            def expm1(x) -> Array: return x
+            def promote(*xs) -> list[Array]: return list(xs)
+            def size(x) -> int: return x
+            def celu(x, alpha):
+              [x_arr] = promote(x)
+              floats = expm1(x) * 2
+              y = floats * (alpha - 1) + alpha
+              return expm1(x) + 1, 0.5 * x_arr, -expm1(x), 1 - 2 * expm1(x), size(x) + 1, y
+            """})
+    found = calls(res)
+    methods, caller = "jax._src.numpy.array_methods", "jax._src.nn.functions.celu"
+    for text, target in (("expm1(x) add", "add"), ("x_arr rmul", "rmul"),
+                         ("expm1(x) neg", "neg"), ("2 * expm1(x) rsub", "rsub"),
+                         ("expm1(x) mul", "mul"), ("floats mul", "mul"),
+                         ("floats * (alpha - 1) add", "add")):
+        assert (caller, text, RESOLVED, f"{methods}._operator_{target}") in found
+    # An int is no Array; nor is a product of what the flow does not know.
+    assert not any(text.startswith(("size(x) ", "(alpha - 1) ", "alpha "))
+                   for _c, text, _s, _t in found)
+
+
+def test_the_builtin_abs_of_an_array_runs_its_abs_unless_a_name_shadows_it():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_abs(self): return self
+            _array_operators["abs"] = _operator_abs
+            """,
+        "jax/_src/ops/special.py": """
+            from jax._src.typing import Array
+            def exp(x) -> Array: return x
+            def logsumexp(x: Array):
+              return abs(exp(x)), abs(x)
+            """,
+        "jax/_src/numpy/ufuncs.py": """
+            from jax._src.typing import Array
+            def abs(x: Array) -> Array: return x
+            def absolute(x: Array): return abs(x)
+            """})
+    found = calls(res)
+    methods = "jax._src.numpy.array_methods"
+    for text in ("exp(x) abs", "x abs"):
+        assert ("jax._src.ops.special.logsumexp", text, RESOLVED, f"{methods}._operator_abs") \
+            in found
+    assert not any(c == "jax._src.numpy.ufuncs.absolute" and text.endswith(" abs")
+                   for c, text, _s, _t in found)  # jnp's own abs, not the builtin

@@ -14,10 +14,11 @@ from collections import defaultdict
 from jaxmap.flow.engine import A_NAME, Engine
 from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, PARTIAL_OF, ordered
-from jaxmap.flow.parsing import parameter_names, parameters, parse_text
+from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
 from jaxmap.knowledge import registrars as R
 
 _EMPTY: frozenset = frozenset()
+_ARRAY_SET = frozenset({(ARRAY,)})  # what `_plainly_array` keeps for an Array
 ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
 ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
@@ -29,10 +30,15 @@ class Arrays(Engine):
     def _plainly_array(self, module: str, owner: str, name: str) -> bool:
         """Whether a name is an Array by what its owner writes: a parameter annotated
         `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned
-        what a function annotated to return an Array returns (or unpacked from what one
-        returning Arrays returns); `x.attr`, where x holds an instance of a class that
-        annotates the field an Array. Operators are everywhere: a deeper look at each
-        would cost the most."""
+        what `plainly_array_expression` calls one (or unpacked from one, or from what
+        a function returning Arrays returns); `x.attr`, where x holds an instance of a
+        class that annotates the field an Array. Operators are everywhere: a deeper
+        look at each would cost the most."""
+        return bool(self._cached(("plainly array", module, owner, name),
+                                 lambda: _ARRAY_SET if self._plainly(module, owner, name)
+                                 else _EMPTY))
+
+    def _plainly(self, module: str, owner: str, name: str) -> bool:
         if "." in name:
             head, _, attr = name.partition(".")
             return any(ARRAY in self._annotation_tags(*annotated)
@@ -49,12 +55,48 @@ class Arrays(Engine):
             if kind == "elements" and text.isidentifier() \
                     and self._traced_as(module, owner, text) == R.PYTREE_PARAMETER:
                 return True  # `i, carry = state`: items of a traced pytree
-            expr = parse_text(text) if "(" in text else None
-            wanted = (ARRAYS if kind == "elements" else ARRAY,)
-            if isinstance(expr, ast.Call) and any(
-                    wanted in self.array_of(v)
+            expr = parse_text(text.removeprefix("<iter> "))
+            if expr is None:
+                continue
+            if self.plainly_array_expression(module, owner, expr):
+                return True  # unpacked or iterated, an Array's items are Arrays
+            if kind == "elements" and isinstance(expr, ast.Call) and any(
+                    (ARRAYS,) in self.array_of(v)
                     for v in ordered(self._eval(module, owner, expr.func))):
                 return True
+        return False
+
+    def plainly_array_expression(self, module: str, owner: str, node) -> bool:
+        """Whether an expression is an Array by what it writes: a name or field
+        `_plainly_array` calls one, a call of a function annotated to return one,
+        an item of one or of what a function returning Arrays returns, and what an
+        arithmetic or unary operator makes of one (`-x`, `2 * f(x)`: an Array's
+        operators return Arrays)."""
+        kind = type(node)
+        if kind is ast.Name:
+            return self._plainly_array(module, owner, node.id)
+        if kind is ast.Attribute:
+            text = dotted_text(node)
+            return text is not None and text.count(".") == 1 \
+                and self._plainly_array(module, owner, text)
+        if kind is ast.Call:
+            return any((ARRAY,) in self.array_of(v)
+                       for v in ordered(self._eval(module, owner, node.func)))
+        if kind is ast.BinOp:
+            return self.plainly_array_expression(module, owner, node.left) \
+                or self.plainly_array_expression(module, owner, node.right)
+        if kind is ast.UnaryOp:
+            return not isinstance(node.op, ast.Not) \
+                and self.plainly_array_expression(module, owner, node.operand)
+        if kind is ast.Subscript:
+            value = node.value
+            return self.plainly_array_expression(module, owner, value) \
+                or isinstance(value, ast.Call) and any(
+                    (ARRAYS,) in self.array_of(v)
+                    for v in ordered(self._eval(module, owner, value.func)))
+        if kind is ast.IfExp:
+            return self.plainly_array_expression(module, owner, node.body) \
+                or self.plainly_array_expression(module, owner, node.orelse)
         return False
 
     def _field_tags(self, cls: str, attr: str) -> frozenset:

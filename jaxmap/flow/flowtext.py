@@ -16,10 +16,13 @@ resolver parses only what a question needs):
 - `("raise", name, "", line)`: `raise Name` (a class raised is constructed);
 - `("field", name, annotation, line)`: an annotated name on a line of its own, `name: T`
   or `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
-- `("op", name, operator, line)`: an operator or indexing applied to a bare name or
+- `("op", operand, operator, line)`: an operator or indexing applied to a bare name or
   to one attribute of one not imported (`idx.index < 0`), each once per owner (`x **
-  2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`), not where the other operand is a
-  string, None or a bool;
+  2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`; `-x`: `neg`), not where the other
+  operand is a string, None or a bool; or applied to an operand that is more than a
+  name, as precedence groups it (`f(x) + 1`: `f(x)`; `a * b + c`: `a * b`; `0.5 *
+  f(x)`: `f(x)`, `rmul`; the builtin `abs(f(x))`: `abs`), its text, which the flow
+  parses;
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
@@ -40,7 +43,8 @@ if TYPE_CHECKING:
 # The kinds of facts.
 ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR, FIELD = \
     "=", "def", "dec", "raise", "call", "op", "field"
-_TARGET = rb"[A-Za-z_*][\w.\[\]'\"\t ,*\0]*?"  # (NUL: a masked string's contents)
+# (NUL: a masked string's contents; `[x] = f()`, `(a, b) = f()`: unpacked as `x, = f()`)
+_TARGET = rb"(?:\[[\w\t ,*]*\]|\([\w\t ,*]*\)|[A-Za-z_*][\w.\[\]'\"\t ,*\0]*?)"
 _STATEMENT = re.compile(
     rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
     rb"|for[ \t]+(" + _TARGET + rb")[ \t]+in[ \t]+"
@@ -81,18 +85,44 @@ _OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//"
 # What follows an operator when its other operand is no Array: a string (`x ==
 # "hann"`), None, or a bool (an index may be None: `x[None]`).
 _NOT_AN_ARRAY = re.compile(rb"[ \t]*(?:[rbfu]{0,2}[\"']|(?:None|True|False)\b)")
-# A number, then an operator, then a bare name (`2 * x`, `1. - x`, `0 < x`): the
-# number's dunder gives up, and the name's reflected one runs (a comparison's mirror).
-_REFLECTED = re.compile(
-    rb"(?<![\w.)\]'\"])\d[\w.]*[ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>])[ \t]*"
-    rb"([A-Za-z_]\w*)(?![\w.(\[])")
 _KEYWORD_BEFORE = re.compile(rb"(?<![\w.])(?:return|yield|if|elif|and|or|not|in|else|lambda)\Z")
+# A number, then an operator: the number's dunder gives up, and the other operand's
+# reflected one runs (a comparison's mirror: `0 < x` is x's gt).
 _REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
                     b"//": "rfloordiv", b"%": "rmod", b"**": "rpow", b"@": "rmatmul",
                     b"&": "rand", b"|": "ror", b"^": "rxor", b"<<": "rlshift",
                     b">>": "rrshift", b"==": "eq", b"!=": "ne", b"<": "gt", b"<=": "ge",
                     b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
+# An operator after a call, a subscript or a bracketed expression (`f(x) + 1`, `(a - b) *
+# c`, `x[0] * y`; not `x[0][1]`: the head's own indexing is read); a number before one
+# (`2 * x`, `0.5 * f(x)`, `1 - x.T`: its right operand's reflected operator); and a
+# unary operator (`-f(x)`, `~mask`).
+_CLOSED_OPERATOR = re.compile(
+    rb"[)\]][ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>]|(?<=\))\[)(?![=>])")
+_REFLECTED_EXPRESSION = re.compile(
+    rb"(?<![\w.)\]'\"])\d[\w.]*[ \t]*(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>])(?![=>])"
+    rb"[ \t]*(?=[-~(\w])")
+_UNARY = re.compile(rb"([-+~])[ \t]*(?=[A-Za-z_(])")
+_UNARY_NAMES = {b"-": "neg", b"+": "pos", b"~": "invert"}
+# The builtin `abs(x)`, which runs x's `__abs__` (a name of the module may shadow it:
+# the flow tells).
+_ABS = re.compile(rb"(?<![\w.])abs[ \t]*\(")
+ABS = "abs"
+# The names of every operator a fact may say (the flow tells an operator's text by it).
+OPERATOR_NAMES = frozenset({*_OPERATOR_NAMES.values(), *_REFLECTED_NAMES.values(),
+                            *_UNARY_NAMES.values(), ABS})
+# How tightly each arithmetic operator binds (a comparison, less than all of them).
+_PRECEDENCE = {b"|": 1, b"^": 2, b"&": 3, b"<<": 4, b">>": 4, b"+": 5, b"-": 5, b"*": 6,
+               b"/": 6, b"//": 6, b"%": 6, b"@": 6, b"**": 8}
+_UNARY_PRECEDENCE, _POWER, _SUBSCRIPT = 7, 8, 9
+_EXPONENT = re.compile(rb"\d[eE][-+]\d")
+_A_NAME = re.compile(rb"(?<![\w.])[A-Za-z_]")  # in an operand: it is no number alone
+# What precedes a unary operator (not a binary one): an opening bracket, a separator,
+# another operator, or a keyword (`return -x`, `f(-x)`, `a * -b`).
+_BEFORE_UNARY = frozenset(b"([{,=:+-*/%@&|^<>~!")
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+_MAX_OPERAND = 400  # bytes of an operand's text kept (a longer one is not read)
 _MAX_LINES = 400  # a table of JAX's (Array methods, operators) runs to ~80
 
 
@@ -158,9 +188,9 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(
                     errors="replace").rstrip(":").rstrip(), at, indent))
             elif target:
-                found.append((ASSIGN, target.decode().strip(), value.decode(errors="replace"), at,
-                              indent))
-        seen = set()
+                found.append((ASSIGN, _unbracketed(target.decode().strip()),
+                              value.decode(errors="replace"), at, indent))
+        seen, operators = set(), []
         for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
             key = match.group(1, 2)
             head, dot, _attr = key[0].partition(b".")
@@ -170,12 +200,10 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 seen.add(key)
                 found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
                               line_of(match.start())))
-        for match in _REFLECTED.finditer(code):  # `2 * x`: x's reflected dunder runs
-            name, reflected = match.group(2), _REFLECTED_NAMES[match.group(1)]
-            if (name, reflected) not in seen and name not in _KEYWORDS \
-                    and _starts_operand(code, match.start()):
-                seen.add((name, reflected))
-                found.append((OPERATOR, name.decode(), reflected, line_of(match.start())))
+            if key[1] in _PRECEDENCE and match.group(1) not in _KEYWORDS \
+                    and _operator_before(code, _back(code, match.start(1))) is not None:
+                operators.append(match)  # `a * b + c`: the product is `+`'s operand
+        found += _expression_operators(text, code, line_of, seen, operators)
         found += _calls(text, code, line_of, names, owned)
     return tuple(found)
 
@@ -362,3 +390,225 @@ def _balanced(text: bytes, at: int) -> bytes:
             i = close if close > 0 else i
         found = _BRACKET_OR_QUOTE.search(text, i + 1, end)
     return text[at:end]
+
+
+
+def _unbracketed(target: str) -> str:
+    """A target unpacked in brackets as one written without them (`[x]`: `x,`)."""
+    if target[:1] not in ("[", "(") or target[-1:] not in ("]", ")"):
+        return target
+    inside = target[1:-1].strip()
+    return inside if "," in inside else f"{inside},"
+
+
+def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
+                          operators: list) -> list[tuple]:
+    """The operator facts whose operand is no bare name, as precedence groups it: the
+    left operand of an operator after a call, a subscript or brackets (`f(x) + 1`,
+    `(a - b) * c`), or after another operator (`operators`, matches of `_OPERATOR`: `a
+    * b + c`, `a * b`); the right operand after a number (`2 * x`, `0.5 * f(x)`, `1 - 2
+    * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
+    The flow parses each operand's text."""
+    found = []
+
+    def add(start: int, end: int, operator: str, at: int) -> None:
+        operand = text[start:end].strip()
+        key = (operand, operator)
+        if 0 <= start < end and len(operand) <= _MAX_OPERAND and key not in seen \
+                and _A_NAME.search(operand) is not None \
+                and operand.partition(b".")[0].partition(b"(")[0] not in _KEYWORDS:
+            seen.add(key)
+            found.append((OPERATOR, operand.decode(errors="replace"), operator, line_of(at)))
+
+    for match in operators:
+        symbol = match.group(2)
+        if not _NOT_AN_ARRAY.match(code, match.end()):
+            start = _operand_start(code, match.end(1), _PRECEDENCE[symbol])
+            if start < match.start(1):
+                add(start, match.end(1), _OPERATOR_NAMES[symbol], match.start())
+    for match in _CLOSED_OPERATOR.finditer(code):
+        symbol = match.group(1)
+        if symbol == b"[" or not _NOT_AN_ARRAY.match(code, match.end()):
+            add(_operand_start(code, match.start() + 1,
+                               _SUBSCRIPT if symbol == b"[" else _PRECEDENCE.get(symbol, 0)),
+                match.start() + 1, _OPERATOR_NAMES[symbol], match.start())
+    for match in _REFLECTED_EXPRESSION.finditer(code):
+        symbol = match.group(1)
+        precedence = _PRECEDENCE.get(symbol, 0)
+        if _EXPONENT.search(code, max(0, match.start() - 3), match.start() + 1) \
+                or symbol in (b"-", b"+") and code[match.start(1) - 1] in b"eE":
+            continue  # `1e-3 * x`: the number is `1e-3`
+        if _starts_operand(code, match.start()) or _after_looser(code, match.start(),
+                                                                 precedence):
+            add(match.end(), _operand_end(code, match.end(), precedence),
+                _REFLECTED_NAMES[symbol], match.start())
+    for match in _UNARY.finditer(code):
+        if _unary_at(code, match.start()):
+            add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),
+                _UNARY_NAMES[match.group(1)], match.start())
+    for match in _ABS.finditer(code):  # `abs(x)`: x's `__abs__`
+        end = _closing(code, match.end() - 1)
+        if end > 0 and b"," not in code[match.end():end]:
+            add(match.end(), end - 1, ABS, match.start())
+    return found
+
+
+def _unary_at(code: bytes, at: int) -> bool:
+    """Whether the `-`, `+` or `~` at `at` is a unary operator: nothing that ends an
+    operand is before it (`return -x`, `f(-x)`, `a * -b`; not `a - b`)."""
+    before = code[max(0, at - 40):at].rstrip(b" \t\0")
+    return not before or before[-1] in _BEFORE_UNARY or before[-1:] == b"\n" \
+        or _KEYWORD_BEFORE.search(before) is not None
+
+
+def _after_looser(code: bytes, at: int, precedence: int) -> bool:
+    """Whether what is before `at` is a binary operator that binds less tightly than
+    `precedence` (`1 - 2 * x`: `2` alone is `*`'s left operand)."""
+    found = _operator_before(code, _back(code, at))
+    return found is not None and _PRECEDENCE[found[0]] < precedence \
+        and not _unary_at(code, found[1])
+
+
+def _operator_before(code: bytes, at: int) -> tuple[bytes, int] | None:
+    """The arithmetic operator that ends at `at`, and where it starts (none for a
+    comparison, an assignment, or a star that unpacks: `f(*xs)`)."""
+    two = code[at - 2:at]
+    symbol = two if two in _PRECEDENCE and code[at - 3:at - 2] not in (b"*", b"/", b"<", b">",
+                                                                     b"=") else code[at - 1:at]
+    if symbol not in _PRECEDENCE or (at > len(symbol) and code[at - len(symbol) - 1]
+                                      in b"=!<>"):
+        return None
+    start = at - len(symbol)
+    before = _back(code, start)
+    if symbol in (b"*", b"**") and code[before - 1:before] in (b"(", b",", b"\n", b""):
+        return None  # `f(*xs)`, `g(**kw)`
+    return symbol, start
+
+
+def _operand_start(code: bytes, end: int, precedence: int) -> int:
+    """Where the left operand of an operator of `precedence` starts, its last primary
+    ending at `end`: primaries joined by operators that bind more tightly (or as
+    tightly, from the left), and unary operators; -1 if its last primary cannot be
+    read."""
+    start = _primary_start(code, end)
+    while start >= 0:
+        at = _back(code, start)
+        found = _operator_before(code, at)
+        if found is None:
+            return start
+        symbol, at = found
+        if symbol in _UNARY_NAMES and _unary_at(code, at):
+            if precedence >= _UNARY_PRECEDENCE:
+                return start
+            start = at
+            continue
+        tighter = _PRECEDENCE[symbol]
+        if tighter < precedence or tighter == precedence == _POWER:
+            return start
+        before = _primary_start(code, _back(code, at))
+        if before < 0:
+            return start
+        start = before
+    return start
+
+
+def _primary_start(code: bytes, end: int) -> int:
+    """Where the primary that ends at `end` starts: a dotted name or a number, or a
+    call, subscript or bracketed expression with what it is called or indexed on
+    (`a.f(x)[0]`); -1 if it is none of these."""
+    at = end
+    while True:
+        if code[at - 1:at] in (b")", b"]"):
+            at = _opening(code, at - 1)
+            if at < 0:
+                return -1
+        elif not (at > 0 and code[at - 1] in _NAME_BYTES):
+            return -1
+        start = at
+        while start > 0 and code[start - 1] in _NAME_BYTES:
+            start -= 1
+        if start > 0 and code[start - 1] in b")]" and (start == at or code[start] == 46):
+            at = start  # `f(x).T`, `f()(x)`: what it is called on is part of it
+            continue
+        return start if code[start:at] not in _KEYWORDS else at
+
+
+def _operand_end(code: bytes, start: int, precedence: int) -> int:
+    """Where the right operand of an operator of `precedence` that starts at `start`
+    ends: unary operators, then primaries joined by operators that bind more tightly
+    (a power, as tightly: it groups from the right); -1 if it cannot be read."""
+    at = _primary_end(code, _on(code, start))
+    while at >= 0:
+        rest = code[at:at + 3].lstrip(b" \t")
+        symbol = next((s for s in (rest[:2], rest[:1]) if s in _PRECEDENCE), None)
+        if symbol is None or rest[len(symbol):len(symbol) + 1] in (b"=", b">") \
+                or _PRECEDENCE[symbol] < precedence \
+                or _PRECEDENCE[symbol] == precedence != _POWER:
+            return at
+        after = code.find(symbol, at) + len(symbol)
+        end = _primary_end(code, _on(code, after))
+        if end < 0:
+            return at
+        at = end
+    return at
+
+
+def _primary_end(code: bytes, start: int) -> int:
+    """Where the primary that starts at `start` ends: a dotted name or a number, or a
+    bracketed expression, with the calls, subscripts and attributes after it; -1 if it
+    is none of these."""
+    at = start
+    if code[at:at + 1] == b"(":
+        at = _closing(code, at)
+    while at >= 0:
+        while at < len(code) and code[at] in _NAME_BYTES:
+            at += 1
+        if at > start and code[at:at + 1] in (b"(", b"["):
+            at = _closing(code, at)
+            continue
+        return at if at > start else -1
+    return -1
+
+
+def _back(code: bytes, at: int) -> int:
+    """`at`, moved back over the spaces (and blanked comments) before it."""
+    while at > 0 and code[at - 1] in b" \t\0":
+        at -= 1
+    return at
+
+
+def _on(code: bytes, at: int) -> int:
+    """`at`, moved on over spaces and unary operators (`- x`, `~x`)."""
+    while at < len(code) and code[at] in b" \t-+~":
+        at += 1
+    return at
+
+
+def _opening(code: bytes, close: int) -> int:
+    """The offset of the bracket that the one at `close` closes; -1 if not found
+    nearby."""
+    depth = 0
+    for i in range(close, max(-1, close - 4000), -1):
+        c = code[i]
+        if c in b")]}":
+            depth += 1
+        elif c in b"([{":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _closing(code: bytes, open_at: int) -> int:
+    """The offset just after the bracket that closes the one at `open_at`; -1 if not
+    found nearby."""
+    depth = 0
+    for i in range(open_at, min(len(code), open_at + 4000)):
+        c = code[i]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return -1

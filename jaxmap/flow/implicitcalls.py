@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 
 from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
-from jaxmap.flow.engine import CALLABLE, Engine
+from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
+from jaxmap.flow.flowtext import ABS, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
 
@@ -27,8 +28,9 @@ class ImplicitCalls(Engine):
 
     @staticmethod
     def is_operator(text: str) -> bool:
-        """Whether an implicit call's text is an operator's (`x pow`), not code."""
-        return " " in text and text.partition(" ")[2].isidentifier()
+        """Whether an implicit call's text is an operator's (`x pow`, `f(x, y) add`), not
+        code."""
+        return text.rpartition(" ")[2] in OPERATOR_NAMES
 
     def may_name(self, text: str) -> bool:
         """Whether a callee text's last attribute is a name some definition, attribute
@@ -95,7 +97,11 @@ class ImplicitCalls(Engine):
         if kind == _RAISE_SITE:
             return {(owner, text, line): self.callees(module, owner, text, self._through)}
         if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
-            if not self._plainly_array(module, owner, text):
+            if args == ABS and self._name(module, owner, ABS):
+                return {}  # `abs` is a name of the tree here, not the builtin
+            operand = None if A_NAME.match(text) else parse_text(text)  # `f(x) * 2`
+            if not (self.plainly_array_expression(module, owner, operand) if operand
+                    else self._plainly_array(module, owner, text)):
                 return {}
             return {(owner, f"{text} {args}", line): frozenset(
                 (BOUND, *v[1:]) if v[0] == FN else v
