@@ -56,6 +56,7 @@ _BINDS_ALL = re.compile(
     rb"[ \t\0]*(?:(?:async[ \t]+)?def|class|global|nonlocal|del|import|from|case)\b")
 _SIMPLE = re.compile(rb"[ \t\0]*([A-Za-z_]\w*)[ \t\0]*(?::[^=\n]*)?=(?!=)")
 _TOP_EQUALS = re.compile(rb"(?<![=!<>+\-*/%&|^@:])=(?!=)")  # `a = b = v`: chained
+_LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 _BRACKETED = re.compile(rb"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
 _LOOP_TARGET = re.compile(rb"\bfor\b([^\n]*?)\bin\b")  # a comprehension's too
 _LAMBDA = re.compile(rb"\blambda\b([^:\n]*):")
@@ -68,6 +69,7 @@ class Guards:
     def __init__(self, source: bytes, pieces: list[tuple[int, int]]):
         self._source, self._pieces = source, pieces
         self._values: frozenset[str] | None = None
+        self._assigned_somewhere: frozenset[bytes] | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
         self.assigned: set[str] = set()
@@ -112,6 +114,16 @@ class Guards:
             depth += _depth(line)
             joined = line.rstrip(b" \t\0").endswith(b"\\")
             at += len(line) + 1
+
+    def surely_value(self, name: bytes) -> bool:
+        """Whether the text binds `name` only to values surely not None; most names
+        passed are parameters, which no line starts by assigning: those are told apart
+        by one search, and the text read statement by statement only for the rest."""
+        if self._assigned_somewhere is None:
+            self._assigned_somewhere = frozenset(
+                found for start, end in self._pieces
+                for found in _LINE_ASSIGNS.findall(self._source, start, end))
+        return name in self._assigned_somewhere and name.decode() in self.values()
 
     def values(self) -> frozenset[str]:
         """The names a function's text binds only to values surely not None (read once
@@ -237,7 +249,7 @@ def _argument(text: bytes, found: list[str], values: Guards | None) -> None:
         text = text[keyword.end():].strip()
     value = _value(text)
     if value == MAYBE and values is not None and _NAME.fullmatch(text) \
-            and text.decode() in values.values():
+            and values.surely_value(text):
         value = VALUE
     found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
 

@@ -217,18 +217,21 @@ def _stored(work: Work) -> Stored:
 
 def _interned(value, held: list):
     """`value` (plain dicts, lists, tuples, strings, numbers) made anew, with every
-    string interned and every number added to `held`."""
-    kind = type(value)
-    if kind is str:
-        return sys.intern(value)
-    if kind is tuple:
-        return tuple([_interned(item, held) for item in value])
-    if kind is list:
-        return [_interned(item, held) for item in value]
-    if kind is dict:
-        return {_interned(key, held): _interned(item, held) for key, item in value.items()}
-    held.append(value)
-    return value
+    string interned and every other leaf added to `held` (inline: 2.7M items on jax)."""
+    if type(value) is dict:
+        return {sys.intern(key) if type(key) is str else key: _interned((item,), held)[0]
+                for key, item in value.items()}
+    made = []
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            made.append(sys.intern(item))
+        elif kind is tuple or kind is list or kind is dict:
+            made.append(_interned(item, held))
+        else:
+            held.append(item)
+            made.append(item)
+    return tuple(made) if type(value) is tuple else made
 
 
 def _extract_task(task: tuple) -> tuple[str, dict]:
