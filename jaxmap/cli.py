@@ -695,6 +695,8 @@ class _progress:
                 times[1] = now + self.AGAIN_S
                 from jaxmap.render.text import build_slow
 
+                if self.bar is None and self.total:
+                    self._announce()
                 click.echo(("\r\033[K" if self.bar is not None else "") + build_slow(
                     self.label, path, now - times[0], self.stage, self.done, self.total),
                     err=True)
@@ -716,13 +718,19 @@ class _progress:
                                              label=build_stage(self.label, self.stage))
                 self.bar.__enter__()
             self.bar.update(done - self.bar.pos)
-        elif not self.announced:
+        else:
+            self._announce()
+        self.announced = True
+
+    def _announce(self) -> None:
+        """The stage's first line, once (without a bar)."""
+        if not self.announced:
             from jaxmap.render.text import build_started
             from jaxmap.roots import resolve_root
 
-            click.echo(build_started(self.label, resolve_root(self.root), total, self.stage),
-                       err=True)
-        self.announced = True
+            click.echo(build_started(self.label, resolve_root(self.root), self.total or 0,
+                                     self.stage), err=True)
+            self.announced = True
 
     def _end_stage(self, kind) -> None:
         if self.bar is not None:
