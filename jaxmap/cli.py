@@ -672,13 +672,16 @@ class _progress:
         self.working: Callable[[], list[str]] = list  # names the files in work, once told
         self._in_work: dict[str, list[float]] = {}  # path -> [since, next notice]
         self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._saying = threading.Lock()  # the stage's first line: said once, by either
 
     def __enter__(self):
         context = click.get_current_context(silent=True)
         quiet = context is not None and (context.find_root().obj or {}).get("quiet")
         if quiet or os.environ.get("JAXMAP_QUIET"):
             return None
-        threading.Thread(target=self._watch, daemon=True).start()
+        self._watcher = threading.Thread(target=self._watch, daemon=True)
+        self._watcher.start()
         return self._update
 
     def _watch(self) -> None:
@@ -695,7 +698,7 @@ class _progress:
                 times[1] = now + self.AGAIN_S
                 from jaxmap.render.text import build_slow
 
-                if self.bar is None and self.total:
+                if self.bar is None and self.total and not sys.stderr.isatty():
                     self._announce()
                 click.echo(("\r\033[K" if self.bar is not None else "") + build_slow(
                     self.label, path, now - times[0], self.stage, self.done, self.total),
@@ -724,13 +727,14 @@ class _progress:
 
     def _announce(self) -> None:
         """The stage's first line, once (without a bar)."""
-        if not self.announced:
-            from jaxmap.render.text import build_started
-            from jaxmap.roots import resolve_root
+        with self._saying:
+            if not self.announced:
+                from jaxmap.render.text import build_started
+                from jaxmap.roots import resolve_root
 
-            click.echo(build_started(self.label, resolve_root(self.root), self.total or 0,
-                                     self.stage), err=True)
-            self.announced = True
+                click.echo(build_started(self.label, resolve_root(self.root),
+                                         self.total or 0, self.stage), err=True)
+                self.announced = True
 
     def _end_stage(self, kind) -> None:
         if self.bar is not None:
@@ -744,6 +748,8 @@ class _progress:
 
     def __exit__(self, kind, *exc):
         self._stop.set()
+        if self._watcher is not None:  # nothing said after the build ends
+            self._watcher.join()
         self._end_stage(kind)
 
 def _path_fn(root: str, absolute: bool):

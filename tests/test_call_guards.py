@@ -216,10 +216,27 @@ def test_what_a_call_passes(call, passed):
     (b"  a = yield g(x)\n", set()),
     (b"  x = g(x)\n", set()),  # a parameter
     (b"  a = g(\n    k=1)\n", {"a"}),  # a keyword on a continued line binds nothing
+    # what a reading line by line missed (a review's cases): Python's parser sees them
+    (b"  a = g(x)\n  if x:\n    pass\n  else: a = None\n", set()),
+    (b"  a = g(x)\n  try: a = None\n  finally: pass\n", set()),
+    (b"  a = g(x)\n  print(x); a = None\n", set()),
+    (b"  a = g(x)\n  a = \\\n    None\n", set()),
+    (b"  a = g(x)\n  a = (None)\n", set()),
+    (b"  a = g(x)\n  with h() as (a, b):\n    pass\n", set()),
+    (b"  a = g(x)\n  (a) = None\n", set()),
+    (b"  a = g(x)\n  d[0] = a = None\n", set()),
+    (b"  a = g(x)\n  s = '\\\n\"\"\"'\n  a = None\n  t = '\"\"\"'\n", {"s", "t"}),
+    (b"  a = g(x)\n  match x:\n    case [*a]:\n      pass\n", set()),
 ])
 def test_which_names_a_function_surely_binds_to_values(body, values):
     text = b"def f(x=None):\n" + body
     assert Guards(text, [(0, len(text))]).values() == values
+
+
+def test_a_method_is_read_as_a_function():
+    text = b"class C:\n  def f(self, x=None):\n    a = g(x)\n    return where(c, a, a)\n"
+    start = text.index(b"def")
+    assert Guards(text, [(start, len(text))]).values() == {"a"}
 
 
 def test_a_module_or_class_text_binds_no_name_surely():

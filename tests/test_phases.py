@@ -224,10 +224,10 @@ def test_progress_can_name_the_file_and_the_module_in_work(tree, monkeypatch):
     indexer.build_index(tree, jobs=1, progress=lambda done, total, working: told.append(
         (working, working(), done, total)))
     files = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.py"))
-    parsed = [named for named in asked_in_work if named]  # the first file: none asked
-    assert len(parsed) == len(files) - 1 and all(len(n) == 1 for n in parsed)
-    assert {n[0] for n in parsed} < set(files)
-    end = [done for _, _, done, total in told].index(0)  # the call graph's stage next
+    parsed = [named for named in asked_in_work if named]  # told before the first file
+    assert len(parsed) == len(files) and all(len(n) == 1 for n in parsed)
+    assert sorted(n[0] for n in parsed) == files
+    end = [(done, total) for _, _, done, total in told].index((0, 0))  # the stages meet
     modules = [named for _, named, done, total in told[end + 2:] if done < total]
     assert sorted(n[0] for n in modules) == files and all(len(n) == 1 for n in modules)
 

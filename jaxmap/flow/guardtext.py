@@ -11,15 +11,17 @@ nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`
 nested def's parameter) is no guard either, since it may not hold what the caller
 passed.
 
-A name passed counts as surely not None only where the owner binds it in one way
+A name passed counts as surely not None only where a function binds it in one way
 alone, `name = value` statements whose values are surely not None (`y = f(x)`,
-`y = x + 1`), and in no other: not a parameter (its own or a nested def's or
-lambda's), a loop's or comprehension's target, unpacked, `as`, `:=`, `global`,
-`nonlocal`, `del`, an import, a `case` pattern, a chained or subscript target.
+`y = x + 1`), and in no other: read by Python's own parser from the function's text,
+any other binding of the name anywhere in it (a parameter, its own or a nested def's
+or lambda's, a loop's or comprehension's target, unpacking, `as`, `:=`, `global`,
+`nonlocal`, `del`, an import, a `case` pattern, a chained target) keeps it maybe None.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_right
 
@@ -51,16 +53,11 @@ _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
 
 
-# Statements that bind every name they write (a def's header too: its parameters).
-_BINDS_ALL = re.compile(
-    rb"[ \t\0]*(?:(?:async[ \t]+)?def|class|global|nonlocal|del|import|from|case)\b")
-_SIMPLE = re.compile(rb"[ \t\0]*([A-Za-z_]\w*)[ \t\0]*(?::[^=\n]*)?=(?!=)")
-_TOP_EQUALS = re.compile(rb"(?<![=!<>+\-*/%&|^@:])=(?!=)")  # `a = b = v`: chained
 _LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
-_BRACKETED = re.compile(rb"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
-_LOOP_TARGET = re.compile(rb"\bfor\b([^\n]*?)\bin\b")  # a comprehension's too
-_LAMBDA = re.compile(rb"\blambda\b([^:\n]*):")
-
+# What a statement `name = value` may assign that is surely not None.
+_VALUES = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.List,
+           ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp, ast.Lambda, ast.JoinedStr)
 
 class Guards:
     """For each line of an owner's text, the names its enclosing `if`s require to be
@@ -130,17 +127,12 @@ class Guards:
         asked). A module's or class's text has none: a function may rebind its names
         (`global`), and another module its module's."""
         if self._values is None:
-            simple: dict[str, bool] = {}  # name -> every value it is bound to is one
-            other: set[str] = set()
-            statements = (statement for start, end in self._pieces
-                          for statement in _statements(masked(self._source[start:end])))
-            first = next((s for s in statements if not s.lstrip(b" \t\0").startswith(b"@")),
-                         b"")
-            if _DEF.match(first):
-                for statement in (first, *statements):
-                    _bindings(statement, simple, other)
-            self._values = frozenset(name for name, surely in simple.items()
-                                     if surely and name not in other)
+            start, end = self._pieces[0][0], self._pieces[-1][1]
+            line_start = self._source.rfind(b"\n", 0, start) + 1
+            text = self._source[line_start:end]
+            if line_start < start:  # indented: a method or a nested def
+                text = b"if 1:\n" + text
+            self._values = _bound_to_values(text)
         return self._values
 
     def _assigned(self, line: bytes) -> None:
@@ -155,57 +147,53 @@ class Guards:
                 self.assigned.add((alias or walrus).decode())
 
 
-def _statements(code: bytes):
-    """Each statement of masked `code`, its continued lines joined."""
-    lines: list[bytes] = []
-    depth, joined = 0, False
-    for line in code.split(b"\n"):
-        if depth <= 0 and not joined and lines:
-            yield b" ".join(lines)
-            lines = []
-        if line.strip(b" \t\0") or lines:
-            lines.append(line)
-        depth = depth + _depth(line) if lines else 0
-        joined = line.rstrip(b" \t\0").endswith(b"\\")
-    if lines:
-        yield b" ".join(lines)
+def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
+    """The target and value of a statement with one target (`a = v`, `a: T = v`)."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        return node.targets[0], node.value
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return node.target, node.value
+    return None, None
 
 
-def _bindings(statement: bytes, simple: dict[str, bool], other: set[str]) -> None:
-    """Add what `statement` binds: to `simple`, a `name = value` statement's name and
-    whether the value is surely not None; to `other`, names bound any other way."""
-    def names(text: bytes) -> set[str]:
-        return {name.decode() for name in _NAME.findall(text)}
-
-    if _BINDS_ALL.match(statement) or _DEF.match(statement):
-        other.update(names(statement))
-        return
-    for target in _LOOP_TARGET.findall(statement) + _LAMBDA.findall(statement):
-        other.update(names(target))
-    for alias, walrus in _BOUND.findall(statement) if b"as" in statement \
-            or b":=" in statement else ():
-        other.add((alias or walrus).decode())
-    single = _SIMPLE.match(statement)
-    if single:
-        value = statement[single.end():]
-        name = single.group(1).decode()
-        if _TOP_EQUALS.search(_outside_brackets(value)):  # `a = b = v`, `a = lambda k=v:`
-            other.update(names(statement))
-        else:
-            simple[name] = simple.get(name, True) and _value(value.strip(b" \t\0")) == VALUE
-        return
-    assigns = _ASSIGNS.match(statement)
-    if assigns:
-        other.update(names(assigns.group(1) or assigns.group(2)))
-
-
-def _outside_brackets(text: bytes) -> bytes:
-    """`text` less what its brackets hold (`f(k=v)` -> `f`)."""
-    while True:
-        inner = _BRACKETED.sub(b"", text)
-        if inner == text:
-            return text
-        text = inner
+def _bound_to_values(text: bytes) -> frozenset[str]:
+    """The names the one function of `text` binds only by `name = value` statements
+    whose values are surely not None; none if `text` is no function Python parses."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.If) else tree.body
+    if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return frozenset()
+    simple: set[str] = set()
+    other: set[str] = set()
+    read: set[int] = set()  # the targets of the statements read as `name = value`
+    for node in ast.walk(body[0]):
+        target, value = _simple(node)
+        if isinstance(target, ast.Name):
+            valued = isinstance(value, _VALUES) or isinstance(value, ast.Constant) \
+                and value.value is not None
+            (simple if valued else other).add(target.id)
+            read.add(id(target))
+        elif isinstance(node, ast.AnnAssign) and node.value is None:
+            read.add(id(node.target))  # `x: T` alone binds nothing
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) \
+                and id(node) not in read:
+            other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.alias):
+            other.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            other.add(node.rest)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+    return frozenset(simple - other)
 
 
 def _depth(text: bytes) -> int:

@@ -72,6 +72,8 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
         slots = context.Array("i", [-1] * jobs, lock=False)
     results = _Results(len(tasks), stored, progress,
                        lambda: [files[order[p]][0] for p in list(slots) if p >= 0])
+    if progress is not None and tasks:  # told before the first file: it may be slow
+        progress(0, len(tasks), results.working)
     if len(slots) == 1:
         for slot, task in enumerate(tasks):
             results.work(slot, task, slots)
@@ -199,11 +201,11 @@ def _stored(work: Work) -> Stored:
     """`work`, its facts in the form stored: a copy whose strings are interned, and that
     copy marshalled. The same name or text recurs across a tree's files; interned,
     marshal stores each as such, and the main process, loading the facts back, keeps
-    one copy of each (about a fifth of the facts' memory on jax). The copy is also what
-    makes the marshalled bytes depend on the facts alone: marshal shares an object
-    met twice when something else refers to it, and while the copy is marshalled,
-    its strings (interned) and its numbers (held in a list) all have another
-    reference, and its tuples, made anew, none."""
+    one copy of each (about a fifth of the facts' memory on jax). The copy also keeps
+    the marshalled bytes from depending on what else is alive: marshal shares an
+    object met twice when something else refers to it, and while the copy is
+    marshalled, its strings (interned) and its other leaves (held in a list) all have
+    another reference, and its containers, made anew, none."""
     def stored(task: tuple) -> tuple[str, dict, bytes]:
         digest, facts = work(task)
         held: list = []
