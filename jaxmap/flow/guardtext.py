@@ -51,13 +51,12 @@ NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
-
-
 _LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 # What a statement `name = value` may assign that is surely not None.
 _VALUES = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.List,
            ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp, ast.Lambda, ast.JoinedStr)
+
 
 class Guards:
     """For each line of an owner's text, the names its enclosing `if`s require to be

@@ -74,9 +74,16 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
                        lambda: [files[order[p]][0] for p in list(slots) if p >= 0])
     if progress is not None and tasks:  # told before the first file: it may be slow
         progress(0, len(tasks), results.working)
+
+    def work_here(position: int) -> None:
+        """A task in this process, its position kept in slot 0 while in work."""
+        slots[0] = position
+        results.work(order[position], tasks[order[position]])
+        slots[0] = -1
+
     if len(slots) == 1:
-        for slot, task in enumerate(tasks):
-            results.work(slot, task, slots)
+        for place in order:
+            work_here(place)
         return results.items
     counter = context.Value("i", 0)
     helpers = [_start_helper(context, [tasks[i] for i in order], stored, counter, slots, helper)
@@ -84,9 +91,7 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
     try:
         open_pipes = [receiver for _, receiver in helpers]
         while (position := _take(counter, len(order))) is not None:
-            slots[0] = position
-            results.work(order[position], tasks[order[position]])
-            slots[0] = -1
+            work_here(position)
             open_pipes = [r for r in open_pipes if results.receive(r, order, wait=False)]
         for receiver in open_pipes:
             results.receive(receiver, order, wait=True)
@@ -114,15 +119,8 @@ class _Results:
         self.progress = progress
         self.working = working
 
-    def work(self, slot: int, task: tuple, in_work: list | None = None) -> None:
-        """Work on `task` in this process (`in_work`: its slot, when nothing else
-        keeps it)."""
-        if in_work is not None:
-            in_work[0] = slot
-        found = self._work(task)
-        if in_work is not None:
-            in_work[0] = -1
-        self._add(slot, *found)
+    def work(self, slot: int, task: tuple) -> None:
+        self._add(slot, *self._work(task))
 
     def receive(self, receiver, order: list, *, wait: bool) -> bool:
         """Take what a helper has sent (with `wait`, all it will send); False once it
