@@ -546,6 +546,52 @@ def test_an_array_is_what_an_annotation_says_not_where_a_function_lives():
     assert not any(text in ("c pow", "p getitem") for _c, text, _s, _t in found)
 
 
+def test_a_parameter_rebound_or_narrowed_from_an_array_is_read_where_it_is_used():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/lax_numpy.py": """
+            from collections.abc import Sequence
+            from jax._src.numpy import lax_numpy as np_util
+            from jax._src.typing import Array, ArrayLike
+            def as_tuple(xs) -> tuple[Array, ...]: return xs
+            def as_array(x) -> Array: return x
+            def concat(arrays: Array | Sequence[ArrayLike]):
+              if isinstance(arrays, Array):
+                return arrays[0]
+              first = arrays ** 2
+              arrays = as_tuple(arrays)
+              return arrays[2]
+            def sort(operand: Array | Sequence[Array]):
+              if isinstance(operand, Sequence):
+                return operand[0]
+              return operand ** 2
+            def pad(x: ArrayLike, n):
+              x = np_util.as_array(x)
+              return x ** 2
+            def branch(x: ArrayLike, c):
+              if c:
+                x = as_tuple(x)
+              return x[0]
+            def loop(x: ArrayLike, c):
+              while c:
+                x = as_tuple(x)
+              return x[0]
+            """})
+    found = calls(res)
+    getitem = "jax._src.numpy.array_methods._getitem"
+    texts = {(c.rpartition(".")[2], t) for c, t, _s, callee in found
+             if callee in (getitem, "jax._src.numpy.array_methods._operator_pow")}
+    # An Array's item; after it returns, no Array; assigned a tuple of Arrays, none.
+    assert ("concat", "arrays getitem") in texts
+    assert not any(c == "concat" and t != "arrays getitem" for c, t in texts)
+    # Inside `isinstance(x, Sequence)`, no Array; past it, the Array the rest may be.
+    assert ("sort", "operand pow") in texts and ("sort", "operand getitem") not in texts
+    # Assigned an Array: the value's text, which the flow reads.
+    assert ("pad", "np_util.as_array(x) pow") in texts
+    # Maybe rebound in a branch or a loop: the parameter's fact, as before.
+    assert ("branch", "x getitem") in texts and ("loop", "x getitem") in texts
+
+
 def test_a_function_a_jax_tracer_calls_holds_arrays_in_its_positional_parameters():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """

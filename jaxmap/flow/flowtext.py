@@ -37,6 +37,9 @@ import keyword
 import re
 from typing import TYPE_CHECKING
 
+from jaxmap.flow import narrowing
+from jaxmap.flow.parsing import parameters
+
 if TYPE_CHECKING:
     from collections.abc import Collection
 
@@ -191,15 +194,23 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((ASSIGN, _unbracketed(target.decode().strip()),
                               value.decode(errors="replace"), at, indent))
         seen, operators = set(), []
+        narrowed, held = _held(source, start, code, found) if len(pieces) == 1 else ((), {})
         for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
-            key = match.group(1, 2)
-            head, dot, _attr = key[0].partition(b".")
+            operand = match.group(1)
+            if operand in narrowed:  # what a parameter holds there, if the text tells
+                at = start + match.start(1)
+                operand = held.get((text.count(b"\n", 0, match.start(1)),
+                                    at - source.rfind(b"\n", 0, at) - 1), operand)
+                if operand == _NO_ARRAY:
+                    continue
+            key = (operand, match.group(2))
+            head, dot, _attr = match.group(1).partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
                     key[1] != b"[" and _NOT_AN_ARRAY.match(code, match.end())) \
                     and not (dot and head in imported):  # `np.pi * x`, `ad.jvps[p]`
                 seen.add(key)
-                found.append((OPERATOR, match.group(1).decode(), _OPERATOR_NAMES[key[1]],
-                              line_of(match.start())))
+                found.append((OPERATOR, operand.decode(errors="replace"),
+                              _OPERATOR_NAMES[key[1]], line_of(match.start())))
             if key[1] in _PRECEDENCE and match.group(1) not in _KEYWORDS \
                     and _operator_before(code, _back(code, match.start(1))) is not None:
                 operators.append(match)  # `a * b + c`: the product is `+`'s operand
@@ -209,6 +220,30 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
 
 
 _SELF = frozenset({b"self", b"cls"})
+_NO_ARRAY = narrowing.NO_ARRAY.encode()
+
+
+def _held(source: bytes, start: int, code: bytes, found: list
+          ) -> tuple[frozenset[bytes], dict[tuple[int, int], bytes]]:
+    """The parameters of a function's text annotated as maybe an Array that it assigns
+    or tests with `isinstance`, and what they hold at their uses, where its text tells
+    (narrowing.py): (line in the text, column in its source line) -> the value's text,
+    or NO_ARRAY."""
+    own = next((fact for fact in found if fact[0] == DEF), None)
+    if own is None:
+        return frozenset(), {}
+    assigned = {fact[1] for fact in found if fact[0] == ASSIGN}
+    names = frozenset(
+        name for name, _default, annotation in parameters(own[2])
+        if annotation and "Array" in annotation
+        and (name in assigned or b"isinstance(" + name.encode() in code))
+    if not names:
+        return frozenset(), {}
+    line_start = source.rfind(b"\n", 0, start) + 1
+    values = narrowing.operand_values(source[line_start:start + len(code)], names)
+    return frozenset(name.encode() for name in names), {
+        at: value.encode() for at, value in values.items()
+        if len(value) <= _MAX_OPERAND or value == narrowing.NO_ARRAY}
 
 
 class _AnyOf:

@@ -1,0 +1,169 @@
+"""What a parameter annotated as maybe an Array holds where an operator applies to it,
+read from its function's text with Python's parser, statement by statement: the
+parameter's own value; none that is an Array (inside `if isinstance(x, Sequence):`,
+or after `if isinstance(x, Array): return ...`); or the one value an assignment gave it
+on every way there (`arrays = ensure_arraylike_tuple(arrays)`). flowtext.py keeps an
+operator's fact as the parameter's, leaves it out, or gives it that value's text.
+
+A binding the reading does not follow (unpacking, `+=`, a loop's target, `as`, `:=`,
+`del`, `global`, an import), a loop or `try` that rebinds the name, two branches that
+leave it holding different values, and uses inside a nested def, a lambda or a
+generator: there, what the name holds is unknown, and the operator keeps the
+parameter's fact (which the flow joins with every value the name is assigned).
+"""
+
+from __future__ import annotations
+
+import ast
+
+# What a name holds at a statement, besides the text of a value assigned to it.
+PARAMETER, UNKNOWN = "<parameter>", "<unknown>"
+NO_ARRAY = "<no array>"  # (flowtext.py leaves such a use out)
+# Types an Array is not an instance of: `isinstance(x, T)` true leaves no Array in x.
+_NOT_ARRAYS = frozenset({"Sequence", "MutableSequence", "tuple", "list", "dict", "Mapping",
+                         "int", "float", "complex", "bool", "str", "bytes", "slice", "range",
+                         "set", "frozenset"})
+_ARRAY_TYPES = frozenset({"Array", "ndarray"})  # `isinstance(x, T)` false: no Array in x
+_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+           ast.GeneratorExp)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
+_TRIES = tuple(getattr(ast, kind) for kind in ("Try", "TryStar") if hasattr(ast, kind))
+
+
+def operand_values(text: bytes, names: frozenset[str]) -> dict[tuple[int, int], str]:
+    """(line, column) in `text` (a function's text, its first line starting at column
+    0 or indented) of each use of one of `names`, its parameters, where the name holds
+    no Array (NO_ARRAY) or one assigned value (its text); uses not in the answer hold
+    the parameter's value or an unknown one."""
+    indented = text[:1] in (b" ", b"\t")
+    source = b"if 1:\n" + text if indented else text
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    top = tree.body[0] if tree.body else None
+    function = top.body[0] if indented and isinstance(top, ast.If) else top
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    found: dict[tuple[int, int], str] = {}
+    decoded = source.decode("utf-8", "replace")
+    for name in names:
+        _Reading(name, decoded, found, indented).block(function.body, PARAMETER)
+    return found
+
+
+class _Reading:
+    """The uses of one name in a function's body, walked in order with what it holds."""
+
+    def __init__(self, name: str, source: str, found: dict, shift: bool):
+        self.name, self._source, self.found, self._shift = name, source, found, shift
+
+    def block(self, statements: list[ast.stmt], held: str | None) -> str | None:
+        """What the name holds after `statements` (None: no way out of them)."""
+        for statement in statements:
+            if held is None:
+                return None
+            held = self.statement(statement, held)
+        return held
+
+    def statement(self, node: ast.stmt, held: str) -> str | None:
+        if isinstance(node, ast.If):
+            self.uses(node.test, held)
+            held = UNKNOWN if _binds(node.test, self.name) else held  # `if (x := f()):`
+            inside, other = _narrowed(node.test, self.name, held)
+            return _join(self.block(node.body, inside), self.block(node.orelse, other))
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            self.uses(node, held)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) \
+                    and targets[0].id == self.name:
+                return ast.get_source_segment(self._source, node.value) or UNKNOWN
+            return UNKNOWN if _binds(node, self.name) else held
+        if _binds(node, self.name):
+            return UNKNOWN  # its uses keep the parameter's fact
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            self.uses(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test,
+                      held)
+            self.block(node.body, held)
+            self.block(node.orelse, held)
+            return held
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.uses(item.context_expr, held)
+            return self.block(node.body, held)
+        if isinstance(node, _TRIES):
+            try_node: ast.Try = node  # (`try ... except*` has the same fields)
+            for part in (try_node.body, *(h.body for h in try_node.handlers),
+                         try_node.orelse, try_node.finalbody):
+                self.block(part, held)
+            return held
+        if isinstance(node, _SCOPES) or isinstance(node, ast.Match):
+            return held  # a nested def's body runs later; `match` is not read
+        self.uses(node, held)
+        return None if isinstance(node, _LEAVES) else held
+
+    def uses(self, node: ast.AST, held: str) -> None:
+        """Note `held` at each use of the name in `node`, outside nested scopes."""
+        if held in (PARAMETER, UNKNOWN):
+            return
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, _SCOPES) or isinstance(item, _COMPREHENSIONS) \
+                    and _binds(item, self.name):
+                continue
+            if isinstance(item, ast.Name) and item.id == self.name \
+                    and isinstance(item.ctx, ast.Load):
+                self.found[(item.lineno - 1 - self._shift, item.col_offset)] = held
+            stack.extend(ast.iter_child_nodes(item))
+
+
+def _narrowed(test: ast.expr, name: str, held: str) -> tuple[str, str]:
+    """What the name holds where `test` is true, and where it is false."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    call = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "isinstance" and len(call.args) == 2 and not call.keywords
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == name):
+        return held, held
+    types = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+    leaves = [t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", "")
+              for t in types]
+    true, false = held, held
+    if leaves and all(leaf in _NOT_ARRAYS for leaf in leaves):
+        true = NO_ARRAY
+    if any(leaf in _ARRAY_TYPES for leaf in leaves):
+        false = NO_ARRAY
+    return (false, true) if negated else (true, false)
+
+
+def _join(one: str | None, other: str | None) -> str | None:
+    """What the name holds after two branches (None: a branch that does not go on)."""
+    if one is None or other is None or one == other:
+        return other if one is None else one
+    return PARAMETER if {one, other} == {PARAMETER, NO_ARRAY} else UNKNOWN
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    """Whether `node` may bind `name` in the function's own scope."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Name) and item.id == name \
+                and not isinstance(item.ctx, ast.Load):
+            return True
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if item.name == name:
+                return True
+            continue  # its body is its own scope
+        if isinstance(item, (ast.Global, ast.Nonlocal)) and name in item.names \
+                or isinstance(item, ast.alias) and (item.asname or item.name) == name \
+                or isinstance(item, ast.ExceptHandler) and item.name == name \
+                or isinstance(item, ast.NamedExpr) and item.target.id == name \
+                or isinstance(item, (ast.MatchAs, ast.MatchStar)) and item.name == name \
+                or isinstance(item, ast.MatchMapping) and item.rest == name:
+            return True
+        if not isinstance(item, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(item))
+    return False
