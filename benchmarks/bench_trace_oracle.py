@@ -105,6 +105,8 @@ UNTAKEN = (
     *(("jax.lax.reduce", f"jax.lax.reduce_{op}", "binds only the reducer of the op it is "
        "handed") for op in ("sum", "prod", "max", "min", "and", "or", "xor")),
     ("jax.lax.reduce", "reduce_p.bind", "only for an op with no monoid reducer"),
+    ("jax.nn.softmax", "jax._src.nn.functions._softmax",
+     "only with jax_softmax_custom_jvp set (off by default)"),
 )
 
 
