@@ -419,7 +419,7 @@ def path_chains(answer, view: View) -> str:
     lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
              + ", ".join(answer.target)]
     for steps in answer.chains:
-        lines.append(f"  {steps[0].caller}" if steps else "  (the same function)")
+        lines.append(f"  {steps[0].caller}")
         lines += [f"    -{step.how}-> {step.callee}  {view.path(step.file)}:{step.line}"
                   for step in steps]
     return "\n".join(lines)
