@@ -243,6 +243,23 @@ def test_near_miss_suggests(capsys):
     assert out == ""
 
 
+@pytest.mark.parametrize("query, expected", [
+    ("nosuch_p", ()),  # `touch_p` is no near miss
+    ("psun", ("psum",)),
+    ("psun_p", ("psum_p",)),  # of `psum` and `psum_p`, the one written alike
+    ("cumsun", ("cumsum",)),
+    ("reduce_", ("reduce_max", "reduce_sum")),  # starts with it
+    ("sum", ("psum", "cumsum", "reduce_sum")),  # alike, then holding it
+    ("zz", ()),
+])
+def test_suggestions_are_close_names(query, expected):
+    from jaxmap.commands.lookup import close_names
+
+    names = {"touch", "touch_p", "psum", "psum_p", "cumsum", "cumsum_p", "reduce_max",
+             "reduce_sum", "sum"}
+    assert close_names(query, names) == expected
+
+
 def test_nothing_found(capsys):
     code, out, err = run(capsys, "locate", "qqqqzzzz")
     assert code == 1

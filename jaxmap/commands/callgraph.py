@@ -156,7 +156,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     prims = index.primitive_ids(*spellings(prim))
     if not prims:
         raise NotFound(f"no primitive named {prim!r} in the index of {index.root}",
-                       suggest(index, prim))
+                       suggest(index, prim, primitives=True))
     variables = {pid: f"{variable or prim_name}.bind" for pid, prim_name, variable in prims}
     ends: dict[int, tuple[str, ...]] = {}
     bind_lines: dict[int, int] = {}
