@@ -355,7 +355,10 @@ def call_answer(answer, view: View) -> str:
             (_GROUPS[name][0], _GROUPS[name][1 if answer.direction == "callers" else 2])
         if found and legend:
             lines.append(f"{mark}{legend}:")
-        lines += [mark + _call_line(r, answer.direction, view) for r in found]
+        for i, r in enumerate(found):
+            if r.left_out and not (i and found[i - 1].left_out):
+                lines.append(f"{mark}{_LEFT_OUT_LEGEND}")
+            lines.append(mark + _call_line(r, answer.direction, view))
     if answer.others:
         lines.append(f"and {answer.others} more reach it through other primitives' rules, "
                      "interpreters, calls under `if x is None:` their callers pass x to, "
@@ -365,6 +368,25 @@ def call_answer(answer, view: View) -> str:
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
                      f"{view.path(reg.file)}:{reg.line}  ({reg.function})")
     return "\n".join(lines)
+
+
+def read_as_note(answer, view: View) -> str | None:
+    """What a `binds` query that is not exactly one primitive's name was read as
+    (the CLI says it on stderr): the primitives, and the functions it also names."""
+    reading = getattr(answer, "read_as", None)
+    if reading is None or reading.exact:
+        return None
+    prims = ", ".join(f"{p.variable or p.name} ({view.path(p.file)}:{p.line})"
+                      for p in reading.primitives)
+    many = len(reading.primitives) > 1
+    line = f"jaxmap: read {reading.query!r} as the primitive{'s' if many else ''} {prims}"
+    if many:
+        line += ", alike named: their answers together"
+    if reading.functions:
+        first, more = reading.functions[0], len(reading.functions) - 1
+        line += f"; not the function {first}{f' (or {more} more)' if more else ''}" \
+                f", whose primitives `jaxmap locate {reading.query}` lists"
+    return line
 
 
 def _call_heading(answer, groups: dict[str, list]) -> str:
@@ -388,12 +410,22 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
     return heading
 
 
+# Before the functions `binds --all` lists after its default answer, each with its
+# reason (callgraph.LEFT_OUT) in parentheses.
+_LEFT_OUT_LEGEND = ("left out of the default answer, each (why): impl_rule or lowering_rule "
+                    "(through a rule another primitive's bind runs), interpreter, "
+                    "guarded_call (a call under `if x is None:` its callers pass x to), "
+                    "private (binds it when traced):")
+
+
 def _call_line(r, direction: str, view: View) -> str:
-    """One answer: its name, the place of its call (binds: of its definition), and its
-    chain; a function callee also where it is defined."""
+    """One answer: its name, the place of its call (binds: of its definition, and why
+    the default answer leaves it out), and its chain; a function callee also where it
+    is defined."""
     path, chain = view.path, _chain_text(r.chain, r.steps)
     if direction == "binds" or r.call_line is None:
-        return f"{r.label}  {path(r.file)}:{r.line}  [{chain}]"
+        why = f"  ({r.left_out})" if r.left_out else ""
+        return f"{r.label}  {path(r.file)}:{r.line}{why}  [{chain}]"
     call_file = r.call_file or r.file
     where = f"{path(call_file)}:{r.call_line}"
     if direction == "callers" or r.kind not in ("function", "class"):
