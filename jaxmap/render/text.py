@@ -51,7 +51,8 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
     if statement:
         head += f"  (defined by `{statement}`)"
     lines = [head, f"  defined    {path(prim.loc.file)}:{prim.loc.line}"]
-    lines += [rule_line(r, path) for r in prim.rules]
+    width = max([_KIND_WIDTH] + [len(r.kind.value + platform_label(r)) for r in prim.rules])
+    lines += [rule_line(r, path, width) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
     if tests is None:
@@ -61,15 +62,19 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
                  for t in tests]
     for i, (name, file, line, note) in enumerate(tests[:_TESTS_SHOWN]):
         label = "tested by" if i == 0 else ""
-        lines.append(f"  {label:<22} {path(file)}:{line}  {name}{note}")
+        lines.append(f"  {label:<{width}} {path(file)}:{line}  {name}{note}")
     if len(prim.tests) > _TESTS_SHOWN:
-        lines.append(f"  {'':<22} ... {len(prim.tests) - _TESTS_SHOWN} more (--json lists all)")
+        lines.append(f"  {'':<{width}} ... {len(prim.tests) - _TESTS_SHOWN} more "
+                     f"(--json lists all)")
     return "\n".join(lines)
 
 
-def rule_line(r: Rule, path: PathFn) -> str:
+_KIND_WIDTH = 22  # the column of a rule's kind, wider where a primitive's longest is
+
+
+def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
     kind = r.kind.value + platform_label(r)
-    text = f"  {kind:<22} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
+    text = f"  {kind:<{width}} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
     if r.written and r.function:  # `_dot_general_batch_rule (partial of _dot_batch_rule :5869)`
         w, f = r.written, r.function
         where = "" if f.loc.file == w.loc.file else path(f.loc.file)
