@@ -724,12 +724,13 @@ class _progress:
             return
         if sys.stderr.isatty():
             if self.bar is None:
-                from jaxmap.render.text import build_stage
+                from jaxmap.render.text import build_in_work, build_stage
 
                 self.bar = click.progressbar(length=total, file=sys.stderr,
-                                             label=build_stage(self.label, self.stage))
+                                             label=build_stage(self.label, self.stage),
+                                             item_show_func=build_in_work)
                 self.bar.__enter__()
-            self.bar.update(done - self.bar.pos)
+            self.bar.update(done - self.bar.pos, next(iter(working()), None))
         else:
             self._announce()
         self.announced = True

@@ -242,7 +242,17 @@ def no_primitives(root: str) -> str:
 
 def build_stage(label: str, stage: int) -> str:
     """A progress bar's label: stage 0 parses files, stage 1 reads the call graph."""
-    return f"{label} ({'the call graph' if stage else 'parsing'})"
+    return f"jaxmap: {label} ({'the call graph' if stage else 'parsing'})"
+
+
+_IN_WORK_CHARS = 40  # of the file in work a progress bar shows after it
+
+
+def build_in_work(path: str | None) -> str | None:
+    """The file in work, after a progress bar: its path, cut at the front to fit."""
+    if path is None or len(path) <= _IN_WORK_CHARS:
+        return path
+    return "..." + path[3 - _IN_WORK_CHARS:]
 
 
 def build_started(label: str, root: str, count: int, stage: int = 0) -> str:
