@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -728,7 +728,10 @@ class _progress:
 
                 self.bar = click.progressbar(length=total, file=sys.stderr,
                                              label=build_stage(self.label, self.stage),
-                                             item_show_func=build_in_work)
+                                             # its items: the files in work, not counts
+                                             item_show_func=cast(
+                                                 "Callable[[int | None], str | None]",
+                                                 build_in_work))
                 self.bar.__enter__()
             self.bar.update(done - self.bar.pos, next(iter(working()), None))
         else:
