@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -315,8 +315,12 @@ def _run_query(command, given: dict) -> None:
             _warn_without_primitives(idx)
         view = View(idx.root, idx.jax_version, _path_fn(idx.root, absolute),
                     _source_line(idx.root))
+        said: list[str] = []
         try:
-            click.echo(dispatch.answer(command, idx, given, fmt, view))
+            text = dispatch.answer(command, idx, given, fmt, view, said)
+            for line in said if not _quiet() else ():
+                click.echo(line, err=True)
+            click.echo(text)
         except NotFound as error:
             if error.output:  # a partial answer (explain's closest messages) first
                 click.echo(error.output)
@@ -650,6 +654,13 @@ def _open(root, graph: bool = False):
         return open_index(root, progress=progress, graph=graph)
 
 
+def _quiet() -> bool:
+    """Whether --quiet or $JAXMAP_QUIET asks for nothing on stderr but errors."""
+    context = click.get_current_context(silent=True)
+    quiet = context is not None and (context.find_root().obj or {}).get("quiet")
+    return bool(quiet or os.environ.get("JAXMAP_QUIET"))
+
+
 class _progress:
     """What a build says on stderr once it has taken a second: a live bar on a
     terminal, else a line when that second passes and one when it ends; nothing with
@@ -676,9 +687,7 @@ class _progress:
         self._saying = threading.Lock()  # the stage's first line: said once, by either
 
     def __enter__(self):
-        context = click.get_current_context(silent=True)
-        quiet = context is not None and (context.find_root().obj or {}).get("quiet")
-        if quiet or os.environ.get("JAXMAP_QUIET"):
+        if _quiet():
             return None
         self._watcher = threading.Thread(target=self._watch, daemon=True)
         self._watcher.start()
@@ -715,12 +724,16 @@ class _progress:
             return
         if sys.stderr.isatty():
             if self.bar is None:
-                from jaxmap.render.text import build_stage
+                from jaxmap.render.text import build_in_work, build_stage
 
                 self.bar = click.progressbar(length=total, file=sys.stderr,
-                                             label=build_stage(self.label, self.stage))
+                                             label=build_stage(self.label, self.stage),
+                                             # its items: the files in work, not counts
+                                             item_show_func=cast(
+                                                 "Callable[[int | None], str | None]",
+                                                 build_in_work))
                 self.bar.__enter__()
-            self.bar.update(done - self.bar.pos)
+            self.bar.update(done - self.bar.pos, next(iter(working()), None))
         else:
             self._announce()
         self.announced = True

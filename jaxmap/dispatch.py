@@ -22,15 +22,17 @@ def load(reference: str):
 
 
 def answer(command: Command, index: Index, arguments: dict, fmt: str = "json",
-           view: View | None = None) -> str:
+           view: View | None = None, said: list[str] | None = None) -> str:
     """A query row run on an open index and rendered in `fmt` (paths as `view` shows
     them; default: root-relative; a paged row's JSON cut to the page its arguments ask);
     NotFound, with the rendered text as its output, if the row's refusal says the result
-    answers nothing."""
+    answers nothing. The row's line for stderr, if any, is added to `said`."""
     arguments = dict(arguments)
     paging = _paging(command, arguments)
     result = load(command.run)(index, **arguments)
     view = (view or View(index.root, index.jax_version))._replace(paging=paging)
+    if said is not None and command.said and (line := load(command.said)(result, view)):
+        said.append(line)
     text = load(command.render[fmt])(result, view)
     reason = load(command.refusal)(result) if command.refusal else None
     if reason:

@@ -13,9 +13,9 @@ from jaxmap.cli import main
 from jaxmap.flow.calls import MAX_CERTAIN
 
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others", "found",
-             "registrations", "total", "offset", "truncated", "next_offset"}
+             "registrations", "read_as", "total", "offset", "truncated", "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
-              "call_file", "through", "handed", "steps", "trace_time"}
+              "call_file", "through", "handed", "steps", "trace_time", "left_out"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):

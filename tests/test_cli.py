@@ -188,6 +188,20 @@ def test_kind_lowering_keeps_only_lowerings(capsys):
     assert document["definitions"] == []
 
 
+def test_rule_kinds_keep_one_column_past_a_long_platform_label():
+    from jaxmap.models import Primitive, Rule, RuleKind, SourceLoc
+    from jaxmap.render.text import primitive
+
+    here = SourceLoc("m.py", 3)
+    prim = Primitive("p", "p_p", "m", here, rules=(
+        Rule(RuleKind.IMPL, here, "p_p.def_impl"),
+        Rule(RuleKind.LOWERING, here, "mlir.register_lowering", platform="gpu",
+             platforms=("cuda", "rocm", "oneapi"))))
+    rows = primitive(prim, str, lambda file, line: None).splitlines()[2:]
+    assert rows[1].startswith("  lowering[gpu: cuda, rocm, oneapi] m.py:3")
+    assert len({row.index(" m.py") for row in rows}) == 1
+
+
 def test_kind_lowering_text(capsys):
     code, out, err = run(capsys, "locate", "ragged_all_to_all", "--kind", "lowering")
     assert code == 0, err
@@ -241,6 +255,23 @@ def test_near_miss_suggests(capsys):
     assert_one_line_error(code, out, err)
     assert "did you mean" in err and "psum" in err
     assert out == ""
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("nosuch_p", ()),  # `touch_p` is no near miss
+    ("psun", ("psum",)),
+    ("psun_p", ("psum_p",)),  # of `psum` and `psum_p`, the one written alike
+    ("cumsun", ("cumsum",)),
+    ("reduce_", ("reduce_max", "reduce_sum")),  # starts with it
+    ("sum", ("psum", "cumsum", "reduce_sum")),  # alike, then holding it
+    ("zz", ()),
+])
+def test_suggestions_are_close_names(query, expected):
+    from jaxmap.commands.lookup import close_names
+
+    names = {"touch", "touch_p", "psum", "psum_p", "cumsum", "cumsum_p", "reduce_max",
+             "reduce_sum", "sum"}
+    assert close_names(query, names) == expected
 
 
 def test_nothing_found(capsys):

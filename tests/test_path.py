@@ -8,7 +8,7 @@ import json
 import pytest
 
 from jaxmap.commands.path import path
-from jaxmap.errors import NotFound
+from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.render import json as render_json
 from jaxmap.render import text as render_text
 from jaxmap.render.view import View
@@ -107,3 +107,26 @@ def test_a_call_the_index_names_two_ways_is_one_chain(tmp_path):
         answer = path(index, "top", "bottom")
     assert [[(s.caller, s.callee, s.line) for s in steps] for steps in answer.chains] == [
         [("m.top", "m.bottom", 6)]]
+
+
+def test_a_target_that_also_names_the_source_is_read_as_its_other_functions(tmp_path):
+    (tmp_path / "a.py").write_text("import b\n\ndef cumsum(x):\n  return b.cumsum(x)\n")
+    (tmp_path / "b.py").write_text("def cumsum(x):\n  return x\n")
+    with open_index(str(tmp_path), graph=True) as index:
+        answer = path(index, "a.cumsum", "cumsum")
+        assert answer.target == ("b.cumsum",)
+        assert [[s.callee for s in steps] for steps in answer.chains] == [["b.cumsum"]]
+
+
+def test_a_target_naming_only_the_source_is_refused(index):
+    with pytest.raises(ArgumentError, match=r"^top and m.top are the same function \(m.top\)"):
+        path(index, "top", "m.top")
+
+
+def test_a_primitive_source_is_refused_in_one_line(index, capsys):
+    from jaxmap.cli import main
+
+    assert main(["path", "p_p", "top", "--root", str(index.root)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("jaxmap: error: p_p is a primitive, but path's SOURCE must be a function "
+                   "(`jaxmap binds p_p` lists the functions that reach it)")

@@ -246,3 +246,14 @@ def test_a_file_in_work_too_long_is_named(monkeypatch, capsys):
     assert err.count("still on") == 1, err
     assert "indexing: still on jax/_src/big.py after" in err
     assert "(the call graph, 3 of 7 modules done)" in err
+
+
+def test_a_progress_bar_says_jaxmap_and_the_file_in_work():
+    from jaxmap.render.text import build_in_work, build_stage
+
+    assert build_stage("indexing", 0) == "jaxmap: indexing (parsing)"
+    assert build_stage("indexing", 1) == "jaxmap: indexing (the call graph)"
+    assert build_in_work("jax/_src/lax/lax.py") == "jax/_src/lax/lax.py"
+    long = "jax/_src/pallas/triton/pallas_call_registration.py"
+    assert build_in_work(long) == "...as/triton/pallas_call_registration.py"
+    assert len(build_in_work(long)) == 40 and build_in_work(None) is None

@@ -18,7 +18,8 @@ import re
 from functools import partial
 from typing import NamedTuple
 
-from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
+from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_kind, rule_words
+from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import NotFound
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
 from jaxmap.models import EXTERNAL, HANDED, THROUGH, UNRESOLVED, RuleKind
@@ -30,6 +31,10 @@ FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two 
 # kernel. JVP, transpose and batching rules run only under grad or vmap; followed, they
 # would make nearly every function reach `add` or `mul`.
 RUN_AT_BIND = (RuleKind.IMPL.value, RuleKind.LOWERING.value)
+# Why `binds` leaves a function out of its default answer: the first reason along its
+# chain (a rule another primitive's bind runs, an interpreter, a call under `if x is
+# None:` that its callers pass x to), else, binding it when traced, that it is private.
+LEFT_OUT = ("impl_rule", "lowering_rule", "interpreter", "guarded_call", "private")
 
 
 class Reached(NamedTuple):
@@ -53,6 +58,7 @@ class Reached(NamedTuple):
     # binds: the words of each step of `chain` (chains.py), one fewer than its names
     steps: tuple[str, ...] = ()
     trace_time: bool = False  # binds: its chain runs when a user's call is traced
+    left_out: str = ""  # binds: why the default answer leaves it out (LEFT_OUT), or ""
 
 
 class Registration(NamedTuple):
@@ -80,6 +86,7 @@ class CallAnswer(NamedTuple):
     unresolved: int = 0
     others: int = 0  # binds: the functions reaching it its default answer leaves out
     traced: bool = False  # binds: the default answer, what binds it when traced
+    read_as: Reading | None = None  # binds: the primitives `query` was read as
 
 
 class Tree(NamedTuple):
@@ -118,7 +125,8 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
     through interpreters, the default answer first; `public`: the public API only."""
     walk = binder_walk(index, prim, depth)
     found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
-             ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels)
+             ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels,
+                       left_out=_left_out(walk, i))
              for i in walk.far.levels.keys() | walk.near.levels.keys() if i in walk.nodes]
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))  # whatever the set's order
     unresolved = _unnamed_callers(index, walk.nodes.values())
@@ -130,7 +138,7 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
         listed = [r for r in listed if r.public]
     return CallAnswer(prim, "binds", walk.targets, tuple(listed), unresolved=unresolved,
                       others=len(rest) if not everything else 0,
-                      traced=not everything)
+                      traced=not everything, read_as=read_primitive(index, prim))
 
 
 def default_answer(found) -> list[Reached]:
@@ -142,6 +150,22 @@ def default_answer(found) -> list[Reached]:
 
 def _in_default(found: Reached) -> bool:
     return found.public and found.trace_time
+
+
+def _left_out(walk: BinderWalk, node: int) -> str:
+    """Why the default answer leaves `node` out (one of LEFT_OUT), or "" if it does not."""
+    if node in walk.near.levels:
+        return "" if walk.nodes[node].public else "private"
+    parent, how = walk.far.parent, walk.far.how
+    while True:
+        if is_interpreter(walk.nodes[node].qualname):
+            return "interpreter"
+        if node not in parent:
+            return "guarded_call"
+        kind = rule_kind(how[node, parent[node]])
+        if kind:
+            return f"{kind}_rule"
+        node = parent[node]
 
 
 def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
@@ -156,7 +180,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     prims = index.primitive_ids(*spellings(prim))
     if not prims:
         raise NotFound(f"no primitive named {prim!r} in the index of {index.root}",
-                       suggest(index, prim))
+                       suggest(index, prim, primitives=True))
     variables = {pid: f"{variable or prim_name}.bind" for pid, prim_name, variable in prims}
     ends: dict[int, tuple[str, ...]] = {}
     bind_lines: dict[int, int] = {}

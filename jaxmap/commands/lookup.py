@@ -135,12 +135,42 @@ def primitives(index: Index, missing: tuple[str, ...] = (), has: tuple[str, ...]
     return select(index.primitives(), tuple(missing), tuple(has), platform)
 
 
-def suggest(index: Index, query: str, limit: int = 5) -> tuple[str, ...]:
-    """Names close to `query`, for 'did you mean'."""
+def suggest(index: Index, query: str, limit: int = 5, primitives: bool = False
+            ) -> tuple[str, ...]:
+    """Names close to `query`, for 'did you mean' (`primitives`: only theirs)."""
+    names = index.primitive_names() if primitives else index.names()
+    return close_names(query.rpartition(".")[2], names, limit)
+
+
+_CLOSE, _CLOSE_ANY_START = 0.75, 0.85  # ratios of `close_names`
+
+
+def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
+    """Up to `limit` of `names` close to `query`, compared without a `_p` suffix: alike
+    (difflib's ratio at least _CLOSE with the same first letter, else _CLOSE_ANY_START:
+    `psun` -> `psum`, not `nosuch_p` -> `touch_p`), then those starting with it, then
+    those holding it (three letters or more); of `x` and `x_p`, the one written as
+    `query` is."""
     import difflib
 
-    leaf = query.rpartition(".")[2]
-    return tuple(difflib.get_close_matches(leaf, sorted(index.names()), n=limit, cutoff=0.75))
+    stem = query.lower().removesuffix("_p")
+    by_stem: dict[str, str] = {}
+    for name in sorted(names):
+        key = name.lower().removesuffix("_p")
+        if key not in by_stem or name.endswith("_p") == query.endswith("_p"):
+            by_stem[key] = name
+    matcher = difflib.SequenceMatcher(b=stem)
+    alike = []
+    for key in by_stem:
+        matcher.set_seq1(key)
+        ratio = matcher.ratio() if matcher.quick_ratio() >= _CLOSE else 0.0
+        if key != stem and ratio >= (_CLOSE if key[:1] == stem[:1] else _CLOSE_ANY_START):
+            alike.append((-ratio, key))
+    keys = [key for _r, key in sorted(alike)]
+    if len(stem) >= 3:
+        keys += sorted(k for k in by_stem if k.startswith(stem) and k != stem)
+        keys += sorted(k for k in by_stem if stem in k[1:] and k != stem)
+    return tuple(dict.fromkeys(by_stem[k] for k in keys))[:limit]
 
 
 def spellings(query: str) -> tuple[str, str]:

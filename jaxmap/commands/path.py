@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.chains import BINDS, CALLS, edge_words
-from jaxmap.errors import NotFound
+from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.models import RESOLVED, THROUGH
 
 if TYPE_CHECKING:
@@ -39,11 +39,19 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
          ) -> PathAnswer:
     """Up to `most` shortest call chains from `source` to `target`, within `depth`
     calls; to a primitive, the chain `binds` gives for `source` first; NotFound if A
-    or B names nothing, or no chain joins them."""
+    or B names nothing, or no chain joins them; ArgumentError if A is a primitive, or
+    B names only A."""
     from jaxmap.commands.callgraph import _targets
 
     starts = _targets(index, source)
+    _check_source(index, source, starts)
     ends, labels, finals = _ends(index, target)
+    if not finals:  # B's functions other than A: `path jnp.cumsum cumsum` is not A to A
+        ends = {end: label for end, label in ends.items() if end not in starts}
+        if not ends:
+            raise ArgumentError(f"{source} and {target} are the same function "
+                                f"({', '.join(labels)}): path joins two different ones")
+        labels = tuple(ends.values())
     hops: dict[tuple[int, int], str] = {}
     parents = _search(index, list(starts), set(ends), depth, hops)
     reached = [end for end in ends if end in parents or end in starts]
@@ -64,6 +72,17 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     if first is not None:
         chains = [first] + [c for c in chains if _names(c) != _names(first)]
     return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]))
+
+
+def _check_source(index: Index, source: str, starts: dict[int, str]) -> None:
+    """ArgumentError when every definition `source` names holds a primitive
+    (`cumsum_p`): a chain starts at a function, which calls; a primitive is bound."""
+    from jaxmap.commands.callgraph import _is_primitive_variable
+
+    if all(_is_primitive_variable(index, label.rpartition(".")[2])
+           for label in starts.values()):
+        raise ArgumentError(f"{source} is a primitive, but path's SOURCE must be a function "
+                            f"(`jaxmap binds {source}` lists the functions that reach it)")
 
 
 def _binds_chain(index: Index, prim: str, starts: dict[int, str], depth: int

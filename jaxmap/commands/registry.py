@@ -62,6 +62,9 @@ class Command(NamedTuple):
     # front ends then fail with that line, the CLI after printing the rendered result.
     refusal: str = ""
     notes: str = ""  # a scaffold row's one-line notes: run's arguments -> list[str]
+    # "module:function": (result, view) -> a line the CLI says on stderr first, or None
+    # (what a query was read as)
+    said: str = ""
     page: int = 0  # its JSON's long list is paged (PAGING): MCP's default page size
 
     @property
@@ -98,6 +101,7 @@ def _paged(command: Command, page: int) -> Command:
 def _calls(direction: str, doc: str, params: tuple[Param, ...], mcp: bool = True) -> Command:
     return _paged(Command(direction, doc, params, f"jaxmap.commands.callgraph:{direction}",
                           {"text": f"{_TEXT}:call_answer", "json": f"{_JSON}:call_document"},
+                          said=f"{_TEXT}:read_as_note",
                           mcp=mcp, graph=True), 50)
 
 

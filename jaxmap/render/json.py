@@ -217,19 +217,30 @@ def call_document(answer, view: View) -> str:
     return _dump(paged({"root": str(view.root), "query": answer.query,
                         "direction": answer.direction, "targets": list(answer.targets),
                         "count": len(answer.found), "unresolved": answer.unresolved,
-                        "others": answer.others,
+                        "others": answer.others, "read_as": _read_as(answer.read_as, path),
                         "found": [{"name": r.label, "kind": r.kind, "file": path(r.file),
                                    "line": r.line, "depth": r.depth, "public": r.public,
                                    "chain": list(r.chain), "call_line": r.call_line,
                                    "call_file": path(r.call_file or r.file)
                                    if r.call_line else None,
                                    "through": r.through, "handed": r.handed,
-                                   "steps": list(r.steps), "trace_time": r.trace_time}
+                                   "steps": list(r.steps), "trace_time": r.trace_time,
+                                   "left_out": r.left_out or None}
                                   for r in answer.found],
                         "registrations": [{"function": reg.function, "kind": reg.kind,
                                            "primitive": reg.primitive, "file": path(reg.file),
                                            "line": reg.line} for reg in answer.registrations]},
                        "found", view.paging))
+
+
+def _read_as(reading, path) -> dict | None:
+    """binds: what its query was read as (null for callers and calls)."""
+    if reading is None:
+        return None
+    return {"exact": reading.exact, "functions": list(reading.functions),
+            "primitives": [{"name": p.name, "variable": p.variable, "module": p.module,
+                            "file": path(p.file),
+                            "line": p.line} for p in reading.primitives]}
 
 
 def path_document(answer, view: View) -> str:

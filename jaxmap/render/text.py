@@ -51,7 +51,8 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
     if statement:
         head += f"  (defined by `{statement}`)"
     lines = [head, f"  defined    {path(prim.loc.file)}:{prim.loc.line}"]
-    lines += [rule_line(r, path) for r in prim.rules]
+    width = max([_KIND_WIDTH] + [len(r.kind.value + platform_label(r)) for r in prim.rules])
+    lines += [rule_line(r, path, width) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
     if tests is None:
@@ -61,15 +62,19 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
                  for t in tests]
     for i, (name, file, line, note) in enumerate(tests[:_TESTS_SHOWN]):
         label = "tested by" if i == 0 else ""
-        lines.append(f"  {label:<22} {path(file)}:{line}  {name}{note}")
+        lines.append(f"  {label:<{width}} {path(file)}:{line}  {name}{note}")
     if len(prim.tests) > _TESTS_SHOWN:
-        lines.append(f"  {'':<22} ... {len(prim.tests) - _TESTS_SHOWN} more (--json lists all)")
+        lines.append(f"  {'':<{width}} ... {len(prim.tests) - _TESTS_SHOWN} more "
+                     f"(--json lists all)")
     return "\n".join(lines)
 
 
-def rule_line(r: Rule, path: PathFn) -> str:
+_KIND_WIDTH = 22  # the column of a rule's kind, wider where a primitive's longest is
+
+
+def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
     kind = r.kind.value + platform_label(r)
-    text = f"  {kind:<22} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
+    text = f"  {kind:<{width}} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
     if r.written and r.function:  # `_dot_general_batch_rule (partial of _dot_batch_rule :5869)`
         w, f = r.written, r.function
         where = "" if f.loc.file == w.loc.file else path(f.loc.file)
@@ -237,7 +242,17 @@ def no_primitives(root: str) -> str:
 
 def build_stage(label: str, stage: int) -> str:
     """A progress bar's label: stage 0 parses files, stage 1 reads the call graph."""
-    return f"{label} ({'the call graph' if stage else 'parsing'})"
+    return f"jaxmap: {label} ({'the call graph' if stage else 'parsing'})"
+
+
+_IN_WORK_CHARS = 40  # of the file in work a progress bar shows after it
+
+
+def build_in_work(path: str | None) -> str | None:
+    """The file in work, after a progress bar: its path, cut at the front to fit."""
+    if path is None or len(path) <= _IN_WORK_CHARS:
+        return path
+    return "..." + path[3 - _IN_WORK_CHARS:]
 
 
 def build_started(label: str, root: str, count: int, stage: int = 0) -> str:
@@ -355,7 +370,10 @@ def call_answer(answer, view: View) -> str:
             (_GROUPS[name][0], _GROUPS[name][1 if answer.direction == "callers" else 2])
         if found and legend:
             lines.append(f"{mark}{legend}:")
-        lines += [mark + _call_line(r, answer.direction, view) for r in found]
+        for i, r in enumerate(found):
+            if r.left_out and not (i and found[i - 1].left_out):
+                lines.append(f"{mark}{_LEFT_OUT_LEGEND}")
+            lines.append(mark + _call_line(r, answer.direction, view))
     if answer.others:
         lines.append(f"and {answer.others} more reach it through other primitives' rules, "
                      "interpreters, calls under `if x is None:` their callers pass x to, "
@@ -365,6 +383,25 @@ def call_answer(answer, view: View) -> str:
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
                      f"{view.path(reg.file)}:{reg.line}  ({reg.function})")
     return "\n".join(lines)
+
+
+def read_as_note(answer, view: View) -> str | None:
+    """What a `binds` query that is not exactly one primitive's name was read as
+    (the CLI says it on stderr): the primitives, and the functions it also names."""
+    reading = getattr(answer, "read_as", None)
+    if reading is None or reading.exact:
+        return None
+    prims = ", ".join(f"{p.variable or p.name} ({view.path(p.file)}:{p.line})"
+                      for p in reading.primitives)
+    many = len(reading.primitives) > 1
+    line = f"jaxmap: read {reading.query!r} as the primitive{'s' if many else ''} {prims}"
+    if many:
+        line += ", alike named: their answers together"
+    if reading.functions:
+        first, more = reading.functions[0], len(reading.functions) - 1
+        line += f"; not the function {first}{f' (or {more} more)' if more else ''}" \
+                f", whose primitives `jaxmap locate {reading.query}` lists"
+    return line
 
 
 def _call_heading(answer, groups: dict[str, list]) -> str:
@@ -388,12 +425,22 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
     return heading
 
 
+# Before the functions `binds --all` lists after its default answer, each with its
+# reason (callgraph.LEFT_OUT) in parentheses.
+_LEFT_OUT_LEGEND = ("left out of the default answer, each (why): impl_rule or lowering_rule "
+                    "(through a rule another primitive's bind runs), interpreter, "
+                    "guarded_call (a call under `if x is None:` its callers pass x to), "
+                    "private (binds it when traced):")
+
+
 def _call_line(r, direction: str, view: View) -> str:
-    """One answer: its name, the place of its call (binds: of its definition), and its
-    chain; a function callee also where it is defined."""
+    """One answer: its name, the place of its call (binds: of its definition, and why
+    the default answer leaves it out), and its chain; a function callee also where it
+    is defined."""
     path, chain = view.path, _chain_text(r.chain, r.steps)
     if direction == "binds" or r.call_line is None:
-        return f"{r.label}  {path(r.file)}:{r.line}  [{chain}]"
+        why = f"  ({r.left_out})" if r.left_out else ""
+        return f"{r.label}  {path(r.file)}:{r.line}{why}  [{chain}]"
     call_file = r.call_file or r.file
     where = f"{path(call_file)}:{r.call_line}"
     if direction == "callers" or r.kind not in ("function", "class"):
@@ -419,7 +466,7 @@ def path_chains(answer, view: View) -> str:
     lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
              + ", ".join(answer.target)]
     for steps in answer.chains:
-        lines.append(f"  {steps[0].caller}" if steps else "  (the same function)")
+        lines.append(f"  {steps[0].caller}")
         lines += [f"    -{step.how}-> {step.callee}  {view.path(step.file)}:{step.line}"
                   for step in steps]
     return "\n".join(lines)

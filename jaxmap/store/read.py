@@ -110,6 +110,11 @@ class Index(GraphReads):
             "SELECT name FROM primitives UNION SELECT variable FROM primitives "
             "UNION SELECT name FROM definitions") if name}
 
+    def primitive_names(self) -> set[str]:
+        """Every primitive name and primitive variable."""
+        return {name for (name,) in self._conn.execute(
+            "SELECT name FROM primitives UNION SELECT variable FROM primitives") if name}
+
     def definition_ending(self, name: str) -> tuple[str, str, int] | None:
         """(qualname, file, line) of the definition whose qualified name ends with
         `.name` (case-insensitively): under jax._src first, then the shortest; of several

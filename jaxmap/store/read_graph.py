@@ -120,6 +120,12 @@ class GraphReads(IndexCore):
             f"SELECT id, name, variable FROM primitives WHERE {NAMED_PRIMITIVE}",
             named_primitive(name, stem)).fetchall()
 
+    def primitive_refs(self, name: str, stem: str) -> list[tuple[str, str, str, str, int]]:
+        """(name, variable, module, file, line) of primitives `primitives_named` finds."""
+        return self._conn.execute(
+            f"SELECT name, variable, module, file, line FROM primitives WHERE {NAMED_PRIMITIVE}",
+            named_primitive(name, stem)).fetchall()
+
     def messages(self) -> list[tuple[str, int, str, str, tuple[str, ...], bool]]:
         """(file, line, function, exception, literal pieces, whether the function
         returns the exception rather than raising it) of every message."""
