@@ -10,6 +10,7 @@ import pytest
 
 from jaxmap.cli import main
 from jaxmap.commands import reach
+from jaxmap.commands.callgraph import MAX_GUARDS, Step, trace_walk
 from jaxmap.flow.calls import filled
 from jaxmap.flow.guardtext import Guards, arguments
 from jaxmap.session import open_index
@@ -255,3 +256,104 @@ def test_a_module_or_class_text_binds_no_name_surely():
 ])
 def test_which_parameters_a_call_surely_fills(sites, text, fills):
     assert filled(sites, text, "where", ("c", "x", "y", "*", "size")) == fills
+
+
+@pytest.mark.parametrize("call, passed", [
+    # what the call's own arguments use where None raises is surely not None
+    (b"f(c | (a > b), b, a)", (".", ".", ".")),
+    (b"f(-x, ~y, +z, x, y, z)", (".", ".", ".", ".", ".", ".")),
+    (b"f(x[0], x.shape, x, y=x)", (".", "?", ".", "y=.")),  # an attribute may be None
+    (b"f(g(x * 2), x)", (".", ".")),
+    (b"f(a < b < c, b, c)", (".", ".", "?")),  # a chain's later parts may not run
+    (b"f(a | b, a, b)", (".", "?", "?")),  # `int | None` is a type
+    (b"f(a == b, a)", (".", "?")),
+    (b"f(x.__class__, x)", ("?", "?")),
+    (b"f(a and -x, x)", ("?", "?")),
+    (b"f(-x if c else 1, x)", ("?", "?")),
+    (b"f(lambda: -x, x)", (".", "?")),
+    (b"f([-x for _ in y], x)", (".", "?")),
+    (b"f(-x, (x := g()), x)", (".", ".", "?")),  # rebound
+])
+def test_what_the_arguments_use_proves(call, passed):
+    assert arguments(call, 1) == passed
+
+
+@pytest.mark.parametrize("body, passed", [
+    (b"  return where(c, x, y)\n", ("@c", "@x", "@y")),
+    (b"  x = g(x)\n  return where(c, x, y)\n", ("@c", "?", "@y")),  # bound again
+    (b"  h = lambda x: where(c, x, y)\n", ("@c", "?", "@y")),  # the lambda's own
+    (b"  return [where(c, x, y) for x in c]\n", ("@c", "?", "@y")),
+    (b"  return where(c, *args, y=kw)\n", ("@c", "*", "y=?")),
+])
+def test_a_parameter_passed_on_is_named(body, passed):
+    text = b"def f(c, x=None, y=None, *args, **kw):\n" + body
+    guards = Guards(text, [(0, len(text))])
+    assert arguments(text, text.index(b"(", text.index(b"where")), guards) == passed
+
+
+@pytest.mark.parametrize("sites, fills", [
+    ((("?", "@a", "."),), {"x=a", "y"}),
+    ((("?", "@a", "."), ("?", ".", "@b")), {"x=a", "y=b"}),  # a value, or passed on
+    ((("?", "@a"), ("?", "@b")), set()),  # two different parameters
+    ((("?", "@a"), ("?", "?")), set()),
+])
+def test_which_parameters_a_call_passes_on(sites, fills):
+    assert filled(sites, "where", "where", ("c", "x", "y", "*", "size")) == fills
+
+
+_PASSING = """\
+from lib import where
+
+def fmax(x1, x2):
+  return where(x1 != x1 | (x1 > x2), x2, x1)
+
+def pass_on(c, x=None, y=None):
+  return where(c, x, y)
+
+def pass_twice(c, a=None, b=None):
+  return pass_on(c, a, b)
+
+def one_on(c, a=None):
+  return where(c, a, None)
+
+def calls_pass_on(c):
+  return pass_on(c, 1, 2)
+
+def calls_twice(c):
+  return pass_twice(c, b=2, a=1)
+
+def calls_one_on(c):
+  return one_on(c, 1)
+
+def leaves_one_on(c):
+  return one_on(c)
+
+def leaves_pass_on(c):
+  return pass_on(c, y=None)
+
+def recurses(c, x=None):
+  if c:
+    return recurses(c - 1, x)
+  return where(c, x, x)
+
+def calls_recurses(c):
+  return recurses(c, 1)
+"""
+
+
+def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
+    (tree / "passing.py").write_text(_PASSING)
+    found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert {"passing.pass_on", "passing.pass_twice", "passing.one_on",
+            "passing.leaves_one_on", "passing.leaves_pass_on", "passing.recurses"} <= found
+    assert not found & {"passing.fmax", "passing.calls_pass_on", "passing.calls_twice",
+                        "passing.calls_one_on", "passing.calls_recurses"}
+
+
+def test_a_function_reached_under_too_many_guards_is_walked_unguarded():
+    guards = [frozenset({f"p{i}"}) for i in range(MAX_GUARDS + 2)]
+    rows = {1: [Step(2, 1, 1, True, guard, frozenset()) for guard in guards],
+            2: [Step(3, 2, 1, True, frozenset(), frozenset().union(*guards))]}
+    parent, _levels, _lines = trace_walk(
+        lambda ids: [row for i in ids for row in rows.get(i, ())], [1])
+    assert parent == {2: 1, 3: 2}

@@ -49,6 +49,7 @@ _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
 NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
+FORWARD = "@"  # `@x`: the owner's parameter `x`, passed on as it came
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
 _LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
@@ -56,6 +57,13 @@ _LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", r
 _VALUES = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.List,
            ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp, ast.Lambda, ast.JoinedStr)
+# Operators that raise on a None operand (not `|`: `int | None` is a type), and the
+# expressions whose parts may not run.
+_RAISING = (ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.FloorDiv, ast.Mod,
+            ast.Pow, ast.LShift, ast.RShift, ast.BitAnd, ast.BitXor, ast.USub, ast.UAdd,
+            ast.Invert, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_MAY_NOT_RUN = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp,
+                ast.DictComp, ast.GeneratorExp)
 
 
 class Guards:
@@ -65,6 +73,7 @@ class Guards:
     def __init__(self, source: bytes, pieces: list[tuple[int, int]]):
         self._source, self._pieces = source, pieces
         self._values: frozenset[str] | None = None
+        self._parameters: frozenset[str] = frozenset()
         self._assigned_somewhere: frozenset[bytes] | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
@@ -131,8 +140,13 @@ class Guards:
             text = self._source[line_start:end]
             if line_start < start:  # indented: a method or a nested def
                 text = b"if 1:\n" + text
-            self._values = _bound_to_values(text)
+            self._values, self._parameters = _bound_to_values(text)
         return self._values
+
+    def parameters(self) -> frozenset[str]:
+        """The function's own parameters that its text binds in no other way."""
+        self.values()
+        return self._parameters
 
     def _assigned(self, line: bytes) -> None:
         statement = _ASSIGNS.match(line)
@@ -155,18 +169,22 @@ def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
     return None, None
 
 
-def _bound_to_values(text: bytes) -> frozenset[str]:
+def _bound_to_values(text: bytes) -> tuple[frozenset[str], frozenset[str]]:
     """The names the one function of `text` binds only by `name = value` statements
-    whose values are surely not None; none if `text` is no function Python parses."""
+    whose values are surely not None, and its own parameters (not `*args`, `**kw`) it
+    binds in no other way; none if `text` is no function Python parses."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
+        return frozenset(), frozenset()
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.If) else tree.body
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return frozenset()
+        return frozenset(), frozenset()
+    own = body[0].args
+    own = {id(arg) for arg in (*own.posonlyargs, *own.args, *own.kwonlyargs)}
     simple: set[str] = set()
     other: set[str] = set()
+    parameters: set[str] = set()
     read: set[int] = set()  # the targets of the statements read as `name = value`
     for node in ast.walk(body[0]):
         target, value = _simple(node)
@@ -181,7 +199,7 @@ def _bound_to_values(text: bytes) -> frozenset[str]:
                 and id(node) not in read:
             other.add(node.id)
         elif isinstance(node, ast.arg):
-            other.add(node.arg)
+            (parameters if id(node) in own else other).add(node.arg)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             other.update(node.names)
         elif isinstance(node, ast.alias):
@@ -192,7 +210,44 @@ def _bound_to_values(text: bytes) -> frozenset[str]:
             other.add(node.rest)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             other.add(node.name)
-    return frozenset(simple - other)
+    return frozenset(simple - other - parameters), frozenset(parameters - other - simple)
+
+
+def operands(call: bytes) -> frozenset[str]:
+    """The names that the arguments of `call` (its text from `(`) surely use where None
+    raises, before the call: an operand of an arithmetic operator but `|`, of `<`, `<=`,
+    `>`, `>=` (the first of a chain), of unary `-`, `+`, `~`; what is subscripted; what
+    an attribute not `__dunder__` is read of. Not under `and`, `or`, `a if c else b`, a
+    lambda or a comprehension (they may not run), nor a name `:=` rebinds."""
+    try:
+        tree = ast.parse(b"_" + call, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    if not isinstance(tree.body, ast.Call):
+        return frozenset()
+    found: set[str] = set()
+    stack: list[ast.AST] = [*tree.body.args, *(k.value for k in tree.body.keywords)]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, _MAY_NOT_RUN):
+            found.update(part.id for part in _raising(node) if isinstance(part, ast.Name))
+            stack.extend(ast.iter_child_nodes(node))
+    rebound = {node.target.id for node in ast.walk(tree) if isinstance(node, ast.NamedExpr)}
+    return frozenset(found - rebound)
+
+
+def _raising(node: ast.AST) -> tuple[ast.AST, ...]:
+    """The parts of `node` that None would make raise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _RAISING):
+        return node.left, node.right
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, _RAISING):
+        return (node.operand,)
+    if isinstance(node, ast.Compare) and isinstance(node.ops[0], _RAISING):
+        return node.left, node.comparators[0]
+    if isinstance(node, ast.Subscript) or isinstance(node, ast.Attribute) \
+            and not (node.attr.startswith("__") and node.attr.endswith("__")):
+        return (node.value,)
+    return ()
 
 
 def _depth(text: bytes) -> int:
@@ -203,11 +258,12 @@ def _depth(text: bytes) -> int:
 def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str, ...]:
     """What the call whose `(` is at `at` passes: for each positional argument, `None`,
     `?` (a value that may be None: a name, unless `values` (the owner's guards) knows
-    it surely is not; a condition, `or`, `and`, `yield`, an attribute), or `.`
-    (anything else: a literal, a call, an operation, a subscript);
-    `*` for `*args` (what follows is unknown); then `name=` and the same for each
-    keyword (`**kwargs` left out)."""
-    found: list[str] = []
+    it surely is not, or the call's own arguments use it where None would raise; a
+    condition, `or`, `and`, `yield`, an attribute), `@name` (a parameter of the owner's
+    own that it binds in no other way: its callers decide), or `.` (anything else: a
+    literal, a call, an operation, a subscript); `*` for `*args` (what follows is
+    unknown); then `name=` and the same for each keyword (`**kwargs` left out)."""
+    pieces: list[bytes] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
         token = match.group()
@@ -217,28 +273,42 @@ def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str
             if token != b",":
                 depth -= 1
             if depth == 0 or token == b",":
-                _argument(source[piece:match.start()], found, values)
+                pieces.append(source[piece:match.start()])
                 piece = match.end()
             if depth == 0:
-                return tuple(found)
-    return (*found, SPREAD)  # never closed (a bound, or broken text): unknown
+                return _passed(pieces, source[at:match.end()], values)
+    return (*_passed(pieces, b"", values), SPREAD)  # never closed (a bound, or broken text)
 
 
-def _argument(text: bytes, found: list[str], values: Guards | None) -> None:
-    text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
-    if not text or text.startswith(b"**"):
-        return
-    if text.startswith(b"*"):
-        found.append(SPREAD)
-        return
-    keyword = _KEYWORD.match(text)
-    if keyword:
-        text = text[keyword.end():].strip()
-    value = _value(text)
-    if value == MAYBE and values is not None and _NAME.fullmatch(text) \
-            and values.surely_value(text):
-        value = VALUE
-    found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
+def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[str, ...]:
+    found: list[str] = []
+    used: frozenset[str] | None = None  # the names the call's arguments prove, once asked
+    for text in pieces:
+        text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
+        if not text or text.startswith(b"**"):
+            continue
+        if text.startswith(b"*"):
+            found.append(SPREAD)
+            continue
+        keyword = _KEYWORD.match(text)
+        if keyword:
+            text = text[keyword.end():].strip()
+        value = _value(text)
+        if value == MAYBE and _NAME.fullmatch(text):
+            if used is None:
+                used = operands(call)
+            value = _name_value(text, used, values)
+        found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
+    return tuple(found)
+
+
+def _name_value(name: bytes, used: frozenset[str], values: Guards | None) -> str:
+    """What a bare name passed is: surely a value, a parameter forwarded, or maybe None."""
+    if name.decode() in used or values is not None and values.surely_value(name):
+        return VALUE
+    if values is not None and name.decode() in values.parameters():
+        return FORWARD + name.decode()
+    return MAYBE
 
 
 def _value(text: bytes) -> str:
