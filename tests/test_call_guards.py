@@ -234,6 +234,23 @@ def test_which_names_a_function_surely_binds_to_values(body, values):
     assert Guards(text, [(0, len(text))]).values() == values
 
 
+@pytest.mark.parametrize("params, values", [
+    (b"a: int, b: jax.Array, c: Sequence[int | None], d: 'ArrayLike'", {"a", "b", "c", "d"}),
+    (b"a: int | str, b: Union[int, Array], c: tuple[int, ...]", {"a", "b", "c"}),
+    (b"a: int | None, b: Optional[int], c: Any, d: object", set()),
+    (b"a: Union[int, None], b: 'int | None', c: Axis, d: DimSize, e", set()),
+    (b"a: int, *b: int, **c: int", {"a"}),
+])
+def test_a_parameter_typed_to_exclude_none_is_a_value(params, values):
+    text = b"def f(" + params + b"):\n  return g(a)\n"
+    assert Guards(text, [(0, len(text))]).values() == values
+
+
+def test_a_typed_parameter_bound_again_is_no_value():
+    text = b"def f(a: int):\n  a = h() or None\n  return g(a)\n"
+    assert Guards(text, [(0, len(text))]).values() == frozenset()
+
+
 def test_a_method_is_read_as_a_function():
     text = b"class C:\n  def f(self, x=None):\n    a = g(x)\n    return where(c, a, a)\n"
     start = text.index(b"def")
@@ -338,6 +355,12 @@ def recurses(c, x=None):
 
 def calls_recurses(c):
   return recurses(c, 1)
+
+def typed(c, a: int, b: "Array"):
+  return where(c, a, b)
+
+def typed_maybe(c, a: int | None = None):
+  return where(c, a, a)
 """
 
 
@@ -345,9 +368,10 @@ def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
     (tree / "passing.py").write_text(_PASSING)
     found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
     assert {"passing.pass_on", "passing.pass_twice", "passing.one_on",
-            "passing.leaves_one_on", "passing.leaves_pass_on", "passing.recurses"} <= found
+            "passing.leaves_one_on", "passing.leaves_pass_on", "passing.recurses",
+            "passing.typed_maybe"} <= found
     assert not found & {"passing.fmax", "passing.calls_pass_on", "passing.calls_twice",
-                        "passing.calls_one_on", "passing.calls_recurses"}
+                        "passing.calls_one_on", "passing.calls_recurses", "passing.typed"}
 
 
 def test_a_function_reached_under_too_many_guards_is_walked_unguarded():

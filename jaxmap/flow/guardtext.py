@@ -16,7 +16,11 @@ alone, `name = value` statements whose values are surely not None (`y = f(x)`,
 `y = x + 1`), and in no other: read by Python's own parser from the function's text,
 any other binding of the name anywhere in it (a parameter, its own or a nested def's
 or lambda's, a loop's or comprehension's target, unpacking, `as`, `:=`, `global`,
-`nonlocal`, `del`, an import, a `case` pattern, a chained target) keeps it maybe None.
+`nonlocal`, `del`, an import, a `case` pattern, a chained target) keeps it maybe None;
+or where it is a parameter of its own annotated with a type that excludes None (a
+type-correct caller passes none: annotations are trusted); or where the call's own
+arguments use it where None raises (`where(c | (a > b), b, a)`). A parameter of its
+own that it binds in no other way is passed on (`@x`): its callers decide.
 """
 
 from __future__ import annotations
@@ -52,7 +56,6 @@ SPREAD = "*"  # `*args`: what follows is unknown
 FORWARD = "@"  # `@x`: the owner's parameter `x`, passed on as it came
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
-_LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 # What a statement `name = value` may assign that is surely not None.
 _VALUES = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.List,
            ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
@@ -62,6 +65,14 @@ _VALUES = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.Lis
 _RAISING = (ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.FloorDiv, ast.Mod,
             ast.Pow, ast.LShift, ast.RShift, ast.BitAnd, ast.BitXor, ast.USub, ast.UAdd,
             ast.Invert, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Types whose values are never None, by their last name: a parameter annotated with
+# them (or a union, or a subscript, of them: `Sequence[int | None]` is still a sequence)
+# is trusted to hold no None. Not what may alias `Any` or `None` (`DimSize`, `Axis`).
+_NOT_NONE = frozenset({
+    "int", "float", "complex", "bool", "str", "bytes", "tuple", "list", "dict", "set",
+    "frozenset", "type", "Tuple", "List", "Dict", "Set", "FrozenSet", "Type", "Sequence",
+    "Mapping", "Iterable", "Iterator", "Collection", "Callable", "Hashable", "ndarray",
+    "dtype", "Array", "ArrayLike", "DTypeLike", "Shape", "StaticScalar"})
 _MAY_NOT_RUN = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp,
                 ast.DictComp, ast.GeneratorExp)
 
@@ -74,7 +85,6 @@ class Guards:
         self._source, self._pieces = source, pieces
         self._values: frozenset[str] | None = None
         self._parameters: frozenset[str] = frozenset()
-        self._assigned_somewhere: frozenset[bytes] | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
         self.assigned: set[str] = set()
@@ -121,19 +131,15 @@ class Guards:
             at += len(line) + 1
 
     def surely_value(self, name: bytes) -> bool:
-        """Whether the text binds `name` only to values surely not None; most names
-        passed are parameters, which no line starts by assigning: those are told apart
-        by one search, and the text read statement by statement only for the rest."""
-        if self._assigned_somewhere is None:
-            self._assigned_somewhere = frozenset(
-                found for start, end in self._pieces
-                for found in _LINE_ASSIGNS.findall(self._source, start, end))
-        return name in self._assigned_somewhere and name.decode() in self.values()
+        """Whether the text binds `name` only to values surely not None, or it is a
+        parameter annotated with a type that excludes None."""
+        return name.decode() in self.values()
 
     def values(self) -> frozenset[str]:
-        """The names a function's text binds only to values surely not None (read once
-        asked). A module's or class's text has none: a function may rebind its names
-        (`global`), and another module its module's."""
+        """The names a function's text binds only to values surely not None, and its
+        parameters annotated with types that exclude None (read once asked). A
+        module's or class's text has none: a function may rebind its names (`global`),
+        and another module its module's."""
         if self._values is None:
             start, end = self._pieces[0][0], self._pieces[-1][1]
             line_start = self._source.rfind(b"\n", 0, start) + 1
@@ -180,8 +186,10 @@ def _bound_to_values(text: bytes) -> tuple[frozenset[str], frozenset[str]]:
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.If) else tree.body
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return frozenset(), frozenset()
-    own = body[0].args
-    own = {id(arg) for arg in (*own.posonlyargs, *own.args, *own.kwonlyargs)}
+    args = body[0].args
+    args = (*args.posonlyargs, *args.args, *args.kwonlyargs)
+    own = {id(arg) for arg in args}
+    typed = {arg.arg for arg in args if arg.annotation and _not_none(arg.annotation)}
     simple: set[str] = set()
     other: set[str] = set()
     parameters: set[str] = set()
@@ -210,7 +218,30 @@ def _bound_to_values(text: bytes) -> tuple[frozenset[str], frozenset[str]]:
             other.add(node.rest)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             other.add(node.name)
-    return frozenset(simple - other - parameters), frozenset(parameters - other - simple)
+    return (frozenset(simple - other - parameters | typed - other),
+            frozenset(parameters - other - simple - typed))
+
+
+def _not_none(annotation: ast.expr) -> bool:
+    """Whether an annotation names only types whose values are never None."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return _not_none(ast.parse(annotation.value, mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _not_none(annotation.left) and _not_none(annotation.right)
+    if isinstance(annotation, ast.Subscript):
+        if _last_name(annotation.value) != "Union":
+            return _not_none(annotation.value)
+        parts = annotation.slice
+        return all(map(_not_none, parts.elts if isinstance(parts, ast.Tuple) else (parts,)))
+    return _last_name(annotation) in _NOT_NONE
+
+
+def _last_name(node: ast.expr) -> str | None:
+    return node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else None
 
 
 def operands(call: bytes) -> frozenset[str]:
