@@ -181,6 +181,12 @@ def test_which_names_a_line_requires_none(text, guarded):
     (b"def f(x=None):\n  with a as x:\n    pass\n  if x is None:\n    g()\n", {"x"}),
     (b"def f(x=None):\n  def inner(x=None):\n    pass\n  if x is None:\n    g()\n", {"x"}),
     (b"def f(x=None):\n  h(\n    x=x)\n  if x is None:\n    g()\n", set()),  # a keyword
+    (b"def f(x=None):\n  if x is None:\n    g()\n  print(); x = 1\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  (x) = 1\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  del x\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g(lambda x: x)\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  y: int\n", set()),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  )\n", {"x"}),  # not Python: unread
 ])
 def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
     assert Guards(text, [(0, len(text))]).assigned >= assigned

@@ -7,9 +7,10 @@ callers' arguments never let run (`where(c, x, y)` never runs `where`'s one-argu
 
 Only what reads exactly guards a line: a condition with `or`, `not` or brackets, an
 `else:` block, a header over several lines or after its `:` on one line, guards
-nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`, a
-nested def's parameter) is no guard either, since it may not hold what the caller
-passed.
+nothing; a name the function binds anywhere but as its own parameter (`x = ...`, `for
+x in`, `as x`, `x :=`, `del x`, a nested def's or lambda's parameter: read by Python's
+own parser, as below) is no guard either, since it may not hold what the caller
+passed; nor is any name of a text that parser cannot read as one function.
 
 A name passed counts as surely not None only where a function binds it in one way
 alone, `name = value` statements whose values are surely not None (`y = f(x)`,
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
+from typing import NamedTuple
 
 from jaxmap.flow.flowtext import masked
 
@@ -35,15 +37,7 @@ _GUARD = re.compile(
     rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*[ \t]+is[ \t]+None"
     rb"(?:[ \t]+and[ \t]+[A-Za-z_]\w*[ \t]+is[ \t]+None)*)[ \t]*:[ \t\0]*\Z")
 _GUARDED = re.compile(rb"([A-Za-z_]\w*)[ \t]+is[ \t]+None")
-_TARGET = rb"[A-Za-z_*\[][\w.\[\]\t ,*\0]*?"
-# Statement starts that assign names: `a, b = ...`, `x: T = ...`, `for a, b in ...`
-# (also after the `:` of a one-line compound statement); anywhere, `as x` and `x :=`.
-_ASSIGNS = re.compile(
-    rb"[ \t\0]*(?:(?:if|elif|else|while|for|with|try|except|finally)\b[^\n]*?:[ \t]*)?"
-    rb"(?:for[ \t]+(" + _TARGET + rb")[ \t]+in\b|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=))")
-_BOUND = re.compile(rb"\bas[ \t]+([A-Za-z_]\w*)|([A-Za-z_]\w*)[ \t]*:=")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
-_DEF = re.compile(rb"[ \t\0]*(?:async[ \t]+)?def\b")
 _SEPARATOR = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
     rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[()\[\]{},]")
@@ -83,12 +77,9 @@ class Guards:
 
     def __init__(self, source: bytes, pieces: list[tuple[int, int]]):
         self._source, self._pieces = source, pieces
-        self._values: frozenset[str] | None = None
-        self._parameters: frozenset[str] = frozenset()
+        self._bindings: _Bindings | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
-        self.assigned: set[str] = set()
-        self._owner: int | None = None  # the indent of the owner's own def
         if any(source.find(b" is None", start, end) >= 0 for start, end in pieces):
             for start, end in pieces:
                 self._read(source, start, end)
@@ -102,7 +93,7 @@ class Guards:
         code = masked(source[start:end])
         blocks: list[tuple[int, frozenset[str]]] = []  # (indent, names) of open guards
         guard: frozenset[str] = frozenset()
-        depth, joined, at, nested = 0, False, 0, False
+        depth, joined, at = 0, False, 0
         for line in code.split(b"\n"):
             indent = len(line) - len(line.lstrip(b" \t\0"))
             if depth <= 0 and not joined and line.strip(b" \t\0"):  # a statement starts
@@ -113,17 +104,9 @@ class Guards:
                 if header:
                     blocks.append((indent, frozenset(
                         name.decode() for name in _GUARDED.findall(header.group(1)))))
-                self._assigned(line)
-                # a nested def's parameters are its own, not the owner's
-                nested = _DEF.match(line) is not None and self._owner is not None
-                if self._owner is None and _DEF.match(line):
-                    self._owner = indent
                 depth = 0
             elif blocks and indent <= blocks[-1][0]:  # a continuation out of its block
                 guard = frozenset()
-            if nested:
-                self.assigned.update(name.decode() for name in _NAME.findall(line))
-            self._bound(line)
             self._starts.append(start + at)
             self._guards.append(guard)
             depth += _depth(line)
@@ -133,37 +116,52 @@ class Guards:
     def surely_value(self, name: bytes) -> bool:
         """Whether the text binds `name` only to values surely not None, or it is a
         parameter annotated with a type that excludes None."""
-        return name.decode() in self.values()
+        return name.decode() in self._read_bindings().values
+
+    def parameters(self) -> frozenset[str]:
+        """The function's own parameters that its text binds in no other way."""
+        return self._read_bindings().parameters
+
+    @property
+    def assigned(self) -> frozenset[str]:
+        """The names the text binds but as the function's own parameters (`if x is
+        None:` on them guards nothing); where Python cannot read it as one function,
+        every name a guard names."""
+        if not any(self._guards):
+            return frozenset()
+        bound = self._read_bindings().bound
+        return frozenset().union(*self._guards) if bound is None else bound
 
     def values(self) -> frozenset[str]:
         """The names a function's text binds only to values surely not None, and its
-        parameters annotated with types that exclude None (read once asked). A
-        module's or class's text has none: a function may rebind its names (`global`),
-        and another module its module's."""
-        if self._values is None:
+        parameters annotated with types that exclude None. A module's or class's text
+        has none: a function may rebind its names (`global`), and another module its
+        module's."""
+        return self._read_bindings().values
+
+    def _read_bindings(self) -> _Bindings:
+        """The function's text read by Python's parser, once asked."""
+        if self._bindings is None:
             start, end = self._pieces[0][0], self._pieces[-1][1]
             line_start = self._source.rfind(b"\n", 0, start) + 1
             text = self._source[line_start:end]
             if line_start < start:  # indented: a method or a nested def
                 text = b"if 1:\n" + text
-            self._values, self._parameters = _bound_to_values(text)
-        return self._values
+            self._bindings = _bindings(text)
+        return self._bindings
 
-    def parameters(self) -> frozenset[str]:
-        """The function's own parameters that its text binds in no other way."""
-        self.values()
-        return self._parameters
 
-    def _assigned(self, line: bytes) -> None:
-        statement = _ASSIGNS.match(line)
-        if statement:
-            self.assigned.update(name.decode() for name in _NAME.findall(
-                statement.group(1) or statement.group(2)))
+class _Bindings(NamedTuple):
+    """How a function binds its names: those only to values surely not None (and its
+    parameters typed to exclude None), its own parameters bound in no other way, and
+    every name bound but as its own parameter (None: not read)."""
 
-    def _bound(self, line: bytes) -> None:
-        if b"as" in line or b":=" in line:
-            for alias, walrus in _BOUND.findall(line):
-                self.assigned.add((alias or walrus).decode())
+    values: frozenset[str]
+    parameters: frozenset[str]
+    bound: frozenset[str] | None
+
+
+_UNREAD = _Bindings(frozenset(), frozenset(), None)
 
 
 def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
@@ -175,17 +173,18 @@ def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
     return None, None
 
 
-def _bound_to_values(text: bytes) -> tuple[frozenset[str], frozenset[str]]:
-    """The names the one function of `text` binds only by `name = value` statements
-    whose values are surely not None, and its own parameters (not `*args`, `**kw`) it
-    binds in no other way; none if `text` is no function Python parses."""
+def _bindings(text: bytes) -> _Bindings:
+    """How the one function of `text` binds its names: only by `name = value`
+    statements whose values are surely not None, as its own parameters (not `*args`,
+    `**kw`) and in no other way, or anyhow but as its own parameters; not read if
+    `text` is no function Python parses."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset(), frozenset()
+        return _UNREAD
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.If) else tree.body
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return frozenset(), frozenset()
+        return _UNREAD
     args = body[0].args
     args = (*args.posonlyargs, *args.args, *args.kwonlyargs)
     own = {id(arg) for arg in args}
@@ -218,8 +217,9 @@ def _bound_to_values(text: bytes) -> tuple[frozenset[str], frozenset[str]]:
             other.add(node.rest)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             other.add(node.name)
-    return (frozenset(simple - other - parameters | typed - other),
-            frozenset(parameters - other - simple - typed))
+    return _Bindings(frozenset(simple - other - parameters | typed - other),
+                     frozenset(parameters - other - simple - typed),
+                     frozenset(simple | other))
 
 
 def _not_none(annotation: ast.expr) -> bool:
