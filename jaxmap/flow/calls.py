@@ -186,7 +186,8 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
     caller's own (`P=Q`)."""
     calling: dict[int, list[int]] = {}  # callee -> its resolved rows with arguments
     for k, row in enumerate(rows):
-        if row.status == RESOLVED and (row.caller, row.text) in passed:
+        if row.callee is not None and row.status == RESOLVED \
+                and (row.caller, row.text) in passed:
             calling.setdefault(row.callee, []).append(k)
     guarded = {row.caller for row in rows if row.guard}
     work = list(guarded)

@@ -185,8 +185,8 @@ def _bindings(text: bytes) -> _Bindings:
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.If) else tree.body
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _UNREAD
-    args = body[0].args
-    args = (*args.posonlyargs, *args.args, *args.kwonlyargs)
+    signature = body[0].args
+    args = (*signature.posonlyargs, *signature.args, *signature.kwonlyargs)
     own = {id(arg) for arg in args}
     typed = {arg.arg for arg in args if arg.annotation and _not_none(arg.annotation)}
     simple: set[str] = set()
