@@ -10,6 +10,7 @@ import pytest
 
 from jaxmap.cli import main
 from jaxmap.commands import reach
+from jaxmap.commands.callgraph import MAX_GUARDS, Step, trace_walk
 from jaxmap.flow.calls import filled
 from jaxmap.flow.guardtext import Guards, arguments
 from jaxmap.session import open_index
@@ -180,6 +181,12 @@ def test_which_names_a_line_requires_none(text, guarded):
     (b"def f(x=None):\n  with a as x:\n    pass\n  if x is None:\n    g()\n", {"x"}),
     (b"def f(x=None):\n  def inner(x=None):\n    pass\n  if x is None:\n    g()\n", {"x"}),
     (b"def f(x=None):\n  h(\n    x=x)\n  if x is None:\n    g()\n", set()),  # a keyword
+    (b"def f(x=None):\n  if x is None:\n    g()\n  print(); x = 1\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  (x) = 1\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  del x\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g(lambda x: x)\n", {"x"}),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  y: int\n", set()),
+    (b"def f(x=None):\n  if x is None:\n    g()\n  )\n", {"x"}),  # not Python: unread
 ])
 def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
     assert Guards(text, [(0, len(text))]).assigned >= assigned
@@ -233,6 +240,23 @@ def test_which_names_a_function_surely_binds_to_values(body, values):
     assert Guards(text, [(0, len(text))]).values() == values
 
 
+@pytest.mark.parametrize("params, values", [
+    (b"a: int, b: jax.Array, c: Sequence[int | None], d: 'ArrayLike'", {"a", "b", "c", "d"}),
+    (b"a: int | str, b: Union[int, Array], c: tuple[int, ...]", {"a", "b", "c"}),
+    (b"a: int | None, b: Optional[int], c: Any, d: object", set()),
+    (b"a: Union[int, None], b: 'int | None', c: Axis, d: DimSize, e", set()),
+    (b"a: int, *b: int, **c: int", {"a"}),
+])
+def test_a_parameter_typed_to_exclude_none_is_a_value(params, values):
+    text = b"def f(" + params + b"):\n  return g(a)\n"
+    assert Guards(text, [(0, len(text))]).values() == values
+
+
+def test_a_typed_parameter_bound_again_is_no_value():
+    text = b"def f(a: int):\n  a = h() or None\n  return g(a)\n"
+    assert Guards(text, [(0, len(text))]).values() == frozenset()
+
+
 def test_a_method_is_read_as_a_function():
     text = b"class C:\n  def f(self, x=None):\n    a = g(x)\n    return where(c, a, a)\n"
     start = text.index(b"def")
@@ -255,3 +279,111 @@ def test_a_module_or_class_text_binds_no_name_surely():
 ])
 def test_which_parameters_a_call_surely_fills(sites, text, fills):
     assert filled(sites, text, "where", ("c", "x", "y", "*", "size")) == fills
+
+
+@pytest.mark.parametrize("call, passed", [
+    # what the call's own arguments use where None raises is surely not None
+    (b"f(c | (a > b), b, a)", (".", ".", ".")),
+    (b"f(-x, ~y, +z, x, y, z)", (".", ".", ".", ".", ".", ".")),
+    (b"f(x[0], x.shape, x, y=x)", (".", "?", ".", "y=.")),  # an attribute may be None
+    (b"f(g(x * 2), x)", (".", ".")),
+    (b"f(a < b < c, b, c)", (".", ".", "?")),  # a chain's later parts may not run
+    (b"f(a | b, a, b)", (".", "?", "?")),  # `int | None` is a type
+    (b"f(a == b, a)", (".", "?")),
+    (b"f(x.__class__, x)", ("?", "?")),
+    (b"f(a and -x, x)", ("?", "?")),
+    (b"f(-x if c else 1, x)", ("?", "?")),
+    (b"f(lambda: -x, x)", (".", "?")),
+    (b"f([-x for _ in y], x)", (".", "?")),
+    (b"f(-x, (x := g()), x)", (".", ".", "?")),  # rebound
+])
+def test_what_the_arguments_use_proves(call, passed):
+    assert arguments(call, 1) == passed
+
+
+@pytest.mark.parametrize("body, passed", [
+    (b"  return where(c, x, y)\n", ("@c", "@x", "@y")),
+    (b"  x = g(x)\n  return where(c, x, y)\n", ("@c", "?", "@y")),  # bound again
+    (b"  h = lambda x: where(c, x, y)\n", ("@c", "?", "@y")),  # the lambda's own
+    (b"  return [where(c, x, y) for x in c]\n", ("@c", "?", "@y")),
+    (b"  return where(c, *args, y=kw)\n", ("@c", "*", "y=?")),
+])
+def test_a_parameter_passed_on_is_named(body, passed):
+    text = b"def f(c, x=None, y=None, *args, **kw):\n" + body
+    guards = Guards(text, [(0, len(text))])
+    assert arguments(text, text.index(b"(", text.index(b"where")), guards) == passed
+
+
+@pytest.mark.parametrize("sites, fills", [
+    ((("?", "@a", "."),), {"x=a", "y"}),
+    ((("?", "@a", "."), ("?", ".", "@b")), {"x=a", "y=b"}),  # a value, or passed on
+    ((("?", "@a"), ("?", "@b")), set()),  # two different parameters
+    ((("?", "@a"), ("?", "?")), set()),
+])
+def test_which_parameters_a_call_passes_on(sites, fills):
+    assert filled(sites, "where", "where", ("c", "x", "y", "*", "size")) == fills
+
+
+_PASSING = """\
+from lib import where
+
+def fmax(x1, x2):
+  return where(x1 != x1 | (x1 > x2), x2, x1)
+
+def pass_on(c, x=None, y=None):
+  return where(c, x, y)
+
+def pass_twice(c, a=None, b=None):
+  return pass_on(c, a, b)
+
+def one_on(c, a=None):
+  return where(c, a, None)
+
+def calls_pass_on(c):
+  return pass_on(c, 1, 2)
+
+def calls_twice(c):
+  return pass_twice(c, b=2, a=1)
+
+def calls_one_on(c):
+  return one_on(c, 1)
+
+def leaves_one_on(c):
+  return one_on(c)
+
+def leaves_pass_on(c):
+  return pass_on(c, y=None)
+
+def recurses(c, x=None):
+  if c:
+    return recurses(c - 1, x)
+  return where(c, x, x)
+
+def calls_recurses(c):
+  return recurses(c, 1)
+
+def typed(c, a: int, b: "Array"):
+  return where(c, a, b)
+
+def typed_maybe(c, a: int | None = None):
+  return where(c, a, a)
+"""
+
+
+def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
+    (tree / "passing.py").write_text(_PASSING)
+    found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert {"passing.pass_on", "passing.pass_twice", "passing.one_on",
+            "passing.leaves_one_on", "passing.leaves_pass_on", "passing.recurses",
+            "passing.typed_maybe"} <= found
+    assert not found & {"passing.fmax", "passing.calls_pass_on", "passing.calls_twice",
+                        "passing.calls_one_on", "passing.calls_recurses", "passing.typed"}
+
+
+def test_a_function_reached_under_too_many_guards_is_walked_unguarded():
+    guards = [frozenset({f"p{i}"}) for i in range(MAX_GUARDS + 2)]
+    rows = {1: [Step(2, 1, 1, True, guard, frozenset()) for guard in guards],
+            2: [Step(3, 2, 1, True, frozenset(), frozenset().union(*guards))]}
+    parent, _levels, _lines = trace_walk(
+        lambda ids: [row for i in ids for row in rows.get(i, ())], [1])
+    assert parent == {2: 1, 3: 2}

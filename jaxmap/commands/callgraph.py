@@ -247,13 +247,20 @@ def _names(text: str | None) -> frozenset[str]:
     return frozenset(text.split(",")) if text else frozenset()
 
 
+# The most guards a function is walked under; past it, it is walked unguarded (sound:
+# an unguarded walk takes every step a guarded one would).
+MAX_GUARDS = 8
+
+
 def trace_walk(step, start: list[int], depth: int | None = None
                ) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
-    """`_walk` along `step(ids) -> [Step]` (functions only), one call guard deep: where
-    F's call toward the bind is guarded by `P is None`, a step up to a caller of F is
+    """`_walk` along `step(ids) -> [Step]` (functions only), under call guards: where
+    F's call toward the bind is guarded by `P is None`, a step up to a caller C of F is
     taken only if its call of F may leave every P None (it passes none of them a value
-    surely not None); otherwise that call never runs F's. Each id is walked on again
-    when it is reached under a guard it was not yet."""
+    surely not None); otherwise that call never runs F's. C is then walked under its own
+    guard at that call, and, where it passes P its own parameter Q as it came, under
+    `Q is None` too. Each id is walked on again when it is reached under a guard that
+    no guard it was reached under already allows (at most MAX_GUARDS)."""
     levels = {i: 0 for i in start}
     parent: dict[int, int] = {}
     lines: dict[int, int] = {}
@@ -263,17 +270,29 @@ def trace_walk(step, start: list[int], depth: int | None = None
         level += 1
         nxt: dict[int, None] = {}
         for row in step(frontier):
-            guards = held.setdefault(row.caller, set())
-            if not row.function or frozenset() in guards or row.guard in guards \
-                    or all(guard & row.fills for guard in held[row.callee]):
+            if not row.function:
                 continue
-            guards.add(row.guard)
-            if row.caller not in levels:
-                levels[row.caller] = levels[row.callee] + 1
-                parent[row.caller], lines[row.caller] = row.callee, row.line
-            nxt[row.caller] = None
+            guards = held.setdefault(row.caller, set())
+            for guard in _caller_guards(row, held[row.callee]):
+                if any(seen <= guard for seen in guards):
+                    continue
+                guards.add(guard if len(guards) < MAX_GUARDS else frozenset())
+                if row.caller not in levels:
+                    levels[row.caller] = levels[row.callee] + 1
+                    parent[row.caller], lines[row.caller] = row.callee, row.line
+                nxt[row.caller] = None
         frontier = list(nxt)
     return parent, levels, lines
+
+
+def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]]:
+    """The guards the caller of `row` is walked under, one for each of the callee's
+    `guards` that the call may leave all None: its own guard at the call, and its
+    parameters the call passes on for the callee's guarded ones (`fills`' `P=Q`)."""
+    surely = {fill for fill in row.fills if "=" not in fill}
+    forwards = dict(fill.split("=") for fill in row.fills if "=" in fill)
+    return {row.guard.union(forwards[name] for name in guard if name in forwards)
+            for guard in guards if not guard & surely}
 
 
 def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]

@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
-from jaxmap.flow.guardtext import MAYBE, NONE, SPREAD
+from jaxmap.flow.guardtext import FORWARD, MAYBE, NONE, SPREAD
 from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
@@ -158,7 +158,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
-    _fill(rows, passed, _signatures(names, ids, {row.caller for row in rows if row.guard}))
+    _fill(rows, passed, _signatures(names, ids))
     return rows
 
 
@@ -168,59 +168,83 @@ def _guard(rows: list[CallRow], start: int, guard: str) -> None:
         rows[start:] = [row._replace(guard=guard) for row in rows[start:]]
 
 
-def _signatures(names: Names, ids: dict[str, int], wanted: set[int]
-                ) -> dict[int, tuple[str, tuple[str, ...]]]:
-    """id -> (name, parameters) of the functions of `wanted`."""
+def _signatures(names: Names, ids: dict[str, int]) -> dict[int, tuple[str, tuple[str, ...]]]:
+    """id -> (name, parameters) of each function."""
     found = {}
     for module, (_, facts) in names.modules.items():
         for qualname, spec in facts.funcs.items():
             did = ids.get(f"{module}.{qualname}")
-            if did in wanted:
+            if did is not None:
                 found[did] = (qualname.rpartition(".")[2], spec.params)
     return found
 
 
 def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
-    """Each resolved call of a function of `signatures` (one with a guarded call) with
-    the parameters that every call of it there passes a value surely not None."""
+    """Each resolved call of a function with a guarded call, or that forwards a
+    parameter to such a call (and so on up), with the parameters that every call of
+    it there passes a value surely not None, and those it passes a parameter of the
+    caller's own (`P=Q`)."""
+    calling: dict[int, list[int]] = {}  # callee -> its resolved rows with arguments
     for k, row in enumerate(rows):
-        if row.callee in signatures and row.status == RESOLVED \
+        if row.callee is not None and row.status == RESOLVED \
                 and (row.caller, row.text) in passed:
-            name, params = signatures[row.callee]
+            calling.setdefault(row.callee, []).append(k)
+    guarded = {row.caller for row in rows if row.guard}
+    work = list(guarded)
+    while work:
+        callee = work.pop()
+        if callee not in signatures:
+            continue
+        name, params = signatures[callee]
+        for k in calling.get(callee, ()):
+            row = rows[k]
             fills = filled(passed[row.caller, row.text], row.text, name, params)
             if fills:
                 rows[k] = row._replace(fills=",".join(sorted(fills)))
+            if any("=" in fill for fill in fills) and row.caller not in guarded:
+                guarded.add(row.caller)
+                work.append(row.caller)
 
 
 def filled(sites: tuple, text: str, name: str, params: tuple[str, ...]) -> set[str]:
     """The parameters of function `name` (`params`, `*` where positional ones end) that
     each call of `sites` (guardtext.py's `arguments`), written `text`, passes a value
-    surely not None: neither `None` nor a value that may be None (a name, whose value
-    is not read here, among them: guardtext.py). Only where `text` names the function
-    itself (not an alias or a partial, which may move its arguments); a method's
-    arguments by keyword only."""
+    surely not None (neither `None` nor a value that may be None), and, as `P=Q`, those
+    that each passes either such a value or the caller's own parameter `Q` (`@Q`), at
+    least one `Q`. Only where `text` names the function itself (not an alias or a
+    partial, which may move its arguments); a method's arguments by keyword only."""
     if text.rpartition(".")[2] != name:
         return set()
     positional = params[:params.index("*")] if "*" in params else params
     if positional[:1] in (("self",), ("cls",)):
         positional = ()
-    found: set[str] | None = None
+    found: dict[str, str] | None = None  # parameter -> "" (a value) or the name forwarded
     for site in sites:
-        here, at, star = set(), 0, False
-        for argument in site:
-            key, keyword, value = argument.partition("=")
-            if argument == SPREAD:
-                star = True
-                continue
-            if keyword:
-                param = key
-            else:
-                param, value = positional[at] if at < len(positional) and not star else None, key
-                at += 1
-            if param is not None and value not in (NONE, MAYBE):
-                here.add(param)
-        found = here if found is None else found & here
-    return found or set()
+        here = _passed_here(site, positional)
+        found = here if found is None else {
+            param: here[param] or found[param] for param in found.keys() & here.keys()
+            if not (here[param] and found[param] and here[param] != found[param])}
+    return {f"{param}={forward}" if forward else param
+            for param, forward in (found or {}).items()}
+
+
+def _passed_here(site: tuple, positional: tuple[str, ...]) -> dict[str, str]:
+    """Parameter -> "" where one call passes it a value surely not None, or the name of
+    the caller's parameter it passes on."""
+    here, at, star = {}, 0, False
+    for argument in site:
+        key, keyword, value = argument.partition("=")
+        if argument == SPREAD:
+            star = True
+            continue
+        if keyword:
+            param = key
+        else:
+            param, value = positional[at] if at < len(positional) and not star else None, key
+            at += 1
+        if param is not None and value not in (NONE, MAYBE):
+            here[param] = value[1:] if value.startswith(FORWARD) else ""
+    return here
 
 
 def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:

@@ -7,16 +7,21 @@ callers' arguments never let run (`where(c, x, y)` never runs `where`'s one-argu
 
 Only what reads exactly guards a line: a condition with `or`, `not` or brackets, an
 `else:` block, a header over several lines or after its `:` on one line, guards
-nothing; a name the text assigns anywhere (`x = ...`, `for x in`, `as x`, `x :=`, a
-nested def's parameter) is no guard either, since it may not hold what the caller
-passed.
+nothing; a name the function binds anywhere but as its own parameter (`x = ...`, `for
+x in`, `as x`, `x :=`, `del x`, a nested def's or lambda's parameter: read by Python's
+own parser, as below) is no guard either, since it may not hold what the caller
+passed; nor is any name of a text that parser cannot read as one function.
 
 A name passed counts as surely not None only where a function binds it in one way
 alone, `name = value` statements whose values are surely not None (`y = f(x)`,
 `y = x + 1`), and in no other: read by Python's own parser from the function's text,
 any other binding of the name anywhere in it (a parameter, its own or a nested def's
 or lambda's, a loop's or comprehension's target, unpacking, `as`, `:=`, `global`,
-`nonlocal`, `del`, an import, a `case` pattern, a chained target) keeps it maybe None.
+`nonlocal`, `del`, an import, a `case` pattern, a chained target) keeps it maybe None;
+or where it is a parameter of its own annotated with a type that excludes None (a
+type-correct caller passes none: annotations are trusted); or where the call's own
+arguments use it where None raises (`where(c | (a > b), b, a)`). A parameter of its
+own that it binds in no other way is passed on (`@x`): its callers decide.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
+from typing import NamedTuple
 
 from jaxmap.flow.flowtext import masked
 
@@ -31,15 +37,7 @@ _GUARD = re.compile(
     rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*[ \t]+is[ \t]+None"
     rb"(?:[ \t]+and[ \t]+[A-Za-z_]\w*[ \t]+is[ \t]+None)*)[ \t]*:[ \t\0]*\Z")
 _GUARDED = re.compile(rb"([A-Za-z_]\w*)[ \t]+is[ \t]+None")
-_TARGET = rb"[A-Za-z_*\[][\w.\[\]\t ,*\0]*?"
-# Statement starts that assign names: `a, b = ...`, `x: T = ...`, `for a, b in ...`
-# (also after the `:` of a one-line compound statement); anywhere, `as x` and `x :=`.
-_ASSIGNS = re.compile(
-    rb"[ \t\0]*(?:(?:if|elif|else|while|for|with|try|except|finally)\b[^\n]*?:[ \t]*)?"
-    rb"(?:for[ \t]+(" + _TARGET + rb")[ \t]+in\b|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=))")
-_BOUND = re.compile(rb"\bas[ \t]+([A-Za-z_]\w*)|([A-Za-z_]\w*)[ \t]*:=")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
-_DEF = re.compile(rb"[ \t\0]*(?:async[ \t]+)?def\b")
 _SEPARATOR = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
     rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[()\[\]{},]")
@@ -49,13 +47,28 @@ _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
 NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
+FORWARD = "@"  # `@x`: the owner's parameter `x`, passed on as it came
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
-_LINE_ASSIGNS = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 # What a statement `name = value` may assign that is surely not None.
 _VALUES = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.List,
            ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp, ast.Lambda, ast.JoinedStr)
+# Operators that raise on a None operand (not `|`: `int | None` is a type), and the
+# expressions whose parts may not run.
+_RAISING = (ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.FloorDiv, ast.Mod,
+            ast.Pow, ast.LShift, ast.RShift, ast.BitAnd, ast.BitXor, ast.USub, ast.UAdd,
+            ast.Invert, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Types whose values are never None, by their last name: a parameter annotated with
+# them (or a union, or a subscript, of them: `Sequence[int | None]` is still a sequence)
+# is trusted to hold no None. Not what may alias `Any` or `None` (`DimSize`, `Axis`).
+_NOT_NONE = frozenset({
+    "int", "float", "complex", "bool", "str", "bytes", "tuple", "list", "dict", "set",
+    "frozenset", "type", "Tuple", "List", "Dict", "Set", "FrozenSet", "Type", "Sequence",
+    "Mapping", "Iterable", "Iterator", "Collection", "Callable", "Hashable", "ndarray",
+    "dtype", "Array", "ArrayLike", "DTypeLike", "Shape", "StaticScalar"})
+_MAY_NOT_RUN = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp,
+                ast.DictComp, ast.GeneratorExp)
 
 
 class Guards:
@@ -64,12 +77,9 @@ class Guards:
 
     def __init__(self, source: bytes, pieces: list[tuple[int, int]]):
         self._source, self._pieces = source, pieces
-        self._values: frozenset[str] | None = None
-        self._assigned_somewhere: frozenset[bytes] | None = None
+        self._bindings: _Bindings | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
-        self.assigned: set[str] = set()
-        self._owner: int | None = None  # the indent of the owner's own def
         if any(source.find(b" is None", start, end) >= 0 for start, end in pieces):
             for start, end in pieces:
                 self._read(source, start, end)
@@ -83,7 +93,7 @@ class Guards:
         code = masked(source[start:end])
         blocks: list[tuple[int, frozenset[str]]] = []  # (indent, names) of open guards
         guard: frozenset[str] = frozenset()
-        depth, joined, at, nested = 0, False, 0, False
+        depth, joined, at = 0, False, 0
         for line in code.split(b"\n"):
             indent = len(line) - len(line.lstrip(b" \t\0"))
             if depth <= 0 and not joined and line.strip(b" \t\0"):  # a statement starts
@@ -94,17 +104,9 @@ class Guards:
                 if header:
                     blocks.append((indent, frozenset(
                         name.decode() for name in _GUARDED.findall(header.group(1)))))
-                self._assigned(line)
-                # a nested def's parameters are its own, not the owner's
-                nested = _DEF.match(line) is not None and self._owner is not None
-                if self._owner is None and _DEF.match(line):
-                    self._owner = indent
                 depth = 0
             elif blocks and indent <= blocks[-1][0]:  # a continuation out of its block
                 guard = frozenset()
-            if nested:
-                self.assigned.update(name.decode() for name in _NAME.findall(line))
-            self._bound(line)
             self._starts.append(start + at)
             self._guards.append(guard)
             depth += _depth(line)
@@ -112,38 +114,54 @@ class Guards:
             at += len(line) + 1
 
     def surely_value(self, name: bytes) -> bool:
-        """Whether the text binds `name` only to values surely not None; most names
-        passed are parameters, which no line starts by assigning: those are told apart
-        by one search, and the text read statement by statement only for the rest."""
-        if self._assigned_somewhere is None:
-            self._assigned_somewhere = frozenset(
-                found for start, end in self._pieces
-                for found in _LINE_ASSIGNS.findall(self._source, start, end))
-        return name in self._assigned_somewhere and name.decode() in self.values()
+        """Whether the text binds `name` only to values surely not None, or it is a
+        parameter annotated with a type that excludes None."""
+        return name.decode() in self._read_bindings().values
+
+    def parameters(self) -> frozenset[str]:
+        """The function's own parameters that its text binds in no other way."""
+        return self._read_bindings().parameters
+
+    @property
+    def assigned(self) -> frozenset[str]:
+        """The names the text binds but as the function's own parameters (`if x is
+        None:` on them guards nothing); where Python cannot read it as one function,
+        every name a guard names."""
+        if not any(self._guards):
+            return frozenset()
+        bound = self._read_bindings().bound
+        return frozenset().union(*self._guards) if bound is None else bound
 
     def values(self) -> frozenset[str]:
-        """The names a function's text binds only to values surely not None (read once
-        asked). A module's or class's text has none: a function may rebind its names
-        (`global`), and another module its module's."""
-        if self._values is None:
+        """The names a function's text binds only to values surely not None, and its
+        parameters annotated with types that exclude None. A module's or class's text
+        has none: a function may rebind its names (`global`), and another module its
+        module's."""
+        return self._read_bindings().values
+
+    def _read_bindings(self) -> _Bindings:
+        """The function's text read by Python's parser, once asked."""
+        if self._bindings is None:
             start, end = self._pieces[0][0], self._pieces[-1][1]
             line_start = self._source.rfind(b"\n", 0, start) + 1
             text = self._source[line_start:end]
             if line_start < start:  # indented: a method or a nested def
                 text = b"if 1:\n" + text
-            self._values = _bound_to_values(text)
-        return self._values
+            self._bindings = _bindings(text)
+        return self._bindings
 
-    def _assigned(self, line: bytes) -> None:
-        statement = _ASSIGNS.match(line)
-        if statement:
-            self.assigned.update(name.decode() for name in _NAME.findall(
-                statement.group(1) or statement.group(2)))
 
-    def _bound(self, line: bytes) -> None:
-        if b"as" in line or b":=" in line:
-            for alias, walrus in _BOUND.findall(line):
-                self.assigned.add((alias or walrus).decode())
+class _Bindings(NamedTuple):
+    """How a function binds its names: those only to values surely not None (and its
+    parameters typed to exclude None), its own parameters bound in no other way, and
+    every name bound but as its own parameter (None: not read)."""
+
+    values: frozenset[str]
+    parameters: frozenset[str]
+    bound: frozenset[str] | None
+
+
+_UNREAD = _Bindings(frozenset(), frozenset(), None)
 
 
 def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
@@ -155,18 +173,25 @@ def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
     return None, None
 
 
-def _bound_to_values(text: bytes) -> frozenset[str]:
-    """The names the one function of `text` binds only by `name = value` statements
-    whose values are surely not None; none if `text` is no function Python parses."""
+def _bindings(text: bytes) -> _Bindings:
+    """How the one function of `text` binds its names: only by `name = value`
+    statements whose values are surely not None, as its own parameters (not `*args`,
+    `**kw`) and in no other way, or anyhow but as its own parameters; not read if
+    `text` is no function Python parses."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
+        return _UNREAD
     body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.If) else tree.body
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return frozenset()
+        return _UNREAD
+    signature = body[0].args
+    args = (*signature.posonlyargs, *signature.args, *signature.kwonlyargs)
+    own = {id(arg) for arg in args}
+    typed = {arg.arg for arg in args if arg.annotation and _not_none(arg.annotation)}
     simple: set[str] = set()
     other: set[str] = set()
+    parameters: set[str] = set()
     read: set[int] = set()  # the targets of the statements read as `name = value`
     for node in ast.walk(body[0]):
         target, value = _simple(node)
@@ -181,7 +206,7 @@ def _bound_to_values(text: bytes) -> frozenset[str]:
                 and id(node) not in read:
             other.add(node.id)
         elif isinstance(node, ast.arg):
-            other.add(node.arg)
+            (parameters if id(node) in own else other).add(node.arg)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             other.update(node.names)
         elif isinstance(node, ast.alias):
@@ -192,7 +217,68 @@ def _bound_to_values(text: bytes) -> frozenset[str]:
             other.add(node.rest)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             other.add(node.name)
-    return frozenset(simple - other)
+    return _Bindings(frozenset(simple - other - parameters | typed - other),
+                     frozenset(parameters - other - simple - typed),
+                     frozenset(simple | other))
+
+
+def _not_none(annotation: ast.expr) -> bool:
+    """Whether an annotation names only types whose values are never None."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return _not_none(ast.parse(annotation.value, mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _not_none(annotation.left) and _not_none(annotation.right)
+    if isinstance(annotation, ast.Subscript):
+        if _last_name(annotation.value) != "Union":
+            return _not_none(annotation.value)
+        parts = annotation.slice
+        return all(map(_not_none, parts.elts if isinstance(parts, ast.Tuple) else (parts,)))
+    return _last_name(annotation) in _NOT_NONE
+
+
+def _last_name(node: ast.expr) -> str | None:
+    return node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else None
+
+
+def operands(call: bytes) -> frozenset[str]:
+    """The names that the arguments of `call` (its text from `(`) surely use where None
+    raises, before the call: an operand of an arithmetic operator but `|`, of `<`, `<=`,
+    `>`, `>=` (the first of a chain), of unary `-`, `+`, `~`; what is subscripted; what
+    an attribute not `__dunder__` is read of. Not under `and`, `or`, `a if c else b`, a
+    lambda or a comprehension (they may not run), nor a name `:=` rebinds."""
+    try:
+        tree = ast.parse(b"_" + call, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    if not isinstance(tree.body, ast.Call):
+        return frozenset()
+    found: set[str] = set()
+    stack: list[ast.AST] = [*tree.body.args, *(k.value for k in tree.body.keywords)]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, _MAY_NOT_RUN):
+            found.update(part.id for part in _raising(node) if isinstance(part, ast.Name))
+            stack.extend(ast.iter_child_nodes(node))
+    rebound = {node.target.id for node in ast.walk(tree) if isinstance(node, ast.NamedExpr)}
+    return frozenset(found - rebound)
+
+
+def _raising(node: ast.AST) -> tuple[ast.AST, ...]:
+    """The parts of `node` that None would make raise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _RAISING):
+        return node.left, node.right
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, _RAISING):
+        return (node.operand,)
+    if isinstance(node, ast.Compare) and isinstance(node.ops[0], _RAISING):
+        return node.left, node.comparators[0]
+    if isinstance(node, ast.Subscript) or isinstance(node, ast.Attribute) \
+            and not (node.attr.startswith("__") and node.attr.endswith("__")):
+        return (node.value,)
+    return ()
 
 
 def _depth(text: bytes) -> int:
@@ -203,11 +289,12 @@ def _depth(text: bytes) -> int:
 def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str, ...]:
     """What the call whose `(` is at `at` passes: for each positional argument, `None`,
     `?` (a value that may be None: a name, unless `values` (the owner's guards) knows
-    it surely is not; a condition, `or`, `and`, `yield`, an attribute), or `.`
-    (anything else: a literal, a call, an operation, a subscript);
-    `*` for `*args` (what follows is unknown); then `name=` and the same for each
-    keyword (`**kwargs` left out)."""
-    found: list[str] = []
+    it surely is not, or the call's own arguments use it where None would raise; a
+    condition, `or`, `and`, `yield`, an attribute), `@name` (a parameter of the owner's
+    own that it binds in no other way: its callers decide), or `.` (anything else: a
+    literal, a call, an operation, a subscript); `*` for `*args` (what follows is
+    unknown); then `name=` and the same for each keyword (`**kwargs` left out)."""
+    pieces: list[bytes] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
         token = match.group()
@@ -217,28 +304,42 @@ def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str
             if token != b",":
                 depth -= 1
             if depth == 0 or token == b",":
-                _argument(source[piece:match.start()], found, values)
+                pieces.append(source[piece:match.start()])
                 piece = match.end()
             if depth == 0:
-                return tuple(found)
-    return (*found, SPREAD)  # never closed (a bound, or broken text): unknown
+                return _passed(pieces, source[at:match.end()], values)
+    return (*_passed(pieces, b"", values), SPREAD)  # never closed (a bound, or broken text)
 
 
-def _argument(text: bytes, found: list[str], values: Guards | None) -> None:
-    text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
-    if not text or text.startswith(b"**"):
-        return
-    if text.startswith(b"*"):
-        found.append(SPREAD)
-        return
-    keyword = _KEYWORD.match(text)
-    if keyword:
-        text = text[keyword.end():].strip()
-    value = _value(text)
-    if value == MAYBE and values is not None and _NAME.fullmatch(text) \
-            and values.surely_value(text):
-        value = VALUE
-    found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
+def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[str, ...]:
+    found: list[str] = []
+    used: frozenset[str] | None = None  # the names the call's arguments prove, once asked
+    for text in pieces:
+        text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
+        if not text or text.startswith(b"**"):
+            continue
+        if text.startswith(b"*"):
+            found.append(SPREAD)
+            continue
+        keyword = _KEYWORD.match(text)
+        if keyword:
+            text = text[keyword.end():].strip()
+        value = _value(text)
+        if value == MAYBE and _NAME.fullmatch(text):
+            if used is None:
+                used = operands(call)
+            value = _name_value(text, used, values)
+        found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
+    return tuple(found)
+
+
+def _name_value(name: bytes, used: frozenset[str], values: Guards | None) -> str:
+    """What a bare name passed is: surely a value, a parameter forwarded, or maybe None."""
+    if name.decode() in used or values is not None and values.surely_value(name):
+        return VALUE
+    if values is not None and name.decode() in values.parameters():
+        return FORWARD + name.decode()
+    return MAYBE
 
 
 def _value(text: bytes) -> str:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 16  # 16: call guards (calls.guard, calls.fills)
+SCHEMA_VERSION = 17  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
@@ -59,7 +59,8 @@ CREATE TABLE binds (
 CREATE TABLE messages (
   file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT, returned INTEGER);
 -- guard: the caller's parameters an `if` requires None for the call; fills: where the
--- callee has such a guard, its parameters the call passes surely not None (calls.py).
+-- callee has such a guard (or passes a parameter on to one), its parameters the call
+-- passes surely not None, and `P=Q` where it passes P the caller's parameter Q (calls.py).
 CREATE TABLE calls (
   caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER, guard TEXT,
   fills TEXT);
