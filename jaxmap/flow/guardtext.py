@@ -326,9 +326,9 @@ def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[st
             text = text[keyword.end():].strip()
         value = _value(text)
         if value == MAYBE and _NAME.fullmatch(text):
-            if used is None:
+            if used is None and call.count(text) > 1:  # else the call uses it only here
                 used = operands(call)
-            value = _name_value(text, used, values)
+            value = _name_value(text, used or frozenset(), values)
         found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
     return tuple(found)
 
