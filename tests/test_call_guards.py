@@ -195,7 +195,7 @@ def test_a_name_assigned_anywhere_is_no_guard(text, assigned):
 
 @pytest.mark.parametrize("call, passed", [
     (b"f(a, None, 'x,(y', k=None, j=b.c)", ("?", "None", ".", "k=None", "j=?")),
-    (b"f(*args, x=1, **kw)", ("*", "x=.")),
+    (b"f(*args, x=1, **kw)", ("*", "x=.", "**")),
     (b"f(# a comment (\n  a)", ("?",)),
     (b"f()", ()),
     (b"f(None if a is None else g(a), a or None, b[:, None])", ("?", "?", ".")),
@@ -222,6 +222,7 @@ def test_what_a_call_passes(call, passed):
     (b"  a = g(x)\n  global b\n  b = 1\n  del a\n", set()),
     (b"  a = yield g(x)\n", set()),
     (b"  x = g(x)\n", set()),  # a parameter
+    (b"  f = g(x)\n", {"f"}),  # the function's own name is bound outside it
     (b"  a = g(\n    k=1)\n", {"a"}),  # a keyword on a continued line binds nothing
     # what a reading line by line missed (a review's cases): Python's parser sees them
     (b"  a = g(x)\n  if x:\n    pass\n  else: a = None\n", set()),
@@ -279,6 +280,23 @@ def test_a_module_or_class_text_binds_no_name_surely():
 ])
 def test_which_parameters_a_call_surely_fills(sites, text, fills):
     assert filled(sites, text, "where", ("c", "x", "y", "*", "size")) == fills
+
+
+@pytest.mark.parametrize("site, fills", [
+    (("?",), {"y", "size"}),  # left to their defaults, `y=0`, `size=3`
+    (("?", "y=?"), {"size"}),
+    (("?", "?", "None"), {"size"}),
+    (("?", "*"), {"size"}),  # `*args` may fill x and y, not the keyword-only size
+    (("?", "**"), set()),  # `**kwargs` may pass any of them
+])
+def test_a_parameter_left_to_a_default_that_is_a_value_is_filled(site, fills):
+    assert filled((site,), "where", "where", ("c", "x", "y", "*", "size"),
+                  frozenset({"y", "size"})) == fills
+
+
+def test_a_method_called_with_unplaced_arguments_keeps_only_keyword_defaults():
+    params, defaulted = ("self", "x", "*", "size"), frozenset({"x", "size"})
+    assert filled((("?",),), "o.m", "m", params, defaulted) == {"size"}
 
 
 @pytest.mark.parametrize("call, passed", [
@@ -367,6 +385,15 @@ def typed(c, a: int, b: "Array"):
 
 def typed_maybe(c, a: int | None = None):
   return where(c, a, a)
+
+def masked(c, x, alternative=0):
+  return where(c, x, alternative)
+
+def leaves_default(c, x):
+  return masked(c, x)
+
+def spreads_keywords(c, x, **kw):
+  return masked(c, x, **kw)
 """
 
 
@@ -375,9 +402,11 @@ def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
     found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
     assert {"passing.pass_on", "passing.pass_twice", "passing.one_on",
             "passing.leaves_one_on", "passing.leaves_pass_on", "passing.recurses",
-            "passing.typed_maybe"} <= found
+            "passing.typed_maybe", "passing.spreads_keywords"} <= found
+    # left to a default that is a value (`alternative=0`): y is not None
     assert not found & {"passing.fmax", "passing.calls_pass_on", "passing.calls_twice",
-                        "passing.calls_one_on", "passing.calls_recurses", "passing.typed"}
+                        "passing.calls_one_on", "passing.calls_recurses", "passing.typed",
+                        "passing.leaves_default"}
 
 
 def test_a_function_reached_under_too_many_guards_is_walked_unguarded():

@@ -15,12 +15,15 @@ decorator is a call, with or without arguments.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
-from jaxmap.flow.guardtext import FORWARD, MAYBE, NONE, SPREAD
+from jaxmap.flow.guardtext import FORWARD, KEYWORDS, MAYBE, NONE, SPREAD
+from jaxmap.flow.parsing import parameters
 from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
@@ -158,7 +161,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
-    _fill(rows, passed, _signatures(names, ids))
+    _fill(rows, passed, _signatures(names, ids, flow))
     return rows
 
 
@@ -168,15 +171,31 @@ def _guard(rows: list[CallRow], start: int, guard: str) -> None:
         rows[start:] = [row._replace(guard=guard) for row in rows[start:]]
 
 
-def _signatures(names: Names, ids: dict[str, int]) -> dict[int, tuple[str, tuple[str, ...]]]:
-    """id -> (name, parameters) of each function."""
+def _signatures(names: Names, ids: dict[str, int], flow: Flow
+                ) -> dict[int, tuple[str, tuple[str, ...], frozenset[str]]]:
+    """id -> (name, parameters, those whose default is a literal not None) of each
+    function."""
     found = {}
     for module, (_, facts) in names.modules.items():
         for qualname, spec in facts.funcs.items():
             did = ids.get(f"{module}.{qualname}")
             if did is not None:
-                found[did] = (qualname.rpartition(".")[2], spec.params)
+                name = qualname.rpartition(".")[2]  # (keyed by the def's own owner)
+                signature = flow._signatures.get((f"{module}.{qualname}", name))
+                found[did] = (name, spec.params, frozenset(
+                    param for param, default, _annotation in parameters(signature[2])
+                    if default is not None and _a_literal_value(default)
+                ) if signature else frozenset())
     return found
+
+
+@lru_cache(maxsize=1024)
+def _a_literal_value(text: str) -> bool:
+    """Whether a default's text is a literal other than None (`0`, `'edge'`, `()`)."""
+    try:
+        return ast.literal_eval(text) is not None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
 
 
 def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
@@ -195,10 +214,10 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
         callee = work.pop()
         if callee not in signatures:
             continue
-        name, params = signatures[callee]
+        name, params, defaulted = signatures[callee]
         for k in calling.get(callee, ()):
             row = rows[k]
-            fills = filled(passed[row.caller, row.text], row.text, name, params)
+            fills = filled(passed[row.caller, row.text], row.text, name, params, defaulted)
             if fills:
                 rows[k] = row._replace(fills=",".join(sorted(fills)))
             if any("=" in fill for fill in fills) and row.caller not in guarded:
@@ -206,21 +225,24 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
                 work.append(row.caller)
 
 
-def filled(sites: tuple, text: str, name: str, params: tuple[str, ...]) -> set[str]:
+def filled(sites: tuple, text: str, name: str, params: tuple[str, ...],
+           defaulted: frozenset[str] = frozenset()) -> set[str]:
     """The parameters of function `name` (`params`, `*` where positional ones end) that
     each call of `sites` (guardtext.py's `arguments`), written `text`, passes a value
-    surely not None (neither `None` nor a value that may be None), and, as `P=Q`, those
-    that each passes either such a value or the caller's own parameter `Q` (`@Q`), at
-    least one `Q`. Only where `text` names the function itself (not an alias or a
-    partial, which may move its arguments); a method's arguments by keyword only."""
+    surely not None (neither `None` nor a value that may be None) or leaves to a default
+    of `defaulted` (a literal not None), and, as `P=Q`, those that each passes either
+    such a value or the caller's own parameter `Q` (`@Q`), at least one `Q`. Only where
+    `text` names the function itself (not an alias or a partial, which may move its
+    arguments); a method's arguments by keyword only."""
     if text.rpartition(".")[2] != name:
         return set()
     positional = params[:params.index("*")] if "*" in params else params
     if positional[:1] in (("self",), ("cls",)):
         positional = ()
     found: dict[str, str] | None = None  # parameter -> "" (a value) or the name forwarded
+    keyword_only = frozenset(params[params.index("*") + 1:]) if "*" in params else frozenset()
     for site in sites:
-        here = _passed_here(site, positional)
+        here = _passed_here(site, positional, defaulted, keyword_only)
         found = here if found is None else {
             param: here[param] or found[param] for param in found.keys() & here.keys()
             if not (here[param] and found[param] and here[param] != found[param])}
@@ -228,22 +250,30 @@ def filled(sites: tuple, text: str, name: str, params: tuple[str, ...]) -> set[s
             for param, forward in (found or {}).items()}
 
 
-def _passed_here(site: tuple, positional: tuple[str, ...]) -> dict[str, str]:
-    """Parameter -> "" where one call passes it a value surely not None, or the name of
-    the caller's parameter it passes on."""
-    here, at, star = {}, 0, False
+def _passed_here(site: tuple, positional: tuple[str, ...], defaulted: frozenset[str],
+                 keyword_only: frozenset[str]) -> dict[str, str]:
+    """Parameter -> "" where one call passes it a value surely not None (or leaves it
+    to a default of `defaulted`), or the name of the caller's parameter it passes on."""
+    here: dict[str, str] = {}
+    given: set[str | None] = set()
+    at, star, keywords = 0, False, False  # star: a positional argument went unplaced
     for argument in site:
         key, keyword, value = argument.partition("=")
-        if argument == SPREAD:
-            star = True
+        if argument in (SPREAD, KEYWORDS):
+            star, keywords = star or argument == SPREAD, keywords or argument == KEYWORDS
             continue
         if keyword:
             param = key
         else:
             param, value = positional[at] if at < len(positional) and not star else None, key
             at += 1
+        given.add(param)
+        star = star or param is None
         if param is not None and value not in (NONE, MAYBE):
             here[param] = value[1:] if value.startswith(FORWARD) else ""
+    if not keywords:  # (`**kwargs` may pass any; an unplaced positional, all but these)
+        here.update((param, "") for param in defaulted - given
+                    if not star or param in keyword_only)
     return here
 
 

@@ -47,6 +47,7 @@ _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
 NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
+KEYWORDS = "**"  # `**kwargs`: any parameter not passed by name may be
 FORWARD = "@"  # `@x`: the owner's parameter `x`, passed on as it came
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
@@ -215,7 +216,8 @@ def _bindings(text: bytes) -> _Bindings:
             other.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             other.add(node.rest)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and node is not body[0]:  # (its own name is bound outside it)
             other.add(node.name)
     return _Bindings(frozenset(simple - other - parameters | typed - other),
                      frozenset(parameters - other - simple - typed),
@@ -293,7 +295,7 @@ def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str
     condition, `or`, `and`, `yield`, an attribute), `@name` (a parameter of the owner's
     own that it binds in no other way: its callers decide), or `.` (anything else: a
     literal, a call, an operation, a subscript); `*` for `*args` (what follows is
-    unknown); then `name=` and the same for each keyword (`**kwargs` left out)."""
+    unknown); then `name=` and the same for each keyword, `**` for `**kwargs`."""
     pieces: list[bytes] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
@@ -316,10 +318,10 @@ def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[st
     used: frozenset[str] | None = None  # the names the call's arguments prove, once asked
     for text in pieces:
         text = _COMMENT.sub(b"", text).strip() if b"#" in text else text.strip()
-        if not text or text.startswith(b"**"):
+        if not text:
             continue
         if text.startswith(b"*"):
-            found.append(SPREAD)
+            found.append(KEYWORDS if text.startswith(b"**") else SPREAD)
             continue
         keyword = _KEYWORD.match(text)
         if keyword:
