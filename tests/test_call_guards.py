@@ -269,17 +269,16 @@ def test_a_module_or_class_text_binds_no_name_surely():
     assert Guards(text, [(0, len(text))]).values() == frozenset()
 
 
-@pytest.mark.parametrize("sites, text, fills", [
-    ((("?", ".", "."),), "where", {"x", "y"}),
-    ((("?", "?", "."),), "where", {"y"}),  # a name may hold None
-    ((("?", "None"),), "where", set()),
-    ((("?", "."), ("?",)), "where", set()),  # each call must pass it
-    ((("?", "*", "."),), "where", set()),  # after `*args`, unknown
-    ((("?", "y=."),), "jnp.where", {"y"}),
-    ((("?", ".", "."),), "nz", set()),  # an alias may move arguments
+@pytest.mark.parametrize("site, text, fills", [
+    (("?", ".", "."), "where", {"x", "y"}),
+    (("?", "?", "."), "where", {"y"}),  # a name may hold None
+    (("?", "None"), "where", set()),
+    (("?", "*", "."), "where", set()),  # after `*args`, unknown
+    (("?", "y=."), "jnp.where", {"y"}),
+    (("?", ".", "."), "nz", set()),  # an alias may move arguments
 ])
-def test_which_parameters_a_call_surely_fills(sites, text, fills):
-    assert filled(sites, text, "where", ("c", "x", "y", "*", "size")) == fills
+def test_which_parameters_a_call_surely_fills(site, text, fills):
+    assert filled(site, text, "where", ("c", "x", "y", "*", "size")) == fills
 
 
 @pytest.mark.parametrize("site, fills", [
@@ -290,13 +289,13 @@ def test_which_parameters_a_call_surely_fills(sites, text, fills):
     (("?", "**"), set()),  # `**kwargs` may pass any of them
 ])
 def test_a_parameter_left_to_a_default_that_is_a_value_is_filled(site, fills):
-    assert filled((site,), "where", "where", ("c", "x", "y", "*", "size"),
+    assert filled(site, "where", "where", ("c", "x", "y", "*", "size"),
                   frozenset({"y", "size"})) == fills
 
 
 def test_a_method_called_with_unplaced_arguments_keeps_only_keyword_defaults():
     params, defaulted = ("self", "x", "*", "size"), frozenset({"x", "size"})
-    assert filled((("?",),), "o.m", "m", params, defaulted) == {"size"}
+    assert filled(("?",), "o.m", "m", params, defaulted) == {"size"}
 
 
 @pytest.mark.parametrize("call, passed", [
@@ -332,14 +331,9 @@ def test_a_parameter_passed_on_is_named(body, passed):
     assert arguments(text, text.index(b"(", text.index(b"where")), guards) == passed
 
 
-@pytest.mark.parametrize("sites, fills", [
-    ((("?", "@a", "."),), {"x=a", "y"}),
-    ((("?", "@a", "."), ("?", ".", "@b")), {"x=a", "y=b"}),  # a value, or passed on
-    ((("?", "@a"), ("?", "@b")), set()),  # two different parameters
-    ((("?", "@a"), ("?", "?")), set()),
-])
-def test_which_parameters_a_call_passes_on(sites, fills):
-    assert filled(sites, "where", "where", ("c", "x", "y", "*", "size")) == fills
+def test_which_parameters_a_call_passes_on():
+    assert filled(("?", "@a", "."), "where", "where", ("c", "x", "y", "*", "size")) == \
+        {"x=a", "y"}
 
 
 _PASSING = """\
@@ -394,6 +388,21 @@ def leaves_default(c, x):
 
 def spreads_keywords(c, x, **kw):
   return masked(c, x, **kw)
+
+def each_call_fills_one(c, p, q):
+  return where(c, p, 1) + where(c, 1, q)
+
+def one_call_fills_none(c, p, q):
+  return where(c, p, 1) + where(c, p, q)
+
+def each_passes_on(c, a=None, b=None):
+  return pass_on(c, a, None) + pass_on(c, None, b)
+
+def leaves_a(c):
+  return each_passes_on(c, b=2)
+
+def fills_both(c):
+  return each_passes_on(c, 1, 2)
 """
 
 
@@ -402,17 +411,20 @@ def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
     found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
     assert {"passing.pass_on", "passing.pass_twice", "passing.one_on",
             "passing.leaves_one_on", "passing.leaves_pass_on", "passing.recurses",
-            "passing.typed_maybe", "passing.spreads_keywords"} <= found
+            "passing.typed_maybe", "passing.spreads_keywords",
+            "passing.one_call_fills_none", "passing.each_passes_on",
+            "passing.leaves_a"} <= found
     # left to a default that is a value (`alternative=0`): y is not None
     assert not found & {"passing.fmax", "passing.calls_pass_on", "passing.calls_twice",
                         "passing.calls_one_on", "passing.calls_recurses", "passing.typed",
-                        "passing.leaves_default"}
+                        "passing.leaves_default", "passing.each_call_fills_one",
+                        "passing.fills_both"}
 
 
 def test_a_function_reached_under_too_many_guards_is_walked_unguarded():
     guards = [frozenset({f"p{i}"}) for i in range(MAX_GUARDS + 2)]
-    rows = {1: [Step(2, 1, 1, True, guard, frozenset()) for guard in guards],
-            2: [Step(3, 2, 1, True, frozenset(), frozenset().union(*guards))]}
+    rows = {1: [Step(2, 1, 1, True, guard, (frozenset(),)) for guard in guards],
+            2: [Step(3, 2, 1, True, frozenset(), (frozenset().union(*guards),))]}
     parent, _levels, _lines = trace_walk(
         lambda ids: [row for i in ids for row in rows.get(i, ())], [1])
     assert parent == {2: 1, 3: 2}

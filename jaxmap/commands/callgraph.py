@@ -222,15 +222,16 @@ def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, .
 class Step(NamedTuple):
     """A step up that `binds` takes by default: `caller` calls `callee` (or hands it on)
     at `line`; `guard`, the caller's parameters that an `if` requires None for that
-    call (`if x is None:`); `fills`, the callee's parameters that the call passes surely
-    not None, where the callee has a guarded call (flow/guardtext.py)."""
+    call (`if x is None:`); `fills`, for each different way the caller calls the callee,
+    the callee's parameters that it passes surely not None (`P`) or passes on (`P=Q`),
+    where the callee has a guarded call (flow/guardtext.py)."""
 
     caller: int
     callee: int
     line: int
     function: bool  # the caller is a function (not a module's top level or a class body)
     guard: frozenset[str]
-    fills: frozenset[str]
+    fills: tuple[frozenset[str], ...]
 
 
 def trace_time_callers(index, ids: list[int]) -> list[Step]:
@@ -239,7 +240,8 @@ def trace_time_callers(index, ids: list[int]) -> list[Step]:
     rows = index.guarded_callers(ids)
     sources = index.nodes({row[0] for row in rows})
     traced = {did for did, node in sources.items() if not is_interpreter(node.qualname)}
-    return [Step(caller, callee, line, function, _names(guard), _names(fills))
+    return [Step(caller, callee, line, function, _names(guard),
+                 tuple(map(_names, fills.split("|"))) if fills else (frozenset(),))
             for caller, callee, line, function, guard, fills in rows if caller in traced]
 
 
@@ -287,12 +289,15 @@ def trace_walk(step, start: list[int], depth: int | None = None
 
 def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]]:
     """The guards the caller of `row` is walked under, one for each of the callee's
-    `guards` that the call may leave all None: its own guard at the call, and its
-    parameters the call passes on for the callee's guarded ones (`fills`' `P=Q`)."""
-    surely = {fill for fill in row.fills if "=" not in fill}
-    forwards = dict(fill.split("=") for fill in row.fills if "=" in fill)
-    return {row.guard.union(forwards[name] for name in guard if name in forwards)
-            for guard in guards if not guard & surely}
+    `guards` that a call there may leave all None: its own guard at the call, and its
+    parameters that call passes on for the callee's guarded ones (`fills`' `P=Q`)."""
+    found = set()
+    for fills in row.fills:
+        surely = {fill for fill in fills if "=" not in fill}
+        forwards = dict(fill.split("=") for fill in fills if "=" in fill)
+        found |= {row.guard.union(forwards[name] for name in guard if name in forwards)
+                  for guard in guards if not guard & surely}
+    return found
 
 
 def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]

@@ -200,9 +200,9 @@ def _a_literal_value(text: str) -> bool:
 
 def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
     """Each resolved call of a function with a guarded call, or that forwards a
-    parameter to such a call (and so on up), with the parameters that every call of
-    it there passes a value surely not None, and those it passes a parameter of the
-    caller's own (`P=Q`)."""
+    parameter to such a call (and so on up), with the parameters that a call of it
+    there passes a value surely not None, and those it passes a parameter of the
+    caller's own (`P=Q`): `filled` of each call, the different ones `|`-separated."""
     calling: dict[int, list[int]] = {}  # callee -> its resolved rows with arguments
     for k, row in enumerate(rows):
         if row.callee is not None and row.status == RESOLVED \
@@ -217,44 +217,31 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
         name, params, defaulted = signatures[callee]
         for k in calling.get(callee, ()):
             row = rows[k]
-            fills = filled(passed[row.caller, row.text], row.text, name, params, defaulted)
+            each = sorted({",".join(sorted(filled(site, row.text, name, params, defaulted)))
+                           for site in passed[row.caller, row.text]})
+            fills = "|".join(each)
             if fills:
-                rows[k] = row._replace(fills=",".join(sorted(fills)))
-            if any("=" in fill for fill in fills) and row.caller not in guarded:
+                rows[k] = row._replace(fills=fills)
+            if "=" in fills and row.caller not in guarded:
                 guarded.add(row.caller)
                 work.append(row.caller)
 
 
-def filled(sites: tuple, text: str, name: str, params: tuple[str, ...],
+def filled(site: tuple, text: str, name: str, params: tuple[str, ...],
            defaulted: frozenset[str] = frozenset()) -> set[str]:
     """The parameters of function `name` (`params`, `*` where positional ones end) that
-    each call of `sites` (guardtext.py's `arguments`), written `text`, passes a value
-    surely not None (neither `None` nor a value that may be None) or leaves to a default
-    of `defaulted` (a literal not None), and, as `P=Q`, those that each passes either
-    such a value or the caller's own parameter `Q` (`@Q`), at least one `Q`. Only where
-    `text` names the function itself (not an alias or a partial, which may move its
-    arguments); a method's arguments by keyword only."""
+    the call `site` (guardtext.py's `arguments`), written `text`, passes a value surely
+    not None (neither `None` nor a value that may be None) or leaves to a default of
+    `defaulted` (a literal not None), and, as `P=Q`, those it passes the caller's own
+    parameter `Q` (`@Q`). Only where `text` names the function itself (not an alias or
+    a partial, which may move its arguments); a method's arguments by keyword only."""
     if text.rpartition(".")[2] != name:
         return set()
     positional = params[:params.index("*")] if "*" in params else params
     if positional[:1] in (("self",), ("cls",)):
         positional = ()
-    found: dict[str, str] | None = None  # parameter -> "" (a value) or the name forwarded
     keyword_only = frozenset(params[params.index("*") + 1:]) if "*" in params else frozenset()
-    for site in sites:
-        here = _passed_here(site, positional, defaulted, keyword_only)
-        found = here if found is None else {
-            param: here[param] or found[param] for param in found.keys() & here.keys()
-            if not (here[param] and found[param] and here[param] != found[param])}
-    return {f"{param}={forward}" if forward else param
-            for param, forward in (found or {}).items()}
-
-
-def _passed_here(site: tuple, positional: tuple[str, ...], defaulted: frozenset[str],
-                 keyword_only: frozenset[str]) -> dict[str, str]:
-    """Parameter -> "" where one call passes it a value surely not None (or leaves it
-    to a default of `defaulted`), or the name of the caller's parameter it passes on."""
-    here: dict[str, str] = {}
+    here: dict[str, str] = {}  # parameter -> "" (a value) or the name passed on
     given: set[str | None] = set()
     at, star, keywords = 0, False, False  # star: a positional argument went unplaced
     for argument in site:
@@ -274,7 +261,7 @@ def _passed_here(site: tuple, positional: tuple[str, ...], defaulted: frozenset[
     if not keywords:  # (`**kwargs` may pass any; an unplaced positional, all but these)
         here.update((param, "") for param in defaulted - given
                     if not star or param in keyword_only)
-    return here
+    return {f"{param}={forward}" if forward else param for param, forward in here.items()}
 
 
 def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:

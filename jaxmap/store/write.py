@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 17  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills
+SCHEMA_VERSION = 18  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+# 18: fills per different call, `|`-separated
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0"): primitives, rules, definitions.
 GRAPH = "graph"
@@ -60,7 +61,8 @@ CREATE TABLE messages (
   file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT, returned INTEGER);
 -- guard: the caller's parameters an `if` requires None for the call; fills: where the
 -- callee has such a guard (or passes a parameter on to one), its parameters the call
--- passes surely not None, and `P=Q` where it passes P the caller's parameter Q (calls.py).
+-- passes surely not None, and `P=Q` where it passes P the caller's parameter Q, for each
+-- different call there, `|`-separated (calls.py).
 CREATE TABLE calls (
   caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER, guard TEXT,
   fills TEXT);
