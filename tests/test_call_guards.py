@@ -247,6 +247,7 @@ def test_which_names_a_function_surely_binds_to_values(body, values):
     (b"a: int | None, b: Optional[int], c: Any, d: object", set()),
     (b"a: Union[int, None], b: 'int | None', c: Axis, d: DimSize, e", set()),
     (b"a: int, *b: int, **c: int", {"a"}),
+    (b"a: int = None, b: int = 0, *, c: str = None, d: str = 'x'", {"b", "d"}),
 ])
 def test_a_parameter_typed_to_exclude_none_is_a_value(params, values):
     text = b"def f(" + params + b"):\n  return g(a)\n"
@@ -308,6 +309,10 @@ def test_a_method_called_with_unplaced_arguments_keeps_only_keyword_defaults():
     (b"f(a | b, a, b)", (".", "?", "?")),  # `int | None` is a type
     (b"f(a == b, a)", (".", "?")),
     (b"f(x.__class__, x)", ("?", "?")),
+    (b"f(a < b < x.real, x)", (".", "?")),  # `a < b` false: the rest does not run
+    (b"f(a == b < -x, x)", (".", "?")),
+    (b"f('%s' % x, x, y % 2, y)", (".", "?", ".", ".")),  # a string formats None
+
     (b"f(a and -x, x)", ("?", "?")),
     (b"f(-x if c else 1, x)", ("?", "?")),
     (b"f(lambda: -x, x)", (".", "?")),

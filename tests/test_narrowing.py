@@ -46,6 +46,11 @@ def test_what_a_parameter_holds_is_told(body, held):
     "x = g(x)\nreturn (x[0] for _ in y)",  # a generator runs later
     "if isinstance(x, (tuple, Array)):\n  return x[0]",  # maybe an Array
     "if isinstance(x, tuple) and c:\n  return x[0]",  # not read
+    "if isinstance(x, np.ndarray):\n  return 1\nreturn x[0]",  # a jax Array is none
+    "x = g(x)\ny = ((x := h(x)), x[0])",  # a use after `:=` in the statement
+    "x = g(x)\nif (x := h(x)) and x[0]:\n  pass",
+    "x = g(x)\ndef inner():\n  nonlocal x\n  x = h()\ninner()\nreturn x[0]",
+    "with suppress(E):\n  if isinstance(x, Array):\n    raise E\nreturn x[0]",
 ])
 def test_what_a_parameter_holds_is_unknown_where_the_reading_cannot_tell(body):
     assert _held_at_last_use(body) is None

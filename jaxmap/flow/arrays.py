@@ -99,6 +99,35 @@ class Arrays(Engine):
                 or self.plainly_array_expression(module, owner, node.orelse)
         return False
 
+    def held_array(self, module: str, owner: str, name: str, value) -> bool:
+        """Whether parameter `name`, holding the value of expression `value` where an
+        operator applies to it, is an Array there: that value's, where it is plainly
+        one or surely none (a literal, a call of functions whose return annotations have
+        no Array); else, unknown, the parameter's own reading."""
+        if value is not None and self.plainly_array_expression(module, owner, value):
+            return True
+        return not self._surely_no_array(module, owner, value) \
+            and self._plainly_array(module, owner, name)
+
+    def _surely_no_array(self, module: str, owner: str, value) -> bool:
+        if isinstance(value, (ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set,
+                              ast.JoinedStr, ast.ListComp, ast.SetComp, ast.DictComp)):
+            return True
+        if not isinstance(value, ast.Call):
+            return False
+        called = ordered(self._eval(module, owner, value.func))
+        return bool(called) and all(
+            v[0] in (FN, BOUND) and self._annotated_no_array((v[1], v[2])) for v in called)
+
+    def _annotated_no_array(self, key: tuple) -> bool:
+        """Whether a function's return annotations (each overload's) all say no Array."""
+        tags = self._array_results.get(key)
+        if tags is not None:
+            return ARRAY not in tags
+        annotations = self._return_annotations.get(key, ())
+        return bool(annotations) and not any(
+            ARRAY in self._annotation_tags(module, text) for module, _owner, text in annotations)
+
     def _field_tags(self, cls: str, attr: str) -> frozenset:
         """ARRAY and/or ARRAYS, as the annotation of field `attr` of a class (or the
         first class up its MRO that annotates it) says."""

@@ -18,7 +18,8 @@ resolver parses only what a question needs):
   or `name: T = v` (in a class body, a field of a dataclass or NamedTuple, in order);
 - `("op", operand, operator, line)`: an operator or indexing applied to a bare name or
   to one attribute of one not imported (`idx.index < 0`), each once per owner (`x **
-  2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`; `-x`: `neg`), not where the other
+  2`: `pow`; `x[i]`: `getitem`; `2 * x`: `rmul`; `-x`: `neg`; where a parameter holds
+  the value an assignment gave it, `<held x> f(x)`: narrowing.py), not where the other
   operand is a string, None or a bool; or applied to an operand that is more than a
   name, as precedence groups it (`f(x) + 1`: `f(x)`; `a * b + c`: `a * b`; `0.5 *
   f(x)`: `f(x)`, `rmul`; the builtin `abs(f(x))`: `abs`), its text, which the flow
@@ -199,10 +200,12 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             operand = match.group(1)
             if operand in narrowed:  # what a parameter holds there, if the text tells
                 at = start + match.start(1)
-                operand = held.get((text.count(b"\n", 0, match.start(1)),
-                                    at - source.rfind(b"\n", 0, at) - 1), operand)
-                if operand == _NO_ARRAY:
+                holds = held.get((text.count(b"\n", 0, match.start(1)),
+                                  at - source.rfind(b"\n", 0, at) - 1))
+                if holds == _NO_ARRAY:
                     continue
+                if holds is not None:
+                    operand = b"".join((HELD_OPEN, operand, b"> ", holds))
             key = (operand, match.group(2))
             head, dot, _attr = match.group(1).partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
@@ -221,6 +224,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
 
 _SELF = frozenset({b"self", b"cls"})
 _NO_ARRAY = narrowing.NO_ARRAY.encode()
+HELD_OPEN = b"<held "  # `<held x> f(x)`: parameter x, holding what f(x) gives there
 
 
 def _held(source: bytes, start: int, code: bytes, found: list

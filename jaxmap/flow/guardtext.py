@@ -189,7 +189,11 @@ def _bindings(text: bytes) -> _Bindings:
     signature = body[0].args
     args = (*signature.posonlyargs, *signature.args, *signature.kwonlyargs)
     own = {id(arg) for arg in args}
-    typed = {arg.arg for arg in args if arg.annotation and _not_none(arg.annotation)}
+    positional = (*signature.posonlyargs, *signature.args)
+    defaults = [*[None] * (len(positional) - len(signature.defaults)), *signature.defaults,
+                *signature.kw_defaults]
+    typed = {arg.arg for arg, default in zip(args, defaults) if arg.annotation
+             and _not_none(arg.annotation) and not _is_none(default)}
     simple: set[str] = set()
     other: set[str] = set()
     parameters: set[str] = set()
@@ -222,6 +226,10 @@ def _bindings(text: bytes) -> _Bindings:
     return _Bindings(frozenset(simple - other - parameters | typed - other),
                      frozenset(parameters - other - simple - typed),
                      frozenset(simple | other))
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _not_none(annotation: ast.expr) -> bool:
@@ -262,7 +270,10 @@ def operands(call: bytes) -> frozenset[str]:
     stack: list[ast.AST] = [*tree.body.args, *(k.value for k in tree.body.keywords)]
     while stack:
         node = stack.pop()
-        if not isinstance(node, _MAY_NOT_RUN):
+        if isinstance(node, ast.Compare):  # `a < b < c`: what follows `b` may not run
+            found.update(part.id for part in _raising(node) if isinstance(part, ast.Name))
+            stack += (node.left, node.comparators[0])
+        elif not isinstance(node, _MAY_NOT_RUN):
             found.update(part.id for part in _raising(node) if isinstance(part, ast.Name))
             stack.extend(ast.iter_child_nodes(node))
     rebound = {node.target.id for node in ast.walk(tree) if isinstance(node, ast.NamedExpr)}
@@ -271,6 +282,8 @@ def operands(call: bytes) -> frozenset[str]:
 
 def _raising(node: ast.AST) -> tuple[ast.AST, ...]:
     """The parts of `node` that None would make raise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return (node.left,)  # `"%s" % None` formats it
     if isinstance(node, ast.BinOp) and isinstance(node.op, _RAISING):
         return node.left, node.right
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, _RAISING):

@@ -12,7 +12,7 @@ import ast
 
 from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
 from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
-from jaxmap.flow.flowtext import ABS, OPERATOR_NAMES
+from jaxmap.flow.flowtext import ABS, HELD_OPEN, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
 
@@ -20,6 +20,7 @@ _EMPTY: frozenset = frozenset()
 # Which kind of site an implicit call is.
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
+HELD = HELD_OPEN.decode()
 _ARRAY_OPERATORS = "_array_operators"  # the table of ARRAY_MODULE that maps operators
 
 
@@ -99,10 +100,13 @@ class ImplicitCalls(Engine):
         if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
             if args == ABS and self._name(module, owner, ABS):
                 return {}  # `abs` is a name of the tree here, not the builtin
-            operand = None if A_NAME.match(text) else parse_text(text)  # `f(x) * 2`
-            if not (self.plainly_array_expression(module, owner, operand) if operand
-                    else self._plainly_array(module, owner, text)):
-                return {}
+            if text.startswith(HELD):  # `<held x> f(x)`: x holds what f(x) gives there
+                text, _, value = text[len(HELD):].partition("> ")
+                if not self.held_array(module, owner, text, parse_text(value)):
+                    return {}
+            elif not (self.plainly_array_expression(module, owner, parse_text(text))
+                      if not A_NAME.match(text) else self._plainly_array(module, owner, text)):
+                return {}  # (an operand more than a name: `f(x) * 2`)
             return {(owner, f"{text} {args}", line): frozenset(
                 (BOUND, *v[1:]) if v[0] == FN else v
                 for v in self._table_entry(_ARRAY_OPERATORS, args) if v[0] in CALLABLE)}

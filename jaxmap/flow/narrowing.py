@@ -23,7 +23,9 @@ NO_ARRAY = "<no array>"  # (flowtext.py leaves such a use out)
 _NOT_ARRAYS = frozenset({"Sequence", "MutableSequence", "tuple", "list", "dict", "Mapping",
                          "int", "float", "complex", "bool", "str", "bytes", "slice", "range",
                          "set", "frozenset"})
-_ARRAY_TYPES = frozenset({"Array", "ndarray"})  # `isinstance(x, T)` false: no Array in x
+# `isinstance(x, T)` false: no Array in x (not `ndarray`: `np.ndarray` is no jax Array,
+# and only its module tells it from `jnp.ndarray`, which is)
+_ARRAY_TYPES = frozenset({"Array"})
 _LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
            ast.GeneratorExp)
@@ -68,9 +70,10 @@ class _Reading:
         return held
 
     def statement(self, node: ast.stmt, held: str) -> str | None:
+        if _walrus(node, self.name):
+            return UNKNOWN  # `if (x := f(x)) and x + 1:`: a use may follow it
         if isinstance(node, ast.If):
             self.uses(node.test, held)
-            held = UNKNOWN if _binds(node.test, self.name) else held  # `if (x := f()):`
             inside, other = _narrowed(node.test, self.name, held)
             return _join(self.block(node.body, inside), self.block(node.orelse, other))
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -88,10 +91,10 @@ class _Reading:
             self.block(node.body, held)
             self.block(node.orelse, held)
             return held
-        if isinstance(node, (ast.With, ast.AsyncWith)):
+        if isinstance(node, (ast.With, ast.AsyncWith)):  # which may swallow a raise
             for item in node.items:
                 self.uses(item.context_expr, held)
-            return self.block(node.body, held)
+            return _join(self.block(node.body, held), held)
         if isinstance(node, _TRIES):
             try_node: ast.Try = node  # (`try ... except*` has the same fields)
             for part in (try_node.body, *(h.body for h in try_node.handlers),
@@ -138,6 +141,16 @@ def _narrowed(test: ast.expr, name: str, held: str) -> tuple[str, str]:
     return (false, true) if negated else (true, false)
 
 
+def _walrus(node: ast.stmt, name: str) -> bool:
+    """Whether a statement's own expressions (not its blocks') bind `name` by `:=`."""
+    parts = [node.test] if isinstance(node, (ast.If, ast.While)) else \
+        [node.iter] if isinstance(node, (ast.For, ast.AsyncFor)) else \
+        [item.context_expr for item in node.items] \
+        if isinstance(node, (ast.With, ast.AsyncWith)) else [node]
+    return any(isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name)
+               and inner.target.id == name for part in parts for inner in ast.walk(part))
+
+
 def _join(one: str | None, other: str | None) -> str | None:
     """What the name holds after two branches (None: a branch that does not go on)."""
     if one is None or other is None or one == other:
@@ -154,9 +167,10 @@ def _binds(node: ast.AST, name: str) -> bool:
                 and not isinstance(item.ctx, ast.Load):
             return True
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if item.name == name:
+            if item.name == name or any(isinstance(inner, ast.Nonlocal) and name in inner.names
+                                        for inner in ast.walk(item)):
                 return True
-            continue  # its body is its own scope
+            continue  # its body is its own scope, but for `nonlocal`
         if isinstance(item, (ast.Global, ast.Nonlocal)) and name in item.names \
                 or isinstance(item, ast.alias) and (item.asname or item.name) == name \
                 or isinstance(item, ast.ExceptHandler) and item.name == name \
