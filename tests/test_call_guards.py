@@ -426,6 +426,13 @@ def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
                         "passing.fills_both"}
 
 
+def test_path_says_when_its_first_chain_is_not_how_binds_has_it(tree, capsys):
+    (tree / "passing.py").write_text(_PASSING)
+    guarded = _json(capsys, "path", "passing.fmax", "p", "--root", str(tree))
+    assert guarded["left_out"] == "guarded_call" and guarded["count"] >= 1
+    assert _json(capsys, "path", "passing.pass_on", "p", "--root", str(tree))["left_out"] is None
+
+
 def test_a_function_reached_under_too_many_guards_is_walked_unguarded():
     guards = [frozenset({f"p{i}"}) for i in range(MAX_GUARDS + 2)]
     rows = {1: [Step(2, 1, 1, True, guard, (frozenset(),)) for guard in guards],

@@ -126,7 +126,7 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
     walk = binder_walk(index, prim, depth)
     found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
              ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels,
-                       left_out=_left_out(walk, i))
+                       left_out=left_out(walk, i))
              for i in walk.far.levels.keys() | walk.near.levels.keys() if i in walk.nodes]
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))  # whatever the set's order
     unresolved = _unnamed_callers(index, walk.nodes.values())
@@ -152,7 +152,7 @@ def _in_default(found: Reached) -> bool:
     return found.public and found.trace_time
 
 
-def _left_out(walk: BinderWalk, node: int) -> str:
+def left_out(walk: BinderWalk, node: int) -> str:
     """Why the default answer leaves `node` out (one of LEFT_OUT), or "" if it does not."""
     if node in walk.near.levels:
         return "" if walk.nodes[node].public else "private"

@@ -33,6 +33,9 @@ class PathAnswer(NamedTuple):
     source: tuple[str, ...]  # what A was taken to mean
     target: tuple[str, ...]  # what B was taken to mean
     chains: tuple[tuple[Step, ...], ...]  # shortest first, each from A to B
+    # to a primitive: why `binds`' default answer leaves A's first chain out (one of
+    # callgraph.LEFT_OUT but "private": not bound at trace time that way), or ""
+    left_out: str = ""
 
 
 def path(index: Index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
@@ -55,7 +58,7 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     hops: dict[tuple[int, int], str] = {}
     parents = _search(index, list(starts), set(ends), depth, hops)
     reached = [end for end in ends if end in parents or end in starts]
-    first = _binds_chain(index, target, starts, depth) if finals else None
+    first, left_out = _binds_chain(index, target, starts, depth) if finals else (None, "")
     if not reached and first is None:
         raise NotFound(f"no call chain from {source} to {target} within {depth} calls")
     nodes = index.nodes(set(parents) | set(starts) | set(ends)
@@ -71,7 +74,8 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     chains.sort(key=len)
     if first is not None:
         chains = [first] + [c for c in chains if _names(c) != _names(first)]
-    return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]))
+    return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]),
+                      left_out if first is not None else "")
 
 
 def _check_source(index: Index, source: str, starts: dict[int, str]) -> None:
@@ -86,15 +90,16 @@ def _check_source(index: Index, source: str, starts: dict[int, str]) -> None:
 
 
 def _binds_chain(index: Index, prim: str, starts: dict[int, str], depth: int
-                 ) -> tuple[Step, ...] | None:
+                 ) -> tuple[tuple[Step, ...] | None, str]:
     """The chain `binds PRIM --all` gives for the first of `starts` it lists, as steps
-    (None when it lists none within `depth`): `path` shows it first, so the two agree."""
-    from jaxmap.commands.callgraph import binder_walk, chain_of
+    (None when it lists none within `depth`): `path` shows it first, so the two agree;
+    and why the default answer leaves it out, if it does."""
+    from jaxmap.commands.callgraph import binder_walk, chain_of, left_out
 
     walk = binder_walk(index, prim.removesuffix(".bind"), depth)
     start = next((i for i in starts if i in walk.far.levels or i in walk.near.levels), None)
     if start is None:
-        return None
+        return None, ""
     names, hows = chain_of(walk, start)
     tree, places, node = walk.tree(start), [], start
     while True:  # where each definition of the chain makes its step
@@ -104,7 +109,7 @@ def _binds_chain(index: Index, prim: str, starts: dict[int, str], depth: int
         node = tree.parent[node]
     places += [places[-1]] * (len(names) - 1 - len(places))  # a helper binding for it
     return tuple(Step(names[i], names[i + 1], *places[i], how)
-                 for i, how in enumerate(hows))
+                 for i, how in enumerate(hows)), left_out(walk, start).replace("private", "")
 
 
 def _names(chain: tuple[Step, ...]) -> tuple[str, ...]:
