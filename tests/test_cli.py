@@ -264,13 +264,14 @@ def test_near_miss_suggests(capsys):
     ("cumsun", ("cumsum",)),
     ("reduce_", ("reduce_max", "reduce_sum")),  # starts with it
     ("sum", ("psum", "cumsum", "reduce_sum")),  # alike, then holding it
+    ("con", ("consume", "assert_consumed_value")),  # a part starts with it, not `iconv`
     ("zz", ()),
 ])
 def test_suggestions_are_close_names(query, expected):
     from jaxmap.commands.lookup import close_names
 
     names = {"touch", "touch_p", "psum", "psum_p", "cumsum", "cumsum_p", "reduce_max",
-             "reduce_sum", "sum"}
+             "reduce_sum", "sum", "assert_consumed_value", "consume", "iconv"}
     assert close_names(query, names) == expected
 
 

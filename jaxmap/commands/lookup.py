@@ -149,7 +149,8 @@ def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
     """Up to `limit` of `names` close to `query`, compared without a `_p` suffix: alike
     (difflib's ratio at least _CLOSE with the same first letter, else _CLOSE_ANY_START:
     `psun` -> `psum`, not `nosuch_p` -> `touch_p`), then those starting with it, then
-    those holding it (three letters or more); of `x` and `x_p`, the one written as
+    those where it starts or ends a `_`-separated part (three letters or more: `sum`
+    -> `psum`, `reduce_sum`, not `consume`); of `x` and `x_p`, the one written as
     `query` is."""
     import difflib
 
@@ -169,7 +170,8 @@ def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
     keys = [key for _r, key in sorted(alike)]
     if len(stem) >= 3:
         keys += sorted(k for k in by_stem if k.startswith(stem) and k != stem)
-        keys += sorted(k for k in by_stem if stem in k[1:] and k != stem)
+        keys += sorted(k for k in by_stem if k != stem and any(
+            part.startswith(stem) or part.endswith(stem) for part in k.split("_")))
     return tuple(dict.fromkeys(by_stem[k] for k in keys))[:limit]
 
 
