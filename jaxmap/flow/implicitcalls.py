@@ -1,7 +1,7 @@
 """Calls no dotted callee names, the value flow's part for them (flow.py): `d["a"](`,
 `f()(`, `super().m(`, a class raised by name, the `__iter__` and `__next__` a loop runs
 on an instance, the function an Array's table names for an operator applied to one,
-and the functions handed to callables outside the tree (`map(f, xs)`: called there on
+the abstract value's `_iter` that iterating one runs (arrays.py), and the functions handed to callables outside the tree (`map(f, xs)`: called there on
 the caller's behalf); `may_name` tells whether any value of the tree answers to a
 callee's last name.
 """
@@ -12,7 +12,7 @@ import ast
 
 from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
 from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
-from jaxmap.flow.flowtext import ABS, OPERATOR_NAMES
+from jaxmap.flow.flowtext import ABS, ITER, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
 
@@ -99,6 +99,9 @@ class ImplicitCalls(Engine):
         if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
             if args == ABS and self._name(module, owner, ABS):
                 return {}  # `abs` is a name of the tree here, not the builtin
+            if args == ITER:  # `f(*x)`, `for v in x`, `a, b = x`
+                return {(owner, f"{text} {args}", line): self.array_iteration()} \
+                    if self.iterated_array(module, owner, text) else {}
             operand = None if A_NAME.match(text) else parse_text(text)  # `f(x) * 2`
             if not (self.plainly_array_expression(module, owner, operand) if operand
                     else self._plainly_array(module, owner, text)):
