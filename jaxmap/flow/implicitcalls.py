@@ -1,9 +1,10 @@
 """Calls no dotted callee names, the value flow's part for them (flow.py): `d["a"](`,
 `f()(`, `super().m(`, a class raised by name, the `__iter__` and `__next__` a loop runs
 on an instance, the function an Array's table names for an operator applied to one,
-the abstract value's `_iter` that iterating one runs (arrays.py), and the functions handed to callables outside the tree (`map(f, xs)`: called there on
-the caller's behalf); `may_name` tells whether any value of the tree answers to a
-callee's last name.
+the abstract value's `_iter` that iterating one runs (arrays.py), and the functions
+handed to callables outside the tree (`map(f, xs)`: called there on the caller's
+behalf); `may_name` tells whether any value of the tree answers to a callee's last
+name.
 """
 
 from __future__ import annotations
