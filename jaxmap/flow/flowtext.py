@@ -36,6 +36,7 @@ lines while its brackets are open.
 
 from __future__ import annotations
 
+import bisect
 import keyword
 import re
 from typing import TYPE_CHECKING
@@ -279,8 +280,10 @@ def _iterations(code: bytes, iterated: list, signatures: list, seen: set,
     """The `iter` facts of a text: `iterated` ((offset, value) of what its target lists
     unpack), and the names it unpacks with a star (not in a def's parameters: `*args`)
     or loops over; each as `held_at` (offset, name) says the name holds there, once."""
-    iterated = iterated + [(m.start(1), m.group(1)) for m in _STARRED.finditer(code)
-                           if not any(a <= m.start() < b for a, b in signatures)]
+    starts = [a for a, _b in signatures]  # (in order: a def's span, by bisection)
+    iterated = iterated + [
+        (m.start(1), m.group(1)) for m in _STARRED.finditer(code)
+        if (i := bisect.bisect_right(starts, m.start()) - 1) < 0 or m.start() >= signatures[i][1]]
     iterated += [(m.start(1), m.group(1)) for m in _FOR_IN.finditer(code)]
     found = []
     for offset, operand in sorted(iterated):
