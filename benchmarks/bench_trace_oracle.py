@@ -57,6 +57,8 @@ UNTAKEN = (
     ("jax._src.numpy.indexing._gather", "jax._src.numpy.error._check_precondition_oob_gather",
      "its body returns first unless jax_error_checking_behavior_oob is set"),
     ("jax.numpy.where", "jax.numpy.nonzero", "only the one-argument form: where(c)"),
+    ("jax._src.lax.lax._iter", "jax.lax.dynamic_index_in_dim",
+     "iterating an Array: only where a dimension of its shape is a tracer"),
     ("jax._src.numpy.reductions._reduction", "jax.lax.reduce",
      "lax.reduce binds only the reducer of the op it is handed (reduce_sum for add)"),
     ("jax._src.numpy.reductions._reduce_sum", "jax.lax.psum",

@@ -1296,3 +1296,54 @@ def test_the_builtin_abs_of_an_array_runs_its_abs_unless_a_name_shadows_it():
             in found
     assert not any(c == "jax._src.numpy.ufuncs.absolute" and text.endswith(" abs")
                    for c, text, _s, _t in found)  # jnp's own abs, not the builtin
+
+
+ITERATION = {  # a tracer's `__iter__` runs its abstract value's `_iter`
+    "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+    "jax/_src/core.py": "class ShapedArray:\n  _iter = None\n",
+    "jax/_src/lax/lax.py": """
+        from jax._src.core import ShapedArray
+        def _iter(tracer):
+          return iter([tracer])
+        ShapedArray._iter = staticmethod(_iter)
+        """,
+}
+
+
+def test_iterating_an_array_runs_what_the_tree_assigns_its_abstract_values_iter():
+    res = resolve_sources({**ITERATION, "jax/_src/numpy/lax_numpy.py": """
+        from collections.abc import Sequence
+        from jax._src.typing import Array, ArrayLike
+        def check(*args): pass
+        def split(x) -> Array: return x
+        def pair(x) -> tuple[Array, Array]: return x, x
+        def concat(arrays: Sequence[ArrayLike]):
+          check("concat", *arrays)
+        def helper(xs: Sequence[Array]):
+          check(*xs)
+        def rows(x: Array, n: int, *rest: ArrayLike):
+          check(*rest)
+          return [v for v in x if v], [m for m in n]
+        def loop(x: Array):
+          for row in x:
+            pass
+        def unpack(x: ArrayLike, key):
+          a, *b = x
+          k1, k2 = split(key)
+          p, q = pair(key)
+        def narrowed(x: ArrayLike | Sequence[ArrayLike]):
+          if isinstance(x, Sequence):
+            return check(*x)
+          return x
+        """})
+    iterated = {(c.rpartition(".")[2], text) for c, text, status, callee in calls(res)
+                if callee == "jax._src.lax.lax._iter" and status == RESOLVED
+                and text.endswith(" iter")}
+    # A star in a call, a comprehension, a loop, a target list (of a name, or of a
+    # call that returns an Array), and a sequence of ArrayLike, which may be an Array.
+    assert iterated == {("concat", "arrays iter"), ("rows", "x iter"), ("loop", "x iter"),
+                        ("unpack", "x iter"), ("unpack", "split(key) iter")}
+    # No iteration: a helper's sequence of Arrays, `*rest`, a tuple of Arrays, an int,
+    # `*args` in a signature, and a parameter narrowed to a Sequence.
+    assert not any(text.endswith(" iter") and (c, text) not in iterated
+                   for c, text in {(c.rpartition(".")[2], t) for c, t, _s, _x in calls(res)})

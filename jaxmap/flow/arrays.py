@@ -2,8 +2,9 @@
 annotated `-> Array` returns (jax.numpy's and jax.lax's are), a parameter annotated
 `Array` or `ArrayLike`, and a positional parameter of a function a JAX tracer calls
 (R.TRACERS: `traced`); its methods, properties and operators are read from the tables
-of `ARRAY_MODULE` in the tree, which differ by release. `_plainly_array` tells from
-what an owner writes whether a name an operator applies to is one.
+of `ARRAY_MODULE` in the tree, which differ by release, and iterating one runs what
+the tree assigns to its abstract value's `_iter`. `_plainly_array` tells from what an
+owner writes whether a name an operator applies to is one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import defaultdict
 
 from jaxmap.flow.engine import A_NAME, Engine
 from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
-from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, PARTIAL_OF, ordered
+from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
 from jaxmap.knowledge import registrars as R
 
@@ -22,6 +23,9 @@ _ARRAY_SET = frozenset({(ARRAY,)})  # what `_plainly_array` keeps for an Array
 ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
 ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
+# What a tracer's `__iter__` calls on its abstract value (`core.Tracer.__iter__`:
+# `iter(self.aval._iter(self))`), which the tree assigns to the abstract value classes.
+AVAL_ITERATOR = "_iter"
 
 
 class Arrays(Engine):
@@ -127,6 +131,54 @@ class Arrays(Engine):
         annotations = self._return_annotations.get(key, ())
         return bool(annotations) and not any(
             ARRAY in self._annotation_tags(module, text) for module, _owner, text in annotations)
+
+    def iterated_array(self, module: str, owner: str, text: str,
+                       value: str | None = None) -> bool:
+        """Whether what an iteration's text (a name, or a call) iterates may be an
+        Array: one `plainly_array_expression` calls so (a call, of a function that
+        returns an Array and never a sequence of them), or a parameter annotated a
+        sequence of ArrayLike (`Sequence[ArrayLike]`, which a public function takes
+        from its user: an Array, a sequence of its rows, is one; a helper's
+        `Sequence[Array]` is handed a tuple). Where narrowing says the parameter holds
+        `value` there, that value's, unless the flow cannot tell (as `held_array`)."""
+        if value is not None:
+            expr = parse_text(value)
+            if self._surely_no_array(module, owner, expr):
+                return False
+            return self.iterated_array(module, owner, value) \
+                or self.iterated_array(module, owner, text)
+        expr = parse_text(text)
+        if isinstance(expr, ast.Call):  # `a, b = ensure_arraylike(f, x, y)`: a tuple
+            results = [self.array_of(v) for v in ordered(self._eval(module, owner, expr.func))]
+            return any((ARRAY,) in r for r in results) \
+                and not any((ARRAYS,) in r for r in results)
+        if expr is None:
+            return False
+        if self.plainly_array_expression(module, owner, expr):
+            return True
+        return isinstance(expr, ast.Name) and any(
+            param == text and annotation and any(
+                "ArrayLike" in a and ARRAYS in array_tags(a) for a in alternatives(annotation))
+            for _def, _i, params in self._params.get((module, owner, text), ())
+            for param, _default, annotation in parameters(params))
+
+    def array_iteration(self) -> frozenset:
+        """The functions iterating an Array runs: what the tree assigns to its abstract
+        value classes' AVAL_ITERATOR (`ShapedArray._iter = staticmethod(_iter)`, in
+        lax.py; older releases set DShapedArray's too)."""
+        if self._iteration_functions is None:
+            found: set[tuple] = set()
+            for module, owner, head, value in self._foreign.get(AVAL_ITERATOR, ()):
+                head_expr, expr = parse_text(head), parse_text(value)
+                if head_expr is None or expr is None or not any(
+                        v[0] == KLASS for v in self._eval(module, owner, head_expr)):
+                    continue
+                if isinstance(expr, ast.Call) and dotted_text(expr.func) == "staticmethod" \
+                        and len(expr.args) == 1:
+                    expr = expr.args[0]  # (the builtin: the function it wraps)
+                found |= {v for v in self._eval(module, owner, expr) if v[0] == FN}
+            self._iteration_functions = frozenset(found)
+        return self._iteration_functions
 
     def _field_tags(self, cls: str, attr: str) -> frozenset:
         """ARRAY and/or ARRAYS, as the annotation of field `attr` of a class (or the

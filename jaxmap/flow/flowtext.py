@@ -23,7 +23,10 @@ resolver parses only what a question needs):
   operand is a string, None or a bool; or applied to an operand that is more than a
   name, as precedence groups it (`f(x) + 1`: `f(x)`; `a * b + c`: `a * b`; `0.5 *
   f(x)`: `f(x)`, `rmul`; the builtin `abs(f(x))`: `abs`), its text, which the flow
-  parses;
+  parses; `iter` for a name (or one attribute of one) iterated: unpacked with a
+  star among a call's arguments or a display's items (`f(*xs)`, `[*xs]`), the
+  iterable of a `for` statement or comprehension, or the value a target list
+  unpacks (`a, *b = x`, `k1, k2 = split(k)`: a call's text, parsed by the flow);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
@@ -34,6 +37,7 @@ lines while its brackets are open.
 
 from __future__ import annotations
 
+import bisect
 import keyword
 import re
 from typing import TYPE_CHECKING
@@ -113,9 +117,18 @@ _UNARY_NAMES = {b"-": "neg", b"+": "pos", b"~": "invert"}
 # the flow tells).
 _ABS = re.compile(rb"(?<![\w.])abs[ \t]*\(")
 ABS = "abs"
+# A name iterated (`f(*xs)`, `[*xs]`; `for v in xs:`, `[f(v) for v in xs if v]`).
+_NAME = rb"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)"
+_STARRED = re.compile(rb"[(\[{,][ \t\n]*\*[ \t]*" + _NAME + rb"(?=[ \t\n]*[,)\]}])")
+_FOR_IN = re.compile(rb"(?<![\w.])for[ \t]+[\w\t ,*()\[\]]+?[ \t]in[ \t]+" + _NAME
+                     + rb"(?=[ \t]*(?:[:)\]}\n]|if[ \t]|for[ \t]))")
+# What a target list unpacks, read as an iteration: a name, or a call of a dotted name.
+_A_DOTTED_NAME = re.compile(rb"[\w.]+\Z")
+_UNPACKED = re.compile(rb"[A-Za-z_][\w.]*(?:\([\s\S]*\))?\Z")
+ITER = "iter"
 # The names of every operator a fact may say (the flow tells an operator's text by it).
 OPERATOR_NAMES = frozenset({*_OPERATOR_NAMES.values(), *_REFLECTED_NAMES.values(),
-                            *_UNARY_NAMES.values(), ABS})
+                            *_UNARY_NAMES.values(), ABS, ITER})
 # How tightly each arithmetic operator binds (a comparison, less than all of them).
 _PRECEDENCE = {b"|": 1, b"^": 2, b"&": 3, b"<<": 4, b">>": 4, b"+": 5, b"-": 5, b"*": 6,
                b"/": 6, b"//": 6, b"%": 6, b"@": 6, b"**": 8}
@@ -150,8 +163,10 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
         start_line += source.count(b"\n", counted, start)
         counted = start
         line_of = _Lines(text, start_line)
+        signatures = []  # where each def's parameters are: `*args` there is no iteration
         for match in _DEF.finditer(code):
             params = _balanced(text, match.end() - 1)
+            signatures.append((match.end() - 1, match.end() - 1 + len(params)))
             local.add(match.group(1))
             received.update(_parameter_names(params[1:-1]))
             returns = _RETURNS.match(text, match.end() - 1 + len(params))
@@ -173,6 +188,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
         for match in _RAISE.finditer(code):
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it
+        iterated = []  # (offset, name) of each name iterated
         for match in _STATEMENT.finditer(code):
             if match.start() < covered:  # `f(a,\n  b=c)`: a keyword, not an assignment
                 continue
@@ -192,20 +208,19 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((ASSIGN, loop.decode().strip(), "<iter> " + value.decode(
                     errors="replace").rstrip(":").rstrip(), at, indent))
             elif target:
-                found.append((ASSIGN, _unbracketed(target.decode().strip()),
-                              value.decode(errors="replace"), at, indent))
+                unpacked = _unbracketed(target.decode().strip())
+                found.append((ASSIGN, unpacked, value.decode(errors="replace"), at, indent))
+                if "," in unpacked and len(value) <= _MAX_OPERAND \
+                        and _UNPACKED.match(value):  # `a, b = x`, `k1, k2 = split(k)`
+                    iterated.append((match.end(), value))
         seen, operators = set(), []
         narrowed, held = _held(source, start, code, found) if len(pieces) == 1 else ((), {})
         for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
             operand = match.group(1)
             if operand in narrowed:  # what a parameter holds there, if the text tells
-                at = start + match.start(1)
-                holds = held.get((text.count(b"\n", 0, match.start(1)),
-                                  at - source.rfind(b"\n", 0, at) - 1))
-                if holds == _NO_ARRAY:
+                operand = _held_at(source, start, text, held, match.start(1), operand)
+                if operand == _NO_ARRAY:
                     continue
-                if holds is not None:
-                    operand = b"".join((HELD_OPEN, operand, b"> ", holds))
             key = (operand, match.group(2))
             head, dot, _attr = match.group(1).partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
@@ -217,6 +232,9 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             if key[1] in _PRECEDENCE and match.group(1) not in _KEYWORDS \
                     and _operator_before(code, _back(code, match.start(1))) is not None:
                 operators.append(match)  # `a * b + c`: the product is `+`'s operand
+        found += _iterations(code, iterated, signatures, seen, imported, line_of,
+                             lambda offset, name: _held_at(source, start, text, held, offset,
+                                                           name) if name in narrowed else name)
         found += _expression_operators(text, code, line_of, seen, operators)
         found += _calls(text, code, line_of, names, owned)
     return tuple(found)
@@ -248,6 +266,39 @@ def _held(source: bytes, start: int, code: bytes, found: list
     return frozenset(name.encode() for name in names), {
         at: value.encode() for at, value in values.items()
         if len(value) <= _MAX_OPERAND or value == narrowing.NO_ARRAY}
+
+
+def _held_at(source: bytes, start: int, text: bytes, held: dict, offset: int,
+             name: bytes) -> bytes:
+    """What `_held` says a parameter holds at its use at `offset` in the piece of
+    `text` at `start` of `source`: NO_ARRAY, `<held x> value`, or its name, where it
+    says nothing."""
+    at = start + offset
+    holds = held.get((text.count(b"\n", 0, offset), at - source.rfind(b"\n", 0, at) - 1))
+    if holds is None or holds == _NO_ARRAY:
+        return holds or name
+    return b"".join((HELD_OPEN, name, b"> ", holds))
+
+
+def _iterations(code: bytes, iterated: list, signatures: list, seen: set,
+                imported: frozenset, line_of, held_at) -> list[tuple]:
+    """The `iter` facts of a text: `iterated` ((offset, value) of what its target lists
+    unpack), and the names it unpacks with a star (not in a def's parameters: `*args`)
+    or loops over; each as `held_at` (offset, name) says the name holds there, once."""
+    starts = [a for a, _b in signatures]  # (in order: a def's span, by bisection)
+    iterated = iterated + [
+        (m.start(1), m.group(1)) for m in _STARRED.finditer(code)
+        if (i := bisect.bisect_right(starts, m.start()) - 1) < 0 or m.start() >= signatures[i][1]]
+    iterated += [(m.start(1), m.group(1)) for m in _FOR_IN.finditer(code)]
+    found = []
+    for offset, operand in sorted(iterated):
+        operand = held_at(offset, operand)
+        head, dot, _attr = operand.partition(b".")
+        if (operand, ITER) not in seen and operand != _NO_ARRAY and head not in _KEYWORDS \
+                and not (dot and head in imported and _A_DOTTED_NAME.match(operand)):
+            seen.add((operand, ITER))
+            found.append((OPERATOR, operand.decode(errors="replace"), ITER, line_of(offset)))
+    return found
 
 
 class _AnyOf:

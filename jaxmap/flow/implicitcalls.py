@@ -1,9 +1,10 @@
 """Calls no dotted callee names, the value flow's part for them (flow.py): `d["a"](`,
 `f()(`, `super().m(`, a class raised by name, the `__iter__` and `__next__` a loop runs
 on an instance, the function an Array's table names for an operator applied to one,
-and the functions handed to callables outside the tree (`map(f, xs)`: called there on
-the caller's behalf); `may_name` tells whether any value of the tree answers to a
-callee's last name.
+the abstract value's `_iter` that iterating one runs (arrays.py), and the functions
+handed to callables outside the tree (`map(f, xs)`: called there on the caller's
+behalf); `may_name` tells whether any value of the tree answers to a callee's last
+name.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import ast
 
 from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
 from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
-from jaxmap.flow.flowtext import ABS, HELD_OPEN, OPERATOR_NAMES
+from jaxmap.flow.flowtext import ABS, HELD_OPEN, ITER, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
 
@@ -100,8 +101,13 @@ class ImplicitCalls(Engine):
         if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
             if args == ABS and self._name(module, owner, ABS):
                 return {}  # `abs` is a name of the tree here, not the builtin
-            if text.startswith(HELD):  # `<held x> f(x)`: x holds what f(x) gives there
+            value = None  # `<held x> f(x)`: x holds what f(x) gives there (narrowing.py)
+            if text.startswith(HELD):
                 text, _, value = text[len(HELD):].partition("> ")
+            if args == ITER:  # `f(*x)`, `for v in x`, `a, b = x`
+                return {(owner, f"{text} {args}", line): self.array_iteration()} \
+                    if self.iterated_array(module, owner, text, value) else {}
+            if value is not None:
                 if not self.held_array(module, owner, text, parse_text(value)):
                     return {}
             elif not (self.plainly_array_expression(module, owner, parse_text(text))
