@@ -1,9 +1,11 @@
-"""What a parameter annotated as maybe an Array holds where an operator applies to it,
-read from its function's text with Python's parser, statement by statement: the
-parameter's own value; none that is an Array (inside `if isinstance(x, Sequence):`,
-or after `if isinstance(x, Array): return ...`); or the one value an assignment gave it
-on every way there (`arrays = ensure_arraylike_tuple(arrays)`). flowtext.py keeps an
-operator's fact as the parameter's, leaves it out, or gives it that value's text.
+"""What a parameter annotated as maybe an Array holds where an operator or an iteration
+applies to it, read from its function's text with Python's parser, statement by
+statement: the parameter's own value; none that is an Array (inside `if isinstance(x,
+Sequence):`, or after `if isinstance(x, Array): return ...`); or the one value an
+assignment gave it on every way there (`arrays = ensure_arraylike_tuple(arrays)`).
+flowtext.py keeps such a use's fact as the parameter's, leaves it out, or says the
+value it holds (`<held x> value`: the flow reads the value, or the parameter where it
+cannot tell what the value is).
 
 A binding the reading does not follow (unpacking, `+=`, a loop's target, `as`, `:=`,
 `del`, `global`, an import), a loop or `try` that rebinds the name, two branches that
