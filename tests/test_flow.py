@@ -1335,15 +1335,18 @@ def test_iterating_an_array_runs_what_the_tree_assigns_its_abstract_values_iter(
           if isinstance(x, Sequence):
             return check(*x)
           return x
+        def either(x: Array | Sequence[ArrayLike]):
+          return check(*x)
         """})
     iterated = {(c.rpartition(".")[2], text) for c, text, status, callee in calls(res)
                 if callee == "jax._src.lax.lax._iter" and status == RESOLVED
                 and text.endswith(" iter")}
     # A star in a call, a comprehension, a loop, a target list (of a name, or of a
-    # call that returns an Array), and a sequence of ArrayLike, which may be an Array.
-    assert iterated == {("concat", "arrays iter"), ("rows", "x iter"), ("loop", "x iter"),
+    # call that returns an Array).
+    assert iterated == {("rows", "x iter"), ("loop", "x iter"),
                         ("unpack", "x iter"), ("unpack", "split(key) iter")}
-    # No iteration: a helper's sequence of Arrays, `*rest`, a tuple of Arrays, an int,
-    # `*args` in a signature, and a parameter narrowed to a Sequence.
+    # No iteration: a sequence (of ArrayLike or of Arrays) or a parameter that may be
+    # one (iterated, it is mostly the sequence: callers hand lists), `*rest`, a tuple of
+    # Arrays, an int, `*args` in a signature, and a parameter narrowed to a Sequence.
     assert not any(text.endswith(" iter") and (c, text) not in iterated
                    for c, text in {(c.rpartition(".")[2], t) for c, t, _s, _x in calls(res)})
