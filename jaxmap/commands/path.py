@@ -33,8 +33,8 @@ class PathAnswer(NamedTuple):
     source: tuple[str, ...]  # what A was taken to mean
     target: tuple[str, ...]  # what B was taken to mean
     chains: tuple[tuple[Step, ...], ...]  # shortest first, each from A to B
-    # to a primitive: why `binds`' default answer leaves A's first chain out (one of
-    # callgraph.LEFT_OUT but "private": not bound at trace time that way), or ""
+    # to a primitive: why `binds`' default answer leaves A out (callgraph.LEFT_OUT; but
+    # for "private", its first chain is not how it binds when traced), or ""
     left_out: str = ""
 
 
@@ -109,7 +109,7 @@ def _binds_chain(index: Index, prim: str, starts: dict[int, str], depth: int
         node = tree.parent[node]
     places += [places[-1]] * (len(names) - 1 - len(places))  # a helper binding for it
     return tuple(Step(names[i], names[i + 1], *places[i], how)
-                 for i, how in enumerate(hows)), left_out(walk, start).replace("private", "")
+                 for i, how in enumerate(hows)), left_out(walk, start)
 
 
 def _names(chain: tuple[Step, ...]) -> tuple[str, ...]:

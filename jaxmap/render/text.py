@@ -469,7 +469,7 @@ def path_chains(answer, view: View) -> str:
         lines.append(f"  {steps[0].caller}")
         lines += [f"    -{step.how}-> {step.callee}  {view.path(step.file)}:{step.line}"
                   for step in steps]
-    if answer.left_out:
+    if answer.left_out and answer.left_out != "private":  # (which binds when traced)
         lines.append(f"(the first is not how it binds when traced: `binds` leaves "
                      f"{answer.chains[0][0].caller} out of its default answer, "
                      f"{answer.left_out})")
