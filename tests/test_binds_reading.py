@@ -32,6 +32,9 @@ _TREE = {
     "jax/_src/other.py": "from jax._src import core\ngather_p = core.Primitive('gather')\n"
                          "def g(x):\n  return gather_p.bind(x)\n",
     "jax/_src/more.py": "from jax._src import core\ngather_p = core.Primitive('gather')\n",
+    "jax/scattering.py": "from jax._src import core\n"
+                         "scatter_add_p = core.Primitive('scatter-add')\n"
+                         "def scatter(x):\n  return scatter_add_p.bind(x)\n",
 }
 
 
@@ -76,6 +79,15 @@ def test_any_other_reading_is_said_in_one_line_on_stderr(root, capsys, query, sa
     assert err.splitlines() == [said]
     assert document["read_as"]["exact"] is False
     assert _binds(capsys, root, query, "-q")[1] == ""  # quiet: nothing but errors
+
+
+def test_a_name_is_read_as_its_primitives_variable_without_the_suffix(root, capsys):
+    """`scatter_add` is `scatter_add_p`, whose name string is `scatter-add`, as `add` is
+    `add_p`'s."""
+    document, err = _binds(capsys, root, "scatter_add")
+    assert [p["variable"] for p in document["read_as"]["primitives"]] == ["scatter_add_p"]
+    assert [f["name"] for f in document["found"]] == ["jax.scattering.scatter"]
+    assert "as the primitive scatter_add_p" in err
 
 
 def test_all_says_why_each_function_is_left_out(root, capsys):

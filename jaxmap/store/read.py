@@ -52,8 +52,9 @@ class Index(GraphReads):
         return self._conn.execute("SELECT COUNT(*) FROM primitives").fetchone()[0]
 
     def primitives_named(self, name: str, stem: str) -> list[Primitive]:
-        """Primitives whose name string is `name` or `stem`, or whose variable (or an
-        alias) is `name`, with their rules and the tests that exercise them."""
+        """Primitives whose name string is `name` or `stem`, or whose variable is `name`
+        or `stem_p` (or an alias `name`), with their rules and the tests that exercise
+        them."""
         rows = self._conn.execute(
             f"SELECT {_PRIMITIVE} FROM primitives WHERE {NAMED_PRIMITIVE}",
             named_primitive(name, stem)).fetchall()

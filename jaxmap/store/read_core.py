@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-# A primitive by name string (`name` or its `_p`-less `stem`), variable or alias: the
-# one rule for every command that takes a primitive's name.
-NAMED_PRIMITIVE = ("name IN (?, ?) OR variable = ? OR ',' || aliases || ',' LIKE ? "
+# A primitive by name string (`name` or its `_p`-less `stem`), variable (`name`, or
+# `stem_p`: `scatter_add` is `scatter_add_p`, whose string is `scatter-add`) or alias:
+# the one rule for every command that takes a primitive's name.
+NAMED_PRIMITIVE = ("name IN (?, ?) OR variable IN (?, ?) OR ',' || aliases || ',' LIKE ? "
                    "ESCAPE '!' ORDER BY file, line")
 _LIST = "(?*)"  # where `_in` puts a list of values
 _MAX_PARAMETERS = 900  # below SQLite's oldest limit on bound parameters (999)
@@ -73,7 +74,7 @@ def _chunks(values: list, size: int) -> Iterator[list]:
 
 def named_primitive(name: str, stem: str) -> tuple:
     """The parameters of NAMED_PRIMITIVE."""
-    return name, stem, name, f"%,{like(name)},%"
+    return name, stem, name, f"{stem}_p", f"%,{like(name)},%"
 
 
 def like(text: str) -> str:
