@@ -291,11 +291,11 @@ def test_which_parameters_a_call_surely_fills(site, text, fills):
 ])
 def test_a_parameter_left_to_a_default_that_is_a_value_is_filled(site, fills):
     assert filled(site, "where", "where", ("c", "x", "y", "*", "size"),
-                  frozenset({"y", "size"})) == fills
+                  {"y": ".", "size": "."}) == fills
 
 
 def test_a_method_called_with_unplaced_arguments_keeps_only_keyword_defaults():
-    params, defaulted = ("self", "x", "*", "size"), frozenset({"x", "size"})
+    params, defaulted = ("self", "x", "*", "size"), {"x": ".", "size": "."}
     assert filled(("?",), "o.m", "m", params, defaulted) == {"size"}
 
 
@@ -424,6 +424,62 @@ def test_a_guard_follows_the_parameters_passed_on(tree, capsys):
                         "passing.calls_one_on", "passing.calls_recurses", "passing.typed",
                         "passing.leaves_default", "passing.each_call_fills_one",
                         "passing.fills_both"}
+
+
+_MODES = """\
+from lib import nonzero
+
+def padded(c, mode="constant"):
+  if mode == "constant":
+    return c
+  elif mode == "edge":
+    return nonzero(c)
+  return c
+
+def pads_edge(c):
+  return padded(c, "edge")
+
+def pads_default(c):
+  return padded(c)
+
+def pads_wrap(c):
+  return padded(c, mode='wrap')
+
+def pads_unknown(c, m):
+  return padded(c, m.lower())
+
+def passes_mode(c, mode="constant"):
+  return padded(c, mode)
+
+def passes_default(c):
+  return passes_mode(c)
+
+def passes_edge(c):
+  return passes_mode(c, mode="edge")
+
+def spreads(c, **kw):
+  return padded(c, **kw)
+"""
+
+
+def test_a_call_under_an_equality_with_a_word_runs_only_where_it_may_hold(tree, capsys):
+    (tree / "modes.py").write_text(_MODES)
+    found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert {"modes.padded", "modes.pads_edge", "modes.pads_unknown", "modes.passes_mode",
+            "modes.passes_edge", "modes.spreads"} <= found
+    assert not found & {"modes.pads_default", "modes.pads_wrap", "modes.passes_default"}
+
+
+@pytest.mark.parametrize("text, guard", [
+    (b"def f(m):\n  if m == 'edge':\n    g()\n", {"m==edge"}),
+    (b"def f(m):\n  if m == 'a b':\n    g()\n", set()),  # not a word
+    (b"def f(m):\n  if m == 'edge' or c:\n    g()\n", set()),
+    (b"def f(m):\n  m = h(m)\n  if m == 'edge':\n    g()\n", set()),  # rebound
+])
+def test_which_words_a_line_requires(text, guard):
+    guards = Guards(text, [(0, len(text))])
+    at = text.index(b"g()")
+    assert {g for g in guards.at(at) if g.partition("==")[0] not in guards.assigned} == guard
 
 
 def test_path_says_when_its_first_chain_is_not_how_binds_has_it(tree, capsys):

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_kind, rule_words
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import NotFound
+from jaxmap.flow.guardtext import EQUALS
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
 from jaxmap.models import EXTERNAL, HANDED, THROUGH, UNRESOLVED, RuleKind
 
@@ -293,10 +294,18 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]
     parameters that call passes on for the callee's guarded ones (`fills`' `P=Q`)."""
     found = set()
     for fills in row.fills:
-        surely = {fill for fill in fills if "=" not in fill}
+        surely = {fill for fill in fills if "=" not in fill and ":" not in fill}
+        words = dict(fill.split(":", 1) for fill in fills if ":" in fill)
         forwards = dict(fill.split("=") for fill in fills if "=" in fill)
-        found |= {row.guard.union(forwards[name] for name in guard if name in forwards)
-                  for guard in guards if not guard & surely}
+        for guard in guards:
+            equal = dict(g.split(EQUALS, 1) for g in guard if EQUALS in g)
+            if guard & surely or any(words.get(name, word) != word
+                                     for name, word in equal.items()):
+                continue  # a parameter the guard needs None, or equal to a word, is not
+            found.add(row.guard.union(
+                *({forwards[name]} for name in guard if name in forwards),
+                *({f"{forwards[name]}{EQUALS}{word}"} for name, word in equal.items()
+                  if name in forwards)))
     return found
 
 

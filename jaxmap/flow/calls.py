@@ -22,7 +22,17 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
-from jaxmap.flow.guardtext import FORWARD, KEYWORDS, MAYBE, NONE, SPREAD
+from jaxmap.flow.guardtext import (
+    EQUALS,
+    FORWARD,
+    KEYWORDS,
+    MAYBE,
+    NONE,
+    SPREAD,
+    SURELY,
+    VALUE,
+    WORD,
+)
 from jaxmap.flow.parsing import parameters
 from jaxmap.indexing.facts import (
     APPLIED,
@@ -125,7 +135,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
             for name, line, called, guard, sites in callees:  # unpacked: 56k of them
                 if called and sites:
                     passed[caller, name] = sites
-                before, guarded = len(rows), ",".join(sorted(params.intersection(guard)))
+                before, guarded = len(rows), ",".join(sorted(
+                    g for g in guard if g.partition(EQUALS)[0] in params))
                 head = name.partition(".")[0]
                 if head not in heads or qualname and flow.shadows(module, qualname, head):
                     # A local or a builtin: it names nothing of the tree, but may hold it.
@@ -172,9 +183,9 @@ def _guard(rows: list[CallRow], start: int, guard: str) -> None:
 
 
 def _signatures(names: Names, ids: dict[str, int], flow: Flow
-                ) -> dict[int, tuple[str, tuple[str, ...], frozenset[str]]]:
-    """id -> (name, parameters, those whose default is a literal not None) of each
-    function."""
+                ) -> dict[int, tuple[str, tuple[str, ...], dict[str, str]]]:
+    """id -> (name, parameters, those whose default is a literal not None, each as a
+    call would pass it: `'word'` for a word, else `.`) of each function."""
     found = {}
     for module, (_, facts) in names.modules.items():
         for qualname, spec in facts.funcs.items():
@@ -182,20 +193,25 @@ def _signatures(names: Names, ids: dict[str, int], flow: Flow
             if did is not None:
                 name = qualname.rpartition(".")[2]  # (keyed by the def's own owner)
                 signature = flow._signatures.get((f"{module}.{qualname}", name))
-                found[did] = (name, spec.params, frozenset(
-                    param for param, default, _annotation in parameters(signature[2])
-                    if default is not None and _a_literal_value(default)
-                ) if signature else frozenset())
+                found[did] = (name, spec.params, {
+                    param: _literal_value(default)
+                    for param, default, _annotation in parameters(signature[2])
+                    if default is not None and _literal_value(default)
+                } if signature else {})
     return found
 
 
 @lru_cache(maxsize=1024)
-def _a_literal_value(text: str) -> bool:
-    """Whether a default's text is a literal other than None (`0`, `'edge'`, `()`)."""
+def _literal_value(text: str) -> str:
+    """A default's text as a call passing it would (`'edge'` for a word, `.` for any
+    other literal but None: `0`, `()`), or "" if it is no such literal."""
     try:
-        return ast.literal_eval(text) is not None
+        value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
+        return ""
+    if isinstance(value, str) and WORD.fullmatch(value):
+        return f"'{value}'"
+    return "" if value is None else VALUE
 
 
 def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
@@ -228,20 +244,21 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
 
 
 def filled(site: tuple, text: str, name: str, params: tuple[str, ...],
-           defaulted: frozenset[str] = frozenset()) -> set[str]:
+           defaulted: dict[str, str] | None = None) -> set[str]:
     """The parameters of function `name` (`params`, `*` where positional ones end) that
     the call `site` (guardtext.py's `arguments`), written `text`, passes a value surely
     not None (neither `None` nor a value that may be None) or leaves to a default of
-    `defaulted` (a literal not None), and, as `P=Q`, those it passes the caller's own
-    parameter `Q` (`@Q`). Only where `text` names the function itself (not an alias or
-    a partial, which may move its arguments); a method's arguments by keyword only."""
+    `defaulted` (a literal not None, as passed); and, as `P:word`, those it so passes a
+    word (`'edge'`); as `P=Q`, those it passes the caller's own parameter `Q` (`@Q`).
+    Only where `text` names the function itself (not an alias or a partial, which may
+    move its arguments); a method's arguments by keyword only."""
     if text.rpartition(".")[2] != name:
         return set()
     positional = params[:params.index("*")] if "*" in params else params
     if positional[:1] in (("self",), ("cls",)):
         positional = ()
     keyword_only = frozenset(params[params.index("*") + 1:]) if "*" in params else frozenset()
-    here: dict[str, str] = {}  # parameter -> "" (a value) or the name passed on
+    here: dict[str, str] = {}  # parameter -> what it is passed: `.`, `'word'` or `@Q`
     given: set[str | None] = set()
     at, star, keywords = 0, False, False  # star: a positional argument went unplaced
     for argument in site:
@@ -257,11 +274,19 @@ def filled(site: tuple, text: str, name: str, params: tuple[str, ...],
         given.add(param)
         star = star or param is None
         if param is not None and value not in (NONE, MAYBE):
-            here[param] = value[1:] if value.startswith(FORWARD) else ""
+            here[param] = value
     if not keywords:  # (`**kwargs` may pass any; an unplaced positional, all but these)
-        here.update((param, "") for param in defaulted - given
-                    if not star or param in keyword_only)
-    return {f"{param}={forward}" if forward else param for param, forward in here.items()}
+        here.update((param, value) for param, value in (defaulted or {}).items()
+                    if param not in given and (not star or param in keyword_only))
+    found = set()
+    for param, value in here.items():
+        if value.startswith((FORWARD, SURELY)):
+            found.add(f"{param}={value[1:]}")
+        if not value.startswith(FORWARD):
+            found.add(param)
+            if value.startswith("'"):
+                found.add(f"{param}:{value[1:-1]}")
+    return found
 
 
 def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:

@@ -1,6 +1,7 @@
 """Call guards, read from an owner's text as flowtext.py reads its values: which names
 an enclosing `if` requires to be None at each line (`if x is None:`, `if x is None and
-y is None:`), and what each call passes (by position and by keyword). The call graph
+y is None:`) or equal to a word (`elif mode == "edge":`, kept as `mode==edge`), and
+what each call passes (by position and by keyword; a word literal as `'edge'`). The call graph
 keeps them on its edges, so that a trace-time walk can leave out a call that its
 callers' arguments never let run (`where(c, x, y)` never runs `where`'s one-argument
 `nonzero(c)`).
@@ -37,6 +38,14 @@ _GUARD = re.compile(
     rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*[ \t]+is[ \t]+None"
     rb"(?:[ \t]+and[ \t]+[A-Za-z_]\w*[ \t]+is[ \t]+None)*)[ \t]*:[ \t\0]*\Z")
 _GUARDED = re.compile(rb"([A-Za-z_]\w*)[ \t]+is[ \t]+None")
+# `(el)if name == "word":` (the word's contents masked: read from the source), and a
+# word: a string literal of letters, digits, `_`, `-` and `.` only.
+_EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*==[ \t]*[\"'](\0+)[\"']"
+                    rb"[ \t]*:[ \t\0]*\Z")
+_WORD = re.compile(rb"[\w.-]+")
+WORD = re.compile(r"[\w.-]+", re.ASCII)  # (the same, of text)
+_WORD_LITERAL = re.compile(rb"([\"'])([\w.-]+)\1")
+EQUALS = "=="  # `mode==edge`: a guard that parameter mode is the word "edge"
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _SEPARATOR = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
@@ -49,6 +58,7 @@ NONE, MAYBE, VALUE = "None", "?", "."
 SPREAD = "*"  # `*args`: what follows is unknown
 KEYWORDS = "**"  # `**kwargs`: any parameter not passed by name may be
 FORWARD = "@"  # `@x`: the owner's parameter `x`, passed on as it came
+SURELY = "&"  # `&x`: the same, surely not None (typed so, or the call proves it)
 _MAYBE_NONE = re.compile(rb"\b(?:if|or|and|yield)\b")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # an attribute: may be None
 # What a statement `name = value` may assign that is surely not None.
@@ -86,7 +96,8 @@ class Guards:
         self._bindings: _Bindings | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
-        if any(source.find(b" is None", start, end) >= 0 for start, end in pieces):
+        if any(source.find(b" is None", start, end) >= 0 or source.find(b"==", start, end) >= 0
+               for start, end in pieces):
             for start, end in pieces:
                 self._read(source, start, end)
 
@@ -110,6 +121,12 @@ class Guards:
                 if header:
                     blocks.append((indent, frozenset(
                         name.decode() for name in _GUARDED.findall(header.group(1)))))
+                equal = _EQUAL.match(line) if header is None else None
+                if equal is not None:  # the word, read where the mask blanked it
+                    word = source[start + at + equal.start(2):start + at + equal.end(2)]
+                    if _WORD.fullmatch(word):
+                        blocks.append((indent, frozenset(
+                            {f"{equal.group(1).decode()}{EQUALS}{word.decode()}"})))
                 depth = 0
             elif blocks and indent <= blocks[-1][0]:  # a continuation out of its block
                 guard = frozenset()
@@ -136,7 +153,8 @@ class Guards:
         if not any(self._guards):
             return frozenset()
         bound = self._read_bindings().bound
-        return frozenset().union(*self._guards) if bound is None else bound
+        return frozenset(guard.partition(EQUALS)[0] for guard in frozenset().union(
+            *self._guards)) if bound is None else bound
 
     def values(self) -> frozenset[str]:
         """The names a function's text binds only to values surely not None, and its
@@ -232,7 +250,7 @@ def _bindings(text: bytes) -> _Bindings:
             if node.rest:
                 other.add(node.rest)
     return _Bindings(frozenset(simple - other - parameters | typed - other),
-                     frozenset(parameters - other - simple - typed),
+                     frozenset(parameters - other - simple),
                      frozenset(simple | other))
 
 
@@ -330,9 +348,10 @@ def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str
     `?` (a value that may be None: a name, unless `values` (the owner's guards) knows
     it surely is not, or the call's own arguments use it where None would raise; a
     condition, `or`, `and`, `yield`, an attribute), `@name` (a parameter of the owner's
-    own that it binds in no other way: its callers decide), or `.` (anything else: a
-    literal, a call, an operation, a subscript); `*` for `*args` (what follows is
-    unknown); then `name=` and the same for each keyword, `**` for `**kwargs`."""
+    own that it binds in no other way: its callers decide), `'word'` (a string literal
+    of a word), or `.` (anything else: a literal, a call, an operation, a subscript);
+    `*` for `*args` (what follows is unknown); then `name=` and the same for each
+    keyword, `**` for `**kwargs`."""
     pieces: list[bytes] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
@@ -373,17 +392,21 @@ def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[st
 
 
 def _name_value(name: bytes, used: frozenset[str], values: Guards | None) -> str:
-    """What a bare name passed is: surely a value, a parameter forwarded, or maybe None."""
-    if name.decode() in used or values is not None and values.surely_value(name):
-        return VALUE
-    if values is not None and name.decode() in values.parameters():
-        return FORWARD + name.decode()
-    return MAYBE
+    """What a bare name passed is: a parameter passed on (surely not None, or not
+    known), else surely a value or maybe None."""
+    text = name.decode()
+    surely = text in used or values is not None and values.surely_value(name)
+    if values is not None and text in values.parameters():
+        return (SURELY if surely else FORWARD) + text
+    return VALUE if surely else MAYBE
 
 
 def _value(text: bytes) -> str:
     if text == b"None":
         return NONE
+    word = _WORD_LITERAL.fullmatch(text)
+    if word:  # a value; which, for a guard `mode==edge`
+        return f"'{word.group(2).decode()}'"
     # A name may hold None: a parameter its callers choose, a local bound by any of
     # Python's forms (unpacked, a loop's, a lambda's, `as`), a global.
     return MAYBE if _NAME.fullmatch(text) or _MAYBE_NONE.search(text) \

@@ -9,7 +9,7 @@ import keyword
 import re
 
 from jaxmap.flow import flowtext
-from jaxmap.flow.guardtext import SPREAD, VALUE, Guards, arguments
+from jaxmap.flow.guardtext import EQUALS, SPREAD, VALUE, Guards, arguments
 from jaxmap.indexing import messages
 
 # Read left to right, each string, comment, import statement and name that a `def` or
@@ -123,7 +123,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
         counted = at
         passed = tuple(sites[name]) if called else ()
         callees.append((name.decode(), line, called,
-                        tuple(sorted(guarded[name] - guards.assigned)),
+                        tuple(sorted(guard for guard in guarded[name]
+                                     if guard.partition(EQUALS)[0] not in guards.assigned)),
                         (_UNKNOWN,) if _UNKNOWN in passed else passed))
     return tuple(callees)
 
