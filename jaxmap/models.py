@@ -152,3 +152,6 @@ class Definition(NamedTuple):
 RESOLVED, THROUGH, HANDED = "resolved", "through", "handed"
 EXTERNAL, UNRESOLVED = "external", "unresolved"
 CALL_STATUSES = (RESOLVED, THROUGH, HANDED, EXTERNAL, UNRESOLVED)
+# In a call row's guard, a parameter required to equal a word: `mode==edge`
+# (flow/guardtext.py reads it; the trace-time walk tests it).
+GUARD_EQUALS = "=="

@@ -21,9 +21,8 @@ from typing import NamedTuple
 from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_kind, rule_words
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import NotFound
-from jaxmap.flow.guardtext import EQUALS
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
-from jaxmap.models import EXTERNAL, HANDED, THROUGH, UNRESOLVED, RuleKind
+from jaxmap.models import EXTERNAL, GUARD_EQUALS, HANDED, THROUGH, UNRESOLVED, RuleKind
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
 # Rules a bind runs, which `binds` follows: a primitive bound outside any transformation
@@ -298,13 +297,13 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]
         words = dict(fill.split(":", 1) for fill in fills if ":" in fill)
         forwards = dict(fill.split("=") for fill in fills if "=" in fill)
         for guard in guards:
-            equal = dict(g.split(EQUALS, 1) for g in guard if EQUALS in g)
+            equal = dict(g.split(GUARD_EQUALS, 1) for g in guard if GUARD_EQUALS in g)
             if guard & surely or any(words.get(name, word) != word
                                      for name, word in equal.items()):
                 continue  # a parameter the guard needs None, or equal to a word, is not
             found.add(row.guard.union(
                 *({forwards[name]} for name in guard if name in forwards),
-                *({f"{forwards[name]}{EQUALS}{word}"} for name, word in equal.items()
+                *({f"{forwards[name]}{GUARD_EQUALS}{word}"} for name, word in equal.items()
                   if name in forwards)))
     return found
 

@@ -33,6 +33,7 @@ from bisect import bisect_right
 from typing import NamedTuple
 
 from jaxmap.flow.flowtext import masked
+from jaxmap.models import GUARD_EQUALS
 
 _GUARD = re.compile(
     rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*[ \t]+is[ \t]+None"
@@ -45,7 +46,7 @@ _EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*==[ \t]*[\"'](
 _WORD = re.compile(rb"[\w.-]+")
 WORD = re.compile(r"[\w.-]+", re.ASCII)  # (the same, of text)
 _WORD_LITERAL = re.compile(rb"([\"'])([\w.-]+)\1")
-EQUALS = "=="  # `mode==edge`: a guard that parameter mode is the word "edge"
+EQUALS = GUARD_EQUALS  # `mode==edge`: a guard that parameter mode is the word "edge"
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _SEPARATOR = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
