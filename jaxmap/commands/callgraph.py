@@ -222,9 +222,10 @@ def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, .
 class Step(NamedTuple):
     """A step up that `binds` takes by default: `caller` calls `callee` (or hands it on)
     at `line`; `guard`, the caller's parameters that an `if` requires None for that
-    call (`if x is None:`); `fills`, for each different way the caller calls the callee,
-    the callee's parameters that it passes surely not None (`P`) or passes on (`P=Q`),
-    where the callee has a guarded call (flow/guardtext.py)."""
+    call (`if x is None:`, or `x==word`); `fills`, for each different way the caller
+    calls the callee, the callee's parameters that it passes surely not None (`P`), a
+    word (`P:word`) or passes on (`P=Q`), where the callee has a guarded call
+    (flow/guardtext.py)."""
 
     caller: int
     callee: int
@@ -289,8 +290,10 @@ def trace_walk(step, start: list[int], depth: int | None = None
 
 def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]]:
     """The guards the caller of `row` is walked under, one for each of the callee's
-    `guards` that a call there may leave all None: its own guard at the call, and its
-    parameters that call passes on for the callee's guarded ones (`fills`' `P=Q`)."""
+    `guards` that a call there may leave as it needs (None, or the word of `P==word`:
+    not where `fills` say `P` is surely not None, or `P:other` another word): its own
+    guard at the call, and what the guard needs of its parameters the call passes on
+    for the callee's guarded ones (`fills`' `P=Q`)."""
     found = set()
     for fills in row.fills:
         surely = {fill for fill in fills if "=" not in fill and ":" not in fill}
