@@ -18,7 +18,7 @@ import re
 from functools import partial
 from typing import NamedTuple
 
-from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_kind, rule_words
+from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import NotFound
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
@@ -104,13 +104,15 @@ class BinderWalk(NamedTuple):
     """Who reaches a primitive's `.bind`: `near`, along calls and functions handed on
     only, not from an interpreter (what runs when a user's call is traced); `far`, also
     through the rules other primitives' binds run; `ends`, the names after each binder
-    (a helper it binds through, then `p.bind`)."""
+    (a helper it binds through, then `p.bind`); `rule_kinds`, the kind of rule each of
+    `far`'s steps from a binder to a rule its bind runs is."""
 
     targets: tuple[str, ...]
     near: Tree
     far: Tree
     ends: dict[int, tuple[str, ...]]
     nodes: dict
+    rule_kinds: dict[tuple[int, int], str]
 
     def tree(self, node: int) -> Tree:
         """The walk that gives `node` its chain: the trace-time one where it reaches."""
@@ -156,13 +158,13 @@ def left_out(walk: BinderWalk, node: int) -> str:
     """Why the default answer leaves `node` out (one of LEFT_OUT), or "" if it does not."""
     if node in walk.near.levels:
         return "" if walk.nodes[node].public else "private"
-    parent, how = walk.far.parent, walk.far.how
+    parent = walk.far.parent
     while True:
         if is_interpreter(walk.nodes[node].qualname):
             return "interpreter"
         if node not in parent:
             return "guarded_call"
-        kind = rule_kind(how[node, parent[node]])
+        kind = walk.rule_kinds.get((node, parent[node]))
         if kind:
             return f"{kind}_rule"
         node = parent[node]
@@ -192,7 +194,9 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
               if did in binders and not is_interpreter(binders[did].qualname)]
     near = trace_walk(partial(trace_time_callers, index), traced, depth)
     rules: dict[tuple[int, int], str] = {}
-    far = _walk(partial(_callers_and_binders, index, rules), list(ends), depth, bodies=False)
+    kinds: dict[tuple[int, int], str] = {}
+    far = _walk(partial(_callers_and_binders, index, rules, kinds), list(ends), depth,
+                bodies=False)
     nodes = index.nodes(far[1].keys() | near[1].keys() | set(far[0].values()))
     words = edge_words(index, set(near[0].items()) | set(far[0].items()), nodes)
     near_tree, far_tree = (
@@ -200,7 +204,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
              {pair: hops.get(pair) or words.get(pair, CALLS) for pair in parent.items()})
         for (parent, levels, lines), hops in ((near, {}), (far, rules)))
     return BinderWalk(tuple(sorted(set(variables.values()))), near_tree, far_tree, ends,
-                      nodes)
+                      nodes, kinds)
 
 
 def chain_of(walk: BinderWalk, node: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -311,26 +315,32 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]
     return found
 
 
-def _callers_and_binders(index, hops: dict[tuple[int, int], str], ids: list[int]
+def _callers_and_binders(index, hops: dict[tuple[int, int], str],
+                         kinds: dict[tuple[int, int], str], ids: list[int]
                          ) -> list[tuple[int, int, int, bool]]:
     """The callers of `ids`, as `_walk` steps them, and, for those that are rules run at
     a bind (RUN_AT_BIND), the definitions binding their primitive; each such step is
-    noted in `hops` with the words its chain shows."""
+    noted in `hops` with the words its chain shows, and in `kinds` with its rule's."""
     return index.callers(ids, through=False) \
-        + bind_steps(index.rule_binders(ids, RUN_AT_BIND), hops)
+        + bind_steps(index.rule_binders(ids, RUN_AT_BIND), hops, kinds)
 
 
-def bind_steps(rows, hops: dict[tuple[int, int], str]) -> list[tuple[int, int, int, bool]]:
+def bind_steps(rows, hops: dict[tuple[int, int], str],
+               kinds: dict[tuple[int, int], str] | None = None
+               ) -> list[tuple[int, int, int, bool]]:
     """(binder, function run, line of the bind, whether the binder is a function) of
     the store's rows of rules run at binds (or of functions their partials hand them)
     that run outside a Pallas kernel (a Pallas backend's lowering runs only there),
-    each step noted in `hops` with the words its chain shows."""
+    each step noted in `hops` with the words its chain shows (and in `kinds` with the
+    kind of rule run)."""
     from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
 
     steps = []
     for binder, rule, line, function, prim, kind, platform, caller in rows:
         if platform is None or platform in XLA_PLATFORMS:
             hops.setdefault((binder, rule), rule_words(prim, kind, caller))
+            if kinds is not None:
+                kinds.setdefault((binder, rule), kind)
             steps.append((binder, rule, line, function))
     return steps
 

@@ -109,12 +109,3 @@ def rule_words(prim: str, kind: str, caller: str | None) -> str:
     """A bind that runs a rule: `binds `q_p`, which runs its impl rule`."""
     words = f"binds `{prim}`, which runs its {kind} rule"
     return f"{words} `{caller}`, which calls" if caller else words
-
-
-_RULE_WORDS = re.compile(r"binds `[^`]+`, which runs its (\w+) rule")
-
-
-def rule_kind(words: str) -> str | None:
-    """The kind of rule a step's words (`rule_words`) say a bind runs, else None."""
-    found = _RULE_WORDS.match(words)
-    return found.group(1) if found else None
