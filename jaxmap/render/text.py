@@ -376,7 +376,8 @@ def call_answer(answer, view: View) -> str:
             lines.append(mark + _call_line(r, answer.direction, view))
     if answer.others:
         lines.append(f"and {answer.others} more reach it through other primitives' rules, "
-                     "interpreters, calls under `if x is None:` their callers pass x to, "
+                     "interpreters, calls under `if x is None:` their callers pass x to "
+                     "(or `if m == 'word':`, another word), "
                      "or as private functions: --all lists them")
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
@@ -388,7 +389,7 @@ def call_answer(answer, view: View) -> str:
 def read_as_note(answer, view: View) -> str | None:
     """What a `binds` query that is not exactly one primitive's name was read as
     (the CLI says it on stderr): the primitives, and the functions it also names."""
-    reading = getattr(answer, "read_as", None)
+    reading = answer.read_as  # (None for callers and calls)
     if reading is None or reading.exact:
         return None
     prims = ", ".join(f"{p.variable or p.name} ({view.path(p.file)}:{p.line})"
@@ -429,7 +430,8 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
 # reason (callgraph.LEFT_OUT) in parentheses.
 _LEFT_OUT_LEGEND = ("left out of the default answer, each (why): impl_rule or lowering_rule "
                     "(through a rule another primitive's bind runs), interpreter, "
-                    "guarded_call (a call under `if x is None:` its callers pass x to), "
+                    "guarded_call (a call under `if x is None:` its callers pass x to, "
+                    "or `if m == 'word':` another word), "
                     "private (binds it when traced):")
 
 
