@@ -172,7 +172,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
-    _fill(rows, passed, _signatures(names, ids, flow))
+    _fill(rows, passed, _signatures(names, ids), flow)
     return rows
 
 
@@ -182,23 +182,25 @@ def _guard(rows: list[CallRow], start: int, guard: str) -> None:
         rows[start:] = [row._replace(guard=guard) for row in rows[start:]]
 
 
-def _signatures(names: Names, ids: dict[str, int], flow: Flow
-                ) -> dict[int, tuple[str, tuple[str, ...], dict[str, str]]]:
-    """id -> (name, parameters, those whose default is a literal not None, each as a
-    call would pass it: `'word'` for a word, else `.`) of each function."""
+def _signatures(names: Names, ids: dict[str, int]) -> dict[int, tuple[str, str, tuple]]:
+    """id -> (qualified name, name, parameters) of each function."""
     found = {}
     for module, (_, facts) in names.modules.items():
         for qualname, spec in facts.funcs.items():
             did = ids.get(f"{module}.{qualname}")
             if did is not None:
-                name = qualname.rpartition(".")[2]  # (keyed by the def's own owner)
-                signature = flow._signatures.get((f"{module}.{qualname}", name))
-                found[did] = (name, spec.params, {
-                    param: _literal_value(default)
-                    for param, default, _annotation in parameters(signature[2])
-                    if default is not None and _literal_value(default)
-                } if signature else {})
+                found[did] = (f"{module}.{qualname}", qualname.rpartition(".")[2], spec.params)
     return found
+
+
+def _defaulted(flow: Flow, full: str, name: str) -> dict[str, str]:
+    """The parameters of function `full` whose default is a literal not None, each as a
+    call would pass it: `'word'` for a word, else `.` (read from its signature's text,
+    which the flow keeps by the def's own owner)."""
+    signature = flow._signatures.get((full, name))
+    return {param: value for param, default, _annotation in parameters(signature[2])
+            if default is not None and (value := _literal_value(default))} \
+        if signature else {}
 
 
 @lru_cache(maxsize=1024)
@@ -214,11 +216,12 @@ def _literal_value(text: str) -> str:
     return "" if value is None else VALUE
 
 
-def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
+def _fill(rows: list[CallRow], passed: dict, signatures: dict, flow: Flow) -> None:
     """Each resolved call of a function with a guarded call, or that forwards a
     parameter to such a call (and so on up), with the parameters that a call of it
-    there passes a value surely not None, and those it passes a parameter of the
-    caller's own (`P=Q`): `filled` of each call, the different ones `|`-separated."""
+    there passes a value surely not None (`P`, and `P:word` for a word), and those it
+    passes a parameter of the caller's own (`P=Q`): `filled` of each call, the different
+    ones `|`-separated."""
     calling: dict[int, list[int]] = {}  # callee -> its resolved rows with arguments
     for k, row in enumerate(rows):
         if row.callee is not None and row.status == RESOLVED \
@@ -228,10 +231,11 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict) -> None:
     work = list(guarded)
     while work:
         callee = work.pop()
-        if callee not in signatures:
+        if callee not in signatures or callee not in calling:
             continue
-        name, params, defaulted = signatures[callee]
-        for k in calling.get(callee, ()):
+        full, name, params = signatures[callee]
+        defaulted = _defaulted(flow, full, name)
+        for k in calling[callee]:
             row = rows[k]
             each = sorted({",".join(sorted(filled(site, row.text, name, params, defaulted)))
                            for site in passed[row.caller, row.text]})
