@@ -22,7 +22,8 @@ or lambda's, a loop's or comprehension's target, unpacking, `as`, `:=`, `global`
 or where it is a parameter of its own annotated with a type that excludes None (a
 type-correct caller passes none: annotations are trusted); or where the call's own
 arguments use it where None raises (`where(c | (a > b), b, a)`). A parameter of its
-own that it binds in no other way is passed on (`@x`): its callers decide.
+own that it binds in no other way is passed on (`@x`, or `&x` where it is also surely
+not None): its callers decide.
 """
 
 from __future__ import annotations
@@ -43,9 +44,8 @@ _GUARDED = re.compile(rb"([A-Za-z_]\w*)[ \t]+is[ \t]+None")
 # word: a string literal of letters, digits, `_`, `-` and `.` only.
 _EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*==[ \t]*[\"'](\0+)[\"']"
                     rb"[ \t]*:[ \t\0]*\Z")
-_WORD = re.compile(rb"[\w.-]+")
-WORD = re.compile(r"[\w.-]+", re.ASCII)  # (the same, of text)
-_WORD_LITERAL = re.compile(rb"([\"'])([\w.-]+)\1")
+WORD = re.compile(r"[\w.-]+", re.ASCII)
+_WORD_LITERAL = re.compile(rb"([\"'])(" + WORD.pattern.encode() + rb")\1")
 EQUALS = GUARD_EQUALS  # `mode==edge`: a guard that parameter mode is the word "edge"
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _SEPARATOR = re.compile(
@@ -125,7 +125,7 @@ class Guards:
                 equal = _EQUAL.match(line) if header is None else None
                 if equal is not None:  # the word, read where the mask blanked it
                     word = source[start + at + equal.start(2):start + at + equal.end(2)]
-                    if _WORD.fullmatch(word):
+                    if WORD.fullmatch(word.decode("latin-1")):
                         blocks.append((indent, frozenset(
                             {f"{equal.group(1).decode()}{EQUALS}{word.decode()}"})))
                 depth = 0
