@@ -215,12 +215,17 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                     iterated.append((match.end(), value))
         seen, operators = set(), []
         narrowed, held = _held(source, start, code, found) if len(pieces) == 1 else ((), {})
+
+        def holds(offset: int, name: bytes) -> bytes:
+            """What a name used at `offset` stands for: what a parameter holds there,
+            where the text tells (`_held_at`), else itself."""
+            return _held_at(source, start, text, held, offset, name) \
+                if name in narrowed else name
+
         for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
-            operand = match.group(1)
-            if operand in narrowed:  # what a parameter holds there, if the text tells
-                operand = _held_at(source, start, text, held, match.start(1), operand)
-                if operand == _NO_ARRAY:
-                    continue
+            operand = holds(match.start(1), match.group(1))
+            if operand == _NO_ARRAY:
+                continue
             key = (operand, match.group(2))
             head, dot, _attr = match.group(1).partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
@@ -232,9 +237,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             if key[1] in _PRECEDENCE and match.group(1) not in _KEYWORDS \
                     and _operator_before(code, _back(code, match.start(1))) is not None:
                 operators.append(match)  # `a * b + c`: the product is `+`'s operand
-        found += _iterations(code, iterated, signatures, seen, imported, line_of,
-                             lambda offset, name: _held_at(source, start, text, held, offset,
-                                                           name) if name in narrowed else name)
+        found += _iterations(code, iterated, signatures, seen, imported, line_of, holds)
         found += _expression_operators(text, code, line_of, seen, operators)
         found += _calls(text, code, line_of, names, owned)
     return tuple(found)
@@ -480,7 +483,6 @@ def _balanced(text: bytes, at: int) -> bytes:
             i = close if close > 0 else i
         found = _BRACKET_OR_QUOTE.search(text, i + 1, end)
     return text[at:end]
-
 
 
 def _unbracketed(target: str) -> str:
