@@ -51,10 +51,9 @@ class Arrays(Engine):
                         for v in self._name(module, owner, head))
         if self._traced_as(module, owner, name) == R.ARRAY_PARAMETER:
             return True
-        for def_name, _i, params in self._params.get((module, owner, name), ()):
-            for param, _default, annotation in parameters(params):
-                if param == name and annotation and ARRAY in array_tags(annotation):
-                    return True
+        if any(ARRAY in array_tags(annotation)
+               for annotation in self._annotations_of(module, owner, name)):
+            return True
         for kind, text, *_line in self._assigned.get((module, owner, name), ()):
             if kind == "elements" and text.isidentifier() \
                     and self._traced_as(module, owner, text) == R.PYTREE_PARAMETER:
@@ -113,7 +112,15 @@ class Arrays(Engine):
         return not self._surely_no_array(module, owner, value) \
             and self._plainly_array(module, owner, name)
 
+    def _annotations_of(self, module: str, owner: str, name: str) -> list[str]:
+        """The annotations of `name` as a parameter of the defs of `owner` (one a def)."""
+        return [annotation for _def, _i, params in self._params.get((module, owner, name), ())
+                for param, _default, annotation in parameters(params)
+                if param == name and annotation]
+
     def _surely_no_array(self, module: str, owner: str, value) -> bool:
+        """Whether an expression is surely no Array: a literal or a display, or a call
+        of functions whose return annotations all say so."""
         if isinstance(value, (ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set,
                               ast.JoinedStr, ast.ListComp, ast.SetComp, ast.DictComp)):
             return True
@@ -156,9 +163,8 @@ class Arrays(Engine):
         if expr is None:
             return False
         if isinstance(expr, ast.Name) and any(
-                param == text and annotation and ARRAYS in self._annotation_tags(module, annotation)
-                for _def, _i, params in self._params.get((module, owner, text), ())
-                for param, _default, annotation in parameters(params)):
+                ARRAYS in self._annotation_tags(module, annotation)
+                for annotation in self._annotations_of(module, owner, text)):
             return False  # `Array | Sequence[ArrayLike]`: iterated, mostly the sequence
         return self.plainly_array_expression(module, owner, expr)
 
