@@ -98,24 +98,8 @@ class ImplicitCalls(Engine):
         """(owner, text, line) -> values called, of one implicit call site."""
         if kind == _RAISE_SITE:
             return {(owner, text, line): self.callees(module, owner, text, self._through)}
-        if kind == _OPERATOR_SITE:  # `x ** 2` on an Array: the function its table names
-            if args == ABS and self._name(module, owner, ABS):
-                return {}  # `abs` is a name of the tree here, not the builtin
-            value = None  # `<held x> f(x)`: x holds what f(x) gives there (narrowing.py)
-            if text.startswith(HELD):
-                text, _, value = text[len(HELD):].partition("> ")
-            if args == ITER:  # `f(*x)`, `for v in x`, `a, b = x`
-                return {(owner, f"{text} {args}", line): self.array_iteration()} \
-                    if self.iterated_array(module, owner, text, value) else {}
-            if value is not None:
-                if not self.held_array(module, owner, text, parse_text(value)):
-                    return {}
-            elif not (self.plainly_array_expression(module, owner, parse_text(text))
-                      if not A_NAME.match(text) else self._plainly_array(module, owner, text)):
-                return {}  # (an operand more than a name: `f(x) * 2`)
-            return {(owner, f"{text} {args}", line): frozenset(
-                (BOUND, *v[1:]) if v[0] == FN else v
-                for v in self._table_entry(_ARRAY_OPERATORS, args) if v[0] in CALLABLE)}
+        if kind == _OPERATOR_SITE:
+            return self._array_operator(module, owner, text, args, line)
         complex_callee = "(" in text or "[" in text
         handed = {} if kind == _LOOP_SITE else self._handed(module, owner, args)
         if kind == _CALL_SITE and not complex_callee and not handed:
@@ -135,6 +119,28 @@ class ImplicitCalls(Engine):
                    for v in values):  # handed outside
             found.update(((owner, arg, line), held) for arg, held in handed.items())
         return found
+
+    def _array_operator(self, module: str, owner: str, text: str, operator: str,
+                        line: int) -> dict[tuple, frozenset]:
+        """`x ** 2` on an Array: the function the release's table names for the operator
+        (`iter`: what iterating one runs); nothing where the operand is no Array."""
+        if operator == ABS and self._name(module, owner, ABS):
+            return {}  # `abs` is a name of the tree here, not the builtin
+        value = None  # `<held x> f(x)`: x holds what f(x) gives there (narrowing.py)
+        if text.startswith(HELD):
+            text, _, value = text[len(HELD):].partition("> ")
+        if operator == ITER:  # `f(*x)`, `for v in x`, `a, b = x`
+            return {(owner, f"{text} {operator}", line): self.array_iteration()} \
+                if self.iterated_array(module, owner, text, value) else {}
+        if value is not None:
+            if not self.held_array(module, owner, text, parse_text(value)):
+                return {}
+        elif not (self.plainly_array_expression(module, owner, parse_text(text))
+                  if not A_NAME.match(text) else self._plainly_array(module, owner, text)):
+            return {}  # (an operand more than a name: `f(x) * 2`)
+        return {(owner, f"{text} {operator}", line): frozenset(
+            (BOUND, *v[1:]) if v[0] == FN else v
+            for v in self._table_entry(_ARRAY_OPERATORS, operator) if v[0] in CALLABLE)}
 
     def _handed(self, module: str, owner: str, args: str) -> dict[str, frozenset]:
         """argument text -> the functions it is, of the arguments of a call that are
