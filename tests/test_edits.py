@@ -1,6 +1,7 @@
 """Edits, one after another, then a question: the index they leave equals a cold index
 of the edited tree, table by table; an edit that only moves code moves the index's rows
-and keeps the call graph (moves.py)."""
+and keeps the call graph (moves.py); a first-phase question leaves the call graph
+stale, and the next graph question moves it, or builds it again."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jaxmap.indexing import extract, indexer, moves
+from jaxmap.store.write import SECOND_PHASE, STALE
 
 MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
 PARALLEL = "jax/_src/lax/parallel.py"
@@ -107,11 +109,30 @@ def _cold(tree: Path, cache: Path, monkeypatch, graph: bool) -> str:
     return report.path
 
 
+def _graph_state(path: str) -> str:
+    return dict(_tables(path, facts=False)["meta"])["graph"]
+
+
+def _same_as_cold(path: str, tree: Path, cache: Path, monkeypatch, name: str = "") -> None:
+    """The index at `path` is the cold index of `tree`: every table, with a current call
+    graph; with a stale one, every table of the first phase (the facts kept for the call
+    graph and its own tables differ, and meta says it is stale)."""
+    state = _graph_state(path)
+    tables = _tables(path, facts=state == "1")
+    expected = _tables(_cold(tree, cache, monkeypatch, graph=state == "1"), facts=state == "1")
+    if state == STALE:
+        assert tables["stale"], name
+        for table in (*SECOND_PHASE, "stale", "meta"):
+            tables.pop(table), expected.pop(table)
+    assert tables == expected, name
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_edits_leave_the_index_a_cold_index_would_be(seed, tmp_path, monkeypatch):
     """A random sequence of edits from a fixed list, each followed by a plain or a graph
-    question; after each, every table equals a cold index's (with a plain question
-    after a change, the facts kept for the graph are the one difference allowed)."""
+    question; after each, every table equals a cold index's (after a plain question,
+    those of the first phase: the call graph is stale); and after a last graph
+    question, all."""
     tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
     warm, cold = tmp_path / "warm", tmp_path / "cold"
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
@@ -125,30 +146,88 @@ def test_edits_leave_the_index_a_cold_index_would_be(seed, tmp_path, monkeypatch
         monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
         path, report = indexer.ensure_index(tree, graph=graph)
         assert report is not None and report.parsed == 1, name
-        graph_kept = ("graph", "1") in _tables(path, facts=False)["meta"]
-        assert graph_kept or not graph, name
-        expected = _cold(tree, cold, monkeypatch, graph=graph_kept)
-        assert _tables(path, facts=graph_kept) == _tables(expected, facts=graph_kept), name
+        assert _graph_state(path) == "1" or not graph, name
+        _same_as_cold(path, tree, cold, monkeypatch, name)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+    path, _ = indexer.ensure_index(tree, graph=True)
+    assert _graph_state(path) == "1"
+    _same_as_cold(path, tree, cold, monkeypatch)
 
 
-def _edited_then_asked(tmp_path, monkeypatch, file: str, edit) -> tuple[str, dict]:
-    """A cold index of a copy of the fixture, `edit` made to `file`, then a plain
-    question: the index's path and its tables."""
+def _edited_then_asked(tmp_path, monkeypatch, file: str, *edits) -> tuple[str, dict]:
+    """A cold index of a copy of the fixture, then each of `edits` made to `file`, each
+    followed by a plain question: the index's path and its tables."""
     tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
     indexer.build_index(tree)
     source = tree / file
-    source.write_text(edit(source.read_text()))
-    path, report = indexer.ensure_index(tree)
-    assert report is not None and report.parsed == 1 and not report.rebuilt
+    for edit in edits:
+        source.write_text(edit(source.read_text()))
+        path, report = indexer.ensure_index(tree)
+        assert report is not None and report.parsed == 1 and not report.rebuilt
     return path, _tables(path, facts=True)
 
 
-def test_a_comment_keeps_the_call_graph_and_moves_its_lines(tmp_path, monkeypatch):
-    _, tables = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top)
-    assert ("graph", "1") in tables["meta"]
-    expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=True)
-    assert tables == _tables(expected, facts=True)
+def _graph_asked(tmp_path, monkeypatch, *, solves: bool) -> str:
+    """A graph question on the copy `_edited_then_asked` left in `tmp_path`: it builds
+    the call graph again, or (not `solves`) moves its rows without solving anything;
+    the index then equals a cold one."""
+    from jaxmap.flow import graph
+
+    solved = []
+    call_graph = graph.call_graph
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    monkeypatch.setattr(graph, "call_graph",
+                        lambda *a, **k: solved.append(1) or call_graph(*a, **k))
+    path, report = indexer.ensure_index(tmp_path / "minijax", graph=True)
+    monkeypatch.setattr(graph, "call_graph", call_graph)
+    assert report is not None and bool(solved) is solves
+    _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
+    return path
+
+
+def test_a_comment_leaves_the_call_graph_stale_and_then_moves_its_lines(tmp_path, monkeypatch):
+    path, tables = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top)
+    assert ("graph", STALE) in tables["meta"]
+    assert [row[0] for row in tables["stale"]] == [PARALLEL]
+    _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
+    _graph_asked(tmp_path, monkeypatch, solves=False)
+
+
+def test_edits_in_a_row_are_compared_with_the_facts_the_call_graph_was_read_from(
+        tmp_path, monkeypatch):
+    """Two edits, each followed by `locate`: the facts kept are those before the
+    first, from which the call graph was read, so the graph question moves its rows
+    by both."""
+    _, tables = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top,
+                                   _blank_lines_at_the_middle)
+    _, once = _edited_then_asked(tmp_path / "once", monkeypatch, PARALLEL, _comment_on_top)
+    assert tables["stale"] == once["stale"]
+    _graph_asked(tmp_path, monkeypatch, solves=False)
+
+
+def test_a_stale_file_not_edited_again_is_read_by_the_next_graph_question(
+        tmp_path, monkeypatch):
+    _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top)
+    source = tmp_path / "minijax" / LAX
+    source.write_text(_trailing_spaces(source.read_text()))
+    path = _graph_asked(tmp_path, monkeypatch, solves=False)
+    assert _tables(path, facts=False)["stale"] == []
+
+
+def test_a_stale_call_graph_reads_as_none(tmp_path, monkeypatch, capsys):
+    """Its rows were read from older code: a first-phase question shows none of them,
+    and says the call graph is not current."""
+    from jaxmap.cli import main
+    from jaxmap.store.read import open_file
+
+    path, tables = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top)
+    assert tables["calls"] and tables["tests"]
+    with open_file(path) as index:
+        assert not index.graph_built and index.call_counts() == {}
+    assert main(["locate", "psum", "--root", str(tmp_path / "minijax")]) == 0
+    out = capsys.readouterr().out
+    assert "none current since an edit" in out and "reaches" not in out
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))
@@ -175,9 +254,8 @@ def test_a_docstring_in_an_unread_body_is_more_than_a_move():
 
 def test_an_assignment_nothing_reads_keeps_the_call_graph(tmp_path, monkeypatch):
     _, tables = _edited_then_asked(tmp_path, monkeypatch, LAX, _a_body_statement)
-    assert ("graph", "1") in tables["meta"] and tables["calls"]
-    expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=True)
-    assert tables == _tables(expected, facts=True)
+    assert ("graph", STALE) in tables["meta"] and tables["calls"]
+    _graph_asked(tmp_path, monkeypatch, solves=False)
 
 
 @pytest.mark.parametrize("statement, unread", [
@@ -196,12 +274,11 @@ def test_only_assignments_nothing_reads_leave_the_call_graph(statement, unread):
     assert (moves.unread_moves(before, after) is not None) is unread
 
 
-def test_a_body_edit_moves_the_first_phase_and_drops_the_graph(tmp_path, monkeypatch):
+def test_a_body_edit_moves_the_first_phase_and_the_graph_question_solves_again(
+        tmp_path, monkeypatch):
     path, _ = _edited_then_asked(tmp_path, monkeypatch, LAX, _a_body_call)
-    tables = _tables(path, facts=False)
-    assert ("graph", "0") in tables["meta"] and tables["calls"] == []
-    expected = _cold(tmp_path / "minijax", tmp_path / "cold", monkeypatch, graph=False)
-    assert tables == _tables(expected, facts=False)
+    _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
+    _graph_asked(tmp_path, monkeypatch, solves=True)
 
 
 def _code_digest(source: bytes) -> str:
@@ -321,7 +398,7 @@ def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
     path = indexer.build_index(tree).path
     before = _tables(path, facts=True)
-    assert not write.move_lines(path, {PARALLEL: {}}, [], graph=True)
+    assert not write.move_lines(path, [], {PARALLEL: {}}, {PARALLEL: {}}, {})
     assert _tables(path, facts=True) == before
 
 

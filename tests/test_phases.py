@@ -83,12 +83,15 @@ def test_a_plain_question_after_an_edit_does_not_wait_for_the_graph(tree, capsys
     assert "parallel._added" in capsys.readouterr().out
 
 
-def test_a_comment_keeps_the_graph(tree):
+def test_a_comment_leaves_the_graph_stale_until_a_graph_question(tree):
     assert main(["index", "--root", str(tree)]) == 0
     module = tree / "jax" / "_src" / "lax" / "parallel.py"
     module.write_text("# a comment on top\n\n" + module.read_text())
     report = indexer.ensure_index(tree)[1]
     assert report is not None and report.parsed == 1 and not report.rebuilt
+    assert not _graph_built(tree)
+    report = indexer.ensure_index(tree, graph=True)[1]
+    assert report is not None and report.parsed == 0 and not report.rebuilt
     assert _graph_built(tree)
 
 

@@ -7,13 +7,16 @@ primitive), the value flow it is read from, and the messages a tree raises (only
 `explain` reads them) are the second: built with the first by `jaxmap index`, else
 on the first question that reads them, and kept (meta `graph`).
 
-After an edit, a file whose code only moved (comments, blank lines: moves.py), or
-changed only in assignments nothing reads (`unused = 1` in a body), has its rows
-moved in place, call graph and all; for a first-phase question (`locate`), so does a
-file whose outline only moved (an edit inside a body that registers nothing), the
-call graph dropped. Any other change is resolved again with as much as the
-question needs: a first-phase question does not wait for the call graph, which the
-next question that reads it builds again, from facts kept for it."""
+After an edit, a first-phase question (`locate`) reads the edited files without what
+the call graph reads: where a file's outline only moved (moves.py: comments, blank
+lines, an edit inside a body that registers nothing), its first phase's rows are moved
+in place, and the call graph is kept, stale, with the facts it was read from (table
+`stale`). The next question that reads the call graph reads the stale and edited files
+whole: where a file's code only moved, or changed only in assignments nothing reads
+(`unused = 1` in a body), since the call graph was read, its rows are moved too. Any
+other change is resolved again with as much as the question needs: a first-phase
+question does not wait for the call graph, which the next question that reads it
+builds again, from facts kept for it."""
 
 from __future__ import annotations
 
@@ -124,7 +127,7 @@ def ensure_index(root=None, *, progress: Progress | None = None,
         with closing(conn):
             meta = store.read_meta(conn)
             expected = {**store.query_key(), "root": str(root)}
-            had_graph = meta.get(store.GRAPH) == "1"
+            had_graph = meta.get(store.GRAPH) == "1"  # and current
             if store.is_current(meta, expected) and _unchanged(root, conn) \
                     and (had_graph or not graph):
                 return path, None
@@ -145,11 +148,14 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             old = store.file_stats(conn) if store.is_current(meta, expected) else {}
             unchanged, touched, to_parse = _classify(root, tree.files, old)
             removed = len(set(old) - {f.path for f in tree.files})
-            graph_missing = graph and meta.get(store.GRAPH) != "1"
+            state = meta.get(store.GRAPH)
+            graph_missing = graph and state not in ("1", store.STALE)
+            stale = store.stale_facts(conn) if state == store.STALE else {}
             parsed: dict = {}
             if old and not removed and not graph_missing and \
                     all(source.path in old for source in to_parse):
-                left = _moved(root, conn, path, to_parse, graph)
+                left = _moved(root, conn, path, to_parse, graph, state != "0",
+                              [s for s in tree.files if s.path in stale], stale)
                 if left is not None:
                     parsed = left
                 else:
@@ -164,39 +170,54 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             return from_scratch
 
 
-def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list,
-           graph: bool) -> dict | None:
-    """None when every changed file's code only moved (moves.py), or changed only in
-    assignments nothing reads (`moves.unread_moves`), or, unless `graph` is asked for,
-    its outline only moved, and their rows in the index were moved with it (in the
-    last case, the call graph dropped); else what was parsed of them, path -> (digest,
-    facts, blob), for the run to go on with."""
+def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph: bool,
+           has_graph: bool, stale_sources: list, stale: dict) -> dict | None:
+    """None when the rows of every changed file could be moved in place, and were; else
+    what was parsed of them, path -> (digest, facts, blob), for the run to go on with.
+
+    For a question of the first phase (`locate`), a file whose outline only moved
+    (moves.py: its code only moved, or changed inside bodies that register nothing) is
+    read without what the call graph reads, and its first phase's rows are moved; the
+    call graph, if any, is left as it is and marked stale, the facts it was read from
+    kept (`stale`). A question of the call graph reads each changed or stale file whole
+    and compares it with the facts its call graph rows were read from: where its code
+    only moved, or changed only in assignments nothing reads, those rows are moved too."""
     from jaxmap.indexing import moves, worker
 
-    if not changed:
+    settling = [s for s in stale_sources if s.path not in {c.path for c in changed}] \
+        if graph else []
+    if not changed and not settling:
         return None
-    old = store.load_facts(conn, [source.path for source in changed])
-    if len(old) < len(changed):
+    stored = store.load_facts(conn, [source.path for source in changed])
+    if len(stored) < len(changed):
         return {}
-    flow = all("flow_spans" not in facts for _, facts, _ in old.values())
-    parsed = dict(zip((s.path for s in changed),
-                      worker.extract_files(root, changed, flow=flow)))
-    graph_kept, lines = True, {}
-    for source in changed:
-        before, after = old[source.path][1], parsed[source.path][1]
-        if before.get("code") == after.get("code"):
-            moved = moves.line_moves(before, after)
-        else:
-            moved = moves.unread_moves(before, after)
-        if moved is None and not graph and before.get("outline") == after.get("outline"):
-            moved = moves.line_moves(moves.first_phase(before), moves.first_phase(after))
-            graph_kept = False
-        if moved is None:
-            return parsed
-        lines[source.path] = moved
+    sources = changed + settling
+    parsed = dict(zip((s.path for s in sources),
+                      worker.extract_files(root, sources, flow=graph)))
+    first, second = {}, {}
+    kept = {p: blob for p, (_, blob) in stale.items()}
+    for source in sources:  # each changed (in `stored`), or stale, or both
+        after, lines = parsed[source.path][1], None
+        if graph:
+            lines = moves.graph_moves(stale[source.path][0] if source.path in stale
+                                      else stored[source.path][1], after)
+            if lines is None:
+                return parsed
+            second[source.path] = lines
+            kept.pop(source.path, None)
+        elif has_graph and source.path not in kept:
+            if "flow" not in stored[source.path][1]:
+                return parsed
+            kept[source.path] = stored[source.path][2]
+        if source.path in stored:  # else a stale file not changed again: rows current
+            if lines is None or source.path in stale:
+                lines = moves.outline_moves(stored[source.path][1], after)
+            if lines is None:
+                return parsed
+            first[source.path] = lines
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
-            for s in changed]
-    return None if store.move_lines(path, lines, rows, graph=graph_kept) else parsed
+            for s in sources]
+    return None if store.move_lines(path, rows, first, second, kept) else parsed
 
 
 def _had_flow(plan: _Plan) -> bool:

@@ -8,8 +8,8 @@ When a file's fingerprint is unchanged, its code is, so its old and new facts di
 only in line numbers: `line_moves` reads the map from old lines to new ones off the
 two, and the index moves its rows instead of resolving the tree again. When only its
 outline's is unchanged, the same holds of the facts the index's first phase reads
-(`first_phase`): its rows move, and the call graph, which read the bodies, is built
-again when asked for."""
+(`outline_moves`): its first phase's rows move, and the call graph, which read the
+bodies, waits for the next question that reads it (`graph_moves`)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,24 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 def first_phase(facts: dict) -> dict:
     """What the index's first phase reads of a file's facts."""
     return {key: value for key, value in facts.items() if key not in _SECOND_PHASE}
+
+
+def graph_moves(old: dict, new: dict) -> dict[int, int] | None:
+    """Old line -> new line of every row read from two extractions of one file with its
+    value flow's facts, where its code only moved or changed only in assignments nothing
+    reads; else None."""
+    if old.get("code") == new.get("code"):
+        return line_moves(old, new)
+    return unread_moves(old, new)
+
+
+def outline_moves(old: dict, new: dict) -> dict[int, int] | None:
+    """Old line -> new line of the rows of the index's first phase, read from two
+    extractions of one file (with or without the value flow's facts) whose outline only
+    moved; else None."""
+    if old.get("outline") != new.get("outline"):
+        return None
+    return line_moves(first_phase(old), first_phase(new))
 
 
 def unread_moves(old: dict, new: dict) -> dict[int, int] | None:

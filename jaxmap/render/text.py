@@ -37,9 +37,10 @@ def located(found, view: View) -> str:
     return "\n\n".join(blocks)
 
 
-_NO_GRAPH = ("(no call graph in this index yet, so what functions reach and which tests use "
-             "a primitive are not listed: for a tree, `jaxmap index` builds it, and so does "
-             "the first binds, callers, calls, path or graph)")
+_NO_GRAPH = ("(no call graph in this index yet, or none current since an edit, so what "
+             "functions reach and which tests use a primitive are not listed: for a tree, "
+             "`jaxmap index` builds it, and so does the next binds, callers, calls, path or "
+             "graph)")
 
 
 def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) -> str:

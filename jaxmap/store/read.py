@@ -276,12 +276,23 @@ def open_file(path: str) -> Index:
     try:
         if conn is None:
             raise sqlite3.DatabaseError("not a jaxmap index")
-        return Index(conn, path)
+        index = Index(conn, path)
+        if index.meta.get(store.GRAPH) == store.STALE:
+            _hide_second_phase(conn)
+        return index
     except (sqlite3.DatabaseError, KeyError) as error:
         if conn is not None:
             conn.close()
         raise StoreError(f"the index at {path} is unreadable ({error}); "
                          f"run `jaxmap index --rebuild`") from error
+
+
+def _hide_second_phase(conn: sqlite3.Connection) -> None:
+    """A call graph that is not current (meta graph stale, after an edit a first-phase
+    question moved) reads as none: each of its tables is shadowed, for this connection,
+    by an empty view of it, so that no question shows rows read from older code."""
+    for table in store.SECOND_PHASE:
+        conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM main.{table} WHERE 0")
 
 
 def _primitive(row, rules) -> Primitive:

@@ -28,11 +28,15 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 18  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
-# 18: fills per different call, `|`-separated
+SCHEMA_VERSION = 19  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+# 18: fills per different call, `|`-separated; 19: table `stale`
 # The meta key that says whether the index holds its second phase ("1": the call graph
-# and messages), or only the first ("0"): primitives, rules, definitions.
+# and messages), or only the first ("0": primitives, rules, definitions), or holds a
+# second phase that is not current (STALE): its rows of the files in table `stale` were
+# read from the facts kept there, not from the files as they are now.
 GRAPH = "graph"
+STALE = "stale"
+SECOND_PHASE = ("binds", "calls", "messages", "tests", "rule_calls")  # its tables
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -71,6 +75,9 @@ CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
 CREATE TABLE rule_calls (
   primitive_id INTEGER, kind TEXT, platform TEXT, rule INTEGER, callee INTEGER);
 CREATE TABLE diagnostics (message TEXT);
+-- Files edited since the call graph was read (meta graph = stale): the marshalled facts
+-- it was read from, which the next graph question compares with the file's (indexer.py).
+CREATE TABLE stale (path TEXT PRIMARY KEY, facts BLOB);
 """
 # Built after the rows are in: cheaper than keeping them up to date on every insert.
 _INDEXES = """
@@ -96,7 +103,7 @@ CREATE INDEX rule_calls_primitive ON rule_calls (primitive_id);
 """
 TABLES = frozenset({"meta", "files", "facts", "dirs", "primitives", "rules", "definitions",
                     "public_paths", "imports", "binds", "calls", "messages", "tests",
-                    "diagnostics", "rule_calls"})
+                    "diagnostics", "rule_calls", "stale"})
 
 
 def cache_dir() -> str:
@@ -217,22 +224,38 @@ def update_stats(path: str, files: list[tuple[str, int, int]],
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
-def move_lines(path: str, moved: dict[str, dict[int, int]], files: list[tuple], *,
-               graph: bool) -> bool:
-    """Record files whose code only moved (moved: path -> old line -> new line): their
-    rows in `files` ((path, module, mtime_ns, size, digest, marshalled facts)) and every
-    line of theirs the index holds, moved; with `graph` false, the call graph and
-    messages dropped instead (they read what changed). In one transaction. False, with
-    nothing written, when the index holds a line of one of them that its map lacks:
-    then the tree must be resolved again."""
+def stale_facts(conn: sqlite3.Connection) -> dict[str, tuple[dict, bytes]]:
+    """path -> (facts, marshalled) of each file in table `stale`: the facts the call
+    graph's rows of that file were read from."""
+    found = {}
+    for path, blob in conn.execute("SELECT path, facts FROM stale"):
+        try:
+            found[path] = marshal.loads(blob), blob
+        except (ValueError, EOFError, TypeError) as error:
+            raise StoreError(f"index entry for {path} is unreadable ({error})") from error
+    return found
+
+
+def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
+               second: dict[str, dict[int, int]], stale: dict[str, bytes]) -> bool:
+    """Record files whose code only moved, or whose call graph waits (`stale`): their
+    rows in `files` ((path, module, mtime_ns, size, digest, marshalled facts)), the
+    lines of the first phase's rows moved by `first` (path -> old line -> new line) and
+    those of the second phase's by `second`; `stale` (path -> marshalled facts the call
+    graph was read from) replaces the table, and meta graph says whether the call graph
+    is current (unless there is none). In one transaction. False, with nothing written,
+    when the index holds a line of one of them that its map lacks: then the tree must be
+    resolved again."""
     with closing(sqlite3.connect(path, timeout=30)) as conn:
         try:
             with conn:
-                if not graph:
-                    for table in _SECOND_PHASE:
-                        conn.execute(f"DELETE FROM {table}")
-                    conn.execute("UPDATE meta SET value = '0' WHERE key = ?", (GRAPH,))
-                _move_rows(conn, moved)
+                for statement, rows in [*_first_phase_moves(conn, first),
+                                        *_second_phase_moves(conn, second)]:
+                    conn.executemany(statement, rows)
+                conn.execute("DELETE FROM stale")
+                conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
+                conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value != '0'",
+                             (STALE if stale else "1", GRAPH))
                 conn.executemany(
                     "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
                     [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
@@ -243,18 +266,13 @@ def move_lines(path: str, moved: dict[str, dict[int, int]], files: list[tuple], 
     return True
 
 
-# What the index's second phase writes.
-_SECOND_PHASE = ("binds", "calls", "messages", "tests", "rule_calls")
-
-
 class _Unmapped(Exception):
     """A line of a moved file that its map lacks."""
 
 
-def _move_rows(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> None:
-    """Every line column that points into a moved file, moved."""
-    import json  # not on the query path: only writes need it
-
+def _mover(moved: dict[str, dict[int, int]]):
+    """`line(file, number)`: the line moved by `moved`, raising _Unmapped where the map
+    of a moved file lacks it."""
     def line(file: str | None, number: int | None) -> int | None:
         lines = moved.get(file) if file is not None else None
         if lines is None or number is None:
@@ -262,6 +280,23 @@ def _move_rows(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> No
         if number not in lines:
             raise _Unmapped
         return lines[number]
+    return line
+
+
+def _in_files(moved: dict) -> tuple[list[str], str]:
+    files = sorted(moved)
+    return files, f"IN ({', '.join('?' * len(files))})"
+
+
+def _first_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> list:
+    """(statement, rows) that move every line of the first phase's tables that points
+    into a moved file."""
+    import json  # not on the query path: only writes need it
+
+    if not moved:
+        return []
+    line = _mover(moved)
+    files, in_files = _in_files(moved)
 
     def place(text: str | None) -> str | None:  # [name, file, line] as JSON
         if text is None:
@@ -272,47 +307,53 @@ def _move_rows(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> No
             item[2] = line(item[1], item[2])
         return json.dumps(value)
 
-    files = sorted(moved)
-    marks = ", ".join("?" * len(files))
-    in_files = f"IN ({marks})"
-    definitions = f"SELECT id FROM definitions WHERE file {in_files}"
-    updates: dict[str, list[tuple]] = {
-        "UPDATE primitives SET line = ?, end_line = ? WHERE rowid = ?": [
+    return [
+        ("UPDATE primitives SET line = ?, end_line = ? WHERE rowid = ?", [
             (line(f, a), line(f, b), rowid) for rowid, f, a, b in conn.execute(
                 f"SELECT rowid, file, line, end_line FROM primitives WHERE file {in_files}",
-                files)],
+                files)]),
         # A module's own row is at its first line, whatever moved: not a statement's.
-        "UPDATE definitions SET line = ?, end_line = ? WHERE rowid = ?": [
+        ("UPDATE definitions SET line = ?, end_line = ? WHERE rowid = ?", [
             (line(f, a), line(f, b), rowid) for rowid, f, a, b in conn.execute(
                 "SELECT rowid, file, line, end_line FROM definitions WHERE kind != 'module'"
-                f" AND file {in_files}", files)],
-        "UPDATE rules SET line = ?, end_line = ?, function_line = ?, functions = ?, "
-        "written = ? WHERE rowid = ?": [
+                f" AND file {in_files}", files)]),
+        ("UPDATE rules SET line = ?, end_line = ?, function_line = ?, functions = ?, "
+         "written = ? WHERE rowid = ?", [
             (line(f, a), line(f, b), line(g, c), place(more), place(written), rowid)
             for rowid, f, a, b, g, c, more, written in conn.execute(
                 "SELECT rowid, file, line, end_line, function_file, function_line, functions,"
                 f" written FROM rules WHERE file {in_files} OR function_file {in_files} OR "
-                "functions IS NOT NULL OR written IS NOT NULL", files + files)],
-        "UPDATE messages SET line = ? WHERE rowid = ?": [
+                "functions IS NOT NULL OR written IS NOT NULL", files + files)]),
+        ("UPDATE diagnostics SET message = ? WHERE rowid = ?", [
+            (_moved_diagnostic(message, line), rowid)
+            for rowid, message in conn.execute("SELECT rowid, message FROM diagnostics")]),
+    ]
+
+
+def _second_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> list:
+    """(statement, rows) that move every line of the call graph's and the messages'
+    tables that points into a moved file."""
+    if not moved:
+        return []
+    line = _mover(moved)
+    files, in_files = _in_files(moved)
+    definitions = f"SELECT id FROM definitions WHERE file {in_files}"
+    return [
+        ("UPDATE messages SET line = ? WHERE rowid = ?", [
             (line(f, a), rowid) for rowid, f, a in conn.execute(
-                f"SELECT rowid, file, line FROM messages WHERE file {in_files}", files)],
-        "UPDATE tests SET line = ? WHERE rowid = ?": [
+                f"SELECT rowid, file, line FROM messages WHERE file {in_files}", files)]),
+        ("UPDATE tests SET line = ? WHERE rowid = ?", [
             (line(f, a), rowid) for rowid, f, a in conn.execute(
-                f"SELECT rowid, file, line FROM tests WHERE file {in_files}", files)],
-        "UPDATE binds SET line = ? WHERE rowid = ?": [
+                f"SELECT rowid, file, line FROM tests WHERE file {in_files}", files)]),
+        ("UPDATE binds SET line = ? WHERE rowid = ?", [
             (line(f, a), rowid) for rowid, f, a in conn.execute(
                 "SELECT b.rowid, d.file, b.line FROM binds b JOIN definitions d "
-                f"ON d.id = b.definition_id WHERE d.id IN ({definitions})", files)],
-        "UPDATE calls SET line = ? WHERE rowid = ?": [
+                f"ON d.id = b.definition_id WHERE d.id IN ({definitions})", files)]),
+        ("UPDATE calls SET line = ? WHERE rowid = ?", [
             (line(f, a), rowid) for rowid, f, a in conn.execute(
                 "SELECT c.rowid, d.file, c.line FROM calls c JOIN definitions d "
-                f"ON d.id = c.caller WHERE c.caller IN ({definitions})", files)],
-        "UPDATE diagnostics SET message = ? WHERE rowid = ?": [
-            (_moved_diagnostic(message, line), rowid)
-            for rowid, message in conn.execute("SELECT rowid, message FROM diagnostics")],
-    }
-    for statement, rows in updates.items():
-        conn.executemany(statement, rows)
+                f"ON d.id = c.caller WHERE c.caller IN ({definitions})", files)]),
+    ]
 
 
 def _moved_diagnostic(message: str, line) -> str:
