@@ -42,8 +42,8 @@ FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two 
 RUN_AT_BIND = (RuleKind.IMPL.value, RuleKind.LOWERING.value)
 # Why `binds` leaves a function out of its default answer: the first reason along its
 # chain (a rule another primitive's bind runs, an interpreter, a call under `if x is
-# None:` that its callers pass x to, or `if m == 'word':` another word), else, binding
-# it when traced, that it is private.
+# None:` that its callers pass x to, or `if m == 'word':` or `in (...)` a word it
+# does not allow), else, binding it when traced, that it is private.
 LEFT_OUT = ("impl_rule", "lowering_rule", "interpreter", "guarded_call", "private")
 
 
