@@ -152,6 +152,7 @@ class Definition(NamedTuple):
 RESOLVED, THROUGH, HANDED = "resolved", "through", "handed"
 EXTERNAL, UNRESOLVED = "external", "unresolved"
 CALL_STATUSES = (RESOLVED, THROUGH, HANDED, EXTERNAL, UNRESOLVED)
-# In a call row's guard, a parameter required to equal a word: `mode==edge`
-# (flow/guardtext.py reads it; the trace-time walk tests it).
-GUARD_EQUALS = "=="
+# In a call row's guard, a parameter required to equal a word: `mode==edge`; or one of
+# several, `mode==mean/median`; or none of them, `mode==!mean/median` (flow/guardtext.py
+# reads it; the trace-time walk tests it).
+GUARD_EQUALS, GUARD_OR, GUARD_NOT = "==", "/", "!"

@@ -496,3 +496,186 @@ def test_a_function_reached_under_too_many_guards_is_walked_unguarded():
     parent, _levels, _lines = trace_walk(
         lambda ids: [row for i in ids for row in rows.get(i, ())], [1])
     assert parent == {2: 1, 3: 2}
+
+
+_SETS = """\
+from lib import nonzero
+
+STATS = ("mean", "median")
+TWICE = ("mean",)
+TWICE = ("edge",)
+
+def by_tuple(c, mode="constant"):
+  if mode in ("edge", "wrap"):
+    return nonzero(c)
+
+def by_local(c, mode="constant"):
+  stat_funcs = {"maximum": max, "mean": len}
+  if mode == "constant":
+    return c
+  elif mode in stat_funcs:
+    return nonzero(c)
+
+def by_global(c, mode="constant"):
+  if mode in STATS:
+    return nonzero(c)
+
+def by_negation(c, mode="constant"):
+  if mode not in ("constant", "empty"):
+    return nonzero(c)
+
+def by_inequality(c, mode="constant"):
+  if mode != "constant":
+    return nonzero(c)
+
+def forwards(c, mode="constant"):
+  return by_local(c, mode)
+
+def by_twice(c, mode="constant"):
+  if mode in TWICE:
+    return nonzero(c)
+
+def by_changed(c, mode="constant"):
+  funcs = {"mean": len}
+  funcs["constant"] = len
+  if mode in funcs:
+    return nonzero(c)
+
+def by_comprehension(c, mode="constant"):
+  funcs = {m: len for m in ("mean",)}
+  if mode in funcs:
+    return nonzero(c)
+
+def by_rebound(c, mode="constant"):
+  mode = mode.lower()
+  if mode in ("mean",):
+    return nonzero(c)
+
+def by_a_string(c, mode="constant"):
+  if mode in ("constant-ish"):
+    return nonzero(c)
+
+def tuple_default(c):
+  return by_tuple(c)
+
+def tuple_wrap(c):
+  return by_tuple(c, "wrap")
+
+def local_default(c):
+  return by_local(c)
+
+def local_mean(c):
+  return by_local(c, mode="mean")
+
+def global_edge(c):
+  return by_global(c, "edge")
+
+def global_median(c):
+  return by_global(c, "median")
+
+def negation_default(c):
+  return by_negation(c)
+
+def negation_edge(c):
+  return by_negation(c, "edge")
+
+def inequality_default(c):
+  return by_inequality(c)
+
+def forwards_default(c):
+  return forwards(c)
+
+def forwards_mean(c):
+  return forwards(c, "mean")
+
+def twice_default(c):
+  return by_twice(c)
+
+def changed_default(c):
+  return by_changed(c)
+
+def comprehension_default(c):
+  return by_comprehension(c)
+
+def rebound_default(c):
+  return by_rebound(c, "MEAN")
+
+def string_default(c):
+  return by_a_string(c)
+"""
+
+
+def test_a_call_under_a_set_of_words_runs_only_where_it_may_hold(tree, capsys):
+    (tree / "sets.py").write_text(_SETS)
+    found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert {f"sets.{name}" for name in (
+        "tuple_wrap", "local_mean", "global_median", "negation_edge", "forwards",
+        "forwards_mean", "by_local", "by_global")} <= found
+    assert not found & {f"sets.{name}" for name in (
+        "tuple_default", "local_default", "global_edge", "negation_default",
+        "inequality_default", "forwards_default")}
+    # what is not read surely guards nothing: a name bound twice, or changed, a
+    # comprehension, a parameter rebound, a string (`in` tests a substring)
+    assert {f"sets.{name}" for name in (
+        "twice_default", "changed_default", "comprehension_default", "rebound_default",
+        "string_default")} <= found
+
+
+def _guards_of(text: bytes, start: int = 0) -> set[str]:
+    guards = Guards(text, [(start, len(text))])
+    return {g for g in guards.at(text.rindex(b"g()")) if g.partition("==")[0]
+            not in guards.assigned}
+
+
+@pytest.mark.parametrize("test, guard, unread", [
+    (b"m in ('a', 'b')", "m==a/b", [b"m in ('a')", b"m in ('a', 1)", b"m in ()",
+                                    b"m in ('a',) or c", b"m in ('a b',)"]),
+    (b"m in {'b', 'a'}", "m==a/b", [b"m in {'a', *c}"]),
+    (b"m in ['a']", "m==a", [b"m in ['a'] + c"]),
+    (b"m not in ('a', 'b')", "m==!a/b", [b"not m in ('a', 'b')"]),
+    (b"m != 'a'", "m==!a", [b"m != 'a' and c"]),
+])
+def test_which_sets_of_words_a_line_requires(test, guard, unread):
+    def text(test):
+        return b"def f(m):\n  if " + test + b":\n    g()\n"
+
+    assert _guards_of(text(test)) == {guard}
+    assert all(_guards_of(text(each)) == set() for each in unread)
+
+
+@pytest.mark.parametrize("body, unread", [
+    (b"  w = {'a': h, 'b': k}\n", [
+        b"  w = {'a': h, 'b': k}\n  w['c'] = k\n",  # changed
+        b"  w = {'a': h, 'b': k}\n  w.update(c)\n",
+        b"  w = {'a': h, 'b': k}\n  h(w)\n",  # handed to what may change it
+        b"  w = {'a': h}\n  w = {'b': k}\n",  # bound twice
+        b"  w = {m: h for m in 'ab'}\n",  # a comprehension
+        b"  if c:\n    w = {'a': h, 'b': k}\n",  # not the function's own statement
+        b"  w = c\n"]),
+    (b"  w = ('a', 'b')\n  v = w\n", [  # a tuple: no use changes it
+        b"  w = ('a', 'b')\n  for w in c:\n    pass\n",
+        b"  w = ('a', 'b')\n  def h(w):\n    pass\n"]),
+])
+def test_a_set_of_words_a_function_names(body, unread):
+    def text(body):
+        return b"def f(m):\n" + body + b"  if m in w:\n    g()\n"
+
+    assert _guards_of(text(body)) == {"m==a/b"}
+    assert all(_guards_of(text(each)) == set() for each in unread)
+    assert _guards_of(b"def f(m, w=('a',)):\n  if m in w:\n    g()\n") == set()
+
+
+@pytest.mark.parametrize("module, unread", [
+    (b"W = ('a', 'b')\n", [b"W = ('a', 'b')\nW = ('c',)\n",  # bound twice
+                           b"W = ('a', 'b')\ndef h():\n  global W\n  W = ()\n",
+                           b"if c:\n  W = ('a', 'b')\n"]),  # not a top-level statement
+    (b"W = {'a': 1, 'b': 2}\n", [b"W = {'a': 1, 'b': 2}\ndef h():\n  W['c'] = 3\n",
+                                 b"W = {'a': 1, 'b': 2}\nW.update(c)\n"]),
+])
+def test_a_set_of_words_its_module_names(module, unread):
+    def guards(module):
+        text = module + b"def f(m):\n  if m in W:\n    g()\n"
+        return _guards_of(text, text.index(b"def f"))
+
+    assert guards(module) == {"m==a/b"}
+    assert all(guards(each) == set() for each in unread)

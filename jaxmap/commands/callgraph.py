@@ -22,7 +22,16 @@ from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import NotFound
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
-from jaxmap.models import EXTERNAL, GUARD_EQUALS, HANDED, THROUGH, UNRESOLVED, RuleKind
+from jaxmap.models import (
+    EXTERNAL,
+    GUARD_EQUALS,
+    GUARD_NOT,
+    GUARD_OR,
+    HANDED,
+    THROUGH,
+    UNRESOLVED,
+    RuleKind,
+)
 
 FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two call statuses
 # Rules a bind runs, which `binds` follows: a primitive bound outside any transformation
@@ -33,8 +42,8 @@ FUNCTION, PRIMITIVE = "function", "primitive"  # kinds of a Reached, beside two 
 RUN_AT_BIND = (RuleKind.IMPL.value, RuleKind.LOWERING.value)
 # Why `binds` leaves a function out of its default answer: the first reason along its
 # chain (a rule another primitive's bind runs, an interpreter, a call under `if x is
-# None:` that its callers pass x to, or `if m == 'word':` another word), else, binding
-# it when traced, that it is private.
+# None:` that its callers pass x to, or `if m == 'word':` or `in (...)` a word it
+# does not allow), else, binding it when traced, that it is private.
 LEFT_OUT = ("impl_rule", "lowering_rule", "interpreter", "guarded_call", "private")
 
 
@@ -295,8 +304,9 @@ def trace_walk(step, start: list[int], depth: int | None = None
 
 def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]]:
     """The guards the caller of `row` is walked under, one for each of the callee's
-    `guards` that a call there may leave as it needs (None, or the word of `P==word`:
-    not where `fills` say `P` is surely not None, or `P:other` another word): its own
+    `guards` that a call there may leave as it needs (None, or one of the words of
+    `P==a/b`, or none of `P==!a/b`: not where `fills` say `P` is surely not None, or
+    `P:other` a word they do not allow): its own
     guard at the call, and what the guard needs of its parameters the call passes on
     for the callee's guarded ones (`fills`' `P=Q`)."""
     found = set()
@@ -305,15 +315,21 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]
         words = dict(fill.split(":", 1) for fill in fills if ":" in fill)
         forwards = dict(fill.split("=") for fill in fills if "=" in fill)
         for guard in guards:
-            equal = dict(g.split(GUARD_EQUALS, 1) for g in guard if GUARD_EQUALS in g)
-            if guard & surely or any(words.get(name, word) != word
-                                     for name, word in equal.items()):
-                continue  # a parameter the guard needs None, or equal to a word, is not
+            equal = [g.split(GUARD_EQUALS, 1) for g in guard if GUARD_EQUALS in g]
+            if guard & surely or any(name in words and not _allows(held, words[name])
+                                     for name, held in equal):
+                continue  # a parameter the guard needs None, or one of words, is not
             found.add(row.guard.union(
                 *({forwards[name]} for name in guard if name in forwards),
-                *({f"{forwards[name]}{GUARD_EQUALS}{word}"} for name, word in equal.items()
+                *({f"{forwards[name]}{GUARD_EQUALS}{held}"} for name, held in equal
                   if name in forwards)))
     return found
+
+
+def _allows(held: str, word: str) -> bool:
+    """Whether a guard's words (`a/b`, or `!a/b`: none of them) allow `word`."""
+    negated = held.startswith(GUARD_NOT)
+    return (word in held.removeprefix(GUARD_NOT).split(GUARD_OR)) != negated
 
 
 def _callers_and_binders(index, hops: dict[tuple[int, int], str],

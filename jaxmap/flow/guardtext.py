@@ -1,17 +1,21 @@
 """Call guards, read from an owner's text as flowtext.py reads its values: which names
 an enclosing `if` requires to be None at each line (`if x is None:`, `if x is None and
-y is None:`) or equal to a word (`elif mode == "edge":`, kept as `mode==edge`), and
+y is None:`), equal to a word (`elif mode == "edge":`, kept as `mode==edge`), one of
+several (`mode in ("a", "b")`, a literal tuple, list, set or dict's keys, or a name
+bound once to one: `mode==a/b`) or none of them (`!=`, `not in`: `mode==!a/b`), and
 what each call passes (by position and by keyword; a word literal as `'edge'`). The call graph
 keeps them on its edges, so that a trace-time walk can leave out a call that its
 callers' arguments never let run (`where(c, x, y)` never runs `where`'s one-argument
 `nonzero(c)`).
 
-Only what reads exactly guards a line: a condition with `or`, `not` or brackets, an
-`else:` block, a header over several lines or after its `:` on one line, guards
-nothing; a name the function binds anywhere but as its own parameter (`x = ...`, `for
-x in`, `as x`, `x :=`, `del x`, a nested def's or lambda's parameter: read by Python's
-own parser, as below) is no guard either, since it may not hold what the caller
-passed; nor is any name of a text that parser cannot read as one function.
+Only what reads exactly guards a line: a condition with `or`, `not` (but `not in`) or
+brackets (but a literal of words), an `else:` block, a header over several lines or
+after its `:` on one line, guards nothing; nor does `in` a name the function or its
+module may bind otherwise, or change (`Guards._named_words`); a name the function
+binds anywhere but as its own parameter (`x = ...`, `for x in`, `as x`, `x :=`, `del
+x`, a nested def's or lambda's parameter: read by Python's own parser, as below) is no
+guard either, since it may not hold what the caller passed; nor is any name of a text
+that parser cannot read as one function.
 
 A name passed counts as surely not None only where a function binds it in one way
 alone, `name = value` statements whose values are surely not None (`y = f(x)`,
@@ -31,10 +35,11 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from typing import NamedTuple
 
 from jaxmap.flow.flowtext import masked
-from jaxmap.models import GUARD_EQUALS
+from jaxmap.models import GUARD_EQUALS, GUARD_NOT, GUARD_OR
 
 _GUARD = re.compile(
     rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*[ \t]+is[ \t]+None"
@@ -42,8 +47,14 @@ _GUARD = re.compile(
 _GUARDED = re.compile(rb"([A-Za-z_]\w*)[ \t]+is[ \t]+None")
 # `(el)if name == "word":` (the word's contents masked: read from the source), and a
 # word: a string literal of letters, digits, `_`, `-` and `.` only.
-_EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*==[ \t]*[\"'](\0+)[\"']"
+_EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*(==|!=)[ \t]*[\"'](\0+)[\"']"
                     rb"[ \t]*:[ \t\0]*\Z")
+# `(el)if name in ("a", "b"):` (a literal tuple, list, set or dict, read from the
+# source) or `(el)if name not in words:` (a name the function or its module binds once).
+_MEMBER = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]+(not[ \t]+)?in[ \t]*"
+                     rb"([(\[{].*[)\]}]|(?<=[ \t])[A-Za-z_]\w*)[ \t]*:[ \t\0]*\Z")
+# What may start a guard: no need to read an owner's lines without one.
+_MAY_GUARD = re.compile(rb" is None|[=!]=|\bif[ \t]+\w+[ \t]+(?:not[ \t]+)?in\b")
 WORD = re.compile(r"[\w.-]+", re.ASCII)
 _WORD_LITERAL = re.compile(rb"([\"'])(" + WORD.pattern.encode() + rb")\1")
 EQUALS = GUARD_EQUALS  # `mode==edge`: a guard that parameter mode is the word "edge"
@@ -97,8 +108,7 @@ class Guards:
         self._bindings: _Bindings | None = None
         self._starts: list[int] = []
         self._guards: list[frozenset[str]] = []
-        if any(source.find(b" is None", start, end) >= 0 or source.find(b"==", start, end) >= 0
-               for start, end in pieces):
+        if any(_MAY_GUARD.search(source, start, end) for start, end in pieces):
             for start, end in pieces:
                 self._read(source, start, end)
 
@@ -122,12 +132,9 @@ class Guards:
                 if header:
                     blocks.append((indent, frozenset(
                         name.decode() for name in _GUARDED.findall(header.group(1)))))
-                equal = _EQUAL.match(line) if header is None else None
-                if equal is not None:  # the word, read where the mask blanked it
-                    word = source[start + at + equal.start(2):start + at + equal.end(2)]
-                    if WORD.fullmatch(word.decode("latin-1")):
-                        blocks.append((indent, frozenset(
-                            {f"{equal.group(1).decode()}{EQUALS}{word.decode()}"})))
+                words = self._words(line, start + at) if header is None else None
+                if words is not None:
+                    blocks.append((indent, frozenset({words})))
                 depth = 0
             elif blocks and indent <= blocks[-1][0]:  # a continuation out of its block
                 guard = frozenset()
@@ -136,6 +143,47 @@ class Guards:
             depth += _depth(line)
             joined = line.rstrip(b" \t\0").endswith(b"\\")
             at += len(line) + 1
+
+    def _words(self, line: bytes, offset: int) -> str | None:
+        """The guard `name==words` of a header `line` (masked; at `offset` of the
+        source) that requires a parameter to be (or, negated, not to be) one of some
+        words, if it is one and its words read surely."""
+        equal = _EQUAL.match(line)
+        if equal is not None:  # the word, read where the mask blanked it
+            word = self._source[offset + equal.start(3):offset + equal.end(3)]
+            words = frozenset({word.decode("latin-1")}) \
+                if WORD.fullmatch(word.decode("latin-1")) else None
+            name, negated = equal.group(1), equal.group(2) == b"!="
+        else:
+            member = _MEMBER.match(line)
+            if member is None:
+                return None
+            text = self._source[offset + member.start(3):offset + member.end(3)]
+            words = _literal_words(text) if text[:1] in b"([{" \
+                else self._named_words(text.decode())
+            name, negated = member.group(1), member.group(2) is not None
+        return None if words is None else \
+            f"{name.decode()}{EQUALS}{GUARD_NOT if negated else ''}{GUARD_OR.join(sorted(words))}"
+
+    def _named_words(self, name: str) -> frozenset[str] | None:
+        """The words of the literal that `name` holds wherever the function runs: bound
+        once, by a statement of the function's own body (or, bound nowhere in it, of its
+        module's top level, and nowhere else in the module) to a literal of words, and,
+        unless a tuple, used only where nothing changes it (`in`, `==`, `name[k]`, a
+        loop). Another module changing it (`lax_numpy.modes["x"] = f`) is not seen."""
+        function = self._read_bindings().function
+        if function is None:
+            return None
+        root: ast.FunctionDef | ast.AsyncFunctionDef | ast.Module | None = function
+        names = _names(function)
+        if name not in names.bound:
+            root, names = _module(self._source)
+        bound = names.bound.get(name, [])
+        if root is None or len(bound) != 1 or bound[0] not in root.body:
+            return None
+        _target, value = _simple(bound[0])
+        words = _words(value)
+        return words if isinstance(value, ast.Tuple) or name not in names.changed else None
 
     def surely_value(self, name: bytes) -> bool:
         """Whether the text binds `name` only to values surely not None, or it is a
@@ -179,14 +227,15 @@ class Guards:
 class _Bindings(NamedTuple):
     """How a function binds its names: those only to values surely not None (and its
     parameters typed to exclude None), its own parameters bound in no other way, and
-    every name bound but as its own parameter (None: not read)."""
+    every name bound but as its own parameter (None: not read); and its tree."""
 
     values: frozenset[str]
     parameters: frozenset[str]
     bound: frozenset[str] | None
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None
 
 
-_UNREAD = _Bindings(frozenset(), frozenset(), None)
+_UNREAD = _Bindings(frozenset(), frozenset(), None, None)
 
 
 def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
@@ -252,7 +301,89 @@ def _bindings(text: bytes) -> _Bindings:
                 other.add(node.rest)
     return _Bindings(frozenset(simple - other - parameters | typed - other),
                      frozenset(parameters - other - simple),
-                     frozenset(simple | other))
+                     frozenset(simple | other), body[0])
+
+
+class _Names(NamedTuple):
+    """Where a tree binds each name (`_binding`), and the names it uses where what they
+    hold may change: anywhere but a comparison (`in`, `==`), a subscript read (`name[k]`)
+    or a loop's iterable."""
+
+    bound: dict[str, list[ast.AST]]
+    changed: frozenset[str]
+
+
+def _names(root: ast.AST) -> _Names:
+    """How `root`'s tree (not `root` itself) binds and uses its names: one walk."""
+    bound: dict[str, list[ast.AST]] = {}
+    reads: set[int] = set()  # the uses that change nothing, and the targets read
+    loads: list[ast.Name] = []
+    for node in _walk(root):
+        target, _value = _simple(node)
+        if isinstance(target, ast.Name):
+            bound.setdefault(target.id, []).append(node)
+            reads.add(id(target))
+        elif isinstance(node, ast.Compare):
+            reads.update(map(id, (node.left, *node.comparators)))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            reads.add(id(node.value))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            reads.add(id(node.iter))
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loads.append(node)
+            elif id(node) not in reads:
+                bound.setdefault(node.id, []).append(node)
+        elif node is not root:
+            for name in _binding(node):
+                bound.setdefault(name, []).append(node)
+    return _Names(bound, frozenset(load.id for load in loads if id(load) not in reads))
+
+
+def _binding(node: ast.AST) -> tuple[str, ...]:
+    """The names a node but a `Name` binds: a parameter, an import, a def, `global`,
+    `as`, a `case` capture."""
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, ast.alias):
+        return ((node.asname or node.name).partition(".")[0],)
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return tuple(node.names)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                         ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    return ()
+
+
+@lru_cache(maxsize=1)
+def _module(source: bytes) -> tuple[ast.Module | None, _Names]:
+    """A module's tree and its names, for the names its functions read (its owners are
+    read in turn)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, _Names({}, frozenset())
+    return tree, _names(tree)
+
+
+def _literal_words(text: bytes) -> frozenset[str] | None:
+    """The words of a literal written `text` (`("a", "b")`), as `_words` reads them."""
+    try:
+        return _words(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _words(value: ast.expr | None) -> frozenset[str] | None:
+    """The words of a literal tuple, list or set of words, or of a dict's keys (`in`
+    tests a dict's keys); None where it is anything else, or empty."""
+    items = value.keys if isinstance(value, ast.Dict) else value.elts \
+        if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else []
+    words = [item.value for item in items if isinstance(item, ast.Constant)
+             and isinstance(item.value, str) and WORD.fullmatch(item.value)]
+    return frozenset(words) if words and len(words) == len(items) else None
 
 
 def _is_none(node: ast.expr | None) -> bool:

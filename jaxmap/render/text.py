@@ -378,7 +378,7 @@ def call_answer(answer, view: View) -> str:
     if answer.others:
         lines.append(f"and {answer.others} more reach it through other primitives' rules, "
                      "interpreters, calls under `if x is None:` their callers pass x to "
-                     "(or `if m == 'word':`, another word), "
+                     "(or `if m == 'word':` or `in (...)`, a word it does not allow), "
                      "or as private functions: --all lists them")
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
@@ -432,7 +432,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
 _LEFT_OUT_LEGEND = ("left out of the default answer, each (why): impl_rule or lowering_rule "
                     "(through a rule another primitive's bind runs), interpreter, "
                     "guarded_call (a call under `if x is None:` its callers pass x to, "
-                    "or `if m == 'word':` another word), "
+                    "or `if m == 'word':` or `in (...)`, a word it does not allow), "
                     "private (binds it when traced):")
 
 

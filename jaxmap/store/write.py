@@ -28,8 +28,9 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 19  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
-# 18: fills per different call, `|`-separated; 19: table `stale`
+SCHEMA_VERSION = 20  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+# 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
+# guards (`P==a/b`)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
@@ -63,7 +64,8 @@ CREATE TABLE binds (
   via TEXT);
 CREATE TABLE messages (
   file TEXT, line INTEGER, function TEXT, exception TEXT, pieces TEXT, returned INTEGER);
--- guard: the caller's parameters an `if` requires None for the call; fills: where the
+-- guard: the caller's parameters an `if` requires None for the call (`P`), or one of
+-- some words (`P==a/b`), or none of them (`P==!a/b`); fills: where the
 -- callee has such a guard (or passes a parameter on to one), its parameters the call
 -- passes surely not None, and `P=Q` where it passes P the caller's parameter Q, for each
 -- different call there, `|`-separated (calls.py).
