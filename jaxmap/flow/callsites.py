@@ -71,6 +71,7 @@ class CallSites(Engine):
                     self._in_mode(False, self._eval, module, owner, expr)
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
+            self._calls = []  # read once: a module's calls are _by_module's too
             sites: dict[tuple, list] = defaultdict(list)
             direct = [self._in_mode(False, self._site_callees, *call) for call in calls]
             for call, (values, site) in zip(calls, direct):

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections import defaultdict
+from collections.abc import Collection
 
 from jaxmap.flow import flowtext
 from jaxmap.flow.parsing import parameter_names, parse_text
@@ -56,6 +58,9 @@ def _split_union(text: str) -> list[str]:
 
 # What a store puts into a container: `d.append(v)` and the like, or `d[k] = v`.
 ADD_STORE, SET_STORE = "add", "set"
+# An owner's locals, up to this many, kept as a tuple: a set costs 216 bytes at least
+# (12k owners on jax).
+_FEW = 8
 _ADDERS = frozenset({"append", "add", "extend", "insert", "update", "setdefault",
                      "appendleft"})
 
@@ -77,7 +82,7 @@ class FlowFacts:
         self._array_results: dict[tuple, frozenset] = {}
         # (qualname, def name) -> [(module, owner, return annotation)], one per overload
         self._return_annotations: dict[tuple, list] = defaultdict(list)
-        self._locals: dict[tuple, set] = {}  # (module, owner) -> names it binds
+        self._locals: dict[tuple, Collection[str]] = {}  # (module, owner) -> names it binds
         self._stores_by: dict[str, list] = defaultdict(list)  # name stored through -> stores
         # (qualname, def name) -> [(module, owner, value text, the parameter it returns
         # only when None, if any: `if f is None: return partial(deco, ...)`)]
@@ -104,10 +109,13 @@ class FlowFacts:
             for kind, value, *line in assigned:
                 if value.startswith("<iter> "):
                     self._loops[module].append((owner, value[7:], line[0] if line else 0))
+        bound: dict[tuple, set] = defaultdict(set)
         for (module, owner, name) in [*self._assigned, *self._params]:
-            self._locals.setdefault((module, owner), set()).add(name)
+            bound[(module, owner)].add(name)
         for (module, owner), defs in self._defs.items():
-            self._locals.setdefault((module, owner), set()).update(name for name, _ in defs)
+            bound[(module, owner)].update(name for name, _ in defs)
+        self._locals = {key: tuple(names) if len(names) <= _FEW else frozenset(names)
+                        for key, names in bound.items()}
         for store in self._stores:
             self._stores_by[store[2].rpartition(".")[2]].append(store)
         self._by_module: dict[str, list] = defaultdict(list)
@@ -235,4 +243,5 @@ class FlowFacts:
         return head if head in classes else None
 
     def _qual(self, module: str, owner: str) -> str:
-        return f"{module}.{owner}" if owner else module
+        """Interned: the tables key on it, once for each def of the owner."""
+        return sys.intern(f"{module}.{owner}") if owner else module

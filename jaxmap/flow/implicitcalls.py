@@ -83,14 +83,17 @@ class ImplicitCalls(Engine):
         return found
 
     def _implicit_sites(self, module: str) -> list[tuple]:
-        sites = [(_CALL_SITE, *call) for call in self._by_module.get(module, ())]
+        """The module's sites, taken out of the tables that hold them: each module's
+        are read once (by call_edges), and the call graph's peak memory is at its end."""
+        sites = [(_CALL_SITE, *call) for call in self._by_module.pop(module, ())]
         sites += [(_RAISE_SITE, m, owner, raised, "", line)
                   for m, owner, raised, line in self._raises if m == module]
         sites += [(_LOOP_SITE, module, owner, text, "", line)
-                  for owner, text, line in self._loops.get(module, ())]
+                  for owner, text, line in self._loops.pop(module, ())]
+        operators = self._operators.pop(module, ())
         if ARRAY_MODULE in self.names.modules:
             sites += [(_OPERATOR_SITE, module, owner, name, operator, line)
-                      for owner, name, operator, line in self._operators.get(module, ())]
+                      for owner, name, operator, line in operators]
         return sites
 
     def _implicit(self, kind: str, module: str, owner: str, text: str, args: str,

@@ -42,8 +42,9 @@ def resolve(files: dict[str, dict], graph: GraphBuilder | None = None) -> Resolu
     try:
         flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()} \
             if graph else {}
-        wrapped = {path: FileFacts.wrap(raw) for path, raw in files.items()}
-        files.clear()
+        # Each file's raw facts freed as its records are made: the memory they leave
+        # is what the next file's records take.
+        wrapped = {path: FileFacts.wrap(files.pop(path)) for path in list(files)}
         return _resolve(wrapped, graph, flows)
     finally:
         sys.setrecursionlimit(limit)
