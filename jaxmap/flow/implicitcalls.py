@@ -71,7 +71,8 @@ class ImplicitCalls(Engine):
         module's calls that are not of a dotted name (`d["a"](`, `f()(`, `super().m(`),
         of the classes it raises by name, of the `__iter__`/`__next__` its loops run on
         instances, and of the functions it hands to callables outside the tree
-        (`map(f, xs)`, `jax.tree.map(f, t)`: called there on its behalf)."""
+        (`map(f, xs)`, `jax.tree.map(f, t)`: called there on its behalf). Asked once
+        for each module: its sites are taken out of the tables that hold them."""
         found = []
         for site in self._implicit_sites(module):
             values = self._in_mode(True, self._implicit, *site)
