@@ -19,7 +19,8 @@ order, which each cold index repeats; the same tree gives the same rows.
 
 Update (indexing/indexer.py, indexing/moves.py): after an edit whose files' facts are
 equal to their old ones, or differ only in line numbers or in local assignments
-nothing reads (`unused = 1`), the rows are moved in place. Any other edit, or a file
+nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
+question, `locate`, at the next graph question: until then the call graph is stale). Any other edit, or a file
 added or removed, solves the whole tree again, from the facts kept for the files
 that did not change and those extracted again: nothing of a solve is kept to redo
 only the part an edit touches.
