@@ -14,14 +14,25 @@ import os
 from jaxmap.errors import StoreError
 from jaxmap.store.read import Index, open_file
 
+# How often a graph question updates the index again where a first-phase question in
+# another process (an editor's `locate`) left the call graph stale between the update
+# and the opening: an open index reads its rows through views of meta's state, so it
+# sees them current once updated in place, and a replaced file is opened again.
+_TRIES = 3
+
 
 def open_index(root=None, *, progress=None, graph: bool = False) -> Index:
     """Open the index of `root` for queries, building or refreshing it first if needed;
     with `graph`, an index that holds the call graph (built now if it does not)."""
     from jaxmap.indexing import indexer
 
-    path, _ = indexer.ensure_index(root, progress=progress, graph=graph)
-    return open_file(path)
+    index = open_file(indexer.ensure_index(root, progress=progress, graph=graph)[0])
+    for _ in range(_TRIES - 1):
+        if not graph or index.graph_built:
+            break
+        index.close()  # left stale meanwhile: see _TRIES
+        index = open_file(indexer.ensure_index(root, progress=progress, graph=graph)[0])
+    return index
 
 
 class Session:
@@ -35,14 +46,25 @@ class Session:
     def index(self, graph: bool = False) -> Index:
         """The index of `root`, current with the files on disk; with `graph`, holding
         the call graph."""
+        index = self._updated(graph)
+        for _ in range(_TRIES - 1):
+            if not graph or index.graph_built:
+                break
+            index = self._updated(graph)  # left stale meanwhile: see _TRIES
+        return index
+
+    def _updated(self, graph: bool) -> Index:
+        """The index brought up to date, opened again if its file was replaced."""
         from jaxmap.indexing import indexer
 
         path, _ = indexer.ensure_index(self.root, graph=graph)
         stamp = _stamp(path)
-        if self._index is None or stamp != self._stamp:
+        index = self._index
+        if index is None or stamp != self._stamp:
             self.close()
-            self._index, self._stamp = open_file(path), stamp
-        return self._index
+            index = open_file(path)
+            self._index, self._stamp = index, stamp
+        return index
 
     # -- a long-lived server's index (jaxmap lsp): open at once, refreshed elsewhere ----
 
@@ -99,3 +121,4 @@ def _stamp(path: str) -> tuple[int, int, int]:
     """What changes when the index file is rewritten or replaced."""
     st = os.stat(path)
     return st.st_ino, st.st_mtime_ns, st.st_size
+

@@ -20,10 +20,10 @@ order, which each cold index repeats; the same tree gives the same rows.
 Update (indexing/indexer.py, indexing/moves.py): after an edit whose files' facts are
 equal to their old ones, or differ only in line numbers or in local assignments
 nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
-question, `locate`, at the next graph question: until then the call graph is stale). Any other edit, or a file
-added or removed, solves the whole tree again, from the facts kept for the files
-that did not change and those extracted again: nothing of a solve is kept to redo
-only the part an edit touches.
+question, `locate`, at the next graph question: until then the call graph is
+stale). Any other edit, or a file added or removed, solves the whole tree again,
+from the facts kept for the files that did not change and those extracted again:
+nothing of a solve is kept to redo only the part an edit touches.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

@@ -150,7 +150,7 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             removed = len(set(old) - {f.path for f in tree.files})
             state = meta.get(store.GRAPH)
             graph_missing = graph and state not in ("1", store.STALE)
-            stale = store.stale_facts(conn) if state == store.STALE else {}
+            stale = store.stale_blobs(conn) if state == store.STALE else {}
             parsed: dict = {}
             if old and not removed and not graph_missing and \
                     all(source.path in old for source in to_parse):
@@ -171,7 +171,7 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
 
 
 def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph: bool,
-           has_graph: bool, stale_sources: list, stale: dict) -> dict | None:
+           has_graph: bool, stale_sources: list, stale: dict[str, bytes]) -> dict | None:
     """None when the rows of every changed file could be moved in place, and were; else
     what was parsed of them, path -> (digest, facts, blob), for the run to go on with.
 
@@ -195,12 +195,13 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     parsed = dict(zip((s.path for s in sources),
                       worker.extract_files(root, sources, flow=graph)))
     first, second = {}, {}
-    kept = {p: blob for p, (_, blob) in stale.items()}
+    kept = dict(stale)
     for source in sources:  # each changed (in `stored`), or stale, or both
         after, lines = parsed[source.path][1], None
         if graph:
-            lines = moves.graph_moves(stale[source.path][0] if source.path in stale
-                                      else stored[source.path][1], after)
+            read_from = store.facts_of(source.path, stale[source.path]) \
+                if source.path in stale else stored[source.path][1]
+            lines = moves.graph_moves(read_from, after)
             if lines is None:
                 return parsed
             second[source.path] = lines

@@ -276,10 +276,8 @@ def open_file(path: str) -> Index:
     try:
         if conn is None:
             raise sqlite3.DatabaseError("not a jaxmap index")
-        index = Index(conn, path)
-        if index.meta.get(store.GRAPH) == store.STALE:
-            _hide_second_phase(conn)
-        return index
+        _second_phase_while_current(conn)
+        return Index(conn, path)
     except (sqlite3.DatabaseError, KeyError) as error:
         if conn is not None:
             conn.close()
@@ -287,12 +285,14 @@ def open_file(path: str) -> Index:
                          f"run `jaxmap index --rebuild`") from error
 
 
-def _hide_second_phase(conn: sqlite3.Connection) -> None:
-    """A call graph that is not current (meta graph stale, after an edit a first-phase
-    question moved) reads as none: each of its tables is shadowed, for this connection,
-    by an empty view of it, so that no question shows rows read from older code."""
+def _second_phase_while_current(conn: sqlite3.Connection) -> None:
+    """A call graph that is not current (meta graph stale: a first-phase question
+    moved rows after an edit, in place, perhaps in another process while this one reads)
+    reads as none: each of its tables is shadowed, for this connection, by a view that
+    is empty while meta says so, so that no question shows rows read from older code."""
+    current = f"(SELECT value FROM main.meta WHERE key = '{store.GRAPH}') != '{store.STALE}'"
     for table in store.SECOND_PHASE:
-        conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM main.{table} WHERE 0")
+        conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM main.{table} WHERE {current}")
 
 
 def _primitive(row, rules) -> Primitive:

@@ -55,8 +55,10 @@ class IndexCore:
 
     @property
     def graph_built(self) -> bool:
-        """Whether the index holds the call graph (a snapshot never does)."""
-        return self.meta.get("graph") == "1"
+        """Whether the index holds a current call graph (a snapshot never does): read
+        each time, as another process may move rows and leave it stale meanwhile."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'graph'").fetchone()
+        return row is not None and row[0] == "1"
 
     @property
     def jax_version(self) -> str | None:

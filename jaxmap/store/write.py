@@ -208,10 +208,7 @@ def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, by
                         sorted(wanted)) if few else conn.execute(query)
     for path, digest, blob in rows:
         if path in wanted:
-            try:
-                facts[path] = digest, marshal.loads(blob), blob
-            except (ValueError, EOFError, TypeError) as error:
-                raise StoreError(f"index entry for {path} is unreadable ({error})") from error
+            facts[path] = digest, facts_of(path, blob), blob
     return facts
 
 
@@ -226,16 +223,18 @@ def update_stats(path: str, files: list[tuple[str, int, int]],
         conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
-def stale_facts(conn: sqlite3.Connection) -> dict[str, tuple[dict, bytes]]:
-    """path -> (facts, marshalled) of each file in table `stale`: the facts the call
+def stale_blobs(conn: sqlite3.Connection) -> dict[str, bytes]:
+    """path -> marshalled facts of each file in table `stale`: the facts the call
     graph's rows of that file were read from."""
-    found = {}
-    for path, blob in conn.execute("SELECT path, facts FROM stale"):
-        try:
-            found[path] = marshal.loads(blob), blob
-        except (ValueError, EOFError, TypeError) as error:
-            raise StoreError(f"index entry for {path} is unreadable ({error})") from error
-    return found
+    return dict(conn.execute("SELECT path, facts FROM stale"))
+
+
+def facts_of(path: str, blob: bytes) -> dict:
+    """A file's facts, from their stored (marshalled) form."""
+    try:
+        return marshal.loads(blob)
+    except (ValueError, EOFError, TypeError) as error:
+        raise StoreError(f"index entry for {path} is unreadable ({error})") from error
 
 
 def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
