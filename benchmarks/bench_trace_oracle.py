@@ -346,6 +346,25 @@ UNTAKEN = (
       for callee in ("jax.numpy.where", "jax.numpy.log1p",
                      "jax._src.numpy.array_methods._operator_ge", "jax._src.lax.lax._iter")),
     ("jax.lax.shape_as_value", "jax.lax.full", "only for an empty shape"),
+    ("jax.lax.concatenate", "concatenate_p.bind", "a single Array operand returns first"),
+    *(("jax._src.lax.lax._operands_to_keys", f"jax.lax.{part}", "only for complex keys")
+      for part in ("real", "imag")),
+    ("jax.numpy.clip", "jax.numpy.minimum", "only with max="),
+    ("jax._src.random.core._return_prng_keys", "jax._src.random.prng.random_unwrap",
+     "only for a legacy uint32 key that was wrapped"),
+    ("jax._src.numpy.setops._in1d", "jax.numpy.arange", "only with method='sort'"),
+    ("jax.numpy.floor_divide", "jax.lax.rem", "only for signed integer inputs"),
+    ("jax.numpy.polydiv", "jax.numpy.sqrt", "only with trim_leading_zeros=True"),
+    ("jax._src.random.core.random_insert_pvary", "jax._src.core.pvary",
+     "only for a key varying over more manual axes than the arguments (shard_map)"),
+    ("jax.nn.dot_product_attention",
+     "jax._src.cudnn.fused_attention_stablehlo.dot_product_attention",
+     "only with implementation='cudnn'"),
+    ("jax.numpy.log2", "jax.lax.complex", "only for complex input"),
+    ("jax._src.lax.other.logaddexp", "jax.lax.imag", "only for complex inputs"),
+    ("jax.numpy.imag", "jax.lax.imag", "only for complex input"),
+    ("jax.numpy.isinf", "jax.lax.imag", "only for complex input"),
+    ("jax.numpy.corrcoef", "jax.lax.complex", "only for complex input"),
 )
 
 
