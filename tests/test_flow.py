@@ -1337,14 +1337,23 @@ def test_iterating_an_array_runs_what_the_tree_assigns_its_abstract_values_iter(
           return x
         def either(x: Array | Sequence[ArrayLike]):
           return check(*x)
+        def fills(x: ArrayLike, fill: ArrayLike | tuple[ArrayLike, ...], n: int):
+          tup = fill if isinstance(fill, tuple) else n * (fill,)
+          for v in tup:
+            pass
+          either = fill if n else x
+          for v in either:
+            pass
         """})
     iterated = {(c.rpartition(".")[2], text) for c, text, status, callee in calls(res)
                 if callee == "jax._src.lax.lax._iter" and status == RESOLVED
                 and text.endswith(" iter")}
     # A star in a call, a comprehension, a loop, a target list (of a name, or of a
-    # call that returns an Array).
+    # call that returns an Array), a name a conditional expression may give an Array
+    # (not `tup`: its test leaves no Array in `fill` where it takes `fill`).
     assert iterated == {("rows", "x iter"), ("loop", "x iter"),
-                        ("unpack", "x iter"), ("unpack", "split(key) iter")}
+                        ("unpack", "x iter"), ("unpack", "split(key) iter"),
+                        ("fills", "either iter")}
     # No iteration: a sequence (of ArrayLike or of Arrays) or a parameter that may be
     # one (iterated, it is mostly the sequence: callers hand lists), `*rest`, a tuple of
     # Arrays, an int, `*args` in a signature, and a parameter narrowed to a Sequence.

@@ -23,6 +23,13 @@ def _held_at_last_use(body: str) -> str | None:
     ("if isinstance(x, jax.Array):\n  raise E\nreturn x[0]", NO_ARRAY),
     ("x = g(x)\nif c:\n  pass\nreturn x[0]", "g(x)"),
     ("x = g(x)\nfor i in y:\n  print(i)\nreturn x[0]", "g(x)"),
+    ("if isinstance(x, tuple) and c:\n  return x[0]", NO_ARRAY),
+    ("if c or not isinstance(x, list):\n  return 1\nreturn x[0]", NO_ARRAY),
+    ("return isinstance(x, int) and c and x <= 3", NO_ARRAY),  # an `and` after the test
+    ("return not isinstance(x, int) or x <= 3", NO_ARRAY),
+    ("return x[0] if isinstance(x, tuple) else 0", NO_ARRAY),
+    ("return 0 if not isinstance(x, list) else x[0]", NO_ARRAY),
+    ("x = g(x)\nreturn c and x[0]", "g(x)"),
 ])
 def test_what_a_parameter_holds_is_told(body, held):
     assert _held_at_last_use(body) == held
@@ -45,7 +52,10 @@ def test_what_a_parameter_holds_is_told(body, held):
     "x = g(x)\nreturn lambda x: x[0]",  # the lambda's own x
     "x = g(x)\nreturn (x[0] for _ in y)",  # a generator runs later
     "if isinstance(x, (tuple, Array)):\n  return x[0]",  # maybe an Array
-    "if isinstance(x, tuple) and c:\n  return x[0]",  # not read
+    "if isinstance(x, tuple) or c:\n  return x[0]",  # either may be true
+    "return isinstance(x, int) or x <= 3",  # x <= 3 only where x is no int
+    "return x <= 3 and isinstance(x, int)",  # the test comes after
+    "return 0 if isinstance(x, tuple) else x[0]",
     "if isinstance(x, np.ndarray):\n  return 1\nreturn x[0]",  # a jax Array is none
     "x = g(x)\ny = ((x := h(x)), x[0])",  # a use after `:=` in the statement
     "x = g(x)\nif (x := h(x)) and x[0]:\n  pass",

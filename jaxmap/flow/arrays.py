@@ -15,6 +15,7 @@ from collections import defaultdict
 from jaxmap.flow.engine import A_NAME, Engine
 from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
+from jaxmap.flow.narrowing import no_array_where
 from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
 from jaxmap.knowledge import registrars as R
 
@@ -97,9 +98,10 @@ class Arrays(Engine):
                 or isinstance(value, ast.Call) and any(
                     (ARRAYS,) in self.array_of(v)
                     for v in ordered(self._eval(module, owner, value.func)))
-        if kind is ast.IfExp:
-            return self.plainly_array_expression(module, owner, node.body) \
-                or self.plainly_array_expression(module, owner, node.orelse)
+        if kind is ast.IfExp:  # a branch, but a name its test leaves no Array in there
+            return any(self.plainly_array_expression(module, owner, part) and not (
+                isinstance(part, ast.Name) and no_array_where(node.test, part.id)[side])
+                for side, part in enumerate((node.body, node.orelse)))
         return False
 
     def held_array(self, module: str, owner: str, name: str, value) -> bool:

@@ -1,8 +1,9 @@
 """What a parameter annotated as maybe an Array holds where an operator or an iteration
 applies to it, read from its function's text with Python's parser, statement by
 statement: the parameter's own value; none that is an Array (inside `if isinstance(x,
-Sequence):`, or after `if isinstance(x, Array): return ...`); or the one value an
-assignment gave it on every way there (`arrays = ensure_arraylike_tuple(arrays)`).
+Sequence):`, or after `if isinstance(x, Array): return ...`, and after such a test
+in an `and`, an `or` or a conditional expression); or the one value an assignment gave
+it on every way there (`arrays = ensure_arraylike_tuple(arrays)`).
 flowtext.py keeps such a use's fact as the parameter's, leaves it out, or says the
 value it holds (`<held x> value`: the flow reads the value, or the parameter where it
 cannot tell what the value is).
@@ -109,23 +110,47 @@ class _Reading:
         return None if isinstance(node, _LEAVES) else held
 
     def uses(self, node: ast.AST, held: str) -> None:
-        """Note `held` at each use of the name in `node`, outside nested scopes."""
-        if held in (PARAMETER, UNKNOWN):
-            return
-        stack = [node]
+        """Note what the name holds at each use in `node`, outside nested scopes, where
+        it is not the parameter's own value nor unknown: `held`, or what an `isinstance`
+        test narrows it to for the operands after it in an `and` or an `or`, and for
+        the branches of a conditional expression (`y if isinstance(y, int) else ...`)."""
+        stack = [(node, held)]
         while stack:
-            item = stack.pop()
+            item, holds = stack.pop()
             if isinstance(item, _SCOPES) or isinstance(item, _COMPREHENSIONS) \
                     and _binds(item, self.name):
                 continue
             if isinstance(item, ast.Name) and item.id == self.name \
                     and isinstance(item.ctx, ast.Load):
-                self.found[(item.lineno - 1 - self._shift, item.col_offset)] = held
-            stack.extend(ast.iter_child_nodes(item))
+                if holds not in (PARAMETER, UNKNOWN):
+                    self.found[(item.lineno - 1 - self._shift, item.col_offset)] = holds
+            elif isinstance(item, ast.BoolOp):
+                for value in item.values:
+                    stack.append((value, holds))
+                    true, false = _narrowed(value, self.name, holds)
+                    holds = true if isinstance(item.op, ast.And) else false
+            elif isinstance(item, ast.IfExp):
+                true, false = _narrowed(item.test, self.name, holds)
+                stack += [(item.test, holds), (item.body, true), (item.orelse, false)]
+            else:
+                stack.extend((child, holds) for child in ast.iter_child_nodes(item))
+
+
+def no_array_where(test: ast.expr, name: str) -> tuple[bool, bool]:
+    """Whether `test` leaves no Array in `name` where it is true, and where false."""
+    true, false = _narrowed(test, name, PARAMETER)
+    return true == NO_ARRAY, false == NO_ARRAY
 
 
 def _narrowed(test: ast.expr, name: str, held: str) -> tuple[str, str]:
-    """What the name holds where `test` is true, and where it is false."""
+    """What the name holds where `test` is true, and where it is false: an `and` is
+    true where each of its operands is (so any may narrow), an `or` false where each
+    is."""
+    if isinstance(test, ast.BoolOp):
+        both = [_narrowed(value, name, held) for value in test.values]
+        side = 0 if isinstance(test.op, ast.And) else 1
+        narrowed = NO_ARRAY if any(pair[side] == NO_ARRAY for pair in both) else held
+        return (narrowed, held) if side == 0 else (held, narrowed)
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
     call = test.operand if isinstance(test, ast.UnaryOp) and negated else test
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
