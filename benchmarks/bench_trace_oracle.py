@@ -22,7 +22,8 @@ the public functions that bind PRIM when traced), and prints:
   steps checked by hand to be branches these inputs do not take.
 
 While it traces, it notes which functions of jax run (a profile hook; jax's caches
-cleared before each public function, so a jitted helper's body runs again), and for
+cleared before each public function, so a jitted helper's body runs again; only under
+the argument lists that trace: a list that fails may run code no jaxpr shows), and for
 each listed pair no trace shows, finds the step where its chain leaves the code that
 ran: the caller ran, the callee (or the bind) did not. That step is the one to blame:
 a branch the inputs did not take, or a false edge. A pair counts as right through
@@ -443,7 +444,7 @@ def _trace(function, arguments: tuple) -> set[str]:
 def trace_all() -> tuple[dict[str, list[str]], list[str], dict[str, list[str]]]:
     """public name -> the primitives its calls bind, over every argument list that
     traces; the names no argument list traced; and public name -> the functions of jax
-    that ran while it was traced (`_ran_key`)."""
+    that ran while it was traced (`_ran_key`), under the argument lists that traced."""
     import importlib
     import inspect
     import warnings
@@ -469,11 +470,13 @@ def trace_all() -> tuple[dict[str, list[str]], list[str], dict[str, list[str]]]:
             traces = 0
             jax.clear_caches()  # a jitted helper traced for another function runs again
             for arguments in tries:
+                ran_now: set[str] = set()  # kept only where the list traces
                 try:
-                    found |= _profiled(function, arguments, seen, keys)
-                    traces += 1
+                    found |= _profiled(function, arguments, ran_now, keys)
                 except Exception:  # noqa: BLE001 - any failure: try the next list
                     continue
+                seen |= ran_now
+                traces += 1
             if traces:
                 traced[f"{module_name}.{name}"] = sorted(found)
                 ran[f"{module_name}.{name}"] = sorted(seen - {""})

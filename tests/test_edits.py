@@ -227,7 +227,7 @@ def test_a_stale_call_graph_reads_as_none(tmp_path, monkeypatch, capsys):
         assert not index.graph_built and index.call_counts() == {}
     assert main(["locate", "psum", "--root", str(tmp_path / "minijax")]) == 0
     out = capsys.readouterr().out
-    assert "none current since an edit" in out and "reaches" not in out
+    assert "not current since an edit" in out and "reaches" not in out
 
 
 @pytest.mark.parametrize("name", sorted(EDITS))

@@ -36,6 +36,7 @@ class Found(NamedTuple):
     reaches: tuple  # per definition: the callgraph.Reached primitives a function reaches
     tests: tuple = ()  # per primitive: its test_links.TestLink tests, most direct first
     graph: bool = True  # whether the index held the call graph that reaches and tests need
+    stale: bool = False  # whether it held one that is not current since an edit
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -70,7 +71,8 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
     return Found(query, tuple(prims), tuple(defs), _reaches(index, defs),
-                 tuple(ranked_tests(index, p) for p in prims), index.graph_built)
+                 tuple(ranked_tests(index, p) for p in prims), index.graph_built,
+                 index.graph_stale)
 
 
 _CALLERS = (DefKind.FUNCTION, DefKind.VARIABLE)  # what may reach a primitive

@@ -33,14 +33,16 @@ def located(found, view: View) -> str:
         exact = "." in found.query and not leaf.endswith("_p")
         blocks.insert(0, named) if exact else blocks.append(named)
     if not found.graph:
-        blocks.append(_NO_GRAPH)
+        blocks.append(_STALE_GRAPH if found.stale else _NO_GRAPH)
     return "\n\n".join(blocks)
 
 
-_NO_GRAPH = ("(no call graph in this index yet, or none current since an edit, so what "
-             "functions reach and which tests use a primitive are not listed: for a tree, "
-             "`jaxmap index` builds it, and so does the next binds, callers, calls, path or "
-             "graph)")
+_NO_GRAPH = ("(no call graph in this index yet, so what functions reach and which tests use "
+             "a primitive are not listed: `jaxmap index` builds it, and so does the first "
+             "binds, callers, calls, path or graph)")
+_STALE_GRAPH = ("(the call graph is not current since an edit, so what functions reach and "
+                "which tests use a primitive are not listed: the next binds, callers, calls, "
+                "path or graph brings it up to date)")
 
 
 def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) -> str:

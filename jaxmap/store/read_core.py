@@ -57,8 +57,16 @@ class IndexCore:
     def graph_built(self) -> bool:
         """Whether the index holds a current call graph (a snapshot never does): read
         each time, as another process may move rows and leave it stale meanwhile."""
+        return self._graph_state() == "1"
+
+    @property
+    def graph_stale(self) -> bool:
+        """Whether it holds one that is not current since an edit (store.STALE)."""
+        return self._graph_state() == "stale"
+
+    def _graph_state(self) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'graph'").fetchone()
-        return row is not None and row[0] == "1"
+        return row[0] if row else None
 
     @property
     def jax_version(self) -> str | None:
