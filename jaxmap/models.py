@@ -156,3 +156,6 @@ CALL_STATUSES = (RESOLVED, THROUGH, HANDED, EXTERNAL, UNRESOLVED)
 # several, `mode==mean/median`; or none of them, `mode==!mean/median` (flow/guardtext.py
 # reads it; the trace-time walk tests it).
 GUARD_EQUALS, GUARD_OR, GUARD_NOT = "==", "/", "!"
+# A diagnostic's words for a file Python's parser refuses (`path:line: does not parse
+# (...)`): its facts are read as far as tree-sitter parses it, and `locate` says so.
+UNPARSED = "does not parse"

@@ -260,3 +260,18 @@ def test_a_progress_bar_says_jaxmap_and_the_file_in_work():
     long = "jax/_src/pallas/triton/pallas_call_registration.py"
     assert build_in_work(long) == "...as/triton/pallas_call_registration.py"
     assert len(build_in_work(long)) == 40 and build_in_work(None) is None
+
+
+def test_locate_says_when_a_file_it_shows_does_not_parse(tree, capsys):
+    """An edit that leaves a file Python cannot parse (mid-edit): its facts are read as
+    far as tree-sitter parses it, and `locate` says so beside what it shows from it."""
+    module = tree / "jax" / "_src" / "lax" / "parallel.py"
+    module.write_text(module.read_text() + "\ndef broken(:\n    pass\n")
+    line = module.read_text().count("\n") - 1
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+    out = capsys.readouterr().out
+    assert f"jax/_src/lax/parallel.py:{line}: does not parse (invalid syntax)" in out
+    assert main(["locate", "psum", "--root", str(tree), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unparsed"]
+    assert main(["locate", "apply_primitive", "--root", str(tree), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unparsed"] == []

@@ -37,6 +37,7 @@ class Found(NamedTuple):
     tests: tuple = ()  # per primitive: its test_links.TestLink tests, most direct first
     graph: bool = True  # whether the index held the call graph that reaches and tests need
     stale: bool = False  # whether it held one that is not current since an edit
+    unparsed: tuple[str, ...] = ()  # diagnostics of the files shown that do not parse
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -70,9 +71,10 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
+    files = [p.loc.file for p in prims] + [d.loc.file for d in defs]
     return Found(query, tuple(prims), tuple(defs), _reaches(index, defs),
                  tuple(ranked_tests(index, p) for p in prims), index.graph_built,
-                 index.graph_stale)
+                 index.graph_stale, tuple(index.unparsed(files)))
 
 
 _CALLERS = (DefKind.FUNCTION, DefKind.VARIABLE)  # what may reach a primitive

@@ -100,7 +100,25 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
     code, outline = moves.fingerprints(source, unread)
     # The fingerprints first: what the second phase adds later goes last.
-    return {"code": code, "outline": outline, **builder.facts(_module_doc(root))}
+    facts = {"code": code, "outline": outline, **builder.facts(_module_doc(root))}
+    if root.has_error:  # tree-sitter's grammar refuses a little valid Python too
+        refused = _syntax_error(source)
+        if refused is not None:
+            facts["unparsed"] = refused
+    return facts
+
+
+def _syntax_error(source: bytes) -> tuple[int, str] | None:
+    """(line, what is wrong) where Python's own parser refuses `source`, else None."""
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        return error.lineno or 1, error.msg
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
 
 
 

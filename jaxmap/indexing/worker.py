@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from jaxmap.indexing import decode, extract  # imported once, before helpers fork
+from jaxmap.models import UNPARSED
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -245,10 +246,14 @@ def _extract_task(task: tuple) -> tuple[str, dict]:
     except (RecursionError, ValueError, UnicodeError) as problem:
         error = f"{type(problem).__name__}: {problem}"
         facts = extract.extract(b"", module, is_package, flow=flow)
+    unparsed = facts.pop("unparsed", None)
     if error:
         facts["error"] = f"{relative}: not indexed ({error})"
     elif decoding:
         facts["error"] = f"{relative}: {decoding}"
+    elif unparsed:
+        line, refused = unparsed
+        facts["error"] = f"{relative}:{line}: {UNPARSED} ({refused}); read as far as it parses"
     return content_digest(data or b""), facts
 
 

@@ -34,6 +34,7 @@ def located(found, view: View) -> str:
         blocks.insert(0, named) if exact else blocks.append(named)
     if not found.graph:
         blocks.append(_STALE_GRAPH if found.stale else _NO_GRAPH)
+    blocks += [f"({message})" for message in found.unparsed]
     return "\n\n".join(blocks)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from jaxmap.errors import StoreError
 from jaxmap.models import (
+    UNPARSED,
     Definition,
     DefKind,
     FunctionRef,
@@ -268,6 +269,12 @@ class Index(GraphReads):
         trace to a primitive), with locations."""
         return [message for (message,) in
                 self._conn.execute("SELECT message FROM diagnostics ORDER BY rowid")]
+
+    def unparsed(self, files) -> list[str]:
+        """The diagnostics of those of `files` that Python's parser refuses."""
+        return [message for file in sorted(set(files)) for (message,) in self._conn.execute(
+            "SELECT message FROM diagnostics WHERE message LIKE ? ESCAPE '!'",
+            (f"{like(file)}:%: {UNPARSED} %",))]
 
 
 def open_file(path: str) -> Index:
