@@ -264,8 +264,8 @@ def stored(record: Event | Loop | Branch) -> tuple:
     return (_TAGS[type(record)], *record)
 
 
-# One int object for each line number of every file's events and callees: each file's
-# facts are unmarshalled apart, each with its own (113k on jax, 3 MB of the peak).
+# One int object for each line number of every file's records: each file's facts are
+# unmarshalled apart, each with its own (about 5 MB of the peak on jax).
 _SHARED: dict[int, int] = {}
 
 
@@ -297,14 +297,16 @@ class FileFacts(NamedTuple):
     def wrap(cls, raw: dict) -> FileFacts:
         """Records from the stored form (extract's dict)."""
         return cls(
-            raw["module"], raw["doc"], tuple(map(Definition._make, raw["defs"])),
+            raw["module"], raw["doc"],
+            tuple(Definition._make(map(_shared, d)) for d in raw["defs"]),
             {q: ClassSpec._make(spec) for q, spec in raw["classes"].items()},
-            {q: FuncSpec._make(spec) for q, spec in raw["funcs"].items()},
+            {q: FuncSpec._make(map(_shared, spec)) for q, spec in raw["funcs"].items()},
             tuple(map(Import._make, raw["imports"])),
-            tuple(BLOCKS[b[0]]._make(b[1:]) for b in raw["blocks"]),
+            tuple(BLOCKS[b[0]]._make(map(_shared, b[1:])) for b in raw["blocks"]),
             tuple(EVENTS[e[0]]._make(map(_shared, e[1:])) for e in raw["events"]),
-            {q: Test._make(test) for q, test in raw["tests"].items()},
+            {q: Test._make(map(_shared, test)) for q, test in raw["tests"].items()},
             {q: tuple(Callee(name, _shared(line), *rest) for name, line, *rest in found)
              for q, found in raw["callees"].items()},
-            raw["trace_calls"], tuple(map(Message._make, raw["messages"])),
+            raw["trace_calls"],
+            tuple(Message._make(map(_shared, message)) for message in raw["messages"]),
             tuple(raw["deleted"]), raw.get("error"))
