@@ -452,7 +452,7 @@ def test_a_function_handed_on_is_marked_as_such(capsys, tmp_path):
     assert [(f["name"], f["handed"], f["through"]) for f in callers["found"]] == \
         [("m.total", True, False)]
     text = run_tree(capsys, tmp_path, "callers", "psum").splitlines()
-    assert text[0] == "no callers of lib.psum, at the line of each call; 1 more hands it on"
+    assert text[0] == "no callers of lib.psum; 1 more hands it on"
     assert text[1].startswith("^ hand it on, not calling it there")
     assert text[2].startswith("^ m.total  m.py:4")
 
@@ -512,3 +512,12 @@ def test_a_function_called_and_handed_on_is_called(capsys, tmp_path):
     found = json.loads(run_tree(capsys, tmp_path, "calls", "m.top", "--json"))["found"]
     assert {(f["name"], f["handed"], f["through"]) for f in found
             if f["name"] == "m.bottom"} == {("m.bottom", False, False)}
+
+
+
+def test_binds_of_a_function_points_to_locate(capsys):
+    """`binds jnp.sum`: no primitive is named so, and a function is: the error says
+    where its primitives are listed, not primitives of close names."""
+    code, _out, err = run(capsys, "binds", "apply_primitive")
+    assert code == 1 and err.count("\n") == 1
+    assert "it names a function, whose primitives `jaxmap locate apply_primitive` lists" in err

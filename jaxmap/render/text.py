@@ -418,7 +418,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
         n=named or "no", targets=", ".join(answer.targets),
         reach="reaches" if one else "reach", bind="binds" if one else "bind",
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
-    if answer.direction != "binds" and len(answer.found) > len(groups["unresolved"]):
+    if answer.direction != "binds" and named:
         heading += ", at the line of each call"
     for name in ("handed", "through"):
         if groups[name]:
