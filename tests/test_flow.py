@@ -474,6 +474,31 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
             "jax._src.numpy.array_methods._reshape") in found
 
 
+def test_an_overload_is_chosen_by_a_literal_sequence_argument():
+    """`sort((a, b))[-1]`: the overload whose first parameter takes a sequence returns
+    a tuple of Arrays, whose item is no Array call; `sort(x)[0]` subscripts an Array."""
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/lax_numpy.py": """
+            from typing import overload
+            from collections.abc import Sequence
+            from jax._src.typing import Array
+            @overload
+            def sort(operand: Array, n: int = 1) -> Array: ...
+            @overload
+            def sort(operand: Sequence[Array], n: int = 1) -> tuple[Array, ...]: ...
+            def sort(operand: Array | Sequence[Array], n: int = 1) -> Array | tuple[Array, ...]:
+              return operand
+            def lexsort(a: Array, b: Array):
+              return sort((a, b), n=2)[-1]
+            def first(x: Array):
+              return sort(x)[0]
+            """})
+    subscripts = {c.rpartition(".")[2] for c, text, status, callee in calls(res)
+                  if callee == "jax._src.numpy.array_methods._getitem"}
+    assert subscripts == {"first"}
+
+
 def test_an_operator_on_a_field_an_alias_annotates_as_an_array():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS,

@@ -84,7 +84,7 @@ class Arrays(Engine):
             return text is not None and text.count(".") == 1 \
                 and self._plainly_array(module, owner, text)
         if kind is ast.Call:
-            return any((ARRAY,) in self.array_of(v)
+            return any(ARRAY in self._returned_tags(v, node)
                        for v in ordered(self._eval(module, owner, node.func)))
         if kind is ast.BinOp:
             return self.plainly_array_expression(module, owner, node.left) \
@@ -263,6 +263,20 @@ class Arrays(Engine):
                             self._traced[(value[1], value[2])].append((bound, kinds))
         return self._traced
 
+    def _returned_tags(self, value: tuple, call: ast.Call) -> frozenset:
+        """ARRAY and/or ARRAYS, as the return annotations of the function `value` say
+        `call` returns: of the overloads whose first parameter may take a sequence,
+        where the call hands it a literal list or tuple (`lax.sort((a, b))` returns a
+        tuple of Arrays); else of all its defs."""
+        if value[0] not in (FN, BOUND):
+            return _EMPTY
+        defs = self._array_overloads.get((value[1], value[2]), ()) if value[0] == FN else ()
+        if len(defs) > 1 and call.args and isinstance(call.args[0], (ast.Tuple, ast.List)):
+            chosen = [tags for params, tags in defs[:-1] if _takes_a_sequence(params)]
+            if chosen:
+                return frozenset().union(*chosen)
+        return self._array_results.get((value[1], value[2]), _EMPTY)
+
     def array_of(self, value: tuple) -> frozenset:
         """An Array (or a sequence of them), if `value` is a function annotated to
         return one: what it returns."""
@@ -291,3 +305,11 @@ class Arrays(Engine):
                 found |= {item for k, item in self._memo.get(value[1], _EMPTY)
                           | self._stored(value[1]) if k == key}
         return found
+
+
+def _takes_a_sequence(params: str) -> bool:
+    """Whether a signature's first parameter is annotated as a sequence, not an Array."""
+    first = parameters(params)[:1]
+    annotation = (first[0][2] if first else None) or ""
+    return ARRAY not in array_tags(annotation) \
+        and any(word in annotation for word in ("Sequence", "tuple", "list"))

@@ -80,6 +80,10 @@ class FlowFacts:
         self._signatures: dict[tuple, tuple] = {}
         # (qualname, def name) -> ARRAY and/or ARRAYS, as its return annotations say
         self._array_results: dict[tuple, frozenset] = {}
+        # (qualname, def name) -> (signature text, ARRAY/ARRAYS tags) of each of its defs
+        # with an Array in its return annotation, in order: the overloads, then the
+        # implementation
+        self._array_overloads: dict[tuple, list] = defaultdict(list)
         # (qualname, def name) -> [(module, owner, return annotation)], one per overload
         self._return_annotations: dict[tuple, list] = defaultdict(list)
         self._locals: dict[tuple, Collection[str]] = {}  # (module, owner) -> names it binds
@@ -150,6 +154,7 @@ class FlowFacts:
                 tags = array_tags(returns) if "Array" in returns else None
                 if tags:  # (each overload's, together)
                     self._array_results[key] = self._array_results.get(key, tags) | tags
+                    self._array_overloads[key].append((params, tags))
                 elif returns:
                     self._return_annotations[key].append((module, owner, returns))
                 for param, i in parameter_names(params):
