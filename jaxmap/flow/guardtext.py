@@ -286,19 +286,8 @@ def _bindings(text: bytes) -> _Bindings:
                 other.add(node.id)
         elif isinstance(node, ast.arg):
             (parameters if id(node) in own else other).add(node.arg)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
-        elif isinstance(node, ast.alias):
-            other.add((node.asname or node.name).partition(".")[0])
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
-            if node.name:
-                other.add(node.name)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node is not body[0]:  # (its own name is bound outside it)
-                other.add(node.name)
-        elif isinstance(node, ast.MatchMapping):
-            if node.rest:
-                other.add(node.rest)
+        elif node is not body[0]:  # (its own name is bound outside it)
+            other.update(_binding(node))
     return _Bindings(frozenset(simple - other - parameters | typed - other),
                      frozenset(parameters - other - simple),
                      frozenset(simple | other), body[0])
