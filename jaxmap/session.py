@@ -121,4 +121,3 @@ def _stamp(path: str) -> tuple[int, int, int]:
     """What changes when the index file is rewritten or replaced."""
     st = os.stat(path)
     return st.st_ino, st.st_mtime_ns, st.st_size
-

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
+from jaxmap.store.write import GRAPH, STALE
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
@@ -61,11 +63,11 @@ class IndexCore:
 
     @property
     def graph_stale(self) -> bool:
-        """Whether it holds one that is not current since an edit (store.STALE)."""
-        return self._graph_state() == "stale"
+        """Whether it holds one that is not current since an edit."""
+        return self._graph_state() == STALE
 
     def _graph_state(self) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'graph'").fetchone()
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (GRAPH,)).fetchone()
         return row[0] if row else None
 
     @property
