@@ -128,6 +128,26 @@ def test_binds_answers_what_binds_when_traced_and_counts_the_rest(tmp_path, caps
     assert lines[-1].startswith("and 2 more reach it through other primitives' rules")
 
 
+def test_binds_lists_more_than_a_screen_of_binders_by_module(tmp_path, capsys):
+    _tree(tmp_path, {"a.py": "from jax._src import core\np_p = core.Primitive('p')\n"
+                             + "".join(f"def f{i:02}(x):\n  return p_p.bind(x)\n"
+                                       for i in range(30)),
+                     "b.py": "from a import f00\n"
+                             + "".join(f"def g{i:02}(x):\n  return f00(x)\n"
+                                       for i in range(20))})
+    assert main(["binds", "p", "--root", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "50 public functions bind p_p.bind when traced"
+    assert lines[1].startswith("  a (30): f00, f01,") and lines[-2].endswith(" g18, g19")
+    assert [line.split(" (")[0] for line in lines[1:-1] if not line.startswith("   ")] \
+        == ["  a", "  b"]
+    assert lines[-1] == "  (each one's chain: jaxmap path NAME p_p; all here: --chains)"
+    assert max(map(len, lines)) <= 100 and len(lines) < 10
+    assert main(["binds", "p", "--root", str(tmp_path), "--chains"]) == 0
+    chains = capsys.readouterr().out.splitlines()
+    assert len(chains) == 51 and chains[1].endswith("[a.f00 -binds-> p_p.bind]")
+
+
 def test_path_shows_first_the_chain_binds_gives(tmp_path, capsys):
     _tree(tmp_path, {**_HANDING, **{"n.py": _RULES["m.py"]}})
     for prim in ("p", "q"):

@@ -96,6 +96,7 @@ class CallAnswer(NamedTuple):
     unresolved: int = 0
     others: int = 0  # binds: the functions reaching it its default answer leaves out
     traced: bool = False  # binds: the default answer, what binds it when traced
+    chains: bool = True  # binds: text shows each function's chain, however many there are
     read_as: Reading | None = None  # binds: the primitives `query` was read as
 
 
@@ -130,11 +131,12 @@ class BinderWalk(NamedTuple):
 
 
 def binds(index, prim: str, depth: int | None = None, public: bool = False,
-          everything: bool = False) -> CallAnswer:
+          everything: bool = False, chains: bool = False) -> CallAnswer:
     """The public functions that bind primitive `prim` (`psum`, `psum_p`, `lax.psum_p`)
     when traced, each with its chain (`default_answer`); with `everything`, every
     function that reaches it, also through the rules other primitives' binds run and
-    through interpreters, the default answer first; `public`: the public API only."""
+    through interpreters, the default answer first; `public`: the public API only.
+    `chains`: the text shows each chain even where more than a screen of them."""
     walk = binder_walk(index, prim, depth)
     found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
              ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels,
@@ -150,7 +152,8 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
         listed = [r for r in listed if r.public]
     return CallAnswer(prim, "binds", walk.targets, tuple(listed), unresolved=unresolved,
                       others=len(rest) if not everything else 0,
-                      traced=not everything, read_as=read_primitive(index, prim))
+                      traced=not everything, chains=chains or everything,
+                      read_as=read_primitive(index, prim))
 
 
 def default_answer(found) -> list[Reached]:

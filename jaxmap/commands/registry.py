@@ -136,7 +136,9 @@ COMMANDS: tuple[Command, ...] = (
                                       "[default: any]", minimum=0, metavar="N"),
             Param("everything", "boolean", "every function reaching it, also through rules or "
                                            "interpreters", flag="--all"),
-            Param("public", "boolean", "with --all: the public API only"))),
+            Param("public", "boolean", "with --all: the public API only"),
+            Param("chains", "boolean", "text: each function's chain, also where more than "
+                                       "a screen of them", mcp=False))),
     _walk("callers", "What calls NAME (functions, class bodies, module code), and unresolved "
                      "calls that may be to it.", "callers of callers, N levels up",
           mcp=True),

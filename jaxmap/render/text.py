@@ -369,6 +369,8 @@ def call_answer(answer, view: View) -> str:
     for r in answer.found:
         groups[_group(r)].append(r)
     lines = [_call_heading(answer, groups)]
+    if answer.traced and not answer.chains and len(groups[""]) > _SCREEN:
+        lines += _by_module(groups.pop(""), answer.targets)
     for name, found in groups.items():
         mark, legend = ("  ", "") if not name else \
             (_GROUPS[name][0], _GROUPS[name][1 if answer.direction == "callers" else 2])
@@ -388,6 +390,32 @@ def call_answer(answer, view: View) -> str:
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
                      f"{view.path(reg.file)}:{reg.line}  ({reg.function})")
     return "\n".join(lines)
+
+
+# More chains than this do not fit a screen: `binds` then lists the names by module.
+_SCREEN, _WIDTH = 40, 100
+
+
+def _by_module(found, targets: tuple[str, ...]) -> list[str]:
+    """The default answer of `binds` as names after their module, wrapped, each module
+    once in the answer's order; then how to see a chain."""
+    modules: dict[str, list[str]] = {}
+    for r in found:
+        module, _, name = r.label.rpartition(".")
+        modules.setdefault(module, []).append(name)
+    lines = []
+    for module, names in modules.items():
+        line = f"  {module} ({len(names)}):"
+        for i, name in enumerate(names):
+            word = f" {name}{',' if i < len(names) - 1 else ''}"
+            if len(line) + len(word) > _WIDTH:
+                lines.append(line)
+                line = "   "
+            line += word
+        lines.append(line)
+    target = targets[0].removesuffix(".bind").rpartition(".")[2] if targets else "PRIM"
+    lines.append(f"  (each one's chain: jaxmap path NAME {target}; all here: --chains)")
+    return lines
 
 
 def read_as_note(answer, view: View) -> str | None:
