@@ -85,8 +85,9 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         return plan._replace(skipped=tuple(tree.skipped))
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
+        read = {source.path for source in plan.to_parse} | set(plan.parsed)
         if graph:
-            rows = _with_graph_facts(root, facts, rows, progress, jobs)
+            read |= _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
         from jaxmap.indexing import resolve
 
@@ -104,7 +105,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
                     store.GRAPH: "1" if graph else "0"}
             index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
-    return IndexReport(root, path, len(tree.files), len(plan.to_parse), plan.removed,
+    return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics), tuple(tree.skipped))
 
@@ -162,7 +163,8 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
                     if touched or to_parse or store.dir_stats(conn) != dict(tree.dirs):
                         store.update_stats(path, [(s.path, s.mtime_ns, s.size)
                                                   for s in touched], tree.dirs)
-                    return IndexReport(root, path, len(tree.files), len(to_parse), 0, False,
+                    read = {s.path for s in to_parse} | (set(stale) if graph else set())
+                    return IndexReport(root, path, len(tree.files), len(read), 0, False,
                                        *store.counts(conn))
             return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
                          not old, parsed)
@@ -285,10 +287,10 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
 
 
 def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
-                      jobs) -> list[tuple]:
+                      jobs) -> set[str]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
     (those kept from an index of the first phase alone), read again from their source
-    on every core; and the file rows to store with them."""
+    on every core, and to the file rows to store with them; the paths read."""
     from jaxmap.indexing import worker
 
     lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
@@ -298,7 +300,7 @@ def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
     for i, (_, raw, blob) in zip(lacking, done):
         facts[rows[i][0]] = raw
         rows[i] = (*rows[i][:5], blob)
-    return rows
+    return {rows[i][0] for i in lacking}
 
 
 @contextmanager
