@@ -85,9 +85,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         return plan._replace(skipped=tuple(tree.skipped))
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
-        read = {source.path for source in plan.to_parse} | set(plan.parsed)
         if graph:
-            read |= _with_graph_facts(root, facts, rows, progress, jobs)
+            rows = _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
         from jaxmap.indexing import resolve
 
@@ -105,6 +104,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
                     store.GRAPH: "1" if graph else "0"}
             index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
+    # parsed: the changed files, and those the call graph was stale for, read again
+    read = {source.path for source in plan.to_parse} | set(plan.parsed)
     return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics), tuple(tree.skipped))
@@ -287,10 +288,10 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
 
 
 def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
-                      jobs) -> set[str]:
+                      jobs) -> list[tuple]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
     (those kept from an index of the first phase alone), read again from their source
-    on every core, and to the file rows to store with them; the paths read."""
+    on every core; and the file rows to store with them."""
     from jaxmap.indexing import worker
 
     lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
@@ -300,7 +301,7 @@ def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
     for i, (_, raw, blob) in zip(lacking, done):
         facts[rows[i][0]] = raw
         rows[i] = (*rows[i][:5], blob)
-    return {rows[i][0] for i in lacking}
+    return rows
 
 
 @contextmanager
