@@ -400,7 +400,7 @@ def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
     path = indexer.build_index(tree).path
     before = _tables(path, facts=True)
-    assert not write.move_lines(path, [], {PARALLEL: {}}, {PARALLEL: {}}, {})
+    assert not write.move_lines(path, [], {PARALLEL: {}}, {PARALLEL: {}}, {}, ({}, "1"))
     assert _tables(path, facts=True) == before
 
 
@@ -417,3 +417,25 @@ def test_an_assignment_above_a_nested_def_leaves_the_call_graph_and_below_it_not
     before = edited("", "")
     assert moves.unread_moves(before, edited("  unused_by_an_edit = 1\n", "")) is not None
     assert moves.unread_moves(before, edited("", "  unused_by_an_edit = 1\n")) is None
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_a_second_writer_of_the_same_moves_moves_nothing(graph, tmp_path, monkeypatch):
+    """Two processes answering after the same edit read the same maps; the one that
+    writes second finds the files no longer as it read them: it moves nothing (which
+    would move every line twice) and the tree is resolved again, to a cold index."""
+    written = []
+    move_lines = indexer.store.move_lines
+
+    def first_another_process(*args):
+        written.append(move_lines(*args))
+        written.append(move_lines(*args))
+        return written[-1]
+
+    path, _ = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _comment_on_top)
+    source = tmp_path / "minijax" / PARALLEL
+    source.write_text(_comment_on_top(source.read_text()))
+    monkeypatch.setattr(indexer.store, "move_lines", first_another_process)
+    path, report = indexer.ensure_index(tmp_path / "minijax", graph=graph)
+    assert written == [True, False] and report is not None
+    _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)

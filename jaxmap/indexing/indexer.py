@@ -156,7 +156,7 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             parsed: dict = {}
             if old and not removed and not graph_missing and \
                     all(source.path in old for source in to_parse):
-                left = _moved(root, conn, path, to_parse, graph, state != "0",
+                left = _moved(root, conn, path, to_parse, graph, (old, state),
                               [s for s in tree.files if s.path in stale], stale)
                 if left is not None:
                     parsed = left
@@ -174,7 +174,8 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
 
 
 def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph: bool,
-           has_graph: bool, stale_sources: list, stale: dict[str, bytes]) -> dict | None:
+           read: tuple[dict, str | None], stale_sources: list,
+           stale: dict[str, bytes]) -> dict | None:
     """None when the rows of every changed file could be moved in place, and were; else
     what was parsed of them, path -> (digest, facts, blob), for the run to go on with.
 
@@ -184,7 +185,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     call graph, if any, is left as it is and marked stale, the facts it was read from
     kept (`stale`). A question of the call graph reads each changed or stale file whole
     and compares it with the facts its call graph rows were read from: where its code
-    only moved, or changed only in assignments nothing reads, those rows are moved too."""
+    only moved, or changed only in assignments nothing reads, those rows are moved too.
+    `read`: the files' stats and meta graph as the index held them when read."""
     from jaxmap.indexing import moves, worker
 
     settling = [s for s in stale_sources if s.path not in {c.path for c in changed}] \
@@ -195,6 +197,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     if len(stored) < len(changed):
         return {}
     sources = changed + settling
+    stats, state = read
+    has_graph = state != "0"
     parsed = dict(zip((s.path for s in sources),
                       worker.extract_files(root, sources, flow=graph)))
     first, second = {}, {}
@@ -221,7 +225,9 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
             first[source.path] = lines
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in sources]
-    return None if store.move_lines(path, rows, first, second, kept) else parsed
+    digests = {source.path: stats[source.path][2] for source in sources}
+    return None if store.move_lines(path, rows, first, second, kept, (digests, state)) \
+        else parsed
 
 
 def _had_flow(plan: _Plan) -> bool:

@@ -238,33 +238,51 @@ def facts_of(path: str, blob: bytes) -> dict:
 
 
 def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
-               second: dict[str, dict[int, int]], stale: dict[str, bytes]) -> bool:
+               second: dict[str, dict[int, int]], stale: dict[str, bytes],
+               read: tuple[dict[str, str], str | None]) -> bool:
     """Record files whose code only moved, or whose call graph waits (`stale`): their
     rows in `files` ((path, module, mtime_ns, size, digest, marshalled facts)), the
     lines of the first phase's rows moved by `first` (path -> old line -> new line) and
     those of the second phase's by `second`; `stale` (path -> marshalled facts the call
     graph was read from) replaces the table, and meta graph says whether the call graph
-    is current (unless there is none). In one transaction. False, with nothing written,
-    when the index holds a line of one of them that its map lacks: then the tree must be
-    resolved again."""
-    with closing(sqlite3.connect(path, timeout=30)) as conn:
+    is current (unless there is none). In one transaction, from the index as the maps
+    were `read` from it (path -> digest of each file, and meta graph). False, with
+    nothing written, when the index holds a line of one of them that its map lacks, or
+    another writer changed those files or the call graph's state since (its maps
+    would move lines twice): then the tree must be resolved again."""
+    with closing(sqlite3.connect(path, timeout=30, isolation_level=None)) as conn:
+        conn.execute("BEGIN IMMEDIATE")  # no writer between the check and the moves
         try:
-            with conn:
-                for statement, rows in [*_first_phase_moves(conn, first),
-                                        *_second_phase_moves(conn, second)]:
-                    conn.executemany(statement, rows)
-                conn.execute("DELETE FROM stale")
-                conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
-                conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value != '0'",
-                             (STALE if stale else "1", GRAPH))
-                conn.executemany(
-                    "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
-                    [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
-                conn.executemany("UPDATE facts SET facts = ? WHERE path = ?",
-                                 [(blob, p) for p, *_, blob in files])
-        except _Unmapped:
-            return False
+            if _changed_since(conn, *read):
+                raise _Unmapped
+            for statement, rows in [*_first_phase_moves(conn, first),
+                                    *_second_phase_moves(conn, second)]:
+                conn.executemany(statement, rows)
+            conn.execute("DELETE FROM stale")
+            conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
+            conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value != '0'",
+                         (STALE if stale else "1", GRAPH))
+            conn.executemany(
+                "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
+                [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
+            conn.executemany("UPDATE facts SET facts = ? WHERE path = ?",
+                             [(blob, p) for p, *_, blob in files])
+        except BaseException as error:
+            conn.execute("ROLLBACK")
+            if isinstance(error, _Unmapped):
+                return False
+            raise
+        conn.execute("COMMIT")
     return True
+
+
+def _changed_since(conn: sqlite3.Connection, digests: dict[str, str],
+                   graph: str | None) -> bool:
+    """Whether the files' digests or meta graph are no longer as read."""
+    files, in_files = _in_files(digests)
+    now = dict(conn.execute(f"SELECT path, digest FROM files WHERE path {in_files}", files))
+    state = conn.execute("SELECT value FROM meta WHERE key = ?", (GRAPH,)).fetchone()
+    return now != digests or (state and state[0]) != graph
 
 
 class _Unmapped(Exception):
