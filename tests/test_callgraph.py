@@ -12,8 +12,9 @@ from test_cli import assert_one_line_error, run, run_json
 from jaxmap.cli import main
 from jaxmap.flow.calls import MAX_CERTAIN
 
-CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others", "found",
-             "registrations", "read_as", "total", "offset", "truncated", "next_offset"}
+CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others",
+             "others_why", "found", "registrations", "read_as", "total", "offset", "truncated",
+             "next_offset"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
               "call_file", "through", "handed", "steps", "trace_time", "left_out"}
 
@@ -31,6 +32,7 @@ def test_binds_lists_the_public_api_first_with_chains(capsys):
     assert all(f["public"] and f["trace_time"] for f in document["found"])
     everything = run_json(capsys, "binds", "psum", "--all")
     assert document["count"] + document["others"] == everything["count"]
+    assert sum(document["others_why"].values()) == document["others"]
     publics = [f["public"] for f in everything["found"]]
     assert publics == sorted(publics, reverse=True)
 

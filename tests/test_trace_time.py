@@ -125,7 +125,10 @@ def test_binds_answers_what_binds_when_traced_and_counts_the_rest(tmp_path, caps
     assert main(["binds", "p", "--root", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "2 public functions bind p_p.bind when traced"
-    assert lines[-1].startswith("and 2 more reach it through other primitives' rules")
+    assert lines[-1] == "and 2 more reach it: 1 through other primitives' rules, 1 private; " \
+                        "--all lists them"
+    assert everything["others_why"] == {} and default["others_why"] == {
+        "lowering_rule": 1, "private": 1}
 
 
 def test_binds_lists_more_than_a_screen_of_binders_by_module(tmp_path, capsys):

@@ -95,6 +95,7 @@ class CallAnswer(NamedTuple):
     registrations: tuple[Registration, ...] = ()  # callers: for a rule function
     unresolved: int = 0
     others: int = 0  # binds: the functions reaching it its default answer leaves out
+    others_why: tuple[tuple[str, int], ...] = ()  # binds: how many of them for each LEFT_OUT
     traced: bool = False  # binds: the default answer, what binds it when traced
     chains: bool = True  # binds: text shows each function's chain, however many there are
     read_as: Reading | None = None  # binds: the primitives `query` was read as
@@ -152,6 +153,7 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
         listed = [r for r in listed if r.public]
     return CallAnswer(prim, "binds", walk.targets, tuple(listed), unresolved=unresolved,
                       others=len(rest) if not everything else 0,
+                      others_why=_counted(rest) if not everything else (),
                       traced=not everything, chains=chains or everything,
                       read_as=read_primitive(index, prim))
 
@@ -161,6 +163,14 @@ def default_answer(found) -> list[Reached]:
     functions that bind the primitive when traced, by the module a user imports them
     from (knowledge/interpreters.py's USER_MODULES), then name."""
     return sorted(filter(_in_default, found), key=lambda r: module_order(r.label))
+
+
+def _counted(left: list[Reached]) -> tuple[tuple[str, int], ...]:
+    """(reason, how many) for each reason of LEFT_OUT some of `left` are left out for."""
+    counts = {why: 0 for why in LEFT_OUT}
+    for r in left:
+        counts[r.left_out] += 1
+    return tuple((why, n) for why, n in counts.items() if n)
 
 
 def _in_default(found: Reached) -> bool:

@@ -378,13 +378,11 @@ def call_answer(answer, view: View) -> str:
             lines.append(f"{mark}{legend}:")
         for i, r in enumerate(found):
             if r.left_out and not (i and found[i - 1].left_out):
-                lines.append(f"{mark}{_LEFT_OUT_LEGEND}")
+                lines.append(f"{mark}{_left_out_legend(found)}")
             lines.append(mark + _call_line(r, answer.direction, view))
     if answer.others:
-        lines.append(f"and {answer.others} more reach it through other primitives' rules, "
-                     "interpreters, calls under `if x is None:` their callers pass x to "
-                     "(or `if m == 'word':` or `in (...)`, a word it does not allow), "
-                     "or as private functions: --all lists them")
+        lines.append(f"and {answer.others} more reach it: {_others(answer.others_why)}; "
+                     "--all lists them")
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
         lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
@@ -459,12 +457,39 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
 
 
 # Before the functions `binds --all` lists after its default answer, each with its
-# reason (callgraph.LEFT_OUT) in parentheses.
-_LEFT_OUT_LEGEND = ("left out of the default answer, each (why): impl_rule or lowering_rule "
-                    "(through a rule another primitive's bind runs), interpreter, "
-                    "guarded_call (a call under `if x is None:` its callers pass x to, "
-                    "or `if m == 'word':` or `in (...)`, a word it does not allow), "
-                    "private (binds it when traced):")
+# reason (callgraph.LEFT_OUT) in parentheses: what each reason that occurs means.
+_LEFT_OUT_MEANS = {
+    "impl_rule": "impl_rule or lowering_rule (through a rule another primitive's bind runs)",
+    "interpreter": "interpreter",
+    "guarded_call": "guarded_call (a call under `if x is None:` its callers pass x to, or "
+                    "`if m == 'word':` or `in (...)`, a word it does not allow)",
+    "private": "private (binds it when traced)"}
+
+
+def _left_out_legend(found) -> str:
+    """The legend of the reasons some of `found` are left out of the default answer for."""
+    reasons = {"impl_rule" if r.left_out == "lowering_rule" else r.left_out
+               for r in found if r.left_out}
+    means = ", ".join(means for why, means in _LEFT_OUT_MEANS.items() if why in reasons)
+    return f"left out of the default answer, each (why): {means}:"
+
+
+# How the last line of `binds` counts the functions left out for each reason (LEFT_OUT).
+_LEFT_OUT_WORDS = {
+    "impl_rule": "through other primitives' rules", "lowering_rule": "",
+    "interpreter": "through interpreters",
+    "guarded_call": "through calls under `if x is None:` their callers pass x to (or `if m "
+                    "== 'word':` or `in (...)`, a word it does not allow)",
+    "private": "private"}
+
+
+def _others(counts: tuple[tuple[str, int], ...]) -> str:
+    """`12 through other primitives' rules, 3 private`: the rules' two kinds as one."""
+    merged: dict[str, int] = {}
+    for why, n in counts:
+        words = _LEFT_OUT_WORDS[why] or _LEFT_OUT_WORDS["impl_rule"]
+        merged[words] = merged.get(words, 0) + n
+    return ", ".join(f"{n} {words}" for words, n in merged.items())
 
 
 def _call_line(r, direction: str, view: View) -> str:
