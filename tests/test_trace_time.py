@@ -144,7 +144,7 @@ def test_binds_lists_more_than_a_screen_of_binders_by_module(tmp_path, capsys):
     assert lines[1].startswith("  a (30): f00, f01,") and lines[-2].endswith(" g18, g19")
     assert [line.split(" (")[0] for line in lines[1:-1] if not line.startswith("   ")] \
         == ["  a", "  b"]
-    assert lines[-1] == "  (each one's chain: jaxmap path NAME p_p; all here: --chains)"
+    assert lines[-1] == "  (each one's chain: jaxmap path MODULE.NAME p_p; all here: --chains)"
     assert max(map(len, lines)) <= 100 and len(lines) < 10
     assert main(["binds", "p", "--root", str(tmp_path), "--chains"]) == 0
     chains = capsys.readouterr().out.splitlines()

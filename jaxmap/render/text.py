@@ -412,7 +412,7 @@ def _by_module(found, targets: tuple[str, ...]) -> list[str]:
             line += word
         lines.append(line)
     target = targets[0].removesuffix(".bind").rpartition(".")[2] if targets else "PRIM"
-    lines.append(f"  (each one's chain: jaxmap path NAME {target}; all here: --chains)")
+    lines.append(f"  (each one's chain: jaxmap path MODULE.NAME {target}; all here: --chains)")
     return lines
 
 
@@ -453,6 +453,9 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
     if answer.unresolved:  # never a bare "no callers" where some may be unnamed
         heading += f", and {answer.unresolved} call{'' if answer.unresolved == 1 else 's'}" \
                    " the index could not name"
+        if answer.direction == "binds":  # say which: binds lists none of them
+            heading += " that may call a function reaching it (their text ends with " \
+                       "its name)"
     return heading
 
 
