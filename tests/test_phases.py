@@ -73,10 +73,13 @@ def test_a_plain_question_after_an_edit_does_not_wait_for_the_graph(tree, capsys
     module = tree / "jax" / "_src" / "lax" / "parallel.py"
     module.write_text(module.read_text() + "\n\ndef _added():\n  return psum(1, 'i')\n")
     report = indexer.ensure_index(tree)[1]  # a plain question: the first phase is enough
-    assert report is not None and report.parsed == 1
+    assert report is not None and report.parsed == 1 and not report.solved
     assert not _graph_built(tree)
+    capsys.readouterr()
+    assert main(["locate", "psum", "--root", str(tree)]) == 0  # dropped, not "none yet"
+    assert "(the call graph is not current since an edit" in capsys.readouterr().out
     report = indexer.ensure_index(tree, graph=True)[1]  # from the facts kept
-    assert report is not None and report.parsed == 0
+    assert report is not None and report.parsed == 0 and report.solved
     assert _graph_built(tree)
     capsys.readouterr()
     assert main(["callers", "psum", "--root", str(tree)]) == 0

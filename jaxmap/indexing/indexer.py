@@ -51,10 +51,11 @@ class IndexReport(NamedTuple):
     rules: int
     diagnostics: int
     skipped: tuple[tuple[str, str], ...] = ()  # Python files left out: (path, reason)
+    solved: bool = False  # the call graph was solved again (not rebuilt from nothing)
 
     @property
     def changed(self) -> bool:
-        return self.rebuilt or self.parsed > 0 or self.removed > 0
+        return self.rebuilt or self.parsed > 0 or self.removed > 0 or self.solved
 
 
 class _Plan(NamedTuple):
@@ -66,6 +67,7 @@ class _Plan(NamedTuple):
     removed: int
     rebuilt: bool
     parsed: dict
+    had_graph: bool = False  # the old index held a call graph, current or not
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
@@ -101,14 +103,15 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts
             meta = {**expected, "jax_version": resolution.jax_version or "",
-                    store.GRAPH: "1" if graph else "0"}
+                    store.GRAPH: "1" if graph else store.DROPPED if plan.had_graph else "0"}
             index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
     # parsed: the changed files, and those the call graph was stale for, read again
     read = {source.path for source in plan.to_parse} | set(plan.parsed)
     return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
-                       len(resolution.diagnostics), tuple(tree.skipped))
+                       len(resolution.diagnostics), tuple(tree.skipped),
+                       solved=graph and not plan.rebuilt)
 
 
 def index_file(root=None) -> str:
@@ -168,7 +171,7 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
                     return IndexReport(root, path, len(tree.files), len(read), 0, False,
                                        *store.counts(conn))
             return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
-                         not old, parsed)
+                         not old, parsed, state in ("1", store.STALE, store.DROPPED))
         except (StoreError, sqlite3.DatabaseError):
             return from_scratch
 
@@ -198,7 +201,7 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
         return {}
     sources = changed + settling
     stats, state = read
-    has_graph = state != "0"
+    has_graph = state not in ("0", store.DROPPED)
     parsed = dict(zip((s.path for s in sources),
                       worker.extract_files(root, sources, flow=graph)))
     first, second = {}, {}

@@ -135,8 +135,9 @@ def primitives_table(prims: list[Primitive], view: View) -> str:
 def index_report(report) -> str:
     """One line for an indexer.IndexReport."""
     state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
+    solved = ", the call graph solved" if report.solved else ""
     return (f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
-            f"removed), {report.primitives} primitives, {report.rules} rules, "
+            f"removed{solved}), {report.primitives} primitives, {report.rules} rules, "
             f"{report.diagnostics} diagnostics -> {report.path}")
 
 

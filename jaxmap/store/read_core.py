@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from jaxmap.store.write import GRAPH, STALE
+from jaxmap.store.write import DROPPED, GRAPH, STALE
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -63,8 +63,8 @@ class IndexCore:
 
     @property
     def graph_stale(self) -> bool:
-        """Whether it holds one that is not current since an edit."""
-        return self._graph_state() == STALE
+        """Whether the call graph is not current since an edit: stale, or dropped."""
+        return self._graph_state() in (STALE, DROPPED)
 
     def _graph_state(self) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (GRAPH,)).fetchone()

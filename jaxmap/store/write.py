@@ -34,9 +34,11 @@ SCHEMA_VERSION = 20  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
-# read from the facts kept there, not from the files as they are now.
+# read from the facts kept there, not from the files as they are now; or none since
+# an edit whose rows could not be moved (DROPPED: a first-phase question after it).
 GRAPH = "graph"
 STALE = "stale"
+DROPPED = "dropped"
 SECOND_PHASE = ("binds", "calls", "messages", "tests", "rule_calls")  # its tables
 
 _SCHEMA = """
@@ -260,8 +262,8 @@ def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
                 conn.executemany(statement, rows)
             conn.execute("DELETE FROM stale")
             conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
-            conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value != '0'",
-                         (STALE if stale else "1", GRAPH))
+            conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value NOT IN (?, ?)",
+                         (STALE if stale else "1", GRAPH, "0", DROPPED))
             conn.executemany(
                 "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
                 [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
