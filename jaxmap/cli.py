@@ -313,6 +313,11 @@ def _run_query(command, given: dict) -> None:
     with _open_version(jax_version) if jax_version else _open(root, command.graph) as idx:
         if command.about_primitives:
             _warn_without_primitives(idx)
+        if command.graph and not _quiet():  # a graph answer may lack what they hold
+            from jaxmap.render.text import unparsed_note
+
+            for line in idx.unparsed():
+                click.echo(unparsed_note(line), err=True)
         view = View(idx.root, idx.jax_version, _path_fn(idx.root, absolute),
                     _source_line(idx.root))
         said: list[str] = []

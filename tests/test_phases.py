@@ -265,7 +265,7 @@ def test_a_progress_bar_says_jaxmap_and_the_file_in_work():
     assert len(build_in_work(long)) == 40 and build_in_work(None) is None
 
 
-def test_locate_says_when_a_file_it_shows_does_not_parse(tree, capsys):
+def test_locate_says_when_a_file_it_shows_does_not_parse(tree, capsys, monkeypatch):
     """An edit that leaves a file Python cannot parse (mid-edit): its facts are read as
     far as tree-sitter parses it, and `locate` says so beside what it shows from it."""
     module = tree / "jax" / "_src" / "lax" / "parallel.py"
@@ -278,3 +278,9 @@ def test_locate_says_when_a_file_it_shows_does_not_parse(tree, capsys):
     assert json.loads(capsys.readouterr().out)["unparsed"]
     assert main(["locate", "apply_primitive", "--root", str(tree), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["unparsed"] == []
+    monkeypatch.delenv("JAXMAP_QUIET")
+    for command in (["callers", "apply_primitive"], ["binds", "psum_p"]):  # anywhere
+        assert main([*command, "--root", str(tree)]) == 0
+        assert capsys.readouterr().err.startswith(
+            f"jaxmap: jax/_src/lax/parallel.py:{line}: does not parse (invalid syntax); "
+            "read as far as it parses, so the answer may lack what follows it\n")

@@ -417,6 +417,11 @@ def _by_module(found, targets: tuple[str, ...]) -> list[str]:
     return lines
 
 
+def unparsed_note(diagnostic: str) -> str:
+    """What a call-graph command says on stderr of a file Python's parser refuses."""
+    return f"jaxmap: {diagnostic}, so the answer may lack what follows it"
+
+
 def read_as_note(answer, view: View) -> str | None:
     """What a `binds` query that is not exactly one primitive's name was read as
     (the CLI says it on stderr): the primitives, and the functions it also names."""

@@ -270,11 +270,13 @@ class Index(GraphReads):
         return [message for (message,) in
                 self._conn.execute("SELECT message FROM diagnostics ORDER BY rowid")]
 
-    def unparsed(self, files) -> list[str]:
-        """The diagnostics of those of `files` that Python's parser refuses."""
-        return [message for file in sorted(set(files)) for (message,) in self._conn.execute(
-            "SELECT message FROM diagnostics WHERE message LIKE ? ESCAPE '!'",
-            (f"{like(file)}:%: {UNPARSED} %",))]
+    def unparsed(self, files=None) -> list[str]:
+        """The diagnostics of those of `files` (default: any) that Python's parser refuses."""
+        patterns = [f"{like(file)}:%: {UNPARSED} %" for file in sorted(set(files))] \
+            if files is not None else [f"%: {UNPARSED} %"]
+        return [message for pattern in patterns for (message,) in self._conn.execute(
+            "SELECT message FROM diagnostics WHERE message LIKE ? ESCAPE '!' ORDER BY message",
+            (pattern,))]
 
 
 def open_file(path: str) -> Index:
