@@ -273,7 +273,7 @@ def test_a_module_or_class_text_binds_no_name_surely():
 @pytest.mark.parametrize("site, text, fills", [
     (("?", ".", "."), "where", {"x", "y"}),
     (("?", "?", "."), "where", {"y"}),  # a name may hold None
-    (("?", "None"), "where", set()),
+    (("?", "None"), "where", {"x:"}),  # None: equals no word
     (("?", "*", "."), "where", set()),  # after `*args`, unknown
     (("?", "y=."), "jnp.where", {"y"}),
     (("?", ".", "."), "nz", set()),  # an alias may move arguments
@@ -285,7 +285,7 @@ def test_which_parameters_a_call_surely_fills(site, text, fills):
 @pytest.mark.parametrize("site, fills", [
     (("?",), {"y", "size"}),  # left to their defaults, `y=0`, `size=3`
     (("?", "y=?"), {"size"}),
-    (("?", "?", "None"), {"size"}),
+    (("?", "?", "None"), {"size", "y:"}),
     (("?", "*"), {"size"}),  # `*args` may fill x and y, not the keyword-only size
     (("?", "**"), set()),  # `**kwargs` may pass any of them
 ])
@@ -468,6 +468,43 @@ def test_a_call_under_an_equality_with_a_word_runs_only_where_it_may_hold(tree, 
     assert {"modes.padded", "modes.pads_edge", "modes.pads_unknown", "modes.passes_mode",
             "modes.passes_edge", "modes.spreads"} <= found
     assert not found & {"modes.pads_default", "modes.pads_wrap", "modes.passes_default"}
+
+
+_NONE_MODES = """\
+from lib import nonzero
+
+def take(c, mode=None):
+  if mode == "one_hot":
+    return nonzero(c)
+  return c
+
+def takes_default(c):
+  return take(c)
+
+def takes_none(c):
+  return take(c, mode=None)
+
+def takes_hot(c):
+  return take(c, "one_hot")
+
+def not_hot(c, mode=None):
+  if mode != "one_hot":
+    return nonzero(c)
+  return c
+
+def not_hot_default(c):
+  return not_hot(c)
+"""
+
+
+def test_none_equals_no_word(tree, capsys):
+    """A None passed, or left to a None default, never equals a word: the call under
+    `== 'one_hot'` does not run, the one under `!= 'one_hot'` does."""
+    (tree / "nonemodes.py").write_text(_NONE_MODES)
+    found = {f["name"] for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert {"nonemodes.take", "nonemodes.takes_hot", "nonemodes.not_hot",
+            "nonemodes.not_hot_default"} <= found
+    assert not found & {"nonemodes.takes_default", "nonemodes.takes_none"}
 
 
 @pytest.mark.parametrize("text, guard", [

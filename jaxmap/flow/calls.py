@@ -194,9 +194,9 @@ def _signatures(names: Names, ids: dict[str, int]) -> dict[int, tuple[str, str, 
 
 
 def _defaulted(flow: Flow, full: str, name: str) -> dict[str, str]:
-    """The parameters of function `full` whose default is a literal not None, each as a
-    call would pass it: `'word'` for a word, else `.` (read from its signature's text,
-    which the flow keeps by the def's own owner)."""
+    """The parameters of function `full` whose default is a literal, each as a call
+    would pass it: `'word'` for a word, `None`, else `.` (read from its signature's
+    text, which the flow keeps by the def's own owner)."""
     signature = flow._signatures.get((full, name))
     return {param: value for param, default, _annotation in parameters(signature[2])
             if default is not None and (value := _literal_value(default))} \
@@ -205,23 +205,23 @@ def _defaulted(flow: Flow, full: str, name: str) -> dict[str, str]:
 
 @lru_cache(maxsize=1024)
 def _literal_value(text: str) -> str:
-    """A default's text as a call passing it would (`'edge'` for a word, `.` for any
-    other literal but None: `0`, `()`), or "" if it is no such literal."""
+    """A default's text as a call passing it would (`'edge'` for a word, `None`, `.` for
+    any other literal: `0`, `()`), or "" if it is no such literal."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return ""
     if isinstance(value, str) and WORD.fullmatch(value):
         return f"'{value}'"
-    return "" if value is None else VALUE
+    return NONE if value is None else VALUE
 
 
 def _fill(rows: list[CallRow], passed: dict, signatures: dict, flow: Flow) -> None:
     """Each resolved call of a function with a guarded call, or that forwards a
     parameter to such a call (and so on up), with the parameters that a call of it
-    there passes a value surely not None (`P`, and `P:word` for a word), and those it
-    passes a parameter of the caller's own (`P=Q`): `filled` of each call, the different
-    ones `|`-separated."""
+    there passes a value surely not None (`P`, and `P:word` for a word), None (`P:`),
+    and those it passes a parameter of the caller's own (`P=Q`): `filled` of each call,
+    the different ones `|`-separated."""
     calling: dict[int, list[int]] = {}  # callee -> its resolved rows with arguments
     for k, row in enumerate(rows):
         if row.callee is not None and row.status == RESOLVED \
@@ -252,8 +252,9 @@ def filled(site: tuple, text: str, name: str, params: tuple[str, ...],
     """The parameters of function `name` (`params`, `*` where positional ones end) that
     the call `site` (guardtext.py's `arguments`), written `text`, passes a value surely
     not None (neither `None` nor a value that may be None) or leaves to a default of
-    `defaulted` (a literal not None, as passed); and, as `P:word`, those it so passes a
-    word (`'edge'`); as `P=Q`, those it passes the caller's own parameter `Q` (`@Q`).
+    `defaulted` (a literal, as passed); and, as `P:word`, those it so passes a word
+    (`'edge'`); as `P:`, those it so passes None, which equals no word; as `P=Q`, those
+    it passes the caller's own parameter `Q` (`@Q`).
     Only where `text` names the function itself (not an alias or a partial, which may
     move its arguments); a method's arguments by keyword only."""
     if text.rpartition(".")[2] != name:
@@ -277,13 +278,16 @@ def filled(site: tuple, text: str, name: str, params: tuple[str, ...],
             at += 1
         given.add(param)
         star = star or param is None
-        if param is not None and value not in (NONE, MAYBE):
+        if param is not None and value != MAYBE:
             here[param] = value
     if not keywords:  # (`**kwargs` may pass any; an unplaced positional, all but these)
         here.update((param, value) for param, value in (defaulted or {}).items()
                     if param not in given and (not star or param in keyword_only))
     found = set()
     for param, value in here.items():
+        if value == NONE:
+            found.add(f"{param}:")
+            continue
         if value.startswith((FORWARD, SURELY)):
             found.add(f"{param}={value[1:]}")
         if not value.startswith(FORWARD):
