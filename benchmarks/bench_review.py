@@ -12,7 +12,10 @@ is a temporary directory unless --keep-cache names one (it must start empty).
 Each row splits the wall time into the ends' index builds (the call graph solved for
 a revision not cached) and the review's own (laying trees from git blobs, opening
 and comparing both indexes, the JSON), and gives CPU seconds beside it: on shared
-cores the wall time says as much about the neighbours as about jaxmap.
+cores the wall time says as much about the neighbours as about jaxmap. Peak memory is
+split the same way where Linux lets a process reset its peak (/proc/self/clear_refs):
+the builds' and the review's own (after a build, the latter starts from what the
+build's allocations left the process holding).
 """
 
 from __future__ import annotations
@@ -37,24 +40,46 @@ def one(repo: str, span: str) -> None:
     from jaxmap.session import open_index
 
     building = 0.0
+    peaks = {"build_mb": 0.0, "own_mb": 0.0}
 
     def open_tree(root: str):
         nonlocal building
+        _phase_ends(peaks, "own_mb")
         start = time.perf_counter()
         try:
             return open_index(root, graph=True)
         finally:
             building += time.perf_counter() - start
+            _phase_ends(peaks, "build_mb")
 
     start = time.perf_counter()
     review_document(review_range(repo, span, open_tree))
     seconds = time.perf_counter() - start
+    _phase_ends(peaks, "own_mb")
     own, children = (resource.getrusage(who) for who in
                      (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     print(json.dumps({"seconds": seconds, "building": building,
                       "cpu": own.ru_utime + own.ru_stime + children.ru_utime
                       + children.ru_stime,
-                      "mb": max(own.ru_maxrss, children.ru_maxrss) / 1024}))
+                      # Resetting the peak resets ru_maxrss too: the phases' peaks hold it.
+                      "mb": max(own.ru_maxrss / 1024, children.ru_maxrss / 1024,
+                                *(peak for peak in peaks.values() if peak is not None)),
+                      **peaks}))
+
+
+def _phase_ends(peaks: dict, phase: str) -> None:
+    """Add the process's peak memory since the last phase ended to `phase`'s, then
+    start the next phase's peak from now (none where Linux's counters are absent)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
+            clear.write("5")  # reset the peak resident size to the current one
+    except (OSError, StopIteration, ValueError):
+        peaks[phase] = None
+        return
+    if peaks[phase] is not None:
+        peaks[phase] = max(peaks[phase], kb / 1024)
 
 
 def _measure(repo: str, span: str, cache: str) -> dict:
@@ -84,11 +109,16 @@ def main() -> None:
     print(f"jaxmap diff on {args.repo} ({os.cpu_count()} cores): cold {ref}~2..{ref}~1, "
           f"then {ref}~1..{ref}")
     print(f"{'run':<10} {'seconds':>8} {'x 3 s':>7} {'builds':>7} {'own':>6} {'cpu s':>6} "
-          f"{'peak MB':>8} {'x 300 MB':>9}")
+          f"{'peak MB':>8} {'x 300 MB':>9} {'builds':>7} {'own':>6}")
     for name, row in rows:
         print(f"{name:<10} {row['seconds']:8.1f} {row['seconds'] / _TARGET_SECONDS:7.1f} "
               f"{row['building']:7.1f} {row['seconds'] - row['building']:6.1f} "
-              f"{row['cpu']:6.1f} {row['mb']:8.0f} {row['mb'] / _TARGET_MB:9.2f}")
+              f"{row['cpu']:6.1f} {row['mb']:8.0f} {row['mb'] / _TARGET_MB:9.2f} "
+              f"{_mb(row['build_mb']):>7} {_mb(row['own_mb']):>6}")
+
+
+def _mb(peak: float | None) -> str:
+    return "-" if peak is None else f"{peak:.0f}"
 
 
 if __name__ == "__main__":

@@ -35,6 +35,18 @@ def open_index(root=None, *, progress=None, graph: bool = False) -> Index:
     return index
 
 
+def only_moved(before: Index, after: Index, files: list[str]) -> bool:
+    """Whether two indexes of trees that differ only in `files` hold the same rows but
+    for their lines: each file is in both, its code only moved (comments, docstrings,
+    blank lines) or changed only in assignments nothing reads, as the indexer tells
+    before it moves an index's rows in place rather than solving the tree again."""
+    from jaxmap.indexing import moves
+
+    old, new = before.stored_facts(files), after.stored_facts(files)
+    return len(old) == len(new) == len(set(files)) and \
+        all(moves.graph_moves(old[path], new[path]) is not None for path in old)
+
+
 class Session:
     """One root's index, opened on first use (errors surface at that query)."""
 

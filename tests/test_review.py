@@ -96,6 +96,19 @@ def test_a_public_name_dropped_stops_its_reach(capsys, repo):
         [("jax.lax.cos", "cos", "stopped")]
 
 
+def test_a_change_to_comments_alone_walks_no_reach(capsys, repo, monkeypatch):
+    review_json(capsys, repo)  # both ends cached: HEAD's rows are moved, not solved again
+    ops = changed_files()[OPS].replace("def neg(x):\n", "# Negation.\n\ndef neg(x):\n")
+    commit(repo, {OPS: ops}, "a comment: the lines below move")
+
+    def walked(*_args):
+        raise AssertionError("a review of moved lines walked the call graph")
+
+    monkeypatch.setattr("jaxmap.commands.reach.Reach", walked)
+    document = review_json(capsys, repo)
+    assert document["files"] == [OPS] and document["reach"] == []
+
+
 def test_three_dots_compare_with_the_merge_base(capsys, repo):
     first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
     git(repo, "checkout", "-q", "-b", "side", first)

@@ -266,21 +266,26 @@ class Step(NamedTuple):
     fills: tuple[frozenset[str], ...]
 
 
-def trace_time_callers(index, ids: list[int]) -> list[Step]:
+def trace_time_callers(index, ids: list[int], interpreters: set[int] | None = None
+                       ) -> list[Step]:
     """The callers of `ids` that call them or hand them on, but not from an
-    interpreter: how a user's call reaches them while it is traced."""
+    interpreter: how a user's call reaches them while it is traced. `interpreters`:
+    the ids of the tree's interpreters, where the caller holds them (else read)."""
     rows = index.guarded_callers(ids)
-    sources = index.nodes({row[0] for row in rows})
-    traced = {did for did, node in sources.items() if not is_interpreter(node.qualname)}
+    if interpreters is None:
+        sources = index.nodes({row[0] for row in rows})
+        interpreters = {did for did, node in sources.items() if is_interpreter(node.qualname)}
     return [Step(caller, callee, line, function, _names(guard),
                  tuple(map(_names, fills.split("|"))) if fills else (frozenset(),))
-            for caller, callee, line, function, guard, fills in rows if caller in traced]
+            for caller, callee, line, function, guard, fills in rows
+            if caller not in interpreters]
 
 
 def _names(text: str | None) -> frozenset[str]:
     return frozenset(text.split(",")) if text else frozenset()
 
 
+_UNGUARDED: frozenset[str] = frozenset()  # a guard that needs nothing: every other one allows less
 # The most guards a function is walked under; past it, it is walked unguarded (sound:
 # an unguarded walk takes every step a guarded one would).
 MAX_GUARDS = 8
@@ -307,6 +312,8 @@ def trace_walk(step, start: list[int], depth: int | None = None
             if not row.function:
                 continue
             guards = held.setdefault(row.caller, set())
+            if _UNGUARDED in guards:  # walked on unguarded already: no guard adds a step
+                continue
             for guard in _caller_guards(row, held[row.callee]):
                 if any(seen <= guard for seen in guards):
                     continue
@@ -326,6 +333,8 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]
     `P:other` a word they do not allow): its own
     guard at the call, and what the guard needs of its parameters the call passes on
     for the callee's guarded ones (`fills`' `P=Q`)."""
+    if not any(row.fills):  # no fill to check or pass on: each guard leaves the call's own
+        return {row.guard} if guards else set()
     found = set()
     for fills in row.fills:
         surely = {fill for fill in fills if "=" not in fill and ":" not in fill}

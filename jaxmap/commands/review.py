@@ -67,15 +67,17 @@ class Review(NamedTuple):
 
 
 def review(base: Side, before: Index, head: Side, after: Index,
-           files: list[str]) -> Review:
-    """The review of the change from `before` (BASE's index) to `after` (HEAD's)."""
+           files: list[str], moved_only: bool = False) -> Review:
+    """The review of the change from `before` (BASE's index) to `after` (HEAD's);
+    `moved_only`: the two hold the same rows but for their lines (session.only_moved),
+    so no public reach can have changed, and none is walked."""
     old_prims, new_prims = before.primitives(), after.primitives()
     primitives = diff.compare(base.label, old_prims, head.label, new_prims)
     primitives = primitives._replace(rules=tuple(_retargeted(c) for c in primitives.rules))
     changed = _changed(primitives)
     named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
-                  tuple(reach.compare(before, after, files, named)),
+                  () if moved_only else tuple(reach.compare(before, after, files, named)),
                   tuple(message_diff.compare(before, after, files)),
                   tuple(_gaps(before, after, changed)),
                   tuple(Coverage(label, _test_files(after, label)) for label in changed))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from jaxmap.commands import review as review_mod
 from jaxmap.revisions import git, materialise
+from jaxmap.session import only_moved
 
 
 def review_range(repo_path: str, range_text: str, open_tree=None) -> review_mod.Review:
@@ -17,7 +18,8 @@ def review_range(repo_path: str, range_text: str, open_tree=None) -> review_mod.
     before, after = materialise.indexes(repo, [ends.base, ends.head], open_tree)
     try:
         return review_mod.review(review_mod.Side(ends.base_ref, ends.base), before,
-                                 review_mod.Side(ends.head_ref, ends.head), after, files)
+                                 review_mod.Side(ends.head_ref, ends.head), after, files,
+                                 moved_only=only_moved(before, after, files))
     finally:
         before.close()
         if after is not before:

@@ -261,6 +261,11 @@ class Index(GraphReads):
                              tuple(d for d in map(_dotted, bases) if d), aliases))
         return rows
 
+    def stored_facts(self, files) -> dict[str, dict]:
+        """path -> the stored facts (extract's dict) of each of `files` the index holds."""
+        return {path: store.facts_of(path, blob) for path, blob in
+                self._in("SELECT path, facts FROM facts WHERE path IN (?*)", files)}
+
     def file_count(self) -> int:
         return self._conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
 
