@@ -105,6 +105,8 @@ UNTAKEN = (
     ("jax._src.numpy.util._where", "jax.lax.ne", "only for a condition that is not bool"),
     ("jax.numpy.multiply", "jax.lax.bitwise_and", "only for bool operands"),
     ("jax.numpy.add", "jax.lax.bitwise_or", "only for bool operands"),
+    ("jax.numpy.right_shift", "jax.lax.shift_right_logical",
+     "only for unsigned integer operands"),
     *(("jax.lax.reduce", f"jax.lax.reduce_{op}", "binds only the reducer of the op it is "
        "handed") for op in ("sum", "prod", "max", "min", "and", "or", "xor")),
     ("jax.lax.reduce", "reduce_p.bind", "only for an op with no monoid reducer"),

@@ -702,6 +702,18 @@ def test_a_keyword_on_a_continuation_line_is_not_an_assignment():
     assert callees_of(res, "m.use") == {"m.make", "m.helper"}
 
 
+def test_a_value_continued_by_a_backslash_is_read_whole():
+    res = resolve_sources({"m.py": """
+        def logical(x): pass
+        def arithmetic(x): pass
+        def shift(x, unsigned):
+          fn = logical if \\
+            unsigned else arithmetic
+          return fn(x)
+        """})
+    assert callees_of(res, "m.shift") == {"m.logical", "m.arithmetic"}
+
+
 def test_a_parameter_handed_on_carries_what_its_callers_hand():
     res = resolve_sources({"m.py": """
         def shape(x): return x

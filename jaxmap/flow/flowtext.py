@@ -438,13 +438,14 @@ def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
 
 def _logical(text: bytes, code: bytes, at: int) -> tuple[bytes, int]:
     """The rest of a statement from `at`: to its line's end, or further while a bracket
-    of its `code` (the masked text) is open (up to a bound); and the offset where it
-    ends."""
+    of its `code` (the masked text) is open or the line ends in a backslash (up to a
+    bound); and the offset where it ends."""
     end = code.find(b"\n", at)
     end = len(code) if end < 0 else end
     depth = _depth(code[at:end])
     lines = 0
-    while depth > 0 and end < len(code) and lines < _MAX_LINES:
+    while (depth > 0 or code.endswith(b"\\", at, end)) and end < len(code) \
+            and lines < _MAX_LINES:
         nxt = code.find(b"\n", end + 1)
         nxt = len(code) if nxt < 0 else nxt
         depth += _depth(code[end:nxt])
