@@ -293,6 +293,24 @@ def test_a_decorator_wrapper_is_reached_by_the_decorated_names_callers():
     assert ("m.boundary", "fun", THROUGH, "m.api") in found
 
 
+def test_a_decorated_function_runs_the_call_of_the_instance_its_decorator_makes():
+    res = resolve_sources({"m.py": """
+        def bind(fun, *args): pass
+        class custom_jvp:
+          def __init__(self, fun):
+            self.fun = fun
+          def __call__(self, *args):
+            return bind(self.fun, *args)
+        @custom_jvp
+        def relu(x): return x
+        def wrap(fun): return fun
+        @wrap
+        def plain(x): return x
+        """})
+    assert ("m.relu", "relu", RESOLVED, "m.custom_jvp.__call__") in calls(res)
+    assert callees_of(res, "m.plain") == set()
+
+
 def test_a_generator_yields_functions():
     res = resolve_sources({"m.py": """
         def f(): pass
