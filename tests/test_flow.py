@@ -492,6 +492,24 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
             "jax._src.numpy.array_methods._reshape") in found
 
 
+def test_a_partial_of_a_function_returning_an_array_returns_one():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/lax_numpy.py": """
+            from functools import partial
+            from jax._src.typing import Array
+            def slice_in_dim(a, start, stop, axis=0) -> Array: return a
+            def count(a, axis) -> int: return 0
+            def gradient(a, axis):
+              sliced = partial(slice_in_dim, a, axis=axis)
+              counted = partial(count, a)
+              return sliced(1, 2) ** 2 + counted(axis) ** 2
+            """})
+    powers = {text for c, text, status, callee in calls(res)
+              if c.endswith(".gradient") and (callee or "").endswith("._operator_pow")}
+    assert powers == {"sliced(1, 2) pow"}
+
+
 def test_an_overload_is_chosen_by_a_literal_sequence_argument():
     """`sort((a, b))[-1]`: the overload whose first parameter takes a sequence returns
     a tuple of Arrays, whose item is no Array call; `sort(x)[0]` subscripts an Array."""
