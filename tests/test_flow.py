@@ -510,6 +510,19 @@ def test_a_partial_of_a_function_returning_an_array_returns_one():
     assert powers == {"sliced(1, 2) pow"}
 
 
+def test_a_call_through_a_subscript_holding_a_subscript():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/scatter.py": "def scatter_add(x, v) -> Array: return x\n",
+        "jax/_src/numpy/polynomial.py": """
+            from jax._src.typing import Array
+            def polyadd(a: Array, b: Array):
+              return a.at[-b.shape[0]:].add(b)
+            """})
+    assert ("jax._src.numpy.polynomial.polyadd", "a.at[-b.shape[0]:].add", RESOLVED,
+            "jax._src.numpy.array_methods._IndexUpdateRef.add") in calls(res)
+
+
 def test_an_overload_is_chosen_by_a_literal_sequence_argument():
     """`sort((a, b))[-1]`: the overload whose first parameter takes a sequence returns
     a tuple of Arrays, whose item is no Array call; `sort(x)[0]` subscripts an Array."""

@@ -71,10 +71,12 @@ _DEF = re.compile(  # (with type parameters: `def scan[Carry, X](...)`, Python 3
 _NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*:[ \t]*\Z")
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
-# (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
+# (A bracket in the callee may hold one level of parentheses, `zeros(n, f(w)).at[g(x)]`,
+# and a subscript one level of brackets, `a.at[-b.shape[0]:]`.)
 _CALL = re.compile(
     rb"(?<![\w.])(?<!def )(?<!class )([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
-    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\))*\])+(?:\.[A-Za-z_][\w.]*)?)*)[ \t]*\(")
+    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
+    rb"[ \t]*\(")
 # A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
 _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
