@@ -105,6 +105,19 @@ UNTAKEN = (
     ("jax._src.numpy.util._where", "jax.lax.ne", "only for a condition that is not bool"),
     ("jax.numpy.multiply", "jax.lax.bitwise_and", "only for bool operands"),
     ("jax.numpy.add", "jax.lax.bitwise_or", "only for bool operands"),
+    ("jax.numpy.right_shift", "jax.lax.shift_right_logical",
+     "only for unsigned integer operands"),
+    *(("jax._src.numpy.indexing._index_to_gather", callee,
+       "only for a slice whose step is not 1")
+      for callee in ("jax._src.numpy.array_methods._operator_add",
+                     "jax._src.numpy.array_methods._operator_mul", "jax.lax.iota")),
+    *(("jax._src.numpy.indexing.NDIndexer.normalize_indices", callee,
+       "only for an integer Array index")
+      for callee in ("jax._src.numpy.array_methods._operator_lt", "jax.lax.select")),
+    ("jax._src.ops.scatter._scatter_impl", "jax.lax.expand_dims",
+     "only for a scalar bool index"),
+    ("jax._src.numpy.indexing._static_slice", "jax.lax.expand_dims",
+     "only for an index holding None"),
     *(("jax.lax.reduce", f"jax.lax.reduce_{op}", "binds only the reducer of the op it is "
        "handed") for op in ("sum", "prod", "max", "min", "and", "or", "xor")),
     ("jax.lax.reduce", "reduce_p.bind", "only for an op with no monoid reducer"),

@@ -138,6 +138,19 @@ def test_direct_binder_and_binders_through_a_helper():
     assert binders(res, "q") == {("m.via_helper", "_bind"), ("m.choose", None)}
 
 
+def test_a_primitives_bind_handed_on_binds_it():
+    res = resolve_sources({"m.py": CORE + """
+        from functools import partial
+        sink_p = core.Primitive('sink')
+        def tree_map(f, x): return f(x)
+        def sink(x):
+          tree_map(partial(sink_p.bind, keep=True), x)
+        def named(x):
+          return sink_p.binder, x.bind
+        """})
+    assert binders(res, "sink") == {("m.sink", None)}
+
+
 def test_tests_reach_primitives_through_other_modules_and_own_helpers():
     res = resolve_sources({
         "lib.py": CORE + "p = core.Primitive('p')\ndef api(x): return p.bind(x)\n",

@@ -293,6 +293,24 @@ def test_a_decorator_wrapper_is_reached_by_the_decorated_names_callers():
     assert ("m.boundary", "fun", THROUGH, "m.api") in found
 
 
+def test_a_decorated_function_runs_the_call_of_the_instance_its_decorator_makes():
+    res = resolve_sources({"m.py": """
+        def bind(fun, *args): pass
+        class custom_jvp:
+          def __init__(self, fun):
+            self.fun = fun
+          def __call__(self, *args):
+            return bind(self.fun, *args)
+        @custom_jvp
+        def relu(x): return x
+        def wrap(fun): return fun
+        @wrap
+        def plain(x): return x
+        """})
+    assert ("m.relu", "relu", RESOLVED, "m.custom_jvp.__call__") in calls(res)
+    assert callees_of(res, "m.plain") == set()
+
+
 def test_a_generator_yields_functions():
     res = resolve_sources({"m.py": """
         def f(): pass
@@ -472,6 +490,37 @@ def test_an_arrays_methods_are_read_from_the_trees_tables():
     # add returns what scatter_add is annotated to return: an Array
     assert (caller, "out.at[x].add(1).reshape", RESOLVED,
             "jax._src.numpy.array_methods._reshape") in found
+
+
+def test_a_partial_of_a_function_returning_an_array_returns_one():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/lax_numpy.py": """
+            from functools import partial
+            from jax._src.typing import Array
+            def slice_in_dim(a, start, stop, axis=0) -> Array: return a
+            def count(a, axis) -> int: return 0
+            def gradient(a, axis):
+              sliced = partial(slice_in_dim, a, axis=axis)
+              counted = partial(count, a)
+              return sliced(1, 2) ** 2 + counted(axis) ** 2
+            """})
+    powers = {text for c, text, status, callee in calls(res)
+              if c.endswith(".gradient") and (callee or "").endswith("._operator_pow")}
+    assert powers == {"sliced(1, 2) pow"}
+
+
+def test_a_call_through_a_subscript_holding_a_subscript():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
+        "jax/_src/numpy/scatter.py": "def scatter_add(x, v) -> Array: return x\n",
+        "jax/_src/numpy/polynomial.py": """
+            from jax._src.typing import Array
+            def polyadd(a: Array, b: Array):
+              return a.at[-b.shape[0]:].add(b)
+            """})
+    assert ("jax._src.numpy.polynomial.polyadd", "a.at[-b.shape[0]:].add", RESOLVED,
+            "jax._src.numpy.array_methods._IndexUpdateRef.add") in calls(res)
 
 
 def test_an_overload_is_chosen_by_a_literal_sequence_argument():
@@ -700,6 +749,18 @@ def test_a_keyword_on_a_continuation_line_is_not_an_assignment():
           return f()
         """})
     assert callees_of(res, "m.use") == {"m.make", "m.helper"}
+
+
+def test_a_value_continued_by_a_backslash_is_read_whole():
+    res = resolve_sources({"m.py": """
+        def logical(x): pass
+        def arithmetic(x): pass
+        def shift(x, unsigned):
+          fn = logical if \\
+            unsigned else arithmetic
+          return fn(x)
+        """})
+    assert callees_of(res, "m.shift") == {"m.logical", "m.arithmetic"}
 
 
 def test_a_parameter_handed_on_carries_what_its_callers_hand():

@@ -267,11 +267,15 @@ class Arrays(Engine):
         """ARRAY and/or ARRAYS, as the return annotations of the function `value` say
         `call` returns: of the overloads whose first parameter may take a sequence,
         where the call hands it a literal list or tuple (`lax.sort((a, b))` returns a
-        tuple of Arrays); else of all its defs."""
+        tuple of Arrays); else of all its defs. A partial's call returns what its
+        function does (`sliced = partial(slice_in_dim, a); sliced(0, 1) - sliced(1, 2)`)."""
+        arguments = call.args
+        while value[0] == PARTIAL_OF:  # (its arguments come after the partial's)
+            value, arguments = value[1], []
         if value[0] not in (FN, BOUND):
             return _EMPTY
         defs = self._array_overloads.get((value[1], value[2]), ()) if value[0] == FN else ()
-        if len(defs) > 1 and call.args and isinstance(call.args[0], (ast.Tuple, ast.List)):
+        if len(defs) > 1 and arguments and isinstance(arguments[0], (ast.Tuple, ast.List)):
             chosen = [tags for params, tags in defs[:-1] if _takes_a_sequence(params)]
             if chosen:
                 return frozenset().union(*chosen)

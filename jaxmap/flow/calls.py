@@ -170,9 +170,29 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 _guard(rows, before, guarded)
         rows += _implicit_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
+        rows += _decorated_entries(flow, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
     _fill(rows, passed, _signatures(names, ids), flow)
+    return rows
+
+
+def _decorated_entries(flow: Flow, ids: dict[str, int], module: str, facts
+                       ) -> list[CallRow]:
+    """A call of a module's decorated function by its name runs the `__call__` of the
+    instance its decorators make of it (`@custom_jvp def relu`: a user's call of
+    `jax.nn.relu` runs `custom_jvp.__call__`, which binds custom_jvp_call): an edge from
+    the function to that `__call__`, at its def, so that what the name runs is reached
+    from the function that a public name means."""
+    rows = []
+    for qualname, spec in facts.funcs.items():
+        full = f"{module}.{qualname}"
+        caller = ids.get(full)
+        if "." in qualname or caller is None or full not in flow.decorated:
+            continue
+        instances = [v for v in flow.callees(module, "", qualname) if v[0] == INSTANCE]
+        rows += [CallRow(caller, target, qualname, RESOLVED, spec.line)
+                 for target in sorted(_targets(flow, ids, instances) - {caller})]
     return rows
 
 

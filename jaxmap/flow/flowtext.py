@@ -71,10 +71,12 @@ _DEF = re.compile(  # (with type parameters: `def scan[Carry, X](...)`, Python 3
 _NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*:[ \t]*\Z")
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
-# (A bracket in the callee may hold one level of parentheses: `zeros(n, f(w)).at[g(x)]`.)
+# (A bracket in the callee may hold one level of parentheses, `zeros(n, f(w)).at[g(x)]`,
+# and a subscript one level of brackets, `a.at[-b.shape[0]:]`.)
 _CALL = re.compile(
     rb"(?<![\w.])(?<!def )(?<!class )([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
-    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\))*\])+(?:\.[A-Za-z_][\w.]*)?)*)[ \t]*\(")
+    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
+    rb"[ \t]*\(")
 # A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
 _ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
@@ -438,13 +440,14 @@ def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
 
 def _logical(text: bytes, code: bytes, at: int) -> tuple[bytes, int]:
     """The rest of a statement from `at`: to its line's end, or further while a bracket
-    of its `code` (the masked text) is open (up to a bound); and the offset where it
-    ends."""
+    of its `code` (the masked text) is open or the line ends in a backslash (up to a
+    bound); and the offset where it ends."""
     end = code.find(b"\n", at)
     end = len(code) if end < 0 else end
     depth = _depth(code[at:end])
     lines = 0
-    while depth > 0 and end < len(code) and lines < _MAX_LINES:
+    while (depth > 0 or code.endswith(b"\\", at, end)) and end < len(code) \
+            and lines < _MAX_LINES:
         nxt = code.find(b"\n", end + 1)
         nxt = len(code) if nxt < 0 else nxt
         depth += _depth(code[end:nxt])

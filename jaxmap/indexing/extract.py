@@ -76,7 +76,9 @@ _MAY_REGISTER = re.compile(
 _PRIMITIVE_FACTORY = re.compile(
     rb"_p[ \t]*(?::[^=\n]*)?=[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _STATEMENT_START = re.compile(rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*")
-_BIND = re.compile(rb"\.bind(?:_with_trace)?\(")
+# `x.bind(`; and a primitive's bind handed on (`partial(dce_sink_p.bind, ...)`), which
+# binds it where it is called.
+_BIND = re.compile(rb"\.bind(?:_with_trace)?\(|(?<=_p)\.bind(?:_with_trace)?(?=[ \t]*[,)])")
 _TRACE_METHOD = re.compile(rb"\.(process_[A-Za-z_]\w*)\(")
 # A dotted name that is called, or that ends in `_p` (a primitive used as a value).
 _USED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:[ \t]*\(|(?<=_p)\b)")
