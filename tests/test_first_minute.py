@@ -32,6 +32,12 @@ def test_a_name_with_an_empty_part_is_refused(argv, capsys):
     assert "is not a name" in _one_line_error(argv, capsys)
 
 
+@pytest.mark.parametrize("argv", [["locate", ""], ["locate", " "], ["binds", ""],
+                                  ["callers", " "]])
+def test_no_name_is_a_usage_error_for_every_command(argv, capsys):
+    _one_line_error(argv + ["--root", str(MINIJAX)], capsys)
+
+
 @pytest.fixture
 def plain_tree(tmp_path) -> Path:
     """Python code with no JAX in it."""

@@ -18,7 +18,7 @@ from jaxmap.commands.lookup import (
     suggest,
 )
 from jaxmap.commands.test_links import ranked_tests
-from jaxmap.errors import JaxmapError, NotFound
+from jaxmap.errors import ArgumentError, JaxmapError, NotFound
 from jaxmap.models import Definition, DefKind, Primitive
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
     with suggestions when there are none, or with the kinds a primitive does have."""
     query = name.strip()
     if not query:
-        raise NotFound("give a name to locate, e.g. `jaxmap locate psum`")
+        raise ArgumentError("give a name to locate, e.g. `jaxmap locate psum`")
     if kind is not None and kind not in RESULT_KINDS and not is_rule_kind(kind):
         raise JaxmapError(f"unknown kind {kind!r}; one of {', '.join(RULE_KINDS + RESULT_KINDS)}, "
                           f"{RECEIVED_KINDS_NOTE}")
