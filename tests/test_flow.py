@@ -3,6 +3,8 @@ table row is (caller, callee text, status, callee definition)."""
 
 from __future__ import annotations
 
+import textwrap
+
 from inline import resolve_sources
 
 from jaxmap.flow.calls import MAX_CERTAIN
@@ -1384,3 +1386,148 @@ def test_iterating_an_array_runs_what_the_tree_assigns_its_abstract_values_iter(
     # Arrays, an int, `*args` in a signature, and a parameter narrowed to a Sequence.
     assert not any(text.endswith(" iter") and (c, text) not in iterated
                    for c, text in {(c.rpartition(".")[2], t) for c, t, _s, _x in calls(res)})
+
+
+_STAGE = """
+    from extlib import _native
+    from pkg import core
+    def _make(fun, info):
+      def cache_miss(*args):
+        return core.bind_jit(args)
+      made = _native.stage(fun.__name__, fun, cache_miss, info)
+      return wraps(fun)(made)
+    def make_jit(fun, *, inline=False):
+      return _make(fun, inline)
+    """
+
+
+def test_calling_what_code_outside_the_tree_made_calls_what_it_was_handed():
+    res = resolve_sources({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def bind_jit(x): return x\n",
+        "pkg/stage.py": "from functools import wraps\n" + textwrap.dedent(_STAGE),
+        "pkg/api.py": """
+            from pkg import stage
+            def jit(fun):
+              return stage.make_jit(fun)
+            @jit
+            def relu(x): return x
+            def use(x): return relu(x)
+            """})
+    assert callees_of(res, "pkg.api.use") == {"pkg.api.relu", "pkg.stage._make"}
+
+
+def test_a_decorator_factory_of_the_tree_reads_the_function_it_decorates():
+    res = resolve_sources({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def bind_jit(x): return x\n",
+        "pkg/util.py": """
+            def wraps(wrapped):
+              def wrapper(fun):
+                fun.__wrapped__ = wrapped
+                return fun
+              return wrapper
+            """,
+        "pkg/stage.py": "from pkg.util import wraps\n" + textwrap.dedent(_STAGE),
+        "pkg/api.py": """
+            from functools import partial
+            from pkg import stage
+            def jit(fun=None, *, inline=False):
+              if fun is None:
+                return lambda fun: stage.make_jit(fun, inline=inline)
+              return stage.make_jit(fun, inline=inline)
+            @jit
+            def relu(x): return x
+            @jit(inline=True)
+            def shift(x): return x
+            @partial(jit, inline=True)
+            def flip(x): return x
+            def use(x): return relu(x), shift(x), flip(x)
+            """})
+    assert callees_of(res, "pkg.api.use") == {
+        "pkg.api.relu", "pkg.api.shift", "pkg.api.flip", "pkg.stage._make"}
+    assert all(status == RESOLVED for c, _t, status, _d in calls(res) if c == "pkg.api.use")
+
+
+_NATIVE_JIT = """
+    from extlib import _native
+    from pkg import core
+    from pkg.boundary import boundary
+    def _make(fun):
+      @boundary
+      def cache_miss(*args):
+        return core.bind_jit(args)
+      return _native.stage(fun, cache_miss)
+    def jit(fun=None, *, inline=False):
+      if fun is None:
+        return lambda fun: _make(fun)
+      return _make(fun)
+    """
+_BOUNDARY = """
+    import functools
+    def boundary(fun):
+      @functools.wraps(fun)
+      def reraise(*args):
+        return fun(*args)
+      return reraise
+    """
+
+
+def test_a_decorated_def_calls_what_its_decorator_made_of_it():
+    res = resolve_sources({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def bind_jit(x): return x\n",
+        "pkg/boundary.py": _BOUNDARY,
+        "pkg/stage.py": _NATIVE_JIT,
+        "pkg/api.py": """
+            from functools import partial
+            from pkg.stage import jit
+            @jit
+            def relu(x): return x
+            @jit(inline=True)
+            def shift(x): return x
+            @partial(jit, inline=True)
+            def flip(x): return x
+            class Box:
+              @jit
+              def get(self): return self
+            """})
+    found = calls(res)
+    # Calling the name runs the callback the native object was handed (folded into
+    # `_make`), an edge of the def the name means, resolved as any call is.
+    for caller in ("relu", "shift", "flip", "Box.get"):
+        assert (f"pkg.api.{caller}", caller.rpartition(".")[2], RESOLVED,
+                "pkg.stage._make") in found
+    assert not any(c == "pkg.api.relu" and callee == "pkg.api.relu"
+                   for c, _t, _s, callee in found)  # not the def itself
+
+
+def test_a_decorated_def_handed_to_code_outside_the_tree_is_called_back():
+    # `cache_miss` is decorated by a decorator of the tree: handing it on to `stage`
+    # is no reading of its own decoration, which is skipped.
+    res = resolve_sources({
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def bind_jit(x): return x\n",
+        "pkg/boundary.py": _BOUNDARY,
+        "pkg/stage.py": _NATIVE_JIT,
+        "pkg/api.py": """
+            from pkg import stage
+            def use(x):
+              return stage._make(abs)(x)
+            """})
+    assert ("pkg.api.use", "stage._make(abs)", RESOLVED, "pkg.stage._make") in calls(res)
+
+
+def test_a_rebound_def_holds_the_def_where_its_assignment_gives_nothing_known():
+    res = resolve_sources({"m.py": """
+        import typing
+        from pkg.registry import TABLE
+        def bind_jit(x): return x
+        def jit(fun):
+          return bind_jit
+        if not typing.TYPE_CHECKING:
+          jit = TABLE.get("jit", jit)
+        @jit
+        def relu(x): return x
+        """})
+    assert ("m.relu", "relu", RESOLVED, "m.bind_jit") in calls(res)  # what jit(relu) gives

@@ -21,7 +21,16 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
+from jaxmap.flow.flow import (
+    APPLIED_CLOSURE,
+    BOUND,
+    FN,
+    INSTANCE,
+    KLASS,
+    OUTSIDE,
+    PARTIAL_OF,
+    Flow,
+)
 from jaxmap.flow.guardtext import (
     EQUALS,
     FORWARD,
@@ -169,6 +178,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                                                 line, status, ids.get(target))
                 _guard(rows, before, guarded)
         rows += _implicit_calls(flow, ids, module)
+        rows += _decorated_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
@@ -364,7 +374,7 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             found |= _targets(flow, ids, (v for _param, held in value[3] for v in held))
         elif value[0] in (FN, BOUND) and value[1] in ids:
             found.add(ids[value[1]])
-        elif value[0] == PARTIAL_OF:  # `partial(f, ...)` calls f
+        elif value[0] in (PARTIAL_OF, OUTSIDE):  # `partial(f, ...)`, `wraps(f)(g)` call f
             found |= _targets(flow, ids, (value[1],))
         elif value[0] == KLASS and value[1] in ids:
             found.add(ids[value[1]])
@@ -375,6 +385,24 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             found |= _targets(flow, ids, (v for v in flow.attribute(value, "__call__")
                                           if v[0] == BOUND))
     return found
+
+
+def _decorated_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
+    """What calling a decorated def's name calls besides the def: what its decorators
+    made of it (`@jit def f`: the callback the native jit object runs), an edge of the
+    def itself, since the def is what the name means (each edge at its first
+    decorator's line)."""
+    rows = []
+    for owner, name, line in flow.decorated_defs(module):
+        caller = ids.get(f"{module}.{owner}.{name}" if owner else f"{module}.{name}")
+        if caller is None:
+            continue
+        direct = _targets(flow, ids, flow.callees(module, owner, name, through=False))
+        through = _targets(flow, ids, flow.callees(module, owner, name)) | direct
+        direct.discard(caller)
+        through.discard(caller)
+        rows += _candidates(caller, name, line, direct, through - direct)
+    return rows
 
 
 def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
