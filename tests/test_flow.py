@@ -290,8 +290,10 @@ def test_a_decorator_wrapper_is_reached_by_the_decorated_names_callers():
           return api(1)
         """})
     found = calls(res)
+    # Through the def the name means, which calls what its decorator made of it.
     assert ("m.user", "api", RESOLVED, "m.api") in found
-    assert ("m.user", "api", RESOLVED, "m.boundary") in found
+    assert ("m.api", "api", RESOLVED, "m.boundary") in found
+    assert ("m.user", "api", RESOLVED, "m.boundary") not in found
     assert ("m.boundary", "fun", THROUGH, "m.api") in found
 
 
@@ -1008,7 +1010,8 @@ def test_a_re_exported_decorated_function_holds_what_its_decorator_made():
             def relu(x):
               return jnp.maximum(x, 0)
             """})
-    assert {"ufuncs.maximum", "ufuncs.ufunc.__call__"} <= callees_of(res, "nn.relu")
+    assert "ufuncs.maximum" in callees_of(res, "nn.relu")
+    assert "ufuncs.ufunc.__call__" in callees_of(res, "ufuncs.maximum")
 
 
 def test_the_classes_of_a_case_pattern_are_not_called():
@@ -1414,7 +1417,8 @@ def test_calling_what_code_outside_the_tree_made_calls_what_it_was_handed():
             def relu(x): return x
             def use(x): return relu(x)
             """})
-    assert callees_of(res, "pkg.api.use") == {"pkg.api.relu", "pkg.stage._make"}
+    assert callees_of(res, "pkg.api.use") == {"pkg.api.relu"}
+    assert "pkg.stage._make" in callees_of(res, "pkg.api.relu")
 
 
 def test_a_decorator_factory_of_the_tree_reads_the_function_it_decorates():
@@ -1444,9 +1448,9 @@ def test_a_decorator_factory_of_the_tree_reads_the_function_it_decorates():
             def flip(x): return x
             def use(x): return relu(x), shift(x), flip(x)
             """})
-    assert callees_of(res, "pkg.api.use") == {
-        "pkg.api.relu", "pkg.api.shift", "pkg.api.flip", "pkg.stage._make"}
-    assert all(status == RESOLVED for c, _t, status, _d in calls(res) if c == "pkg.api.use")
+    assert callees_of(res, "pkg.api.use") == {"pkg.api.relu", "pkg.api.shift", "pkg.api.flip"}
+    for name in ("relu", "shift", "flip"):
+        assert (f"pkg.api.{name}", name, RESOLVED, "pkg.stage._make") in calls(res)
 
 
 _NATIVE_JIT = """

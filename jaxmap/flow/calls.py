@@ -119,6 +119,11 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     rows: list[CallRow] = []
     passed: dict[tuple[int, str], tuple] = {}  # (caller, text) -> its calls' arguments
     flow.sites()  # every call site first: no question is answered from a part of them
+    # Then what each decorated def's name holds without call sites' arguments, asked
+    # from the top (a chain cut deep in another question would leave it part-known).
+    for module in names.modules:
+        for owner, name, _line in flow.decorated_defs(module):
+            flow.callees(module, owner, name, through=False)
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
@@ -173,7 +178,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 else:
                     rows.append(CallRow(caller, ids.get(target) if target else None, name,
                                         status, line))
-                    if target in classes or target in flow.decorated:
+                    if target in classes:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, status, ids.get(target))
                 _guard(rows, before, guarded)
