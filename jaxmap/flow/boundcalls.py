@@ -26,7 +26,7 @@ from jaxmap.indexing.facts import FUNC
 if TYPE_CHECKING:
     from jaxmap.flow.flow import Flow
 
-_MAX_NESTING = 5
+_MAX_NESTING = 3
 _EMPTY: frozenset = frozenset()
 # What a closure's maker may be handed that calling the closure calls.
 _HANDED = frozenset({FN, BOUND, PARTIAL_OF})
