@@ -63,7 +63,7 @@ class CallResults(Engine):
         for value in ordered(callees):
             found |= self._results_of_call(module, owner, node, value)
         found |= self.made_outside(module, owner, node, callees,
-                                   lambda arg: self._eval(module, owner, arg))
+                                   lambda arg: self._unless_parameter(module, owner, arg))
         return frozenset(found)
 
     def made_outside(self, module: str, owner: str, node: ast.Call, callees: frozenset,
@@ -87,6 +87,14 @@ class CallResults(Engine):
                 elif value[0] in _HANDED_OUT:
                     found.add((OUTSIDE, value))
         return frozenset(found)
+
+    def _unless_parameter(self, module: str, owner: str, arg) -> frozenset:
+        """An argument's values, none for a parameter where it holds what every caller
+        hands it: no callback of this call's (bound reading, boundcalls.py, hands it its
+        own)."""
+        if self._through and isinstance(arg, ast.Name) and (module, owner, arg.id) in self._params:
+            return _EMPTY
+        return self._eval(module, owner, arg)
 
     def _decorates(self, module: str, owner: str, node: ast.Call, name: str) -> bool:
         """Whether a call is the decoration of the def `name` (`(dec)(name)`), not a
