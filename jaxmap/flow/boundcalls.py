@@ -61,18 +61,18 @@ class BoundCalls:
         if value[0] in (FN, BOUND) and self._closure(value):
             # A closure no call is known to have made with its functions (a cycle cut
             # its maker's arguments): what it returns of its own, not what every
-            # function its maker wraps returns (`api_boundary`'s wrapper: seventeen).
+            # function its maker wraps returns (`api_boundary`'s wrapper: seventeen),
+            # and what it gives back of its own parameters (`wraps(f)`'s wrapper).
             found = flow.own_results(value)
+            if reads is not None:
+                found |= self._returns_bound(reads, value, node, argument,
+                                             self._maker_own(value, reads), nesting)
         elif reads is None:
             found = flow.results(value)  # what it returns does not depend on this call
         else:
             handed = dict(value[3]) if value[0] == APPLIED_CLOSURE else {}
-            bindings = _LazyBindings(flow, reads, value, node, argument, handed)
-            found = frozenset()
-            for _module, _owner, text, guard in flow._returns.get((value[1], value[2]), ()):
-                if guard is None or not bindings.hands(guard):  # (`if f is None: return`)
-                    found |= self._text(reads, text, bindings, nesting)
-            found |= flow.annotated_results(value)
+            found = self._returns_bound(reads, value, node, argument, handed, nesting) \
+                | flow.annotated_results(value)
         if value[0] not in (FN, BOUND) or not any(_made_by(r, value) for r in found):
             return found
         signature = flow._signatures.get((value[1], value[2]))
@@ -87,6 +87,30 @@ class BoundCalls:
             return found
         return frozenset((APPLIED_CLOSURE, r[1], r[2], given) if _made_by(r, value) else r
                          for r in found)
+
+    def _returns_bound(self, reads: Reads, value: tuple, node: ast.Call,
+                       argument: Callable[[ast.AST], frozenset], handed: dict, nesting: int
+                       ) -> frozenset:
+        """What a function's returns give, its parameters bound to what the call at
+        `node` hands them (`handed`: its maker's, for a closure)."""
+        bindings = _LazyBindings(self.flow, reads, value, node, argument, handed)
+        found: frozenset = frozenset()
+        for _module, _owner, text, guard in self.flow._returns.get((value[1], value[2]), ()):
+            if guard is None or not bindings.hands(guard):  # (`if f is None: return`)
+                found |= self._text(reads, text, bindings, nesting)
+        return found
+
+    def _maker_own(self, value: tuple, reads: Reads) -> dict:
+        """The parameters of a closure's maker, each holding only its own default and
+        annotation (what `own_results` reads), where the closure's do not hide them."""
+        flow = self.flow
+        signature = flow._signatures.get((value[1], value[1].rpartition(".")[2]))
+        if signature is None:
+            return {}
+        module, owner, params = signature
+        own = {param for param, _index in parameter_names(reads.params)}
+        return {param: flow._in_mode(False, flow._name, module, owner, param)
+                for param, _index in parameter_names(params) if param not in own}
 
     def _closure(self, value: tuple) -> bool:
         """Whether a function value is defined inside another function."""
@@ -171,6 +195,11 @@ class BoundCalls:
                    or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name)
                    and a.value.id in carriers for a in arguments):
             return False
+        if self.flow.names_outside(module, owner, node.func):
+            return True  # what code outside the tree makes may hold it (callresults.py)
+        if isinstance(node.func, ast.Call) and self._passing(module, owner, node.func,
+                                                             carriers, nested):
+            return True  # `wraps(f)(g)`: what a call passing it on made may give g back
         callee = dotted_text(node.func)
         if callee is None:
             return False
@@ -249,8 +278,10 @@ class BoundCalls:
         if partials is not None:
             return partials
         found: set[tuple] = set()
-        for value in ordered(argument(node.func)):
+        callees = argument(node.func)
+        for value in ordered(callees):
             found |= self.results(value, node, argument, nesting + 1)
+        found |= flow.made_outside(reads.module, reads.owner, node, callees, argument)
         return frozenset(found)
 
 

@@ -21,17 +21,19 @@ from jaxmap.flow.flowvalues import (
     FN,
     INSTANCE,
     KLASS,
+    OUTSIDE,
     PARTIAL_OF,
     SUPER,
     TREEDEF,
     ordered,
 )
-from jaxmap.flow.parsing import dotted_text
+from jaxmap.flow.parsing import dotted_text, parse_text
 from jaxmap.indexing.facts import NAME, SYM
 from jaxmap.knowledge import registrars as R
 
 _EMPTY: frozenset = frozenset()
 _PARTIAL_OF_WHAT = CALLABLE | {KLASS, PARTIAL_OF}  # what `partial(f, ...)` may wrap
+_HANDED_OUT = CALLABLE | {PARTIAL_OF}  # what an object made outside the tree may call back
 _PARTIAL = (SYM, R.PARTIAL)  # functools.partial, as the names read it
 _CAST = (SYM, "typing.cast")
 # A container's methods that give back its elements (`d.get(k, default)`, `d.items()`).
@@ -57,9 +59,68 @@ class CallResults(Engine):
             return self._eval(module, owner, node.args[1])  # `cast(T, x)` is x
         if isinstance(callee, ast.Attribute) and callee.attr in _ELEMENT_READS:
             found |= self._element_read(module, owner, node, callee)
-        for value in ordered(self._eval(module, owner, callee)):
+        callees = self._eval(module, owner, callee)
+        for value in ordered(callees):
             found |= self._results_of_call(module, owner, node, value)
+        found |= self.made_outside(module, owner, node, callees,
+                                   lambda arg: self._unless_parameter(module, owner, arg))
         return frozenset(found)
+
+    def made_outside(self, module: str, owner: str, node: ast.Call, callees: frozenset,
+                     argument: Callable[[ast.AST], frozenset]) -> frozenset:
+        """What a call of code outside the tree gives, `callees` what its callee holds:
+        an object that may call back each callable the call hands it (`wraps(f)(g)`, a
+        native `jit` handed `fun` and its `cache_miss`), since code the tree cannot read
+        may keep what it is given and call it. Its callee is such code where it holds an
+        object such a call made, or, holding no value of the flow's, is written as a name
+        imported from outside the tree or a call of one (`functools.lru_cache(n)`)."""
+        if not any(v[0] == OUTSIDE for v in callees) and \
+                (callees or not self.names_outside(module, owner, node.func)):
+            return _EMPTY
+        found = set()
+        for arg in (*node.args, *(k.value for k in node.keywords)):
+            if isinstance(arg, ast.Name) and self._decorates(module, owner, node, arg.id):
+                continue  # `@functools.wraps(f) def g`: g holds its def already (scopes.py)
+            for value in argument(arg):
+                if value[0] == OUTSIDE:
+                    found.add(value)
+                elif value[0] in _HANDED_OUT:
+                    found.add((OUTSIDE, value))
+        return frozenset(found)
+
+    def _unless_parameter(self, module: str, owner: str, arg) -> frozenset:
+        """An argument's values, none for a parameter where it holds what every caller
+        hands it: no callback of this call's (bound reading, boundcalls.py, hands it its
+        own)."""
+        if self._through and isinstance(arg, ast.Name) and (module, owner, arg.id) in self._params:
+            return _EMPTY
+        return self._eval(module, owner, arg)
+
+    def _decorates(self, module: str, owner: str, node: ast.Call, name: str) -> bool:
+        """Whether a call is the decoration of the def `name` (`(dec)(name)`), not a
+        call handing it on (`stage(cache_miss)` of a decorated `cache_miss`)."""
+        decorators = self._decorated_in.get((module, owner, name))
+        if not decorators or len(node.args) != 1 or node.keywords:
+            return False
+        callee = ast.unparse(node.func)
+        return any(callee == ast.unparse(d) for d in map(parse_text, decorators)
+                   if d is not None)
+
+    def names_outside(self, module: str, owner: str, callee) -> bool:
+        """Whether a callee expression names code outside the tree, as written: a name
+        an import binds there (not a builtin, a local or a name of the tree), or a call
+        of one."""
+        while isinstance(callee, ast.Call):
+            callee = callee.func
+        text = dotted_text(callee)
+        if text is None:
+            return False
+        head = text.partition(".")[0]
+        if owner and self.shadows(module, owner, head) \
+                or self.names.import_target(head, module, owner) is None:
+            return False
+        found = self.names.lookup(text, module, owner)
+        return found[0] == SYM and self.names.module_of(found[1]) is None
 
     def _element_read(self, module: str, owner: str, node: ast.Call, callee) -> set:
         """`d.get(k, default)`, `d.pop(k)`, `d.setdefault(k, v)`, `d.values()`,
@@ -106,6 +167,8 @@ class CallResults(Engine):
         def argument(arg) -> frozenset:
             return self._eval(module, owner, arg)
 
+        if value[0] == PARTIAL_OF and value[2] == 0:  # `partial(jit, inline=True)(f)`
+            return self._results_of_call(module, owner, node, value[1])
         if value[0] == FN and value[1] in R.PYTREES_BY_NAME:
             return self._pytree(module, owner, node, R.PYTREES_BY_NAME[value[1]])
         if self._bound.reads(value) is None:  # the same for every call: no memo of its own

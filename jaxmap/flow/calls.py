@@ -21,7 +21,16 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.flow.flow import APPLIED_CLOSURE, BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, Flow
+from jaxmap.flow.flow import (
+    APPLIED_CLOSURE,
+    BOUND,
+    FN,
+    INSTANCE,
+    KLASS,
+    OUTSIDE,
+    PARTIAL_OF,
+    Flow,
+)
 from jaxmap.flow.guardtext import (
     EQUALS,
     FORWARD,
@@ -110,6 +119,11 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     rows: list[CallRow] = []
     passed: dict[tuple[int, str], tuple] = {}  # (caller, text) -> its calls' arguments
     flow.sites()  # every call site first: no question is answered from a part of them
+    # Then what each decorated def's name holds without call sites' arguments, asked
+    # from the top (a chain cut deep in another question would leave it part-known).
+    for module in names.modules:
+        for owner, name, _line in flow.decorated_defs(module):
+            flow.callees(module, owner, name, through=False)
     packages = {module.partition(".")[0] for module in names.modules}
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
@@ -164,35 +178,16 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 else:
                     rows.append(CallRow(caller, ids.get(target) if target else None, name,
                                         status, line))
-                    if target in classes or target in flow.decorated:
+                    if target in classes:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, status, ids.get(target))
                 _guard(rows, before, guarded)
         rows += _implicit_calls(flow, ids, module)
+        rows += _decorated_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
-        rows += _decorated_entries(flow, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
     _fill(rows, passed, _signatures(names, ids), flow)
-    return rows
-
-
-def _decorated_entries(flow: Flow, ids: dict[str, int], module: str, facts
-                       ) -> list[CallRow]:
-    """A call of a module's decorated function by its name runs the `__call__` of the
-    instance its decorators make of it (`@custom_jvp def relu`: a user's call of
-    `jax.nn.relu` runs `custom_jvp.__call__`, which binds custom_jvp_call): an edge from
-    the function to that `__call__`, at its def, so that what the name runs is reached
-    from the function that a public name means."""
-    rows = []
-    for qualname, spec in facts.funcs.items():
-        full = f"{module}.{qualname}"
-        caller = ids.get(full)
-        if "." in qualname or caller is None or full not in flow.decorated:
-            continue
-        instances = [v for v in flow.callees(module, "", qualname) if v[0] == INSTANCE]
-        rows += [CallRow(caller, target, qualname, RESOLVED, spec.line)
-                 for target in sorted(_targets(flow, ids, instances) - {caller})]
     return rows
 
 
@@ -388,7 +383,7 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             found |= _targets(flow, ids, (v for _param, held in value[3] for v in held))
         elif value[0] in (FN, BOUND) and value[1] in ids:
             found.add(ids[value[1]])
-        elif value[0] == PARTIAL_OF:  # `partial(f, ...)` calls f
+        elif value[0] in (PARTIAL_OF, OUTSIDE):  # `partial(f, ...)`, `wraps(f)(g)` call f
             found |= _targets(flow, ids, (value[1],))
         elif value[0] == KLASS and value[1] in ids:
             found.add(ids[value[1]])
@@ -399,6 +394,24 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
             found |= _targets(flow, ids, (v for v in flow.attribute(value, "__call__")
                                           if v[0] == BOUND))
     return found
+
+
+def _decorated_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
+    """What calling a decorated def's name calls besides the def: what its decorators
+    made of it (`@jit def f`: the callback the native jit object runs), an edge of the
+    def itself, since the def is what the name means (each edge at its first
+    decorator's line)."""
+    rows = []
+    for owner, name, line in flow.decorated_defs(module):
+        caller = ids.get(f"{module}.{owner}.{name}" if owner else f"{module}.{name}")
+        if caller is None:
+            continue
+        direct = _targets(flow, ids, flow.callees(module, owner, name, through=False))
+        through = _targets(flow, ids, flow.callees(module, owner, name)) | direct
+        direct.discard(caller)
+        through.discard(caller)
+        rows += _candidates(caller, name, line, direct, through - direct)
+    return rows
 
 
 def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:

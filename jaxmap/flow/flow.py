@@ -31,6 +31,7 @@ from jaxmap.flow.flowvalues import (
     FN,
     INSTANCE,
     KLASS,
+    OUTSIDE,
     PARTIAL_OF,
     ordered_key,
 )
@@ -42,7 +43,8 @@ from jaxmap.flow.scopes import Scopes
 from jaxmap.indexing.resolve.names import Names
 
 # The values calls.py reads of the flow's answers, with `Flow`.
-__all__ = ["APPLIED_CLOSURE", "BOUND", "FN", "INSTANCE", "KLASS", "PARTIAL_OF", "Flow"]
+__all__ = ["APPLIED_CLOSURE", "BOUND", "FN", "INSTANCE", "KLASS", "OUTSIDE", "PARTIAL_OF",
+           "Flow"]
 
 
 class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, Scopes):

@@ -97,6 +97,10 @@ class FlowFacts:
         self._stores: list = []  # (module, owner, base, expr): `d[k] = v`, `d.append(v)`
         self._calls: list = []  # (module, owner, callee, args, line)
         self._decorations: list = []  # (module, owner, decorator, name, line)
+        # module -> (owner, name, line) of each decoration of a top-level or class def
+        self._decorated_defs: dict[str, list] = defaultdict(list)
+        # (module, owner, name) of each decorated def -> its decorators' texts
+        self._decorated_in: dict[tuple, set[str]] = defaultdict(set)
         self._raises: list = []  # (module, owner, raised, line)
         self._fields: dict[str, list] = defaultdict(list)  # class -> its annotated names
         # field name -> (module, annotation) of each class body that annotates it
@@ -175,7 +179,9 @@ class FlowFacts:
                 else:
                     where = (module, owner, cls)
                 self._decorations.append((*where[:2], decorator, name, line))
+                self._decorated_in[(where[0], where[1], name)].add(decorator)
                 if where[1] == "" or where[1] == where[2]:  # a module's or a class's def
+                    self._decorated_defs[module].append((where[1], name, line))
                     self.decorated.add(f"{module}.{where[1]}.{name}" if where[1]
                                        else f"{module}.{name}")
                 self._assignment(*where, name, f"({decorator})({name})", line, defs)
@@ -196,17 +202,30 @@ class FlowFacts:
                     self._stores.append((module, owner, head, (ADD_STORE, method, args)))
         self._defs[(module, owner)] = defs
 
+    def decorated_defs(self, module: str) -> list[tuple[str, str, int]]:
+        """(owner, name, line of its first decorator) of each decorated def of a
+        module's top level or of a class body, in the order of the text."""
+        first: dict[tuple[str, str], int] = {}
+        for owner, name, line in self._decorated_defs.get(module, ()):
+            first[(owner, name)] = min(line, first.get((owner, name), line))
+        return [(owner, name, line) for (owner, name), line in first.items()]
+
     def _lambda_parameters(self, module: str, owner: str, value: str) -> None:
         """The parameters of the lambdas a value's text writes, as parameters of the
         owner's `<lambda>` (its lambdas are one function, as the index folds them):
         `return lambda fun: make_jit(fun)` hands `make_jit` what the lambda is called
-        with."""
+        with; and what they return, as the `<lambda>`'s returns (what
+        `api.jit(static_argnames=...)` makes of the function it decorates)."""
         expr = parse_text(value.removeprefix("<iter> "))
+        qual = self._qual(module, owner)
         for node in ast.walk(expr) if expr is not None else ():
             if isinstance(node, ast.Lambda):
                 params = ", ".join(a.arg for a in (*node.args.posonlyargs, *node.args.args))
                 for param, i in parameter_names(params):
                     self._params[(module, owner, param)].append(("<lambda>", i, params))
+                self._signatures.setdefault((qual, "<lambda>"), (module, owner, params))
+                self._returns[(qual, "<lambda>")].append(
+                    (module, owner, ast.unparse(node.body), None))
 
     def _assignment(self, module, owner, cls, target, value, line, defs) -> None:
         if target.startswith("<return"):  # the innermost def around it (`defs`: open)

@@ -7,7 +7,10 @@ definition's; `name` the function's own), `(BOUND, owner, name)` the same bound 
 instance, `(KLASS, qualname)` a class of the tree, `(INSTANCE, qualname)` an instance of one,
 `(MOD, module)` a module, `(BOX, place)` a list, tuple, set or dict written at
 `place`, `(PARTIAL_OF, value, n)` a `functools.partial` of a callable value with `n`
-positional arguments bound, `(TREEDEF, instance)` the pytree structure of an instance.
+positional arguments bound, `(TREEDEF, instance)` the pytree structure of an instance,
+`(OUTSIDE, value)` an object a call of code outside the tree made, handed the callable
+`value` (`functools.wraps(f)(g)`, a native `jit` handed its callback): calling it may
+call what it was handed.
 Everything else (constants, what lies outside the tree) is no value: a call through it
 stays unresolved.
 """
@@ -26,6 +29,7 @@ FN, BOUND, KLASS, INSTANCE, MOD, BOX, SUPER = "fn", "bound", "klass", "instance"
 # (APPLIED_CLOSURE, owner, name, ((parameter, functions), ...)).
 APPLIED_CLOSURE = "applied closure"
 PARTIAL_OF = "partial of"
+OUTSIDE = "made outside"
 TREEDEF = "treedef"
 
 

@@ -113,10 +113,13 @@ class Scopes(Engine):
 
     def _global(self, module: str, owner: str, name: str) -> set:
         found: set[tuple] = set()
-        for kind, value, *_line in self._assigned.get((module, "", name), ()):
+        assigned = self._assigned.get((module, "", name), ())
+        for kind, value, *_line in assigned:
             values = self._assigned_value(module, "", name, value)
             found |= self._elements(values) if kind == "elements" else values
-        if found and name in self.names.facts(module).funcs:  # decorated: the function, too
+        if assigned and name in self.names.facts(module).funcs:
+            # Decorated or rebound (`jit = api_boundary(jit)`): the function, too, even
+            # where a cut chain left what the assignments give unknown.
             found.add((FN, f"{module}.{name}", name))
         if not found:
             for star in self.names.stars.get(module, ()):  # `from m import *`
