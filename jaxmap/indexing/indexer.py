@@ -201,7 +201,7 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
         return {}
     sources = changed + settling
     stats, state = read
-    has_graph = state not in ("0", store.DROPPED)
+    has_graph = state not in store.WITHOUT_ROWS
     parsed = dict(zip((s.path for s in sources),
                       worker.extract_files(root, sources, flow=graph)))
     first, second = {}, {}

@@ -39,6 +39,7 @@ SCHEMA_VERSION = 20  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 GRAPH = "graph"
 STALE = "stale"
 DROPPED = "dropped"
+WITHOUT_ROWS = ("0", DROPPED)  # the states whose second phase holds no rows to move
 SECOND_PHASE = ("binds", "calls", "messages", "tests", "rule_calls")  # its tables
 
 _SCHEMA = """
@@ -263,7 +264,7 @@ def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
             conn.execute("DELETE FROM stale")
             conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
             conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value NOT IN (?, ?)",
-                         (STALE if stale else "1", GRAPH, "0", DROPPED))
+                         (STALE if stale else "1", GRAPH, *WITHOUT_ROWS))
             conn.executemany(
                 "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
                 [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
@@ -288,7 +289,8 @@ def _changed_since(conn: sqlite3.Connection, digests: dict[str, str],
 
 
 class _Unmapped(Exception):
-    """A line of a moved file that its map lacks."""
+    """The maps do not apply: a line of a moved file that its map lacks, or files
+    another writer changed since the maps were read from them."""
 
 
 def _mover(moved: dict[str, dict[int, int]]):
