@@ -317,7 +317,7 @@ def trace_walk(step, start: list[int], depth: int | None = None
             for guard in _caller_guards(row, held[row.callee]):
                 if any(seen <= guard for seen in guards):
                     continue
-                guards.add(guard if len(guards) < MAX_GUARDS else frozenset())
+                guards.add(guard if len(guards) < MAX_GUARDS else _UNGUARDED)
                 if row.caller not in levels:
                     levels[row.caller] = levels[row.callee] + 1
                     parent[row.caller], lines[row.caller] = row.callee, row.line

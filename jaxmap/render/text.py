@@ -477,15 +477,19 @@ _LEFT_OUT_MEANS = {
 
 def _left_out_legend(found) -> str:
     """The legend of the reasons some of `found` are left out of the default answer for."""
-    reasons = {"impl_rule" if r.left_out == "lowering_rule" else r.left_out
-               for r in found if r.left_out}
+    reasons = {_reason(r.left_out) for r in found if r.left_out}
     means = ", ".join(means for why, means in _LEFT_OUT_MEANS.items() if why in reasons)
     return f"left out of the default answer, each (why): {means}:"
 
 
+def _reason(left_out: str) -> str:
+    """A reason of LEFT_OUT as the text tells it: a rule of either kind is one."""
+    return "impl_rule" if left_out == "lowering_rule" else left_out
+
+
 # How the last line of `binds` counts the functions left out for each reason (LEFT_OUT).
 _LEFT_OUT_WORDS = {
-    "impl_rule": "through other primitives' rules", "lowering_rule": "",
+    "impl_rule": "through other primitives' rules",
     "interpreter": "through interpreters",
     "guarded_call": "through calls under `if x is None:` their callers pass x to (or `if m "
                     "== 'word':` or `in (...)`, a word it does not allow)",
@@ -496,7 +500,7 @@ def _others(counts: tuple[tuple[str, int], ...]) -> str:
     """`12 through other primitives' rules, 3 private`: the rules' two kinds as one."""
     merged: dict[str, int] = {}
     for why, n in counts:
-        words = _LEFT_OUT_WORDS[why] or _LEFT_OUT_WORDS["impl_rule"]
+        words = _LEFT_OUT_WORDS[_reason(why)]
         merged[words] = merged.get(words, 0) + n
     return ", ".join(f"{n} {words}" for words, n in merged.items())
 
