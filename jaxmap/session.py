@@ -23,16 +23,9 @@ _TRIES = 3
 
 def open_index(root=None, *, progress=None, graph: bool = False) -> Index:
     """Open the index of `root` for queries, building or refreshing it first if needed;
-    with `graph`, an index that holds the call graph (built now if it does not)."""
-    from jaxmap.indexing import indexer
-
-    index = open_file(indexer.ensure_index(root, progress=progress, graph=graph)[0])
-    for _ in range(_TRIES - 1):
-        if not graph or index.graph_built:
-            break
-        index.close()  # left stale meanwhile: see _TRIES
-        index = open_file(indexer.ensure_index(root, progress=progress, graph=graph)[0])
-    return index
+    with `graph`, an index that holds the call graph (built now if it does not). The
+    caller closes it."""
+    return Session(root, progress=progress).index(graph)
 
 
 def only_moved(before: Index, after: Index, files: list[str]) -> bool:
@@ -50,8 +43,9 @@ def only_moved(before: Index, after: Index, files: list[str]) -> bool:
 class Session:
     """One root's index, opened on first use (errors surface at that query)."""
 
-    def __init__(self, root: str | None = None):
+    def __init__(self, root: str | None = None, progress=None):
         self.root = root
+        self._progress = progress  # indexer.ensure_index's progress callback
         self._index: Index | None = None
         self._stamp: tuple[int, int, int] | None = None
 
@@ -69,7 +63,7 @@ class Session:
         """The index brought up to date, opened again if its file was replaced."""
         from jaxmap.indexing import indexer
 
-        path, _ = indexer.ensure_index(self.root, graph=graph)
+        path, _ = indexer.ensure_index(self.root, progress=self._progress, graph=graph)
         stamp = _stamp(path)
         index = self._index
         if index is None or stamp != self._stamp:
