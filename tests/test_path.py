@@ -130,3 +130,16 @@ def test_a_primitive_source_is_refused_in_one_line(index, capsys):
     err = capsys.readouterr().err.strip()
     assert err == ("jaxmap: error: p_p is a primitive, but path's SOURCE must be a function "
                    "(`jaxmap binds p_p` lists the functions that reach it)")
+
+
+def test_sources_that_share_a_name_are_told_apart(tmp_path):
+    # `pkg.gmm` is both the module pkg/gmm.py and the function the package exports.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.ops import gmm as gmm\n")
+    (tmp_path / "pkg" / "gmm.py").write_text("def kernel(x):\n  return x\n")
+    (tmp_path / "pkg" / "ops.py").write_text(
+        "from pkg.gmm import kernel\n\ndef gmm(x):\n  return kernel(x)\n")
+    with open_index(str(tmp_path), graph=True) as index:
+        answer = path(index, "pkg.gmm", "kernel")
+    assert answer.source == ("pkg.gmm (module)", "pkg.gmm (function pkg.ops.gmm)")
+    assert [[s.callee for s in steps] for steps in answer.chains] == [["pkg.gmm.kernel"]]

@@ -5,6 +5,7 @@ a class does not run its body)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.chains import BINDS, CALLS, edge_words
@@ -74,8 +75,24 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     chains.sort(key=len)
     if first is not None:
         chains = [first] + [c for c in chains if _names(c) != _names(first)]
-    return PathAnswer(tuple(starts.values()), labels, tuple(chains[:most]),
+    return PathAnswer(_told_apart(index, starts), labels, tuple(chains[:most]),
                       left_out if first is not None else "")
+
+
+def _told_apart(index: Index, labelled: dict[int, str]) -> tuple[str, ...]:
+    """The labels of `labelled`'s definitions, each once; definitions that share one (a
+    module, and what its package exports under the module's name) told apart by kind
+    and qualified name."""
+    seen = Counter(labelled.values())
+    nodes = index.nodes([i for i, label in labelled.items() if seen[label] > 1])
+    told = []
+    for i, label in labelled.items():
+        if seen[label] > 1:
+            node = nodes[i]
+            label += f" ({node.kind})" if node.qualname == label \
+                else f" ({node.kind} {node.qualname})"
+        told.append(label)
+    return tuple(told)
 
 
 def _check_source(index: Index, source: str, starts: dict[int, str]) -> None:
