@@ -301,6 +301,7 @@ def _declared(command) -> click.Command:
 
 def _run_query(command, given: dict) -> None:
     from jaxmap import dispatch
+    from jaxmap.commands.registry import PAGING_NAMES
     from jaxmap.render.view import View
 
     root, as_json, absolute = given.pop("root"), given.pop("as_json"), given.pop("absolute", False)
@@ -310,6 +311,9 @@ def _run_query(command, given: dict) -> None:
                                "it takes neither --root nor --absolute")
     _read_stdin(command, given)
     fmt = "json" if as_json else fmt or next(iter(command.render))
+    if fmt != "json" and any(given.get(p) for p in PAGING_NAMES):
+        raise click.UsageError("--limit, --offset, --field and --max-chars page the JSON "
+                               "answer: add --json")
     with _open_version(jax_version) if jax_version else _open(root, command.graph) as idx:
         if command.about_primitives:
             _warn_without_primitives(idx)

@@ -450,6 +450,13 @@ def test_locate_cuts_tests_and_reaches_to_the_limit(capsys):
     assert cut["tests"] == [] and cut["tests_total"] == psum["tests_total"]
 
 
+def test_paging_options_without_json_are_a_one_line_error(capsys):
+    # The text answers are whole: a --limit they would ignore is refused, not dropped.
+    code, out, err = run(capsys, "primitives", "--limit", "2")
+    assert_one_line_error(code, out, err)
+    assert "page the JSON answer: add --json" in err
+
+
 def test_an_unknown_field_is_a_one_line_error(capsys):
     assert_one_line_error(*run(capsys, "coverage", "--json", "--field", "nme"))
 
