@@ -40,6 +40,7 @@ from jaxmap.flow.implicitcalls import ImplicitCalls
 from jaxmap.flow.members import Members
 from jaxmap.flow.parsing import parameters, parse_text, split_arguments
 from jaxmap.flow.scopes import Scopes
+from jaxmap.flow.sitefields import SiteFields
 from jaxmap.indexing.resolve.names import Names
 
 # The values calls.py reads of the flow's answers, with `Flow`.
@@ -54,6 +55,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         super().__init__(names, flows)
         self.classes = Hierarchy(names, self._bases)
         self._bound = BoundCalls(self)
+        self._site_fields = SiteFields(self)
 
     def close(self) -> None:
         """Forget what was computed, and the parsed texts kept for reuse."""
@@ -61,7 +63,8 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         self._direct_memo.clear()
         self._sets.clear()
         self._of_names.clear()
-        del self.classes, self._bound  # each holds the flow: reference cycles, broken here
+        # each holds the flow: reference cycles, broken here
+        del self.classes, self._bound, self._site_fields
         parse_text.cache_clear()
         split_arguments.cache_clear()
         ordered_key.cache_clear()
