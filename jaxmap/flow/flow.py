@@ -5,11 +5,12 @@ the owners' flow facts (flowtext.py), and so what a call site may call.
 Values are the small tuples of flowvalues.py.
 
 It is context-insensitive (a parameter holds what any call site hands it), but for
-what a call returns where the function passes a parameter on (boundcalls.py), and
-demand-driven: a key's values are computed when a question needs them and memoised;
-a key asked for again while it is being computed (a cycle) answers what it has so
-far, and the chain of keys being computed is bounded (engine.py), so no input can
-recurse without end. Expressions are parsed with `ast` only when asked for.
+what a call returns where the function passes a parameter on (boundcalls.py) and the
+fields of an instance a module-level name holds (sitefields.py), and demand-driven:
+a key's values are computed when a question needs them and memoised; a key asked for
+again while it is being computed (a cycle) answers what it has so far, and the chain
+of keys being computed is bounded (engine.py), so no input can recurse without end.
+Expressions are parsed with `ast` only when asked for.
 
 `Flow` puts together the parts, each a mixin of engine.py's `Engine` (the memo and
 the evaluation of expressions) in a module of its own: scopes.py (names), members.py
