@@ -121,6 +121,9 @@ class SiteFields:
         reads = Reads(module, owner, params, frozenset(carriers))
         handed = dict(value[3]) if value[0] == APPLIED_CLOSURE else None  # its maker's
         bindings = _LazyBindings(flow, reads, value, call, evaluate, handed)
+        # Its calls read as the flow reads one written there, at the first level of
+        # bound reads (`jit(func)`'s returns, bound): a level down, the reads deeper in
+        # would stop sooner and give what every caller hands those functions.
         return lambda node: flow._bound._evaluate(reads, node, bindings, -1)
 
     def _constructed(self, cls: str, call: ast.Call, evaluate: Evaluate, attr: str,
@@ -178,8 +181,8 @@ def _property_getter(text: str):
 
 
 def _subscripted(node, path: tuple, evaluate: Evaluate, elements) -> frozenset:
-    """`node` subscripted by `path`'s key nodes: a dict or tuple written there, by its
-    entry of that key; else what evaluating it gives, subscripted."""
+    """`node` subscripted by `path`'s key nodes: a dict written there, by its entry of
+    that key; else what evaluating it gives, subscripted."""
     for i, key in enumerate(path):
         entry = _entry(node, key)
         if entry is None:
