@@ -1632,6 +1632,21 @@ def test_each_module_level_instance_holds_the_function_its_construction_hands_it
     assert ("m.use", "add.func", RESOLVED, "m._neg") not in found
 
 
+def test_a_field_code_elsewhere_sets_is_not_read_at_the_construction_alone():
+    res = resolve_sources({"m.py": """
+        class Op:
+          def __init__(self, func):
+            self.func = func
+        def _neg(x): return x
+        def _other(x): return x
+        negative = Op(_neg)
+        negative.func = _other
+        def use(x):
+          return negative.func(x)
+        """})
+    assert callees_of(res, "m.use") >= {"m._neg", "m._other"}
+
+
 _UFUNC_API = """
     class ufunc:
       def __init__(self, func, /, nin, *, call=None):
