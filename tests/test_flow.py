@@ -1611,3 +1611,84 @@ def test_a_rebound_def_holds_the_def_where_its_assignment_gives_nothing_known():
         def relu(x): return x
         """})
     assert ("m.relu", "relu", RESOLVED, "m.bind_jit") in calls(res)  # what jit(relu) gives
+
+
+def test_each_module_level_instance_holds_the_function_its_construction_hands_it():
+    res = resolve_sources({"m.py": """
+        class Op:
+          def __init__(self, func):
+            self.func = func
+        def _neg(x): return x
+        def _add(x): return x
+        negative = Op(_neg)
+        add = Op(_add)
+        def use(x):
+          return negative.func(x), add.func(x)
+        """})
+    found = calls(res)
+    assert ("m.use", "negative.func", RESOLVED, "m._neg") in found
+    assert ("m.use", "negative.func", RESOLVED, "m._add") not in found
+    assert ("m.use", "add.func", RESOLVED, "m._add") in found
+    assert ("m.use", "add.func", RESOLVED, "m._neg") not in found
+
+
+def test_a_field_code_elsewhere_sets_is_not_read_at_the_construction_alone():
+    res = resolve_sources({"m.py": """
+        class Op:
+          def __init__(self, func):
+            self.func = func
+        def _neg(x): return x
+        def _other(x): return x
+        negative = Op(_neg)
+        negative.func = _other
+        def use(x):
+          return negative.func(x)
+        """})
+    assert callees_of(res, "m.use") >= {"m._neg", "m._other"}
+
+
+_UFUNC_API = """
+    class ufunc:
+      def __init__(self, func, /, nin, *, call=None):
+        self.__static_props = {'func': func, 'nin': nin, 'call': call}
+      _func = property(lambda self: self.__static_props['func'])
+      nin = property(lambda self: self.__static_props['nin'])
+    """
+_UFUNCS = """
+    from jax._src.numpy.ufunc_api import ufunc
+    def jit(fun, inline=False):
+      return fun
+    def unary_ufunc(func):
+      func_jit = jit(func, inline=True)
+      return ufunc(func_jit, nin=1, call=func_jit)
+    def binary_ufunc(identity):
+      def decorator(func):
+        return ufunc(jit(func), nin=2)
+      return decorator
+    @unary_ufunc
+    def negative(x): return x
+    @binary_ufunc(identity=0)
+    def add(x, y): return x
+    """
+
+
+def test_an_operator_reaches_the_function_of_the_one_ufunc_the_table_names():
+    # `-x` runs `_array_operators["neg"]`, the `_func` property of the instance the
+    # decorator factory made for `negative`: that function, not every ufunc's.
+    res = resolve_sources({
+        "jax/_src/numpy/ufunc_api.py": _UFUNC_API,
+        "jax/_src/numpy/ufuncs.py": _UFUNCS,
+        "jax/_src/numpy/array_methods.py": """
+            from jax._src.numpy import ufuncs
+            _array_operators = {"neg": ufuncs.negative._func}
+            _array_methods = {}
+            """,
+        "jax/_src/numpy/lax_numpy.py": """
+            from jax._src.typing import ArrayLike
+            def unwrap(p: ArrayLike):
+              return -p
+            """})
+    found = {(text, callee) for caller, text, _status, callee in calls(res)
+             if caller == "jax._src.numpy.lax_numpy.unwrap"}
+    assert ("p neg", "jax._src.numpy.ufuncs.negative") in found
+    assert ("p neg", "jax._src.numpy.ufuncs.add") not in found

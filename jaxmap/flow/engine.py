@@ -16,13 +16,14 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from jaxmap.flow.flowfacts import FlowFacts
-from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, ordered
+from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, INSTANCE, ordered
 from jaxmap.flow.parsing import parse_text
 from jaxmap.indexing.resolve.names import Names
 
 if TYPE_CHECKING:
     from jaxmap.flow.boundcalls import BoundCalls
     from jaxmap.flow.hierarchy import Hierarchy
+    from jaxmap.flow.sitefields import SiteFields
 
 _MAX_DEPTH = 16
 _EMPTY: frozenset = frozenset()
@@ -37,6 +38,7 @@ class Engine(FlowFacts):
 
     classes: Hierarchy  # set by flow.py, which has every part
     _bound: BoundCalls
+    _site_fields: SiteFields
 
     def __init__(self, names: Names, flows: dict[str, dict[str, tuple]]):
         super().__init__(names, flows)
@@ -89,8 +91,12 @@ class Engine(FlowFacts):
         if kind is ast.Attribute:
             found: set[tuple] = set()
             receivers = self._eval(module, owner, node.value)
+            made = self._site_fields.fields(module, owner, node) \
+                if any(v[0] == INSTANCE for v in receivers) else {}
             for value in ordered(receivers):
-                found |= self._attribute(value, node.attr)
+                # an instance a module-level name holds: its own field (sitefields.py)
+                found |= made[value[1]] if value[0] == INSTANCE and value[1] in made \
+                    else self._attribute(value, node.attr)
             if not receivers:  # an attribute every class annotating it types alike
                 found |= self._annotated(node.attr)
             return frozenset(found)

@@ -5,11 +5,12 @@ the owners' flow facts (flowtext.py), and so what a call site may call.
 Values are the small tuples of flowvalues.py.
 
 It is context-insensitive (a parameter holds what any call site hands it), but for
-what a call returns where the function passes a parameter on (boundcalls.py), and
-demand-driven: a key's values are computed when a question needs them and memoised;
-a key asked for again while it is being computed (a cycle) answers what it has so
-far, and the chain of keys being computed is bounded (engine.py), so no input can
-recurse without end. Expressions are parsed with `ast` only when asked for.
+what a call returns where the function passes a parameter on (boundcalls.py) and the
+fields of an instance a module-level name holds (sitefields.py), and demand-driven:
+a key's values are computed when a question needs them and memoised; a key asked for
+again while it is being computed (a cycle) answers what it has so far, and the chain
+of keys being computed is bounded (engine.py), so no input can recurse without end.
+Expressions are parsed with `ast` only when asked for.
 
 `Flow` puts together the parts, each a mixin of engine.py's `Engine` (the memo and
 the evaluation of expressions) in a module of its own: scopes.py (names), members.py
@@ -40,6 +41,7 @@ from jaxmap.flow.implicitcalls import ImplicitCalls
 from jaxmap.flow.members import Members
 from jaxmap.flow.parsing import parameters, parse_text, split_arguments
 from jaxmap.flow.scopes import Scopes
+from jaxmap.flow.sitefields import SiteFields
 from jaxmap.indexing.resolve.names import Names
 
 # The values calls.py reads of the flow's answers, with `Flow`.
@@ -54,6 +56,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         super().__init__(names, flows)
         self.classes = Hierarchy(names, self._bases)
         self._bound = BoundCalls(self)
+        self._site_fields = SiteFields(self)
 
     def close(self) -> None:
         """Forget what was computed, and the parsed texts kept for reuse."""
@@ -61,7 +64,8 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         self._direct_memo.clear()
         self._sets.clear()
         self._of_names.clear()
-        del self.classes, self._bound  # each holds the flow: reference cycles, broken here
+        # each holds the flow: reference cycles, broken here
+        del self.classes, self._bound, self._site_fields
         parse_text.cache_clear()
         split_arguments.cache_clear()
         ordered_key.cache_clear()
