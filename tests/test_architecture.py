@@ -244,3 +244,15 @@ def test_every_package_says_what_lives_there_and_what_it_may_import():
         if package.name in _LAYERS:
             assert "import" in doc, package.name
         assert doc, package.name
+
+
+def test_every_package_is_installed():
+    # An editable install and the tests find every folder; `pip install .` copies only
+    # the packages pyproject.toml lists (jaxmap.revisions was once left out).
+    import tomllib
+
+    with open(PACKAGE.parent / "pyproject.toml", "rb") as handle:
+        listed = set(tomllib.load(handle)["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(PACKAGE.parent).parts)
+             for init in PACKAGE.rglob("__init__.py")}
+    assert found - listed == set()
