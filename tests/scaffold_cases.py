@@ -18,8 +18,9 @@ CASES = [
     PrimitiveSpec("jm_hlo_multi", arity=2, multiple_results=True, lowering="hlo"),
     PrimitiveSpec("jm_hijax", arity=2, style="hijax", params=SCALE),
     PrimitiveSpec("jm_hijax_linear", arity=2, linear=True, style="hijax"),
+    # enough parameters that the jaxpr printer wraps the equation after its `[`
     PrimitiveSpec("jm_hijax_multi", multiple_results=True, style="hijax",
-                  params=(("n", "int"),)),
+                  params=(("n", "int"), ("flag", "bool"), ("mode", "str"))),
 ]
 
 # Bad input: (generate keyword arguments, a fragment of the one-line message).

@@ -63,7 +63,7 @@ STEPS: dict[str, tuple[tuple[Version, object], ...]] = {
     "hijax_accum_check": ((OLDEST, None), ((0, 9, 2), "hasattr({}, 'accum')"),
                           ((0, 11, 0), "isinstance({}, GradAccum)")),
     # A regex for an equation of a hijax primitive (class name `{}`) in a jaxpr.
-    "hijax_jaxpr_eqn": ((OLDEST, None), ((0, 9, 0), r"call_hi_primitive\[_prim={}\["),
+    "hijax_jaxpr_eqn": ((OLDEST, None), ((0, 9, 0), r"call_hi_primitive\[\s*_prim={}\["),
                         ((0, 12, 0), r"= {}[\[ ]")),
     # The arguments of mlir.aval_to_ir_type in a lowering rule.
     "aval_to_ir_type_args": ((OLDEST, "aval"), ((0, 10, 1), "ctx.module_context, aval")),
