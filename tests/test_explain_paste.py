@@ -225,6 +225,11 @@ def test_a_frame_of_another_release_moves_to_the_line_holding_its_source(install
      "callback raised"),
     ("TypeError", "add got incompatible shapes for broadcasting: (3,), (4,).",
      "shapes do not match"),
+    ("TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.",
+     "forward mode of a custom_vjp"),
+    ("NotImplementedError", "vmap is only supported for the pure_callback primitive when "
+     "vmap_method is one of 'sequential', 'expand_dims'. Got vmap_method=None.",
+     "callback under vmap"),
     ("ValueError", "my own words", None),
 ])
 def test_each_message_family_has_its_fix(exception, message, family):

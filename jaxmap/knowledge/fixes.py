@@ -27,6 +27,12 @@ FAMILIES: tuple[Family, ...] = (
             "the Python function handed to the callback raised: fix that function (its own "
             "traceback is the root cause); call it once outside jit on NumPy arrays of the "
             "shapes and dtypes declared in result_shape_dtypes to reproduce it"),
+    _family("callback under vmap",
+            r"vmap is only supported for the \w+ primitive when vmap_method",
+            "the callback was vmapped without saying how to batch it: pass vmap_method= "
+            "to jax.pure_callback (or jax.ffi.ffi_call): 'sequential' calls it once per "
+            "element of the batch; 'expand_dims' and 'broadcast_all' call it once on the "
+            "whole batch, as a leading axis the function must then handle"),
     _family("tracer used as a Python bool",
             r"TracerBoolConversionError|truth value of an array with more than one|"
             r"Attempted boolean conversion of traced array",
@@ -72,6 +78,12 @@ FAMILIES: tuple[Family, ...] = (
             "the primitive lacks the rule this transform needs: register it (jaxmap shows "
             "where and how above), or wrap the function in jax.custom_jvp/custom_vjp (or "
             "custom_vmap) so JAX never asks the primitive for it"),
+    _family("forward mode of a custom_vjp",
+            r"forward-mode autodiff \(jvp\) to a custom_vjp",
+            "a custom_vjp function has only a reverse-mode rule: differentiate it with "
+            "jax.grad, jax.vjp or jax.jacrev, or define it with jax.custom_jvp instead "
+            "(JAX derives its reverse mode) where forward mode (jvp, jacfwd, hessian) is "
+            "needed"),
     _family("custom rule output",
             r"custom_vjp|custom_jvp|custom_vmap|bwd rule|fwd rule",
             "a custom rule returned the wrong structure: bwd returns one cotangent per "
