@@ -233,6 +233,20 @@ def test_a_bare_clone_reviews_too_and_a_change_without_python_says_so(capsys, re
     assert review_json(capsys, bare, "HEAD~2..HEAD~1")["primitives"]["added"] == ["tan"]
 
 
+def test_a_range_without_python_changes_indexes_nothing(capsys, repo, monkeypatch):
+    commit(repo, {"README.md": "reworded\n"}, "docs only")
+
+    def indexed(*_args):
+        raise AssertionError("a range with no Python change laid or indexed a tree")
+
+    monkeypatch.setattr("jaxmap.revisions.materialise.indexes", indexed)
+    for span in ("HEAD..HEAD", "HEAD~1..HEAD"):
+        code, out, err = review(capsys, repo, span)
+        assert code == 0, err
+        assert out.splitlines()[0].endswith(": 0 Python files changed; no change to the "
+                                            "primitives")
+
+
 def test_the_ci_example_runs_the_review_it_posts(capsys, repo):
     workflow = (Path(__file__).parent.parent / "docs/ci/jaxmap-review.yml").read_text()
     command = re.search(r"jaxmap (--quiet diff .*?) > review\.md", workflow, re.S)[1]

@@ -83,6 +83,12 @@ def review(base: Side, before: Index, head: Side, after: Index,
                   tuple(Coverage(label, _test_files(after, label)) for label in changed))
 
 
+def unchanged(base: Side, head: Side) -> Review:
+    """The review of a change that touches no Python file: nothing the index reads."""
+    return Review(base, head, (), diff.compare(base.label, [], head.label, []),
+                  (), (), (), ())
+
+
 def failures(result: Review, checks: tuple[str, ...]) -> list[tuple[str, int]]:
     """(check, how many findings trip it) of each of `checks` the review trips."""
     counts = {

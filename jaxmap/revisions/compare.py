@@ -15,10 +15,13 @@ def review_range(repo_path: str, range_text: str, open_tree=None) -> review_mod.
     repo = git.open_repo(repo_path)
     ends = git.parse_range(repo, range_text)
     files = [blob.path for blob in git.changed_python_files(repo, ends.base, ends.head)]
+    base, head = review_mod.Side(ends.base_ref, ends.base), review_mod.Side(ends.head_ref,
+                                                                            ends.head)
+    if not files:  # answered at once: no tree is laid or indexed
+        return review_mod.unchanged(base, head)
     before, after = materialise.indexes(repo, [ends.base, ends.head], open_tree)
     try:
-        return review_mod.review(review_mod.Side(ends.base_ref, ends.base), before,
-                                 review_mod.Side(ends.head_ref, ends.head), after, files,
+        return review_mod.review(base, before, head, after, files,
                                  moved_only=only_moved(before, after, files))
     finally:
         before.close()
