@@ -560,6 +560,8 @@ def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
     """Primitives and rules added, removed or moved between OLD and NEW: jax versions
     with a snapshot (0.4.38) or roots (paths). Or review a git range, BASE..HEAD (or
     BASE...HEAD, from their merge base), in --repo: rules, reach, messages, gaps, tests."""
+    if as_json and form:
+        raise click.UsageError(f"--json and --format {form} each choose the output: give one")
     if new is None:
         if any(paging.values()):
             raise click.UsageError("--limit, --offset, --field and --max-chars page "

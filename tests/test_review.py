@@ -154,6 +154,11 @@ def test_bad_input_is_one_line(capsys, repo, argv):
     assert_one_line_error(*review(capsys, repo, *argv))
 
 
+def test_json_and_a_format_together_are_one_line(capsys, repo):
+    assert_one_line_error(*review(capsys, repo, "HEAD~1..HEAD", "--json", "--format",
+                                  "markdown"))
+
+
 def test_a_directory_outside_git_is_one_line(capsys, tmp_path):
     (tmp_path / "plain").mkdir()
     assert_one_line_error(*review(capsys, tmp_path / "plain", "HEAD~1..HEAD"))

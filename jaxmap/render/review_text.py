@@ -29,7 +29,8 @@ def review(result) -> str:
             reach.append(f"  {group_line(primitive, change, len(group))}; the nearest:")
         reach += [f"  {'  ' if len(group) > _GROUP_SHOWN else ''}{reach_line(c)}"
                   for c in group[:_GROUP_SHOWN]]
-    sections.append(_section(f"reach changed ({len(result.reach)} findings)", reach,
+    plural = "s" if len(result.reach) != 1 else ""
+    sections.append(_section(f"reach changed ({len(result.reach)} finding{plural})", reach,
                              count=False))
     sections.append(_section("messages changed", [f"  {message_line(c)}"
                                                   for c in result.messages]))
