@@ -83,13 +83,13 @@ class CallSites(Engine):
             for (values, site), (before, _site) in zip(through, direct):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
-            # Both memos are forgotten: values computed while the sites were not all
-            # known, and direct ones the second pass asked for, each as deep in a
-            # question as it was reached, where a cut chain left it part-known for
-            # good (jit's lambda read 15 keys deep returned nothing: no def an
-            # `@api.jit(static_argnames=...)` decorates held what jit made of it).
-            self._through_memo.clear()
-            self._direct_memo.clear()
+            self._through_memo.clear()  # computed while the sites were not all known
+            # A direct value the second pass found empty may be a chain it cut, asked as
+            # deep in a question as it was reached (jit's lambda, read 15 keys deep,
+            # returned nothing: no def an `@api.jit(static_argnames=...)` decorates held
+            # what jit made of it): asked again when next needed. Those it found are kept.
+            for key in [key for key, held in self._direct_memo.items() if not held]:
+                del self._direct_memo[key]
             self._building_sites = False
         return self._sites
 
