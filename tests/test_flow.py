@@ -1692,3 +1692,29 @@ def test_an_operator_reaches_the_function_of_the_one_ufunc_the_table_names():
              if caller == "jax._src.numpy.lax_numpy.unwrap"}
     assert ("p neg", "jax._src.numpy.ufuncs.negative") in found
     assert ("p neg", "jax._src.numpy.ufuncs.add") not in found
+
+
+def test_a_direct_value_the_sites_asked_deep_is_asked_again_from_the_top(monkeypatch):
+    # The sites' second pass reads `use`'s callee through two names to `deco(other)`,
+    # where calling the closure `deco` asks what it returns without call sites'
+    # arguments (`warm` has made `deco` known): asked at the bound on nesting (lowered
+    # here), that chain is cut, and what `@deco` makes of `relu` is asked after it.
+    from jaxmap.flow import engine
+    monkeypatch.setattr(engine, "_MAX_DEPTH", 4)
+    res = resolve_sources({"m.py": """
+        def bind_jit(x): return x
+        def make():
+          def inner(fun):
+            return bind_jit
+          return inner
+        deco = make()
+        def warm(x): return deco(x)
+        def other(x): return x
+        a1 = deco(other)
+        a2 = a1
+        a3 = a2
+        def use(x): return a3(x)
+        @deco
+        def relu(x): return x
+        """})
+    assert ("m.relu", "relu", RESOLVED, "m.bind_jit") in calls(res)  # what deco(relu) gives
