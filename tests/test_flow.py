@@ -624,6 +624,34 @@ def test_an_array_is_what_an_annotation_says_not_where_a_function_lives():
     assert not any(text in ("c pow", "p getitem") for _c, text, _s, _t in found)
 
 
+def test_an_arrays_tables_are_read_whole_though_an_entry_reads_a_member():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": """
+            from jax._src.typing import Array
+            def _zeros() -> Array: ...
+            def _astype(self, dtype) -> Array: return self
+            def _operator_rpow(self, other): return self
+            def _make():
+              return _zeros().astype(int)
+            _array_methods = {"astype": _astype, "made": _make()}
+            _array_operators = {"rpow": _operator_rpow}
+            """,
+        "jax/_src/lax/lax.py": """
+            from jax._src.typing import Array
+            def first(x: Array):
+              return x.made()
+            """,
+        "jax/_src/numpy/ufuncs.py": """
+            from jax._src.typing import Array
+            def ldexp(x: Array):
+              return 2 ** x.astype(int)
+            """})
+    # `x.made`, asked first, reads the table, which runs `_make`, whose `.astype` asks
+    # the table again: what it finds then is not what `x.astype` holds.
+    assert ("jax._src.numpy.ufuncs.ldexp", "x.astype(int) rpow", RESOLVED,
+            "jax._src.numpy.array_methods._operator_rpow") in calls(res)
+
+
 def test_a_parameter_rebound_or_narrowed_from_an_array_is_read_where_it_is_used():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS,

@@ -24,6 +24,7 @@ _ARRAY_SET = frozenset({(ARRAY,)})  # what `_plainly_array` keeps for an Array
 ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
 ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
+ARRAY_OPERATORS = "_array_operators"  # the table that maps operators
 # What a tracer's `__iter__` calls on its abstract value (`core.Tracer.__iter__`:
 # `iter(self.aval._iter(self))`), which the tree assigns to the abstract value classes.
 AVAL_ITERATOR = "_iter"
@@ -300,16 +301,36 @@ class Arrays(Engine):
                     found.add((BOUND, value[1], value[2]))
         return found
 
-    def _table_entry(self, table: str, key: str) -> set:
-        if ARRAY_MODULE not in self.names.modules:
-            return set()
-        found = set()
-        for value in self._name(ARRAY_MODULE, "", table):
-            if value[0] == BOX:
-                found |= {item for k, item in self._memo.get(value[1], _EMPTY)
-                          | self._stored(value[1]) if k == key}
-        return found
+    def _table_entry(self, table: str, key: str) -> frozenset:
+        return self.array_tables().get(table, {}).get(key, _EMPTY)
 
+    def array_tables(self) -> dict[str, dict[str, frozenset]]:
+        """table -> key -> values, of ARRAY_TABLES and ARRAY_OPERATORS: module-level
+        dicts, the same whoever asks, so read once, whole, as if asked first (the chain
+        of the question that first needs them set aside: a cut in it, or a cycle
+        through a table, would keep an entry empty). While they are read, none."""
+        if self._tables is None and not self._reading_tables:
+            self._reading_tables = True
+            saved, self._stack, self._busy = (self._stack, self._busy), 0, set()
+            try:
+                self._tables = self._in_mode(False, self._read_tables)
+            finally:
+                (self._stack, self._busy), self._reading_tables = saved, False
+        return self._tables or {}
+
+    def _read_tables(self) -> dict[str, dict[str, frozenset]]:
+        tables: dict[str, dict[str, frozenset]] = {}
+        if ARRAY_MODULE not in self.names.modules:
+            return tables
+        for table in (*ARRAY_TABLES, ARRAY_OPERATORS):
+            entries = defaultdict(set)
+            for value in ordered(self._name(ARRAY_MODULE, "", table)):
+                if value[0] == BOX:
+                    for key, item in self._memo.get(value[1], _EMPTY) | self._stored(value[1]):
+                        if isinstance(key, str):
+                            entries[key].add(item)
+            tables[table] = {key: frozenset(items) for key, items in entries.items()}
+        return tables
 
 def _takes_a_sequence(params: str) -> bool:
     """Whether a signature's first parameter is annotated as a sequence, not an Array."""
