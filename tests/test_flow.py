@@ -1391,6 +1391,45 @@ def test_an_operator_on_what_an_arrays_operator_or_call_makes_runs_the_arrays_op
                    for _c, text, _s, _t in found)
 
 
+def test_an_operator_after_a_number_that_ends_another_operators_operand():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_add(self, other): return self
+            def _operator_truediv(self, other): return self
+            _array_operators["add"] = _operator_add
+            _array_operators["truediv"] = _operator_truediv
+            """,
+        "jax/_src/nn/functions.py": """
+            from jax._src.typing import Array
+            def sparse_plus(x: Array, n: int):
+              return (x + 1.0)**2/4, x * 0 + n, n * 2 + 1
+            """})
+    found = calls(res)
+    methods, caller = "jax._src.numpy.array_methods", "jax._src.nn.functions.sparse_plus"
+    assert (caller, "(x + 1.0)**2 truediv", RESOLVED, f"{methods}._operator_truediv") in found
+    assert (caller, "x * 0 add", RESOLVED, f"{methods}._operator_add") in found
+    assert not any(text.startswith("n ") for _c, text, _s, _t in found)  # an int
+
+
+def test_what_the_builtin_abs_makes_of_an_array_is_one():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_ge(self, other): return self
+            _array_operators["ge"] = _operator_ge
+            """,
+        "jax/_src/random/core.py": """
+            from jax._src.typing import Array
+            def poisson(u: Array, n: int):
+              shifted = 0.5 - abs(u)
+              m = abs(n)
+              return shifted >= 0.07, m >= 1
+            """})
+    found = calls(res)
+    assert ("jax._src.random.core.poisson", "shifted ge", RESOLVED,
+            "jax._src.numpy.array_methods._operator_ge") in found
+    assert not any(text.startswith("m ") for _c, text, _s, _t in found)  # of an int
+
+
 def test_the_builtin_abs_of_an_array_runs_its_abs_unless_a_name_shadows_it():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """

@@ -14,6 +14,7 @@ from collections import defaultdict
 
 from jaxmap.flow.engine import A_NAME, Engine
 from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
+from jaxmap.flow.flowtext import ABS
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.narrowing import no_array_where
 from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
@@ -75,8 +76,8 @@ class Arrays(Engine):
         """Whether an expression is an Array by what it writes: a name or field
         `_plainly_array` calls one, a call of a function annotated to return one,
         an item of one or of what a function returning Arrays returns, and what an
-        arithmetic or unary operator makes of one (`-x`, `2 * f(x)`: an Array's
-        operators return Arrays)."""
+        arithmetic or unary operator, or the builtin `abs`, makes of one (`-x`, `2 *
+        f(x)`, `abs(x)`: an Array's operators return Arrays)."""
         kind = type(node)
         if kind is ast.Name:
             return self._plainly_array(module, owner, node.id)
@@ -85,6 +86,9 @@ class Arrays(Engine):
             return text is not None and text.count(".") == 1 \
                 and self._plainly_array(module, owner, text)
         if kind is ast.Call:
+            if isinstance(node.func, ast.Name) and node.func.id == ABS and len(node.args) == 1 \
+                    and not self._name(module, owner, ABS):  # the builtin: x's `__abs__`
+                return self.plainly_array_expression(module, owner, node.args[0])
             return any(ARRAY in self._returned_tags(v, node)
                        for v in ordered(self._eval(module, owner, node.func)))
         if kind is ast.BinOp:

@@ -501,8 +501,9 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
     """The operator facts whose operand is no bare name, as precedence groups it: the
     left operand of an operator after a call, a subscript or brackets (`f(x) + 1`,
     `(a - b) * c`), or after another operator (`operators`, matches of `_OPERATOR`: `a
-    * b + c`, `a * b`); the right operand after a number (`2 * x`, `0.5 * f(x)`, `1 - 2
-    * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
+    * b + c`, `a * b`), or after a number that another operator's right operand ends
+    with (`x * 0 + c`: `x * 0`); the right operand after a number (`2 * x`, `0.5 * f(x)`,
+    `1 - 2 * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
     The flow parses each operand's text."""
     found = []
 
@@ -537,6 +538,10 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
                                                                  precedence):
             add(match.end(), _operand_end(code, match.end(), precedence),
                 _REFLECTED_NAMES[symbol], match.start())
+        elif symbol in _PRECEDENCE:  # `(x + 1) ** 2 / 4`: the number ends the left operand
+            end = _back(code, match.start(1))
+            add(_operand_start(code, end, precedence), end, _OPERATOR_NAMES[symbol],
+                match.start())
     for match in _UNARY.finditer(code):
         if _unary_at(code, match.start()):
             add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),
