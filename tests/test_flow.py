@@ -1430,6 +1430,29 @@ def test_what_the_builtin_abs_makes_of_an_array_is_one():
     assert not any(text.startswith("m ") for _c, text, _s, _t in found)  # of an int
 
 
+def test_a_private_parameter_every_call_site_hands_an_array_is_one():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_lt(self, other): return self
+            _array_operators["lt"] = _operator_lt
+            """,
+        "jax/_src/numpy/indexing.py": """
+            from jax._src.typing import Array
+            def convert(x) -> Array: return x
+            def _normalize(index, size):
+              return index < 0
+            def _mixed(index):
+              return index < 0
+            def take(indices, size: int):
+              return _normalize(convert(indices), size), _mixed(convert(indices)), _mixed(size)
+            """})
+    found = calls(res)
+    assert ("jax._src.numpy.indexing._normalize", "index lt", RESOLVED,
+            "jax._src.numpy.array_methods._operator_lt") in found
+    # One call hands `_mixed` an int.
+    assert not any(c.endswith("_mixed") and text == "index lt" for c, text, _s, _t in found)
+
+
 def test_the_builtin_abs_of_an_array_runs_its_abs_unless_a_name_shadows_it():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """

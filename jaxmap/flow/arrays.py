@@ -1,9 +1,10 @@
 """JAX Arrays, the value flow's part for them (flow.py): an Array is what a function
 annotated `-> Array` returns (jax.numpy's and jax.lax's are), a parameter annotated
-`Array` or `ArrayLike`, and a positional parameter of a function a JAX tracer calls
-(R.TRACERS: `traced`); its methods, properties and operators are read from the tables
-of `ARRAY_MODULE` in the tree, which differ by release, and iterating one runs what
-the tree assigns to its abstract value's `_iter`. `_plainly_array` tells from what an
+`Array` or `ArrayLike`, a positional parameter of a function a JAX tracer calls
+(R.TRACERS: `traced`), and one of a private function that every call hands an Array;
+its methods, properties and operators are read from the tables of `ARRAY_MODULE` in
+the tree, which differ by release, and iterating one runs what the tree assigns to
+its abstract value's `_iter`. `_plainly_array` tells from what an
 owner writes whether a name an operator applies to is one.
 """
 
@@ -36,9 +37,10 @@ class Arrays(Engine):
 
     def _plainly_array(self, module: str, owner: str, name: str) -> bool:
         """Whether a name is an Array by what its owner writes: a parameter annotated
-        `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned
-        what `plainly_array_expression` calls one (or unpacked from one, or from what
-        a function returning Arrays returns); `x.attr`, where x holds an instance of a
+        `Array`/`ArrayLike`, one a JAX tracer fills (`traced`) or every call site
+        hands one (`_handed_arrays`), or a local assigned what
+        `plainly_array_expression` calls one (or unpacked from one, or from what a
+        function returning Arrays returns); `x.attr`, where x holds an instance of a
         class that annotates the field an Array. Operators are everywhere: a deeper
         look at each would cost the most."""
         return bool(self._cached(("plainly array", module, owner, name),
@@ -57,6 +59,8 @@ class Arrays(Engine):
         if any(ARRAY in array_tags(annotation)
                for annotation in self._annotations_of(module, owner, name)):
             return True
+        if self._handed_arrays(module, owner, name):
+            return True
         for kind, text, *_line in self._assigned.get((module, owner, name), ()):
             if kind == "elements" and text.isidentifier() \
                     and self._traced_as(module, owner, text) == R.PYTREE_PARAMETER:
@@ -70,6 +74,30 @@ class Arrays(Engine):
                     (ARRAYS,) in self.array_of(v)
                     for v in ordered(self._eval(module, owner, expr.func))):
                 return True
+        return False
+
+    def _handed_arrays(self, module: str, owner: str, name: str) -> bool:
+        """Whether `name` is a parameter without annotation of a private function
+        (`_handed_once`: no caller outside the tree) that every one of its call sites,
+        once they are all known, hands what `plainly_array_expression` calls an Array."""
+        if self._sites is None:
+            return False
+        for def_name, index, params in self._params.get((module, owner, name), ()):
+            if not def_name.startswith("_") or def_name.endswith("__") or any(
+                    p == name and annotation for p, _d, annotation in parameters(params)):
+                continue
+            handed = []
+            for m, o, positional, keywords, first in self._sites.get(
+                    (self._qual(module, owner), def_name), ()):
+                named = [text for keyword, text in keywords if keyword == name]
+                text = named[0] if named else positional[index - first] \
+                    if 0 <= index - first < len(positional) else None
+                if text is None or text.startswith("*"):
+                    break  # a site that leaves it its default, or unpacks into it
+                handed.append((m, o, parse_text(text)))
+            else:
+                if handed and all(self.plainly_array_expression(*site) for site in handed):
+                    return True
         return False
 
     def plainly_array_expression(self, module: str, owner: str, node) -> bool:
