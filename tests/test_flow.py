@@ -1542,6 +1542,20 @@ def test_iterating_an_array_runs_what_the_tree_assigns_its_abstract_values_iter(
                    for c, text in {(c.rpartition(".")[2], t) for c, t, _s, _x in calls(res)})
 
 
+def test_the_arguments_of_zip_or_enumerate_a_loop_runs_over_are_iterated():
+    res = resolve_sources({**ITERATION, "jax/_src/numpy/lax_numpy.py": """
+        from jax._src.typing import Array
+        def broadcast_to(x, shape) -> Array: return x
+        def roll(a: Array, shift, axis, axes: tuple[int, ...]):
+          for x, i in zip(broadcast_to(shift, (2,)), axes):
+            pass
+          return [v for j, v in enumerate(a)]
+        """})
+    iterated = {text for c, text, status, callee in calls(res)
+                if callee == "jax._src.lax.lax._iter" and text.endswith(" iter")}
+    assert iterated == {"broadcast_to(shift, (2,)) iter", "a iter"}  # not the tuple
+
+
 _STAGE = """
     from extlib import _native
     from pkg import core
