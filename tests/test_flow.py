@@ -624,6 +624,34 @@ def test_an_array_is_what_an_annotation_says_not_where_a_function_lives():
     assert not any(text in ("c pow", "p getitem") for _c, text, _s, _t in found)
 
 
+def test_an_arrays_tables_are_read_whole_though_an_entry_reads_a_member():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": """
+            from jax._src.typing import Array
+            def _zeros() -> Array: ...
+            def _astype(self, dtype) -> Array: return self
+            def _operator_rpow(self, other): return self
+            def _make():
+              return _zeros().astype(int)
+            _array_methods = {"astype": _astype, "made": _make()}
+            _array_operators = {"rpow": _operator_rpow}
+            """,
+        "jax/_src/lax/lax.py": """
+            from jax._src.typing import Array
+            def first(x: Array):
+              return x.made()
+            """,
+        "jax/_src/numpy/ufuncs.py": """
+            from jax._src.typing import Array
+            def ldexp(x: Array):
+              return 2 ** x.astype(int)
+            """})
+    # `x.made`, asked first, reads the table, which runs `_make`, whose `.astype` asks
+    # the table again: what it finds then is not what `x.astype` holds.
+    assert ("jax._src.numpy.ufuncs.ldexp", "x.astype(int) rpow", RESOLVED,
+            "jax._src.numpy.array_methods._operator_rpow") in calls(res)
+
+
 def test_a_parameter_rebound_or_narrowed_from_an_array_is_read_where_it_is_used():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS,
@@ -1363,6 +1391,68 @@ def test_an_operator_on_what_an_arrays_operator_or_call_makes_runs_the_arrays_op
                    for _c, text, _s, _t in found)
 
 
+def test_an_operator_after_a_number_that_ends_another_operators_operand():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_add(self, other): return self
+            def _operator_truediv(self, other): return self
+            _array_operators["add"] = _operator_add
+            _array_operators["truediv"] = _operator_truediv
+            """,
+        "jax/_src/nn/functions.py": """
+            from jax._src.typing import Array
+            def sparse_plus(x: Array, n: int):
+              return (x + 1.0)**2/4, x * 0 + n, n * 2 + 1
+            """})
+    found = calls(res)
+    methods, caller = "jax._src.numpy.array_methods", "jax._src.nn.functions.sparse_plus"
+    assert (caller, "(x + 1.0)**2 truediv", RESOLVED, f"{methods}._operator_truediv") in found
+    assert (caller, "x * 0 add", RESOLVED, f"{methods}._operator_add") in found
+    assert not any(text.startswith("n ") for _c, text, _s, _t in found)  # an int
+
+
+def test_what_the_builtin_abs_makes_of_an_array_is_one():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_ge(self, other): return self
+            _array_operators["ge"] = _operator_ge
+            """,
+        "jax/_src/random/core.py": """
+            from jax._src.typing import Array
+            def poisson(u: Array, n: int):
+              shifted = 0.5 - abs(u)
+              m = abs(n)
+              return shifted >= 0.07, m >= 1
+            """})
+    found = calls(res)
+    assert ("jax._src.random.core.poisson", "shifted ge", RESOLVED,
+            "jax._src.numpy.array_methods._operator_ge") in found
+    assert not any(text.startswith("m ") for _c, text, _s, _t in found)  # of an int
+
+
+def test_a_private_parameter_every_call_site_hands_an_array_is_one():
+    res = resolve_sources({
+        "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
+            def _operator_lt(self, other): return self
+            _array_operators["lt"] = _operator_lt
+            """,
+        "jax/_src/numpy/indexing.py": """
+            from jax._src.typing import Array
+            def convert(x) -> Array: return x
+            def _normalize(index, size):
+              return index < 0
+            def _mixed(index):
+              return index < 0
+            def take(indices, size: int):
+              return _normalize(convert(indices), size), _mixed(convert(indices)), _mixed(size)
+            """})
+    found = calls(res)
+    assert ("jax._src.numpy.indexing._normalize", "index lt", RESOLVED,
+            "jax._src.numpy.array_methods._operator_lt") in found
+    # One call hands `_mixed` an int.
+    assert not any(c.endswith("_mixed") and text == "index lt" for c, text, _s, _t in found)
+
+
 def test_the_builtin_abs_of_an_array_runs_its_abs_unless_a_name_shadows_it():
     res = resolve_sources({
         "jax/_src/numpy/array_methods.py": ARRAY_METHODS + """
@@ -1450,6 +1540,20 @@ def test_iterating_an_array_runs_what_the_tree_assigns_its_abstract_values_iter(
     # Arrays, an int, `*args` in a signature, and a parameter narrowed to a Sequence.
     assert not any(text.endswith(" iter") and (c, text) not in iterated
                    for c, text in {(c.rpartition(".")[2], t) for c, t, _s, _x in calls(res)})
+
+
+def test_the_arguments_of_zip_or_enumerate_a_loop_runs_over_are_iterated():
+    res = resolve_sources({**ITERATION, "jax/_src/numpy/lax_numpy.py": """
+        from jax._src.typing import Array
+        def broadcast_to(x, shape) -> Array: return x
+        def roll(a: Array, shift, axis, axes: tuple[int, ...]):
+          for x, i in zip(broadcast_to(shift, (2,)), axes):
+            pass
+          return [v for j, v in enumerate(a)]
+        """})
+    iterated = {text for c, text, status, callee in calls(res)
+                if callee == "jax._src.lax.lax._iter" and text.endswith(" iter")}
+    assert iterated == {"broadcast_to(shift, (2,)) iter", "a iter"}  # not the tuple
 
 
 _STAGE = """

@@ -1,9 +1,10 @@
 """JAX Arrays, the value flow's part for them (flow.py): an Array is what a function
 annotated `-> Array` returns (jax.numpy's and jax.lax's are), a parameter annotated
-`Array` or `ArrayLike`, and a positional parameter of a function a JAX tracer calls
-(R.TRACERS: `traced`); its methods, properties and operators are read from the tables
-of `ARRAY_MODULE` in the tree, which differ by release, and iterating one runs what
-the tree assigns to its abstract value's `_iter`. `_plainly_array` tells from what an
+`Array` or `ArrayLike`, a positional parameter of a function a JAX tracer calls
+(R.TRACERS: `traced`), and one of a private function that every call hands an Array;
+its methods, properties and operators are read from the tables of `ARRAY_MODULE` in
+the tree, which differ by release, and iterating one runs what the tree assigns to
+its abstract value's `_iter`. `_plainly_array` tells from what an
 owner writes whether a name an operator applies to is one.
 """
 
@@ -14,6 +15,7 @@ from collections import defaultdict
 
 from jaxmap.flow.engine import A_NAME, Engine
 from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
+from jaxmap.flow.flowtext import ABS
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.narrowing import no_array_where
 from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
@@ -24,6 +26,7 @@ _ARRAY_SET = frozenset({(ARRAY,)})  # what `_plainly_array` keeps for an Array
 ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
 ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
+ARRAY_OPERATORS = "_array_operators"  # the table that maps operators
 # What a tracer's `__iter__` calls on its abstract value (`core.Tracer.__iter__`:
 # `iter(self.aval._iter(self))`), which the tree assigns to the abstract value classes.
 AVAL_ITERATOR = "_iter"
@@ -34,9 +37,10 @@ class Arrays(Engine):
 
     def _plainly_array(self, module: str, owner: str, name: str) -> bool:
         """Whether a name is an Array by what its owner writes: a parameter annotated
-        `Array`/`ArrayLike` or one a JAX tracer fills (`traced`), or a local assigned
-        what `plainly_array_expression` calls one (or unpacked from one, or from what
-        a function returning Arrays returns); `x.attr`, where x holds an instance of a
+        `Array`/`ArrayLike`, one a JAX tracer fills (`traced`) or every call site
+        hands one (`_handed_arrays`), or a local assigned what
+        `plainly_array_expression` calls one (or unpacked from one, or from what a
+        function returning Arrays returns); `x.attr`, where x holds an instance of a
         class that annotates the field an Array. Operators are everywhere: a deeper
         look at each would cost the most."""
         return bool(self._cached(("plainly array", module, owner, name),
@@ -55,6 +59,8 @@ class Arrays(Engine):
         if any(ARRAY in array_tags(annotation)
                for annotation in self._annotations_of(module, owner, name)):
             return True
+        if self._handed_arrays(module, owner, name):
+            return True
         for kind, text, *_line in self._assigned.get((module, owner, name), ()):
             if kind == "elements" and text.isidentifier() \
                     and self._traced_as(module, owner, text) == R.PYTREE_PARAMETER:
@@ -70,12 +76,36 @@ class Arrays(Engine):
                 return True
         return False
 
+    def _handed_arrays(self, module: str, owner: str, name: str) -> bool:
+        """Whether `name` is a parameter without annotation of a private function
+        (`_handed_once`: no caller outside the tree) that every one of its call sites,
+        once they are all known, hands what `plainly_array_expression` calls an Array."""
+        if self._sites is None:
+            return False
+        for def_name, index, params in self._params.get((module, owner, name), ()):
+            if not def_name.startswith("_") or def_name.endswith("__") or any(
+                    p == name and annotation for p, _d, annotation in parameters(params)):
+                continue
+            handed = []
+            for m, o, positional, keywords, first in self._sites.get(
+                    (self._qual(module, owner), def_name), ()):
+                named = [text for keyword, text in keywords if keyword == name]
+                text = named[0] if named else positional[index - first] \
+                    if 0 <= index - first < len(positional) else None
+                if text is None or text.startswith("*"):
+                    break  # a site that leaves it its default, or unpacks into it
+                handed.append((m, o, parse_text(text)))
+            else:
+                if handed and all(self.plainly_array_expression(*site) for site in handed):
+                    return True
+        return False
+
     def plainly_array_expression(self, module: str, owner: str, node) -> bool:
         """Whether an expression is an Array by what it writes: a name or field
         `_plainly_array` calls one, a call of a function annotated to return one,
         an item of one or of what a function returning Arrays returns, and what an
-        arithmetic or unary operator makes of one (`-x`, `2 * f(x)`: an Array's
-        operators return Arrays)."""
+        arithmetic or unary operator, or the builtin `abs`, makes of one (`-x`, `2 *
+        f(x)`, `abs(x)`: an Array's operators return Arrays)."""
         kind = type(node)
         if kind is ast.Name:
             return self._plainly_array(module, owner, node.id)
@@ -84,6 +114,9 @@ class Arrays(Engine):
             return text is not None and text.count(".") == 1 \
                 and self._plainly_array(module, owner, text)
         if kind is ast.Call:
+            if isinstance(node.func, ast.Name) and node.func.id == ABS and len(node.args) == 1 \
+                    and not self._name(module, owner, ABS):  # the builtin: x's `__abs__`
+                return self.plainly_array_expression(module, owner, node.args[0])
             return any(ARRAY in self._returned_tags(v, node)
                        for v in ordered(self._eval(module, owner, node.func)))
         if kind is ast.BinOp:
@@ -300,16 +333,36 @@ class Arrays(Engine):
                     found.add((BOUND, value[1], value[2]))
         return found
 
-    def _table_entry(self, table: str, key: str) -> set:
-        if ARRAY_MODULE not in self.names.modules:
-            return set()
-        found = set()
-        for value in self._name(ARRAY_MODULE, "", table):
-            if value[0] == BOX:
-                found |= {item for k, item in self._memo.get(value[1], _EMPTY)
-                          | self._stored(value[1]) if k == key}
-        return found
+    def _table_entry(self, table: str, key: str) -> frozenset:
+        return self.array_tables().get(table, {}).get(key, _EMPTY)
 
+    def array_tables(self) -> dict[str, dict[str, frozenset]]:
+        """table -> key -> values, of ARRAY_TABLES and ARRAY_OPERATORS: module-level
+        dicts, the same whoever asks, so read once, whole, as if asked first (the chain
+        of the question that first needs them set aside: a cut in it, or a cycle
+        through a table, would keep an entry empty). While they are read, none."""
+        if self._tables is None and not self._reading_tables:
+            self._reading_tables = True
+            saved, self._stack, self._busy = (self._stack, self._busy), 0, set()
+            try:
+                self._tables = self._in_mode(False, self._read_tables)
+            finally:
+                (self._stack, self._busy), self._reading_tables = saved, False
+        return self._tables or {}
+
+    def _read_tables(self) -> dict[str, dict[str, frozenset]]:
+        tables: dict[str, dict[str, frozenset]] = {}
+        if ARRAY_MODULE not in self.names.modules:
+            return tables
+        for table in (*ARRAY_TABLES, ARRAY_OPERATORS):
+            entries = defaultdict(set)
+            for value in ordered(self._name(ARRAY_MODULE, "", table)):
+                if value[0] == BOX:
+                    for key, item in self._memo.get(value[1], _EMPTY) | self._stored(value[1]):
+                        if isinstance(key, str):
+                            entries[key].add(item)
+            tables[table] = {key: frozenset(items) for key, items in entries.items()}
+        return tables
 
 def _takes_a_sequence(params: str) -> bool:
     """Whether a signature's first parameter is annotated as a sequence, not an Array."""

@@ -25,7 +25,8 @@ resolver parses only what a question needs):
   f(x)`: `f(x)`, `rmul`; the builtin `abs(f(x))`: `abs`), its text, which the flow
   parses; `iter` for a name (or one attribute of one) iterated: unpacked with a
   star among a call's arguments or a display's items (`f(*xs)`, `[*xs]`), the
-  iterable of a `for` statement or comprehension, or the value a target list
+  iterable of a `for` statement or comprehension (or a name or call that the builtin
+  `zip` or `enumerate` it runs over is handed), or the value a target list
   unpacks (`a, *b = x`, `k1, k2 = split(k)`: a call's text, parsed by the flow);
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
@@ -43,7 +44,7 @@ import re
 from typing import TYPE_CHECKING
 
 from jaxmap.flow import narrowing
-from jaxmap.flow.parsing import parameters
+from jaxmap.flow.parsing import argument_texts, parameters
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -124,6 +125,10 @@ _NAME = rb"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)"
 _STARRED = re.compile(rb"[(\[{,][ \t\n]*\*[ \t]*" + _NAME + rb"(?=[ \t\n]*[,)\]}])")
 _FOR_IN = re.compile(rb"(?<![\w.])for[ \t]+[\w\t ,*()\[\]]+?[ \t]in[ \t]+" + _NAME
                      + rb"(?=[ \t]*(?:[:)\]}\n]|if[ \t]|for[ \t]))")
+# A loop over the builtin `zip` or `enumerate`, which iterate each of their arguments
+# (`for x, i in zip(broadcast_to(s, n), axes):`).
+_FOR_IN_ZIP = re.compile(rb"(?<![\w.])for[ \t]+[\w\t ,*()\[\]]+?[ \t]in[ \t]+"
+                         rb"(?:zip|enumerate)[ \t]*\(")
 # What a target list unpacks, read as an iteration: a name, or a call of a dotted name.
 _A_DOTTED_NAME = re.compile(rb"[\w.]+\Z")
 _UNPACKED = re.compile(rb"[A-Za-z_][\w.]*(?:\([\s\S]*\))?\Z")
@@ -295,6 +300,7 @@ def _iterations(code: bytes, iterated: list, signatures: list, seen: set,
         (m.start(1), m.group(1)) for m in _STARRED.finditer(code)
         if (i := bisect.bisect_right(starts, m.start()) - 1) < 0 or m.start() >= signatures[i][1]]
     iterated += [(m.start(1), m.group(1)) for m in _FOR_IN.finditer(code)]
+    iterated += _zipped(code)
     found = []
     for offset, operand in sorted(iterated):
         operand = held_at(offset, operand)
@@ -303,6 +309,18 @@ def _iterations(code: bytes, iterated: list, signatures: list, seen: set,
                 and not (dot and head in imported and _A_DOTTED_NAME.match(operand)):
             seen.add((operand, ITER))
             found.append((OPERATOR, operand.decode(errors="replace"), ITER, line_of(offset)))
+    return found
+
+
+def _zipped(code: bytes) -> list[tuple[int, bytes]]:
+    """(offset, text) of each argument, a name or a call, of the builtin `zip` or
+    `enumerate` a loop runs over (`_FOR_IN_ZIP`): each is iterated."""
+    found = []
+    for match in _FOR_IN_ZIP.finditer(code):
+        args = _balanced(code, match.end() - 1)
+        positional, _keywords = argument_texts(args[1:-1].decode(errors="replace"))
+        found += [(match.start(), arg.encode()) for arg in map(str.strip, positional)
+                  if len(arg) <= _MAX_OPERAND and _UNPACKED.match(arg.encode())]
     return found
 
 
@@ -501,8 +519,9 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
     """The operator facts whose operand is no bare name, as precedence groups it: the
     left operand of an operator after a call, a subscript or brackets (`f(x) + 1`,
     `(a - b) * c`), or after another operator (`operators`, matches of `_OPERATOR`: `a
-    * b + c`, `a * b`); the right operand after a number (`2 * x`, `0.5 * f(x)`, `1 - 2
-    * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
+    * b + c`, `a * b`), or after a number that another operator's right operand ends
+    with (`x * 0 + c`: `x * 0`); the right operand after a number (`2 * x`, `0.5 * f(x)`,
+    `1 - 2 * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
     The flow parses each operand's text."""
     found = []
 
@@ -537,6 +556,10 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
                                                                  precedence):
             add(match.end(), _operand_end(code, match.end(), precedence),
                 _REFLECTED_NAMES[symbol], match.start())
+        elif symbol in _PRECEDENCE:  # `(x + 1) ** 2 / 4`: the number ends the left operand
+            end = _back(code, match.start(1))
+            add(_operand_start(code, end, precedence), end, _OPERATOR_NAMES[symbol],
+                match.start())
     for match in _UNARY.finditer(code):
         if _unary_at(code, match.start()):
             add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),

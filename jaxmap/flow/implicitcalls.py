@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import ast
 
-from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_TABLES
+from jaxmap.flow.arrays import ARRAY_MODULE, ARRAY_OPERATORS, ARRAY_TABLES
 from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
 from jaxmap.flow.flowtext import ABS, HELD_OPEN, ITER, OPERATOR_NAMES
-from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
+from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
 
 _EMPTY: frozenset = frozenset()
@@ -22,7 +22,6 @@ _EMPTY: frozenset = frozenset()
 _CALL_SITE, _RAISE_SITE, _LOOP_SITE = "call site", "raise site", "loop site"
 _OPERATOR_SITE = "operator site"
 HELD = HELD_OPEN.decode()
-_ARRAY_OPERATORS = "_array_operators"  # the table of ARRAY_MODULE that maps operators
 
 
 class ImplicitCalls(Engine):
@@ -46,12 +45,8 @@ class ImplicitCalls(Engine):
             for _module, (_path, facts) in self.names.modules.items():
                 self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
                 self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
-            if ARRAY_MODULE in self.names.modules:  # an Array's methods, by their keys
-                for table in ARRAY_TABLES:
-                    for value in ordered(self._name(ARRAY_MODULE, "", table)):
-                        if value[0] == BOX:
-                            self._leaves.update(k for k, _ in self._memo.get(value[1], ())
-                                                if isinstance(k, str))
+            for table in ARRAY_TABLES:  # an Array's methods, by their keys
+                self._leaves.update(self.array_tables().get(table, ()))
         last = text.rpartition(".")[2]
         return "." not in text or last in self._leaves or last in self._top_names
 
@@ -144,7 +139,7 @@ class ImplicitCalls(Engine):
             return {}  # (an operand more than a name: `f(x) * 2`)
         return {(owner, f"{text} {operator}", line): frozenset(
             (BOUND, *v[1:]) if v[0] == FN else v
-            for v in self._table_entry(_ARRAY_OPERATORS, operator) if v[0] in CALLABLE)}
+            for v in self._table_entry(ARRAY_OPERATORS, operator) if v[0] in CALLABLE)}
 
     def _handed(self, module: str, owner: str, args: str) -> dict[str, frozenset]:
         """argument text -> the functions it is, of the arguments of a call that are

@@ -51,6 +51,8 @@ class Members(Engine):
             return self._cached(("member", tag, value[1], attr),
                                 lambda: self._member(tag, value[1], attr))
         if tag == ARRAY:
+            if not self.array_tables():  # (while they are read: an entry is not kept)
+                return _EMPTY
             return self._cached(("array member", attr), lambda: self._array_member(attr))
         if tag == SUPER:  # `super().attr`: from the class after it in the MRO
             for klass in self.classes.mro(value[1])[1:]:
