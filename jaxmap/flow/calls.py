@@ -115,7 +115,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs. `progress` is told of each module done, and can ask which
-    module's file is in work."""
+    module's file is in work. `flow` is closed once its answers are read."""
     rows: list[CallRow] = []
     passed: dict[tuple[int, str], tuple] = {}  # (caller, text) -> its calls' arguments
     flow.sites()  # every call site first: no question is answered from a part of them
@@ -187,6 +187,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
+    flow.close()  # its memos, let go before the fills: they read only its signatures
     _fill(rows, passed, _signatures(names, ids), flow)
     return rows
 
