@@ -115,9 +115,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs. `progress` is told of each module done, and can ask which
-    module's file is in work."""
+    module's file is in work. `flow` is closed once its answers are read."""
     rows: list[CallRow] = []
-    passed: dict[tuple[int, str], tuple] = {}  # (caller, text) -> its calls' arguments
     flow.sites()  # every call site first: no question is answered from a part of them
     # Then what each decorated def's name holds without call sites' arguments, asked
     # from the top (a chain cut deep in another question would leave it part-known).
@@ -146,9 +145,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 else module_heads
             spec = facts.funcs.get(qualname)
             params = frozenset(spec.params) - {"*"} if spec is not None else frozenset()
-            for name, line, called, guard, sites in callees:  # unpacked: 56k of them
-                if called and sites:
-                    passed[caller, name] = sites
+            for name, line, called, guard, _sites in callees:  # unpacked: 56k of them
                 before, guarded = len(rows), ",".join(sorted(
                     g for g in guard if g.partition(EQUALS)[0] in params))
                 head = name.partition(".")[0]
@@ -187,8 +184,23 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
-    _fill(rows, passed, _signatures(names, ids), flow)
+    flow.close()  # its memos, let go before the fills: they read only its signatures
+    _fill(rows, _passed(names, ids), _signatures(names, ids), flow)
     return rows
+
+
+def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:
+    """(caller, text) -> what each of its calls passes (guardtext.py's `arguments`),
+    read from the facts once the flow is closed (55k of them on jax)."""
+    passed = {}
+    for module, (_, facts) in names.modules.items():
+        for qualname, callees in facts.callees.items():
+            caller = ids.get(f"{module}.{qualname}" if qualname else module)
+            if caller is not None:
+                for name, _line, called, _guard, sites in callees:
+                    if called and sites:
+                        passed[caller, name] = sites
+    return passed
 
 
 def _guard(rows: list[CallRow], start: int, guard: str) -> None:

@@ -82,7 +82,8 @@ class Containers(Engine):
             found = set()
             for k, item in pairs:
                 found |= {(k, v) for v in self._eval(module, owner, item)}
-            self._memo[key] = frozenset(found)
+            held = frozenset(found)
+            self._memo[key] = self._sets.setdefault(held, held)
         return key
 
     def _elements(self, values: frozenset, index=None) -> frozenset:

@@ -27,10 +27,15 @@ ARRAY, ARRAYS = "array", "arrays"
 
 def array_tags(annotation: str) -> frozenset:
     """ARRAY and/or ARRAYS, as an annotation's alternatives say a value may be one
-    (`Array | None`: ARRAY; `Array | tuple[Array, ...]`: both; `int`: neither)."""
-    return frozenset(ARRAY if _ARRAY_ALTERNATIVE.match(a) else ARRAYS
+    (`Array | None`: ARRAY; `Array | tuple[Array, ...]`: both; `int`: neither); one
+    object for each of these few sets (the flow keeps one for each def it tags)."""
+    tags = frozenset(ARRAY if _ARRAY_ALTERNATIVE.match(a) else ARRAYS
                      for a in alternatives(annotation)
                      if _ARRAY_ALTERNATIVE.match(a) or _ARRAYS_ALTERNATIVE.match(a))
+    return _TAG_SETS.setdefault(tags, tags)
+
+
+_TAG_SETS: dict[frozenset, frozenset] = {}
 
 
 def alternatives(annotation: str) -> list[str]:
@@ -134,10 +139,16 @@ class FlowFacts:
 
     def _freeze(self) -> None:
         """The lists of every table, made tuples (smaller; and a missing key read from
-        a plain dict adds no entry)."""
+        a plain dict adds no entry); and one object for each key that several tables
+        hold (`(module, owner, name)` of an assignment and a parameter: 3 MB on jax)."""
+        keys: dict = {}
         for name, table in vars(self).items():
             if isinstance(table, defaultdict) and table.default_factory is list:
-                setattr(self, name, {key: tuple(found) for key, found in table.items()})
+                setattr(self, name, {keys.setdefault(key, key): tuple(found)
+                                     for key, found in table.items()})
+            elif type(table) is dict:
+                setattr(self, name, {keys.setdefault(key, key): found
+                                     for key, found in table.items()})
 
     def _index(self, module: str, owner: str, facts: tuple) -> None:
         cls = self._class_of(module, owner)
@@ -242,10 +253,11 @@ class FlowFacts:
                                      (SET_STORE, subscript.slice, value)))
             return
         if "," in target:
+            elements = ("elements", value)  # one for all the names
             for part in target.split(","):
                 part = part.strip().lstrip("*").strip()
                 if part.isidentifier():
-                    self._assigned[(module, owner, part)].append(("elements", value))
+                    self._assigned[(module, owner, part)].append(elements)
             return
         head, _, attr = target.partition(".")
         if not attr:

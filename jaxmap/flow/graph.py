@@ -19,8 +19,7 @@ def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRec
         progress(0, len(names.modules), list)
     ids = _ids(definitions)
     flow = Flow(names, flows)
-    call_rows = calls.call_edges(names, ids, flow, progress)
-    flow.close()
+    call_rows = calls.call_edges(names, ids, flow, progress)  # closes the flow
     del flow, flows
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
     bodies = {i for i, row in enumerate(definitions) if row.kind != "function"}

@@ -132,7 +132,8 @@ class Scopes(Engine):
         if value[0] in _NAMED:  # a definition or a module, read in many places: made once
             held = self._of_names.get(value)
             if held is None:
-                held = self._of_names[value] = frozenset(from_names(self.names, value))
+                held = frozenset(from_names(self.names, value))
+                held = self._of_names[value] = self._sets.setdefault(held, held)
             found |= held
         else:
             found |= from_names(self.names, value)
