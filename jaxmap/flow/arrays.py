@@ -364,6 +364,7 @@ class Arrays(Engine):
             tables[table] = {key: frozenset(items) for key, items in entries.items()}
         return tables
 
+
 def _takes_a_sequence(params: str) -> bool:
     """Whether a signature's first parameter is annotated as a sequence, not an Array."""
     first = parameters(params)[:1]
