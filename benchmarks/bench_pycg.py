@@ -21,7 +21,9 @@ How edges are counted, on both sides the same way:
   nested function); so are recursive calls, on both sides.
 - jaxmap's edges are its calls with a callee: `resolved`, and `through` (a call of what
   a parameter received); a function only handed on (`handed`: `jit(f)`), `external`
-  and `unresolved` calls are not edges.
+  and `unresolved` calls are not edges. A decorated def's edge to what its decorators
+  made of it (at the decorator's line: calling the def's name runs that) is drawn, as
+  PyCG draws it, from each caller of the def instead.
 Precision and recall are pooled over the edges of a category (and of all snippets). A
 snippet fails when its folder is refused as a root (as `--root` would), indexing
 raises, or a file of it is reported not indexed.
@@ -148,14 +150,20 @@ def _jaxmap_edges(folder: Path) -> set[tuple[str, str]]:
     except Exception as error:  # a crash is what this benchmark reports, not stops at
         raise _NotIndexed(f"{type(error).__name__}: {error}") from error
     rows = resolution.definitions
-    edges = set()
+    edges, made = set(), defaultdict(set)
     for row in resolution.calls:
         if row.status not in ("resolved", "through") or row.callee is None:
             continue
-        callee = rows[row.callee]
-        if callee.kind == "class" or rows[row.caller].kind == "variable":
+        callee, caller = rows[row.callee], rows[row.caller]
+        if callee.kind == "class" or caller.kind == "variable":
             continue  # a class is called through its __init__; an alias's edge runs nothing
-        edges.add((rows[row.caller].qualname, callee.qualname))
+        if row.line < caller.line and row.text == caller.qualname.rpartition(".")[2]:
+            made[caller.qualname].add(callee.qualname)  # at a decorator: what it made
+            continue
+        edges.add((caller.qualname, callee.qualname))
+    # A call of a decorated def's name runs what its decorators made of it: PyCG draws
+    # that edge from the caller, jaxmap from the def (at the decorator's line).
+    edges |= {(caller, wrapper) for caller, callee in edges for wrapper in made[callee]}
     return _folded(edges, folder)
 
 
