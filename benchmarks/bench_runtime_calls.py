@@ -20,7 +20,9 @@ shard_map, export), written as a user would, on the installed jax under
    calls into a closure of another definition (a decorator's wrapper, a returned
    function: the index folds them into the definition that made them), and calls
    within one definition. An edge is in the graph when the calls
-   table has it with any status but unresolved/external (resolved, through, handed).
+   table has it with any status but unresolved/external (resolved, through, handed),
+   or has the caller call a decorated def whose edge at its decorator's line goes to
+   the callee (calling `@binary_ufunc def add` runs `ufunc.__call__`).
 2. (public function, primitive) pairs seen at a bind, and the share `binds PRIM
    --all --public` lists. At each `Primitive.bind`, the stack is read up to the user's code:
    the outermost jax frame there is the function the user called; if it maps to a
@@ -236,9 +238,20 @@ def main() -> None:
     run_workload(recorder)
     with open_index(root, graph=True) as index:
         spans = Spans(index, root)
-        pairs_in_graph = index.call_pairs()
+        pairs_in_graph = _run_through_decorators(index.call_pairs(), index.decorator_pairs())
         edges(recorder, spans, pairs_in_graph, index, args.misses)
         binds(recorder, spans, index, callgraph, args.misses)
+
+
+def _run_through_decorators(pairs: set, decorated: set) -> set:
+    """`pairs` and, for each call of a decorated def, a call of what its decorators made
+    of it: the index draws that edge from the def (at its decorator's line), Python
+    runs it from the caller."""
+    made: dict[int, set[int]] = {}
+    for function, wrapper in decorated:
+        made.setdefault(function, set()).add(wrapper)
+    return pairs | {(caller, wrapper) for caller, callee in pairs
+                    for wrapper in made.get(callee, ())}
 
 
 def edges(recorder, spans, in_graph, index, misses: int) -> None:

@@ -213,6 +213,13 @@ class Index(GraphReads):
         return set(self._conn.execute(
             "SELECT caller, callee FROM calls WHERE callee IS NOT NULL").fetchall())
 
+    def decorator_pairs(self) -> set[tuple[int, int]]:
+        """(decorated def, what calling its name runs) of each edge a def has at one of
+        its decorators' lines (flow/calls.py's `_decorated_calls`)."""
+        return set(self._conn.execute(
+            "SELECT c.caller, c.callee FROM calls c JOIN definitions d ON d.id = c.caller "
+            "WHERE c.callee IS NOT NULL AND c.line < d.line AND c.text = d.name").fetchall())
+
     def primitive_rows(self) -> list[PrimitiveRow]:
         from jaxmap.store.rows import PrimitiveRow
 
