@@ -143,3 +143,13 @@ def test_sources_that_share_a_name_are_told_apart(tmp_path):
         answer = path(index, "pkg.gmm", "kernel")
     assert answer.source == ("pkg.gmm (module)", "pkg.gmm (function pkg.ops.gmm)")
     assert [[s.callee for s in steps] for steps in answer.chains] == [["pkg.gmm.kernel"]]
+
+
+def test_the_index_names_each_decorated_defs_edge_at_its_decorator(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "def deco(f):\n  def inner():\n    return f()\n  return inner\n\n"
+        "@deco\ndef g():\n  pass\n\ndef h():\n  return g()\n")
+    with open_index(str(tmp_path), graph=True) as index:
+        pairs = index.decorator_pairs()
+        nodes = index.nodes({i for pair in pairs for i in pair})
+    assert {(nodes[a].qualname, nodes[b].qualname) for a, b in pairs} == {("m.g", "m.deco")}
