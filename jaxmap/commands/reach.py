@@ -8,7 +8,7 @@ walks of a review read about 40% of a checkout's edges, so the rest costs neithe
 time to read them nor the memory to hold them. The edges are the ones `binds` follows by
 default, what runs when a public function is traced: calls and handed functions, not
 from an interpreter (knowledge/interpreters.py) nor through the rules a bind runs,
-read through callgraph's own step (`steps_up`) and walk (`trace_walk`: one call
+read through callgraph's own step (`trace_time_callers`) and walk (`trace_walk`: one call
 guard deep).
 """
 
@@ -107,10 +107,12 @@ class Reach:
     def _steps_up(self, ids: list[int]) -> list[Step]:
         """The steps up from `ids` by callers that are functions, each callee's in the
         order of its callers' labels; those of ids no walk asked for before read now."""
+        from jaxmap.commands.callgraph import trace_time_callers
+
         unread = [did for did in dict.fromkeys(ids) if did not in self._callers]
         if unread:
             found: dict[int, list[Step]] = {did: [] for did in unread}
-            for step in steps_up(self._index, unread, self._interpreters):
+            for step in trace_time_callers(self._index, unread, self._interpreters):
                 if step.function and step.caller in self._labels:
                     found[step.callee].append(step)
             for callee, steps in found.items():
@@ -124,15 +126,6 @@ class Reach:
             if did not in parent:
                 return (*steps, start[did])
             did = parent[did]
-
-
-def steps_up(index: Index, ids: list[int], interpreters: set[int]) -> list[Step]:
-    """Each step up from `ids` that `binds` takes by default: calls and handed
-    functions, not from an interpreter (of `interpreters`, the tree's), with their
-    call guards."""
-    from jaxmap.commands.callgraph import trace_time_callers
-
-    return trace_time_callers(index, ids, interpreters)
 
 
 def compare(before: Index, after: Index, files: list[str],
