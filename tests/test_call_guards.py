@@ -235,6 +235,13 @@ def test_what_a_call_passes(call, passed):
     (b"  a = g(x)\n  d[0] = a = None\n", set()),
     (b"  a = g(x)\n  s = '\\\n\"\"\"'\n  a = None\n  t = '\"\"\"'\n", {"s", "t"}),
     (b"  a = g(x)\n  match x:\n    case [*a]:\n      pass\n", set()),
+    # unpacking a literal of values, element by element
+    (b"  a, b = g(x), 1\n", {"a", "b"}),
+    (b"  a, b = g(x), None\n", {"a"}),
+    (b"  [a, b] = (g(x), y)\n", {"a"}),
+    (b"  a, b = g(x), *h()\n", set()),
+    (b"  a, b = g(x), h(), 1\n", set()),
+    (b"  a, (b, c) = g(x), (1, 2)\n", set()),
 ])
 def test_which_names_a_function_surely_binds_to_values(body, values):
     text = b"def f(x=None):\n" + body
@@ -251,6 +258,21 @@ def test_which_names_a_function_surely_binds_to_values(body, values):
 ])
 def test_a_parameter_typed_to_exclude_none_is_a_value(params, values):
     text = b"def f(" + params + b"):\n  return g(a)\n"
+    assert Guards(text, [(0, len(text))]).values() == values
+
+
+@pytest.mark.parametrize("params, body, values", [
+    (b"xs: tuple[Array, Array]", b"  a, b = xs\n", {"a", "b", "xs"}),
+    (b"xs: 'Tuple[int, jax.Array]'", b"  a, b = xs\n  a, b = g(a), h(b)\n", {"a", "b", "xs"}),
+    (b"xs: tuple[Array, Array]", b"  a, b, c = xs\n", {"xs"}),
+    (b"xs: tuple[Array, ...]", b"  a, b = xs\n", {"xs"}),
+    (b"xs: tuple[Array, int | None]", b"  a, b = xs\n", {"xs"}),
+    (b"xs: tuple[Array, Array] = None", b"  a, b = xs\n", set()),
+    (b"xs: tuple[Array, Array]", b"  a, b = xs\n  xs = h()\n", {"xs"}),
+    (b"xs", b"  a, b = xs\n", set()),
+])
+def test_names_unpacked_from_a_typed_tuple_parameter_are_values(params, body, values):
+    text = b"def f(" + params + b"):\n" + body + b"  return g(a)\n"
     assert Guards(text, [(0, len(text))]).values() == values
 
 

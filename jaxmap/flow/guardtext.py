@@ -19,7 +19,9 @@ that parser cannot read as one function.
 
 A name passed counts as surely not None only where a function binds it in one way
 alone, `name = value` statements whose values are surely not None (`y = f(x)`,
-`y = x + 1`), and in no other: read by Python's own parser from the function's text,
+`y = x + 1`; also unpacked from a literal of such values, `a, b = f(x), 1`, or from a
+parameter of its own annotated `tuple[A, B]` with types that exclude None), and in
+no other: read by Python's own parser from the function's text,
 any other binding of the name anywhere in it (a parameter, its own or a nested def's
 or lambda's, a loop's or comprehension's target, unpacking, `as`, `:=`, `global`,
 `nonlocal`, `del`, an import, a `case` pattern, a chained target) keeps it maybe None;
@@ -249,7 +251,8 @@ def _simple(node: ast.AST) -> tuple[ast.expr | None, ast.expr | None]:
 
 def _bindings(text: bytes) -> _Bindings:
     """How the one function of `text` binds its names: only by `name = value`
-    statements whose values are surely not None, as its own parameters (not `*args`,
+    statements whose values are surely not None (or unpacked from such values), as its
+    own parameters (not `*args`,
     `**kw`) and in no other way, or anyhow but as its own parameters; not read if
     `text` is no function Python parses."""
     try:
@@ -267,18 +270,29 @@ def _bindings(text: bytes) -> _Bindings:
                 *signature.kw_defaults]
     typed = {arg.arg for arg, default in zip(args, defaults) if arg.annotation
              and _not_none(arg.annotation) and not _is_none(default)}
+    elements = {arg.arg: _typed_elements(arg.annotation) for arg in args
+                if arg.arg in typed and arg.annotation is not None}
     simple: set[str] = set()
     other: set[str] = set()
     parameters: set[str] = set()
     read: set[int] = set()  # the targets of the statements read as `name = value`
+    unpacked: list[tuple[str, list[str]]] = []  # `a, b = param`: valued if param's are
     for node in _walk(body[0]):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             target, value = _simple(node)
             if isinstance(target, ast.Name):
-                valued = isinstance(value, _VALUES) or isinstance(value, ast.Constant) \
-                    and value.value is not None
-                (simple if valued else other).add(target.id)
+                (simple if _valued(value) else other).add(target.id)
                 read.add(id(target))
+            elif isinstance(target, (ast.Tuple, ast.List)) and _names_only(target):
+                names = [item.id for item in target.elts if isinstance(item, ast.Name)]
+                if isinstance(value, (ast.Tuple, ast.List)) and _unstarred(value, len(names)):
+                    for name, item in zip(names, value.elts):
+                        (simple if _valued(item) else other).add(name)
+                elif isinstance(value, ast.Name) and elements.get(value.id) == len(names):
+                    unpacked.append((value.id, names))
+                else:
+                    continue
+                read.update(id(item) for item in target.elts)
             elif isinstance(node, ast.AnnAssign) and node.value is None:
                 read.add(id(node.target))  # `x: T` alone binds nothing
         elif isinstance(node, ast.Name):
@@ -288,6 +302,8 @@ def _bindings(text: bytes) -> _Bindings:
             (parameters if id(node) in own else other).add(node.arg)
         elif node is not body[0]:  # (its own name is bound outside it)
             other.update(_binding(node))
+    for param, names in unpacked:  # a parameter bound in no other way: its elements
+        (simple if param not in other | simple else other).update(names)
     return _Bindings(frozenset(simple - other - parameters | typed - other),
                      frozenset(parameters - other - simple),
                      frozenset(simple | other), body[0])
@@ -373,6 +389,45 @@ def _words(value: ast.expr | None) -> frozenset[str] | None:
     words = [item.value for item in items if isinstance(item, ast.Constant)
              and isinstance(item.value, str) and WORD.fullmatch(item.value)]
     return frozenset(words) if words and len(words) == len(items) else None
+
+
+def _valued(value: ast.expr | None) -> bool:
+    """Whether an assigned expression is surely not None."""
+    return isinstance(value, _VALUES) or isinstance(value, ast.Constant) \
+        and value.value is not None
+
+
+def _names_only(node: ast.Tuple | ast.List) -> bool:
+    """Whether a tuple or list target holds plain names only (`a, b`)."""
+    return all(isinstance(item, ast.Name) for item in node.elts)
+
+
+def _unstarred(node: ast.Tuple | ast.List, count: int) -> bool:
+    """Whether a tuple or list literal has `count` elements, none starred."""
+    return len(node.elts) == count and not any(isinstance(item, ast.Starred)
+                                               for item in node.elts)
+
+
+def _typed_elements(annotation: ast.expr) -> int | None:
+    """How many elements a `tuple[A, B]` annotation gives, each of a type that excludes
+    None; None for any other annotation (`tuple[int, ...]`, `tuple[int | None, int]`)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    if not isinstance(annotation, ast.Subscript) or \
+            _last_name(annotation.value) not in ("tuple", "Tuple"):
+        return None
+    parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) \
+        else [annotation.slice]
+    if any(_is_ellipsis(part) or not _not_none(part) for part in parts):
+        return None
+    return len(parts)
+
+
+def _is_ellipsis(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
 def _is_none(node: ast.expr | None) -> bool:
