@@ -3,6 +3,7 @@ scripts/jax_repo_locator.py with and without the package importable."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import subprocess
@@ -59,6 +60,17 @@ def test_committed_snapshots_answer_locate(version, capsys):
     assert document["jax_version"] == version
     assert {"impl", "abstract_eval", "jvp", "transpose", "batching", "lowering"} <= {
         r["kind"] for r in psum["rules"]}
+
+
+def test_the_committed_snapshot_of_the_installed_release_is_fresh(installed_index):
+    """`locate --jax V` answers as a live index of release V does: the committed
+    snapshot equals one written now from the installed jax, when it is that release."""
+    version = installed_index.jax_version
+    if version not in COMMITTED_VERSIONS:
+        pytest.skip(f"no committed snapshot of the installed jax {version}")
+    committed = gzip.decompress(Path(snapshot.find(version)).read_bytes())
+    assert committed == gzip.decompress(snapshot.export(installed_index)), \
+        f"indexes/jax-{version}.json.gz is stale: run scripts/build_snapshots.py"
 
 
 def test_unknown_version_lists_the_available_ones(capsys):
