@@ -31,6 +31,9 @@ BAD_SPECS = [
     ({"name": "_hidden"}, "starts with '_'"),
     ({"name": "jnp"}, "would shadow"),
     ({"name": "json"}, "standard-library module"),
+    ({"name": "scipy"}, "a module that scipy installs"),  # jax imports it
+    ({"name": "ml_dtypes"}, "a module that ml_dtypes installs"),
+    ({"name": "testop"}, "pytest would collect"),
     ({"name": "op", "arity": 0}, "--arity"),
     ({"name": "op", "linear": True, "multiple_results": True}, "not supported"),
     ({"name": "op", "params": (("scale", "complex"),)},

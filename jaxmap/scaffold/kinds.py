@@ -13,14 +13,13 @@ from __future__ import annotations
 import keyword
 import os
 import re
-import sys
 
 from jaxmap.errors import SpecError, TargetError
 from jaxmap.knowledge import rungs
 from jaxmap.knowledge.backends import BACKENDS
 from jaxmap.knowledge.rungs import KINDS, Kind
 from jaxmap.scaffold.files import FileChange, new_file
-from jaxmap.scaffold.spec import class_name
+from jaxmap.scaffold.spec import check_module_name, class_name
 from jaxmap.scaffold.templating import fill
 
 NAMES = tuple(KINDS)
@@ -83,9 +82,10 @@ def check_name(name: str) -> None:
     if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):
         raise SpecError(f"name {name!r} must be a Python identifier starting with a "
                         f"letter, and not a keyword")
-    if name in _RESERVED or name in sys.stdlib_module_names:
+    if name in _RESERVED:
         raise SpecError(f"name {name!r} would shadow a module or name the generated "
                         f"code uses; choose another")
+    check_module_name(name, "name")
 
 
 def _files(kind: Kind, kind_name: str, name: str, style: str, release) -> dict:

@@ -142,9 +142,25 @@ def _check_name(name: str) -> None:
     if name in _MODULE_NAMES or name in _RULE_NAMES:
         raise SpecError(f"primitive name {name!r} would shadow a name the generated code "
                         f"uses; choose another")
+    check_module_name(name, "primitive name")
+
+
+def check_module_name(name: str, what: str) -> None:
+    """SpecError if generated code named `name` breaks where it runs: its module would
+    shadow a standard-library or installed module (jax imports `scipy`, `ml_dtypes`,
+    ...), or pytest would collect its function imported into the tests as a test."""
     if name in sys.stdlib_module_names:
-        raise SpecError(f"primitive name {name!r} is a standard-library module; the "
+        raise SpecError(f"{what} {name!r} is a standard-library module; the generated "
+                        f"module would shadow it")
+    from importlib import metadata
+
+    installed = metadata.packages_distributions().get(name)
+    if installed:
+        raise SpecError(f"{what} {name!r} is a module that {installed[0]} installs; the "
                         f"generated module would shadow it")
+    if name.lower().startswith("test"):
+        raise SpecError(f"{what} {name!r} starts with 'test': pytest would collect the "
+                        f"generated function as a test; choose another")
 
 
 def _check_identifier(name: str, what: str) -> None:
