@@ -103,6 +103,27 @@ def _checkout(root, text):
     return str(root)
 
 
+def test_installed_without_metadata_reads_the_importable_jaxs_version_py(tmp_path,
+                                                                        monkeypatch):
+    """A jax source tree on PYTHONPATH has no distribution metadata (an accelerator
+    host's scrubbed jax): its version.py says the release."""
+    import sys
+    from importlib import metadata
+
+    def no_metadata(name):
+        raise metadata.PackageNotFoundError(name)
+
+    root = _checkout(tmp_path, '_version = "0.9.2"\n')
+    (tmp_path / "jax" / "__init__.py").write_text("")
+    monkeypatch.setattr(metadata, "version", no_metadata)
+    monkeypatch.syspath_prepend(root)
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    assert versions.installed() == Release((0, 9, 2), "0.9.2")
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != root and "-packages" not in p])
+    with pytest.raises(TargetError, match="jax is not installed"):
+        versions.installed()
+
+
 def test_of_checkout_reads_version_py_statically(tmp_path):
     root = _checkout(tmp_path, 'import os\n_version = "0.11.1"\nraise SystemExit\n')
     assert versions.target(root) == Release((0, 11, 1), "0.11.1")

@@ -167,12 +167,16 @@ def release(text: str) -> Release:
 
 
 def installed() -> Release:
-    """The installed jax's release, from its distribution metadata."""
-    from importlib import metadata
+    """The installed jax's release, from its distribution metadata; for a jax importable
+    without any (a source tree on PYTHONPATH), from its `jax/version.py`."""
+    from importlib import metadata, util
 
     try:
         return release(metadata.version("jax"))
     except metadata.PackageNotFoundError:
+        spec = util.find_spec("jax")
+        if spec is not None and spec.submodule_search_locations:
+            return of_checkout(os.path.dirname(next(iter(spec.submodule_search_locations))))
         raise TargetError("jax is not installed; install it, or generate in tree "
                           "with --in-tree --root CHECKOUT") from None
 
