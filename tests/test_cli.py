@@ -218,6 +218,13 @@ def test_kind_of_rule_absent_is_not_found(capsys):
     assert_one_line_error(code, out, err)
 
 
+def test_kind_of_rule_on_a_function_says_rules_are_a_primitives(capsys):
+    code, out, err = run(capsys, "locate", "_reduce_shape", "--kind", "lowering")
+    assert_one_line_error(code, out, err)
+    assert "'_reduce_shape' names no primitive, so no lowering rule: it names a " \
+        "function" in err and "did you mean" not in err
+
+
 def test_kind_function_keeps_only_definitions(capsys):
     document = run_json(capsys, "locate", "psum", "--kind", "function")
     assert document["primitives"] == []

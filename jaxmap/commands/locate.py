@@ -62,6 +62,12 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         if named and not prims:
             raise NotFound(_lacks(named, rule_kind, platform))
     defs = definitions(index, query, want)
+    if rule_kind and not named:
+        kinds = {d.kind.value for d in definitions(index, query)}
+        if kinds:  # `--kind jvp` of a function: rules are a primitive's
+            raise NotFound(f"{query!r} names no primitive, so no {rule_kind} rule: it "
+                           f"names a {' and a '.join(sorted(kinds))}; `jaxmap locate "
+                           f"{query}` lists the primitives it reaches")
     if not prims and not defs and kind in RESULT_KINDS:
         kinds = {"primitive"} if index.primitive_ids(*spellings(query)) else set()
         kinds |= {d.kind.value for d in definitions(index, query)}
