@@ -37,6 +37,13 @@ def test_binds_lists_the_public_api_first_with_chains(capsys):
     assert publics == sorted(publics, reverse=True)
 
 
+def test_binds_public_without_all_is_a_usage_error(capsys):
+    """The default answer lists public functions only: --public narrows --all's."""
+    code, out, err = run(capsys, "binds", "psum_p", "--public")
+    assert_one_line_error(code, out, err)
+    assert code == 2 and "add --all" in err
+
+
 def test_binds_public_and_depth(capsys):
     public = run_json(capsys, "binds", "psum_p", "--all", "--public")["found"]
     assert {f["name"] for f in public} == {"jax.lax.psum", "jax.lax.pmean"}

@@ -23,7 +23,7 @@ from jaxmap.render.view import View
 
 
 def test_binds_reaches_the_public_api(installed_index):
-    public = {f.label for f in callgraph.binds(installed_index, "dot_general", public=True).found}
+    public = {f.label for f in callgraph.binds(installed_index, "dot_general").found}
     assert {"jax.numpy.einsum", "jax.lax.dot_general"} <= public
     psum = {f.label for f in callgraph.binds(installed_index, "psum").found}
     assert "jax.lax.psum" in psum

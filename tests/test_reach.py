@@ -24,7 +24,7 @@ def index(tmp_path_factory):
 @pytest.mark.parametrize("primitive", ["psum", "psum_p", "pmax", "mul"])
 def test_public_reach_is_what_binds_public_answers(index, primitive):
     found = reach.Reach(index).public(primitive)
-    answer = binds(index, primitive, public=True).found
+    answer = binds(index, primitive).found
     assert found.keys() == {r.label for r in answer}
     assert all(len(found[r.label]) == len(r.chain) for r in answer)  # shortest
 

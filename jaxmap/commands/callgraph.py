@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
 from jaxmap.commands.reading import Reading, read_primitive
-from jaxmap.errors import NotFound
+from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
 from jaxmap.models import (
     EXTERNAL,
@@ -138,6 +138,9 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
     function that reaches it, also through the rules other primitives' binds run and
     through interpreters, the default answer first; `public`: the public API only.
     `chains`: the text shows each chain even where more than a screen of them."""
+    if public and not everything:
+        raise ArgumentError("--public narrows --all's answer (the default one lists public "
+                            "functions only): add --all")
     walk = binder_walk(index, prim, depth)
     found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
              ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels,
