@@ -291,3 +291,17 @@ def test_a_removed_primitive_lists_each_rule_at_base_in_every_form(capsys, repo)
     rows = [line for line in out.splitlines() if line.startswith("| `exp` |")]
     assert len(rows) == 6 and all(f"(https://example.com/blob/{base}/{OPS}#L" in row
                                   for row in rows)
+
+
+def test_the_tests_of_a_changed_primitive_come_nearest_first(capsys, repo):
+    far = "from jax import lax\n\n\ndef _helper(x):\n  return _inner(x)\n\n\n" \
+          "def _inner(x):\n  return lax.cos(x)\n\n\ndef test_far():\n  _helper(1.0)\n"
+    near = "from jax import lax\n\n\ndef test_near():\n  lax.cos(1.0)\n"
+    names = "from jax._src.lax import ops\n\n\ndef test_names():\n  ops.cos_p.bind(1.0)\n"
+    commit(repo, {"tests/a_far_test.py": far, "tests/b_near_test.py": near,
+                  "tests/c_names_test.py": names}, "tests of cos")
+    ops = changed_files()[OPS].replace("ad.primitive_transposes[cos_p] = _cos_transpose\n", "")
+    commit(repo, {OPS: ops}, "cos loses its transpose")
+    document = review_json(capsys, repo)
+    assert document["tests"] == [{"primitive": "cos", "files": [
+        "tests/c_names_test.py", "tests/b_near_test.py", "tests/a_far_test.py"]}]

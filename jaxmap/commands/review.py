@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.commands import diff, message_diff, reach, rule_gaps
+from jaxmap.commands import diff, message_diff, reach, rule_gaps, test_links
 
 if TYPE_CHECKING:
     from jaxmap.models import Primitive
@@ -48,7 +48,7 @@ class SiblingGap(NamedTuple):
 
 class Coverage(NamedTuple):
     primitive: str
-    files: tuple[str, ...]  # test files exercising it at HEAD
+    files: tuple[str, ...]  # test files exercising it at HEAD, nearest first
 
 
 class Review(NamedTuple):
@@ -139,8 +139,13 @@ def _find(index: Index, label: str) -> Primitive | None:
 
 
 def _test_files(index: Index, label: str) -> tuple[str, ...]:
+    """The files of the primitive's tests, each ranked by its most direct test
+    (test_links: one naming or binding the primitive, then by the fewest calls to a
+    bind), then by name."""
     prim = _find(index, label)
-    return tuple(sorted({test.loc.file for test in prim.tests})) if prim else ()
+    if prim is None:
+        return ()
+    return tuple(dict.fromkeys(link.file for link in test_links.ranked_tests(index, prim)))
 
 
 def _gaps(before: Index, after: Index, changed: list[str]) -> list[SiblingGap]:
