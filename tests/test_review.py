@@ -305,3 +305,18 @@ def test_the_tests_of_a_changed_primitive_come_nearest_first(capsys, repo):
     document = review_json(capsys, repo)
     assert document["tests"] == [{"primitive": "cos", "files": [
         "tests/c_names_test.py", "tests/b_near_test.py", "tests/a_far_test.py"]}]
+
+
+def test_a_bare_not_implemented_raise_is_no_message(capsys, repo):
+    ops = changed_files()[OPS]
+    ops = ops.replace("def neg(x):\n", "def neg(x):\n  if x is None:\n    raise NotImplementedError\n")
+    ops = ops.replace("def cos(x):\n", "def cos(x):\n  if x is None:\n"
+                      "    raise NotImplementedError()  # not yet\n")
+    ops = ops.replace("def _exp(x):\n", "def _exp(x):\n  if x is None:\n"
+                      "    raise NotImplementedError('exp of None is not implemented')\n")
+    commit(repo, {OPS: ops}, "three NotImplementedError raises, one with a message")
+    for span, change, side in (("HEAD~1..HEAD", "added", "new"),
+                               ("HEAD..HEAD~1", "removed", "old")):
+        messages = review_json(capsys, repo, span)["messages"]
+        assert [(m["change"], m[side]["text"]) for m in messages] == \
+            [(change, "exp of None is not implemented")]
