@@ -2,9 +2,10 @@
 
 A repository gets a few slots (directories under the cache). A revision already in a
 slot is used as it is, so a warm BASE costs a stat check. Else the least recently used
-slot is brought to it: from the revision it holds, by writing the Python files the two
-differ in; or, when it holds none, as hard links to another slot's tree, whose index
-is copied for it, then the files that differ written. The indexer then parses only
+slot is brought to it, never one holding the range's other end (used longer ago, it
+would be laid again next): from the revision it holds, by writing the Python files
+the two differ in; or, when it holds none, as hard links to another slot's tree,
+whose index is copied for it, then the files that differ written. The indexer then parses only
 the files written (their stat changed), whatever the slot held. Files are replaced,
 never written in place, so a tree's links never change another slot's files.
 """
@@ -40,11 +41,12 @@ def indexes(repo: git.Repo, commits: list[str], open_tree=None) -> list[Index]:
     with locked(repo):
         home = repo_cache(repo)
         state = _read_state(home)
+        kept = _holding(home, state, commits)  # never brought to another commit
         chosen: dict[str, str] = {}
         try:
             for sha in commits:
                 if sha not in chosen:
-                    chosen[sha] = _slot_for(repo, home, state, sha, set(chosen.values()))
+                    chosen[sha] = _slot_for(repo, home, state, sha, kept | set(chosen.values()))
                     opened[sha] = open_tree(_tree(home, chosen[sha]))
         except BaseException:
             for index in opened.values():
@@ -151,6 +153,13 @@ def _link_tree(source: str, target: str) -> None:
                 os.link(os.path.join(directory, name), os.path.join(there, name))
             except OSError:
                 shutil.copy2(os.path.join(directory, name), os.path.join(there, name))
+
+
+def _holding(home: str, state: dict, commits: list[str]) -> set[str]:
+    """The slots whose trees hold one of `commits`: a range's HEAD is cached though
+    BASE is not, and the slot of the one laid first must not be the other's."""
+    return {slot for slot, held in state.items()
+            if held["commit"] in commits and os.path.isdir(_tree(home, slot))}
 
 
 def _least_used(state: dict, taken: set[str]) -> str:
