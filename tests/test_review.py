@@ -320,3 +320,19 @@ def test_a_bare_not_implemented_raise_is_no_message(capsys, repo):
         messages = review_json(capsys, repo, span)["messages"]
         assert [(m["change"], m[side]["text"]) for m in messages] == \
             [(change, "exp of None is not implemented")]
+
+
+def test_a_docstring_commit_after_the_slots_fill_solves_nothing(capsys, repo, monkeypatch):
+    review_json(capsys, repo)  # two slots: the base tree and the change
+    ops = changed_files()[OPS].replace("sin takes an array; got None", "sin needs an array")
+    ops = ops.replace("def cos(x):\n", 'def cos(x):\n  """Cosine.\n\n  Elementwise."""\n')
+    commit(repo, {OPS: ops}, "reworded again, and a docstring")
+    review_json(capsys, repo)  # the third slot; the next tree takes the oldest's
+    ops = ops.replace("  Elementwise.", "  Elementwise, on any array.\n\n  Exact.")
+    commit(repo, {OPS: ops}, "the docstring grows: HEAD's index is BASE's, its rows moved")
+
+    def solved(*_args, **_kwargs):
+        raise AssertionError("a docstring's commit solved the call graph again")
+
+    monkeypatch.setattr("jaxmap.flow.graph.call_graph", solved)
+    assert review_json(capsys, repo)["files"] == [OPS]
