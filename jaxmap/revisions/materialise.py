@@ -2,12 +2,14 @@
 
 A repository gets a few slots (directories under the cache). A revision already in a
 slot is used as it is, so a warm BASE costs a stat check. Else the least recently used
-slot is brought to it, never one holding the range's other end (used longer ago, it
-would be laid again next): from the revision it holds, by writing the Python files
-the two differ in; or, when it holds none, as hard links to another slot's tree,
-whose index is copied for it, then the files that differ written. The indexer then parses only
-the files written (their stat changed), whatever the slot held. Files are replaced,
-never written in place, so a tree's links never change another slot's files.
+slot that holds neither end of the range is brought to it: from the other end's tree
+where that is laid (the two differ by the change reviewed, so one that only moves
+lines only moves the index's rows), as hard links, the other end's index copied for
+it, then the files that differ written; else from the revision the slot holds, by
+writing the Python files the two differ in; else the same way from the tree used
+last. The indexer then parses only the files written (their stat changed), whatever
+the slot held. Files are replaced, never written in place, so a tree's links never
+change another slot's files.
 """
 
 from __future__ import annotations
@@ -168,8 +170,8 @@ def _link_tree(source: str, target: str) -> None:
 
 
 def _holding(home: str, state: dict, commits: list[str]) -> set[str]:
-    """The slots whose trees hold one of `commits`: a range's HEAD is cached though
-    BASE is not, and the slot of the one laid first must not be the other's."""
+    """The slots whose trees hold one of `commits`: none may be brought to another
+    (with HEAD cached and BASE new, BASE must not take HEAD's slot)."""
     return {slot for slot, held in state.items()
             if held["commit"] in commits and os.path.isdir(_tree(home, slot))}
 
