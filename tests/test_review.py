@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from revision_trees import base_files, changed_files, commit, git, make_repo
+from revision_trees import base_files, changed_files, commit, git, make_repo, primitive
 from test_cli import assert_one_line_error
 
 from jaxmap.cli import main
@@ -38,9 +38,11 @@ def test_a_change_reviewed_in_full(capsys, repo):
     assert document["base"]["commit"] == git(repo, "rev-parse", "HEAD~1").strip()
     assert document["files"] == ["jax/_src/lax/ops.py", "jax/lax/__init__.py"]
     assert document["primitives"] == {"added": ["tan"], "removed": [], "renamed": []}
-    (removed,) = document["rules"]
+    removed, *added = document["rules"]
     assert (removed["primitive"], removed["kind"], removed["change"]) == \
         ("cos", "lowering", "removed")
+    assert {(r["primitive"], r["change"]) for r in added} == {("tan", "added")}
+    assert len(added) == 5 and all(r["new"][0].startswith(f"{OPS}:") for r in added)
     assert removed["old"][0].startswith(f"{OPS}:") and removed["new"] == []
     reach = {(r["function"], r["change"]): r for r in document["reach"]}
     assert reach.keys() == {("jax.lax.tan", "started"), ("jax.lax.exp", "chain")}
@@ -67,7 +69,8 @@ def test_the_reverse_range_reads_as_the_opposite_change(capsys, repo):
     review_json(capsys, repo)
     document = review_json(capsys, repo, "HEAD..HEAD~1")
     assert document["primitives"]["removed"] == ["tan"]
-    assert [(r["primitive"], r["change"]) for r in document["rules"]] == [("cos", "added")]
+    assert [(r["primitive"], r["change"]) for r in document["rules"]] == \
+        [("cos", "added")] + [("tan", "removed")] * 5
     assert {(r["function"], r["change"]) for r in document["reach"]} == \
         {("jax.lax.tan", "stopped"), ("jax.lax.exp", "chain")}
 
@@ -134,7 +137,7 @@ def test_markdown_is_one_comment_with_links_at_each_side(capsys, repo):
 def test_text_says_each_finding_on_a_line(capsys, repo):
     code, out, _ = review(capsys, repo, "HEAD~1..HEAD")
     assert code == 0
-    assert "; primitives added 1, rules changed 1, reach changes 2" in out.splitlines()[0]
+    assert "; primitives added 1, rules changed 6, reach changes 2" in out.splitlines()[0]
     assert "  jax.lax.tan started reaching tan: jax.lax.tan -> tan_p.bind" in out
     assert "lacks a batching rule; 4 of its 4 siblings have one" in out
 
@@ -261,3 +264,75 @@ def test_the_ci_example_runs_the_review_it_posts(capsys, repo):
     code = main([*argv, "--repo", str(repo)])
     out, err = capsys.readouterr()
     assert code == 1 and out.startswith("<!-- jaxmap review -->"), err
+
+
+def test_a_removed_primitive_lists_each_rule_at_base_in_every_form(capsys, repo):
+    ops = changed_files()[OPS]
+    ops = ops.replace("def exp(x):\n  return _exp(x)\n\n\ndef _exp(x):\n  return exp_p.bind(x)\n",
+                      "").replace(primitive("exp"), "")
+    public = changed_files()["jax/lax/__init__.py"].replace("exp as exp, ", "")
+    commit(repo, {OPS: ops, "jax/lax/__init__.py": public}, "remove exp_p")
+    document = review_json(capsys, repo)
+    assert document["primitives"]["removed"] == ["exp"]
+    removed = [r for r in document["rules"] if r["primitive"] == "exp"]
+    assert {r["change"] for r in removed} == {"removed"} and len(removed) == 6
+    base_lines = git(repo, "show", f"HEAD~1:{OPS}").splitlines()
+    for rule in removed:
+        (place,) = rule["old"]
+        line = int(place.partition(" ")[0].rpartition(":")[2])
+        assert place.startswith(f"{OPS}:") and "exp_p" in base_lines[line - 1]
+        assert rule["new"] == []
+    assert "exp" not in document["uncovered"]
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD")
+    assert "rules removed (6):" in out and "  exp lowering: jax/_src/lax/ops.py:" in out
+    base = git(repo, "rev-parse", "HEAD~1").strip()
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown",
+                       "--link-base", "https://example.com/blob/")
+    rows = [line for line in out.splitlines() if line.startswith("| `exp` |")]
+    assert len(rows) == 6 and all(f"(https://example.com/blob/{base}/{OPS}#L" in row
+                                  for row in rows)
+
+
+def test_the_tests_of_a_changed_primitive_come_nearest_first(capsys, repo):
+    far = "from jax import lax\n\n\ndef _helper(x):\n  return _inner(x)\n\n\n" \
+          "def _inner(x):\n  return lax.cos(x)\n\n\ndef test_far():\n  _helper(1.0)\n"
+    near = "from jax import lax\n\n\ndef test_near():\n  lax.cos(1.0)\n"
+    names = "from jax._src.lax import ops\n\n\ndef test_names():\n  ops.cos_p.bind(1.0)\n"
+    commit(repo, {"tests/a_far_test.py": far, "tests/b_near_test.py": near,
+                  "tests/c_names_test.py": names}, "tests of cos")
+    ops = changed_files()[OPS].replace("ad.primitive_transposes[cos_p] = _cos_transpose\n", "")
+    commit(repo, {OPS: ops}, "cos loses its transpose")
+    document = review_json(capsys, repo)
+    assert document["tests"] == [{"primitive": "cos", "files": [
+        "tests/c_names_test.py", "tests/b_near_test.py", "tests/a_far_test.py"]}]
+
+
+def test_a_bare_not_implemented_raise_is_no_message(capsys, repo):
+    ops = changed_files()[OPS]
+    ops = ops.replace("def neg(x):\n", "def neg(x):\n  if x is None:\n    raise NotImplementedError\n")
+    ops = ops.replace("def cos(x):\n", "def cos(x):\n  if x is None:\n"
+                      "    raise NotImplementedError()  # not yet\n")
+    ops = ops.replace("def _exp(x):\n", "def _exp(x):\n  if x is None:\n"
+                      "    raise NotImplementedError('exp of None is not implemented')\n")
+    commit(repo, {OPS: ops}, "three NotImplementedError raises, one with a message")
+    for span, change, side in (("HEAD~1..HEAD", "added", "new"),
+                               ("HEAD..HEAD~1", "removed", "old")):
+        messages = review_json(capsys, repo, span)["messages"]
+        assert [(m["change"], m[side]["text"]) for m in messages] == \
+            [(change, "exp of None is not implemented")]
+
+
+def test_a_docstring_commit_after_the_slots_fill_solves_nothing(capsys, repo, monkeypatch):
+    review_json(capsys, repo)  # two slots: the base tree and the change
+    ops = changed_files()[OPS].replace("sin takes an array; got None", "sin needs an array")
+    ops = ops.replace("def cos(x):\n", 'def cos(x):\n  """Cosine.\n\n  Elementwise."""\n')
+    commit(repo, {OPS: ops}, "reworded again, and a docstring")
+    review_json(capsys, repo)  # the third slot; the next tree takes the oldest's
+    ops = ops.replace("  Elementwise.", "  Elementwise, on any array.\n\n  Exact.")
+    commit(repo, {OPS: ops}, "the docstring grows: HEAD's index is BASE's, its rows moved")
+
+    def solved(*_args, **_kwargs):
+        raise AssertionError("a docstring's commit solved the call graph again")
+
+    monkeypatch.setattr("jaxmap.flow.graph.call_graph", solved)
+    assert review_json(capsys, repo)["files"] == [OPS]

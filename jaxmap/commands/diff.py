@@ -48,18 +48,26 @@ _OWN_FUNCTION_MAX = 3
 
 
 def compare(old_label: str, old: list[Primitive], new_label: str,
-            new: list[Primitive]) -> IndexDiff:
+            new: list[Primitive], whole: bool = False) -> IndexDiff:
+    """The difference from `old` to `new`; with `whole`, the rules of each primitive
+    added or removed are listed too, as added (at their new places) or removed (at
+    their old ones)."""
     (old, old_left), (new, new_left) = _shipped(old), _shipped(new)
     pairs, added, removed = _match(old, new)
     renamed = _renamed(removed, added, old, new)
     label, old_label_of = _labeller(new), _labeller(old)
-    changes = []
-    for before, after in sorted(pairs + renamed, key=lambda pair: label(pair[1])):
-        changes += _rule_changes(label(after), before, after)
     gone = {id(before) for before, _ in renamed} | {id(after) for _, after in renamed}
-    return IndexDiff(old_label, new_label,
-                     tuple(sorted(label(p) for p in added if id(p) not in gone)),
-                     tuple(sorted(old_label_of(p) for p in removed if id(p) not in gone)),
+    added = [p for p in added if id(p) not in gone]
+    removed = [p for p in removed if id(p) not in gone]
+    compared = [(label(after), before, after) for before, after in pairs + renamed]
+    if whole:
+        compared += [(label(p), p._replace(rules=()), p) for p in added]
+        compared += [(old_label_of(p), p, p._replace(rules=())) for p in removed]
+    changes = []
+    for key, before, after in sorted(compared, key=lambda entry: entry[0]):
+        changes += _rule_changes(key, before, after)
+    return IndexDiff(old_label, new_label, tuple(sorted(map(label, added))),
+                     tuple(sorted(map(old_label_of, removed))),
                      tuple(changes), (old_left[0] + new_left[0], old_left[1] + new_left[1]),
                      tuple(sorted((old_label_of(b), label(a)) for b, a in renamed)))
 

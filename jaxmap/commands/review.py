@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.commands import diff, message_diff, reach, rule_gaps
+from jaxmap.commands import diff, message_diff, reach, rule_gaps, test_links
 
 if TYPE_CHECKING:
     from jaxmap.models import Primitive
@@ -48,7 +48,7 @@ class SiblingGap(NamedTuple):
 
 class Coverage(NamedTuple):
     primitive: str
-    files: tuple[str, ...]  # test files exercising it at HEAD
+    files: tuple[str, ...]  # test files exercising it at HEAD, nearest first
 
 
 class Review(NamedTuple):
@@ -72,7 +72,7 @@ def review(base: Side, before: Index, head: Side, after: Index,
     `moved_only`: the two hold the same rows but for their lines (session.only_moved),
     so no public reach can have changed, and none is walked."""
     old_prims, new_prims = before.primitives(), after.primitives()
-    primitives = diff.compare(base.label, old_prims, head.label, new_prims)
+    primitives = diff.compare(base.label, old_prims, head.label, new_prims, whole=True)
     primitives = primitives._replace(rules=tuple(_retargeted(c) for c in primitives.rules))
     changed = _changed(primitives)
     named = {_name(label) for label in [*changed, *primitives.removed]}
@@ -114,11 +114,12 @@ def _files(places: tuple[str, ...]) -> set[str]:
 
 
 def _changed(primitives: diff.IndexDiff) -> list[str]:
-    """HEAD's labels of the primitives added, renamed or with a rule changed."""
+    """HEAD's labels of the primitives added, renamed or with a rule changed (the
+    rules of a removed primitive are changed too, but it has no label at HEAD)."""
     labels = dict.fromkeys(primitives.added)
     labels.update(dict.fromkeys(new for _old, new in primitives.renamed))
     labels.update(dict.fromkeys(c.primitive for c in primitives.rules))
-    return sorted(labels)
+    return sorted(set(labels) - set(primitives.removed))
 
 
 def _name(label: str) -> str:
@@ -138,8 +139,13 @@ def _find(index: Index, label: str) -> Primitive | None:
 
 
 def _test_files(index: Index, label: str) -> tuple[str, ...]:
+    """The files of the primitive's tests, each ranked by its most direct test
+    (test_links: one naming or binding the primitive, then by the fewest calls to a
+    bind), then by name."""
     prim = _find(index, label)
-    return tuple(sorted({test.loc.file for test in prim.tests})) if prim else ()
+    if prim is None:
+        return ()
+    return tuple(dict.fromkeys(link.file for link in test_links.ranked_tests(index, prim)))
 
 
 def _gaps(before: Index, after: Index, changed: list[str]) -> list[SiblingGap]:

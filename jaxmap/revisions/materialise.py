@@ -2,11 +2,14 @@
 
 A repository gets a few slots (directories under the cache). A revision already in a
 slot is used as it is, so a warm BASE costs a stat check. Else the least recently used
-slot is brought to it: from the revision it holds, by writing the Python files the two
-differ in; or, when it holds none, as hard links to another slot's tree, whose index
-is copied for it, then the files that differ written. The indexer then parses only
-the files written (their stat changed), whatever the slot held. Files are replaced,
-never written in place, so a tree's links never change another slot's files.
+slot that holds neither end of the range is brought to it: from the other end's tree
+where that is laid (the two differ by the change reviewed, so one that only moves
+lines only moves the index's rows), as hard links, the other end's index copied for
+it, then the files that differ written; else from the revision the slot holds, by
+writing the Python files the two differ in; else the same way from the tree used
+last. The indexer then parses only the files written (their stat changed), whatever
+the slot held. Files are replaced, never written in place, so a tree's links never
+change another slot's files.
 """
 
 from __future__ import annotations
@@ -33,18 +36,21 @@ SLOTS = 3  # two sides of a review, and the one before: `A..B`, then `B..C`, is 
 def indexes(repo: git.Repo, commits: list[str], open_tree=None) -> list[Index]:
     """The index of each commit (at most SLOTS), with the call graph, open for reading:
     `open_tree(root)` (default: session.open_index with the graph) builds and opens one.
-    Each is built before the next tree is laid, so a new slot can start from its index."""
+    The commits a slot holds come first, and each is built before the next tree is
+    laid, so a new slot can start from the other end's tree and index."""
     if open_tree is None:
         open_tree = _open_with_graph
     opened: dict[str, Index] = {}
     with locked(repo):
         home = repo_cache(repo)
         state = _read_state(home)
+        kept = _holding(home, state, commits)  # never brought to another commit
+        held = {state[slot]["commit"] for slot in kept}
         chosen: dict[str, str] = {}
         try:
-            for sha in commits:
+            for sha in sorted(commits, key=lambda sha: sha not in held):
                 if sha not in chosen:
-                    chosen[sha] = _slot_for(repo, home, state, sha, set(chosen.values()))
+                    chosen[sha] = _slot_for(repo, home, state, sha, kept | set(chosen.values()))
                     opened[sha] = open_tree(_tree(home, chosen[sha]))
         except BaseException:
             for index in opened.values():
@@ -65,7 +71,7 @@ def _slot_for(repo: git.Repo, home: str, state: dict, sha: str, taken: set[str])
                  if held["commit"] == sha and os.path.isdir(_tree(home, s))), None)
     if slot is None:
         slot = _least_used(state, taken)
-        _bring(repo, home, state, slot, sha)
+        _bring(repo, home, state, slot, sha, taken)
     state[slot] = {"commit": sha, "used": time.time()}
     _write_state(home, state)
     return slot
@@ -98,17 +104,21 @@ def repo_cache(repo: git.Repo) -> str:
                         f"{stem}-{zlib.crc32(repo.git_dir.encode()):08x}")
 
 
-def _bring(repo: git.Repo, home: str, state: dict, slot: str, sha: str) -> None:
-    """Make `slot` hold commit `sha`, by the cheapest way open."""
+def _bring(repo: git.Repo, home: str, state: dict, slot: str, sha: str,
+           ends: set[str]) -> None:
+    """Make `slot` hold commit `sha`: from the tree of `ends` (the slots of the range's
+    other end) where one is laid, since the two differ by the change reviewed (one that
+    only moves lines then moves its index's rows, and solves nothing); else from the
+    revision the slot holds; else from the tree used last."""
     held = state.pop(slot, None)
     _write_state(home, state)  # a run that stops half way leaves the slot unclaimed
     tree = _tree(home, slot)
-    if held and os.path.isdir(tree):
+    near = _newest(home, state, ends)
+    if near is None and held and os.path.isdir(tree):
         _apply(repo, tree, git.changed_python_files(repo, held["commit"], sha))
         return
     shutil.rmtree(tree, ignore_errors=True)
-    sibling = max((s for s in state if os.path.isdir(_tree(home, s))),
-                  key=lambda s: state[s]["used"], default=None)
+    sibling = near or _newest(home, state, set(state))
     if sibling is None:
         _apply(repo, tree, git.python_files(repo, sha))
         return
@@ -118,6 +128,12 @@ def _bring(repo: git.Repo, home: str, state: dict, slot: str, sha: str) -> None:
         real = os.path.realpath(tree)
         store.copy_for_root(source, store.index_path(real), real)
     _apply(repo, tree, git.changed_python_files(repo, state[sibling]["commit"], sha))
+
+
+def _newest(home: str, state: dict, slots: set[str]) -> str | None:
+    """Of `slots`, the one used last whose tree is laid."""
+    return max((s for s in slots if s in state and os.path.isdir(_tree(home, s))),
+               key=lambda s: state[s]["used"], default=None)
 
 
 def _apply(repo: git.Repo, tree: str, blobs: list[git.Blob]) -> None:
@@ -151,6 +167,13 @@ def _link_tree(source: str, target: str) -> None:
                 os.link(os.path.join(directory, name), os.path.join(there, name))
             except OSError:
                 shutil.copy2(os.path.join(directory, name), os.path.join(there, name))
+
+
+def _holding(home: str, state: dict, commits: list[str]) -> set[str]:
+    """The slots whose trees hold one of `commits`: none may be brought to another
+    (with HEAD cached and BASE new, BASE must not take HEAD's slot)."""
+    return {slot for slot, held in state.items()
+            if held["commit"] in commits and os.path.isdir(_tree(home, slot))}
 
 
 def _least_used(state: dict, taken: set[str]) -> str:
