@@ -181,9 +181,10 @@ def verify(root: str | None, as_json: bool, show: int) -> None:
 @_root_option
 @click.option("--depth", default=1, show_default=True, type=click.IntRange(min=0),
               help="Steps from NAME to include.")
-@click.option("--format", "fmt", default="text", show_default=True,
-              type=click.Choice(GRAPH_FORMATS),
-              help="svg and png are drawn by Graphviz (`dot`), where it is installed.")
+@click.option("--format", "fmt", default=None, type=click.Choice(GRAPH_FORMATS),
+              help="svg and png are drawn by Graphviz (`dot`), where it is installed "
+                   "[default: FILE's suffix (.dot, .mmd, .graphml, .json, .svg, .png), "
+                   "else text].")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Write to FILE.")
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @click.option("--central", default=None, metavar="N", type=click.IntRange(min=1),
@@ -196,7 +197,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     modules."""
     if not name and not central:
         raise click.UsageError("give a NAME, or --central N")
-    fmt = "json" if as_json else fmt
+    fmt = "json" if as_json else fmt or _graph_format_of(output)
     if fmt in ("svg", "png") and not output:
         raise click.UsageError(f"--format {fmt} writes a picture: give -o FILE")
     if output:
@@ -225,8 +226,20 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
 
         atomic.write(output, graphs.picture(hood, fmt) if fmt in graphs.PICTURE_FORMATS
                      else graphs.render(hood, fmt) + "\n")
+        click.echo(f"wrote {output} ({fmt}: {len(hood.nodes)} nodes, {len(hood.edges)} "
+                   f"edges)", err=True)
         return
     click.echo(graphs.render(hood, fmt))
+
+
+_GRAPH_SUFFIXES = {".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".mermaid": "mermaid",
+                   ".graphml": "graphml", ".json": "json", ".svg": "svg", ".png": "png"}
+
+
+def _graph_format_of(output: str | None) -> str:
+    """The format `graph -o FILE` writes when --format is not given: FILE's suffix's."""
+    suffix = os.path.splitext(output)[1].lower() if output else ""
+    return _GRAPH_SUFFIXES.get(suffix, "text")
 
 
 # -- the commands of the command table (commands/registry.py) ----------------------

@@ -237,8 +237,13 @@ def test_graph_formats_and_output_file(capsys, tmp_path):
     inside_a_file = run(capsys, "graph", "psum", "-o", str(target / "in_a_file.txt"))
     assert_one_line_error(*inside_a_file)
     assert "give a directory" in inside_a_file[2]
-    code, _, _ = run(capsys, "graph", "psum", "-o", str(target), "--force")
-    assert code == 0 and " -has_rule-> rule:psum:" in target.read_text()  # text by default
+    target.write_text("")
+    code, _, err = run(capsys, "graph", "psum", "-o", str(target), "--force")
+    assert code == 0 and "<graphml" in target.read_text()  # the suffix's format
+    assert err.startswith(f"wrote {target} (graphml: ")
+    plain = tmp_path / "psum.txt"
+    code, _, _ = run(capsys, "graph", "psum", "-o", str(plain))
+    assert code == 0 and " -has_rule-> rule:psum:" in plain.read_text()  # text by default
 
 
 def test_index_counts_call_edges(capsys):
