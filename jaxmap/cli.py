@@ -156,6 +156,10 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         click.echo(render_json.index_document(report, messages, call_counts))
         return
     click.echo(text.index_report(report))
+    if snapshot_file:
+        click.echo(f"wrote {snapshot_file}: a snapshot of {report.primitives} primitives "
+                   f"(`jaxmap locate NAME --jax VERSION` reads it from indexes/ or "
+                   f"$JAXMAP_INDEXES)")
 
 
 @cli.command()

@@ -36,6 +36,7 @@ def run_json(capsys, *argv) -> dict:
 def test_snapshot_round_trip_answers_like_the_live_index(tmp_path, capsys):
     target = tmp_path / "jax-0.0.1.json.gz"
     assert main(["index", "--root", str(ROOT), "--snapshot", str(target)]) == 0
+    assert f"wrote {target}: a snapshot of " in capsys.readouterr().out
     assert target.read_bytes() == snapshot.export(open_index(ROOT))  # deterministic
     with open_index(ROOT) as live, snapshot.load(str(target)) as snap:
         assert snap.jax_version == live.jax_version == "0.0.1"

@@ -136,9 +136,12 @@ def index_report(report) -> str:
     """One line for an indexer.IndexReport."""
     state = "rebuilt" if report.rebuilt else ("updated" if report.changed else "up to date")
     solved = ", the call graph solved" if report.solved else ""
+    count = report.diagnostics
+    diagnostics = "no diagnostics" if not count else \
+        f"{count} diagnostic{'s' if count > 1 else ''} (`index --json` lists them)"
     return (f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
             f"removed{solved}), {report.primitives} primitives, {report.rules} rules, "
-            f"{report.diagnostics} diagnostics -> {report.path}")
+            f"{diagnostics} -> {report.path}")
 
 
 def skipped_files(skipped) -> str:
