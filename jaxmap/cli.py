@@ -157,9 +157,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         return
     click.echo(text.index_report(report))
     if snapshot_file:
-        click.echo(f"wrote {snapshot_file}: a snapshot of {report.primitives} primitives "
-                   f"(`jaxmap locate NAME --jax VERSION` reads it from indexes/ or "
-                   f"$JAXMAP_INDEXES)")
+        click.echo(text.snapshot_written(snapshot_file, report.primitives))
 
 
 @cli.command()
@@ -230,8 +228,7 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
 
         atomic.write(output, graphs.picture(hood, fmt) if fmt in graphs.PICTURE_FORMATS
                      else graphs.render(hood, fmt) + "\n")
-        click.echo(f"wrote {output} ({fmt}: {len(hood.nodes)} nodes, {len(hood.edges)} "
-                   f"edges)", err=True)
+        click.echo(text.graph_written(output, fmt, hood), err=True)
         return
     click.echo(graphs.render(hood, fmt))
 

@@ -77,6 +77,11 @@ def _a_docstring(text: str) -> str:
     return _into_neg(text, '  """Negation, as an edit documents it."""')
 
 
+def _module_docstring_reworded(text: str) -> str:
+    first = text.index('"""') + 3
+    return text[:first] + "Reworded by an edit: " + text[first:]
+
+
 # name -> (file, edit, what it leaves alone: "code" (it only moves code), "outline"
 # (it changes only a body the first phase does not read), or "" (neither)); the body
 # statement assigns a name nothing reads: the call graph stands (moves.unread_moves)
@@ -91,6 +96,8 @@ EDITS = {
     "a comment after a body in lax": (LAX, _a_comment_after_a_body, "code"),
     "a statement after a body in lax": (LAX, _an_unread_statement_after_a_body, "outline"),
     "a docstring in lax": (LAX, _a_docstring, "outline"),  # but its summary changes
+    "the module docstring of parallel reworded": (PARALLEL, _module_docstring_reworded,
+                                                  "code"),  # but its summary changes
 }
 
 
@@ -245,16 +252,25 @@ def test_the_fingerprints_tell_moved_code_from_changed_code(name):
     assert (before["outline"] == after["outline"]) is (left_alone in ("code", "outline"))
 
 
-def test_a_docstring_in_an_unread_body_is_more_than_a_move():
-    """The outline leaves the body out, docstring and all; the summary the first phase
-    keeps of it tells the facts apart, so the index resolves the file again."""
+def test_a_docstring_in_an_unread_body_moves_the_rows_and_sets_its_summary():
+    """The outline leaves the body out, docstring and all; the facts differ in the
+    summary the first phase keeps of it alone, so the rows move and it is set."""
     text = (MINIJAX / LAX).read_text()
     module = "jax._src.lax.lax"
-    before, after = (moves.first_phase(extract.extract(t.encode(), module))
-                     for t in (text, _a_docstring(text)))
-    assert moves.line_moves(before, after) is None
-    assert moves.line_moves(before, moves.first_phase(extract.extract(
-        _a_body_statement(text).encode(), module))) is not None
+    before, after = (extract.extract(t.encode(), module) for t in (text, _a_docstring(text)))
+    assert moves.line_moves(moves.first_phase(before), moves.first_phase(after)) is None
+    assert moves.outline_moves(before, after) is not None
+    line = text[:text.index("\ndef neg(")].count("\n") + 2
+    assert moves.summaries(before, after) == [
+        (f"{module}.neg", "function", line, "Negation, as an edit documents it.")]
+
+
+def test_a_reworded_docstring_keeps_the_call_graph(tmp_path, monkeypatch):
+    """What a docstring says is no code: the rows move, the summary is set, and the
+    next graph question solves nothing; every table equals a cold index's."""
+    path, _ = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _module_docstring_reworded)
+    _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
+    _graph_asked(tmp_path, monkeypatch, solves=False)
 
 
 def test_an_assignment_nothing_reads_keeps_the_call_graph(tmp_path, monkeypatch):
@@ -297,14 +313,19 @@ def test_the_fingerprint_reads_strings_as_strings():
     assert _code_digest(b"if a:\n    b\n") != _code_digest(b"if a:\nb\n")
 
 
-def test_a_blank_line_inside_a_docstring_is_told_by_the_facts():
-    """The fingerprint leaves blank lines out, inside strings too; the summary the
-    facts keep of a docstring tells the edit from a move where it shows."""
+def test_what_a_docstring_says_past_its_first_line_only_moves_code():
+    """The fingerprint leaves out what triple-quoted strings say; the facts keep a
+    docstring's first line alone, so lines added below it only move the code."""
     module = "jax._src.example"
     before = b'def f(x):\n    """One."""\n    return psum(x, "i")\n'
     after = b'def f(x):\n    """One.\n\n    Two."""\n    return psum(x, "i")\n'
     facts = [extract.extract(text, module) for text in (before, after)]
-    assert moves.line_moves(*facts) is None
+    assert facts[0]["code"] == facts[1]["code"]
+    assert moves.graph_moves(*facts)[3] == 5 and moves.summaries(*facts) == []
+    reworded = extract.extract(after.replace(b"One.", b"Uno."), module)
+    assert moves.line_moves(facts[1], reworded) is None  # its summary differs
+    assert moves.graph_moves(facts[1], reworded) is not None
+    assert moves.summaries(facts[1], reworded) == [(f"{module}.f", "function", 1, "Uno.")]
 
 
 def test_line_moves_read_off_the_facts():
@@ -403,7 +424,8 @@ def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
     path = indexer.build_index(tree).path
     before = _tables(path, facts=True)
-    assert not write.move_lines(path, [], {PARALLEL: {}}, {PARALLEL: {}}, {}, ({}, "1"))
+    assert not write.move_lines(path, [], ({PARALLEL: {}}, {}), {PARALLEL: {}}, {},
+                                ({}, "1"))
     assert _tables(path, facts=True) == before
 
 

@@ -204,7 +204,7 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     has_graph = state not in store.WITHOUT_ROWS
     parsed = dict(zip((s.path for s in sources),
                       worker.extract_files(root, sources, flow=graph)))
-    first, second = {}, {}
+    first, second, summaries = {}, {}, {}
     kept = dict(stale)
     for source in sources:  # each changed (in `stored`), or stale, or both
         after, lines = parsed[source.path][1], None
@@ -226,11 +226,12 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
             if lines is None:
                 return parsed
             first[source.path] = lines
+            summaries[source.path] = moves.summaries(stored[source.path][1], after)
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in sources]
     digests = {source.path: stats[source.path][2] for source in sources}
-    return None if store.move_lines(path, rows, first, second, kept, (digests, state)) \
-        else parsed
+    return None if store.move_lines(path, rows, (first, summaries), second, kept,
+                                    (digests, state)) else parsed
 
 
 def _had_flow(plan: _Plan) -> bool:

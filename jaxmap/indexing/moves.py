@@ -20,10 +20,11 @@ from typing import Any
 from jaxmap.flow.flowtext import ASSIGN, DEF
 
 # A string or a comment, whichever starts first: strings are consumed whole, so a `#`
-# inside one is not taken for a comment. (A prefix such as `rb` stays as code.)
+# inside one is not taken for a comment. (A prefix such as `rb` stays as code.) A
+# triple-quoted string (a docstring, mostly) is told apart: its words are left out.
 _STRING_OR_COMMENT = re.compile(
-    rb'(?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""' rb"|'''(?:[^'\\]|\\.|'(?!''))*'''"
-    rb'|"(?:[^"\\\n]|\\.)*"' rb"|'(?:[^'\\\n]|\\.)*')" rb"|(?P<comment>#[^\n]*)",
+    rb'(?P<long>"""(?:[^"\\]|\\.|"(?!""))*"""' rb"|'''(?:[^'\\]|\\.|'(?!''))*''')"
+    rb'|(?P<string>"(?:[^"\\\n]|\\.)*"' rb"|'(?:[^'\\\n]|\\.)*')" rb"|(?P<comment>#[^\n]*)",
     re.DOTALL)
 _BLANK = re.compile(rb"[ \t]*\n(?:[ \t]*\n)*")  # trailing spaces and the blank lines after
 
@@ -31,8 +32,9 @@ _BLANK = re.compile(rb"[ \t]*\n(?:[ \t]*\n)*")  # trailing spaces and the blank 
 def fingerprints(source: bytes, bodies=()) -> tuple[str, str]:
     """Digests of the code of `source` and of its outline, `source` without the given
     function bodies (skim.Body, each a run of whole lines): equal for two sources that
-    differ only in comments, blank lines and trailing spaces (inside strings too: what
-    a string says is in the facts, which `line_moves` compares whole)."""
+    differ only in comments, blank lines, trailing spaces and what triple-quoted
+    strings say (what a string says is in the facts where anything reads it, and
+    `line_moves` compares them whole, but for docstrings' summaries: `summaries`)."""
     code, outline, start = [], [], 0
     for body in sorted(bodies, key=lambda body: body.first):
         outside = _code(source[start:body.first])
@@ -44,7 +46,16 @@ def fingerprints(source: bytes, bodies=()) -> tuple[str, str]:
 
 
 def _code(text: bytes) -> bytes:
-    return _STRING_OR_COMMENT.sub(rb"\g<string>", text)
+    return _STRING_OR_COMMENT.sub(_kept, text)
+
+
+def _kept(match: re.Match) -> bytes:
+    """What the fingerprint keeps of a string or comment: a short string whole, a
+    triple-quoted one as its quotes alone (what it says, where the facts keep any of
+    it, they compare whole), a comment not at all."""
+    if match.group("long") is not None:
+        return match.group("long")[:3] * 2
+    return match.group("string") or b""
 
 
 def _digest(pieces: list[bytes]) -> str:
@@ -67,19 +78,36 @@ def first_phase(facts: dict) -> dict:
 def graph_moves(old: dict, new: dict) -> dict[int, int] | None:
     """Old line -> new line of every row read from two extractions of one file with its
     value flow's facts, where its code only moved or changed only in assignments nothing
-    reads; else None."""
+    reads or in docstrings; else None."""
     if old.get("code") == new.get("code"):
-        return line_moves(old, new)
+        return line_moves(_undocumented(old), _undocumented(new))
     return unread_moves(old, new)
 
 
 def outline_moves(old: dict, new: dict) -> dict[int, int] | None:
     """Old line -> new line of the rows of the index's first phase, read from two
     extractions of one file (with or without the value flow's facts) whose outline only
-    moved; else None."""
+    moved, or changed only in docstrings (`summaries` says how the rows change); else
+    None."""
     if old.get("outline") != new.get("outline"):
         return None
-    return line_moves(first_phase(old), first_phase(new))
+    return line_moves(_undocumented(first_phase(old)), _undocumented(first_phase(new)))
+
+
+def summaries(old: dict, new: dict) -> list[tuple[str, str, int, str | None]]:
+    """(qualified name, kind, new line, new summary) of each definition whose
+    docstring's first line differs between two extractions of one file that
+    `outline_moves` found only moved (the module's own at line 1)."""
+    module = new["module"]
+    found = [(module, "module", 1, new["doc"])] if old["doc"] != new["doc"] else []
+    return found + [(f"{module}.{after[1]}", after[2], after[3], after[5])
+                    for before, after in zip(old["defs"], new["defs"])
+                    if before[5] != after[5]]
+
+
+def _undocumented(facts: dict) -> dict:
+    """The facts with no docstring summary: the module's, and each definition's."""
+    return {**facts, "doc": None, "defs": [(*d[:5], None, *d[6:]) for d in facts["defs"]]}
 
 
 def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
@@ -94,7 +122,8 @@ def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
         return None
     unread = _unread(old), _unread(new)
     named = _names(old, unread[0]) | _names(new, unread[1])
-    return line_moves(_without(old, unread[0], named), _without(new, unread[1], named))
+    return line_moves(_undocumented(_without(old, unread[0], named)),
+                      _undocumented(_without(new, unread[1], named)))
 
 
 def _unread(facts: dict) -> dict[int, tuple]:

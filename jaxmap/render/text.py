@@ -144,6 +144,17 @@ def index_report(report) -> str:
             f"{diagnostics} -> {report.path}")
 
 
+def snapshot_written(path: str, primitives: int) -> str:
+    """Where `index --snapshot` wrote, and what reads it."""
+    return (f"wrote {path}: a snapshot of {primitives} primitives (`jaxmap locate NAME "
+            f"--jax VERSION` reads it from indexes/ or $JAXMAP_INDEXES)")
+
+
+def graph_written(path: str, fmt: str, hood) -> str:
+    """What `graph -o` wrote: a neighbourhood.Neighbourhood in format `fmt`."""
+    return f"wrote {path} ({fmt}: {len(hood.nodes)} nodes, {len(hood.edges)} edges)"
+
+
 def skipped_files(skipped) -> str:
     """A line for each Python file the index left out, and why."""
     return "\n".join(f"jaxmap: skipped {path}: {reason}" for path, reason in skipped)
