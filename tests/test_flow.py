@@ -1822,3 +1822,41 @@ def test_a_direct_value_the_sites_asked_deep_is_asked_again_from_the_top(monkeyp
         def relu(x): return x
         """})
     assert ("m.relu", "relu", RESOLVED, "m.bind_jit") in calls(res)  # what deco(relu) gives
+
+
+def test_a_field_set_from_a_parameter_cut_deep_is_read_again_when_asked_higher(monkeypatch):
+    # `prim.impl`, which `def_impl` sets to what each caller hands it, asked first two
+    # keys above the depth bound (as at the end of a long chain): `impl` is read there
+    # and `_a_impl` cut. Asked again from the top, both functions are found.
+    from jaxmap.flow import engine, graph
+    from jaxmap.flow.flow import FN, INSTANCE, Flow
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+    sources = {"m.py": """
+        class Primitive:
+          def def_impl(self, impl):
+            self.impl = impl
+        def _a_impl(x): return x
+        def _b_impl(x): return x
+        a_p = Primitive()
+        a_p.def_impl(_a_impl)
+        b_p = Primitive()
+        b_p.def_impl(_b_impl)
+        """}
+    asked = {}
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        flow = Flow(names, flows)
+        flow.sites()
+        monkeypatch.setattr(flow, "_stack", engine._MAX_DEPTH - 2)
+        asked["deep"] = flow.attribute((INSTANCE, "m.Primitive"), "impl")
+        monkeypatch.setattr(flow, "_stack", 0)
+        asked["top"] = flow.attribute((INSTANCE, "m.Primitive"), "impl")
+        return graph.call_graph(names, findings, definitions, flows, progress)
+
+    files = {path: extract(textwrap.dedent(text).encode(), *discover.module_name(path))
+             for path, text in sources.items()}
+    resolve(files, graph=call_graph)
+    functions = {(FN, "m._a_impl", "_a_impl"), (FN, "m._b_impl", "_b_impl")}
+    assert not functions <= asked["deep"]  # the cut
+    assert functions <= asked["top"]

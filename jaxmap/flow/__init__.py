@@ -12,7 +12,8 @@ and calls.py reads the rows off it. `Flow` is a memoised, demand-driven evaluato
 not a fixed point: a key's values are computed when a question first needs them; a
 key asked for again while it is being computed (a cycle) answers nothing, a chain of
 keys deeper than engine.py's bound is cut the same way, and what was computed past
-such a cut is memoised as it is. So its answers depend on the order in which the
+such a cut is memoised as it is (but for a field a method sets to its parameter, read
+again when asked from fewer keys deep: members.py). So its answers depend on the order in which the
 questions are asked (`ordered` keeps that order off the hash seed): calls.py asks
 them in one order, every call site first, then module by module in the tree's
 order, which each cold index repeats; the same tree gives the same rows.

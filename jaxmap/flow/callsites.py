@@ -84,6 +84,7 @@ class CallSites(Engine):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
             self._through_memo.clear()  # computed while the sites were not all known
+            self._cut_deep.clear()
             # A direct value the second pass found empty may be a chain it cut, asked as
             # deep in a question as it was reached (jit's lambda, read 15 keys deep,
             # returned nothing: no def an `@api.jit(static_argnames=...)` decorates held

@@ -49,6 +49,9 @@ class Engine(FlowFacts):
         self._through = True  # whether parameters hold what call sites hand them
         self._busy: set[tuple] = set()
         self._stack = 0
+        self._depth_cuts = 0  # how many times a chain was cut at the depth bound
+        # (mode, key) -> how deep it was asked, for each key a depth cut left part-known
+        self._cut_deep: dict[tuple, int] = {}
         self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
         self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
         self._traced: dict | None = None  # see traced()
@@ -135,8 +138,12 @@ class Engine(FlowFacts):
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._busy or self._stack >= _MAX_DEPTH:
-            return _EMPTY  # a cycle, or too deep: what is known so far (nothing)
+        if key in self._busy:
+            return _EMPTY  # a cycle: what is known so far (nothing)
+        if self._stack >= _MAX_DEPTH:
+            self._depth_cuts += 1
+            return _EMPTY  # too deep: the same
+        cuts = self._depth_cuts
         self._busy.add(key)
         self._stack += 1
         try:
@@ -147,7 +154,19 @@ class Engine(FlowFacts):
         # Most keys hold a set another key holds too (a name, the parameter it is
         # handed to, what a call returns): each is kept once.
         found = self._memo[key] = self._sets.setdefault(found, found)
+        if self._depth_cuts != cuts and self._stack:
+            self._cut_deep[(self._through, key)] = self._stack
         return found
+
+    def _forget_cut(self, key: tuple) -> None:
+        """Forget what a key holds where a chain cut at the depth bound left it
+        part-known, asked deeper in than now: asked again, it is computed again. For a
+        key whose answer is the same wherever it is asked (what every caller hands a
+        parameter); a key is computed again at most once for each depth."""
+        deep = self._cut_deep.get((self._through, key))
+        if deep is not None and self._stack < deep and key not in self._busy:
+            del self._cut_deep[(self._through, key)]
+            self._memo.pop(key, None)
 
     def _split(self, qualified: str) -> tuple[str, str]:
         module = self.names.module_of(qualified) or ""

@@ -62,6 +62,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         """Forget what was computed, and the parsed texts kept for reuse."""
         self._through_memo.clear()
         self._direct_memo.clear()
+        self._cut_deep.clear()
         self._sets.clear()
         self._of_names.clear()
         # each holds the flow: reference cycles, broken here

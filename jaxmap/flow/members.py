@@ -48,8 +48,10 @@ class Members(Engine):
                                 lambda: self._global(value[1], "", attr)) \
                 if value[1] in self.names.modules else _EMPTY
         if tag in (KLASS, INSTANCE):
-            return self._cached(("member", tag, value[1], attr),
-                                lambda: self._member(tag, value[1], attr))
+            key = ("member", tag, value[1], attr)
+            if (self._through, key) in self._cut_deep and self._set_from_parameter(value[1], attr):
+                self._forget_cut(key)
+            return self._cached(key, lambda: self._member(tag, value[1], attr))
         if tag == ARRAY:
             if not self.array_tables():  # (while they are read: an entry is not kept)
                 return _EMPTY
@@ -76,6 +78,8 @@ class Members(Engine):
                 break
         for klass in self.classes.mro(cls):
             for module, owner, value in self._attrs.get((klass, attr), ()):
+                if (module, owner, value) in self._params:  # `self.impl = impl`
+                    self._forget_cut(("name", module, owner, value))  # (scopes.py's key)
                 found |= self._value(module, owner, value)
         if tag == INSTANCE and (self._sites is not None or not self._building_sites):
             found |= self._field(cls, attr)  # as a parameter: what constructions hand it
@@ -93,6 +97,13 @@ class Members(Engine):
                 found |= {(BOUND, *v[1:]) if v[0] == FN else v
                           for v in self._value(module, owner, value)}
         return found
+
+    def _set_from_parameter(self, cls: str, attr: str) -> bool:
+        """Whether a method of a class up the MRO sets `attr` to one of its parameters
+        (`def def_impl(self, impl): self.impl = impl`): it holds what every caller hands
+        that method, wherever it is asked."""
+        return any(writer in self._params for klass in self.classes.mro(cls)
+                   for writer in self._attrs.get((klass, attr), ()))
 
     def _made_once(self, cls: str) -> bool:
         """Whether the tree makes one instance of a class of that name at most, as its
