@@ -239,9 +239,7 @@ def _missing(missing, path: PathFn) -> list[str]:
         lines.append(f"  {'has rules':<14} {', '.join(kinds) or 'none'}")
     else:
         lines.append(f"  {'primitive':<14} {missing.name}  (not defined in the indexed tree)")
-    for i, (name, file, line) in enumerate(missing.register_with):
-        label = "register with" if i == 0 else ""
-        lines.append(f"  {label:<14} {name}  {path(file)}:{line}")
+    lines += _registrations(missing)
     for i, s in enumerate(missing.siblings):
         label = "examples" if i == 0 else ""
         rule = f"  -> {s.function}" if s.function else ""
@@ -251,4 +249,20 @@ def _missing(missing, path: PathFn) -> list[str]:
         lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}")
     return lines
 
+
+def _registrations(missing) -> list[str]:
+    """The public registrations, each with its import; the private ones JAX's own
+    modules use only as that, never as the advice."""
+    lines = []
+    for i, reg in enumerate(missing.register_with):
+        label = "register with" if i == 0 else ""
+        lines.append(f"  {label:<14} {reg.call or reg.name}  ({reg.imports})")
+    if not missing.register_with:
+        lines.append(f"  {'register with':<14} (this jax exports no public registrar of "
+                     f"{missing.kind} rules)")
+    if missing.internal:
+        names = ", ".join(reg.name for reg in missing.internal)
+        lines.append(f"  {'JAX internally':<14} {names}  (private to JAX's own modules; "
+                     f"not for your code)")
+    return lines
 

@@ -62,6 +62,14 @@ class Index(GraphReads):
         return [_primitive(row, self._rules(row[0]))._replace(tests=self._tests(row[0]))
                 for row in rows]
 
+    def bound_by_namesakes(self) -> set[tuple[str, str]]:
+        """(module, name) of the primitives a public function of their own name binds
+        (`jax.lax.sin` binds sin_p): the ones users know by name."""
+        return set(self._conn.execute(
+            "SELECT p.module, p.name FROM binds b JOIN primitives p ON p.id = b.primitive_id "
+            "JOIN definitions d ON d.qualname = b.module || '.' || b.function "
+            "WHERE b.function = p.name AND d.id IN (SELECT definition_id FROM public_paths)"))
+
     def _rules(self, pid: int) -> list[Rule]:
         return [_rule(row) for row in self._conn.execute(
             f"SELECT {_RULE} FROM rules WHERE primitive_id = ? ORDER BY seq", (pid,))]
