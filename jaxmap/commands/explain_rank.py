@@ -1,5 +1,6 @@
 """The order of the sites that raise one wording: the one a pasted traceback passes
-through first, then the one the innermost JAX frame shown calls (directly, or through
+through first, then the one the public JAX function the user called reaches
+(explain_entry.py), then the one the innermost JAX frame shown calls (directly, or through
 one function it calls), then the one whose own text (or the text its callers pass it) the
 message quotes, then the one whose nearby names it quotes (`in_specs` of
 `_spec_rank_error(..., in_specs, fail)`). `concrete_or_error(None, x, "It arose in the
@@ -40,8 +41,10 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 class Ranker:
     """Orders sites for one exception of a traceback; reads each file once."""
 
-    def __init__(self, index: Index, raised: Raised, template: tuple[str, ...]):
+    def __init__(self, index: Index, raised: Raised, template: tuple[str, ...],
+                 path: set[int] | None = None):
         self.index, self.raised = index, raised
+        self.path = path or set()  # what the public function the user called reaches
         self.own = " ".join(template)
         self.message = raised.message
         self.machinery = transformations.called_in(
@@ -57,9 +60,16 @@ class Ranker:
 
     def _key(self, site) -> tuple:
         return (-agreement(self.raised.exception, site.exception, site.function),
-                distance(site, self.raised), -self._reached(site),
+                distance(site, self.raised), -self.on_path(site), -self._reached(site),
                 -self._found(self._call_text(site.file, site.line)), -self.quoted(site),
                 -self._names_quoted(site), self._unquoted(site), -self._ran(site))
+
+    def on_path(self, site) -> bool:
+        """Whether the public function the user called (explain_entry.py) reaches the
+        site's function: `jnp.arange`'s path goes through `concrete_or_error`, not
+        through `Tracer.tolist`."""
+        return bool(self.path) and not self.path.isdisjoint(
+            self.index.definition_ids(site.function))
 
     def _reached(self, site) -> int:
         """2 if the innermost JAX frame shown calls the site's function, 1 if it calls a

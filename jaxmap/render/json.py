@@ -331,6 +331,11 @@ def _explanation(found, path) -> dict:
         "user_frame": None if found.user is None else _frame(found.user, path),
         "called_by_jax": _called(found.called, path),
         "fix": None if found.fix is None else {"family": found.fix.name, "text": found.fix.fix},
+        "entry": None if found.entry is None else {
+            "spelled": found.entry.spelled, "public": found.entry.public,
+            "file": path(found.entry.file), "line": found.entry.line,
+            "called_at": _frame(found.entry.called_at, path), "shown": found.entry.shown,
+            "raised_by_on_path": found.on_path},
         "status": found.status.value, "exception": found.exception, "message": found.message,
         "sites": [_site(s, path) for s in found.sites],
         "raised_by": [_site(s, path) for s in found.raised_by],
