@@ -50,6 +50,11 @@ _FILES = {
         def arange(stop):
           return core.concrete_or_error(stop)
         ''',
+    "jax/_src/api.py": '''
+        def jit(fun):
+          return fun
+        ''',
+    "jax/__init__.py": "from jax._src.api import jit as jit\n",
     "jax/numpy/__init__.py": '''
         from jax._src.numpy.lax_numpy import arange as arange
         from jax._src.numpy.lax_numpy import zeros as zeros
@@ -75,7 +80,7 @@ _JAX = ('  File "/env/site-packages/jax/_src/numpy/lax_numpy.py", line 10, in ze
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     root = tmp_path_factory.mktemp("tree")
-    files = {**_FILES, "jax/__init__.py": "", "jax/_src/__init__.py": "",
+    files = {**_FILES, "jax/_src/__init__.py": "",
              "jax/_src/numpy/__init__.py": "", "jax/version.py": '_version = "0.9.0"\n'}
     for path, text in files.items():
         target = root / path
@@ -117,6 +122,13 @@ def test_a_line_with_two_jax_calls_names_none(index):
     paste = _USER.replace("jnp.zeros(n) + 1", "jnp.zeros(n) + jnp.arange(n)") + \
         _MESSAGE + _NOTE
     assert explain.explain(index, paste).entry is None
+
+
+def test_a_transformation_of_the_user_s_function_is_not_the_call(index):
+    paste = _USER.replace("jnp.zeros(n) + 1", "jax.jit(lambda n: int(n))(3)") + \
+        _MESSAGE + _NOTE
+    found = explain.explain(index, paste)
+    assert found.entry is None and found.on_path == 0
 
 
 def test_no_user_frame_names_no_call(index):

@@ -5,7 +5,9 @@ The function is the JAX frame right under the user's innermost frame, when its
 definition has a public path; it is named as the user's line spells it (`jnp.arange`,
 else its shortest public path). Where JAX removed its frames (the user's frame is the
 last one shown), it is the one call of the user's line that names a public JAX
-function, if the line has exactly one."""
+function, if the line has exactly one; a function that takes the user's function
+(`jax.jit(lambda n: ...)`, knowledge/transformations.py) is not that call: the error
+is the user's function's."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands import explain_user, lookup
 from jaxmap.errors import JaxmapError
+from jaxmap.knowledge.transformations import TAKE_FUNCTIONS
 
 if TYPE_CHECKING:
     from jaxmap.commands.tracebacks import Frame
@@ -84,7 +87,8 @@ def _from_line(index: Index, user: Frame) -> EntryCall | None:
     calls = {}
     for match in _CALL.finditer(user.code):
         spelled = match.group(1)
-        if "." not in spelled or spelled in calls:
+        if "." not in spelled or spelled in calls or \
+                spelled.rpartition(".")[2] in TAKE_FUNCTIONS:
             continue
         try:
             defs = [d for d in lookup.definitions(index, spelled) if d.public_paths]
