@@ -51,6 +51,7 @@ class Ranker:
             frame.code for frame in raised.frames if frame.jax_file is None)
         self._files: dict[str, list[str] | None] = {}
         self._callees: set[int] | None = None
+        self._ids: dict[str, list[int]] = {}
 
     def order(self, sites) -> list:
         """`sites` best first: the class agreeing, at or near a traceback frame, quoted
@@ -64,12 +65,18 @@ class Ranker:
                 -self._found(self._call_text(site.file, site.line)), -self.quoted(site),
                 -self._names_quoted(site), self._unquoted(site), -self._ran(site))
 
+    def _definition_ids(self, qualname: str) -> list[int]:
+        """The index's ids of `qualname`, asked once per name (each key reads them)."""
+        if qualname not in self._ids:
+            self._ids[qualname] = self.index.definition_ids(qualname)
+        return self._ids[qualname]
+
     def on_path(self, site) -> bool:
         """Whether the public function the user called (explain_entry.py) reaches the
         site's function: `jnp.arange`'s path goes through `concrete_or_error`, not
         through `Tracer.tolist`."""
         return bool(self.path) and not self.path.isdisjoint(
-            self.index.definition_ids(site.function))
+            self._definition_ids(site.function))
 
     def _reached(self, site) -> int:
         """2 if the innermost JAX frame shown calls the site's function, 1 if it calls a
@@ -78,7 +85,7 @@ class Ranker:
         callees = self._frame_callees()
         if not callees:
             return 0
-        ids = set(self.index.definition_ids(site.function))
+        ids = set(self._definition_ids(site.function))
         if ids & callees:
             return 2
         return int(any(row[0] in callees for row in self.index.callers(ids)[:_CALLERS]))
@@ -121,7 +128,7 @@ class Ranker:
         """How much of the message is text of the site's function, or of a call to it,
         that is not the message's template (characters)."""
         found = self._found(self._function_text(site.function))
-        ids = self.index.definition_ids(site.function)
+        ids = self._definition_ids(site.function)
         if ids:
             rows = self.index.callers(ids)[:_CALLERS]
             nodes = self.index.nodes({row[0] for row in rows})

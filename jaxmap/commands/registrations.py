@@ -78,9 +78,7 @@ def _call(short: str, entry: R.Registrar, holder: str, platform: str | None) -> 
 
 def _public_path(index: Index, qualified: str) -> str | None:
     """The shortest public path the definition `qualified` is exported under."""
-    paths = [p for d in index.definitions_named(qualified) if d.qualname == qualified
-             for p in d.public_paths]
-    return min(paths, key=lambda p: (len(p), p)) if paths else None
+    return next(iter(index.public_paths_of(qualified)), None)
 
 
 def _variable(name: str) -> str:

@@ -67,8 +67,15 @@ class Index(GraphReads):
         (`jax.lax.sin` binds sin_p): the ones users know by name."""
         return set(self._conn.execute(
             "SELECT p.module, p.name FROM binds b JOIN primitives p ON p.id = b.primitive_id "
-            "JOIN definitions d ON d.qualname = b.module || '.' || b.function "
-            "WHERE b.function = p.name AND d.id IN (SELECT definition_id FROM public_paths)"))
+            "AND p.name = b.function JOIN definitions d ON d.name = b.function "
+            "WHERE d.qualname = b.module || '.' || b.function AND EXISTS (SELECT 1 FROM "
+            "public_paths pp WHERE pp.definition_id = d.id)"))
+
+    def public_paths_of(self, qualname: str) -> list[str]:
+        """The public paths the definition `qualname` is exported under, shortest first."""
+        return [path for (path,) in self._conn.execute(
+            "SELECT p.path FROM public_paths p JOIN definitions d ON d.id = p.definition_id "
+            "WHERE d.qualname = ? ORDER BY length(p.path), p.path", (qualname,))]
 
     def _rules(self, pid: int) -> list[Rule]:
         return [_rule(row) for row in self._conn.execute(
