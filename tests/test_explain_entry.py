@@ -53,8 +53,12 @@ _FILES = {
     "jax/_src/api.py": '''
         def jit(fun):
           return fun
+
+
+        def typeof(x):
+          return x
         ''',
-    "jax/__init__.py": "from jax._src.api import jit as jit\n",
+    "jax/__init__.py": "from jax._src.api import jit as jit\nfrom jax._src.api import typeof as typeof\n",
     "jax/numpy/__init__.py": '''
         from jax._src.numpy.lax_numpy import arange as arange
         from jax._src.numpy.lax_numpy import zeros as zeros
@@ -129,6 +133,13 @@ def test_a_transformation_of_the_user_s_function_is_not_the_call(index):
         _MESSAGE + _NOTE
     found = explain.explain(index, paste)
     assert found.entry is None and found.on_path == 0
+
+
+def test_a_call_of_the_user_s_line_that_reaches_no_raise_is_not_named(index):
+    paste = _USER.replace("jnp.zeros(n) + 1", "jnp.arange(n) + 1") + _MESSAGE + _NOTE
+    assert explain.explain(index, paste).entry.spelled == "jnp.arange"
+    unrelated = _USER.replace("jnp.zeros(n) + 1", "jax.typeof(n)") + _MESSAGE + _NOTE
+    assert explain.explain(index, unrelated).entry is None
 
 
 def test_no_user_frame_names_no_call(index):

@@ -457,6 +457,9 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     diagnosis = missing_rules.not_linear(missing, before + raised.frames)
     present = missing_rules.has_rule(index, missing)
     raised_by = tuple(_raised_by(index, raised, sites, ranker))
+    if entry is not None and not entry.shown and \
+            not any(map(ranker.on_path, (*sites, *raised_by))):
+        entry = None  # read off the user's line, and it reaches no place that raises
     return Explanation(found.group().strip(), tuple(sites),
                        None if diagnosis or present else missing, raised_by,
                        raised.exception, Status.MATCHED, diagnosis, has_rule=present,

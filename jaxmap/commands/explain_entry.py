@@ -5,7 +5,9 @@ The function is the JAX frame right under the user's innermost frame, when its
 definition has a public path; it is named as the user's line spells it (`jnp.arange`,
 else its shortest public path). Where JAX removed its frames (the user's frame is the
 last one shown), it is the one call of the user's line that names a public JAX
-function, if the line has exactly one; a function that takes the user's function
+function, if the line has exactly one and it reaches a place that raises the
+message (explain.py checks: `jax.typeof(v)` on the line of a failing bind is not
+the call); a function that takes the user's function
 (`jax.jit(lambda n: ...)`, knowledge/transformations.py) is not that call: the error
 is the user's function's."""
 
