@@ -1,10 +1,10 @@
 """What a rule-missing message is about (explain's diagnoses): the primitive, the kind of
-rule, the public registrars that take it (registrations.py) and sibling primitives
-whose rule of that kind is a working example; where the rule is missing because it
-should not exist (a transpose rule of a primitive that is not linear), what the
-user's program did wrong; and where
-the index has the rule the message says is missing, where it is, and that the
-primitive bound was not this one."""
+rule, the public registrars that take it (registrations.py) and the nearest sibling
+primitives whose rule of that kind is a working example (rule_examples.py); where
+the rule is missing because it should not exist (a transpose rule of a primitive
+that is not linear), what the user's program did wrong; and where the index has the
+rule the message says is missing, where it is, and that the primitive bound was not
+this one."""
 
 from __future__ import annotations
 

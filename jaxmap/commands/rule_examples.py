@@ -51,10 +51,14 @@ def siblings(index: Index, prim: Primitive | None, kind: RuleKind,
             rule = min(rules, key=lambda r: not _copyable(r, public))
             candidates.append((tier, other, rule))
     ends = index.definitions_at({f.loc.file for _t, _o, r in candidates for f in r.functions})
-    ranked = sorted(candidates, key=lambda c: (
-        c[0], -_similarity(ways, _ways(c[1], kind)), not _copyable(c[2], public),
-        (c[1].module, c[1].name) not in known, not _elementwise(c[1]), _lines(c[2], ends),
-        len({r.kind for r in c[1].rules}), c[1].name))
+
+    def nearness(candidate) -> tuple:
+        tier, other, rule = candidate
+        return (tier, -_similarity(ways, _ways(other, kind)), not _copyable(rule, public),
+                (other.module, other.name) not in known, not _elementwise(other),
+                _lines(rule, ends), len({r.kind for r in other.rules}), other.name)
+
+    ranked = sorted(candidates, key=nearness)
     return tuple(Sibling(o.name, r.loc.file, r.loc.line, r.function.name if r.function
                          else None) for _t, o, r in ranked[:SHOWN])
 
