@@ -1,7 +1,8 @@
 """explain on pastes as users paste them (tests/fixtures/pastes/, written for these
 tests): pytest's report of three failures, a log with a warning's traceback before
 the error, an ANSI-coloured IPython traceback, a message whose filtering note is
-missing, a callback that raised, a chained custom_vjp error. Each is cut into its
+missing, a callback that raised, a chained custom_vjp error, jax 0.10.2's own
+traceback of `jnp.arange` on a traced value under jit. Each is cut into its
 tracebacks, each JAX one placed in JAX and pointed back at the user's line."""
 
 from __future__ import annotations
@@ -102,6 +103,26 @@ def test_a_message_without_its_note_is_still_jaxs(installed_index):
     assert found.called.via == BRANCH and not found.called.route
 
 
+def test_jnp_arange_of_a_traced_value_under_jit_names_the_user_s_call(installed_index):
+    """jax 0.10.2's own traceback (its default filtering) of `jnp.arange(n)` in a jitted
+    function: the answer starts from jnp.arange, and the raise it reaches comes first."""
+    from jaxmap.render import explain_text
+    from jaxmap.render.view import View
+
+    [found] = _explained(installed_index, "jit_arange_traced")
+    assert found.status == Status.MATCHED and found.fix.name == "concrete value needed"
+    entry = found.entry
+    assert (entry.spelled, entry.public, entry.shown) == ("jnp.arange", "jax.numpy.arange",
+                                                          True)
+    assert entry.file == "jax/_src/numpy/lax_numpy.py"
+    assert (entry.called_at.path, entry.called_at.line) == ("/home/me/project/arange.py", 6)
+    assert found.raised_by[0].function.endswith(".concrete_or_error")
+    assert 1 <= found.on_path < len(found.raised_by)
+    lines = explain_text.explanation((found,), View("")).splitlines()
+    assert lines[1].startswith("  raised from    jnp.arange(...): its argument must be "
+                               "concrete")
+
+
 def test_an_ansi_coloured_ipython_traceback(installed_index):
     [found] = _explained(installed_index, "ipython_ansi")
     assert found.status == Status.MATCHED and found.sites[0].function.endswith("_check_scalar")
@@ -140,7 +161,7 @@ def test_json_carries_segments_user_frame_fix_and_route(installed_index):
     assert set(first) == {  # as the README's schema lists them
         "segment", "label", "wording", "ran", "why_not_jax", "user_frame", "called_by_jax",
         "fix", "status", "exception", "message", "sites", "raised_by", "missing_rule",
-        "not_linear", "has_rule", "older", "closest"}
+        "not_linear", "has_rule", "older", "closest", "entry"}
     assert first["status"] == "user-code" and first["segment"] == 1
     assert first["called_by_jax"]["function"] == "host"
     assert first["called_by_jax"]["route"][-1]["file"] == "jax/_src/callback.py"

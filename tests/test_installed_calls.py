@@ -150,6 +150,8 @@ def test_explain_classic_missing_rules(installed_index, errors, kind):
     assert missing.kind == kind and missing.style == "classic"
     assert missing.name == "frob_without_rules" and missing.primitive is None
     assert missing.register_with and missing.siblings
+    assert all(r.public and not r.name.split(".")[-1].startswith("_")
+               for r in missing.register_with)
     assert all(s.file and s.line for s in missing.siblings)
     expected_flag = {"transpose": "--linear", "lowering": "--platform cpu"}.get(kind)
     assert missing.flag == expected_flag
@@ -162,7 +164,8 @@ def test_explain_hijax_missing_rules(installed_index, errors, kind):
     missing = found.missing
     assert (missing.kind, missing.style, missing.name) == (kind, "hijax", "Frob")
     assert missing.flag == "--style hijax"
-    assert all(name.startswith("hijax.") for name, _f, _l in missing.register_with)
+    assert missing.register_with
+    assert all(r.name.startswith("hijax.") and r.public for r in missing.register_with)
 
 
 def test_explain_reads_a_whole_traceback_from_stdin(installed_index, errors, capsys,

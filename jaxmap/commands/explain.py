@@ -27,10 +27,19 @@ from __future__ import annotations
 import enum
 import re
 from difflib import SequenceMatcher
+from itertools import takewhile
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.commands import explain_paste, explain_releases, explain_user, missing_rules, tracebacks
+from jaxmap.commands import (
+    explain_entry,
+    explain_paste,
+    explain_releases,
+    explain_user,
+    missing_rules,
+    tracebacks,
+)
 from jaxmap.commands.exception_classes import Agreement, agreement, builtin
+from jaxmap.commands.explain_entry import EntryCall
 from jaxmap.commands.explain_rank import Ranker
 from jaxmap.commands.explain_releases import OlderReleases
 from jaxmap.commands.explain_user import CALLBACK, CalledByJax
@@ -124,6 +133,8 @@ class Explanation(NamedTuple):
     wording: str | None = None  # the release whose wording matched
     ran: str | None = None  # the release the paste says it ran, if it says
     why_not_jax: str | None = None  # for NOT_JAX: why, in a few words
+    entry: EntryCall | None = None  # the public JAX function the user called
+    on_path: int = 0  # how many of `raised_by`, from the first, `entry` reaches
 
     @property
     def placed(self) -> bool:
@@ -438,15 +449,21 @@ def _words(pieces: tuple[str, ...]) -> list[str]:
 
 
 def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
-    ranker = Ranker(index, raised, pieces)
+    entry = explain_entry.entry_call(index, before + raised.frames)
+    path = explain_entry.reached(index, entry)
+    ranker = Ranker(index, raised, pieces, path)
     sites = ranker.order(sites)
     missing = missing_rules.missing_rule(index, pieces, found.groups()) if whole else None
     diagnosis = missing_rules.not_linear(missing, before + raised.frames)
     present = missing_rules.has_rule(index, missing)
+    raised_by = tuple(_raised_by(index, raised, sites, ranker))
+    if entry is not None and not entry.shown and \
+            not any(map(ranker.on_path, (*sites, *raised_by))):
+        entry = None  # read off the user's line, and it reaches no place that raises
     return Explanation(found.group().strip(), tuple(sites),
-                       None if diagnosis or present else missing,
-                       tuple(_raised_by(index, raised, sites, ranker)),
-                       raised.exception, Status.MATCHED, diagnosis, has_rule=present)
+                       None if diagnosis or present else missing, raised_by,
+                       raised.exception, Status.MATCHED, diagnosis, has_rule=present,
+                       entry=entry, on_path=len(list(takewhile(ranker.on_path, raised_by))))
 
 
 def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:

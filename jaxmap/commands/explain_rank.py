@@ -1,5 +1,6 @@
 """The order of the sites that raise one wording: the one a pasted traceback passes
-through first, then the one the innermost JAX frame shown calls (directly, or through
+through first, then the one the public JAX function the user called reaches
+(explain_entry.py), then the one the innermost JAX frame shown calls (directly, or through
 one function it calls), then the one whose own text (or the text its callers pass it) the
 message quotes, then the one whose nearby names it quotes (`in_specs` of
 `_spec_rank_error(..., in_specs, fail)`). `concrete_or_error(None, x, "It arose in the
@@ -40,14 +41,17 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 class Ranker:
     """Orders sites for one exception of a traceback; reads each file once."""
 
-    def __init__(self, index: Index, raised: Raised, template: tuple[str, ...]):
+    def __init__(self, index: Index, raised: Raised, template: tuple[str, ...],
+                 path: set[int] | None = None):
         self.index, self.raised = index, raised
+        self.path = path or set()  # what the public function the user called reaches
         self.own = " ".join(template)
         self.message = raised.message
         self.machinery = transformations.called_in(
             frame.code for frame in raised.frames if frame.jax_file is None)
         self._files: dict[str, list[str] | None] = {}
         self._callees: set[int] | None = None
+        self._ids: dict[str, list[int]] = {}
 
     def order(self, sites) -> list:
         """`sites` best first: the class agreeing, at or near a traceback frame, quoted
@@ -57,9 +61,22 @@ class Ranker:
 
     def _key(self, site) -> tuple:
         return (-agreement(self.raised.exception, site.exception, site.function),
-                distance(site, self.raised), -self._reached(site),
+                distance(site, self.raised), -self.on_path(site), -self._reached(site),
                 -self._found(self._call_text(site.file, site.line)), -self.quoted(site),
                 -self._names_quoted(site), self._unquoted(site), -self._ran(site))
+
+    def _definition_ids(self, qualname: str) -> list[int]:
+        """The index's ids of `qualname`, asked once per name (each key reads them)."""
+        if qualname not in self._ids:
+            self._ids[qualname] = self.index.definition_ids(qualname)
+        return self._ids[qualname]
+
+    def on_path(self, site) -> bool:
+        """Whether the public function the user called (explain_entry.py) reaches the
+        site's function: `jnp.arange`'s path goes through `concrete_or_error`, not
+        through `Tracer.tolist`."""
+        return bool(self.path) and not self.path.isdisjoint(
+            self._definition_ids(site.function))
 
     def _reached(self, site) -> int:
         """2 if the innermost JAX frame shown calls the site's function, 1 if it calls a
@@ -68,7 +85,7 @@ class Ranker:
         callees = self._frame_callees()
         if not callees:
             return 0
-        ids = set(self.index.definition_ids(site.function))
+        ids = set(self._definition_ids(site.function))
         if ids & callees:
             return 2
         return int(any(row[0] in callees for row in self.index.callers(ids)[:_CALLERS]))
@@ -111,7 +128,7 @@ class Ranker:
         """How much of the message is text of the site's function, or of a call to it,
         that is not the message's template (characters)."""
         found = self._found(self._function_text(site.function))
-        ids = self.index.definition_ids(site.function)
+        ids = self._definition_ids(site.function)
         if ids:
             rows = self.index.callers(ids)[:_CALLERS]
             nodes = self.index.nodes({row[0] for row in rows})

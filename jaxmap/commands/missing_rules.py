@@ -1,9 +1,10 @@
 """What a rule-missing message is about (explain's diagnoses): the primitive, the kind of
-rule, the registries that take it and sibling primitives whose rule of that kind is a
-working example; where the rule is missing because it should not exist (a transpose
-rule of a primitive that is not linear), what the user's program did wrong; and where
-the index has the rule the message says is missing, where it is, and that the
-primitive bound was not this one."""
+rule, the public registrars that take it (registrations.py) and the nearest sibling
+primitives whose rule of that kind is a working example (rule_examples.py); where
+the rule is missing because it should not exist (a transpose rule of a primitive
+that is not linear), what the user's program did wrong; and where the index has the
+rule the message says is missing, where it is, and that the primitive bound was not
+this one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands.lookup import spellings
+from jaxmap.commands.registrations import SHOWN, Registration, registrations
+from jaxmap.commands.rule_examples import Sibling, siblings
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import Primitive, Rule
 from jaxmap.models import RuleKind as K
@@ -28,16 +31,8 @@ _METHOD = re.compile(r"`(\w+)`")
 _CLASS = re.compile(r"<class '([^']+)'>")
 # `jaxmap new-primitive` options that generate the rule a message says is missing.
 _FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}"}
-_SIBLINGS = 3
 # The user's calls that transpose a function (in a traceback's source lines).
 _TRANSPOSING = re.compile(r"\b(?:linear_transpose|vjp|grad|value_and_grad|jacrev|hessian)\b")
-
-
-class Sibling(NamedTuple):
-    name: str
-    file: str  # where its rule of the missing kind is registered
-    line: int
-    function: str | None
 
 
 class MissingRule(NamedTuple):
@@ -46,9 +41,10 @@ class MissingRule(NamedTuple):
     name: str  # the primitive (or hijax class) as the message names it
     platforms: tuple[str, ...]
     primitive: Primitive | None  # None: not defined in the indexed tree
-    register_with: tuple[tuple[str, str, int], ...]  # (registry or method, file, line)
+    register_with: tuple[Registration, ...]  # the public registrars and registries
     siblings: tuple[Sibling, ...]
     flag: str | None
+    internal: tuple[Registration, ...] = ()  # the private ones JAX's own modules use
 
 
 class NotLinear(NamedTuple):
@@ -120,9 +116,12 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...]
     flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
     if flag and "{platform}" in flag:
         flag = flag.format(platform=platforms[0]) if platforms else None
-    return MissingRule(kind.value, style, name, platforms, prim,
-                       _registries(index, kind, style, methods),
-                       _siblings(index, prim, kind, platforms, style), flag)
+    public, internal = registrations(index, kind, style, methods, name,
+                                     prim.variable if prim else None, platforms)
+    examples = siblings(index, prim, kind, platforms, style,
+                        frozenset(r.name for r in public))
+    return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
+                       flag, internal)
 
 
 def _primitive(index: Index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:
@@ -145,51 +144,3 @@ def _platforms(pieces: tuple[str, ...], groups: tuple[str, ...]) -> tuple[str, .
         if "platform" in piece:
             return tuple(re.findall(r"[a-z_]+", group))
     return ()
-
-
-def _registries(index: Index, kind: K, style: str, methods: list[str]) -> tuple:
-    """Where to register a rule of `kind`: the registrars and registries of that kind
-    (or, for hijax, the methods to define), each with its file and line."""
-    if style == "hijax":
-        names = [f"{base}.{m}" for base in R.HI_PRIMITIVE_BASES + R.HIJAX_CLASS_BASES
-                 for m in methods]
-    else:
-        names = [n for n, entry in R.CALLS.items() if kind in entry.kinds]
-        names += [f"core.Primitive.{m}" for m, k in R.METHODS.items() if k == kind]
-        names += [n for n, k in R.REGISTRIES.items() if k == kind]
-    found = []
-    for short in names:
-        for qualified in R.expand(short):
-            place = index.place(qualified)
-            if place:
-                found.append((short, *place))
-                break
-    return tuple(found[:4])
-
-
-def _siblings(index: Index, prim: Primitive | None, kind: K, platforms: tuple[str, ...],
-              style: str) -> tuple[Sibling, ...]:
-    """Primitives of the same module (for one outside the tree: jax.lax's, or any hijax
-    class for a hijax one) with a rule of `kind` (for one of `platforms`), most similar
-    rule kinds first."""
-    def near(other: Primitive) -> bool:
-        if prim is not None:
-            return other.module == prim.module and other.name != prim.name
-        return other.style == "hijax" if style == "hijax" else \
-            other.module == R.EXAMPLE_MODULES[0]
-
-    have = {r.kind for r in prim.rules} if prim else set()
-    ranked = []
-    for other in index.primitives():
-        if not near(other):
-            continue
-        rules = [r for r in other.rules if r.kind == kind and (
-            not platforms or not (r.platforms or r.platform)
-            or set(platforms) & set(r.platforms or (r.platform,)))]
-        if rules:
-            kinds = {r.kind for r in other.rules}
-            similarity = len(kinds & have) / len(kinds | have) if have else 0.0
-            ranked.append((-similarity, other.name, rules[0]))
-    ranked.sort(key=lambda item: item[:2])
-    return tuple(Sibling(name, r.loc.file, r.loc.line, r.function.name if r.function else None)
-                 for _, name, r in ranked[:_SIBLINGS])

@@ -14,10 +14,12 @@ class Family(NamedTuple):
     name: str
     pattern: re.Pattern  # searched in `Class: message`
     fix: str
+    # what the JAX function the user called needs of its arguments, said after its name
+    needs: str = ""
 
 
-def _family(name: str, pattern: str, fix: str) -> Family:
-    return Family(name, re.compile(pattern, re.IGNORECASE | re.DOTALL), fix)
+def _family(name: str, pattern: str, fix: str, needs: str = "") -> Family:
+    return Family(name, re.compile(pattern, re.IGNORECASE | re.DOTALL), fix, needs)
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -46,7 +48,9 @@ FAMILIES: tuple[Family, ...] = (
             r"Array boolean indices must be concrete",
             "a shape, size, slice bound or Python int came from a traced value: pass it as a "
             "static argument (static_argnums), use lax.dynamic_slice for a traced start "
-            "with a fixed size, or give jnp.nonzero/jnp.where a static `size=`"),
+            "with a fixed size, or give jnp.nonzero/jnp.where a static `size=`",
+            "its shape, size and index arguments must be concrete (known while tracing), "
+            "not traced values"),
     _family("tracer converted to NumPy",
             r"TracerArrayConversionError|__array__\(\) method was called on traced array",
             "numpy (np.*) or a library built on it was handed a traced array: use the "
@@ -56,7 +60,9 @@ FAMILIES: tuple[Family, ...] = (
             r"is expected",
             "JAX needed a concrete value but had a tracer: make the value static "
             "(static_argnums/static_argnames, or compute it outside jit), or replace the "
-            "Python control flow over it with lax.cond/jnp.where"),
+            "Python control flow over it with lax.cond/jnp.where",
+            "its argument must be concrete (a Python or NumPy value known while tracing), "
+            "not a traced value"),
     _family("tracer leaked from a transform",
             r"UnexpectedTracerError|escaped tracer|leaked|Encountered an unexpected tracer",
             "a traced value outlived the transform that made it (stored in a global, an "

@@ -218,6 +218,9 @@ USER_ALIASES: dict[str, tuple[str, ...]] = {
 # Where REPO-MAP.md's "where to add things" prefers its examples from: the plain
 # primitives of jax.lax, rather than higher-order ones such as jit.
 EXAMPLE_MODULES = ("jax._src.lax.lax", "jax._src.lax.")
+# How a unary elementwise primitive is batched (`neg`, `sin`): the simplest primitives,
+# the examples `explain` offers a primitive outside the index first.
+ELEMENTWISE_BATCHING = ("batching.defvectorized",)
 
 # The stages of JAX's pipeline, for REPO-MAP.md: a heading, then the definitions (by
 # qualified-name suffix) that show where the stage lives. Names a version lacks are

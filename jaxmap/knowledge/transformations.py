@@ -32,6 +32,14 @@ MACHINERY: dict[str, tuple[str, ...]] = {
     "remat": ("remat", "checkpoint"),
 }
 
+# The public functions that take the user's function and call it (the
+# transformations above, control flow, custom rules, callbacks): on a line that also
+# defines that function (`jax.jit(lambda n: int(n))(3)`), an error is the function's,
+# not theirs.
+TAKE_FUNCTIONS = frozenset(MACHINERY) | {
+    "cond", "switch", "scan", "while_loop", "fori_loop", "map", "associative_scan",
+    "custom_jvp", "custom_vjp", "custom_vmap", "pure_callback", "io_callback", "callback"}
+
 # A call of one of them in a line of source: `jax.grad(`, `grad(`, `jax.jit(jax.vmap(f))`.
 _CALL = re.compile(r"(?<![\w])(" + "|".join(sorted(MACHINERY, key=len, reverse=True))
                    + r")\s*\(")

@@ -171,7 +171,7 @@ def _older(head: str, older, path: PathFn) -> str:
 
 
 def _matched(found, path: PathFn) -> str:
-    lines = [found.message]
+    lines = [found.message, *_entry(found, path)]
     # An exception class's __init__, or a helper that returns the exception, builds the
     # message; where it is raised follows.
     first = "built in" if found.raised_by or found.sites[0].returned else "raised at"
@@ -181,7 +181,8 @@ def _matched(found, path: PathFn) -> str:
                      f"{site.function}")
     for i, site in enumerate(found.raised_by[:_RAISED_BY]):
         label = "raised by" if i == 0 else ""
-        lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.function}")
+        on_path = f"  (on {found.entry.spelled}'s path)" if i < found.on_path else ""
+        lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.function}{on_path}")
     if len(found.raised_by) > _RAISED_BY:
         lines.append(f"  {'':<14} ({len(found.raised_by) - _RAISED_BY} more; --json has all)")
     if found.not_linear is not None:
@@ -191,6 +192,19 @@ def _matched(found, path: PathFn) -> str:
     elif found.missing is not None:
         lines += _missing(found.missing, path)
     return "\n".join(lines)
+
+
+def _entry(found, path: PathFn) -> list[str]:
+    """The public JAX function the user called, first: what the error is about."""
+    entry = found.entry
+    if entry is None:
+        return []
+    needs = f": {found.fix.needs}" if found.fix is not None and found.fix.needs else ""
+    at = entry.called_at
+    how = "" if entry.shown else " (read off your line; JAX removed its frames)"
+    return [f"  {'raised from':<{_LABEL}} {entry.spelled}(...){needs}",
+            f"  {'':<{_LABEL}} {entry.public}  {path(entry.file)}:{entry.line}, called at "
+            f"{at.path}:{at.line}{how}"]
 
 
 def _not_linear(diagnosis, path: PathFn) -> list[str]:
@@ -239,9 +253,7 @@ def _missing(missing, path: PathFn) -> list[str]:
         lines.append(f"  {'has rules':<14} {', '.join(kinds) or 'none'}")
     else:
         lines.append(f"  {'primitive':<14} {missing.name}  (not defined in the indexed tree)")
-    for i, (name, file, line) in enumerate(missing.register_with):
-        label = "register with" if i == 0 else ""
-        lines.append(f"  {label:<14} {name}  {path(file)}:{line}")
+    lines += _registrations(missing)
     for i, s in enumerate(missing.siblings):
         label = "examples" if i == 0 else ""
         rule = f"  -> {s.function}" if s.function else ""
@@ -251,4 +263,20 @@ def _missing(missing, path: PathFn) -> list[str]:
         lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}")
     return lines
 
+
+def _registrations(missing) -> list[str]:
+    """The public registrations, each with its import; the private ones JAX's own
+    modules use only as that, never as the advice."""
+    lines = []
+    for i, reg in enumerate(missing.register_with):
+        label = "register with" if i == 0 else ""
+        lines.append(f"  {label:<14} {reg.call or reg.name}  ({reg.imports})")
+    if not missing.register_with:
+        lines.append(f"  {'register with':<14} (this jax exports no public registrar of "
+                     f"{missing.kind} rules)")
+    if missing.internal:
+        names = ", ".join(reg.name for reg in missing.internal)
+        lines.append(f"  {'JAX internally':<14} {names}  (private to JAX's own modules; "
+                     f"not for your code)")
+    return lines
 

@@ -331,6 +331,11 @@ def _explanation(found, path) -> dict:
         "user_frame": None if found.user is None else _frame(found.user, path),
         "called_by_jax": _called(found.called, path),
         "fix": None if found.fix is None else {"family": found.fix.name, "text": found.fix.fix},
+        "entry": None if found.entry is None else {
+            "spelled": found.entry.spelled, "public": found.entry.public,
+            "file": path(found.entry.file), "line": found.entry.line,
+            "called_at": _frame(found.entry.called_at, path), "shown": found.entry.shown,
+            "raised_by_on_path": found.on_path},
         "status": found.status.value, "exception": found.exception, "message": found.message,
         "sites": [_site(s, path) for s in found.sites],
         "raised_by": [_site(s, path) for s in found.raised_by],
@@ -341,8 +346,8 @@ def _explanation(found, path) -> dict:
                 "name": missing.primitive.name, "file": path(missing.primitive.loc.file),
                 "line": missing.primitive.loc.line,
                 "rules": sorted({r.kind.value for r in missing.primitive.rules})},
-            "register_with": [{"name": n, "file": path(f), "line": li}
-                              for n, f, li in missing.register_with],
+            "register_with": [_registration(r, path) for r in missing.register_with],
+            "internal": [_registration(r, path) for r in missing.internal],
             "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,
                           "function": s.function} for s in missing.siblings],
             "new_primitive_flag": missing.flag},
@@ -356,6 +361,12 @@ def _explanation(found, path) -> dict:
             "successors": [_site(s, path) for s in older.successors]},
         "closest": [{"similarity": n.similarity, "template": n.template, **_site(n.site, path)}
                     for n in found.closest]}
+
+
+def _registration(registration, path) -> dict:
+    return {"name": registration.name, "file": path(registration.file),
+            "line": registration.line, "public": registration.public,
+            "call": registration.call, "imports": registration.imports}
 
 
 def _has_rule(diagnosis, path) -> dict:

@@ -62,6 +62,21 @@ class Index(GraphReads):
         return [_primitive(row, self._rules(row[0]))._replace(tests=self._tests(row[0]))
                 for row in rows]
 
+    def bound_by_namesakes(self) -> set[tuple[str, str]]:
+        """(module, name) of the primitives a public function of their own name binds
+        (`jax.lax.sin` binds sin_p): the ones users know by name."""
+        return set(self._conn.execute(
+            "SELECT p.module, p.name FROM binds b JOIN primitives p ON p.id = b.primitive_id "
+            "AND p.name = b.function JOIN definitions d ON d.name = b.function "
+            "WHERE d.qualname = b.module || '.' || b.function AND EXISTS (SELECT 1 FROM "
+            "public_paths pp WHERE pp.definition_id = d.id)"))
+
+    def public_paths_of(self, qualname: str) -> list[str]:
+        """The public paths the definition `qualname` is exported under, shortest first."""
+        return [path for (path,) in self._conn.execute(
+            "SELECT p.path FROM public_paths p JOIN definitions d ON d.id = p.definition_id "
+            "WHERE d.qualname = ? ORDER BY length(p.path), p.path", (qualname,))]
+
     def _rules(self, pid: int) -> list[Rule]:
         return [_rule(row) for row in self._conn.execute(
             f"SELECT {_RULE} FROM rules WHERE primitive_id = ? ORDER BY seq", (pid,))]

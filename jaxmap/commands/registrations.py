@@ -1,0 +1,99 @@
+"""Where to register a rule a message says is missing: the registrars and registries of
+its kind (knowledge/registrars.py) that the indexed jax exports publicly, each with the
+public path to import it from and the call that registers the rule for the primitive;
+apart, the private ones JAX's own modules use (`mlir._lowerings`), which are never the
+advice: a private name may change in any release."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from jaxmap.knowledge import registrars as R
+
+if TYPE_CHECKING:
+    from jaxmap.models import RuleKind
+    from jaxmap.store.read import Index
+
+SHOWN = 4  # public registrations listed
+
+
+class Registration(NamedTuple):
+    name: str  # as JAX's code writes it: `mlir.register_lowering`
+    file: str  # where it is defined
+    line: int
+    public: str | None  # the public path to import it from; None: private to JAX
+    call: str | None  # how to register the primitive's rule with it; None for hijax
+    imports: str | None  # the import that makes `name` its public path; None: private
+
+
+def registrations(index: Index, kind: RuleKind, style: str, methods: list[str],
+                  name: str, variable: str | None, platforms: tuple[str, ...]
+                  ) -> tuple[tuple[Registration, ...], tuple[Registration, ...]]:
+    """(the public registrations of `kind`; the private ones) for the
+    primitive `name` (held in `variable`, if known). A lowering for one platform is
+    registered for it; for several, one rule with no platform serves them all."""
+    holder = variable or _variable(name)
+    found = []
+    for short, call in _candidates(kind, style, methods, holder, platforms):
+        for qualified in R.expand(short):
+            place = index.place(qualified)
+            if place:
+                public = _public_path(index, qualified)
+                found.append(Registration(short, *place, public, call,
+                                          _import_line(short, public)))
+                break
+    return tuple(r for r in found if r.public), tuple(r for r in found if not r.public)
+
+
+def _candidates(kind: RuleKind, style: str, methods: list[str], holder: str,
+                platforms: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """(registrar or registry as JAX writes it, the call for `holder`) of `kind`."""
+    if style == "hijax":
+        return [(f"{base}.{m}", None) for base in R.HI_PRIMITIVE_BASES + R.HIJAX_CLASS_BASES
+                for m in methods]
+    platform = f"'{platforms[0]}'" if len(platforms) == 1 else None
+    found: list[tuple[str, str | None]] = [
+        (short, _call(short, entry, holder, platform))
+        for short, entry in R.CALLS.items() if kind in entry.kinds]
+    found += [(f"core.Primitive.{m}", f"{holder}.{m}(rule)")
+              for m, k in R.METHODS.items() if k == kind]
+    found += [(short, f"{short}[{holder}] = rule") for short, k in R.REGISTRIES.items()
+              if k == kind]
+    return found
+
+
+def _call(short: str, entry: R.Registrar, holder: str, platform: str | None) -> str:
+    """`ad.defbilinear(foo_p, rule_1, rule_2)`, `mlir.register_lowering(foo_p, rule,
+    platform='cpu')`: the primitive first, the rule functions where the registrar
+    takes them, the platform by keyword."""
+    args = [holder]
+    if entry.rule_arg is not None:
+        args += ["rule"] if entry.rule_count == 1 else \
+            [f"rule_{i}" for i in range(1, entry.rule_count + 1)]
+    if entry.platform_arg is not None and platform:
+        args.append(f"platform={platform}")
+    return f"{short}({', '.join(args)})"
+
+
+def _public_path(index: Index, qualified: str) -> str | None:
+    """The shortest public path the definition `qualified` is exported under."""
+    return next(iter(index.public_paths_of(qualified)), None)
+
+
+def _variable(name: str) -> str:
+    """The variable JAX's house style holds a primitive named `name` in: `foo_p`."""
+    return re.sub(r"\W", "_", name or "my_primitive") + "_p"
+
+
+def _import_line(name: str, public: str | None) -> str | None:
+    """`from jax.interpreters import mlir`: the import that makes `name`
+    (`mlir.register_lowering`) refer to its public path."""
+    if public is None:
+        return None
+    leaf, _, attr = name.partition(".")
+    module = public[:-len(attr) - 1] if public.endswith("." + attr) else \
+        public.rpartition(".")[0]
+    parent, _, last = module.rpartition(".")
+    return f"from {parent} import {leaf}" if last == leaf and parent else \
+        f"import {module} as {leaf}"

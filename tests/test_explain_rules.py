@@ -1,0 +1,264 @@
+"""explain's answer to a rule-missing message, on a small tree of its own: the examples
+are the nearest siblings (same module, same family, registered the same way, else a
+well-known simple one), never the alphabetically first; the registrars offered are
+the public ones, with the call to write."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from jaxmap.commands import explain
+from jaxmap.render import explain_text
+from jaxmap.render import json as render_json
+from jaxmap.render.view import View
+from jaxmap.session import open_index
+
+_PRIVATE = {
+    "jax/_src/core.py": '''
+        class Primitive:
+          def __init__(self, name):
+            self.name = name
+
+          def def_impl(self, impl):
+            return impl
+        ''',
+    "jax/_src/interpreters/ad.py": '''
+        primitive_jvps = {}
+
+
+        def defjvp(primitive, *jvprules):
+          primitive_jvps[primitive] = jvprules
+
+
+        def defjvp_zero(primitive):
+          primitive_jvps[primitive] = None
+
+
+        class JVPTrace:
+          def process_primitive(self, primitive):
+            raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
+        ''',
+    "jax/_src/interpreters/batching.py": '''
+        primitive_batchers = {}
+
+
+        def defvectorized(prim):
+          primitive_batchers[prim] = prim
+        ''',
+    "jax/_src/interpreters/mlir.py": '''
+        _lowerings = {}
+        _platform_specific_lowerings = {}
+
+
+        def register_lowering(prim, rule, platform=None):
+          if platform is None:
+            _lowerings[prim] = rule
+          else:
+            _platform_specific_lowerings[platform] = {prim: rule}
+
+
+        def lower_per_platform(name, platform):
+          raise NotImplementedError(
+              f"MLIR translation rule for primitive '{name}' not found for platform {platform}")
+        ''',
+}
+_PUBLIC = {
+    "jax/interpreters/__init__.py": "",
+    "jax/interpreters/ad.py": '''
+        from jax._src.interpreters.ad import defjvp as defjvp
+        from jax._src.interpreters.ad import primitive_jvps as primitive_jvps
+        ''',
+    "jax/interpreters/batching.py": '''
+        from jax._src.interpreters.batching import defvectorized as defvectorized
+        ''',
+    "jax/interpreters/mlir.py": '''
+        from jax._src.interpreters.mlir import _lowerings as _lowerings
+        from jax._src.interpreters.mlir import register_lowering as register_lowering
+        ''',
+    "jax/lax/__init__.py": '''
+        from jax._src.lax.lax import abs as abs
+        from jax._src.lax.lax import sign as sign
+        from jax._src.lax.lax import sin as sin
+        ''',
+}
+# JAX's plain primitives: `aaa` first by name but known by no public function; `abs`
+# with long rules; `sign` differentiated with a private registrar; `sin` short.
+_LAX = '''
+    from jax._src import core
+    from jax._src.interpreters import ad
+    from jax._src.interpreters import batching
+    from jax._src.interpreters import mlir
+
+
+    def _abs_jvp(g, x):
+      sign = x / x
+      sign = sign * 1
+      sign = sign + 0
+      return g * sign
+
+
+    def _abs_lowering(ctx, x):
+      y = x
+      y = y
+      y = y
+      return [y]
+
+
+    aaa_p = core.Primitive('aaa')
+    batching.defvectorized(aaa_p)
+    ad.defjvp(aaa_p, lambda g, x: g)
+    mlir.register_lowering(aaa_p, lambda ctx, x: [x])
+
+    abs_p = core.Primitive('abs')
+    batching.defvectorized(abs_p)
+    ad.primitive_jvps[abs_p] = _abs_jvp
+    mlir.register_lowering(abs_p, _abs_lowering)
+
+    sign_p = core.Primitive('sign')
+    batching.defvectorized(sign_p)
+    ad.defjvp_zero(sign_p)
+
+    sin_p = core.Primitive('sin')
+    batching.defvectorized(sin_p)
+    ad.defjvp(sin_p, lambda g, x: g * x)
+    mlir.register_lowering(sin_p, lambda ctx, x: [x])
+
+
+    def abs(x):
+      return abs_p.bind(x)
+
+
+    def sign(x):
+      return sign_p.bind(x)
+
+
+    def sin(x):
+      return sin_p.bind(x)
+    '''
+# A module whose primitive `chol` lacks a JVP rule: `eigh` (first by name, short rule)
+# is batched otherwise than chol; `svd` is batched as chol is.
+_LINALG = '''
+    from jax._src import core
+    from jax._src.interpreters import ad
+    from jax._src.interpreters import batching
+
+
+    def _batch(args, dims):
+      return args, dims
+
+
+    def _svd_jvp(g, x):
+      y = g
+      y = y * x
+      return y
+
+
+    chol_p = core.Primitive('chol')
+    batching.primitive_batchers[chol_p] = _batch
+
+    eigh_p = core.Primitive('eigh')
+    batching.defvectorized(eigh_p)
+    ad.defjvp(eigh_p, lambda g, x: g)
+
+    svd_p = core.Primitive('svd')
+    batching.primitive_batchers[svd_p] = _batch
+    ad.primitive_jvps[svd_p] = _svd_jvp
+    '''
+# A package whose modules each hold one primitive: `gather` lacks a JVP rule, its
+# family's `scatter` has one.
+_SPARSE = {
+    "jax/_src/sparse/__init__.py": "",
+    "jax/_src/sparse/gather.py": '''
+        from jax._src import core
+
+        gather_p = core.Primitive('gather')
+        gather_p.def_impl(lambda x: x)
+        ''',
+    "jax/_src/sparse/scatter.py": '''
+        from jax._src import core
+        from jax._src.interpreters import ad
+
+        scatter_p = core.Primitive('scatter')
+        scatter_p.def_impl(lambda x: x)
+        ad.defjvp(scatter_p, lambda g, x: g)
+        ''',
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tree")
+    files = {**_PRIVATE, **_PUBLIC, **_SPARSE, "jax/_src/lax/lax.py": _LAX,
+             "jax/_src/lax/linalg.py": _LINALG, "jax/__init__.py": "",
+             "jax/_src/__init__.py": "", "jax/_src/lax/__init__.py": "",
+             "jax/_src/interpreters/__init__.py": "",
+             "jax/version.py": '_version = "0.9.0"\n'}
+    for path, text in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    old = os.environ.get("JAXMAP_CACHE_DIR")
+    os.environ["JAXMAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    try:
+        found = open_index(str(root), graph=True)
+    finally:
+        os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
+            os.environ.__setitem__("JAXMAP_CACHE_DIR", old)
+    yield found
+    found.close()
+
+
+def _missing(index, message: str):
+    found = explain.explain(index, "NotImplementedError: " + message)
+    assert found.missing is not None, found
+    return found.missing
+
+
+@pytest.mark.parametrize(("message", "examples"), [
+    # the user's own primitive: a well-known, simple one first, not `aaa`
+    ("Differentiation rule for 'my_prim' not implemented", ["sin", "abs", "aaa"]),
+    ("MLIR translation rule for primitive 'my_prim' not found for platform cpu",
+     ["sin", "abs", "aaa"]),
+    # the same module first, the sibling batched the same way before the shorter one
+    ("Differentiation rule for 'chol' not implemented", ["svd", "eigh", "sin"]),
+    # the same family (package) before JAX's plain primitives
+    ("Differentiation rule for 'gather' not implemented", ["scatter", "sin", "abs"]),
+])
+def test_the_examples_are_the_nearest_siblings(index, message, examples):
+    assert [s.name for s in _missing(index, message).siblings] == examples
+
+
+def test_a_lowering_is_registered_with_the_public_api_for_the_platform_named(index):
+    missing = _missing(
+        index, "MLIR translation rule for primitive 'my_prim' not found for platform cpu")
+    [public] = missing.register_with
+    assert public.name == "mlir.register_lowering"
+    assert public.public == "jax.interpreters.mlir.register_lowering"
+    assert public.call == "mlir.register_lowering(my_prim_p, rule, platform='cpu')"
+    assert public.imports == "from jax.interpreters import mlir"
+    assert {r.name for r in missing.internal} == {"mlir._lowerings",
+                                                  "mlir._platform_specific_lowerings"}
+    found = explain.explain(index, "MLIR translation rule for primitive 'my_prim' not "
+                                   "found for platform cpu")
+    text = explain_text.explanation((found,), View(""))
+    advice = text.split("JAX internally")[0]
+    assert "register_lowering(my_prim_p" in advice and "_lowerings" not in advice
+    document = json.loads(render_json.explanation_document((found,), View("")))
+    assert [r["call"] for r in document["missing_rule"]["register_with"]] == [public.call]
+
+
+def test_a_private_registrar_is_never_the_advice(index):
+    missing = _missing(index, "Differentiation rule for 'my_prim' not implemented")
+    assert [r.name for r in missing.register_with] == ["ad.defjvp", "ad.primitive_jvps"]
+    assert [r.call for r in missing.register_with] == [
+        "ad.defjvp(my_prim_p, rule)", "ad.primitive_jvps[my_prim_p] = rule"]
+    assert [r.name for r in missing.internal] == ["ad.defjvp_zero"]
+
+
+def test_a_primitive_of_the_index_is_registered_through_its_own_variable(index):
+    missing = _missing(index, "Differentiation rule for 'chol' not implemented")
+    assert missing.register_with[0].call == "ad.defjvp(chol_p, rule)"
