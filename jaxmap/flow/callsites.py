@@ -10,11 +10,14 @@ function outside tests (`handing`): what library code holds never depends on tes
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from jaxmap.flow.engine import CALLABLE, FIELDS, Engine
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, parse_text
 from jaxmap.indexing.extract import is_test_module
+
+in_tests = lru_cache(maxsize=None)(is_test_module)  # asked for each site a parameter reads
 
 
 class CallSites(Engine):
@@ -48,9 +51,9 @@ class CallSites(Engine):
         a test, cut (engine.py), would leave library values short of what library
         code alone gives them."""
         found = self.sites().get((self._qual(module, owner), def_name), [])
-        if tests or is_test_module(module):
+        if tests or in_tests(module):
             return found
-        return [site for site in found if not is_test_module(site[0])]
+        return [site for site in found if not in_tests(site[0])]
 
     def _argument(self, module: str, owner: str, def_name: str, index: int, param: str,
                   tests: bool = False) -> set:
