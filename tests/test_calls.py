@@ -181,6 +181,25 @@ def test_a_test_hands_nothing_to_a_library_function_and_its_own_helpers_all():
     assert edges(res, "tests.test_lib.test_it")["lib.apply"] == (RESOLVED, "lib.apply")
 
 
+def test_a_test_sets_no_field_of_a_library_dataclass():
+    res = resolve_sources({
+        "lib.py": """
+            from typing import NamedTuple
+            class Impl(NamedTuple):
+              fn: object
+            def _twice(x): return x
+            DEFAULT = Impl(_twice)
+            def run(impl: Impl): return impl.fn(1)
+            """,
+        "tests/test_lib.py": """
+            import lib
+            def _other(x): return x
+            def test_it():
+              lib.run(lib.Impl(_other))
+            """})
+    assert edges(res, "lib.run") == {"impl.fn": (RESOLVED, "lib._twice")}
+
+
 def test_a_call_that_cannot_be_told_is_kept_with_its_text():
     res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
     assert [(text, status) for _c, _t, text, status, *_ in res.calls] == \
