@@ -164,6 +164,42 @@ def test_tests_reach_primitives_through_other_modules_and_own_helpers():
     assert [(t[1], t[2]) for t in res.tests] == [("test_it", "tests/test_lib.py")]
 
 
+def test_a_test_hands_nothing_to_a_library_function_and_its_own_helpers_all():
+    res = resolve_sources({
+        "lib.py": CORE + "p = core.Primitive('p')\ndef apply(fun, x): return fun(x)\n",
+        "tests/test_lib.py": """
+            import lib
+            def _double(x): return lib.p.bind(x)
+            def _run(fun): return fun(2)
+            def test_it():
+              lib.apply(_double, 1)
+              _run(_double)
+            """})
+    assert edges(res, "lib.apply") == {"fun": (UNRESOLVED, None)}
+    assert binders(res, "p") == {("tests.test_lib._double", None)}
+    assert edges(res, "tests.test_lib._run")["fun"] == (RESOLVED, "tests.test_lib._double")
+    assert edges(res, "tests.test_lib.test_it")["lib.apply"] == (RESOLVED, "lib.apply")
+
+
+def test_a_test_sets_no_field_of_a_library_dataclass():
+    res = resolve_sources({
+        "lib.py": """
+            from typing import NamedTuple
+            class Impl(NamedTuple):
+              fn: object
+            def _twice(x): return x
+            DEFAULT = Impl(_twice)
+            def run(impl: Impl): return impl.fn(1)
+            """,
+        "tests/test_lib.py": """
+            import lib
+            def _other(x): return x
+            def test_it():
+              lib.run(lib.Impl(_other))
+            """})
+    assert edges(res, "lib.run") == {"impl.fn": (RESOLVED, "lib._twice")}
+
+
 def test_a_call_that_cannot_be_told_is_kept_with_its_text():
     res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
     assert [(text, status) for _c, _t, text, status, *_ in res.calls] == \

@@ -87,8 +87,7 @@ class Arrays(Engine):
                     p == name and annotation for p, _d, annotation in parameters(params)):
                 continue
             handed = []
-            for m, o, positional, keywords, first in self._sites.get(
-                    (self._qual(module, owner), def_name), ()):
+            for m, o, positional, keywords, first in self.handing(module, owner, def_name):
                 named = [text for keyword, text in keywords if keyword == name]
                 text = named[0] if named else positional[index - first] \
                     if 0 <= index - first < len(positional) else None
@@ -272,8 +271,8 @@ class Arrays(Engine):
     def traced(self) -> dict[tuple, list]:
         """(owner, def name) -> [(how many leading positional parameters a partial
         binds, what the tracer puts in the others: R.TRACERS)] of each function handed
-        to a JAX tracer (`mlir.lower_fun(f)`, a loop's body). Read once the call sites
-        are all known (before, nothing)."""
+        to a JAX tracer (`mlir.lower_fun(f)`, a loop's body), tests' own too. Read once
+        the call sites are all known (before, nothing)."""
         if self._traced is None:
             if self._building_sites:
                 return {}
@@ -288,7 +287,7 @@ class Arrays(Engine):
                     param = next((p for p, i in parameter_names(signature[2]) if i == index),
                                  "")
                     for value in ordered(self._in_mode(True, self._argument, module, name,
-                                                       name, index, param)):
+                                                       name, index, param, True)):
                         bound = 0
                         while value[0] == PARTIAL_OF:
                             value, bound = value[1], bound + value[2]

@@ -3,16 +3,21 @@ them (flow.py): `sites` reads every call of the tree once (`partial(f, a)` hands
 `a`; constructing a dataclass hands its fields), in two passes, so that no value is
 computed from a part of them; a parameter holds what its sites hand it (`_argument`),
 or, where parameters do not hold what call sites hand them, what the one site of a
-private function hands it (`_handed_once`).
+private function hands it (`_handed_once`). A site in a test module hands nothing to a
+function outside tests (`handing`): what library code holds never depends on tests.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from jaxmap.flow.engine import CALLABLE, FIELDS, Engine
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, parse_text
+from jaxmap.indexing.extract import is_test_module
+
+in_tests = lru_cache(maxsize=None)(is_test_module)  # asked for each site a parameter reads
 
 
 class CallSites(Engine):
@@ -29,8 +34,7 @@ class CallSites(Engine):
         if self._sites is None or not def_name.startswith("_") or def_name.endswith("__"):
             return False
         handing = 0
-        for _m, _o, positional, keywords, first in self._sites.get(
-                (self._qual(module, owner), def_name), ()):
+        for _m, _o, positional, keywords, first in self.handing(module, owner, def_name):
             if 0 <= index - first < len(positional) \
                     or any(keyword == param for keyword, _text in keywords):
                 handing += 1
@@ -38,11 +42,25 @@ class CallSites(Engine):
                     return False
         return handing == 1
 
-    def _argument(self, module: str, owner: str, def_name: str, index: int, param: str) -> set:
-        """What the call sites of a function hand its parameter `index` (named `param`)."""
-        target = (self._qual(module, owner), def_name)
+    def handing(self, module: str, owner: str, def_name: str, tests: bool = False) -> list:
+        """The sites of `sites()` that hand a function (of `owner` in `module`, or a
+        class's fields: FIELDS) its arguments: those in test modules only where it is a
+        test's own, or with `tests`. A test hands a library function its helpers and
+        their returns (`lax.scan(f, ...)` in a test): were they what the library's
+        parameters hold, library values would depend on tests, and a cycle through
+        a test, cut (engine.py), would leave library values short of what library
+        code alone gives them."""
+        found = self.sites().get((self._qual(module, owner), def_name), [])
+        if tests or in_tests(module):
+            return found
+        return [site for site in found if not in_tests(site[0])]
+
+    def _argument(self, module: str, owner: str, def_name: str, index: int, param: str,
+                  tests: bool = False) -> set:
+        """What the call sites of a function hand its parameter `index` (named `param`);
+        those in tests only to a test's own function, or with `tests` (`handing`)."""
         found: set[tuple] = set()
-        for m, o, positional, keywords, first in self.sites().get(target, ()):
+        for m, o, positional, keywords, first in self.handing(module, owner, def_name, tests):
             position = index - first
             named = [text for keyword, text in keywords if keyword == param]
             if named:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from jaxmap.flow.arrays import Arrays
 from jaxmap.flow.boundcalls import BoundCalls
 from jaxmap.flow.callresults import CallResults
-from jaxmap.flow.callsites import CallSites
+from jaxmap.flow.callsites import CallSites, in_tests
 from jaxmap.flow.containers import Containers
 from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
@@ -71,3 +71,4 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         split_arguments.cache_clear()
         ordered_key.cache_clear()
         parameters.cache_clear()
+        in_tests.cache_clear()

@@ -150,7 +150,7 @@ class Members(Engine):
         if attr not in fields:
             return set()
         index, found = fields.index(attr), set[tuple]()
-        for m, o, positional, keywords, first in self.sites().get((cls, FIELDS), ()):
+        for m, o, positional, keywords, first in self.handing(*self._split(cls), FIELDS):
             named = [text for keyword, text in keywords if keyword == attr]
             if named:
                 found |= self._value(m, o, named[0])
