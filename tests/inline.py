@@ -4,15 +4,18 @@
     rules(res, "p") == [("impl", None, "_impl")]
 
 Sources are dedented; module names come from their paths, as in a real tree.
+`indexed_tree` writes them to a tree and opens its index, call graph and all.
 """
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 from jaxmap.flow.graph import call_graph
 from jaxmap.indexing import discover, extract
 from jaxmap.indexing.resolve import Resolution, resolve
+from jaxmap.session import open_index
 from jaxmap.store.records import PrimitiveRecord
 
 
@@ -34,3 +37,20 @@ def rules(resolution: Resolution, name: str) -> list[tuple[str, str | None, str 
     """(kind, platform, rule function name) of each rule of primitive `name`."""
     return [(r.kind, r.platform, r.function and r.function.name)
             for r in primitive(resolution, name).rules]
+
+
+def indexed_tree(tmp_path_factory, sources: dict[str, str]):
+    """The open index, with its call graph, of a new tree of `sources` (path -> text,
+    dedented), built in a cache of its own."""
+    root = tmp_path_factory.mktemp("tree")
+    for path, text in sources.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+    old = os.environ.get("JAXMAP_CACHE_DIR")
+    os.environ["JAXMAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    try:
+        return open_index(str(root), graph=True)
+    finally:
+        os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
+            os.environ.__setitem__("JAXMAP_CACHE_DIR", old)

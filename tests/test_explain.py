@@ -4,10 +4,10 @@ message quotes, the frame when no message matches, chains, older wordings."""
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 
 import pytest
+from inline import indexed_tree
 
 from jaxmap.commands import explain
 from jaxmap.commands.explain import Status
@@ -119,16 +119,9 @@ def _tree(root, files: dict[str, str], version: str):
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("cache")
-    old = os.environ.get("JAXMAP_CACHE_DIR")
-    os.environ["JAXMAP_CACHE_DIR"] = str(cache)
-    root = _tree(tmp_path_factory.mktemp("tree"),
-                 {"jax/_src/errors.py": _ERRORS, "jax/_src/core.py": _CORE}, "0.9.0")
-    try:
-        found = open_index(str(root), graph=True)
-    finally:
-        os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
-            os.environ.__setitem__("JAXMAP_CACHE_DIR", old)
+    found = indexed_tree(tmp_path_factory, {
+        "jax/_src/errors.py": _ERRORS, "jax/_src/core.py": _CORE, "jax/__init__.py": "",
+        "jax/_src/__init__.py": "", "jax/version.py": '_version = "0.9.0"\n'})
     yield found
     found.close()
 

@@ -6,16 +6,14 @@ first, on a small tree of its own: two helpers raise one class with one wording;
 from __future__ import annotations
 
 import json
-import os
-import textwrap
 
 import pytest
+from inline import indexed_tree
 
 from jaxmap.commands import explain
 from jaxmap.render import explain_text
 from jaxmap.render import json as render_json
 from jaxmap.render.view import View
-from jaxmap.session import open_index
 
 _FILES = {
     "jax/_src/errors.py": '''
@@ -83,20 +81,9 @@ _JAX = ('  File "/env/site-packages/jax/_src/numpy/lax_numpy.py", line 10, in ze
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tree")
     files = {**_FILES, "jax/_src/__init__.py": "",
              "jax/_src/numpy/__init__.py": "", "jax/version.py": '_version = "0.9.0"\n'}
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    old = os.environ.get("JAXMAP_CACHE_DIR")
-    os.environ["JAXMAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-    try:
-        found = open_index(str(root), graph=True)
-    finally:
-        os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
-            os.environ.__setitem__("JAXMAP_CACHE_DIR", old)
+    found = indexed_tree(tmp_path_factory, files)
     yield found
     found.close()
 

@@ -6,16 +6,14 @@ the public ones, with the call to write."""
 from __future__ import annotations
 
 import json
-import os
-import textwrap
 
 import pytest
+from inline import indexed_tree
 
 from jaxmap.commands import explain
 from jaxmap.render import explain_text
 from jaxmap.render import json as render_json
 from jaxmap.render.view import View
-from jaxmap.session import open_index
 
 _PRIVATE = {
     "jax/_src/core.py": '''
@@ -191,23 +189,12 @@ _SPARSE = {
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tree")
     files = {**_PRIVATE, **_PUBLIC, **_SPARSE, "jax/_src/lax/lax.py": _LAX,
              "jax/_src/lax/linalg.py": _LINALG, "jax/__init__.py": "",
              "jax/_src/__init__.py": "", "jax/_src/lax/__init__.py": "",
              "jax/_src/interpreters/__init__.py": "",
              "jax/version.py": '_version = "0.9.0"\n'}
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text))
-    old = os.environ.get("JAXMAP_CACHE_DIR")
-    os.environ["JAXMAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-    try:
-        found = open_index(str(root), graph=True)
-    finally:
-        os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
-            os.environ.__setitem__("JAXMAP_CACHE_DIR", old)
+    found = indexed_tree(tmp_path_factory, files)
     yield found
     found.close()
 
