@@ -382,7 +382,10 @@ def _run_scaffold(command, given: dict) -> None:
             apply(changed, force=force)
         click.echo(dispatch.scaffold_document(command, given, changed, dry_run))
         return
-    click.echo(unified_diff(changed), nl=False)
+    # Written, a new file is named in the summary below; an edit or overwrite shows
+    # its diff: what changed in a file the user had.
+    click.echo(unified_diff(changed if dry_run else [c for c in changed if c.old is not None]),
+               nl=False)
     if not dry_run:
         apply(changed, force=force)
     click.echo(dispatch.scaffold_summary(command, given, changed, dry_run), err=True)

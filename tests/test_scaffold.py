@@ -236,6 +236,20 @@ def test_cli_dry_run_prints_the_diff_and_writes_nothing(tmp_path, shared_index, 
     assert "nothing written" in captured.err and not out.exists()
 
 
+def test_cli_written_names_new_files_and_shows_the_diff_of_a_file_it_replaces(
+        tmp_path, shared_index, capsys):
+    from jaxmap.cli import main
+
+    out = tmp_path / "pkg"
+    assert main(["new-primitive", "jm_cli_new", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "wrote 2 files" in captured.err  # new: named, no diff
+    (out / "jm_cli_new.py").write_text("mine\n")
+    assert main(["new-primitive", "jm_cli_new", "--out", str(out), "--force"]) == 0
+    captured = capsys.readouterr()
+    assert "-mine" in captured.out and "+++ b/test_jm_cli_new.py" not in captured.out
+
+
 @pytest.mark.parametrize("argv", [["new-primitive", "jm_note"], ["new", "primitive", "jm_note"]])
 def test_cli_says_the_notes_of_the_target_release(argv, tmp_path, shared_index, capsys,
                                                    monkeypatch):
