@@ -30,6 +30,32 @@ def test_a_parenthesised_message_formatted_at_the_raise_site():
     assert found and [group.strip() for group in found.groups()] == ["(3,)", "(4,)"]
 
 
+def test_a_name_another_function_assigns_is_not_the_message_raised():
+    """`raise E(msg)` of a parameter raises what its callers pass, not what a function
+    above assigned to a name alike; a def nested above the raise does not hide the
+    enclosing function's own assignment."""
+    source = textwrap.dedent('''
+        def shape_rule(lhs, rhs):
+          msg = "dot_general requires contracting dimensions to have the same shape."
+          raise TypeError(msg)
+
+        def _check_specs_match(lhs, rhs, msg):
+          if lhs != rhs:
+            raise ShardingTypeError(msg)
+
+        def outer(x):
+            msg = "the outer function says {}"
+            def helper():
+                pass
+            if x:
+                raise ValueError(msg.format(x))
+        ''').encode()
+    assert [(kind, pieces) for _, kind, pieces, _ in sites(source)] == [
+        ("TypeError", ("dot_general requires contracting dimensions to have the same "
+                       "shape.",)),
+        ("ValueError", ("the outer function says ", ""))]
+
+
 def test_a_bound_format_method_formats_the_message_where_it_is_called():
     source = textwrap.dedent('''
         def _check_scalar(x):

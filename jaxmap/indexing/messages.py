@@ -54,6 +54,7 @@ _LOOK_BACK = 3000  # bytes searched before a raise for the variable it raises
 # After `name`: the rest of `name = SomeError(`.
 _INSTANCE = re.compile(rb"[ \t]*=[ \t]*([A-Za-z_][\w.]*(?:Error|Exception|Warning))[ \t]*\(")
 _BARE_RAISE = re.compile(rb"raise[ \t]+([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?\n")
+_DEF = re.compile(rb"(?m)^([ \t]*)(?:async[ \t]+)?def[ \t]")
 
 
 def scoped(source: bytes, functions: list[tuple[int, int, str]]) -> list[tuple]:
@@ -158,9 +159,10 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     if name is None:
         return None
     assign = re.compile(rb"(?<![\w.])" + re.escape(name.group()) + rb"[ \t]*=[ \t]*(?!=)")
-    last = None
+    last, scope = None, _scope_start(source, site)
     for found in assign.finditer(source, max(0, site - _LOOK_BACK), site):
-        last = found
+        if found.start() >= scope or source[found.start() - 1:found.start()] in (b"", b"\n"):
+            last = found  # in the raising function, or at the module's top level
     pieces = _run(source, last.end()) if last else None
     if pieces is None and last and not joined:  # `msg = _spec_error(...)`
         helper = _CALLED.match(source, last.end())
@@ -173,6 +175,22 @@ def _variable(source: bytes, at: int, site: int) -> tuple[str, ...] | None:
     if pieces and _PERCENT.match(source, name.end()):
         return tuple(_resplit(list(pieces), _CONVERSION))
     return pieces
+
+
+def _scope_start(source: bytes, site: int) -> int:
+    """Where the function a raise at `site` is in starts (its `def` line), where that
+    is within `_LOOK_BACK` bytes: a name assigned before it, but at the module's top
+    level, is another function's (`def check(msg): raise E(msg)` raises what its
+    callers pass, not the `msg` of the function above)."""
+    floor = max(0, site - _LOOK_BACK)
+    line_start = source.rfind(b"\n", 0, site) + 1
+    for define in reversed(list(_DEF.finditer(source, floor, line_start))):
+        depth = len(define.group(1))
+        body = source[source.find(b"\n", define.end()) + 1:line_start + 1].splitlines()
+        if all(len(line) - len(line.lstrip(b" \t")) > depth
+               for line in body if line.strip() and not line.lstrip().startswith(b"#")):
+            return define.start()  # the def the site is in: every line since is deeper
+    return floor
 
 
 def _returned_text(source: bytes, function: bytes) -> tuple[str, ...] | None:
