@@ -246,6 +246,12 @@ def test_a_frame_of_another_release_moves_to_the_line_holding_its_source(install
      "callback raised"),
     ("TypeError", "add got incompatible shapes for broadcasting: (3,), (4,).",
      "shapes do not match"),
+    ("ShardingTypeError", "dot_general requires lhs batch dimensions and rhs batch "
+     "dimensions to have the consistent sharding, got P('x') and P('y').",
+     "shardings do not agree"),
+    ("ShardingTypeError", "Contracting dimensions are sharded and it is ambiguous how the "
+     "output should be sharded. Please specify the output sharding via the `out_sharding` "
+     "parameter.", "shardings do not agree"),
     ("TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.",
      "forward mode of a custom_vjp"),
     ("NotImplementedError", "vmap is only supported for the pure_callback primitive when "

@@ -122,6 +122,12 @@ FAMILIES: tuple[Family, ...] = (
             r"Non-hashable static arguments|unhashable type",
             "static arguments are cache keys and must be hashable: pass a tuple instead of a "
             "list or array, or make the argument a regular (traced) one"),
+    _family("shardings do not agree",
+            r"ShardingTypeError|consistent sharding|dimensions are sharded|out_sharding",
+            "under explicit sharding the operands' shardings must agree for this operation: "
+            "print jax.typeof(x) of each to see them, then move one with "
+            "jax.sharding.reshard(x, P(...)) or say how the result is sharded with "
+            "out_sharding=P(...) where the operation takes it"),
     _family("shapes do not match",
             r"[Ii]ncompatible shapes|cannot reshape|must have (?:the )?same shape|shapes? "
             r"mismatch|dot_general requires|matmul input operand|must have equal|"
