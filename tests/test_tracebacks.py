@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from jaxmap.commands.tracebacks import read
 
 _NOTE = ("--------------------\nFor simplicity, JAX has removed its internal frames from the "
@@ -79,6 +81,36 @@ def test_a_chain_is_read_root_cause_first():
                                             "RuntimeError", "KeyError"]
     assert [r.filtered for r in chain] == [True, False, False]
     assert chain[2].message == "'k'"
+
+
+@pytest.mark.parametrize(("first_file", "separator", "read_as"), [
+    ("/env/site-packages/jax/_src/interpreters/ad.py",
+     "During handling of the above exception, another exception occurred:",
+     ["NotImplementedError"]),  # JAX's own lookup, replaced by the error it means
+    ("/home/me/mine.py", "During handling of the above exception, another exception "
+     "occurred:", ["KeyError", "NotImplementedError"]),  # the user's lookup: kept
+    ("/env/site-packages/jax/_src/interpreters/ad.py",
+     "The above exception was the direct cause of the following exception:",
+     ["KeyError", "NotImplementedError"]),  # a cause JAX named: kept
+])
+def test_a_lookup_jax_handled_by_raising_what_it_means_is_left_out(first_file, separator,
+                                                                  read_as):
+    traceback = textwrap.dedent(f"""\
+        Traceback (most recent call last):
+          File "{first_file}", line 351, in get_primitive_transpose
+            return primitive_transposes[p]
+        KeyError: my_prim
+
+        {separator}
+
+        Traceback (most recent call last):
+          File "/home/me/t.py", line 20, in <module>
+            jax.grad(f)(1.0)
+          File "/env/site-packages/jax/_src/interpreters/ad.py", line 354, in get_primitive_transpose
+            raise NotImplementedError(
+        NotImplementedError: Transpose rule (for reverse-mode differentiation) for 'my_prim' not implemented
+        """)
+    assert [r.exception for r in read(traceback)] == read_as
 
 
 def test_a_traceback_a_message_carries_is_the_message_s_not_the_exception_s_frames():

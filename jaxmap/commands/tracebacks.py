@@ -9,8 +9,11 @@ from typing import NamedTuple
 
 # Python's words between the exceptions of a chain: the cause is printed first.
 _CHAINED = re.compile(r"^(?:The above exception was the direct cause of the following exception:"
-                      r"|During handling of the above exception, another exception occurred:)"
+                      r"|(During handling of the above exception, another exception occurred:))"
                       r"\s*$", re.MULTILINE)
+# A lookup JAX's own code failed and replaced, while handling it, with the error it means
+# (`get_primitive_transpose`: a KeyError, then "Transpose rule ... not implemented").
+_LOOKUPS = frozenset({"KeyError", "IndexError", "AttributeError", "StopIteration"})
 _CARRIED = "Traceback (most recent call last):"  # anywhere in a message
 # JAX's copies of an exception: with all its frames, and (before 0.2.18) the filtered one
 _COPIES = ("UnfilteredStackTrace", "FilteredStackTrace")
@@ -81,7 +84,11 @@ def read(text: str) -> tuple[Raised, ...]:
     that ends at JAX's unfiltered copy of an exception (`UnfilteredStackTrace: TypeError:
     ...`, the filtered one cut off) ends with the exception it copies."""
     parts = _CHAINED.split(text.replace("\r\n", "\n"))
-    chain = [_one(part) for part in parts if part.strip()]
+    chain = []
+    for part, handled in zip(parts[::2], [*parts[1::2], None]):  # [text, handled?, ...]
+        raised = _one(part) if part.strip() else None
+        if raised is not None and not (handled and _replaced_lookup(raised)):
+            chain.append(raised)  # (a lookup of JAX's that it handled is left out)
     if chain and _copy(chain[-1]):
         chain[-1] = _unwrapped(chain[-1])
     elif len(chain) > 1 and _copy(chain[-2]) and not (chain[-1].exception or chain[-1].message):
@@ -89,6 +96,13 @@ def read(text: str) -> tuple[Raised, ...]:
         copied = _unwrapped(chain[-2])
         chain[-1] = chain[-1]._replace(exception=copied.exception, message=copied.message)
     return tuple(chain)
+
+
+def _replaced_lookup(raised: Raised) -> bool:
+    """Whether an exception JAX's code handled by raising another is a failed lookup
+    of its own (raised in a JAX file): the one raised instead says what it means."""
+    return (raised.exception or "").rpartition(".")[2] in _LOOKUPS \
+        and bool(raised.frames) and raised.frames[-1].jax_file is not None
 
 
 def _copy(raised: Raised) -> bool:
