@@ -34,6 +34,8 @@ BAD_SPECS = [
     ({"name": "scipy"}, "a module that scipy installs"),  # jax imports it
     ({"name": "ml_dtypes"}, "a module that ml_dtypes installs"),
     ({"name": "testop"}, "pytest would collect"),
+    ({"name": "conftest"}, "pytest's plugin module"),
+    ({"name": "my_op_p"}, "give 'my_op' (its variable is 'my_op_p')"),
     ({"name": "op", "arity": 0}, "--arity"),
     ({"name": "op", "linear": True, "multiple_results": True}, "not supported"),
     ({"name": "op", "params": (("scale", "complex"),)},

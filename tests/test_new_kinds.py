@@ -203,6 +203,7 @@ def test_existing_files_need_force(tmp_path, capsys):
     (["new", "export", "class"], "must be a Python identifier"),
     (["new", "pallas", "jax"], "would shadow"),
     (["new", "custom-jvp", "testy"], "pytest would collect"),
+    (["new", "custom-vjp", "conftest"], "pytest's plugin module"),
     (["new", "export", "opt_einsum"], "a module that opt_einsum installs"),
     (["new", "export", "jm_x", "--style", "hijax"], "export has no style 'hijax'"),
     (["new", "ffi", "jm_x", "--backend", "tpu"], "cannot run on tpu; it runs on cpu, gpu"),

@@ -142,6 +142,10 @@ def _check_name(name: str) -> None:
     if name in _MODULE_NAMES or name in _RULE_NAMES:
         raise SpecError(f"primitive name {name!r} would shadow a name the generated code "
                         f"uses; choose another")
+    if name.endswith("_p"):
+        raise SpecError(f"primitive name {name!r} ends with '_p', the suffix of the "
+                        f"variable that holds it: give {name[:-2]!r} (its variable is "
+                        f"{name!r})")
     check_module_name(name, "primitive name")
 
 
@@ -158,6 +162,9 @@ def check_module_name(name: str, what: str) -> None:
     if installed:
         raise SpecError(f"{what} {name!r} is a module that {installed[0]} installs; the "
                         f"generated module would shadow it")
+    if name == "conftest":
+        raise SpecError(f"{what} {name!r} is pytest's plugin module: pytest would load "
+                        f"the generated module as one; choose another")
     if name.lower().startswith("test"):
         raise SpecError(f"{what} {name!r} starts with 'test': pytest would collect the "
                         f"generated function as a test; choose another")
