@@ -197,8 +197,10 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     """The neighbourhood of NAME (a primitive, function or module) over every edge kind
     (defines, imports, has_rule, implemented_by, binds, calls), or the most central
     modules."""
-    if not name and not central:
-        raise click.UsageError("give a NAME, or --central N")
+    if bool(name) == bool(central):
+        raise click.UsageError("give a NAME, or --central N" if not name else
+                               "--central N ranks the whole tree's modules: give it "
+                               "without NAME")
     fmt = "json" if as_json else fmt or _graph_format_of(output)
     if fmt in ("svg", "png") and not output:
         raise click.UsageError(f"--format {fmt} writes a picture: give -o FILE")

@@ -300,6 +300,9 @@ def test_central_modules_rank_the_most_imported_first(capsys):
     assert len(ranked) == 3 and scores == sorted(scores, reverse=True)
     code, out, _ = run(capsys, "graph", "--central", "3")
     assert code == 0 and out.split()[1] == "jax._src.core"
+    both = run(capsys, "graph", "psum", "--central", "3")  # NAME would be ignored
+    assert_one_line_error(*both)
+    assert both[0] == 2 and "without NAME" in both[2]
 
 
 def test_callers_list_top_levels_and_class_bodies_at_their_call(capsys, tmp_path):
