@@ -36,6 +36,10 @@ _PRIVATE = {
           primitive_jvps[primitive] = None
 
 
+        def deflinear(primitive, transpose_rule):
+          primitive_jvps[primitive] = transpose_rule
+
+
         class JVPTrace:
           def process_primitive(self, primitive):
             raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
@@ -68,6 +72,7 @@ _PUBLIC = {
     "jax/interpreters/__init__.py": "",
     "jax/interpreters/ad.py": '''
         from jax._src.interpreters.ad import defjvp as defjvp
+        from jax._src.interpreters.ad import deflinear as deflinear
         from jax._src.interpreters.ad import primitive_jvps as primitive_jvps
         ''',
     "jax/interpreters/batching.py": '''
@@ -79,6 +84,7 @@ _PUBLIC = {
         ''',
     "jax/lax/__init__.py": '''
         from jax._src.lax.lax import abs as abs
+        from jax._src.lax.lax import real as real
         from jax._src.lax.lax import sign as sign
         from jax._src.lax.lax import sin as sin
         ''',
@@ -125,6 +131,11 @@ _LAX = '''
     ad.defjvp(sin_p, lambda g, x: g * x)
     mlir.register_lowering(sin_p, lambda ctx, x: [x])
 
+    real_p = core.Primitive('real')
+    batching.defvectorized(real_p)
+    ad.deflinear(real_p, lambda t: [t])
+    mlir.register_lowering(real_p, lambda ctx, x: [x])
+
 
     def abs(x):
       return abs_p.bind(x)
@@ -136,6 +147,10 @@ _LAX = '''
 
     def sin(x):
       return sin_p.bind(x)
+
+
+    def real(x):
+      return real_p.bind(x)
     '''
 # A module whose primitive `chol` lacks a JVP rule: `eigh` (first by name, short rule)
 # is batched otherwise than chol; `svd` is batched as chol is.
@@ -206,10 +221,11 @@ def _missing(index, message: str):
 
 
 @pytest.mark.parametrize(("message", "examples"), [
-    # the user's own primitive: a well-known, simple one first, not `aaa`
+    # the user's own primitive: a well-known, simple one first, not `aaa`; a JVP not
+    # from a linear primitive's registration (`real`'s `ad.deflinear`)
     ("Differentiation rule for 'my_prim' not implemented", ["sin", "abs", "aaa"]),
     ("MLIR translation rule for primitive 'my_prim' not found for platform cpu",
-     ["sin", "abs", "aaa"]),
+     ["sin", "real", "abs"]),
     # the same module first, the sibling batched the same way before the shorter one
     ("Differentiation rule for 'chol' not implemented", ["svd", "eigh", "sin"]),
     # the same family (package) before JAX's plain primitives
@@ -240,9 +256,11 @@ def test_a_lowering_is_registered_with_the_public_api_for_the_platform_named(ind
 
 def test_a_private_registrar_is_never_the_advice(index):
     missing = _missing(index, "Differentiation rule for 'my_prim' not implemented")
-    assert [r.name for r in missing.register_with] == ["ad.defjvp", "ad.primitive_jvps"]
+    assert [r.name for r in missing.register_with] == ["ad.defjvp", "ad.deflinear",
+                                                       "ad.primitive_jvps"]
     assert [r.call for r in missing.register_with] == [
-        "ad.defjvp(my_prim_p, rule)", "ad.primitive_jvps[my_prim_p] = rule"]
+        "ad.defjvp(my_prim_p, rule)", "ad.deflinear(my_prim_p, rule)",
+        "ad.primitive_jvps[my_prim_p] = rule"]
     assert [r.name for r in missing.internal] == ["ad.defjvp_zero"]
 
 

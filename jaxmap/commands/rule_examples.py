@@ -4,7 +4,8 @@ the message names that have a rule of that kind (for the platform named).
 Nearest, in order: one of the same module, then of the same module family (the
 package the module is in), then of JAX's plain primitives (knowledge/registrars.py
 EXAMPLE_MODULES); within those, the one whose other rules are registered the same
-way (by the same registrars) as the named primitive's, then one whose rule is
+way (by the same registrars) as the named primitive's, then one registered as a
+linear primitive (`ad.deflinear`) only where the named one is, then one whose rule is
 registered directly with a public registrar (what the user can copy; not through a
 helper such as `standard_unop`, not with a private `ad.defjvp_zero`), then one a
 public function of the same name binds (`jax.lax.sin`: well known), then one batched
@@ -54,7 +55,9 @@ def siblings(index: Index, prim: Primitive | None, kind: RuleKind,
 
     def nearness(candidate) -> tuple:
         tier, other, rule = candidate
-        return (tier, -_similarity(ways, _ways(other, kind)), not _copyable(rule, public),
+        return (tier, -_similarity(ways, _ways(other, kind)),
+                _linear(rule) != (prim is not None and any(map(_linear, prim.rules))),
+                not _copyable(rule, public),
                 (other.module, other.name) not in known, not _elementwise(other),
                 _lines(rule, ends), len({r.kind for r in other.rules}), other.name)
 
@@ -104,6 +107,12 @@ def _copyable(rule: Rule, public: frozenset[str]) -> bool:
     """Registered at its statement (not inside a helper) with a public registrar."""
     return " > " not in rule.via and any(
         rule.via == name or rule.via.startswith(name + "[") for name in public)
+
+
+def _linear(rule: Rule) -> bool:
+    """Registered as a linear primitive's (`ad.deflinear`: its JVP and transpose from
+    one rule): a model only for a primitive that is linear too."""
+    return rule.via.rpartition(" > ")[2].rpartition(".")[2] in ("deflinear", "deflinear2")
 
 
 def _lines(rule: Rule, ends: dict) -> int:
