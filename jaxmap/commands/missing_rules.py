@@ -29,8 +29,10 @@ _RULE_WORDS = (("transpose rule", K.TRANSPOSE), ("differentiation rule", K.JVP),
 _MISSING = ("not implemented", "not found", "must implement")
 _METHOD = re.compile(r"`(\w+)`")
 _CLASS = re.compile(r"<class '([^']+)'>")
-# `jaxmap new-primitive` options that generate the rule a message says is missing.
-_FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}"}
+# `jaxmap new-primitive` options that generate the rule a message says is missing ("":
+# it generates it by default).
+_FLAGS = {K.TRANSPOSE: "--linear", K.LOWERING: "--platform {platform}", K.JVP: "",
+          K.BATCHING: "", K.ABSTRACT_EVAL: "", K.IMPL: ""}
 # The user's calls that transpose a function (in a traceback's source lines).
 _TRANSPOSING = re.compile(r"\b(?:linear_transpose|vjp|grad|value_and_grad|jacrev|hessian)\b")
 
@@ -114,8 +116,8 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...]
     name, prim = _primitive(index, groups)
     platforms = _platforms(pieces, groups) if kind == K.LOWERING else ()
     flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
-    if flag and "{platform}" in flag:
-        flag = flag.format(platform=platforms[0]) if platforms else None
+    if flag and "{platform}" in flag:  # (for every platform by default)
+        flag = flag.format(platform=platforms[0]) if platforms else ""
     public, internal = registrations(index, kind, style, methods, name,
                                      prim.variable if prim else None, platforms)
     examples = siblings(index, prim, kind, platforms, style,

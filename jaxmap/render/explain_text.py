@@ -259,8 +259,8 @@ def _missing(missing, path: PathFn) -> list[str]:
         rule = f"  -> {s.function}" if s.function else ""
         lines.append(f"  {label:<14} {s.name}: its {missing.kind} rule  "
                      f"{path(s.file)}:{s.line}{rule}")
-    if missing.flag:
-        lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}")
+    if missing.flag is not None:
+        lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}".rstrip())
     return lines
 
 
