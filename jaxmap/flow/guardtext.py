@@ -411,16 +411,10 @@ def _unstarred(node: ast.Tuple | ast.List, count: int) -> bool:
 def _typed_elements(annotation: ast.expr) -> int | None:
     """How many elements a `tuple[A, B]` annotation gives, each of a type that excludes
     None; None for any other annotation (`tuple[int, ...]`, `tuple[int | None, int]`)."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-    if not isinstance(annotation, ast.Subscript) or \
-            _last_name(annotation.value) not in ("tuple", "Tuple"):
+    read = _unquoted(annotation)
+    if not isinstance(read, ast.Subscript) or _last_name(read.value) not in ("tuple", "Tuple"):
         return None
-    parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) \
-        else [annotation.slice]
+    parts = read.slice.elts if isinstance(read.slice, ast.Tuple) else [read.slice]
     if any(_is_ellipsis(part) or not _not_none(part) for part in parts):
         return None
     return len(parts)
@@ -450,11 +444,9 @@ def _walk(root: ast.AST) -> list[ast.AST]:
 
 def _not_none(annotation: ast.expr) -> bool:
     """Whether an annotation names only types whose values are never None."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            return _not_none(ast.parse(annotation.value, mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
+    unquoted = _unquoted(annotation)
+    if unquoted is not annotation:
+        return unquoted is not None and _not_none(unquoted)
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         return _not_none(annotation.left) and _not_none(annotation.right)
     if isinstance(annotation, ast.Subscript):
@@ -463,6 +455,17 @@ def _not_none(annotation: ast.expr) -> bool:
         parts = annotation.slice
         return all(map(_not_none, parts.elts if isinstance(parts, ast.Tuple) else (parts,)))
     return _last_name(annotation) in _NOT_NONE
+
+
+def _unquoted(annotation: ast.expr) -> ast.expr | None:
+    """A string annotation (`'int | None'`) read as the expression it holds (None where
+    Python cannot read it); any other as it is."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    return annotation
 
 
 def _last_name(node: ast.expr) -> str | None:
