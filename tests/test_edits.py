@@ -424,8 +424,7 @@ def test_a_line_the_map_lacks_moves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
     path = indexer.build_index(tree).path
     before = _tables(path, facts=True)
-    assert not write.move_lines(path, [], ({PARALLEL: {}}, {}), {PARALLEL: {}}, {},
-                                ({}, "1"))
+    assert not write.move_lines(path, [], {PARALLEL: {}}, {PARALLEL: {}}, {}, ({}, "1"))
     assert _tables(path, facts=True) == before
 
 

@@ -230,8 +230,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in sources]
     digests = {source.path: stats[source.path][2] for source in sources}
-    return None if store.move_lines(path, rows, (first, summaries), second, kept,
-                                    (digests, state)) else parsed
+    return None if store.move_lines(path, rows, first, second, kept, (digests, state),
+                                    summaries) else parsed
 
 
 def _had_flow(plan: _Plan) -> bool:

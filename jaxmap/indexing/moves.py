@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from jaxmap.flow.flowtext import ASSIGN, DEF
+from jaxmap.indexing.facts import Definition
 
 # A string or a comment, whichever starts first: strings are consumed whole, so a `#`
 # inside one is not taken for a comment. (A prefix such as `rb` stays as code.) A
@@ -100,14 +101,15 @@ def summaries(old: dict, new: dict) -> list[tuple[str, str, int, str | None]]:
     `outline_moves` found only moved (the module's own at line 1)."""
     module = new["module"]
     found = [(module, "module", 1, new["doc"])] if old["doc"] != new["doc"] else []
-    return found + [(f"{module}.{after[1]}", after[2], after[3], after[5])
-                    for before, after in zip(old["defs"], new["defs"])
-                    if before[5] != after[5]]
+    pairs = zip(map(Definition._make, old["defs"]), map(Definition._make, new["defs"]))
+    return found + [(f"{module}.{after.qualname}", after.kind, after.line, after.doc)
+                    for before, after in pairs if before.doc != after.doc]
 
 
 def _undocumented(facts: dict) -> dict:
     """The facts with no docstring summary: the module's, and each definition's."""
-    return {**facts, "doc": None, "defs": [(*d[:5], None, *d[6:]) for d in facts["defs"]]}
+    return {**facts, "doc": None,
+            "defs": [tuple(Definition._make(d)._replace(doc=None)) for d in facts["defs"]]}
 
 
 def unread_moves(old: dict, new: dict) -> dict[int, int] | None:

@@ -240,35 +240,35 @@ def facts_of(path: str, blob: bytes) -> dict:
         raise StoreError(f"index entry for {path} is unreadable ({error})") from error
 
 
-def move_lines(path: str, files: list[tuple],
-               first: tuple[dict[str, dict[int, int]], dict[str, list[tuple]]],
+def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
                second: dict[str, dict[int, int]], stale: dict[str, bytes],
-               read: tuple[dict[str, str], str | None]) -> bool:
+               read: tuple[dict[str, str], str | None],
+               summaries: dict[str, list[tuple]] | None = None) -> bool:
     """Record files whose code only moved, or whose call graph waits (`stale`): their
     rows in `files` ((path, module, mtime_ns, size, digest, marshalled facts)), the
-    lines of the first phase's rows moved by `first`'s map (path -> old line -> new
-    line), with the summaries it gives (path -> (qualified name, kind, new line,
-    summary), moves.summaries), and those of the second phase's by `second`; `stale`
-    (path -> marshalled facts the call
-    graph was read from) replaces the table, and meta graph says whether the call graph
-    is current (unless there is none). In one transaction, from the index as the maps
-    were `read` from it (path -> digest of each file, and meta graph). False, with
-    nothing written, when the index holds a line of one of them that its map lacks, or
-    another writer changed those files or the call graph's state since (its maps
-    would move lines twice): then the tree must be resolved again."""
+    lines of the first phase's rows moved by `first` (path -> old line -> new line) and
+    those of the second phase's by `second`, and the definitions' `summaries` that
+    changed (path -> (qualified name, kind, new line, summary): moves.summaries);
+    `stale` (path -> marshalled facts the call graph was read from) replaces the table,
+    and meta graph says whether the call graph is current (unless there is none). In
+    one transaction, from the index as the maps were `read` from it (path -> digest of
+    each file, and meta graph). False, with nothing written, when the index holds a
+    line of one of them that its map lacks, or another writer changed those files or
+    the call graph's state since (its maps would move lines twice): then the tree must
+    be resolved again."""
     with closing(sqlite3.connect(path, timeout=30, isolation_level=None)) as conn:
         conn.execute("BEGIN IMMEDIATE")  # no writer between the check and the moves
         try:
             if _changed_since(conn, *read):
                 raise _Unmapped
-            moved, summaries = first
-            for statement, rows in [*_first_phase_moves(conn, moved),
+            for statement, rows in [*_first_phase_moves(conn, first),
                                     *_second_phase_moves(conn, second)]:
                 conn.executemany(statement, rows)
             conn.executemany(
                 "UPDATE definitions SET summary = ? WHERE file = ? AND qualname = ? "
                 "AND kind = ? AND line = ?",
-                [(summary, file, qualname, kind, line) for file, found in summaries.items()
+                [(summary, file, qualname, kind, line)
+                 for file, found in (summaries or {}).items()
                  for qualname, kind, line, summary in found])
             conn.execute("DELETE FROM stale")
             conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
