@@ -48,6 +48,15 @@ def _a_new_def(text: str) -> str:
                    "  return psum(x, 'i')\n")
 
 
+def _a_def_nothing_names(text: str) -> str:
+    return text + "\n\ndef _added_by_an_edit(x):\n  y = x\n  return y\n"
+
+
+def _a_def_nothing_names_above_neg(text: str) -> str:
+    at = text.index("\ndef neg(") + 1
+    return text[:at] + "def _added_by_an_edit(x, *rest):\n  return rest\n\n\n" + text[at:]
+
+
 def _into_neg(text: str, line: str, after: int = 1) -> str:
     """`text` with `line` put after the first `after` lines of lax's `def neg` (its def
     line; 2: its one statement too)."""
@@ -91,6 +100,9 @@ EDITS = {
     "blank lines in lax": (LAX, _blank_lines_at_the_middle, "code"),
     "trailing spaces in lax": (LAX, _trailing_spaces, "code"),
     "a new def in parallel": (PARALLEL, _a_new_def, ""),
+    # the call graph stands, a definition more (moves.added_functions)
+    "a def nothing names in parallel": (PARALLEL, _a_def_nothing_names, ""),
+    "a def nothing names above neg": (LAX, _a_def_nothing_names_above_neg, ""),
     "a body statement in lax": (LAX, _a_body_statement, "outline"),
     "a body call in lax": (LAX, _a_body_call, "outline"),
     "a comment after a body in lax": (LAX, _a_comment_after_a_body, "code"),
@@ -293,6 +305,64 @@ def test_only_assignments_nothing_reads_leave_the_call_graph(statement, unread):
     edited = _into_neg(text, f"  {statement}")
     before, after = (extract.extract(t.encode(), "jax._src.lax.lax") for t in (text, edited))
     assert (moves.unread_moves(before, after) is not None) is unread
+
+
+@pytest.mark.parametrize("edit", [_a_def_nothing_names, _a_def_nothing_names_above_neg])
+def test_a_def_nothing_names_keeps_the_call_graph(edit, tmp_path, monkeypatch):
+    """The first phase is resolved again (a definition more, the ids after it moved);
+    the call graph is carried over, stale, and the graph question moves it."""
+    path, tables = _edited_then_asked(tmp_path, monkeypatch, LAX, edit)
+    assert ("graph", STALE) in tables["meta"] and tables["calls"]
+    assert any(row[2].endswith("._added_by_an_edit") for row in tables["definitions"])
+    _graph_asked(tmp_path, monkeypatch, solves=False)
+
+
+def test_a_def_nothing_names_asked_of_by_a_graph_question_solves_nothing(tmp_path, monkeypatch):
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source = tree / LAX
+    source.write_text(_a_def_nothing_names_above_neg(source.read_text()))
+    _graph_asked(tmp_path, monkeypatch, solves=False)
+
+
+def test_a_def_another_file_names_solves_the_call_graph_again(tmp_path, monkeypatch):
+    """`parallel` named `_added_by_an_edit` of lax before lax had it: now it resolves."""
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    parallel = tree / PARALLEL
+    parallel.write_text(parallel.read_text() + "\n\ndef _asks():\n"
+                        "  from jax._src.lax.lax import _added_by_an_edit\n"
+                        "  return _added_by_an_edit(1)\n")
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source = tree / LAX
+    source.write_text(_a_def_nothing_names(source.read_text()))
+    _graph_asked(tmp_path, monkeypatch, solves=True)
+
+
+@pytest.mark.parametrize("body, kept", [
+    ("def _added_by_an_edit(x):\n  return x", True),
+    ("def _added_by_an_edit(x):\n  return abs(x)", False),  # a call
+    ("def _added_by_an_edit(x):\n  return x + 1", False),  # an operator: `__add__`
+    ("def _added_by_an_edit(x):\n  return (x, neg)", True),  # read only when asked
+    ("def _added_by_an_edit(x=neg):\n  return x", True),  # a default: read when asked
+    ("def _added_by_an_edit(x):\n  return lambda: x", False),
+    ("def _added_by_an_edit(x):\n  for y in x:\n    return y", False),  # a loop
+    ("def _added_by_an_edit(x):\n  def inner():\n    return x\n  return inner", False),
+    ("@partial(jit)\ndef _added_by_an_edit(x):\n  return x", False),  # decorated
+    ("def __getattr__(name):\n  return name", False),  # Python calls it
+    ("def _added_by_an_edit(x):\n  x.field = 1", False),  # a store the flow indexes
+    ("def _added_by_an_edit(x):\n  return x\n\n\ndef _b(y):\n  return _added_by_an_edit",
+     False),  # named in its own file
+])
+def test_only_defs_that_nothing_names_and_read_nothing_keep_the_call_graph(body, kept):
+    text = (MINIJAX / LAX).read_text()
+    before, after = (extract.extract(t.encode(), "jax._src.lax.lax")
+                     for t in (text, text + "\n\n" + body + "\n"))
+    found = moves.added_functions(before, after)
+    assert (found is not None) is kept
+    if kept:
+        assert found[1] == {"_added_by_an_edit"}
 
 
 def test_a_body_edit_moves_the_first_phase_and_the_graph_question_solves_again(

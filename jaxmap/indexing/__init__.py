@@ -10,6 +10,7 @@
   worker     extracting files, in this process or forked helpers
   moves      an edit that only moved code told from one that changed it, and the
              lines' map
+  carry      the call graph carried over an update that resolves the first phase
   resolve/   the facts of a whole tree -> primitives, rules, definitions, import edges
   indexer    the pipeline, incremental, written through store/write.py
   builder    a server's build process (`python -m jaxmap.indexing.builder`)

@@ -13,7 +13,9 @@ lines, an edit inside a body that registers nothing), its first phase's rows are
 in place, and the call graph is kept, stale, with the facts it was read from (table
 `stale`). The next question that reads the call graph reads the stale and edited files
 whole: where a file's code only moved, or changed only in assignments nothing reads
-(`unused = 1` in a body), since the call graph was read, its rows are moved too. Any
+(`unused = 1` in a body), since the call graph was read, its rows are moved too. A
+function added that nothing names and that calls nothing changes the first phase
+alone: it is resolved again, and the call graph carried over (carry.py). Any
 other change is resolved again with as much as the question needs: a first-phase
 question does not wait for the call graph, which the next question that reads it
 builds again, from facts kept for it."""
@@ -68,6 +70,18 @@ class _Plan(NamedTuple):
     rebuilt: bool
     parsed: dict
     had_graph: bool = False  # the old index held a call graph, current or not
+    carry: _Carry | None = None  # when the old call graph is carried over
+
+
+class _Carry(NamedTuple):
+    """What `_moved` found when the first phase must be resolved again, but the call
+    graph's rows may be carried over (carry.py): what it parsed, the facts the call
+    graph's rows were read from of each file edited since (path -> marshalled), and
+    for a question of the call graph, how those rows' lines move (`move_lines`)."""
+
+    parsed: dict
+    stale: dict
+    second: dict
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
@@ -85,33 +99,42 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan._replace(skipped=tuple(tree.skipped))
+    solve = graph and plan.carry is None  # else a first phase, the call graph carried
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
-        if graph:
+        if solve:
             rows = _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
-        from jaxmap.indexing import resolve
+        from jaxmap.indexing import carry, resolve
 
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
             del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
             # The call graph reports its modules as a second stage, counted from nought;
             # nought of nought ends the first, whether or not it counted files.
-            if graph and progress is not None:
+            if solve and progress is not None:
                 progress(0, 0, list)
             linking = functools.partial(call_graph, progress=progress)
-            resolution = resolve.resolve(facts, graph=linking if graph else None)
+            resolution = resolve.resolve(facts, graph=linking if solve else None)
             del facts
-            meta = {**expected, "jax_version": resolution.jax_version or "",
-                    store.GRAPH: "1" if graph else store.DROPPED if plan.had_graph else "0"}
-            index.finish(meta, resolution)
+            state = "1" if solve else store.DROPPED if plan.had_graph else "0"
+            stale = None  # the facts a carried call graph was read from
+            if plan.carry is not None:
+                carried = carry.carried_graph(path, resolution)
+                if carried is not None:
+                    resolution, state, stale = carried, store.STALE, plan.carry.stale
+            meta = {**expected, "jax_version": resolution.jax_version or "", store.GRAPH: state}
+            index.finish(meta, resolution, stale)
+    if graph and plan.carry is not None and (stale is None or not store.move_lines(
+            path, [], {}, plan.carry.second, _unsettled(plan.carry), ({}, store.STALE))):
+        return build_index(root, progress=progress, jobs=jobs, graph=True)  # solved
     rules = sum(len(p.rules) for p in resolution.primitives)
     # parsed: the changed files, and those the call graph was stale for, read again
     read = {source.path for source in plan.to_parse} | set(plan.parsed)
     return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics), tuple(tree.skipped),
-                       solved=graph and not plan.rebuilt)
+                       solved=solve and not plan.rebuilt)
 
 
 def index_file(root=None) -> str:
@@ -157,11 +180,14 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
             graph_missing = graph and state not in ("1", store.STALE)
             stale = store.stale_blobs(conn) if state == store.STALE else {}
             parsed: dict = {}
+            carried = None
             if old and not removed and not graph_missing and \
                     all(source.path in old for source in to_parse):
                 left = _moved(root, conn, path, to_parse, graph, (old, state),
                               [s for s in tree.files if s.path in stale], stale)
-                if left is not None:
+                if isinstance(left, _Carry):
+                    parsed, carried = left.parsed, left
+                elif left is not None:
                     parsed = left
                 else:
                     if touched or to_parse or store.dir_stats(conn) != dict(tree.dirs):
@@ -171,16 +197,17 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
                     return IndexReport(root, path, len(tree.files), len(read), 0, False,
                                        *store.counts(conn))
             return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
-                         not old, parsed, state in ("1", store.STALE, store.DROPPED))
+                         not old, parsed, state in ("1", store.STALE, store.DROPPED), carried)
         except (StoreError, sqlite3.DatabaseError):
             return from_scratch
 
 
 def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph: bool,
            read: tuple[dict, str | None], stale_sources: list,
-           stale: dict[str, bytes]) -> dict | None:
+           stale: dict[str, bytes]) -> dict | _Carry | None:
     """None when the rows of every changed file could be moved in place, and were; else
-    what was parsed of them, path -> (digest, facts, blob), for the run to go on with.
+    what was parsed of them, path -> (digest, facts, blob), for the run to go on with,
+    as a `_Carry` where the call graph's rows can be carried over.
 
     For a question of the first phase (`locate`), a file whose outline only moved
     (moves.py: its code only moved, or changed inside bodies that register nothing) is
@@ -188,8 +215,11 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     call graph, if any, is left as it is and marked stale, the facts it was read from
     kept (`stale`). A question of the call graph reads each changed or stale file whole
     and compares it with the facts its call graph rows were read from: where its code
-    only moved, or changed only in assignments nothing reads, those rows are moved too.
-    `read`: the files' stats and meta graph as the index held them when read."""
+    only moved, or changed only in assignments nothing reads or in functions it adds
+    that nothing names, those rows are moved too. Where only such functions were added
+    to the outline, the first phase is resolved again, and the call graph carried over
+    stale (carry.py). `read`: the files' stats and meta graph as the index held them
+    when read."""
     from jaxmap.indexing import moves, worker
 
     settling = [s for s in stale_sources if s.path not in {c.path for c in changed}] \
@@ -206,6 +236,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
                       worker.extract_files(root, sources, flow=graph)))
     first, second, summaries = {}, {}, {}
     kept = dict(stale)
+    added: dict[str, frozenset] = {}  # path -> functions added that nothing there names
+    carrying = False  # whether the first phase must be resolved again
     for source in sources:  # each changed (in `stored`), or stale, or both
         after, lines = parsed[source.path][1], None
         if graph:
@@ -213,25 +245,60 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
                 if source.path in stale else stored[source.path][1]
             lines = moves.graph_moves(read_from, after)
             if lines is None:
-                return parsed
+                found = moves.added_functions(read_from, after)
+                if found is None:
+                    return parsed
+                lines, added[source.path] = found
             second[source.path] = lines
-            kept.pop(source.path, None)
-        elif has_graph and source.path not in kept:
+        if has_graph and source.path not in stale and source.path in stored:
             if "flow" not in stored[source.path][1]:
                 return parsed
             kept[source.path] = stored[source.path][2]
         if source.path in stored:  # else a stale file not changed again: rows current
-            if lines is None or source.path in stale:
+            if source.path in added:  # its outline has them too
+                lines = None
+            elif lines is None or source.path in stale:
                 lines = moves.outline_moves(stored[source.path][1], after)
             if lines is None:
-                return parsed
+                if not has_graph or source.path not in added and moves.added_functions(
+                        moves.first_phase(stored[source.path][1]),
+                        moves.first_phase(after)) is None:
+                    return parsed
+                carrying = True
+                continue
             first[source.path] = lines
             summaries[source.path] = moves.summaries(stored[source.path][1], after)
+    if added and _named_elsewhere(conn, added, {p: blob for p, (_, _, blob) in parsed.items()}):
+        return parsed
+    if carrying:
+        return _Carry(parsed, kept, second)
+    if graph:
+        kept = {p: blob for p, blob in kept.items() if p not in second}
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in sources]
     digests = {source.path: stats[source.path][2] for source in sources}
     return None if store.move_lines(path, rows, first, second, kept, (digests, state),
                                     summaries) else parsed
+
+
+def _unsettled(carry: _Carry) -> dict[str, bytes]:
+    """The stale facts of a carried call graph that its line moves do not settle."""
+    return {path: blob for path, blob in carry.stale.items() if path not in carry.second}
+
+
+def _named_elsewhere(conn: sqlite3.Connection, added: dict[str, frozenset],
+                     parsed: dict[str, bytes]) -> bool:
+    """Whether a string of some file's facts holds a function another file adds
+    (`added`: path -> names; moves.added_functions checked each file's own): of the
+    facts just `parsed` (path -> marshalled), or else stored. A marshalled string is
+    its own bytes, so finding the name's bytes in the facts' is enough (a longer name
+    that holds it too only ever leaves out a move)."""
+    every = {name.encode() for names in added.values() for name in names}
+    for path, blob in parsed.items():
+        others = every - {name.encode() for name in added.get(path, ())}
+        if any(name in blob for name in others):
+            return True
+    return store.facts_holding(conn, every, leaving_out=set(parsed))
 
 
 def _had_flow(plan: _Plan) -> bool:

@@ -14,10 +14,12 @@ bodies, waits for the next question that reads it (`graph_moves`)."""
 from __future__ import annotations
 
 import hashlib
+import marshal
 import re
 from typing import Any
 
 from jaxmap.flow.flowtext import ASSIGN, DEF
+from jaxmap.flow.parsing import parameter_names
 from jaxmap.indexing.facts import Definition
 
 # A string or a comment, whichever starts first: strings are consumed whole, so a `#`
@@ -177,6 +179,56 @@ def _without(facts: dict, unread: dict[int, tuple], named: set[str]) -> dict:
             for owner, found in facts["flow"].items()}
     return {**{key: value for key, value in facts.items() if key not in _FINGERPRINTS},
             "flow": flow}
+
+
+def added_functions(old: dict, new: dict) -> tuple[dict[int, int], frozenset[str]] | None:
+    """Old line -> new line, and the names added, where two extractions of one file
+    differ, besides moved lines, only in module-level functions the new one adds that
+    no string of either's facts names but their own, and that, where the facts hold
+    the value flow's, call nothing and hand on nothing but their own names (`def
+    helper(x): return x`): the value flow reads nothing of such a def, and no text can
+    ask what it holds, so the call graph is unchanged, its rows moved (the caller
+    checks that no other file names them: `names_elsewhere`). None otherwise."""
+    added = frozenset(d[1] for d in new["defs"] if d[2] == "function" and "." not in d[1]
+                      and not d[1].startswith("__")) \
+        - {d[1] for d in old["defs"]}
+    if not added or "flow" in new and not all(_inert(new, name) for name in added):
+        return None
+    rest = _without_functions(new, added)
+    held = marshal.dumps(old) + marshal.dumps(rest)  # a string marshalled is its bytes
+    if any(name.encode() in held for name in added):
+        return None
+    lines = line_moves(*(_undocumented({key: value for key, value in facts.items()
+                                        if key not in _FINGERPRINTS})
+                         for facts in (old, rest)))
+    return None if lines is None else (lines, added)
+
+
+def _inert(facts: dict, name: str) -> bool:
+    """Whether the module-level function `name`'s flow facts are its signature and
+    assignments to its own names (none a lambda or a loop), and its callees its own
+    names handed on: nothing the value flow evaluates unless asked what it holds."""
+    own = facts["flow"].get(name, ())
+    local = {param for fact in own if fact[0] == DEF for param, _ in parameter_names(fact[2])}
+    local.update(fact[1] for fact in own if fact[0] == ASSIGN and fact[1].isidentifier())
+    local -= {"self", "cls", name}
+    return all(fact[0] == DEF and fact[1] == name and not fact[5]
+               or fact[0] == ASSIGN and (fact[1] == "<return>" or fact[1] in local)
+               and "lambda" not in fact[2] and not fact[2].startswith("<iter> ")
+               for fact in own) \
+        and all(not called and text.partition(".")[0] in local
+                for text, _line, called, *_ in facts.get("callees", {}).get(name, ()))
+
+
+def _without_functions(facts: dict, names: frozenset[str]) -> dict:
+    """The facts without the module-level functions `names`."""
+    kept = {**facts, "defs": [d for d in facts["defs"]
+                              if not (d[1] in names and d[2] == "function")]}
+    for key in ("funcs", "flow", "callees"):
+        if key in facts:
+            kept[key] = {owner: value for owner, value in facts[key].items()
+                         if owner not in names}
+    return kept
 
 
 def line_moves(old: Any, new: Any) -> dict[int, int] | None:

@@ -18,7 +18,7 @@ import sqlite3
 import sys
 import zlib
 from contextlib import closing, contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.errors import StoreError
 from jaxmap.store import atomic
@@ -232,6 +232,37 @@ def stale_blobs(conn: sqlite3.Connection) -> dict[str, bytes]:
     return dict(conn.execute("SELECT path, facts FROM stale"))
 
 
+class SecondPhase(NamedTuple):
+    """An index's second phase read whole, for an update that resolves the first phase
+    again to carry it over (indexing/carry.py)."""
+
+    definitions: list[tuple]  # (id, file, qualified name, kind), by id
+    primitives: list[tuple]  # (id, name, module, variable), by id
+    rows: dict[str, list[tuple]]  # table -> its rows, in the order they were written
+
+
+def second_phase(path: str) -> SecondPhase | None:
+    """The second phase of the index at `path`, or None if it cannot be read."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            return SecondPhase(
+                conn.execute("SELECT id, file, qualname, kind FROM definitions "
+                             "ORDER BY id").fetchall(),
+                conn.execute("SELECT id, name, module, variable FROM primitives "
+                             "ORDER BY id").fetchall(),
+                {table: conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+                 for table in SECOND_PHASE})
+    except sqlite3.DatabaseError:
+        return None
+
+
+def facts_holding(conn: sqlite3.Connection, words: set[bytes], leaving_out: set[str]) -> bool:
+    """Whether the stored facts of a file not in `leaving_out`, marshalled, hold any of
+    `words`."""
+    return any(path not in leaving_out and any(word in blob for word in words)
+               for path, blob in conn.execute("SELECT path, facts FROM facts"))
+
+
 def facts_of(path: str, blob: bytes) -> dict:
     """A file's facts, from their stored (marshalled) form."""
     try:
@@ -430,9 +461,13 @@ class Writing:
         file; dirs: (path, mtime_ns) of every directory walked."""
         _files(self._conn, files, dirs)
 
-    def finish(self, meta: dict[str, str], resolution: Resolution) -> None:
-        """The index's meta and what resolving found: the last step."""
+    def finish(self, meta: dict[str, str], resolution: Resolution,
+               stale: dict[str, bytes] | None = None) -> None:
+        """The index's meta and what resolving found, and where its second phase is
+        stale (meta graph), the facts that phase was read from (path -> marshalled):
+        the last step."""
         _resolution(self._conn, meta, resolution)
+        self._conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted((stale or {}).items()))
         self.done = True
 
 
