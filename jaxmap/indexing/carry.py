@@ -11,16 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from jaxmap.store import write as store
 from jaxmap.store.records import Resolution
+from jaxmap.store.write import SecondPhase
 
 
-def carried_graph(path: str, resolution: Resolution) -> Resolution | None:
-    """`resolution` (a first phase) with the second phase of the index at `path`, its
-    ids renumbered; None where some id of it stands for nothing in `resolution`."""
-    old = store.second_phase(path)
-    if old is None:
-        return None
+def carried_graph(old: SecondPhase, resolution: Resolution) -> Resolution | None:
+    """`resolution` (a first phase) with the `old` index's second phase, its ids
+    renumbered; None where some id of it stands for nothing in `resolution`."""
     definition = _renumbering(old.definitions, ((d.file, d.qualname, d.kind)
                                                 for d in resolution.definitions))
     primitive = _renumbering(old.primitives, ((p.name, p.module, p.variable)

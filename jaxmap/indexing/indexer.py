@@ -76,12 +76,14 @@ class _Plan(NamedTuple):
 class _Carry(NamedTuple):
     """What `_moved` found when the first phase must be resolved again, but the call
     graph's rows may be carried over (carry.py): what it parsed, the facts the call
-    graph's rows were read from of each file edited since (path -> marshalled), and
-    for a question of the call graph, how those rows' lines move (`move_lines`)."""
+    graph's rows were read from of each file edited since (path -> marshalled), for a
+    question of the call graph how those rows' lines move (`move_lines`), and the call
+    graph, read with the facts."""
 
     parsed: dict
     stale: dict
     second: dict
+    graph: store.SecondPhase
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
@@ -120,7 +122,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             state = "1" if solve else store.DROPPED if plan.had_graph else "0"
             stale = None  # the facts a carried call graph was read from
             if plan.carry is not None:
-                carried = carry.carried_graph(path, resolution)
+                carried = carry.carried_graph(plan.carry.graph, resolution)
                 if carried is not None:
                     resolution, state, stale = carried, store.STALE, plan.carry.stale
             meta = {**expected, "jax_version": resolution.jax_version or "", store.GRAPH: state}
@@ -271,7 +273,7 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     if added and _named_elsewhere(conn, added, {p: blob for p, (_, _, blob) in parsed.items()}):
         return parsed
     if carrying:
-        return _Carry(parsed, kept, second)
+        return _Carry(parsed, kept, second, store.second_phase(conn))
     if graph:
         kept = {p: blob for p, blob in kept.items() if p not in second}
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])

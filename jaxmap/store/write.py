@@ -241,19 +241,13 @@ class SecondPhase(NamedTuple):
     rows: dict[str, list[tuple]]  # table -> its rows, in the order they were written
 
 
-def second_phase(path: str) -> SecondPhase | None:
-    """The second phase of the index at `path`, or None if it cannot be read."""
-    try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-            return SecondPhase(
-                conn.execute("SELECT id, file, qualname, kind FROM definitions "
-                             "ORDER BY id").fetchall(),
-                conn.execute("SELECT id, name, module, variable FROM primitives "
-                             "ORDER BY id").fetchall(),
-                {table: conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
-                 for table in SECOND_PHASE})
-    except sqlite3.DatabaseError:
-        return None
+def second_phase(conn: sqlite3.Connection) -> SecondPhase:
+    """The second phase of the index `conn` reads."""
+    return SecondPhase(
+        conn.execute("SELECT id, file, qualname, kind FROM definitions ORDER BY id").fetchall(),
+        conn.execute("SELECT id, name, module, variable FROM primitives ORDER BY id").fetchall(),
+        {table: conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+         for table in SECOND_PHASE})
 
 
 def facts_holding(conn: sqlite3.Connection, words: set[bytes], leaving_out: set[str]) -> bool:
