@@ -102,10 +102,13 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     if isinstance(plan, IndexReport):
         return plan._replace(skipped=tuple(tree.skipped))
     solve = graph and plan.carry is None  # else a first phase, the call graph carried
+    # parsed: the changed files, those the call graph was stale for, and those whose
+    # facts lacked what the call graph reads, read again
+    read = {source.path for source in plan.to_parse} | set(plan.parsed)
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
         if solve:
-            rows = _with_graph_facts(root, facts, rows, progress, jobs)
+            read |= _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
         from jaxmap.indexing import carry, resolve
 
@@ -131,8 +134,6 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             path, [], {}, plan.carry.second, _unsettled(plan.carry), ({}, store.STALE))):
         return build_index(root, progress=progress, jobs=jobs, graph=True)  # solved
     rules = sum(len(p.rules) for p in resolution.primitives)
-    # parsed: the changed files, and those the call graph was stale for, read again
-    read = {source.path for source in plan.to_parse} | set(plan.parsed)
     return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics), tuple(tree.skipped),
@@ -367,10 +368,10 @@ def _facts(root: str, tree, plan: _Plan, progress, jobs,
 
 
 def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
-                      jobs) -> list[tuple]:
+                      jobs) -> set[str]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
     (those kept from an index of the first phase alone), read again from their source
-    on every core; and the file rows to store with them."""
+    on every core, and to their file `rows`; the paths read."""
     from jaxmap.indexing import worker
 
     lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
@@ -380,7 +381,7 @@ def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
     for i, (_, raw, blob) in zip(lacking, done):
         facts[rows[i][0]] = raw
         rows[i] = (*rows[i][:5], blob)
-    return rows
+    return {rows[i][0] for i in lacking}
 
 
 @contextmanager
