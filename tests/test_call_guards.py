@@ -178,6 +178,14 @@ def test_a_chain_shows_the_call_that_leaves_the_guard_not_the_first(tree, capsys
     assert (chain[0]["callee"], chain[0]["line"]) == ("lib.where", line)
 
 
+def test_a_path_to_a_function_shows_the_call_that_leaves_the_guard(tree, capsys):
+    first = _line_of(_USERS, "where(c, 1, 2)", after="def some_call_leaves_them")
+    for target, line in (("lib.nonzero", first + 1), ("lib.where", first)):
+        chain = _json(capsys, "path", "users.some_call_leaves_them", target, "--root",
+                      str(tree))["chains"][0]
+        assert (chain[0]["callee"], chain[0]["line"]) == ("lib.where", line), target
+
+
 def test_each_different_call_keeps_its_first_line():
     source = b"def f(c):\n  g(c, 1)\n  g(c)\n  g(c, 2)\n  g(c)\n"
     (callee,) = [callee for callee in map(Callee._make, read_callees(

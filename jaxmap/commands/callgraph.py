@@ -363,6 +363,19 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> dict[frozenset[str
     return found
 
 
+def leaving_line(rows: list[Step], guards: set[frozenset[str]]
+                 ) -> tuple[int, set[frozenset[str]]] | None:
+    """Of one caller's calls of one callee (`rows`), under the guards the callee is
+    walked under: the first line of a call that may leave one as it needs, and the
+    guards the caller is then walked under; None where no call may (or no guard is
+    known: `guards` empty)."""
+    found: dict[frozenset[str], int] = {}
+    for row in rows:
+        for guard, line in _caller_guards(row, guards).items():
+            found[guard] = min(line, found.get(guard, line))
+    return (min(found.values()), set(found)) if found else None
+
+
 def _allows(held: str, word: str) -> bool:
     """Whether a guard's words (`a/b`, or `!a/b`: none of them) allow `word`."""
     negated = held.startswith(GUARD_NOT)
