@@ -13,6 +13,8 @@ from jaxmap.commands import reach
 from jaxmap.commands.callgraph import MAX_GUARDS, Step, trace_walk
 from jaxmap.flow.calls import filled
 from jaxmap.flow.guardtext import Guards, arguments
+from jaxmap.indexing.calltext import read_callees
+from jaxmap.indexing.facts import Callee
 from jaxmap.session import open_index
 
 _LIB = """\
@@ -158,6 +160,38 @@ def test_the_review_reach_prunes_alike(tree):
     with open_index(str(tree), graph=True) as index:
         public = reach.Reach(index).public("p")
     assert _KEPT <= public.keys() and not public.keys() & _PRUNED
+
+
+def _line_of(text: str, code: str, after: str = "") -> int:
+    return text[:text.index(code, text.index(after))].count("\n") + 1
+
+
+def test_a_chain_shows_the_call_that_leaves_the_guard_not_the_first(tree, capsys):
+    # some_call_leaves_them calls where(c, 1, 2) first, then where(c): only the second
+    # leaves x and y None, so only it runs where's nonzero.
+    line = _line_of(_USERS, "where(c)", after="def some_call_leaves_them")
+    assert line > _line_of(_USERS, "where(c, 1, 2)", after="def some_call_leaves_them")
+    found = {f["name"]: f for f in _json(capsys, "binds", "p", "--root", str(tree))["found"]}
+    assert found["users.some_call_leaves_them"]["call_line"] == line
+    chain = _json(capsys, "path", "users.some_call_leaves_them", "p_p", "--root",
+                  str(tree))["chains"][0]
+    assert (chain[0]["callee"], chain[0]["line"]) == ("lib.where", line)
+
+
+def test_a_path_to_a_function_shows_the_call_that_leaves_the_guard(tree, capsys):
+    first = _line_of(_USERS, "where(c, 1, 2)", after="def some_call_leaves_them")
+    for target, line in (("lib.nonzero", first + 1), ("lib.where", first)):
+        chain = _json(capsys, "path", "users.some_call_leaves_them", target, "--root",
+                      str(tree))["chains"][0]
+        assert (chain[0]["callee"], chain[0]["line"]) == ("lib.where", line), target
+
+
+def test_each_different_call_keeps_its_first_line():
+    source = b"def f(c):\n  g(c, 1)\n  g(c)\n  g(c, 2)\n  g(c)\n"
+    (callee,) = [callee for callee in map(Callee._make, read_callees(
+        source, [(0, len(source))], 1)) if callee.name == "g"]
+    assert (callee.name, callee.line, len(callee.sites)) == ("g", 2, 2)
+    assert callee.lines == (2, 3)  # `g(c, 1)` and `g(c, 2)` pass alike: one site
 
 
 @pytest.mark.parametrize("text, guarded", [

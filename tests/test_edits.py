@@ -239,6 +239,51 @@ def test_a_stale_file_not_edited_again_is_read_by_the_next_graph_question(
     assert _tables(path, facts=False)["stale"] == []
 
 
+_GUARDED_LIB = """\
+from jax._src import core
+p_p = core.Primitive('p')
+
+def nonzero(c):
+  return p_p.bind(c)
+
+def where(c, x=None, y=None):
+  if x is None and y is None:
+    return nonzero(c)
+  return c
+"""
+_TWO_CALLS = """\
+from lib import where
+
+def either(c):
+  if c:
+    return where(c, 1, 2)
+  return where(c)
+"""
+
+
+def test_a_comment_between_two_calls_moves_the_second_ones_line(tmp_path, monkeypatch):
+    """Each different call of a guarded callee keeps its own line (calls.fill_lines):
+    a comment between two moves the second's alone, as a cold index has it."""
+    from jaxmap.flow import graph
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "lib.py").write_text(_GUARDED_LIB)
+    (tree / "users.py").write_text(_TWO_CALLS)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    (tree / "users.py").write_text(_TWO_CALLS.replace("2)\n", "2)\n  # a comment\n"))
+    solved = []
+    call_graph = graph.call_graph
+    monkeypatch.setattr(graph, "call_graph",
+                        lambda *a, **k: solved.append(1) or call_graph(*a, **k))
+    path, _ = indexer.ensure_index(tree, graph=True)
+    monkeypatch.setattr(graph, "call_graph", call_graph)
+    assert not solved  # moved, not solved again
+    assert [row[-1] for row in _tables(path, facts=False)["calls"] if row[-1]] == ["5|7"]
+    _same_as_cold(path, tree, tmp_path / "cold", monkeypatch)
+
+
 def test_a_stale_call_graph_reads_as_none(tmp_path, monkeypatch, capsys):
     """Its rows were read from older code: a first-phase question shows none of them,
     and says the call graph is not current."""

@@ -259,7 +259,8 @@ class Step(NamedTuple):
     call (`if x is None:`, or `x==word`); `fills`, for each different way the caller
     calls the callee, the callee's parameters that it passes surely not None (`P`), a
     word (`P:word`) or passes on (`P=Q`), where the callee has a guarded call
-    (flow/guardtext.py)."""
+    (flow/guardtext.py); `lines`, the line of the first call of each way (else
+    `line`)."""
 
     caller: int
     callee: int
@@ -267,6 +268,7 @@ class Step(NamedTuple):
     function: bool  # the caller is a function (not a module's top level or a class body)
     guard: frozenset[str]
     fills: tuple[frozenset[str], ...]
+    lines: tuple[int, ...] = ()
 
 
 def trace_time_callers(index, ids: list[int], interpreters: set[int] | None = None
@@ -279,8 +281,9 @@ def trace_time_callers(index, ids: list[int], interpreters: set[int] | None = No
         sources = index.nodes({row[0] for row in rows})
         interpreters = {did for did, node in sources.items() if is_interpreter(node.qualname)}
     return [Step(caller, callee, line, function, _names(guard),
-                 tuple(map(_names, fills.split("|"))) if fills else (frozenset(),))
-            for caller, callee, line, function, guard, fills in rows
+                 tuple(map(_names, fills.split("|"))) if fills else (frozenset(),),
+                 tuple(map(int, lines.split("|"))) if lines else (line,))
+            for caller, callee, line, function, guard, fills, lines in rows
             if caller not in interpreters]
 
 
@@ -302,7 +305,9 @@ def trace_walk(step, start: list[int], depth: int | None = None
     surely not None); otherwise that call never runs F's. C is then walked under its own
     guard at that call, and, where it passes P its own parameter Q as it came, under
     `Q is None` too. Each id is walked on again when it is reached under a guard that
-    no guard it was reached under already allows (at most MAX_GUARDS)."""
+    no guard it was reached under already allows (at most MAX_GUARDS). An id's line is
+    that of the first call of the step that first reaches it which may leave a guard
+    as it needs (not the first call of the callee there, which may never)."""
     levels = {i: 0 for i in start}
     parent: dict[int, int] = {}
     lines: dict[int, int] = {}
@@ -317,29 +322,31 @@ def trace_walk(step, start: list[int], depth: int | None = None
             guards = held.setdefault(row.caller, set())
             if _UNGUARDED in guards:  # walked on unguarded already: no guard adds a step
                 continue
-            for guard in _caller_guards(row, held[row.callee]):
+            found = _caller_guards(row, held[row.callee])
+            for guard in found:
                 if any(seen <= guard for seen in guards):
                     continue
                 guards.add(guard if len(guards) < MAX_GUARDS else _UNGUARDED)
                 if row.caller not in levels:
                     levels[row.caller] = levels[row.callee] + 1
-                    parent[row.caller], lines[row.caller] = row.callee, row.line
+                    parent[row.caller], lines[row.caller] = row.callee, min(found.values())
                 nxt[row.caller] = None
         frontier = list(nxt)
     return parent, levels, lines
 
 
-def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]]:
+def _caller_guards(row: Step, guards: set[frozenset[str]]) -> dict[frozenset[str], int]:
     """The guards the caller of `row` is walked under, one for each of the callee's
     `guards` that a call there may leave as it needs (None, or one of the words of
     `P==a/b`, or none of `P==!a/b`: not where `fills` say `P` is surely not None, or
     `P:other` a word they do not allow): its own
     guard at the call, and what the guard needs of its parameters the call passes on
-    for the callee's guarded ones (`fills`' `P=Q`)."""
+    for the callee's guarded ones (`fills`' `P=Q`); each with the first line of a call
+    that leaves it."""
     if not any(row.fills):  # no fill to check or pass on: each guard leaves the call's own
-        return {row.guard} if guards else set()
-    found = set()
-    for fills in row.fills:
+        return {row.guard: row.line} if guards else {}
+    found: dict[frozenset[str], int] = {}
+    for fills, line in zip(row.fills, row.lines or (row.line,) * len(row.fills)):
         surely = {fill for fill in fills if "=" not in fill and ":" not in fill}
         words = dict(fill.split(":", 1) for fill in fills if ":" in fill)
         forwards = dict(fill.split("=") for fill in fills if "=" in fill)
@@ -348,11 +355,25 @@ def _caller_guards(row: Step, guards: set[frozenset[str]]) -> set[frozenset[str]
             if guard & surely or any(name in words and not _allows(held, words[name])
                                      for name, held in equal):
                 continue  # a parameter the guard needs None, or one of words, is not
-            found.add(row.guard.union(
+            leaves = row.guard.union(
                 *({forwards[name]} for name in guard if name in forwards),
                 *({f"{forwards[name]}{GUARD_EQUALS}{held}"} for name, held in equal
-                  if name in forwards)))
+                  if name in forwards))
+            found[leaves] = min(line, found.get(leaves, line))
     return found
+
+
+def leaving_line(rows: list[Step], guards: set[frozenset[str]]
+                 ) -> tuple[int, set[frozenset[str]]] | None:
+    """Of one caller's calls of one callee (`rows`), under the guards the callee is
+    walked under: the first line of a call that may leave one as it needs, and the
+    guards the caller is then walked under; None where no call may (or no guard is
+    known: `guards` empty)."""
+    found: dict[frozenset[str], int] = {}
+    for row in rows:
+        for guard, line in _caller_guards(row, guards).items():
+            found[guard] = min(line, found.get(guard, line))
+    return (min(found.values()), set(found)) if found else None
 
 
 def _allows(held: str, word: str) -> bool:

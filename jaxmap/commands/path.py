@@ -67,8 +67,10 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     hops |= edge_words(index, {(p, end) for end, options in parents.items()
                                for p, _line in options if (p, end) not in hops}, nodes)
     chains: list[tuple[Step, ...]] = []
+    callers = _GuardedCallers(index)
     for end in reached:
-        for steps in _chains(end, parents, nodes, most - len(chains), hops):
+        for steps in _chains(end, parents, nodes, most - len(chains), hops, callers,
+                             {frozenset()}):
             chains.append(steps + finals.get(end, ()))
         if len(chains) >= most:
             break
@@ -199,17 +201,44 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
     return parents
 
 
-def _chains(end: int, parents, nodes, most: int, hops: dict[tuple[int, int], str]
+class _GuardedCallers:
+    """The call steps up to an id (callgraph's `Step`s, with their guards), by caller
+    and line of its first call, each id's read once."""
+
+    def __init__(self, index: Index):
+        self._index = index
+        self._read: dict[int, dict[tuple[int, int], list]] = {}
+
+    def __call__(self, callee: int, caller: int, line: int) -> list:
+        from jaxmap.commands.callgraph import trace_time_callers
+
+        if callee not in self._read:
+            found = self._read[callee] = {}
+            for row in trace_time_callers(self._index, [callee], interpreters=set()):
+                found.setdefault((row.caller, row.line), []).append(row)
+        return self._read[callee].get((caller, line), [])
+
+
+def _chains(end: int, parents, nodes, most: int, hops: dict[tuple[int, int], str],
+            callers: _GuardedCallers, guards: set[frozenset[str]]
             ) -> list[tuple[Step, ...]]:
     """Up to `most` chains from the start to `end`, each as its steps, in the words of
-    `hops` (chains.py's)."""
+    `hops` (chains.py's). A step shows the line of a call that may leave the `guards`
+    `end` is under (as `binds` walks them: none at the chain's end) as they need,
+    where the caller has several: not the first call, whose arguments may never take
+    the guarded call after it; where none may, or past a step that is no call, the
+    first call."""
+    from jaxmap.commands.callgraph import leaving_line
+
     if end not in parents:
         return [()]  # the start itself binds the primitive
     found: list[tuple[Step, ...]] = []
     for caller, line in parents[end]:
-        step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file, line,
-                    hops.get((caller, end), CALLS))
-        for before in _chains(caller, parents, nodes, most - len(found), hops):
+        left = leaving_line(callers(end, caller, line), guards)
+        step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file,
+                    left[0] if left else line, hops.get((caller, end), CALLS))
+        for before in _chains(caller, parents, nodes, most - len(found), hops, callers,
+                              left[1] if left else set()):
             found.append(before + (step,))
             if len(found) >= most:
                 return found

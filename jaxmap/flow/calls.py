@@ -93,9 +93,11 @@ class CallRow(NamedTuple):
     line: int
     # The caller's parameters that every use of `text` there requires None (`if x is
     # None:`), comma-separated; and, where the callee has such a guard, its parameters
-    # that every call here passes a value surely not None (guardtext.py).
+    # that every call here passes a value surely not None (guardtext.py), for each
+    # different call `|`-separated, with the line of the first call of each.
     guard: str | None = None
     fills: str | None = None
+    fill_lines: str | None = None
 
 
 class BindRow(NamedTuple):
@@ -145,7 +147,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 else module_heads
             spec = facts.funcs.get(qualname)
             params = frozenset(spec.params) - {"*"} if spec is not None else frozenset()
-            for name, line, called, guard, _sites in callees:  # unpacked: 56k of them
+            for name, line, called, guard, _sites, _lines in callees:  # unpacked: 56k
                 before, guarded = len(rows), ",".join(sorted(
                     g for g in guard if g.partition(EQUALS)[0] in params))
                 head = name.partition(".")[0]
@@ -190,16 +192,17 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
 
 
 def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:
-    """(caller, text) -> what each of its calls passes (guardtext.py's `arguments`),
-    read from the facts once the flow is closed (55k of them on jax)."""
+    """(caller, text) -> (what each different call passes (guardtext.py's
+    `arguments`), the line of the first call passing it), read from the facts once the
+    flow is closed (55k of them on jax)."""
     passed = {}
     for module, (_, facts) in names.modules.items():
         for qualname, callees in facts.callees.items():
             caller = ids.get(f"{module}.{qualname}" if qualname else module)
             if caller is not None:
-                for name, _line, called, _guard, sites in callees:
+                for name, _line, called, _guard, sites, lines in callees:
                     if called and sites:
-                        passed[caller, name] = sites
+                        passed[caller, name] = tuple(zip(sites, lines))
     return passed
 
 
@@ -248,7 +251,8 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict, flow: Flow) -> No
     parameter to such a call (and so on up), with the parameters that a call of it
     there passes a value surely not None (`P`, and `P:word` for a word), None (`P:`),
     and those it passes a parameter of the caller's own (`P=Q`): `filled` of each call,
-    the different ones `|`-separated."""
+    the different ones `|`-separated, each with the line of its first call (so a chain
+    that needs one of them shows a call that has it, not the first call)."""
     calling: dict[int, list[int]] = {}  # callee -> its resolved rows with arguments
     for k, row in enumerate(rows):
         if row.callee is not None and row.status == RESOLVED \
@@ -264,11 +268,14 @@ def _fill(rows: list[CallRow], passed: dict, signatures: dict, flow: Flow) -> No
         defaulted = _defaulted(flow, full, name)
         for k in calling[callee]:
             row = rows[k]
-            each = sorted({",".join(sorted(filled(site, row.text, name, params, defaulted)))
-                           for site in passed[row.caller, row.text]})
-            fills = "|".join(each)
+            first: dict[str, int] = {}  # what a call fills -> the first line of one
+            for site, line in passed[row.caller, row.text]:
+                each = ",".join(sorted(filled(site, row.text, name, params, defaulted)))
+                first[each] = min(line, first.get(each, line))
+            fills = "|".join(sorted(first))
             if fills:
-                rows[k] = row._replace(fills=fills)
+                rows[k] = row._replace(fills=fills, fill_lines="|".join(
+                    str(first[each]) for each in sorted(first)))
             if "=" in fills and row.caller not in guarded:
                 guarded.add(row.caller)
                 work.append(row.caller)

@@ -78,11 +78,12 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
     that a `def` or `class` introduces, methods of values (`x.f(`) and a `_p` name an
     identity or equality test compares with, and the classes of a `case` pattern, are
     not read. Each also has its call guard (the names that every use of it requires
-    None: guardtext.py) and what each of its calls passes, once per different call."""
+    None: guardtext.py), what each of its calls passes, once per different call, and
+    the line of the first call that passes it so."""
     found: dict[bytes, list] = {}  # name -> [called, where first found]
     guards = Guards(source, pieces)
     guarded: dict[bytes, frozenset[str]] = {}  # name -> the names all its uses require None
-    sites: dict[bytes, dict[tuple, None]] = {}  # name -> what its calls pass, in order
+    sites: dict[bytes, dict[tuple, int]] = {}  # name -> what its calls pass -> first where
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
             name, trailing, decorator = match.groups()
@@ -109,7 +110,7 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
             site = arguments(source, source.index(b"(", at), guards) \
                 if called and decorator is None \
                 else (VALUE,) if called else _UNKNOWN
-            sites.setdefault(name, {})[site] = None
+            sites.setdefault(name, {}).setdefault(site, at)
             seen = found.get(name)
             if seen is not None:
                 if called and not seen[0]:
@@ -117,16 +118,28 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
             elif called or before == b"(" or name[0] == 95 or b"." in name \
                     or name.endswith(b"_p"):  # 95: `_`
                 found[name] = [called, at]
-    callees, counted = [], pieces[0][0]
+    lines = _lines(source, pieces[0][0], line, [at for _called, at in found.values()]
+                   + [at for name in found for at in sites[name].values()])
+    callees = []
     for name, (called, at) in sorted(found.items(), key=lambda item: item[1][1]):
-        line += source.count(b"\n", counted, at)
-        counted = at
-        passed = tuple(sites[name]) if called else ()
-        callees.append((name.decode(), line, called,
+        passed = sites[name] if called else {}
+        if _UNKNOWN in passed:  # handed on too: what any call passes is unknown
+            passed = {_UNKNOWN: at}
+        callees.append((name.decode(), lines[at], called,
                         tuple(sorted(guard for guard in guarded[name]
                                      if guard.partition(EQUALS)[0] not in guards.assigned)),
-                        (_UNKNOWN,) if _UNKNOWN in passed else passed))
+                        tuple(passed), tuple(lines[first] for first in passed.values())))
     return tuple(callees)
+
+
+def _lines(source: bytes, start: int, line: int, offsets: list[int]) -> dict[int, int]:
+    """offset -> its line, for each of `offsets` in `source` (from `start`, at `line`)."""
+    found = {}
+    for at in sorted(set(offsets)):
+        line += source.count(b"\n", start, at)
+        start = at
+        found[at] = line
+    return found
 
 
 def _in_case_pattern(source: bytes, at: int) -> bool:
@@ -166,7 +179,8 @@ def outside_functions(classes: list[tuple[int, int, str, int]],
 def _merged(first: tuple, second: tuple) -> tuple:
     """The callees of two texts of one owner, each name once: called if it is called
     in either, at its first call (or first use), in order of line; guarded by what
-    both texts require, with the calls of both."""
+    both texts require, with the calls of both (each different one at its first
+    line in either)."""
     if not first:
         return second
     best: dict[str, tuple] = {}
@@ -176,6 +190,9 @@ def _merged(first: tuple, second: tuple) -> tuple:
             best[callee[0]] = callee
             continue
         kept = callee if (not callee[2], callee[1]) < (not seen[2], seen[1]) else seen
+        passed = dict(zip(seen[4], seen[5]))
+        for site, line in zip(callee[4], callee[5]):
+            passed[site] = min(line, passed.get(site, line))
         best[callee[0]] = (*kept[:3], tuple(sorted(set(seen[3]) & set(callee[3]))),
-                           tuple(dict.fromkeys(seen[4] + callee[4])))
+                           tuple(passed), tuple(passed.values()))
     return tuple(sorted(best.values(), key=lambda callee: callee[1]))

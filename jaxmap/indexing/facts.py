@@ -223,13 +223,15 @@ class Callee(NamedTuple):
     that may hand a function on (`partial(lax.dot_general, ...)`, `jit(_einsum)`, a
     default `=lax.dot_general`) or name a primitive (`add_p`). `guard`: the names that
     an enclosing `if` requires None at every use of it (`if x is None:`); `sites`: what
-    each of its calls passes (flow/guardtext.py's `arguments`), once per different call."""
+    each of its calls passes (flow/guardtext.py's `arguments`), once per different call;
+    `lines`: the line of the first call that passes each of `sites`."""
 
     name: str
     line: int
     called: bool
     guard: tuple[str, ...] = ()
     sites: tuple[tuple[str, ...], ...] = ()
+    lines: tuple[int, ...] = ()
 
 
 class Message(NamedTuple):

@@ -69,14 +69,16 @@ class GraphReads(IndexCore):
             f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
 
-    def guarded_callers(self, ids) -> list[tuple[int, int, int, bool, str | None, str | None]]:
+    def guarded_callers(self, ids) -> list[tuple[int, int, int, bool, str | None, str | None,
+                                                 str | None]]:
         """`callers(ids, through=False)`, each with its call guard: the caller's
         parameters its `if` requires None for the call, and, where the callee has such
         a guard, the callee's parameters the call passes surely not None (each
-        comma-separated, or None)."""
+        comma-separated, or None; for each different call, `|`-separated), and the
+        line of the first call of each (`|`-separated)."""
         return self._in(
             "SELECT caller, callee, calls.line, kind IN ('function', 'variable'), guard, "
-            "fills FROM calls JOIN definitions ON definitions.id = caller "
+            "fills, fill_lines FROM calls JOIN definitions ON definitions.id = caller "
             "WHERE callee IN (?*) AND status IN ('resolved', 'handed') ORDER BY calls.rowid",
             ids)
 

@@ -78,7 +78,8 @@ class Resolution(NamedTuple):
     diagnostics: list[str]
     jax_version: str | None
     platform_aliases: dict[str, list[str]]  # `gpu` -> the platforms it registers for
-    calls: list[tuple]  # (caller id, callee id | None, text, status, line, guard, fills)
+    # (caller id, callee id | None, text, status, line, guard, fills, fill_lines)
+    calls: list[tuple]
     messages: list[tuple]  # (file, line, function, exception, pieces as JSON, returned)
     # (primitive index, rule kind, platform, rule function id, id of a function its
     # partial hands it that it calls): binding the primitive runs that one too.

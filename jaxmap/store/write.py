@@ -28,9 +28,10 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 20  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 21  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
-# guards (`P==a/b`)
+# guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
+# calls.fill_lines)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
@@ -71,10 +72,11 @@ CREATE TABLE messages (
 -- some words (`P==a/b`), or none of them (`P==!a/b`); fills: where the
 -- callee has such a guard (or passes a parameter on to one), its parameters the call
 -- passes surely not None, and `P=Q` where it passes P the caller's parameter Q, for each
--- different call there, `|`-separated (calls.py).
+-- different call there, `|`-separated (calls.py); fill_lines: the line of the first
+-- call of each of them, `|`-separated in the same order (line: the first call's).
 CREATE TABLE calls (
   caller INTEGER, callee INTEGER, text TEXT, status TEXT, line INTEGER, guard TEXT,
-  fills TEXT);
+  fills TEXT, fill_lines TEXT);
 CREATE TABLE tests (primitive_id INTEGER, name TEXT, file TEXT, line INTEGER);
 -- A function a rule's partial hands its function, which calls it (records.py).
 CREATE TABLE rule_calls (
@@ -406,11 +408,17 @@ def _second_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int
             (line(f, a), rowid) for rowid, f, a in conn.execute(
                 "SELECT b.rowid, d.file, b.line FROM binds b JOIN definitions d "
                 f"ON d.id = b.definition_id WHERE d.id IN ({definitions})", files)]),
-        ("UPDATE calls SET line = ? WHERE rowid = ?", [
-            (line(f, a), rowid) for rowid, f, a in conn.execute(
-                "SELECT c.rowid, d.file, c.line FROM calls c JOIN definitions d "
+        ("UPDATE calls SET line = ?, fill_lines = ? WHERE rowid = ?", [
+            (line(f, a), _moved_lines(lines, line, f), rowid)
+            for rowid, f, a, lines in conn.execute(
+                "SELECT c.rowid, d.file, c.line, c.fill_lines FROM calls c JOIN definitions d "
                 f"ON d.id = c.caller WHERE c.caller IN ({definitions})", files)]),
     ]
+
+
+def _moved_lines(lines: str | None, line, file: str) -> str | None:
+    """`|`-separated lines of `file` (calls.fill_lines), each moved by `line`."""
+    return lines and "|".join(str(line(file, int(each))) for each in lines.split("|"))
 
 
 def _moved_diagnostic(message: str, line) -> str:
@@ -514,7 +522,7 @@ def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
     conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
     # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
-    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      map(tuple, resolution.calls))
     conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
     conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
