@@ -35,7 +35,8 @@ def rule(r: Rule, path: PathFn = _same) -> dict:
             "platforms": list(r.platforms), "function": functions[0] if functions else None,
             "functions": functions, "condition": r.condition,
             "written": r.written and {"name": r.written.name, "file": path(r.written.loc.file),
-                                      "line": r.written.loc.line}}
+                                      "line": r.written.loc.line},
+            "keywords": r.keywords}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:
