@@ -158,6 +158,11 @@ def graph_written(path: str, fmt: str, hood) -> str:
     return f"wrote {path} ({fmt}: {len(hood.nodes)} nodes, {len(hood.edges)} edges)"
 
 
+def folders_created(folders: list[str]) -> str:
+    """A line for each folder a command created to write into (it did not exist)."""
+    return "\n".join(f"created the folder {folder} (it did not exist)" for folder in folders)
+
+
 def skipped_files(skipped) -> str:
     """A line for each Python file the index left out, and why."""
     return "\n".join(f"jaxmap: skipped {path}: {reason}" for path, reason in skipped)
