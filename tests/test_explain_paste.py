@@ -456,6 +456,12 @@ def _traceback(*frames: tuple[str, int, str, str]) -> str:
       ("train.py", 14, "step", "g = jax.grad(loss)(s)"),
       ("train.py", 10, "loss", "return blur(s).sum()")),
      [(("jax.jit", "jax.vmap"), 20), (("jax.grad",), 14)]),
+    # a method handed on; a library's own `grad` that reached the user's code some
+    # other way (an alias the line does not name) is not taken for one
+    ((("train.py", 30, "<module>", "out = jax.jit(model.apply)(params, x)"),
+      ("model.py", 12, "apply", "return blur(x)")), [(("jax.jit",), 30)]),
+    ((("run.py", 8, "<module>", "g = mylib.grad(loss, data)"),
+      ("mylib/opt.py", 40, "_grad", "return loss(data)")), []),
     # the line calls the failing helper itself: the transformation is not on the way
     ((("run.py", 3, "<module>", "y = helper(x) + jax.grad(f)(x)"),
       ("run.py", 1, "helper", "return blur(x)")), []),

@@ -86,8 +86,9 @@ def called_by_jax(frames: tuple[Frame, ...]) -> CalledByJax | None:
 def transformed(frames: tuple[Frame, ...]) -> tuple[Transformed, ...]:
     """The user's lines on the way to the failure that call a transformation, outermost
     first: each one whose next user frame inward runs a function the line handed it
-    (the lambda it defines, one it names without calling), or the innermost user line
-    (the transformation's own machinery raised: a lowering under `jax.jit(f)(x)`)."""
+    (a lambda it defines, one it names without calling: `jax.grad(loss)(p)`; a
+    function it does not name came some other way), or the innermost user line (the
+    transformation's own machinery raised: a lowering under `jax.jit(f)(x)`)."""
     users = [f for f in frames if is_user(f)]
     found = []
     for i, frame in enumerate(users):
@@ -98,8 +99,13 @@ def transformed(frames: tuple[Frame, ...]) -> tuple[Transformed, ...]:
 
 
 def _handed(caller: Frame, callee: Frame) -> bool:
-    """Whether the caller's line handed the callee to JAX rather than calling it."""
-    return callee.function == "<lambda>" or not _calls(caller, callee)
+    """Whether the caller's line hands the callee on (names it, or defines it as a
+    lambda) rather than calling it."""
+    if callee.function == "<lambda>":
+        return "lambda" in caller.code
+    name = callee.function.rpartition(".")[2]  # a method's, where its class is printed
+    return re.search(rf"\b{re.escape(name)}\b", caller.code) is not None \
+        and not _calls(caller, callee)
 
 
 def _calls(caller: Frame, callee: Frame) -> bool:
