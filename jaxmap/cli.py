@@ -135,8 +135,12 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
     from jaxmap.indexing.indexer import build_index
     from jaxmap.render import text
 
+    created = []
     if snapshot_file:
         _check_output(snapshot_file, force)
+        from jaxmap.store import atomic
+
+        created = atomic.missing_folders([snapshot_file])
     with _progress("indexing", root) as progress:
         report = build_index(root, rebuild=rebuild, progress=progress)
     if report.skipped:
@@ -157,6 +161,7 @@ def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: boo
         return
     click.echo(text.index_report(report))
     if snapshot_file:
+        _say_created(created)
         click.echo(text.snapshot_written(snapshot_file, report.primitives))
 
 
@@ -228,8 +233,10 @@ def graph(name: str | None, root: str | None, depth: int, fmt: str, output: str 
     if output:
         from jaxmap.store import atomic
 
+        created = atomic.missing_folders([output])
         atomic.write(output, graphs.picture(hood, fmt) if fmt in graphs.PICTURE_FORMATS
                      else graphs.render(hood, fmt) + "\n")
+        _say_created(created, err=True)
         click.echo(text.graph_written(output, fmt, hood), err=True)
         return
     click.echo(graphs.render(hood, fmt))
@@ -389,7 +396,11 @@ def _run_scaffold(command, given: dict) -> None:
     click.echo(unified_diff(changed if dry_run else [c for c in changed if c.old is not None]),
                nl=False)
     if not dry_run:
+        from jaxmap.store import atomic
+
+        created = atomic.missing_folders([c.path for c in changed])
         apply(changed, force=force)
+        _say_created(created, err=True)
     click.echo(dispatch.scaffold_summary(command, given, changed, dry_run), err=True)
     notes = dispatch.notes(command, given)
     if notes:
@@ -472,12 +483,14 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
 
         folder = skill_mod.files(idx, out, budget, tuple(tools.BY_NAME))
         jax_version = idx.jax_version
+    created = atomic.missing_folders([out])  # the folder it goes in
     atomic.write_tree(out, folder, force=force)
     if as_json:
         from jaxmap.render import json as render_json
 
         click.echo(render_json.skill_document(os.path.abspath(out), jax_version, folder))
         return
+    _say_created(created)
     click.echo(text.skill_written(out, folder))
 
 
@@ -520,12 +533,14 @@ def repo_map(root: str | None, output: str, budget: int | None, force: bool,
         return
     from jaxmap.store import atomic
 
+    created = atomic.missing_folders(targets)
     atomic.write(output, page)
     if len(targets) > 1:
         map_file = os.path.basename(output)
         atomic.write(targets[1], markdown.primitives_page(data, map_file))
         for name, page_text in map_pages.pages(data, map_file).items():
             atomic.write(map_pages.page_path(output, name), page_text)
+    _say_created(created)
     click.echo(text.map_written(targets, data, markdown.estimate_tokens(page)))
 
 
@@ -538,6 +553,14 @@ def _generated(path: str) -> bool:
             return handle.readline().rstrip("\n") == HEADER
     except OSError:
         return False
+
+
+def _say_created(folders: list[str], err: bool = False) -> None:
+    """One line for each folder a command created to write into."""
+    if folders:
+        from jaxmap.render import text
+
+        click.echo(text.folders_created(folders), err=err)
 
 
 def _check_output(path: str, force: bool) -> None:

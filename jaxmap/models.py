@@ -117,6 +117,9 @@ class Rule(NamedTuple):
     # The module-level name the rule was registered through, where it holds a partial
     # of `function` (`_dot_general_batch_rule = partial(_dot_batch_rule, ...)`).
     written: FunctionRef | None = None
+    # The keyword arguments of the `partial` the rule is made of, short
+    # (`use_rolled_loops=False`): what tells apart two rules of one function.
+    keywords: str | None = None
 
 
 class Primitive(NamedTuple):

@@ -112,9 +112,11 @@ def _text(primitives: list, definitions: list) -> str:
             kind = r["kind"] + _platform_label(r)
             line = f"  {kind:<22} {r['file']}:{r['line']}  via {r['via']}"
             functions = r.get("functions", [r["function"]] if r["function"] else [])
+            bound = f"({r['keywords']})" if r.get("keywords") else ""  # the partial's
             if functions:
-                line += "  -> " + ", ".join(f"{f['name']} {f['file']}:{f['line']}"
-                                            for f in functions)
+                line += "  -> " + ", ".join(f"{f['name']}{bound if i == 0 else ''} "
+                                            f"{f['file']}:{f['line']}"
+                                            for i, f in enumerate(functions))
             if r.get("condition"):
                 line += f"  (only if {r['condition']})"
             lines.append(line)

@@ -2,8 +2,9 @@
 tests): pytest's report of three failures, a log with a warning's traceback before
 the error, an ANSI-coloured IPython traceback, a message whose filtering note is
 missing, a callback that raised, a chained custom_vjp error, jax 0.10.2's own
-traceback of `jnp.arange` on a traced value under jit. Each is cut into its
-tracebacks, each JAX one placed in JAX and pointed back at the user's line."""
+traceback of `jnp.arange` on a traced value under jit, a primitive without a lowering
+under `jax.jit(f)`. Each is cut into its tracebacks, each JAX one placed in JAX and
+pointed back at the user's line and the transformations it called."""
 
 from __future__ import annotations
 
@@ -160,7 +161,7 @@ def test_json_carries_segments_user_frame_fix_and_route(installed_index):
     first = document["exceptions"][0]
     assert set(first) == {  # as the README's schema lists them
         "segment", "label", "wording", "ran", "why_not_jax", "user_frame", "called_by_jax",
-        "fix", "status", "exception", "message", "sites", "raised_by", "missing_rule",
+        "transformed", "fix", "status", "exception", "message", "sites", "raised_by", "missing_rule",
         "not_linear", "has_rule", "older", "closest", "entry"}
     assert first["status"] == "user-code" and first["segment"] == 1
     assert first["called_by_jax"]["function"] == "host"
@@ -424,3 +425,69 @@ def test_warnings_in_pytests_summary_are_read_and_its_captures_keep_the_test_nam
     assert labels == [("test_a", "TypeError: bad"),
                       ("test_a: Captured stderr call", "KeyError: 'k'"),
                       (None, "UserWarning: Explicitly requested dtype")]
+
+
+# -- the transformations the user called (JAX removes its frames, keeps the user's) ---------
+def _transformed(text: str):
+    from jaxmap.commands import explain_user, tracebacks
+
+    [raised] = tracebacks.read(text)
+    return [(t.names, t.at.line) for t in explain_user.transformed(raised.frames)]
+
+
+def _traceback(*frames: tuple[str, int, str, str]) -> str:
+    lines = ["Traceback (most recent call last):"]
+    for file, line, function, code in frames:
+        lines += [f'  File "/home/me/{file}", line {line}, in {function}', f"    {code}"]
+    return "\n".join([*lines, "NotImplementedError: Batching rule for 'blur' not implemented"])
+
+
+@pytest.mark.parametrize(("frames", "expected"), [
+    # a lambda the line defines and hands to vmap
+    ((("run.py", 4, "<module>", "ys = jax.vmap(lambda x: blur(x) * 2)(xs)"),
+      ("run.py", 4, "<lambda>", "ys = jax.vmap(lambda x: blur(x) * 2)(xs)"),
+      ("ops.py", 7, "blur", "return blur_p.bind(x)")), [(("jax.vmap",), 4)]),
+    # a function named, not called; the helper it calls is called, not handed
+    ((("run.py", 9, "<module>", "g = grad(loss)(params)"),
+      ("run.py", 5, "loss", "return jnp.sum(blur(p))"),
+      ("ops.py", 7, "blur", "return blur_p.bind(x)")), [(("grad",), 9)]),
+    # nested transformations, and one inside the function the outer one traced
+    ((("train.py", 20, "<module>", "state = jax.jit(jax.vmap(step))(state)"),
+      ("train.py", 14, "step", "g = jax.grad(loss)(s)"),
+      ("train.py", 10, "loss", "return blur(s).sum()")),
+     [(("jax.jit", "jax.vmap"), 20), (("jax.grad",), 14)]),
+    # a method handed on; a library's own `grad` that reached the user's code some
+    # other way (an alias the line does not name) is not taken for one
+    ((("train.py", 30, "<module>", "out = jax.jit(model.apply)(params, x)"),
+      ("model.py", 12, "apply", "return blur(x)")), [(("jax.jit",), 30)]),
+    ((("run.py", 8, "<module>", "g = mylib.grad(loss, data)"),
+      ("mylib/opt.py", 40, "_grad", "return loss(data)")), []),
+    # the line calls the failing helper itself: the transformation is not on the way
+    ((("run.py", 3, "<module>", "y = helper(x) + jax.grad(f)(x)"),
+      ("run.py", 1, "helper", "return blur(x)")), []),
+    # no user frame below: the transformation's own machinery raised
+    ((("run.py", 6, "<module>", "jax.jit(f)(x)"),), [(("jax.jit",), 6)]),
+    ((("run.py", 6, "<module>", "y = f(x)"), ("run.py", 2, "f", "return blur(x)")), []),
+])
+def test_the_transformations_on_the_way_are_read_off_the_users_lines(frames, expected):
+    assert _transformed(_traceback(*frames)) == expected
+
+
+def test_a_lowering_missing_under_jit_names_the_users_jit_call(installed_index):
+    """JAX's pseudo-cause holds where the primitive was traced; the exception's own
+    frames hold the `jax.jit(smooth)(grid)` line."""
+    from jaxmap.render import explain_text
+    from jaxmap.render.view import View
+
+    [found] = _explained(installed_index, "jit_lowering_missing")
+    assert found.missing is not None and found.missing.kind == "lowering"
+    [step] = found.transformed
+    assert (step.names, step.at.path, step.at.line) == (("jax.jit",), "/home/me/ops/blur.py", 15)
+    text = explain_text.explanation((found,), View(""))
+    assert "  transformed by jax.jit  /home/me/ops/blur.py:15  out = jax.jit(smooth)(grid)" \
+        in text.splitlines()
+    document = json.loads(answer(BY_NAME["explain"], installed_index,
+                                 {"text": _paste("jit_lowering_missing")}, "json"))
+    assert document["exceptions"][0]["transformed"] == [
+        {"names": ["jax.jit"], "file": "/home/me/ops/blur.py", "line": 15,
+         "function": "<module>", "code": "out = jax.jit(smooth)(grid)"}]

@@ -193,3 +193,22 @@ def test_a_server_hands_what_the_start_up_froze_back_to_the_collector(
     finally:
         gc.unfreeze()
     assert seen == [0]
+
+
+@pytest.mark.parametrize(("argv", "folder"), [
+    (["new", "custom-jvp", "jm_made", "--out", "{tmp}/new/a"], "new/a"),
+    (["new-primitive", "jm_made", "--root", str(MINIJAX), "--out", "{tmp}/new/b"], "new/b"),
+    (["graph", "psum", "--root", str(MINIJAX), "-o", "{tmp}/pictures/psum.dot"], "pictures"),
+    (["repo-map", "--root", str(MINIJAX), "-o", "{tmp}/docs/REPO-MAP.md"], "docs"),
+    (["skill", "--root", str(MINIJAX), "--out", "{tmp}/skills/jax"], "skills"),
+    (["index", "--root", str(MINIJAX), "--snapshot", "{tmp}/snaps/jax.json.gz"], "snaps"),
+])
+def test_a_folder_an_output_needs_is_created_and_said_once(argv, folder, tmp_path, capsys):
+    argv = [arg.format(tmp=tmp_path) for arg in argv]
+    said = f"created the folder {tmp_path / folder} (it did not exist)\n"
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert (tmp_path / folder).is_dir() and (out + err).count(said) == 1
+    if argv[0] != "skill":  # a skill folder is replaced whole, the folder it goes in kept
+        assert main([*argv, "--force"]) == 0
+        assert "created the folder" not in "".join(capsys.readouterr())

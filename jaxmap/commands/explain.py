@@ -42,7 +42,7 @@ from jaxmap.commands.exception_classes import Agreement, agreement, builtin
 from jaxmap.commands.explain_entry import EntryCall
 from jaxmap.commands.explain_rank import Ranker
 from jaxmap.commands.explain_releases import OlderReleases
-from jaxmap.commands.explain_user import CALLBACK, CalledByJax
+from jaxmap.commands.explain_user import CALLBACK, CalledByJax, Transformed
 from jaxmap.commands.missing_rules import HasRule, MissingRule, NotLinear
 from jaxmap.commands.tracebacks import Frame
 from jaxmap.errors import ArgumentError, NotFound
@@ -135,6 +135,7 @@ class Explanation(NamedTuple):
     why_not_jax: str | None = None  # for NOT_JAX: why, in a few words
     entry: EntryCall | None = None  # the public JAX function the user called
     on_path: int = 0  # how many of `raised_by`, from the first, `entry` reaches
+    transformed: tuple[Transformed, ...] = ()  # the user's calls of transformations
 
     @property
     def placed(self) -> bool:
@@ -233,7 +234,9 @@ def _settled(reading: _Reading, raised):
 
 def _with_user_side(answer: Explanation, raised, before, outermost, segment) -> Explanation:
     """The answer with the user's side: their frame nearest the failure, the function of
-    theirs JAX called, and what usually fixes the message's family."""
+    theirs JAX called, the transformations they called on the way (a JAX pseudo-cause's
+    frames, where the operation was traced, run inside the exception's own), and what
+    usually fixes the message's family."""
     user = explain_user.user_frame(raised.frames) or explain_user.user_frame(before) \
         or outermost
     called = explain_user.called_by_jax(raised.frames)
@@ -242,7 +245,8 @@ def _with_user_side(answer: Explanation, raised, before, outermost, segment) -> 
         family = fixes.CALLBACK_RAISED if called and called.via == CALLBACK else \
             fixes.USER_CODE
     return answer._replace(segment=segment.number, label=segment.label, user=user,
-                           called=called, fix=family)
+                           called=called, fix=family,
+                           transformed=explain_user.transformed(raised.frames + before))
 
 
 def _answer(reading: _Reading, raised, before) -> Explanation:

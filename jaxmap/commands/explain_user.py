@@ -3,7 +3,9 @@ outside JAX, other installed packages and Python's own library), and, when JAX c
 a function of theirs on the way (a callback, a custom rule, a `cond` branch, a scanned
 body, a traced function), that function, how JAX called it, and JAX's frames between
 (the route). When the innermost frame is that function's, the user's code raised:
-it is the root cause and JAX's frames are only the route."""
+it is the root cause and JAX's frames are only the route. The user's lines that
+called a transformation on the way (`jax.vmap(lambda x: ...)(a)`, `jax.grad(f)(x)`)
+are read off the frames JAX keeps: the user's own."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import re
 from typing import NamedTuple
 
 from jaxmap.commands.tracebacks import Frame
+from jaxmap.knowledge import transformations
 
 # Installed packages, Python's own library, frozen and generated code: not the user's.
 _NOT_USER = re.compile(r"(?:^|/)(?:site-packages|dist-packages)/|(?:^|/)lib/python\d[\d.]*/|"
@@ -40,6 +43,11 @@ class CalledByJax(NamedTuple):
     # the innermost frame is that function's: its code raised, or, where JAX removed
     # its frames, called the JAX code that did
     raised: bool
+
+
+class Transformed(NamedTuple):
+    names: tuple[str, ...]  # the transformations the line calls, as it writes them
+    at: Frame  # the user's line that calls them
 
 
 def is_user(frame: Frame) -> bool:
@@ -73,6 +81,31 @@ def called_by_jax(frames: tuple[Frame, ...]) -> CalledByJax | None:
     raised = inner == len(frames) - 1
     return CalledByJax(frames[inner], _via(route, frames[outer] if outer is not None else None),
                        route, raised)
+
+
+def transformed(frames: tuple[Frame, ...]) -> tuple[Transformed, ...]:
+    """The user's lines on the way to the failure that call a transformation, outermost
+    first: each one whose next user frame inward runs a function the line handed it
+    (a lambda it defines, one it names without calling: `jax.grad(loss)(p)`; a
+    function it does not name came some other way), or the innermost user line (the
+    transformation's own machinery raised: a lowering under `jax.jit(f)(x)`)."""
+    users = [f for f in frames if is_user(f)]
+    found = []
+    for i, frame in enumerate(users):
+        names = transformations.spelled_in(frame.code)
+        if names and (i + 1 == len(users) or _handed(frame, users[i + 1])):
+            found.append(Transformed(names, frame))
+    return tuple(found)
+
+
+def _handed(caller: Frame, callee: Frame) -> bool:
+    """Whether the caller's line hands the callee on (names it, or defines it as a
+    lambda) rather than calling it."""
+    if callee.function == "<lambda>":
+        return "lambda" in caller.code
+    name = callee.function.rpartition(".")[2]  # a method's, where its class is printed
+    return re.search(rf"\b{re.escape(name)}\b", caller.code) is not None \
+        and not _calls(caller, callee)
 
 
 def _calls(caller: Frame, callee: Frame) -> bool:

@@ -43,9 +43,18 @@ TAKE_FUNCTIONS = frozenset(MACHINERY) | {
 # A call of one of them in a line of source: `jax.grad(`, `grad(`, `jax.jit(jax.vmap(f))`.
 _CALL = re.compile(r"(?<![\w])(" + "|".join(sorted(MACHINERY, key=len, reverse=True))
                    + r")\s*\(")
+# Any call in a line of source, its name as written: `jax.vmap(`, `nn.jit(`.
+_SPELLED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
 
 
 def called_in(lines) -> frozenset[str]:
     """The machinery words of the transformations called in `lines` of source."""
     return frozenset(word for line in lines for name in _CALL.findall(line)
                      for word in MACHINERY[name])
+
+
+def spelled_in(line: str) -> tuple[str, ...]:
+    """The transformations `line` calls, as it writes them, in its order
+    (`jax.jit(jax.vmap(f))(x)`: `jax.jit`, `jax.vmap`)."""
+    return tuple(name for name in _SPELLED.findall(line)
+                 if name.rpartition(".")[2] in MACHINERY)

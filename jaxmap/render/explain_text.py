@@ -71,8 +71,13 @@ def _explained(found, path: PathFn) -> str:
 
 
 def _user_side(found, path: PathFn) -> list[str]:
-    """The user's line, their function JAX called, and what usually fixes it."""
+    """The transformations the user called, their function JAX called, their line, and
+    what usually fixes it."""
     lines = []
+    for i, step in enumerate(found.transformed):
+        label = "transformed by" if i == 0 else ""
+        lines.append(f"  {label:<{_LABEL}} {', '.join(step.names)}  {step.at.path}:"
+                     f"{step.at.line}  {step.at.code}")
     called = found.called
     if called is not None:
         frame = called.frame

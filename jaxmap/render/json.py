@@ -35,7 +35,8 @@ def rule(r: Rule, path: PathFn = _same) -> dict:
             "platforms": list(r.platforms), "function": functions[0] if functions else None,
             "functions": functions, "condition": r.condition,
             "written": r.written and {"name": r.written.name, "file": path(r.written.loc.file),
-                                      "line": r.written.loc.line}}
+                                      "line": r.written.loc.line},
+            "keywords": r.keywords}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:
@@ -330,6 +331,8 @@ def _explanation(found, path) -> dict:
         "why_not_jax": found.why_not_jax,
         "user_frame": None if found.user is None else _frame(found.user, path),
         "called_by_jax": _called(found.called, path),
+        "transformed": [{"names": list(t.names), **_frame(t.at, path)}
+                        for t in found.transformed],
         "fix": None if found.fix is None else {"family": found.fix.name, "text": found.fix.fix},
         "entry": None if found.entry is None else {
             "spelled": found.entry.spelled, "public": found.entry.public,

@@ -79,14 +79,17 @@ _KIND_WIDTH = 22  # the column of a rule's kind, wider where a primitive's longe
 def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
     kind = r.kind.value + platform_label(r)
     text = f"  {kind:<{width}} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
+    # the partial's keywords after its function: `_lower(use_rolled_loops=False)`
+    bound = f"({r.keywords})" if r.keywords else ""
     if r.written and r.function:  # `_dot_general_batch_rule (partial of _dot_batch_rule :5869)`
         w, f = r.written, r.function
         where = "" if f.loc.file == w.loc.file else path(f.loc.file)
         text += (f"  -> {w.name} {path(w.loc.file)}:{w.loc.line} "
-                 f"(partial of {f.name} {where}:{f.loc.line})")
+                 f"(partial of {f.name}{bound} {where}:{f.loc.line})")
     elif r.functions:
-        text += "  -> " + ", ".join(f"{f.name} {path(f.loc.file)}:{f.loc.line}"
-                                    for f in r.functions)
+        text += "  -> " + ", ".join(f"{f.name}{bound if i == 0 else ''} "
+                                    f"{path(f.loc.file)}:{f.loc.line}"
+                                    for i, f in enumerate(r.functions))
     if r.condition:
         text += f"  (only if {r.condition})"
     return text
@@ -153,6 +156,11 @@ def snapshot_written(path: str, primitives: int) -> str:
 def graph_written(path: str, fmt: str, hood) -> str:
     """What `graph -o` wrote: a neighbourhood.Neighbourhood in format `fmt`."""
     return f"wrote {path} ({fmt}: {len(hood.nodes)} nodes, {len(hood.edges)} edges)"
+
+
+def folders_created(folders: list[str]) -> str:
+    """A line for each folder a command created to write into (it did not exist)."""
+    return "\n".join(f"created the folder {folder} (it did not exist)" for folder in folders)
 
 
 def skipped_files(skipped) -> str:

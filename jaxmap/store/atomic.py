@@ -50,6 +50,17 @@ def _put(path: str, data: str | bytes) -> None:
             binary.write(data)
 
 
+def missing_folders(paths) -> list[str]:
+    """The folders writing the files `paths` will create: each file's folder that does
+    not exist yet, once, in order (the folders above it it may also create go unsaid)."""
+    found: list[str] = []
+    for path in paths:
+        folder = os.path.dirname(path)
+        if folder and not os.path.isdir(folder) and folder not in found:
+            found.append(folder)
+    return found
+
+
 def check_directory(path: str) -> None:
     """`path` is, or can be created as, a directory jaxmap may write into."""
     probe = os.path.abspath(path)

@@ -30,6 +30,7 @@ class RuleRecord:
     condition: str | None = None  # an `if` around it that nothing decides
     written: Place | None = None  # the name it was registered through, a partial's
     platforms: list[str] = field(default_factory=list)  # what `platform` stands for
+    keywords: str | None = None  # the keyword arguments of the partial it is made of
     # (parameter, function) a partial hands its function, which may call it there
     # (`partial(cumred_reduce_window_impl, _reduce_window_sum)`); read by the call
     # graph, not stored with the rule.

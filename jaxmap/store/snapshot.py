@@ -108,7 +108,8 @@ def _rule_record(rule: Rule) -> dict:
             "functions": functions, "condition": rule.condition,
             "written": rule.written and {"name": rule.written.name,
                                          "file": rule.written.loc.file,
-                                         "line": rule.written.loc.line}}
+                                         "line": rule.written.loc.line},
+            "keywords": rule.keywords}
 
 
 def _definition_record(d: Definition) -> dict:
@@ -142,7 +143,8 @@ def _rule(r: dict) -> RuleRecord:
                       [_place(f) for f in functions], r.get("condition"),
                       _place(written) if written else None,
                       # a snapshot of an older jaxmap has no expanded platforms
-                      r.get("platforms", [platform] if platform else []))
+                      r.get("platforms", [platform] if platform else []),
+                      r.get("keywords"))  # none in a snapshot written before
 
 
 def _definition(d: dict) -> DefinitionRecord:

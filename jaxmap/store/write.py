@@ -28,10 +28,10 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 21  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 22  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
-# calls.fill_lines)
+# calls.fill_lines); 22: rules.keywords
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
@@ -57,7 +57,7 @@ CREATE TABLE primitives (
 CREATE TABLE rules (
   primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
   via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
-  platforms TEXT, functions TEXT, condition TEXT, written TEXT);
+  platforms TEXT, functions TEXT, condition TEXT, written TEXT, keywords TEXT);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, summary TEXT);
@@ -509,10 +509,10 @@ def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
         (pid, p.name, p.variable, p.module, p.file, p.line, p.end_line, p.style,
          ",".join(p.aliases))
         for pid, p in enumerate(resolution.primitives)])
-    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, seq, r.kind, r.file, r.line, r.end_line, r.via, r.platform,
          *(r.function or (None, None, None)), ",".join(r.platforms), _more_functions(r),
-         r.condition, _written(r.written))
+         r.condition, _written(r.written), r.keywords)
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p.rules)])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (i, d.name, d.qualname, d.kind, d.module, d.file, d.line, d.end_line, d.summary)

@@ -28,12 +28,14 @@ class Findings:
     def add_rule(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
                  platform: str | None, functions: list[Place], condition: str | None = None,
                  written: Place | None = None,
-                 handed: list[tuple[str, Place]] | None = None) -> None:
+                 handed: list[tuple[str, Place]] | None = None,
+                 keywords: str | None = None) -> None:
         """A rule of primitive `pid`, registered at `site` of `module`, implemented by
         `functions` (most rules have one; defbilinear's transpose has two), under
         `condition` when an `if` the resolver cannot decide surrounds it; `written`: the
         module-level name it was registered through, where that name holds a partial;
-        `handed`: (parameter, function) a partial hands the function."""
+        `handed`: (parameter, function) a partial hands the function; `keywords`: the
+        keyword arguments of the partial it is made of, as text."""
         line, end_line = site
         key = (pid, str(kind), module, line, via, platform, tuple(
             (f.file, f.line) for f in functions), condition)
@@ -42,7 +44,7 @@ class Findings:
         self._rules.add(key)
         self.primitives[pid].rules.append(RuleRecord(
             str(kind), self.names.path(module), line, end_line, via, platform, functions,
-            condition, written, handed=handed or []))
+            condition, written, handed=handed or [], keywords=keywords))
 
     def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
         """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:

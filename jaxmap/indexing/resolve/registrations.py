@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from jaxmap.indexing.facts import (
     APPLIED,
+    CLASS,
     CLOSURE,
+    CONST,
     FUNC,
     INSTANCE,
     MADE,
@@ -30,6 +32,7 @@ from jaxmap.store.records import Place
 
 _SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
 _MACHINERY = "jax._src.interpreters."
+_SHORT = 24  # characters of a keyword argument's value shown
 
 
 def registry(value: tuple) -> tuple[RuleKind, str | None] | None:
@@ -115,7 +118,8 @@ class Registrations:
         platform_name = platform[1] if platform[0] == STR else None
         condition = " and ".join(conditions) or None
         self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via, platform_name,
-                               functions, condition, self._written(rule), self._handed(rule))
+                               functions, condition, self._written(rule), self._handed(rule),
+                               self._keywords(rule))
         for param, received in self._received_rules(rule):
             self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
                                    platform_name, [f for f in (self._function_ref(received),)
@@ -128,6 +132,21 @@ class Registrations:
             return None
         module, name, line = rule[4]
         return Place(name, self.names.path(module), line)
+
+    def _keywords(self, rule: tuple, depth: int = 0) -> str | None:
+        """The keyword arguments of the `partial` a rule is made of, as text
+        (`use_rolled_loops=False`; a value the facts do not keep, a number, as `...`):
+        what tells apart two rules of one function; None where it has none."""
+        if depth > 4:
+            return None
+        if rule[0] == APPLIED:  # the argument `_function_ref` names the rule by
+            arg = next((a for a in rule[2] if self._function_ref(a, depth + 1)), None)
+            return self._keywords(arg, depth + 1) if arg is not None else None
+        if rule[0] != PARTIAL:
+            return None
+        inner = self._keywords(rule[1], depth + 1)  # `partial(partial(f, a=1), b=2)`
+        own = ", ".join(f"{name}={_short(value)}" for name, value in rule[3].items())
+        return ", ".join(filter(None, (inner, own))) or None
 
     def _received_rules(self, rule: tuple) -> list[tuple[str, tuple]]:
         """What a rule that is a partial of a function of the tree was given for its
@@ -196,3 +215,19 @@ class Registrations:
             if callee[0] == FUNC and not callee[1].startswith(_MACHINERY):
                 return self._function_ref(callee, depth + 1)
         return None
+
+
+def _short(value: tuple) -> str:
+    """A keyword argument's value as the source writes it, where the facts keep it:
+    a string, True/False/None, the name of a function or class; else `...`."""
+    tag = value[0]
+    if tag == STR:
+        text = repr(value[1])
+        return text if len(text) <= _SHORT else text[:_SHORT - 4] + "...'"
+    if tag == CONST:
+        return str(value[1])
+    if tag in (FUNC, CLASS, CLOSURE):
+        return value[2].rpartition(".")[2]
+    if tag == SYM:
+        return value[1].rpartition(".")[2]
+    return "..."
