@@ -124,7 +124,7 @@ def test_binds_answers_what_binds_when_traced_and_counts_the_rest(tmp_path, caps
     assert {f["name"]: f["trace_time"] for f in everything["found"]}["m.through_rule"] is False
     assert main(["binds", "p", "--root", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "2 public functions bind p_p.bind when traced"
+    assert lines[0] == "2 public functions can call p_p.bind when traced"
     assert lines[-1] == "and 2 more reach it: 1 through other primitives' rules, 1 private; " \
                         "--all lists them"
     assert everything["others_why"] == {} and default["others_why"] == {
@@ -140,7 +140,7 @@ def test_binds_lists_more_than_a_screen_of_binders_by_module(tmp_path, capsys):
                                        for i in range(20))})
     assert main(["binds", "p", "--root", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "50 public functions bind p_p.bind when traced"
+    assert lines[0] == "50 public functions can call p_p.bind when traced"
     assert lines[1].startswith("  a (30): f00, f01,") and lines[-2].endswith(" g18, g19")
     assert [line.split(" (")[0] for line in lines[1:-1] if not line.startswith("   ")] \
         == ["  a", "  b"]

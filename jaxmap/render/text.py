@@ -354,7 +354,8 @@ def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
 
 
 _HEADINGS = {"binds": "{n} {function} {reach} {targets}",
-             "traced": "{n} public {function} {bind} {targets} when traced",
+             # "can": some arguments bind it, not all (`path` shows the calls' guards)
+             "traced": "{n} public {function} can call {targets} when traced",
              "callers": "{n} {caller} of {targets}",
              "calls": "{n} {callee} of {targets}"}
 _BODIES = {"module": " (top level)", "class": " (class body)"}  # callers that are not functions
@@ -470,7 +471,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
     one = named == 1
     heading = _HEADINGS["traced" if answer.traced else answer.direction].format(
         n=named or "no", targets=", ".join(answer.targets),
-        reach="reaches" if one else "reach", bind="binds" if one else "bind",
+        reach="reaches" if one else "reach",
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
     if answer.direction != "binds" and named:
         heading += ", at the line of each call"
