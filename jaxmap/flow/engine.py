@@ -13,11 +13,13 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from jaxmap.flow.flowfacts import FlowFacts
 from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, INSTANCE, ordered
 from jaxmap.flow.parsing import parse_text
+from jaxmap.indexing.extract import is_test_module
 from jaxmap.indexing.resolve.names import Names
 
 if TYPE_CHECKING:
@@ -31,6 +33,9 @@ _EMPTY: frozenset = frozenset()
 CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
 A_NAME = re.compile(r"[A-Za-z_][\w.]*\Z")  # a class named in an annotation (`core.Jaxpr`)
+# Whether a module is a test's: what library code holds never reads what a test module
+# does (its calls, subclasses, stores and attributes set), test code reads both.
+in_tests = lru_cache(maxsize=None)(is_test_module)
 
 
 class Engine(FlowFacts):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from jaxmap.flow.engine import FIELDS, Engine
+from jaxmap.flow.engine import FIELDS, Engine, in_tests
 from jaxmap.flow.flowfacts import ARRAY
 from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, MOD, SUPER, ordered
 from jaxmap.flow.parsing import parse_text
@@ -69,7 +69,9 @@ class Members(Engine):
 
     def _member(self, tag: str, cls: str, attr: str) -> set:
         """`attr` of a class or of its instance: the first method of that name up its
-        MRO, and what any class of the MRO (or code elsewhere) assigns to it."""
+        MRO, and what any class of the MRO (or code elsewhere) assigns to it; of a class
+        outside test modules, what a test module assigns to it is left out (a test's
+        `Trace.f = f` does not make what library code reads)."""
         found = set()
         for klass in self.classes.mro(cls):
             module, qualname = self._split(klass)
@@ -85,6 +87,8 @@ class Members(Engine):
             found |= self._field(cls, attr)  # as a parameter: what constructions hand it
         self._hold(found, attr)
         foreign = self._foreign.get(attr, ())
+        if foreign and not in_tests(self._split(cls)[0]):
+            foreign = [assigned for assigned in foreign if not in_tests(assigned[0])]
         classes = {(KLASS, klass) for klass in self.classes.mro(cls)} if foreign else ()
         for module, owner, head, value in foreign:
             head_expr = parse_text(head)
