@@ -245,6 +245,41 @@ def test_a_test_subclass_or_registration_adds_nothing_to_library_classes():
                                  ("tests.test_lib._rule", None)}
     assert [t[1] for t in res.tests if res.primitives[t[0]].name == "p"] == ["test_own"]
 
+def test_instances_a_test_makes_leave_a_library_singleton_one():
+    res = resolve_sources({
+        "lib.py": CORE + """
+            p = core.Primitive('p')
+            class State: pass
+            _state = State()
+            def _log(x): return p.bind(x)
+            _state.hook = _log
+            def run(x): return _state.hook(x)
+            """,
+        "tests/test_lib.py": """
+            import lib
+            def test_one(): lib.State()
+            def test_two(): lib.State()
+            """})
+    assert edges(res, "lib.run") == {"_state.hook": (RESOLVED, "lib._log")}
+
+
+def test_a_test_class_annotating_a_field_leaves_the_library_classes_agreeing():
+    res = resolve_sources({
+        "lib.py": """
+            class Impl:
+              def fn(self, x): return x
+            class Key:
+              _impl: Impl
+            def use(key): return key._impl.fn(1)
+            """,
+        "tests/test_lib.py": """
+            class FakeImpl:
+              def fn(self, x): return x
+            class FakeKey:
+              _impl: FakeImpl
+            """})
+    assert edges(res, "lib.use") == {"key._impl.fn": (RESOLVED, "lib.Impl.fn")}
+
 def test_a_call_that_cannot_be_told_is_kept_with_its_text():
     res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
     assert [(text, status) for _c, _t, text, status, *_ in res.calls] == \

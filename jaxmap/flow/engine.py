@@ -67,9 +67,11 @@ class Engine(FlowFacts):
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
-        self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
+        # (attribute, read in a test module) -> the instance it types
+        self._by_annotation: dict[tuple, frozenset] = {}
         self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
-        self._made: dict[str, int] | None = None  # a class's name -> how many it makes
+        # tests counted -> a class's name -> how many the tree makes
+        self._made: dict[bool, dict[str, int]] = {}
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
 
@@ -108,7 +110,7 @@ class Engine(FlowFacts):
                 found |= made[value[1]] if value[0] == INSTANCE and value[1] in made \
                     else self._attribute(value, node.attr)
             if not receivers:  # an attribute every class annotating it types alike
-                found |= self._annotated(node.attr)
+                found |= self._annotated(module, node.attr)
             return frozenset(found)
         if kind is ast.Call:
             return self._call(module, owner, node)
@@ -186,7 +188,8 @@ class Engine(FlowFacts):
         def _hold(self, values, name: str) -> None: ...
         # members.py
         def _attribute(self, value: tuple, attr: str) -> frozenset: ...
-        def _annotated(self, attr: str) -> frozenset: ...
+        def _annotated(self, module: str, attr: str) -> frozenset: ...
+        def set_elsewhere(self, cls: str, attr: str) -> list: ...
         def constructor(self, cls: str) -> str | None: ...
         # callresults.py
         def _call(self, module: str, owner: str, node: ast.Call) -> frozenset: ...
