@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxmap.flow.engine import Engine, in_tests
+from jaxmap.flow.engine import Engine
 from jaxmap.flow.flowfacts import ADD_STORE, ARRAY, ARRAYS
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, TREEDEF, ordered
 from jaxmap.flow.parsing import argument_texts, constant_key, parse_text
@@ -118,9 +118,7 @@ class Containers(Engine):
         return frozenset(found)
 
     def _stored(self, box: tuple) -> frozenset:
-        """The (key, value) pairs `d[k] = v`, `d.append(v)`, `d.update(...)` put into a
-        box; into one written outside test modules, those of test modules left out (a
-        test's `registry[k] = f` does not make what library code reads)."""
+        """The (key, value) pairs `d[k] = v`, `d.append(v)`, `d.update(...)` put into a box."""
         key = ("stored", box)
         return self._cached(key, lambda: self._stores_into(box))
 
@@ -128,10 +126,7 @@ class Containers(Engine):
         found = set()
         stores = [store for name in sorted(self._holders.get(box, ()))
                   for store in self._stores_by.get(name, ())]
-        library = not in_tests(box[1])
         for module, owner, base, value in stores:
-            if library and in_tests(module):
-                continue
             base_expr = parse_text(base)
             if base_expr is None or (BOX, box) not in self._eval(module, owner, base_expr):
                 continue

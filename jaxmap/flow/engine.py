@@ -33,8 +33,8 @@ _EMPTY: frozenset = frozenset()
 CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
 A_NAME = re.compile(r"[A-Za-z_][\w.]*\Z")  # a class named in an annotation (`core.Jaxpr`)
-# Whether a module is a test's: what library code holds never reads what a test module
-# does (its calls, subclasses, stores and attributes set), test code reads both.
+# Whether a module is a test's: what library code holds does not read what a test module
+# does (its calls, subclasses, constructions, annotations), test code reads both.
 in_tests = lru_cache(maxsize=None)(is_test_module)
 
 
@@ -189,7 +189,6 @@ class Engine(FlowFacts):
         # members.py
         def _attribute(self, value: tuple, attr: str) -> frozenset: ...
         def _annotated(self, module: str, attr: str) -> frozenset: ...
-        def set_elsewhere(self, cls: str, attr: str) -> list: ...
         def constructor(self, cls: str) -> str | None: ...
         # callresults.py
         def _call(self, module: str, owner: str, node: ast.Call) -> frozenset: ...

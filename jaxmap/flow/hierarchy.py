@@ -1,6 +1,6 @@
 """The tree's classes in order: each class's MRO and its subclasses, given its bases;
 a library class's subclasses are those outside test modules (what library code holds
-never depends on tests: engine.in_tests)."""
+does not depend on tests: engine.in_tests)."""
 
 from __future__ import annotations
 

@@ -69,9 +69,7 @@ class Members(Engine):
 
     def _member(self, tag: str, cls: str, attr: str) -> set:
         """`attr` of a class or of its instance: the first method of that name up its
-        MRO, and what any class of the MRO (or code elsewhere) assigns to it; of a class
-        outside test modules, what a test module assigns to it is left out (a test's
-        `Trace.f = f` does not make what library code reads)."""
+        MRO, and what any class of the MRO (or code elsewhere) assigns to it."""
         found = set()
         for klass in self.classes.mro(cls):
             module, qualname = self._split(klass)
@@ -86,7 +84,7 @@ class Members(Engine):
         if tag == INSTANCE and (self._sites is not None or not self._building_sites):
             found |= self._field(cls, attr)  # as a parameter: what constructions hand it
         self._hold(found, attr)
-        foreign = self.set_elsewhere(cls, attr)
+        foreign = self._foreign.get(attr, ())
         classes = {(KLASS, klass) for klass in self.classes.mro(cls)} if foreign else ()
         for module, owner, head, value in foreign:
             head_expr = parse_text(head)
@@ -98,15 +96,6 @@ class Members(Engine):
                 # instances, bound to them.
                 found |= {(BOUND, *v[1:]) if v[0] == FN else v
                           for v in self._value(module, owner, value)}
-        return found
-
-    def set_elsewhere(self, cls: str, attr: str) -> list:
-        """The `x.attr = v` assignments (module, owner, x, v) of the tree outside class
-        bodies and methods, which may set `attr` of a class or its instances; for a
-        class outside test modules, test modules' left out."""
-        found = self._foreign.get(attr, [])
-        if found and not in_tests(self._split(cls)[0]):
-            return [assigned for assigned in found if not in_tests(assigned[0])]
         return found
 
     def _set_from_parameter(self, cls: str, attr: str) -> bool:

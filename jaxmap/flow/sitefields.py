@@ -133,7 +133,7 @@ class SiteFields:
         flow = self.flow
         init = flow.constructor(cls)
         mro = flow.classes.mro(cls)
-        if nesting > _MAX_NESTING or init is None or flow.set_elsewhere(cls, attr) or any(
+        if nesting > _MAX_NESTING or init is None or flow._foreign.get(attr) or any(
                 f"{flow._split(klass)[1]}.{attr}" in flow.names.facts(flow._split(klass)[0]).funcs
                 for klass in mro):
             return _EMPTY
