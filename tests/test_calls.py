@@ -200,6 +200,79 @@ def test_a_test_sets_no_field_of_a_library_dataclass():
     assert edges(res, "lib.run") == {"impl.fn": (RESOLVED, "lib._twice")}
 
 
+def _all_edges(res, caller: str) -> set[tuple[str, str | None]]:
+    """(text, callee qualname) of every resolved edge out of `caller`."""
+    names = [d.qualname for d in res.definitions]
+    caller_id = names.index(caller)
+    return {(text, names[callee]) for c, callee, text, status, *_ in res.calls
+            if c == caller_id and callee is not None}
+
+
+def test_a_test_subclass_of_a_library_class_is_not_self_in_its_methods():
+    res = resolve_sources({
+        "lib.py": CORE + """
+            p = core.Primitive('p')
+            q = core.Primitive('q')
+            def _default(x): return x
+            class Trace:
+              handler = _default
+              def process(self, x): return q.bind(x)
+              def run(self, x): return _dispatch(self, x)
+              def handle(self, x): return self.handler(x)
+            def _dispatch(trace, x): return trace.process(x)
+            """,
+        "tests/test_lib.py": """
+            import lib
+            def _rule(x): return lib.p.bind(x)
+            class MyTrace(lib.Trace):
+              handler = _rule
+              def process(self, x): return lib.p.bind(x)
+            def test_it():
+              MyTrace().run(1)
+            def test_own():
+              MyTrace().process(1)
+            """})
+    assert _all_edges(res, "lib._dispatch") == {("trace.process", "lib.Trace.process")}
+    assert _all_edges(res, "lib.Trace.handle") == {("self.handler", "lib._default")}
+    assert binders(res, "p") == {("tests.test_lib.MyTrace.process", None),
+                                 ("tests.test_lib._rule", None)}
+    assert [t[1] for t in res.tests if res.primitives[t[0]].name == "p"] == ["test_own"]
+
+def test_instances_a_test_makes_leave_a_library_singleton_one():
+    res = resolve_sources({
+        "lib.py": CORE + """
+            p = core.Primitive('p')
+            class State: pass
+            _state = State()
+            def _log(x): return p.bind(x)
+            _state.hook = _log
+            def run(x): return _state.hook(x)
+            """,
+        "tests/test_lib.py": """
+            import lib
+            def test_one(): lib.State()
+            def test_two(): lib.State()
+            """})
+    assert edges(res, "lib.run") == {"_state.hook": (RESOLVED, "lib._log")}
+
+
+def test_a_test_class_annotating_a_field_leaves_the_library_classes_agreeing():
+    res = resolve_sources({
+        "lib.py": """
+            class Impl:
+              def fn(self, x): return x
+            class Key:
+              _impl: Impl
+            def use(key): return key._impl.fn(1)
+            """,
+        "tests/test_lib.py": """
+            class FakeImpl:
+              def fn(self, x): return x
+            class FakeKey:
+              _impl: FakeImpl
+            """})
+    assert edges(res, "lib.use") == {"key._impl.fn": (RESOLVED, "lib.Impl.fn")}
+
 def test_a_call_that_cannot_be_told_is_kept_with_its_text():
     res = resolve_sources({"m.py": "def f(obj):\n  return obj.method(1)\n"})
     assert [(text, status) for _c, _t, text, status, *_ in res.calls] == \

@@ -17,8 +17,12 @@ again when asked from fewer keys deep: members.py). So its answers depend on the
 questions are asked (`ordered` keeps that order off the hash seed): calls.py asks
 them in one order, every call site first, then module by module in the tree's
 order, which each cold index repeats; the same tree gives the same rows. A call site
-in a test module hands nothing to a function outside tests (callsites.py): library
-values never depend on tests, nor on a cycle through them.
+in a test module hands nothing to a function outside tests (callsites.py), and a
+test's subclass of a library class is not what `self` holds in its methods
+(hierarchy.py), nor do tests' constructions or field annotations count for a library
+class (members.py; engine.in_tests): library values do not depend on tests' calls or
+classes, nor on a cycle through them. (What a test stores into a library registry, or
+sets on a library class, still reaches library values.)
 
 Update (indexing/indexer.py, indexing/moves.py): after an edit whose files' facts are
 equal to their old ones, or differ only in line numbers or in local assignments

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from jaxmap.flow.engine import A_NAME, Engine
+from jaxmap.flow.engine import A_NAME, Engine, in_tests
 from jaxmap.flow.flowfacts import ARRAY, ARRAYS, alternatives, array_tags
 from jaxmap.flow.flowtext import ABS
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
@@ -205,10 +205,12 @@ class Arrays(Engine):
     def array_iteration(self) -> frozenset:
         """The functions iterating an Array runs: what the tree assigns to its abstract
         value classes' AVAL_ITERATOR (`ShapedArray._iter = staticmethod(_iter)`, in
-        lax.py; older releases set DShapedArray's too)."""
+        lax.py; older releases set DShapedArray's too), outside test modules."""
         if self._iteration_functions is None:
             found: set[tuple] = set()
             for module, owner, head, value in self._foreign.get(AVAL_ITERATOR, ()):
+                if in_tests(module):
+                    continue
                 head_expr, expr = parse_text(head), parse_text(value)
                 if head_expr is None or expr is None or not any(
                         v[0] == KLASS for v in self._eval(module, owner, head_expr)):

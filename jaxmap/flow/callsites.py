@@ -10,14 +10,10 @@ function outside tests (`handing`): what library code holds never depends on tes
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
 
-from jaxmap.flow.engine import CALLABLE, FIELDS, Engine
+from jaxmap.flow.engine import CALLABLE, FIELDS, Engine, in_tests
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, parse_text
-from jaxmap.indexing.extract import is_test_module
-
-in_tests = lru_cache(maxsize=None)(is_test_module)  # asked for each site a parameter reads
 
 
 class CallSites(Engine):

@@ -13,11 +13,13 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from jaxmap.flow.flowfacts import FlowFacts
 from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, INSTANCE, ordered
 from jaxmap.flow.parsing import parse_text
+from jaxmap.indexing.extract import is_test_module
 from jaxmap.indexing.resolve.names import Names
 
 if TYPE_CHECKING:
@@ -31,6 +33,9 @@ _EMPTY: frozenset = frozenset()
 CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
 FIELDS = "<fields>"  # the sites key of a class's constructions that set its fields
 A_NAME = re.compile(r"[A-Za-z_][\w.]*\Z")  # a class named in an annotation (`core.Jaxpr`)
+# Whether a module is a test's: what library code holds does not read what a test module
+# does (its calls, subclasses, constructions, annotations), test code reads both.
+in_tests = lru_cache(maxsize=None)(is_test_module)
 
 
 class Engine(FlowFacts):
@@ -62,9 +67,11 @@ class Engine(FlowFacts):
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
-        self._by_annotation: dict[str, frozenset] = {}  # attribute -> the instance it types
+        # (attribute, read in a test module) -> the instance it types
+        self._by_annotation: dict[tuple, frozenset] = {}
         self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
-        self._made: dict[str, int] | None = None  # a class's name -> how many it makes
+        # tests counted -> a class's name -> how many the tree makes
+        self._made: dict[bool, dict[str, int]] = {}
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
 
@@ -103,7 +110,7 @@ class Engine(FlowFacts):
                 found |= made[value[1]] if value[0] == INSTANCE and value[1] in made \
                     else self._attribute(value, node.attr)
             if not receivers:  # an attribute every class annotating it types alike
-                found |= self._annotated(node.attr)
+                found |= self._annotated(module, node.attr)
             return frozenset(found)
         if kind is ast.Call:
             return self._call(module, owner, node)
@@ -181,7 +188,7 @@ class Engine(FlowFacts):
         def _hold(self, values, name: str) -> None: ...
         # members.py
         def _attribute(self, value: tuple, attr: str) -> frozenset: ...
-        def _annotated(self, attr: str) -> frozenset: ...
+        def _annotated(self, module: str, attr: str) -> frozenset: ...
         def constructor(self, cls: str) -> str | None: ...
         # callresults.py
         def _call(self, module: str, owner: str, node: ast.Call) -> frozenset: ...

@@ -24,8 +24,9 @@ from __future__ import annotations
 from jaxmap.flow.arrays import Arrays
 from jaxmap.flow.boundcalls import BoundCalls
 from jaxmap.flow.callresults import CallResults
-from jaxmap.flow.callsites import CallSites, in_tests
+from jaxmap.flow.callsites import CallSites
 from jaxmap.flow.containers import Containers
+from jaxmap.flow.engine import in_tests
 from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,

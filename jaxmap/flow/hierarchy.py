@@ -1,10 +1,13 @@
-"""The tree's classes in order: each class's MRO and its subclasses, given its bases."""
+"""The tree's classes in order: each class's MRO and its subclasses, given its bases;
+a library class's subclasses are those outside test modules (what library code holds
+does not depend on tests: engine.in_tests)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
 
+from jaxmap.flow.engine import in_tests
 from jaxmap.indexing.resolve.names import Names
 
 
@@ -15,6 +18,7 @@ class Hierarchy:
         self._names = names
         self._bases = bases  # a class -> its bases of the tree
         self._subclasses: dict[str, set[str]] | None = None
+        self._of_tests: set[str] = set()  # the classes of test modules
         self._mros: dict[str, list[str]] = {}
 
     def mro(self, cls: str) -> list[str]:
@@ -43,20 +47,25 @@ class Hierarchy:
         return order
 
     def family(self, cls: str) -> list[str]:
-        """The class and its subclasses of the tree (what `self` may be in its methods)."""
+        """The class and its subclasses of the tree (what `self` may be in its methods);
+        of a class outside test modules, none of theirs: a test's `class MyTrace(Trace)`
+        is not what `self` holds in `Trace`'s methods, which library values read."""
         if self._subclasses is None:
             self._subclasses = defaultdict(set)
             for module, (_, facts) in self._names.modules.items():
                 for qualname in facts.classes:
+                    if in_tests(module):
+                        self._of_tests.add(f"{module}.{qualname}")
                     for base in self._bases(f"{module}.{qualname}"):
                         self._subclasses[base].add(f"{module}.{qualname}")
+        leave_out = () if cls in self._of_tests else self._of_tests
         family: list[str] = []
         todo = [cls]
         while todo and len(family) < 256:
             klass = todo.pop()
             if klass not in family:
                 family.append(klass)
-                todo.extend(sorted(self._subclasses.get(klass, ())))
+                todo.extend(sorted(self._subclasses.get(klass, set()).difference(leave_out)))
         return family
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from jaxmap.flow.engine import FIELDS, Engine
+from jaxmap.flow.engine import FIELDS, Engine, in_tests
 from jaxmap.flow.flowfacts import ARRAY
 from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, MOD, SUPER, ordered
 from jaxmap.flow.parsing import parse_text
@@ -112,33 +112,44 @@ class Members(Engine):
         (`_profile_state.log_dir = ...`) is set on every value of it the flow knows; on
         one of many (`remat_p.bind = _remat_bind`, of JAX's hundreds of primitives) it
         is that one's alone, which the flow does not follow: any instance may be that
-        one, so a call through one is `through` (`eqn.primitive.is_high()`)."""
-        if self._made is None:
+        one, so a call through one is `through` (`eqn.primitive.is_high()`). Of a class
+        outside test modules, the text outside them alone tells."""
+        tests = in_tests(self._split(cls)[0])
+        made = self._made.get(tests)
+        if made is None:
             callers = Counter(
-                name.rpartition(".")[2] for _m, (_p, facts) in self.names.modules.items()
+                name.rpartition(".")[2] for m, (_p, facts) in self.names.modules.items()
+                if tests or not in_tests(m)
                 for callees in facts.callees.values() for name, _l, called, *_ in callees if called)
             assigned = Counter(
-                made.group(1) for (_m, owner, _n), facts in self._assigned.items() if not owner
+                call.group(1) for (m, owner, _n), facts in self._assigned.items()
+                if not owner and (tests or not in_tests(m))
                 for kind, text, *_line in facts
-                if kind == "value" and (made := _CONSTRUCTED.match(text)))
-            self._made = {name: max(n, assigned[name]) for name, n in callers.items()}
-        return self._made.get(cls.rpartition(".")[2], 0) <= 1
+                if kind == "value" and (call := _CONSTRUCTED.match(text)))
+            made = self._made[tests] = {name: max(n, assigned[name])
+                                        for name, n in callers.items()}
+        return made.get(cls.rpartition(".")[2], 0) <= 1
 
-    def _annotated(self, attr: str) -> frozenset:
-        """`x.attr` of a value the flow does not know: an instance of the class of the
-        tree that the field annotations of `attr` name, where the classes of the tree
-        annotating a field so named agree on one (`_impl: PRNGImpl`; an annotation naming
-        no class of the tree, `_impl: str`, says nothing of them); else nothing."""
-        found = self._by_annotation.get(attr)
+    def _annotated(self, module: str, attr: str) -> frozenset:
+        """`x.attr` of a value the flow does not know, read in `module`: an instance of
+        the class of the tree that the field annotations of `attr` name, where the
+        classes of the tree annotating a field so named agree on one (`_impl: PRNGImpl`;
+        an annotation naming no class of the tree, `_impl: str`, says nothing of them);
+        else nothing. Outside test modules, their classes' annotations are left out."""
+        key = (attr, in_tests(module))
+        found = self._by_annotation.get(key)
         if found is None:
-            self._by_annotation[attr] = _EMPTY  # while it is computed: a cycle finds nothing
+            self._by_annotation[key] = _EMPTY  # while it is computed: a cycle finds nothing
             classes: set[tuple] = set()
-            for module, annotation in self._field_types.get(attr, ()):
+            for annotated, annotation in self._field_types.get(attr, ()):
+                if in_tests(annotated) and not key[1]:
+                    continue
                 expr = parse_text(annotation.strip("'\""))
-                named = self._in_mode(False, self._eval, module, "", expr) if expr else _EMPTY
+                named = self._in_mode(False, self._eval, annotated, "", expr) if expr \
+                    else _EMPTY
                 classes |= {(INSTANCE, v[1]) for v in named if v[0] == KLASS}
             found = frozenset(classes) if len(classes) == 1 else _EMPTY
-            self._by_annotation[attr] = found
+            self._by_annotation[key] = found
         return found
 
     def _field(self, cls: str, attr: str) -> set:
