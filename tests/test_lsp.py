@@ -147,8 +147,8 @@ async def test_definition_of_a_registry_helper_and_a_rule_function(client, tree)
         t.DefinitionParams(**_at(tree, file, line, "_psum_transpose_rule")))
     ad = "jax/_src/interpreters/ad.py"
     assert _places(helper) == [("ad.py", _line_of(tree, ad, "def deflinear2("))]
-    assert _places(rule)[0] == ("parallel.py", _line_of(tree, PARALLEL,
-                                                         "def _psum_transpose_rule("))
+    assert _places(rule) == [("parallel.py", _line_of(tree, PARALLEL,
+                                                       "def _psum_transpose_rule("))]
 
 
 async def test_definition_of_a_user_spelling_offers_the_primitive_it_binds(client, tree):
