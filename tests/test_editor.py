@@ -174,3 +174,16 @@ def test_definition_of_a_public_function_offers_the_primitive_it_binds(self_tran
     lines = [loc.line for loc in editor.locations(found)]
     assert lines[:2] == [_written(_SELF_TRANSPOSED, text)[0]
                          for text in ("def total(", "total_p = ")]
+
+
+def test_workspace_symbols_find_private_functions_by_part_of_their_name(self_transposed):
+    rule = editor.SymbolRow("_total_transpose_rule", "function", "jax._src.collective",
+                            SourceLoc(_TOTAL, _written(_SELF_TRANSPOSED, "def _total_tr")[0]))
+    assert editor.symbols(self_transposed, "_total_transpose_rule") == [rule]
+    assert editor.symbols(self_transposed, "transpose") == [rule]
+
+
+def test_workspace_symbols_list_a_public_function_once_by_its_public_path(self_transposed):
+    found = [(row.name, row.kind) for row in editor.symbols(self_transposed, "total")]
+    assert found == [("total", "primitive"), ("jax.total", "function"),
+                     ("_total_transpose_rule", "function")]

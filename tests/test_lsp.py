@@ -218,11 +218,12 @@ async def test_references_of_a_function_are_its_calls(client, tree):
                                                        "return _psum_halved(x, axis_name)"))]
 
 
-async def test_workspace_symbols_find_primitives_and_public_paths(client):
+async def test_workspace_symbols_find_primitives_public_paths_and_private_functions(client):
     symbols = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="psum"))
     named = {(s.name, s.kind) for s in symbols}
     assert ("psum", t.SymbolKind.Constant) in named
     assert ("jax.lax.psum", t.SymbolKind.Function) in named
+    assert ("_psum_halved", t.SymbolKind.Function) in named
 
 
 async def test_diagnostics_name_a_missing_rule_and_an_unknown_platform(client, tree):

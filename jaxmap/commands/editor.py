@@ -83,7 +83,7 @@ class Counts(NamedTuple):
 
 
 class SymbolRow(NamedTuple):
-    """A workspace symbol: a primitive or a public path."""
+    """A workspace symbol: a primitive, a public path, or a private function or class."""
 
     name: str
     kind: str  # primitive, function, class, variable, module
@@ -257,9 +257,13 @@ def summaries(index: Index, prims) -> dict[str, str]:
 
 
 def symbols(index: Index, query: str, limit: int = 100) -> list[SymbolRow]:
-    """Primitives (by name or variable), then public paths, that contain `query`."""
+    """Primitives (by name or variable), public paths (by their last part), then the
+    functions and classes without one (by name), that contain `query`."""
     rows = [SymbolRow(name or variable, "primitive", module, SourceLoc(file, line))
             for name, variable, module, file, line in index.primitives_matching(query, limit)]
     rows += [SymbolRow(path, kind, path.rpartition(".")[0], SourceLoc(file, line))
              for path, kind, file, line in index.public_paths_matching(query, limit)]
+    rows += [SymbolRow(name, kind, qualname.rpartition(".")[0], SourceLoc(file, line))
+             for name, qualname, kind, file, line
+             in index.private_definitions_matching(query, max(limit - len(rows), 0))]
     return rows[:limit]
