@@ -309,7 +309,7 @@ class _Answers:
             ref.loc for ref in self.editor.references(index, found)])
 
     def definitions_command(self, *args):
-        return self._command(args, lambda _index, found: self.editor.locations(found))
+        return self._command(args, lambda _index, found: self.editor.rule_locations(found))
 
     def _command(self, args, places) -> list:
         if len(args) != 3 or not isinstance(args[0], str) or not all(

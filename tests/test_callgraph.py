@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from markers import mark
+from markers import ROOT, mark
 from test_cli import assert_one_line_error, run, run_json
 
 from jaxmap.cli import main
@@ -47,9 +47,28 @@ def test_binds_public_without_all_is_a_usage_error(capsys):
 def test_binds_public_and_depth(capsys):
     public = run_json(capsys, "binds", "psum_p", "--all", "--public")["found"]
     assert {f["name"] for f in public} == {"jax.lax.psum", "jax.lax.pmean"}
-    direct = run_json(capsys, "binds", "psum", "--all", "--depth", "0")["found"]
-    assert {f["depth"] for f in direct} == {0}
+    direct = run_json(capsys, "binds", "psum", "--all", "--depth", "1")["found"]
+    assert {f["depth"] for f in direct} == {1}
     assert "jax.lax.pmean" not in {f["name"] for f in direct}
+
+
+def test_every_depth_counts_the_steps_of_a_chain_a_bind_one(capsys):
+    """binds, callers, calls and path read --depth alike: 1 is the direct relation."""
+    binds = run_json(capsys, "binds", "psum", "--all")["found"]
+    calls = run_json(capsys, "calls", "lax.pmean", "--depth", "3")["found"]
+    callers = run_json(capsys, "callers", "jax._src.lax.parallel._psum_halved")["found"]
+    for found in binds + calls + callers:
+        assert found["depth"] == len(found["chain"]) - 1, found
+    psum = next(f for f in binds if f["name"] == "jax.lax.psum")
+    assert psum["depth"] == 1 == next(f for f in callers)["depth"]
+    assert {f["name"] for f in run_json(capsys, "binds", "psum", "--all", "--depth", "2")[
+        "found"]} == {f["name"] for f in binds if f["depth"] <= 2}
+    for command in (["binds", "psum"], ["callers", "lax.psum"], ["calls", "lax.psum"]):
+        code, out, err = run(capsys, *command, "--depth", "0")
+        assert code == 2 and "--depth" in err
+    assert main(["path", "lax.pmean", "psum_p", "--depth", "2", "--root", str(ROOT)]) == 1
+    assert "within 2 steps" in capsys.readouterr().err
+    assert main(["path", "lax.pmean", "psum_p", "--depth", "3", "--root", str(ROOT)]) == 0
 
 
 def test_callers_and_calls_follow_helpers(capsys):

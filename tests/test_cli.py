@@ -273,6 +273,9 @@ def test_near_miss_suggests(capsys):
     ("sum", ("psum", "cumsum", "reduce_sum")),  # alike, then holding it
     ("con", ("consume", "assert_consumed_value")),  # a part starts with it, not `iconv`
     ("zz", ()),
+    ("Psum", ("psum", "sum")),  # a case apart comes first
+    ("SUM", ("sum", "psum", "cumsum", "reduce_sum")),
+    ("PSUM_P", ("psum_p", "sum")),
 ])
 def test_suggestions_are_close_names(query, expected):
     from jaxmap.commands.lookup import close_names
@@ -280,6 +283,25 @@ def test_suggestions_are_close_names(query, expected):
     names = {"touch", "touch_p", "psum", "psum_p", "cumsum", "cumsum_p", "reduce_max",
              "reduce_sum", "sum", "assert_consumed_value", "consume", "iconv"}
     assert close_names(query, names) == expected
+
+
+def test_a_dotted_name_suggests_first_where_its_last_part_is_defined(capsys):
+    code, out, err = run(capsys, "locate", "jax.numpy.pmean")
+    assert code == 1
+    assert_one_line_error(code, out, err)
+    assert "did you mean: jax.lax.pmean, _pmean" in err
+
+
+def test_a_moved_definition_is_suggested_by_its_qualified_name(tmp_path, capsys):
+    (tmp_path / "jax/_src").mkdir(parents=True)
+    (tmp_path / "jax/__init__.py").write_text("")
+    (tmp_path / "jax/_src/__init__.py").write_text("")
+    (tmp_path / "jax/_src/ann2.py").write_text(
+        "def approx_max_k(x):\n  return x\n\n\ndef approx_min_k(x):\n  return x\n")
+    code = main(["locate", "jax.lax.approx_max_k", "--root", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "did you mean: jax._src.ann2.approx_max_k, approx_min_k?" in err
 
 
 def test_nothing_found(capsys):

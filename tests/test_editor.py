@@ -3,7 +3,10 @@ in the minijax index, and the texts of lenses and findings."""
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
+from inline import indexed_tree
 from markers import ROOT, mark, source_lines
 
 from jaxmap.commands import editor, rule_gaps
@@ -112,3 +115,75 @@ def test_a_primitive_variable_means_the_primitive_not_also_its_variable(index):
     found = _meaning(index, "psum-impl", "psum_p")
     assert [p.name for p in found.primitives] == ["psum"]
     assert found.definitions == ()
+
+
+# A primitive whose transpose binds it again (as psum's does), and the public
+# function that binds it.
+_SELF_TRANSPOSED = """\
+from jax._src import core
+from jax._src.interpreters import ad
+
+
+def _total_transpose_rule(ct, x):
+  return (total_p.bind(ct),)
+
+
+def total(x):
+  return total_p.bind(x)
+
+
+total_p = core.Primitive('total')
+ad.deflinear2(total_p, _total_transpose_rule)
+"""
+_TOTAL = "jax/_src/collective.py"
+
+
+@pytest.fixture(scope="module")
+def self_transposed(tmp_path_factory):
+    found = indexed_tree(tmp_path_factory, {
+        _TOTAL: _SELF_TRANSPOSED, "jax/_src/__init__.py": "",
+        "jax/__init__.py": "from jax._src.collective import total as total\n"})
+    yield found
+    found.close()
+
+
+def _written(source: str, text: str) -> tuple[int, int]:
+    """The 1-based line and the column of the first `text` in `source`."""
+    for number, line in enumerate(textwrap.dedent(source).splitlines(), 1):
+        if text in line:
+            return number, line.index(text)
+    raise AssertionError(text)
+
+
+def _meaning_in(index, file: str, source: str, line_text: str, word: str):
+    line, _ = _written(source, line_text)
+    text = textwrap.dedent(source).splitlines()[line - 1]
+    return editor.meaning(index, file, line, editor.symbol_at(text, text.index(word)))
+
+
+def test_definition_of_a_rule_function_is_its_def_alone(self_transposed):
+    found = _meaning_in(self_transposed, _TOTAL, _SELF_TRANSPOSED, "ad.deflinear2(",
+                        "_total_transpose_rule")
+    assert [p.name for p in found.bound] == ["total"]  # known, for hover
+    assert editor.locations(found) == [
+        SourceLoc(_TOTAL, _written(_SELF_TRANSPOSED, "def _total_transpose_rule(")[0])]
+
+
+def test_definition_of_a_public_function_offers_the_primitive_it_binds(self_transposed):
+    found = _meaning_in(self_transposed, _TOTAL, _SELF_TRANSPOSED, "def total(", "total")
+    lines = [loc.line for loc in editor.locations(found)]
+    assert lines[:2] == [_written(_SELF_TRANSPOSED, text)[0]
+                         for text in ("def total(", "total_p = ")]
+
+
+def test_workspace_symbols_find_private_functions_by_part_of_their_name(self_transposed):
+    rule = editor.SymbolRow("_total_transpose_rule", "function", "jax._src.collective",
+                            SourceLoc(_TOTAL, _written(_SELF_TRANSPOSED, "def _total_tr")[0]))
+    assert editor.symbols(self_transposed, "_total_transpose_rule") == [rule]
+    assert editor.symbols(self_transposed, "transpose") == [rule]
+
+
+def test_workspace_symbols_list_a_public_function_once_by_its_public_path(self_transposed):
+    found = [(row.name, row.kind) for row in editor.symbols(self_transposed, "total")]
+    assert found == [("total", "primitive"), ("jax.total", "function"),
+                     ("_total_transpose_rule", "function")]

@@ -147,8 +147,8 @@ async def test_definition_of_a_registry_helper_and_a_rule_function(client, tree)
         t.DefinitionParams(**_at(tree, file, line, "_psum_transpose_rule")))
     ad = "jax/_src/interpreters/ad.py"
     assert _places(helper) == [("ad.py", _line_of(tree, ad, "def deflinear2("))]
-    assert _places(rule)[0] == ("parallel.py", _line_of(tree, PARALLEL,
-                                                         "def _psum_transpose_rule("))
+    assert _places(rule) == [("parallel.py", _line_of(tree, PARALLEL,
+                                                       "def _psum_transpose_rule("))]
 
 
 async def test_definition_of_a_user_spelling_offers_the_primitive_it_binds(client, tree):
@@ -218,11 +218,12 @@ async def test_references_of_a_function_are_its_calls(client, tree):
                                                        "return _psum_halved(x, axis_name)"))]
 
 
-async def test_workspace_symbols_find_primitives_and_public_paths(client):
+async def test_workspace_symbols_find_primitives_public_paths_and_private_functions(client):
     symbols = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="psum"))
     named = {(s.name, s.kind) for s in symbols}
     assert ("psum", t.SymbolKind.Constant) in named
     assert ("jax.lax.psum", t.SymbolKind.Function) in named
+    assert ("_psum_halved", t.SymbolKind.Function) in named
 
 
 async def test_diagnostics_name_a_missing_rule_and_an_unknown_platform(client, tree):

@@ -172,8 +172,7 @@ def test_path_and_binds_agree_on_the_installed_jax(installed_index):
             first = path(installed_index, found.label, prim, most=1, depth=99).chains[0]
             assert (first[0].caller, *(step.callee for step in first)) == found.chain
             assert tuple(step.how for step in first) == found.steps
-            # its depth counts the steps to the binder (then maybe a helper, the bind)
-            assert found.depth in (len(found.steps) - 1, len(found.steps) - 2)
+            assert found.depth == len(found.steps)  # the bind one of them
 
 
 def test_interpreters_and_the_order_of_public_modules():

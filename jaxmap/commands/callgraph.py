@@ -134,18 +134,20 @@ class BinderWalk(NamedTuple):
 def binds(index, prim: str, depth: int | None = None, public: bool = False,
           everything: bool = False, chains: bool = False) -> CallAnswer:
     """The public functions that bind primitive `prim` (`psum`, `psum_p`, `lax.psum_p`)
-    when traced, each with its chain (`default_answer`); with `everything`, every
+    when traced, each with its chain and, as its depth, the steps of that chain, the
+    `.bind` one of them (at most `depth`); with `everything`, every
     function that reaches it, also through the rules other primitives' binds run and
     through interpreters, the default answer first; `public`: the public API only.
     `chains`: the text shows each chain even where more than a screen of them."""
     if public and not everything:
         raise ArgumentError("--public narrows --all's answer (the default one lists public "
                             "functions only): add --all")
-    walk = binder_walk(index, prim, depth)
-    found = [_reached(walk.nodes[i], walk.tree(i).levels[i], *chain_of(walk, i))
+    walk = binder_walk(index, prim, None if depth is None else depth - 1)
+    found = [_reached(walk.nodes[i], len(steps), names, steps)
              ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels,
                        left_out=left_out(walk, i))
-             for i in walk.far.levels.keys() | walk.near.levels.keys() if i in walk.nodes]
+             for i in walk.far.levels.keys() | walk.near.levels.keys() if i in walk.nodes
+             for names, steps in [chain_of(walk, i)] if depth is None or len(steps) <= depth]
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))  # whatever the set's order
     unresolved = _unnamed_callers(index, walk.nodes.values())
     first = default_answer(found)

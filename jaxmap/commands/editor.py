@@ -83,7 +83,7 @@ class Counts(NamedTuple):
 
 
 class SymbolRow(NamedTuple):
-    """A workspace symbol: a primitive or a public path."""
+    """A workspace symbol: a primitive, a public path, or a private function or class."""
 
     name: str
     kind: str  # primitive, function, class, variable, module
@@ -163,12 +163,24 @@ def _bound(index: Index, defs: list[Definition]) -> list[Primitive]:
 
 
 def locations(found: Meaning) -> list[SourceLoc]:
-    """Where to go: the definitions, then each primitive and its rules' registrations,
-    then the registrations of the rules a function serves; each place once."""
+    """Where a name is defined: its definitions, then each primitive it names with its
+    rules' registrations; a public function's name adds the primitives it binds (the
+    way from `lax.psum` to `psum_p`). A private function, a rule among them, is its
+    definition alone: what it binds or serves is for hover and references."""
     places = [d.loc for d in found.definitions]
-    for prim in found.primitives + found.bound:
+    public = any(d.public_paths for d in found.definitions)
+    for prim in found.primitives + (found.bound if public else ()):
         places += [prim.loc] + [r.loc for r in prim.rules]
-    places += [s.loc for served in found.served for s in served]
+    return _once(places)
+
+
+def rule_locations(found: Meaning) -> list[SourceLoc]:
+    """A rule function's lens: the registrations of the rules it serves, then
+    `locations`."""
+    return _once([s.loc for served in found.served for s in served] + locations(found))
+
+
+def _once(places) -> list[SourceLoc]:
     return list(dict.fromkeys(SourceLoc(p.file, p.line) for p in places))
 
 
@@ -245,9 +257,13 @@ def summaries(index: Index, prims) -> dict[str, str]:
 
 
 def symbols(index: Index, query: str, limit: int = 100) -> list[SymbolRow]:
-    """Primitives (by name or variable), then public paths, that contain `query`."""
+    """Primitives (by name or variable), public paths (by their last part), then the
+    functions and classes without one (by name), that contain `query`."""
     rows = [SymbolRow(name or variable, "primitive", module, SourceLoc(file, line))
             for name, variable, module, file, line in index.primitives_matching(query, limit)]
     rows += [SymbolRow(path, kind, path.rpartition(".")[0], SourceLoc(file, line))
              for path, kind, file, line in index.public_paths_matching(query, limit)]
+    rows += [SymbolRow(name, kind, qualname.rpartition(".")[0], SourceLoc(file, line))
+             for name, qualname, kind, file, line
+             in index.private_definitions_matching(query, max(limit - len(rows), 0))]
     return rows[:limit]

@@ -137,9 +137,18 @@ def primitives(index: Index, missing: tuple[str, ...] = (), has: tuple[str, ...]
 
 def suggest(index: Index, query: str, limit: int = 5, primitives: bool = False
             ) -> tuple[str, ...]:
-    """Names close to `query`, for 'did you mean' (`primitives`: only theirs)."""
+    """Names close to `query`, for 'did you mean' (`primitives`: only theirs); for a
+    dotted `query`, the definitions of its last part come first (public ones first),
+    each by its first public path, else its qualified name (`jax.lax.approx_max_k` ->
+    `jax._src.lax.ann2.approx_max_k` once ann.py is moved there)."""
+    head, _dot, leaf = query.rpartition(".")
     names = index.primitive_names() if primitives else index.names()
-    return close_names(query.rpartition(".")[2], names, limit)
+    found = close_names(leaf, names, limit)
+    if head and not primitives:
+        defs = sorted(index.definitions_named(leaf), key=lambda d: not d.public_paths)
+        defined = [(d.public_paths or (d.qualname,))[0] for d in defs]
+        found = tuple(dict.fromkeys(defined + list(found)))
+    return found[:limit]
 
 
 _CLOSE, _CLOSE_ANY_START = 0.75, 0.85  # ratios of `close_names`
@@ -147,8 +156,9 @@ _CLOSE, _CLOSE_ANY_START = 0.75, 0.85  # ratios of `close_names`
 
 def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
     """Up to `limit` of `names` close to `query`, compared without a `_p` suffix: alike
-    (difflib's ratio at least _CLOSE with the same first letter, else _CLOSE_ANY_START:
-    `psun` -> `psum`, not `nosuch_p` -> `touch_p`), then those starting with it, then
+    (the name itself in another case first: `Psum` -> `psum`; then difflib's ratio at
+    least _CLOSE with the same first letter, else _CLOSE_ANY_START: `psun` -> `psum`,
+    not `nosuch_p` -> `touch_p`), then those starting with it, then
     those where it starts or ends a `_`-separated part (three letters or more: `sum`
     -> `psum`, `reduce_sum`, not `consume`); of `x` and `x_p`, the one written as
     `query` is."""
@@ -158,7 +168,7 @@ def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
     by_stem: dict[str, str] = {}
     for name in sorted(names):
         key = name.lower().removesuffix("_p")
-        if key not in by_stem or name.endswith("_p") == query.endswith("_p"):
+        if key not in by_stem or name.endswith("_p") == query.lower().endswith("_p"):
             by_stem[key] = name
     matcher = difflib.SequenceMatcher(b=stem)
     alike = []
@@ -167,7 +177,8 @@ def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
         ratio = matcher.ratio() if matcher.quick_ratio() >= _CLOSE else 0.0
         if key != stem and ratio >= (_CLOSE if key[:1] == stem[:1] else _CLOSE_ANY_START):
             alike.append((-ratio, key))
-    keys = [key for _r, key in sorted(alike)]
+    keys = [stem] if by_stem.get(stem, query) != query else []
+    keys += [key for _r, key in sorted(alike)]
     if len(stem) >= 3:
         keys += sorted(k for k in by_stem if k.startswith(stem) and k != stem)
         keys += sorted(k for k in by_stem if k != stem and any(

@@ -42,9 +42,9 @@ class PathAnswer(NamedTuple):
 def path(index: Index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
          ) -> PathAnswer:
     """Up to `most` shortest call chains from `source` to `target`, within `depth`
-    calls; to a primitive, the chain `binds` gives for `source` first; NotFound if A
-    or B names nothing, or no chain joins them; ArgumentError if A is a primitive, or
-    B names only A."""
+    steps (a call, or the `.bind` that ends a chain to a primitive); to a primitive,
+    the chain `binds` gives for `source` first; NotFound if A or B names nothing, or no
+    chain joins them; ArgumentError if A is a primitive, or B names only A."""
     from jaxmap.commands.callgraph import _targets
 
     starts = _targets(index, source)
@@ -57,11 +57,12 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                                 f"({', '.join(labels)}): path joins two different ones")
         labels = tuple(ends.values())
     hops: dict[tuple[int, int], str] = {}
-    parents = _search(index, list(starts), set(ends), depth, hops)
+    calls = depth - 1 if finals else depth  # to a primitive, its `.bind` is a step
+    parents = _search(index, list(starts), set(ends), calls, hops)
     reached = [end for end in ends if end in parents or end in starts]
-    first, left_out = _binds_chain(index, target, starts, depth) if finals else (None, "")
+    first, left_out = _binds_chain(index, target, starts, calls) if finals else (None, "")
     if not reached and first is None:
-        raise NotFound(f"no call chain from {source} to {target} within {depth} calls")
+        raise NotFound(f"no call chain from {source} to {target} within {depth} steps")
     nodes = index.nodes(set(parents) | set(starts) | set(ends)
                         | {p for options in parents.values() for p, _line in options})
     hops |= edge_words(index, {(p, end) for end, options in parents.items()

@@ -132,18 +132,18 @@ COMMANDS: tuple[Command, ...] = (
                     "of its chain saying how.",
            (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
                   required=True, positional=True),
-            Param("depth", "integer", "at most this many steps from the bind "
-                                      "[default: any]", minimum=0, metavar="N"),
+            Param("depth", "integer", "at most N steps, the .bind one (1: binders) "
+                                      "[default: any]", minimum=1, metavar="N"),
             Param("everything", "boolean", "every function reaching it, also through rules or "
                                            "interpreters", flag="--all"),
             Param("public", "boolean", "with --all: the public API only"),
             Param("chains", "boolean", "text: each function's chain, also where more than "
                                        "a screen of them", mcp=False))),
     _walk("callers", "What calls NAME (functions, class bodies, module code), and unresolved "
-                     "calls that may be to it.", "callers of callers, N levels up",
+                     "calls that may be to it.", "at most N steps (1: direct callers)",
           mcp=True),
     _walk("calls", "What NAME calls: functions, primitives bound, external and unresolved "
-                   "calls.", "callees of callees, N levels down", mcp=True),
+                   "calls.", "at most N steps (1: direct callees)", mcp=True),
     Command("path", "The shortest call chains from function SOURCE to TARGET, a function or "
                     "a primitive's .bind (ending in _p), with each call's line.",
             (Param("source", "string", "the calling function, dotted or not", required=True,
@@ -152,7 +152,7 @@ COMMANDS: tuple[Command, ...] = (
                    required=True, positional=True),
              Param("most", "integer", "at most this many chains", default=5, minimum=1,
                    metavar="N"),
-             Param("depth", "integer", "at most this many calls", default=12, minimum=1,
+             Param("depth", "integer", "up to N steps, a .bind one", default=12, minimum=1,
                    metavar="N")),
             "jaxmap.commands.path:path",
             {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}, graph=True),

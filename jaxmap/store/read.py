@@ -210,6 +210,19 @@ class Index(GraphReads):
             "ON d.id = p.definition_id WHERE d.name LIKE ? ESCAPE '!' "
             "ORDER BY length(p.path), p.path LIMIT ?", (f"%{like(text)}%", limit)).fetchall()
 
+    def private_definitions_matching(self, text: str,
+                                     limit: int) -> list[tuple[str, str, str, str, int]]:
+        """(name, qualname, kind, file, line) of the functions and classes without a
+        public path whose name contains `text` (case-insensitively): the name itself
+        first, then those it begins, then the rest, shortest first."""
+        return self._conn.execute(
+            "SELECT d.name, d.qualname, d.kind, d.file, d.line FROM definitions d "
+            "WHERE d.kind IN ('function', 'class') AND d.name LIKE ? ESCAPE '!' "
+            "AND NOT EXISTS (SELECT 1 FROM public_paths p WHERE p.definition_id = d.id) "
+            "ORDER BY lower(d.name) = lower(?) DESC, d.name LIKE ? ESCAPE '!' DESC, "
+            "length(d.name), d.qualname LIMIT ?",
+            (f"%{like(text)}%", text, f"{like(text)}%", limit)).fetchall()
+
     # -- everything, for the graph and the map ---------------------------------------
 
     def definition_rows(self) -> list[DefinitionRow]:
