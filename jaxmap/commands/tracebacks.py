@@ -8,11 +8,12 @@ import re
 from typing import NamedTuple
 
 # Python's words between the exceptions of a chain: the cause is printed first.
-_CHAINED = re.compile(r"^(?:The above exception was the direct cause of the following exception:"
-                      r"|(During handling of the above exception, another exception occurred:))"
+_CHAINED = re.compile(r"^(The above exception was the direct cause of the following exception:"
+                      r"|During handling of the above exception, another exception occurred:)"
                       r"\s*$", re.MULTILINE)
-# A lookup JAX's own code failed and replaced, while handling it, with the error it means
-# (`get_primitive_transpose`: a KeyError, then "Transpose rule ... not implemented").
+# A lookup JAX's own code failed and replaced, while handling it or from it, with the
+# error it means (`get_primitive_transpose`: a KeyError, then "Transpose rule ... not
+# implemented").
 _LOOKUPS = frozenset({"KeyError", "IndexError", "AttributeError", "StopIteration"})
 _CARRIED = "Traceback (most recent call last):"  # anywhere in a message
 # JAX's copies of an exception: with all its frames, and (before 0.2.18) the filtered one
@@ -85,9 +86,9 @@ def read(text: str) -> tuple[Raised, ...]:
     ...`, the filtered one cut off) ends with the exception it copies."""
     parts = _CHAINED.split(text.replace("\r\n", "\n"))
     chain = []
-    for part, handled in zip(parts[::2], [*parts[1::2], None]):  # [text, handled?, ...]
+    for part, replaced in zip(parts[::2], [*parts[1::2], None]):  # [text, words, ...]
         raised = _one(part) if part.strip() else None
-        if raised is not None and not (handled and _replaced_lookup(raised)):
+        if raised is not None and not (replaced and _replaced_lookup(raised)):
             chain.append(raised)  # (a lookup of JAX's that it handled is left out)
     if chain and _copy(chain[-1]):
         chain[-1] = _unwrapped(chain[-1])
