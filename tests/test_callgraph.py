@@ -539,3 +539,56 @@ def test_binds_of_a_function_points_to_locate(capsys):
     code, _out, err = run(capsys, "binds", "apply_primitive")
     assert code == 1 and err.count("\n") == 1
     assert "it names a function, whose primitives `jaxmap locate apply_primitive` lists" in err
+
+
+_MADE = """\
+from jax._src import core
+from jax._src.interpreters import ad, batching
+
+def unop(name):
+  prim = core.Primitive(name)
+  batching.defvectorized(prim)
+  return prim
+
+def sqrt(x):
+  return sqrt_p.bind(x)
+
+def add(x, y):
+  return add_p.bind(x, y)
+
+def _add_transpose_left(t, x, y):
+  return t
+
+def _add_transpose_right(t, x, y):
+  return t
+
+sqrt_p = unop('sqrt')
+add_p = unop('add_any')
+ad.defjvp2(sqrt_p, lambda g, ans, x: add(g, ans))
+ad.defbilinear(add_p, _add_transpose_left, _add_transpose_right)
+"""
+
+
+def test_a_public_wrapper_of_a_helper_made_primitive_runs_as_none_of_its_rules(
+        capsys, tmp_path):
+    """`sqrt_p = unop('sqrt')` writes sqrt's name, but no rule of sqrt is `sqrt`."""
+    (tmp_path / "m.py").write_text(_MADE)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "sqrt", "--json"))
+    assert document["registrations"] == []
+    assert "runs as" not in run_tree(capsys, tmp_path, "callers", "sqrt")
+
+
+def test_a_function_a_lambda_rule_calls_is_not_that_rule(capsys, tmp_path):
+    """sqrt's jvp rule is a lambda that calls `add`: add is called, it is not the rule."""
+    (tmp_path / "m.py").write_text(_MADE)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "add", "--json"))
+    assert document["registrations"] == []
+
+
+def test_each_function_of_a_rule_runs_as_it(capsys, tmp_path):
+    """defbilinear's right transpose is the transpose rule's second function."""
+    (tmp_path / "m.py").write_text(_MADE)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "_add_transpose_right",
+                                   "--json"))
+    assert [(r["kind"], r["primitive"]) for r in document["registrations"]] == \
+        [("transpose", "add_any")]

@@ -14,7 +14,6 @@ SQL per step (no graph is built, so each answer costs about a `locate`):
 from __future__ import annotations
 
 import os
-import re
 from functools import partial
 from typing import NamedTuple
 
@@ -437,32 +436,16 @@ def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
 
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
-    """The registrations that make `targets` run as rules: those whose rule function is
-    one of them; those registered through one of them, a module-level name holding a
-    partial of another function (`fancy_primitive_batchers[p] = _dot_general_batch_rule`);
-    and those whose statement names one and whose function the index does not know,
-    read from the source. (A statement registering several rules, `standard_primitive(
-    shape_rule, dtype_rule, ...)`, names each: a rule whose function is another, or any
-    rule of a statement where one rule's function is this one, is not this one's.)"""
-    found = {(targets[did], kind, prim, file, line)
-             for did, kind, prim, file, line in index.registrations(targets)}
-    placed = {(label, file, line) for label, _kind, _prim, file, line in found}
-    nodes = index.nodes(targets)
-    named = {did: re.compile(rf"(?<![\w.]){re.escape(leaf)}\b")
-             for did, node in nodes.items()
-             if not _is_primitive_variable(index, leaf := node.qualname.rpartition(".")[2])}
-    for file in {node.file for node in nodes.values()}:
-        lines = _source_lines(index, file)
-        for prim, rule in index.rules_registered_in(file):
-            text = " ".join(lines[rule.loc.line - 1:rule.loc.end_line or rule.loc.line])
-            written = rule.written.loc if rule.written is not None else None
-            found |= {(targets[did], rule.kind.value, prim, file, rule.loc.line)
-                      for did, pattern in named.items() if nodes[did].file == file
-                      and (written is not None and (written.file, written.line)
-                           == (nodes[did].file, nodes[did].line)
-                           or rule.function is None and pattern.search(text)
-                           and (targets[did], file, rule.loc.line) not in placed)}
-    return tuple(Registration(*row) for row in sorted(found, key=lambda r: (r[3], r[4])))
+    """The registrations that make `targets` run as rules: those of each rule the index
+    records one of them as a function of, or as the name it was written as (a module-
+    level partial: `fancy_primitive_batchers[p] = _dot_general_batch_rule`), as `locate`
+    shows the rule. A statement that names one (`sqrt_p = standard_unop(..., 'sqrt')`,
+    a lambda rule that calls it) does not make it a rule. Sorted by place, then
+    primitive, kind and function, so that two indexes of one tree agree."""
+    rows = {(targets[did], kind, prim, file, line)
+            for did, kind, prim, file, line in index.registrations(targets)}
+    return tuple(Registration(*row) for row in
+                 sorted(rows, key=lambda r: (r[3], r[4], r[2], r[1], r[0])))
 
 
 def _is_primitive_variable(index, name: str) -> bool:
