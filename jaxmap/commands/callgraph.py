@@ -403,7 +403,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     bodies, each with the line of its call; then the unresolved calls whose text ends
     with its name; and the registrations of `name` as a rule."""
     targets = _targets(index, name)
-    parent, levels, lines = _walk(index.callers, list(targets), depth)
+    parent, levels, lines = _walk(_in_place_order(index, index.callers), list(targets), depth)
     nodes = index.nodes(levels)
     status = index.uniform_status(set(parent.items()))
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
@@ -411,12 +411,14 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
                           call_line=lines[i], through=status.get((i, parent[i])) == THROUGH,
                           handed=status.get((i, parent[i])) == HANDED)
              for i in levels if i in nodes and levels[i] > 0]
-    found.sort(key=lambda r: (r.depth, r.label))
+    found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
     callers_of = index.nodes({caller for caller, _t, _l in maybe})
-    found += [Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
-                      (callers_of[caller].label, text))
-              for caller, text, line in maybe if caller in callers_of and caller not in targets]
+    found += sorted((Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
+                             (callers_of[caller].label, text))
+                     for caller, text, line in maybe
+                     if caller in callers_of and caller not in targets),
+                    key=lambda r: (r.file, r.line, r.label, r.chain))
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     registrations = _registrations(index, targets)
     if not found and not registrations:
@@ -433,6 +435,21 @@ def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
         raise NotFound(f"{name} is a primitive, which is bound, not called: "
                        f"`jaxmap binds {name}` lists what binds it, "
                        f"`jaxmap locate {name}` its rules")
+
+
+def _in_place_order(index, step):
+    """`step` (`_walk`'s), its rows sorted by where the callee, the caller and the call
+    are, not by row or id, which an updated index numbers otherwise than a fresh one:
+    so the chain each caller is reached by is the same from either."""
+    def ordered(ids) -> list[tuple]:
+        rows = step(ids)
+        nodes = index.nodes({row[0] for row in rows} | {row[1] for row in rows})
+
+        def place(did: int) -> tuple[str, int, str]:
+            node = nodes.get(did)
+            return (node.file, node.line, node.label) if node is not None else ("", 0, "")
+        return sorted(rows, key=lambda row: (place(row[1]), place(row[0]), row[2]))
+    return ordered
 
 
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
@@ -550,7 +567,9 @@ def _targets(index, name: str) -> dict[int, str]:
 
     ids = definition_ids(index, name)
     if ids:
-        return {i: node.label for i, node in index.nodes(ids).items()}
+        return {i: node.label for i, node in sorted(
+            index.nodes(ids).items(), key=lambda item: (item[1].label, item[1].file,
+                                                        item[1].line))}
     raise NotFound(f"no function named {name!r} in the index of {index.root}",
                    suggest(index, name))
 
