@@ -558,3 +558,104 @@ def test_binds_of_a_function_points_to_locate(capsys):
     code, _out, err = run(capsys, "binds", "apply_primitive")
     assert code == 1 and err.count("\n") == 1
     assert "it names a function, whose primitives `jaxmap locate apply_primitive` lists" in err
+
+
+_MADE = """\
+from jax._src import core
+from jax._src.interpreters import ad, batching
+
+def unop(name):
+  prim = core.Primitive(name)
+  batching.defvectorized(prim)
+  return prim
+
+def sqrt(x):
+  return sqrt_p.bind(x)
+
+def add(x, y):
+  return add_p.bind(x, y)
+
+def _add_transpose_left(t, x, y):
+  return t
+
+def _add_transpose_right(t, x, y):
+  return t
+
+sqrt_p = unop('sqrt')
+add_p = unop('add_any')
+ad.defjvp2(sqrt_p, lambda g, ans, x: add(g, ans))
+ad.defbilinear(add_p, _add_transpose_left, _add_transpose_right)
+"""
+
+
+def test_a_public_wrapper_of_a_helper_made_primitive_runs_as_none_of_its_rules(
+        capsys, tmp_path):
+    """`sqrt_p = unop('sqrt')` writes sqrt's name, but no rule of sqrt is `sqrt`."""
+    (tmp_path / "m.py").write_text(_MADE)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "sqrt", "--json"))
+    assert document["registrations"] == []
+    assert "runs as" not in run_tree(capsys, tmp_path, "callers", "sqrt")
+
+
+def test_a_function_a_lambda_rule_calls_is_not_that_rule(capsys, tmp_path):
+    """sqrt's jvp rule is a lambda that calls `add`: add is called, it is not the rule."""
+    (tmp_path / "m.py").write_text(_MADE)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "add", "--json"))
+    assert document["registrations"] == []
+
+
+def test_each_function_of_a_rule_runs_as_it(capsys, tmp_path):
+    """defbilinear's right transpose is the transpose rule's second function."""
+    (tmp_path / "m.py").write_text(_MADE)
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "_add_transpose_right",
+                                   "--json"))
+    assert [(r["kind"], r["primitive"]) for r in document["registrations"]] == \
+        [("transpose", "add_any")]
+
+
+def test_registrations_on_one_line_come_sorted_by_kind(capsys, tmp_path):
+    """One function registered as five rules by one statement: in kind order, not in
+    the order of a set (which changes from one run to the next)."""
+    (tmp_path / "m.py").write_text(
+        "from jax._src.lax.utils import standard_primitive\n"
+        "def _rule(x): return x\n"
+        "p_p = standard_primitive(_rule, _rule, 'p', weak_type_rule=_rule,\n"
+        "                         sharding_rule=_rule, vma_rule=_rule)\n")
+    utils = tmp_path / "jax" / "_src" / "lax"
+    utils.mkdir(parents=True)
+    for folder in (tmp_path / "jax", tmp_path / "jax" / "_src", utils):
+        (folder / "__init__.py").write_text("")
+    (utils / "utils.py").write_text(
+        "from functools import partial\nfrom jax._src import core\n"
+        "def standard_abstract_eval(prim, shape_rule, dtype_rule, weak_type_rule,\n"
+        "                           sharding_rule, vma_rule, *avals):\n"
+        "  return shape_rule(*avals)\n"
+        "def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=None,\n"
+        "                       sharding_rule=None, vma_rule=None):\n"
+        "  prim = core.Primitive(name)\n"
+        "  prim.def_abstract_eval(partial(standard_abstract_eval, prim, shape_rule,\n"
+        "                         dtype_rule, weak_type_rule, sharding_rule, vma_rule))\n"
+        "  return prim\n")
+    found = json.loads(run_tree(capsys, tmp_path, "callers", "_rule", "--json"))
+    assert [r["kind"] for r in found["registrations"]] == \
+        ["dtype_rule", "shape_rule", "sharding_rule", "vma_rule", "weak_type_rule"]
+
+
+def test_an_updated_index_lists_callers_as_a_fresh_one_does(capsys, tmp_path, monkeypatch):
+    """Editing a.py moves its call rows after b.py's in the updated index: callers
+    still lists them by place, as from an index built afresh."""
+    (tmp_path / "lib.py").write_text("def helper(x):\n  return x\n")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.py").write_text(
+            f"import lib\ndef use_{name}(obj):\n  lib.helper(1)\n  return obj.helper(2)\n")
+    run_tree(capsys, tmp_path, "callers", "helper")
+    (tmp_path / "a.py").write_text(
+        "import lib\ndef use_a(obj):\n  lib.helper(0)\n  lib.helper(1)\n"
+        "  return obj.helper(2)\n")
+    updated = json.loads(run_tree(capsys, tmp_path, "callers", "helper", "--json"))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    fresh = json.loads(run_tree(capsys, tmp_path, "callers", "helper", "--json"))
+    assert [(f["name"], f["file"]) for f in updated["found"]] == \
+        [("a.use_a", "a.py"), ("b.use_b", "b.py"),
+         ("obj.helper", "a.py"), ("obj.helper", "b.py")]
+    assert updated == fresh

@@ -14,7 +14,6 @@ SQL per step (no graph is built, so each answer costs about a `locate`):
 from __future__ import annotations
 
 import os
-import re
 from functools import partial
 from typing import NamedTuple
 
@@ -427,7 +426,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     bodies, each with the line of its call; then the unresolved calls whose text ends
     with its name; and the registrations of `name` as a rule."""
     targets = _targets(index, name)
-    parent, levels, lines = _walk(index.callers, list(targets), depth)
+    parent, levels, lines = _walk(_in_place_order(index, index.callers), list(targets), depth)
     nodes = index.nodes(levels)
     status = index.uniform_status(set(parent.items()))
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
@@ -435,12 +434,14 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
                           call_line=lines[i], through=status.get((i, parent[i])) == THROUGH,
                           handed=status.get((i, parent[i])) == HANDED)
              for i in levels if i in nodes and levels[i] > 0]
-    found.sort(key=lambda r: (r.depth, r.label))
+    found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
     callers_of = index.nodes({caller for caller, _t, _l in maybe})
-    found += [Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
-                      (callers_of[caller].label, text))
-              for caller, text, line in maybe if caller in callers_of and caller not in targets]
+    found += sorted((Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
+                             (callers_of[caller].label, text))
+                     for caller, text, line in maybe
+                     if caller in callers_of and caller not in targets),
+                    key=lambda r: (r.file, r.line, r.label, r.chain))
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     registrations = _registrations(index, targets)
     if not found and not registrations:
@@ -459,33 +460,32 @@ def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
                        f"`jaxmap locate {name}` its rules")
 
 
+def _in_place_order(index, step):
+    """`step` (`_walk`'s), its rows sorted by where the callee, the caller and the call
+    are, not by row or id, which an updated index numbers otherwise than a fresh one:
+    so the chain each caller is reached by is the same from either."""
+    def ordered(ids) -> list[tuple]:
+        rows = step(ids)
+        nodes = index.nodes({row[0] for row in rows} | {row[1] for row in rows})
+
+        def place(did: int) -> tuple[str, int, str]:
+            node = nodes.get(did)
+            return (node.file, node.line, node.label) if node is not None else ("", 0, "")
+        return sorted(rows, key=lambda row: (place(row[1]), place(row[0]), row[2]))
+    return ordered
+
+
 def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
-    """The registrations that make `targets` run as rules: those whose rule function is
-    one of them; those registered through one of them, a module-level name holding a
-    partial of another function (`fancy_primitive_batchers[p] = _dot_general_batch_rule`);
-    and those whose statement names one and whose function the index does not know,
-    read from the source. (A statement registering several rules, `standard_primitive(
-    shape_rule, dtype_rule, ...)`, names each: a rule whose function is another, or any
-    rule of a statement where one rule's function is this one, is not this one's.)"""
-    found = {(targets[did], kind, prim, file, line)
-             for did, kind, prim, file, line in index.registrations(targets)}
-    placed = {(label, file, line) for label, _kind, _prim, file, line in found}
-    nodes = index.nodes(targets)
-    named = {did: re.compile(rf"(?<![\w.]){re.escape(leaf)}\b")
-             for did, node in nodes.items()
-             if not _is_primitive_variable(index, leaf := node.qualname.rpartition(".")[2])}
-    for file in {node.file for node in nodes.values()}:
-        lines = _source_lines(index, file)
-        for prim, rule in index.rules_registered_in(file):
-            text = " ".join(lines[rule.loc.line - 1:rule.loc.end_line or rule.loc.line])
-            written = rule.written.loc if rule.written is not None else None
-            found |= {(targets[did], rule.kind.value, prim, file, rule.loc.line)
-                      for did, pattern in named.items() if nodes[did].file == file
-                      and (written is not None and (written.file, written.line)
-                           == (nodes[did].file, nodes[did].line)
-                           or rule.function is None and pattern.search(text)
-                           and (targets[did], file, rule.loc.line) not in placed)}
-    return tuple(Registration(*row) for row in sorted(found, key=lambda r: (r[3], r[4])))
+    """The registrations that make `targets` run as rules: those of each rule the index
+    records one of them as a function of, or as the name it was written as (a module-
+    level partial: `fancy_primitive_batchers[p] = _dot_general_batch_rule`), as `locate`
+    shows the rule. A statement that names one (`sqrt_p = standard_unop(..., 'sqrt')`,
+    a lambda rule that calls it) does not make it a rule. Sorted by place, then
+    primitive, kind and function, so that two indexes of one tree agree."""
+    rows = {(targets[did], kind, prim, file, line)
+            for did, kind, prim, file, line in index.registrations(targets)}
+    return tuple(Registration(*row) for row in
+                 sorted(rows, key=lambda r: (r[3], r[4], r[2], r[1], r[0])))
 
 
 def _is_primitive_variable(index, name: str) -> bool:
@@ -590,7 +590,9 @@ def _targets(index, name: str) -> dict[int, str]:
 
     ids = definition_ids(index, name)
     if ids:
-        return {i: node.label for i, node in index.nodes(ids).items()}
+        return {i: node.label for i, node in sorted(
+            index.nodes(ids).items(), key=lambda item: (item[1].label, item[1].file,
+                                                        item[1].line))}
     raise NotFound(f"no function named {name!r} in the index of {index.root}",
                    suggest(index, name))
 

@@ -184,12 +184,20 @@ class GraphReads(IndexCore):
 
     def registrations(self, ids) -> list[tuple[int, str, str, str, int]]:
         """(definition id, rule kind, primitive, file, line of the registration) of each
-        rule whose function is one of `ids`: what makes a rule function run."""
-        return self._in(
-            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
-            "definitions d JOIN rules r ON r.function_file = d.file AND r.function_line = "
-            "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*) "
-            "ORDER BY d.id, r.file, r.line", ids)
+        rule that one of `ids` is a function of (its first, a later one: defbilinear's
+        right transpose), or was written as (a module-level partial of its function):
+        what makes a rule function run. Each once, in no set order."""
+        rows = set()
+        for matched in ("r.function_file = d.file AND r.function_line = d.line",
+                        "EXISTS (SELECT 1 FROM json_each(r.functions) f WHERE json_extract("
+                        "f.value, '$[1]') = d.file AND json_extract(f.value, '$[2]') = d.line)",
+                        "json_extract(r.written, '$[1]') = d.file AND "
+                        "json_extract(r.written, '$[2]') = d.line"):
+            rows.update(self._in(
+                "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
+                f"definitions d JOIN rules r ON {matched} JOIN primitives p ON "
+                "p.id = r.primitive_id WHERE d.id IN (?*)", ids))
+        return list(rows)
 
     def rule_binders(self, ids, kinds: tuple[str, ...]) -> list[tuple]:
         """`_rules_run_at_binds` for the functions run that are one of `ids` (up from a
