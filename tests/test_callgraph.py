@@ -196,6 +196,17 @@ def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, t
     assert "runs as  the batching rule of q, registered at m.py:22" in text
 
 
+def test_callers_of_any_operands_jvp_name_the_defjvp_that_runs_it(capsys, tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\nfrom jax._src.interpreters import ad\n"
+        "p_p = core.Primitive('p')\n\ndef _jvp_x(g, x, y):\n  return g\n\n"
+        "def _jvp_y(g, x, y):\n  return g\n\nad.defjvp(p_p, _jvp_x, None, _jvp_y)\n")
+    for function in ("_jvp_x", "_jvp_y"):
+        document = json.loads(run_tree(capsys, tmp_path, "callers", function, "--json"))
+        assert document["registrations"] == [{"function": f"m.{function}", "kind": "jvp",
+                                              "primitive": "p", "file": "m.py", "line": 11}]
+
+
 def test_a_primitive_variable_does_not_run_as_the_rules_registered_on_it(capsys, tmp_path):
     """`batching.primitive_batchers[p_p] = ...` names p_p, but p_p runs as no rule."""
     (tmp_path / "m.py").write_text(_RULES)

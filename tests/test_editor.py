@@ -61,6 +61,16 @@ def test_a_rule_function_serves_its_primitive(index):
     assert render.rule_lens(found.served[0]) == "transpose rule of psum"
 
 
+@pytest.mark.parametrize("key, function, kind, primitive", [
+    ("sub-defjvp", "_sub_jvp_rhs", "jvp", "sub"),  # the second operand's JVP
+    ("mul-defbilinear", "_mul_transpose_rhs", "transpose", "mul"),
+])
+def test_a_rule_function_after_the_first_serves_its_primitive(index, key, function, kind,
+                                                              primitive):
+    found = _meaning(index, key, function)
+    assert [(s.kind, s.primitive) for s in found.served[0]] == [(kind, primitive)]
+
+
 def test_locations_put_the_definition_first_then_the_rules(index):
     found = _meaning(index, "psum-impl", "psum_p")
     places = editor.locations(found)

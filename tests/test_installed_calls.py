@@ -263,6 +263,16 @@ def test_explain_does_not_advise_registering_a_rule_the_index_has(installed_inde
         "has_rule"]["rules"]
 
 
+def test_explain_names_every_jvp_of_the_rule_it_has(installed_index):
+    """`ad.defjvp(igamma_p, igamma_grada, igamma_gradx)`: one JVP per operand."""
+    found = explain.explain(installed_index, "NotImplementedError: Differentiation rule "
+                            "for 'igamma' not implemented")
+    assert "-> igamma_grada, igamma_gradx" in explain_text.explanation((found,), View(""))
+    [rule] = json.loads(render_json.explanation_document((found,), View("")))[
+        "has_rule"]["rules"]
+    assert rule["functions"] == ["igamma_grada", "igamma_gradx"]
+
+
 def test_explain_keeps_the_missing_rule_advice_for_a_platform_without_one(installed_index):
     """pbroadcast has lowerings for GPUs only."""
     found = explain.explain(installed_index, "NotImplementedError: MLIR translation rule "

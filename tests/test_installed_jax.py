@@ -142,6 +142,12 @@ def test_defbilinear_names_both_transposes(installed_index):
                                                      "_mul_transpose_right"]
 
 
+def test_defjvp_names_each_operands_rule(installed_index):
+    [igamma] = locate(installed_index, "igamma_p", kind="jvp").primitives
+    [jvp] = igamma.rules
+    assert [f.name for f in jvp.functions] == ["igamma_grada", "igamma_gradx"]
+
+
 @pytest.mark.parametrize("name, qualname", [
     ("jax.jit", "jax._src.api.jit"),
     ("jnp.einsum", "jax._src.numpy.einsum.einsum"),

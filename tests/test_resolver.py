@@ -268,6 +268,31 @@ def test_defbilinear_names_both_transposes():
     assert [f.name for f in transpose.functions] == ["_left", "_right"]
 
 
+@pytest.mark.parametrize("registrar", ["defjvp", "defjvp2"])
+def test_defjvp_names_every_operands_rule_skipping_none_and_lambdas(registrar):
+    res = resolve_sources({"m.py": CORE + f"""
+        def _jvp_x(*a): pass
+        def _jvp_y(*a): pass
+        p = core.Primitive('p')
+        ad.{registrar}(p, lambda g, x, y, z, w: g, _jvp_x, None, _jvp_y, _jvp_x)
+        """})
+    (jvp,) = primitive(res, "p").rules
+    assert [f.name for f in jvp.functions] == ["_jvp_x", "_jvp_y"]
+
+
+def test_defjvp_through_a_helper_names_every_operands_rule():
+    res = resolve_sources({"m.py": CORE + """
+        def _jvp_x(*a): pass
+        def _jvp_y(*a): pass
+        def _register_two(prim, left, right):
+          ad.defjvp(prim, left, right)
+        p = core.Primitive('p')
+        _register_two(p, _jvp_x, _jvp_y)
+        """})
+    (jvp,) = primitive(res, "p").rules
+    assert [f.name for f in jvp.functions] == ["_jvp_x", "_jvp_y"]
+
+
 def test_platform_alias_expands_through_the_trees_own_table():
     res = resolve_sources({
         "jax/_src/xla_bridge.py": '_platform_aliases = {"cuda": "gpu", "rocm": "gpu"}\n',

@@ -90,6 +90,25 @@ def test_moved_and_retargeted_rules_from_a_warm_cache(capsys, repo):
     assert rules["sin", "retargeted"]["new"][0].endswith("(_sin_batcher)")
 
 
+@pytest.mark.parametrize("renamed", ["_sin_jvp_x", "_sin_jvp_y"])
+def test_renaming_any_jvp_function_of_defjvp_retargets_its_rule(capsys, repo, renamed):
+    """`ad.defjvp` takes one JVP function per operand: each is the rule's."""
+    jvps = "\n\ndef _sin_jvp_x(g, x, y):\n  return g\n\n\ndef _sin_jvp_y(g, x, y):\n  return g\n"
+    ops = changed_files()[OPS].replace("ad.defjvp(sin_p, lambda g, x: g)",
+                                       "ad.defjvp(sin_p, _sin_jvp_x, None, _sin_jvp_y)") + jvps
+    commit(repo, {OPS: ops}, "sin's jvp: a function per operand")
+    commit(repo, {OPS: ops.replace(renamed, "_sin_jvp_renamed")}, f"rename {renamed}")
+    rules = review_json(capsys, repo)["rules"]
+    assert [(r["primitive"], r["kind"], r["change"]) for r in rules] == \
+        [("sin", "jvp", "retargeted")]
+    assert rules[0]["old"][0].endswith("(_sin_jvp_x, _sin_jvp_y)")
+    assert rules[0]["new"][0].endswith(
+        "(_sin_jvp_renamed, _sin_jvp_y)" if renamed == "_sin_jvp_x"
+        else "(_sin_jvp_x, _sin_jvp_renamed)")
+    _code, out, _err = review(capsys, repo, "HEAD~1..HEAD")
+    assert "rules retargeted (1):" in out and "no change to the primitives" not in out
+
+
 def test_a_public_name_dropped_stops_its_reach(capsys, repo):
     review_json(capsys, repo)
     public = changed_files()["jax/lax/__init__.py"].replace("cos as cos, ", "")

@@ -9,9 +9,10 @@ functions that register rules for at most three primitives, not helpers such as
 leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules
 are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
 rocm ones, so a release that registers them one by one removes nothing). Line numbers
-drift between versions, so a rule counts as moved only when its file or its function
-changed. Primitives and rules defined in a checkout's tests, docs, examples or
-benchmarks are left out (counted): a release holds none, so they are not changes.
+drift between versions, so a rule counts as moved only when its file or one of its
+functions changed (`ad.defjvp` names one per operand). Primitives and rules defined in
+a checkout's tests, docs, examples or benchmarks are left out (counted): a release
+holds none, so they are not changes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class RuleChange(NamedTuple):
     kind: str
     platform: str | None
     change: str  # added, removed, moved
-    old: tuple[str, ...]  # "file:line (function)" of each registration before
+    old: tuple[str, ...]  # "file:line (function, ...)" of each registration before
     new: tuple[str, ...]
 
 
@@ -110,7 +111,7 @@ def _extended_names(removed: list[Primitive], added: list[Primitive]) -> set[tup
 def _own_functions(prims: list[Primitive]):
     """prim -> the names of its rule functions that few primitives share."""
     def functions(prim: Primitive) -> set[str]:
-        return {r.function.name for r in prim.rules if r.function}
+        return {f.name for r in prim.rules for f in r.functions}
 
     users = Counter(name for prim in prims for name in functions(prim))
     return lambda prim: {name for name in functions(prim) if users[name] <= _OWN_FUNCTION_MAX}
@@ -190,10 +191,13 @@ def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
     return grouped
 
 
-def _where(rule) -> tuple[str, str | None]:
-    return rule.loc.file, rule.function.name if rule.function else None
+def _where(rule) -> tuple[str, tuple[str, ...]]:
+    """The file and every function of a registration (each operand's JVP of
+    `ad.defjvp`, both transposes of `ad.defbilinear`): another name for any is a move."""
+    return rule.loc.file, tuple(f.name for f in rule.functions)
 
 
 def _describe(rule) -> str:
     text = f"{rule.loc.file}:{rule.loc.line}"
-    return f"{text} ({rule.function.name})" if rule.function else text
+    names = ", ".join(f.name for f in rule.functions)
+    return f"{text} ({names})" if names else text

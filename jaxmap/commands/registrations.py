@@ -68,8 +68,8 @@ def _call(short: str, entry: R.Registrar, holder: str, platform: str | None) -> 
     platform='cpu')`: the primitive first, the rule functions where the registrar
     takes them, the platform by keyword."""
     args = [holder]
-    if entry.rule_arg is not None:
-        args += ["rule"] if entry.rule_count == 1 else \
+    if entry.rule_arg is not None:  # one rule per operand (`ad.defjvp`): shown as one
+        args += ["rule"] if entry.rule_count in (1, None) else \
             [f"rule_{i}" for i in range(1, entry.rule_count + 1)]
     if entry.platform_arg is not None and platform:
         args.append(f"platform={platform}")

@@ -177,13 +177,14 @@ def compare(static_primitives, runtime: Runtime) -> Report:
             if kind not in runtime.pairs[prim.name]:
                 extra += 1
                 extra_pairs.add(f"{prim.name}:{kind}")
-            elif rule.function is not None and rule not in overridden:
-                functions_checked += 1
+            elif rule not in overridden:  # each function (defjvp: one per operand)
                 reached = runtime.functions.get((prim.name, kind), set())
-                if (rule.function.loc.file, rule.function.name) in reached:
-                    confirmed += 1
-                else:
-                    unconfirmed.add(f"{prim.name}:{kind}:{rule.function.name}")
+                for function in rule.functions:
+                    functions_checked += 1
+                    if (function.loc.file, function.name) in reached:
+                        confirmed += 1
+                    else:
+                        unconfirmed.add(f"{prim.name}:{kind}:{function.name}")
     runtime_pairs = {(n, k) for n, ks in runtime.pairs.items() for k in ks}
     found_pairs = {(n, k) for n, k in runtime_pairs if k in static_pairs.get(n, ())}
     missing = sorted(set(runtime.pairs) - static_names)

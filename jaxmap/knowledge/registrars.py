@@ -52,14 +52,15 @@ class Registrar:
 
     kinds: tuple[K, ...]
     rule_arg: int | None = 1  # positional index of the rule callable; None: built in
-    rule_count: int = 1  # how many rule functions follow, from rule_arg on
+    rule_count: int | None = 1  # how many rule functions follow, from rule_arg on;
+    # None: every argument from rule_arg on (one rule per operand, `None` for none)
     platform_arg: int | None = None  # positional index of the platform, if any
 
 
 # Calls `registrar(primitive, ...)`; the primitive is always the first argument.
 CALLS: dict[str, Registrar] = {
-    "ad.defjvp": Registrar((K.JVP,)),
-    "ad.defjvp2": Registrar((K.JVP,)),
+    "ad.defjvp": Registrar((K.JVP,), rule_count=None),  # one per operand
+    "ad.defjvp2": Registrar((K.JVP,), rule_count=None),  # one per operand
     "ad.defjvp_zero": Registrar((K.JVP,), rule_arg=None),
     "ad.deflinear": Registrar((K.JVP, K.TRANSPOSE)),
     "ad.deflinear2": Registrar((K.JVP, K.TRANSPOSE)),

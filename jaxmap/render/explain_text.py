@@ -234,7 +234,8 @@ def _has_rule(diagnosis, path: PathFn) -> list[str]:
     for i, rule in enumerate(diagnosis.rules):
         label = f"its {diagnosis.kind}" if i == 0 else ""
         where = f" ({rule.platform})" if rule.platform else ""
-        function = f"  -> {rule.function.name}" if rule.function else ""
+        names = ", ".join(f.name for f in rule.functions)
+        function = f"  -> {names}" if names else ""
         condition = f"  if {rule.condition}" if rule.condition else ""
         lines.append(f"  {label:<14} {path(rule.loc.file)}:{rule.loc.line}  via "
                      f"{rule.via}{where}{function}{condition}")

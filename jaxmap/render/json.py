@@ -378,7 +378,8 @@ def _has_rule(diagnosis, path) -> dict:
             "line": prim.loc.line,
             "rules": [{"file": path(r.loc.file), "line": r.loc.line, "via": r.via,
                        "platform": r.platform,
-                       "function": r.function.name if r.function else None}
+                       "function": r.function.name if r.function else None,
+                       "functions": [f.name for f in r.functions]}
                       for r in diagnosis.rules],
             "namesakes": [{"variable": p.variable, "file": path(p.loc.file),
                            "line": p.loc.line} for p in diagnosis.namesakes]}

@@ -23,7 +23,7 @@ from jaxmap.models import (
     SourceLoc,
 )
 from jaxmap.store import write as store
-from jaxmap.store.read_core import NAMED_PRIMITIVE, like, named_primitive
+from jaxmap.store.read_core import NAMED_PRIMITIVE, each_rule_function, like, named_primitive
 from jaxmap.store.read_graph import GraphReads
 
 if TYPE_CHECKING:
@@ -179,12 +179,12 @@ class Index(GraphReads):
         """(function line, function name, kind, primitive, registration file,
         registration line) of the rules whose function is in `file` (at `line`, if given)."""
         at = "" if line is None else " AND r.function_line = ?"
-        return self._conn.execute(
+        rows = self._conn.execute(each_rule_function(
             "SELECT r.function_line, r.function_name, r.kind, "
-            "coalesce(nullif(p.name, ''), p.variable), r.file, r.line "
-            "FROM rules r JOIN primitives p ON p.id = r.primitive_id "
-            f"WHERE r.function_file = ?{at} ORDER BY r.function_line, p.id, r.seq",
-            (file,) if line is None else (file, line)).fetchall()
+            "coalesce(nullif(p.name, ''), p.variable), r.file, r.line, p.id, r.seq "
+            "FROM {rules} r JOIN primitives p ON p.id = r.primitive_id "
+            f"WHERE r.function_file = ?{at}"), ((file,) if line is None else (file, line)) * 2)
+        return [row[:6] for row in sorted(rows, key=lambda row: (row[0], row[6], row[7]))]
 
     def rules_registered_in(self, file: str) -> list[tuple[str, Rule]]:
         """(primitive, rule) of each rule whose registration statement is in `file`."""

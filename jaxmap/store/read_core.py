@@ -20,8 +20,22 @@ if TYPE_CHECKING:
 # the one rule for every command that takes a primitive's name.
 NAMED_PRIMITIVE = ("name IN (?, ?) OR variable IN (?, ?) OR ',' || aliases || ',' LIKE ? "
                    "ESCAPE '!' ORDER BY file, line")
+# The functions of each rule after its first (each operand's JVP of `ad.defjvp` but the
+# first, defbilinear's right transpose), a row each with the rule's own columns, read
+# from its `functions` JSON: `each_rule_function` reads them beside the first.
+_MORE_FUNCTIONS = (
+    "(SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, json_extract(f.value, '$[0]') "
+    "AS function_name, json_extract(f.value, '$[1]') AS function_file, "
+    "json_extract(f.value, '$[2]') AS function_line FROM rules r, json_each(r.functions) f "
+    "WHERE r.functions IS NOT NULL)")
 _LIST = "(?*)"  # where `_in` puts a list of values
 _MAX_PARAMETERS = 900  # below SQLite's oldest limit on bound parameters (999)
+
+
+def each_rule_function(select: str) -> str:
+    """`select`, which reads the rules as `{rules} r` by their first function's columns,
+    over every function of each rule: the first, then the rest (`_MORE_FUNCTIONS`)."""
+    return f"{select.format(rules='rules')} UNION ALL {select.format(rules=_MORE_FUNCTIONS)}"
 
 
 class IndexCore:

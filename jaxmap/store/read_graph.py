@@ -9,7 +9,13 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from jaxmap.models import Definition
-from jaxmap.store.read_core import NAMED_PRIMITIVE, IndexCore, like, named_primitive
+from jaxmap.store.read_core import (
+    NAMED_PRIMITIVE,
+    IndexCore,
+    each_rule_function,
+    like,
+    named_primitive,
+)
 
 if TYPE_CHECKING:
     from jaxmap.store.rows import Node
@@ -169,18 +175,19 @@ class GraphReads(IndexCore):
             "WHERE id IN (?*)", pids)}
 
     def rules_with_functions(self, pids) -> list[tuple[int, int, str, str, int, int | None]]:
-        """(primitive id, seq, kind, file, line, id of the rule's function or None)."""
-        return self._in(
+        """(primitive id, seq, kind, file, line, id of a function of the rule or None):
+        a row for each of its functions (`ad.defjvp`: one per operand)."""
+        return sorted(self._in(each_rule_function(
             "SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, (SELECT d.id FROM "
             "definitions d WHERE d.file = r.function_file AND d.line = r.function_line "
-            "AND d.kind = 'function' LIMIT 1) FROM rules r WHERE r.primitive_id IN (?*) "
-            "ORDER BY r.primitive_id, r.seq", pids)
+            "AND d.kind = 'function' LIMIT 1) FROM {rules} r WHERE r.primitive_id IN (?*)"),
+            pids), key=lambda row: (row[0], row[1]))
 
     def rules_implemented_by(self, ids) -> list[tuple[int, int, int]]:
         """(primitive id, seq, definition id) of the rules the functions `ids` implement."""
-        return self._in(
-            "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN rules r ON "
-            "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)", ids)
+        return self._in(each_rule_function(
+            "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN {rules} r ON "
+            "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)"), ids)
 
     def registrations(self, ids) -> list[tuple[int, str, str, str, int]]:
         """(definition id, rule kind, primitive, file, line of the registration) of each

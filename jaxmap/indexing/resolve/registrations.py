@@ -89,9 +89,9 @@ class Registrations:
         if registrar.platform_arg is not None and len(args) > registrar.platform_arg:
             platform = args[registrar.platform_arg]
         rule = decorated or UNKNOWN
-        first = registrar.rule_arg
-        if first is not None and registrar.rule_count > 1:
-            rule = (RULES, args[first:first + registrar.rule_count])
+        first, count = registrar.rule_arg, registrar.rule_count
+        if first is not None and count != 1:
+            rule = (RULES, args[first:] if count is None else args[first:first + count])
         elif first is not None and len(args) > first:
             rule = next((a for a in args[first:] if is_callable(a)), args[first])
         for kind in registrar.kinds:
@@ -113,17 +113,25 @@ class Registrations:
             self.findings.diagnose(ctx.site_in, ctx.site[0], f"{kind} rule registered via {via} "
                                    f"on a value that is not a known primitive")
             return
-        rules = rule[1] if rule[0] == RULES else (rule,)
-        functions = [f for f in map(self._function_ref, rules) if f is not None]
+        lead, functions = self._functions(rule)
         platform_name = platform[1] if platform[0] == STR else None
         condition = " and ".join(conditions) or None
         self.findings.add_rule(target[1], kind, ctx.site_in, ctx.site, via, platform_name,
-                               functions, condition, self._written(rule), self._handed(rule),
-                               self._keywords(rule))
-        for param, received in self._received_rules(rule):
+                               functions, condition, self._written(lead), self._handed(lead),
+                               self._keywords(lead))
+        for param, received in self._received_rules(lead):
             self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
                                    platform_name, [f for f in (self._function_ref(received),)
                                                    if f is not None], condition)
+
+    def _functions(self, rule: tuple) -> tuple[tuple, list[Place]]:
+        """The value the rule's first function comes from (which `written` and `handed`
+        read), and the functions it names, each once, in order: one registration may
+        give several (`ad.defjvp(p, jvp_x, None, jvp_y)`), where `None` and lambdas
+        name none."""
+        values = rule[1] if rule[0] == RULES else (rule,)
+        named = [(v, f) for v, f in zip(values, map(self._function_ref, values)) if f]
+        return (named[0][0] if named else rule), list(dict.fromkeys(f for _, f in named))
 
     def _written(self, rule: tuple) -> Place | None:
         """The name a rule was written as, where it names a partial at module level
