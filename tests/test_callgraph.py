@@ -505,17 +505,22 @@ def test_a_function_handed_on_is_marked_as_such(capsys, tmp_path):
     assert text[2].startswith("^ m.total  m.py:4")
 
 
+def _lax_utils(root):
+    """Where a tree under `root` keeps `jax._src.lax.utils`, its packages made."""
+    utils = root / "jax" / "_src" / "lax"
+    utils.mkdir(parents=True)
+    for folder in (root / "jax", root / "jax" / "_src", utils):
+        (folder / "__init__.py").write_text("")
+    return utils / "utils.py"
+
+
 def test_callers_of_a_rule_name_only_the_kinds_it_runs_as(capsys, tmp_path):
     (tmp_path / "m.py").write_text(
         "from jax._src.lax.utils import standard_primitive\n"
         "def _shape_rule(x): return x\ndef _dtype_rule(x): return x\n"
         "p_p = standard_primitive(_shape_rule, _dtype_rule, 'p',\n"
         "                         weak_type_rule=unknown_weak_type)\n")
-    utils = tmp_path / "jax" / "_src" / "lax"
-    utils.mkdir(parents=True)
-    for folder in (tmp_path / "jax", tmp_path / "jax" / "_src", utils):
-        (folder / "__init__.py").write_text("")
-    (utils / "utils.py").write_text(
+    _lax_utils(tmp_path).write_text(
         "from functools import partial\nfrom jax._src import core\n"
         "def standard_abstract_eval(prim, shape_rule, dtype_rule, weak_type_rule, *avals):\n"
         "  return shape_rule(*avals), dtype_rule(*avals)\n"
@@ -632,11 +637,7 @@ def test_registrations_on_one_line_come_sorted_by_kind(capsys, tmp_path):
         "def _rule(x): return x\n"
         "p_p = standard_primitive(_rule, _rule, 'p', weak_type_rule=_rule,\n"
         "                         sharding_rule=_rule, vma_rule=_rule)\n")
-    utils = tmp_path / "jax" / "_src" / "lax"
-    utils.mkdir(parents=True)
-    for folder in (tmp_path / "jax", tmp_path / "jax" / "_src", utils):
-        (folder / "__init__.py").write_text("")
-    (utils / "utils.py").write_text(
+    _lax_utils(tmp_path).write_text(
         "from functools import partial\nfrom jax._src import core\n"
         "def standard_abstract_eval(prim, shape_rule, dtype_rule, weak_type_rule,\n"
         "                           sharding_rule, vma_rule, *avals):\n"
