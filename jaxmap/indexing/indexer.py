@@ -98,7 +98,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     tree = discover.list_files(root)
     path = store.index_path(root)
     expected = {**_version_key(), "root": str(root)}
-    plan = _plan(root, tree, path, expected, rebuild, graph)
+    with _gc_paused():  # the facts kept, unmarshalled: a million objects that all stay
+        plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan._replace(skipped=tuple(tree.skipped))
     solve = graph and plan.carry is None  # else a first phase, the call graph carried
