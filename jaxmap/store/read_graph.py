@@ -194,16 +194,15 @@ class GraphReads(IndexCore):
         rule that one of `ids` is a function of (its first, a later one: defbilinear's
         right transpose), or was written as (a module-level partial of its function):
         what makes a rule function run. Each once, in no set order."""
-        rows = set()
-        for matched in ("r.function_file = d.file AND r.function_line = d.line",
-                        "EXISTS (SELECT 1 FROM json_each(r.functions) f WHERE json_extract("
-                        "f.value, '$[1]') = d.file AND json_extract(f.value, '$[2]') = d.line)",
-                        "json_extract(r.written, '$[1]') = d.file AND "
-                        "json_extract(r.written, '$[2]') = d.line"):
-            rows.update(self._in(
-                "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
-                f"definitions d JOIN rules r ON {matched} JOIN primitives p ON "
-                "p.id = r.primitive_id WHERE d.id IN (?*)", ids))
+        rows = set(self._in(each_rule_function(
+            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
+            "definitions d JOIN {rules} r ON r.function_file = d.file AND r.function_line = "
+            "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*)"), ids))
+        rows.update(self._in(
+            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line FROM "
+            "definitions d JOIN rules r ON json_extract(r.written, '$[1]') = d.file AND "
+            "json_extract(r.written, '$[2]') = d.line JOIN primitives p ON "
+            "p.id = r.primitive_id WHERE d.id IN (?*)", ids))
         return list(rows)
 
     def rule_binders(self, ids, kinds: tuple[str, ...]) -> list[tuple]:
