@@ -259,12 +259,13 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
                 return parsed
             kept[source.path] = stored[source.path][2]
         if source.path in stored:  # else a stale file not changed again: rows current
-            if source.path in added:  # its outline has them too
-                lines = None
-            elif lines is None or source.path in stale:
+            if source.path in added:  # its outline has them too: the first phase resolves
+                carrying = True
+                continue
+            if lines is None or source.path in stale:
                 lines = moves.outline_moves(stored[source.path][1], after)
             if lines is None:
-                if not has_graph or source.path not in added and moves.added_functions(
+                if not has_graph or moves.added_functions(
                         moves.first_phase(stored[source.path][1]),
                         moves.first_phase(after)) is None:
                     return parsed

@@ -168,7 +168,7 @@ def _names(facts: dict, unread: dict[int, tuple]) -> set[str]:
                 for item in value:
                     visit(item)
 
-    visit({key: value for key, value in facts.items() if key not in _FINGERPRINTS})
+    visit(_unprinted(facts))
     return found
 
 
@@ -177,8 +177,7 @@ def _without(facts: dict, unread: dict[int, tuple], named: set[str]) -> dict:
     dropped = {key for key, fact in unread.items() if fact[1] not in named}
     flow = {owner: tuple(fact for fact in found if id(fact) not in dropped)
             for owner, found in facts["flow"].items()}
-    return {**{key: value for key, value in facts.items() if key not in _FINGERPRINTS},
-            "flow": flow}
+    return {**_unprinted(facts), "flow": flow}
 
 
 def added_functions(old: dict, new: dict) -> tuple[dict[int, int], frozenset[str]] | None:
@@ -188,7 +187,7 @@ def added_functions(old: dict, new: dict) -> tuple[dict[int, int], frozenset[str
     the value flow's, call nothing and hand on nothing but their own names (`def
     helper(x): return x`): the value flow reads nothing of such a def, and no text can
     ask what it holds, so the call graph is unchanged, its rows moved (the caller
-    checks that no other file names them: `names_elsewhere`). None otherwise."""
+    checks that no other file names them: indexer._named_elsewhere). None otherwise."""
     added = frozenset(d[1] for d in new["defs"] if d[2] == "function" and "." not in d[1]
                       and not d[1].startswith("__")) \
         - {d[1] for d in old["defs"]}
@@ -198,10 +197,13 @@ def added_functions(old: dict, new: dict) -> tuple[dict[int, int], frozenset[str
     held = marshal.dumps(old) + marshal.dumps(rest)  # a string marshalled is its bytes
     if any(name.encode() in held for name in added):
         return None
-    lines = line_moves(*(_undocumented({key: value for key, value in facts.items()
-                                        if key not in _FINGERPRINTS})
-                         for facts in (old, rest)))
+    lines = line_moves(_undocumented(_unprinted(old)), _undocumented(_unprinted(rest)))
     return None if lines is None else (lines, added)
+
+
+def _unprinted(facts: dict) -> dict:
+    """The facts without their code fingerprints."""
+    return {key: value for key, value in facts.items() if key not in _FINGERPRINTS}
 
 
 def _inert(facts: dict, name: str) -> bool:
