@@ -118,6 +118,44 @@ def test_a_public_name_dropped_stops_its_reach(capsys, repo):
         [("jax.lax.cos", "cos", "stopped")]
 
 
+def test_reach_changed_only_through_untouched_files_is_told_apart(capsys, repo):
+    """A public function whose chain runs through no changed file: here real (a table
+    the change rewrote, read by code it did not touch); on a checkout mostly where the
+    solve cut a cycle. It is listed on its own and trips no --fail-on check."""
+    pick = ("from jax._src.lax.table import chosen\n\n\ndef pick(x):\n"
+            "  return chosen()(x)\n")
+    public = changed_files()["jax/lax/__init__.py"] + \
+        "from jax._src.lax.pick import pick as pick\n"
+    commit(repo, {"jax/_src/lax/pick.py": pick, "jax/lax/__init__.py": public,
+                  "jax/_src/lax/table.py": _table("neg")},
+           "pick through a table")
+    commit(repo, {"jax/_src/lax/table.py": _table("sin")}, "the table picks sin")
+    reach = {(r["function"], r["primitive"], r["change"]): r["touched"]
+             for r in review_json(capsys, repo)["reach"]}
+    assert reach == {("jax.lax.pick", "neg", "stopped"): False,
+                     ("jax.lax.pick", "sin", "started"): False}
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "reach")
+    assert code == 0
+    assert "reach changed (0 findings):" in out
+    assert "reach changed through untouched files only (2 findings):" in out
+    assert "jax.lax.pick started reaching sin: jax.lax.pick -> jax.lax.sin -> sin_p.bind" in out
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert "<summary>Reach through untouched files only (2)</summary>" in out
+    assert "<summary>Reach (" not in out
+
+
+def _table(name: str) -> str:
+    return f"from jax._src.lax.ops import {name}\n\n\ndef chosen():\n  return {name}\n"
+
+
+def test_reach_through_a_changed_file_trips_the_reach_check(capsys, repo):
+    document = review_json(capsys, repo)
+    assert {r["function"]: r["touched"] for r in document["reach"]} == \
+        {"jax.lax.tan": True, "jax.lax.exp": True}
+    code, _out, err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "reach")
+    assert code == 1 and "reach (2)" in err
+
+
 def test_a_change_to_comments_alone_walks_no_reach(capsys, repo, monkeypatch):
     review_json(capsys, repo)  # both ends cached: HEAD's rows are moved, not solved again
     ops = changed_files()[OPS].replace("def neg(x):\n", "# Negation.\n\ndef neg(x):\n")
@@ -241,13 +279,15 @@ def test_long_chains_show_their_ends():
 
 def test_reach_findings_group_by_primitive_nearest_first():
     from jaxmap.commands.reach import ReachChange
-    from jaxmap.render.review_text import reach_groups
+    from jaxmap.render.review_text import shown_groups
 
     far = ReachChange("p", "jax.far", "started", ("jax.far", "g", "h", "p_p.bind"))
     near = ReachChange("p", "jax.near", "started", ("jax.near", "p_p.bind"))
     other = ReachChange("q", "jax.near", "stopped", ("jax.near", "q_p.bind"))
-    assert reach_groups([far, other, near]) == [(("p", "started"), [near, far]),
-                                                (("q", "stopped"), [other])]
+    assert shown_groups([far, other, near]) == [("p", "started", 2, [near, far]),
+                                                ("q", "stopped", 1, [other])]
+    many = [near._replace(function=f"jax.f{i}") for i in range(5)]
+    assert [(size, len(shown)) for _p, _c, size, shown in shown_groups(many)] == [(5, 3)]
 
 
 def test_a_bare_clone_reviews_too_and_a_change_without_python_says_so(capsys, repo, tmp_path):

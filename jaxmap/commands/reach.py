@@ -27,13 +27,26 @@ _FOLLOWED = ("resolved", "handed")  # call statuses a walk down follows
 
 class ReachChange(NamedTuple):
     """A public function that started or stopped reaching `primitive`, or whose
-    shortest chain to it changed; `chain` is HEAD's (BASE's when it stopped)."""
+    shortest chain to it changed; `chain` is HEAD's (BASE's when it stopped).
+    `touched`: a step of the chain (of either, for a changed chain) is defined, or made
+    public, in a file the change touched. One that is not can still be real (a value
+    the change set, read by code it did not touch), but it is also what the call
+    graph's order-dependent solve gives when an edit moves where it cuts a cycle."""
 
     primitive: str
     function: str
     change: str  # started, stopped, chain
     chain: tuple[str, ...]
     old_chain: tuple[str, ...] = ()
+    touched: bool = True
+
+
+class Chain(NamedTuple):
+    """A public function's shortest chain to a bind: its labels (the function first,
+    then the bind) and the ids of the definitions it steps through."""
+
+    labels: tuple[str, ...]
+    ids: tuple[int, ...]
 
 
 class Reach:
@@ -45,6 +58,7 @@ class Reach:
         self._index = index
         nodes = index.nodes(row[0] for row in index.spans())
         self._labels = {did: node.label for did, node in nodes.items()}
+        self._files = {did: node.file for did, node in nodes.items()}
         self._interpreters = {did for did, node in nodes.items()
                               if is_interpreter(node.qualname)}
         self._exported = {did: {path.rpartition(".")[0] for path in node.public}
@@ -56,6 +70,11 @@ class Reach:
         """Public function -> its chain to a bind of `primitive` (a name string or
         variable; none if the tree has no such primitive): labels, the function first,
         then the bind."""
+        return {function: chain.labels for function, chain in self.chains(primitive).items()}
+
+    def chains(self, primitive: str) -> dict[str, Chain]:
+        """Public function -> its chain to a bind of `primitive`, with the ids of its
+        steps."""
         from jaxmap.commands.lookup import spellings
 
         prims = self._index.primitive_ids(*spellings(primitive))
@@ -68,9 +87,10 @@ class Reach:
 
     def touched(self, files: list[str]) -> set[str]:
         """The primitives whose reach an edit of `files` may change: those defined or
-        given a rule there, and those bound by what the definitions there, or the
-        definitions their modules export, call at any depth (through the rules a bind
-        runs)."""
+        given a rule there, and those bound by what the definitions there, the
+        definitions their modules export, or the callers of either (a function's return
+        value picks what its callers call: `chosen()(x)`) call at any depth (through the
+        rules a bind runs)."""
         from jaxmap.commands.callgraph import RUN_AT_BIND
 
         index = self._index
@@ -80,6 +100,7 @@ class Reach:
         modules = {_module(file) for file in files}
         seen = {did for did, _end in index.definitions_at(files).values()}
         seen |= {did for did, exported in self._exported.items() if exported & modules}
+        seen |= {caller for caller, _callee, _line, _function in index.callers(seen, False)}
         frontier, bound = list(seen), set()
         while frontier:
             bound |= {pid for _did, pid, _line, _via in index.bound_by(frontier)}
@@ -91,16 +112,22 @@ class Reach:
         return found | {name or variable
                         for _pid, name, variable in index.primitive_labels(bound)}
 
-    def _walk(self, start: dict[int, str]) -> dict[str, tuple[str, ...]]:
+    def touches(self, chain: Chain, files: set[str], modules: set[str]) -> bool:
+        """Whether a step of `chain` is defined in one of `files`, or made public by
+        one of `modules` (theirs)."""
+        return any(self._files[did] in files or self._exported.get(did, set()) & modules
+                   for did in chain.ids)
+
+    def _walk(self, start: dict[int, str]) -> dict[str, Chain]:
         from jaxmap.commands.callgraph import trace_walk
 
         parent, levels, _lines = trace_walk(self._steps_up,
                                             sorted(start, key=self._labels.__getitem__))
-        found: dict[str, tuple[str, ...]] = {}
+        found: dict[str, Chain] = {}
         for did in self._public.intersection(levels):
             label = self._labels[did]
             chain = self._chain(did, parent, start)
-            if label not in found or chain < found[label]:
+            if label not in found or chain.labels < found[label].labels:
                 found[label] = chain
         return found
 
@@ -119,12 +146,12 @@ class Reach:
                 self._callers[callee] = sorted(steps, key=lambda step: self._labels[step.caller])
         return [step for did in ids for step in self._callers[did]]
 
-    def _chain(self, did: int, parent: dict, start: dict[int, str]) -> tuple[str, ...]:
-        steps = []
+    def _chain(self, did: int, parent: dict, start: dict[int, str]) -> Chain:
+        ids = []
         while True:
-            steps.append(self._labels[did])
+            ids.append(did)
             if did not in parent:
-                return (*steps, start[did])
+                return Chain((*(self._labels[i] for i in ids), start[did]), tuple(ids))
             did = parent[did]
 
 
@@ -136,21 +163,32 @@ def compare(before: Index, after: Index, files: list[str],
         return []
     was, now = Reach(before), Reach(after)
     names = sorted(primitives | was.touched(files) | now.touched(files))
+    where = set(files), {_module(file) for file in files}
     # One side walked at a time: BASE's edges are let go before HEAD's are read.
-    olds = [was.public(name) for name in names]
+    olds = [_marked(was, name, *where) for name in names]
     del was
     changes = []
     for name, old in zip(names, olds):
-        new = now.public(name)
+        new = _marked(now, name, *where)
         for function in sorted(old.keys() | new.keys()):
             if function not in old:
-                changes.append(ReachChange(name, function, "started", new[function]))
+                chain, touched = new[function]
+                changes.append(ReachChange(name, function, "started", chain, touched=touched))
             elif function not in new:
-                changes.append(ReachChange(name, function, "stopped", old[function]))
-            elif old[function] != new[function]:
-                changes.append(ReachChange(name, function, "chain", new[function],
-                                           old[function]))
+                chain, touched = old[function]
+                changes.append(ReachChange(name, function, "stopped", chain, touched=touched))
+            elif old[function][0] != new[function][0]:
+                changes.append(ReachChange(name, function, "chain", new[function][0],
+                                           old[function][0],
+                                           old[function][1] or new[function][1]))
     return changes
+
+
+def _marked(side: Reach, primitive: str, files: set[str], modules: set[str]
+            ) -> dict[str, tuple[tuple[str, ...], bool]]:
+    """Public function -> its chain's labels, and whether the chain touches the change."""
+    return {function: (chain.labels, side.touches(chain, files, modules))
+            for function, chain in side.chains(primitive).items()}
 
 
 def _module(file: str) -> str:

@@ -96,7 +96,7 @@ def failures(result: Review, checks: tuple[str, ...]) -> list[tuple[str, int]]:
         "removed-primitive": len(result.primitives.removed),
         "uncovered": len(result.uncovered),
         "gap": len(result.gaps),
-        "reach": len(result.reach),
+        "reach": sum(1 for change in result.reach if change.touched),
         "message": len(result.messages),
     }
     return [(check, counts[check]) for check in checks if counts[check]]

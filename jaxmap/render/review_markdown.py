@@ -12,7 +12,6 @@ from jaxmap.render import review_text as text
 MARKER = "<!-- jaxmap review -->"  # lets a CI job find and update its own comment
 _PLACE = re.compile(r"(?P<file>[\w./-]+\.py):(?P<line>\d+)")
 _ROWS = 100  # rows of one section before a count of the rest
-_GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
 
 
 def review_comment(result, link_base: str | None = None) -> str:
@@ -29,14 +28,11 @@ def review_comment(result, link_base: str | None = None) -> str:
     parts += _details(f"Rules ({len(rules)})", rules, (
         "| primitive | kind | platform | change | BASE | HEAD |",
         "| --- | --- | --- | --- | --- | --- |"))
-    reach = []
-    for (primitive, change), group in text.reach_groups(result.reach):
-        if len(group) > _GROUP_SHOWN:
-            reach.append(f"- {text.group_line(f'`{primitive}`', change, len(group))}; "
-                         "the nearest:")
-        reach += [f"{'  ' if len(group) > _GROUP_SHOWN else ''}- {_reach(c)}"
-                  for c in group[:_GROUP_SHOWN]]
-    parts += _details(f"Reach ({len(result.reach)})", reach)
+    touched, elsewhere = text.split_reach(result.reach)
+    parts += _details(f"Reach ({len(touched)})", _reach_items(touched))
+    if elsewhere:
+        parts += _details(f"Reach through untouched files only ({len(elsewhere)})",
+                          [f"_{text.ELSEWHERE}._", "", *_reach_items(elsewhere)])
     parts += _details(f"Messages ({len(result.messages)})", [
         f"- {_message(c, link, result)}" for c in result.messages])
     parts += _details(f"Rules its siblings have ({len(result.gaps)})", [
@@ -81,6 +77,15 @@ def _message(change, link, result) -> str:
         (change.old, result.base.commit)
     return (f"{change.change} at {link(commit, message.file, message.line)} "
             f"({message.exception}): {_quote(message.text)}")
+
+
+def _reach_items(changes) -> list[str]:
+    items = []
+    for primitive, change, size, shown in text.shown_groups(changes):
+        if size > len(shown):
+            items.append(f"- {text.group_line(f'`{primitive}`', change, size)}; the nearest:")
+        items += [f"{'  ' if size > len(shown) else ''}- {_reach(c)}" for c in shown]
+    return items
 
 
 def _reach(change) -> str:
