@@ -267,3 +267,22 @@ def test_a_private_registrar_is_never_the_advice(index):
 def test_a_primitive_of_the_index_is_registered_through_its_own_variable(index):
     missing = _missing(index, "Differentiation rule for 'chol' not implemented")
     assert missing.register_with[0].call == "ad.defjvp(chol_p, rule)"
+
+
+@pytest.mark.parametrize(("made", "holder"), [
+    ('my_p = jax.extend.core.Primitive("my_double")\n', "my_p"),
+    ("doubler: Primitive = Primitive('my_double')\n", "doubler"),
+    ("other_p = Primitive('my_doubled')\n", "my_double_p"),  # another primitive's
+])
+def test_a_users_primitive_is_registered_through_the_variable_their_file_makes(
+        index, tmp_path, made, holder):
+    script = tmp_path / "prim.py"
+    script.write_text(f"import jax\nfrom jax.extend.core import Primitive\n{made}")
+    found = explain.explain(index, (
+        "Traceback (most recent call last):\n"
+        f'  File "{script}", line 9, in <module>\n'
+        "    jax.jacfwd(f)(1.0)\n"
+        '  File "/env/site-packages/jax/_src/interpreters/ad.py", line 354, in jvp\n'
+        "    raise NotImplementedError(msg)\n"
+        "NotImplementedError: Differentiation rule for 'my_double' not implemented\n"))
+    assert found.missing.register_with[0].call == f"ad.defjvp({holder}, rule)"

@@ -457,7 +457,8 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     path = explain_entry.reached(index, entry)
     ranker = Ranker(index, raised, pieces, path)
     sites = ranker.order(sites)
-    missing = missing_rules.missing_rule(index, pieces, found.groups()) if whole else None
+    missing = missing_rules.missing_rule(index, pieces, found.groups(),
+                                         before + raised.frames) if whole else None
     diagnosis = missing_rules.not_linear(missing, before + raised.frames)
     present = missing_rules.has_rule(index, missing)
     raised_by = tuple(_raised_by(index, raised, sites, ranker))

@@ -10,6 +10,7 @@ are read off the frames JAX keeps: the user's own."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import NamedTuple
 
 from jaxmap.commands.tracebacks import Frame
@@ -52,6 +53,22 @@ class Transformed(NamedTuple):
 
 def is_user(frame: Frame) -> bool:
     return frame.jax_file is None and not _NOT_USER.search(frame.path)
+
+
+def primitive_variable(frames: tuple[Frame, ...], name: str) -> str | None:
+    """The variable that one of the user's files in the traceback, the innermost first,
+    makes the primitive `name` in at its top level (`my_p = Primitive("my_double")`);
+    None where none is on disk or none does."""
+    made = re.compile(rf"^(\w+)\s*(?::[^=\n]*)?=\s*[\w.]*Primitive\(\s*['\"]"
+                      rf"{re.escape(name)}['\"]", re.M)
+    for path in dict.fromkeys(f.path for f in reversed(frames) if is_user(f)):
+        try:
+            found = made.search(Path(path).read_text())
+        except (OSError, UnicodeDecodeError):
+            continue
+        if found:
+            return found.group(1)
+    return None
 
 
 def is_library(frame: Frame) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.commands import explain_user
 from jaxmap.commands.lookup import spellings
 from jaxmap.commands.registrations import SHOWN, Registration, registrations
 from jaxmap.commands.rule_examples import Sibling, siblings
@@ -99,9 +100,11 @@ def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
     return NotLinear(missing.primitive, called)
 
 
-def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...]
-                 ) -> MissingRule | None:
-    """What a rule-missing message is about; None for any other message."""
+def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
+                 frames: tuple = ()) -> MissingRule | None:
+    """What a rule-missing message is about; None for any other message. A primitive
+    the index does not hold is named by the variable the user's files in `frames`
+    make it in, where one does."""
     wording = " ".join(pieces).lower()
     if not any(word in wording for word in _MISSING):
         return None
@@ -118,8 +121,8 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...]
     flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
     if flag and "{platform}" in flag:  # (for every platform by default)
         flag = flag.format(platform=platforms[0]) if platforms else ""
-    public, internal = registrations(index, kind, style, methods, name,
-                                     prim.variable if prim else None, platforms)
+    variable = prim.variable if prim else explain_user.primitive_variable(frames, name)
+    public, internal = registrations(index, kind, style, methods, name, variable, platforms)
     examples = siblings(index, prim, kind, platforms, style,
                         frozenset(r.name for r in public))
     return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
