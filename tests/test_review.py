@@ -144,6 +144,16 @@ def test_reach_changed_only_through_untouched_files_is_told_apart(capsys, repo):
     assert "<summary>Reach (" not in out
 
 
+def test_a_changed_chain_counts_only_the_calls_it_does_not_share():
+    from jaxmap.commands.reach import _moved_touched
+
+    old = (("f", "g", "core.h", "p_p.bind"), (False, False, True, False))
+    new = (("f", "k", "g", "core.h", "p_p.bind"), (False, False, False, True, False))
+    assert not _moved_touched(old, new)  # f -> k -> g for f -> g; core.h shared
+    assert _moved_touched(old, (new[0], (False, True, False, True, False)))  # k changed
+    assert _moved_touched(old, (("f", "core.m", "p_p.bind"), (False, True, False)))
+
+
 def _table(name: str) -> str:
     return f"from jax._src.lax.ops import {name}\n\n\ndef chosen():\n  return {name}\n"
 

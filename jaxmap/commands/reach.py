@@ -28,8 +28,9 @@ _FOLLOWED = ("resolved", "handed")  # call statuses a walk down follows
 class ReachChange(NamedTuple):
     """A public function that started or stopped reaching `primitive`, or whose
     shortest chain to it changed; `chain` is HEAD's (BASE's when it stopped).
-    `touched`: a step of the chain (of either, for a changed chain) is defined, or made
-    public, in a file the change touched. One that is not can still be real (a value
+    `touched`: a step of the chain (for a changed chain, a step of a call one chain
+    makes and the other does not) is defined, or made public, in a file the change
+    touched. One that is not can still be real (a value
     the change set, read by code it did not touch), but it is also what the call
     graph's order-dependent solve gives when an edit moves where it cuts a cycle."""
 
@@ -112,11 +113,12 @@ class Reach:
         return found | {name or variable
                         for _pid, name, variable in index.primitive_labels(bound)}
 
-    def touches(self, chain: Chain, files: set[str], modules: set[str]) -> bool:
-        """Whether a step of `chain` is defined in one of `files`, or made public by
-        one of `modules` (theirs)."""
-        return any(self._files[did] in files or self._exported.get(did, set()) & modules
-                   for did in chain.ids)
+    def touched_steps(self, chain: Chain, files: set[str], modules: set[str]
+                      ) -> tuple[bool, ...]:
+        """For each label of `chain`, whether its definition is in one of `files`, or
+        made public by one of `modules` (theirs); the bind, last, is not."""
+        return (*(self._files[did] in files or bool(self._exported.get(did, set()) & modules)
+                  for did in chain.ids), False)
 
     def _walk(self, start: dict[int, str]) -> dict[str, Chain]:
         from jaxmap.commands.callgraph import trace_walk
@@ -172,23 +174,39 @@ def compare(before: Index, after: Index, files: list[str],
         new = _marked(now, name, *where)
         for function in sorted(old.keys() | new.keys()):
             if function not in old:
-                chain, touched = new[function]
-                changes.append(ReachChange(name, function, "started", chain, touched=touched))
+                chain, steps = new[function]
+                changes.append(ReachChange(name, function, "started", chain,
+                                           touched=any(steps)))
             elif function not in new:
-                chain, touched = old[function]
-                changes.append(ReachChange(name, function, "stopped", chain, touched=touched))
+                chain, steps = old[function]
+                changes.append(ReachChange(name, function, "stopped", chain,
+                                           touched=any(steps)))
             elif old[function][0] != new[function][0]:
                 changes.append(ReachChange(name, function, "chain", new[function][0],
                                            old[function][0],
-                                           old[function][1] or new[function][1]))
+                                           _moved_touched(old[function], new[function])))
     return changes
 
 
 def _marked(side: Reach, primitive: str, files: set[str], modules: set[str]
-            ) -> dict[str, tuple[tuple[str, ...], bool]]:
-    """Public function -> its chain's labels, and whether the chain touches the change."""
-    return {function: (chain.labels, side.touches(chain, files, modules))
+            ) -> dict[str, tuple[tuple[str, ...], tuple[bool, ...]]]:
+    """Public function -> its chain's labels, and which of them touch the change."""
+    return {function: (chain.labels, side.touched_steps(chain, files, modules))
             for function, chain in side.chains(primitive).items()}
+
+
+def _moved_touched(old: tuple, new: tuple) -> bool:
+    """Whether a chain that changed did so through the change: a step of a call one
+    chain makes and the other does not is in a changed file. (Steps both chains share
+    around it do not count: `odeint -> ravel_pytree -> _ravel_list -> ... -> core.pvary`
+    for `odeint -> _ravel_list -> ... -> core.pvary` changed in `ode.py`'s calls even
+    where `core.py` changed.)"""
+    for (labels, steps), (other, _) in ((old, new), (new, old)):
+        theirs = set(zip(other, other[1:]))
+        if any((steps[i] or steps[i + 1]) for i, call in enumerate(zip(labels, labels[1:]))
+               if call not in theirs):
+            return True
+    return False
 
 
 def _module(file: str) -> str:
