@@ -30,9 +30,9 @@ class ReachChange(NamedTuple):
     shortest chain to it changed; `chain` is HEAD's (BASE's when it stopped).
     `touched`: a step of the chain (for a changed chain, a step of a call one chain
     makes and the other does not) is defined, or made public, in a file the change
-    touched. One that is not can still be real (a value
-    the change set, read by code it did not touch), but it is also what the call
-    graph's order-dependent solve gives when an edit moves where it cuts a cycle."""
+    touched. One that is not can be real (a changed function returns another, which
+    code the change did not touch calls), but it is also what the call graph's
+    order-dependent solve gives where an edit moves the place it cuts a cycle."""
 
     primitive: str
     function: str
