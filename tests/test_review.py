@@ -166,6 +166,15 @@ def test_reach_through_a_changed_file_trips_the_reach_check(capsys, repo):
     assert code == 1 and "reach (2)" in err
 
 
+@pytest.mark.parametrize("variable", ["neg_p", "negative_p"])
+def test_a_renamed_primitive_is_no_reach_change(capsys, repo, variable):
+    ops = changed_files()[OPS].replace("Primitive('neg')", "Primitive('negative')")
+    commit(repo, {OPS: ops.replace("neg_p", variable)}, "neg is negative now")
+    document = review_json(capsys, repo)
+    assert document["primitives"]["renamed"] == [{"old": "neg", "new": "negative"}]
+    assert document["reach"] == []
+
+
 def test_a_change_to_comments_alone_walks_no_reach(capsys, repo, monkeypatch):
     review_json(capsys, repo)  # both ends cached: HEAD's rows are moved, not solved again
     ops = changed_files()[OPS].replace("def neg(x):\n", "# Negation.\n\ndef neg(x):\n")

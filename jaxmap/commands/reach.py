@@ -157,21 +157,27 @@ class Reach:
             did = parent[did]
 
 
-def compare(before: Index, after: Index, files: list[str],
-            primitives: set[str]) -> list[ReachChange]:
+def compare(before: Index, after: Index, files: list[str], primitives: set[str],
+            renamed: dict[str, str] | None = None) -> list[ReachChange]:
     """How the public reach differs from BASE to HEAD, for `primitives` and for each
-    one an edit of `files` may have moved (`Reach.touched`, on either side)."""
+    one an edit of `files` may have moved (`Reach.touched`, on either side); a
+    primitive `renamed` (HEAD's name -> BASE's) is compared with its old self, its
+    binds' labels aside."""
     if not files and not primitives:
         return []
+    renamed = renamed or {}
     was, now = Reach(before), Reach(after)
-    names = sorted(primitives | was.touched(files) | now.touched(files))
+    names = sorted((primitives | was.touched(files) | now.touched(files))
+                   - set(renamed.values()) | set(renamed))
     where = set(files), {_module(file) for file in files}
     # One side walked at a time: BASE's edges are let go before HEAD's are read.
-    olds = [_marked(was, name, *where) for name in names]
+    olds = [_marked(was, renamed.get(name, name), *where) for name in names]
     del was
     changes = []
     for name, old in zip(names, olds):
         new = _marked(now, name, *where)
+        # A renamed primitive's `old_p.bind` and `new_p.bind` are the same step.
+        compared = slice(-1) if name in renamed else slice(None)
         for function in sorted(old.keys() | new.keys()):
             if function not in old:
                 chain, steps = new[function]
@@ -181,7 +187,7 @@ def compare(before: Index, after: Index, files: list[str],
                 chain, steps = old[function]
                 changes.append(ReachChange(name, function, "stopped", chain,
                                            touched=any(steps)))
-            elif old[function][0] != new[function][0]:
+            elif old[function][0][compared] != new[function][0][compared]:
                 changes.append(ReachChange(name, function, "chain", new[function][0],
                                            old[function][0],
                                            _moved_touched(old[function], new[function])))

@@ -77,7 +77,9 @@ def review(base: Side, before: Index, head: Side, after: Index,
     changed = _changed(primitives)
     named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
-                  () if moved_only else tuple(reach.compare(before, after, files, named)),
+                  () if moved_only else tuple(reach.compare(
+                      before, after, files, named,
+                      {_name(new): _name(old) for old, new in primitives.renamed})),
                   tuple(message_diff.compare(before, after, files)),
                   tuple(_gaps(before, after, changed)),
                   tuple(Coverage(label, _test_files(after, label)) for label in changed))
