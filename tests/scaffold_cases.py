@@ -27,6 +27,7 @@ CASES = [
 BAD_SPECS = [
     ({"name": "1abc"}, "not a valid Python identifier"),
     ({"name": "my-op"}, "not a valid Python identifier"),
+    ({"name": "café"}, "is not ASCII"),
     ({"name": "lambda"}, "Python keyword"),
     ({"name": "_hidden"}, "starts with '_'"),
     ({"name": "jnp"}, "would shadow"),

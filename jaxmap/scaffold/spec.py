@@ -171,6 +171,9 @@ def check_module_name(name: str, what: str) -> None:
 
 
 def _check_identifier(name: str, what: str) -> None:
+    if isinstance(name, str) and name.isidentifier() and not name.isascii():
+        raise SpecError(f"{what} name {name!r} is not ASCII: generated names are ASCII "
+                        f"letters, digits and '_', not starting with a digit")
     if not isinstance(name, str) or not _IDENTIFIER.match(name):
         raise SpecError(f"{what} name {name!r} is not a valid Python identifier "
                         f"(letters, digits, '_'; not starting with a digit)")
