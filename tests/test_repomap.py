@@ -370,3 +370,36 @@ def test_budgeted_tables_keep_their_columns(capsys, installed_index, monkeypatch
                     break
                 rows.append(row)
             assert rows and all(row.count("|") == columns for row in rows), rows
+
+
+@pytest.mark.parametrize("called", ["trace_to_jaxpr", "trace_to_jaxpr_dynamic"])
+def test_the_pipeline_names_the_tracing_function_jit_calls(tmp_path_factory, called):
+    """Releases 0.4.30 and 0.8 define `trace_to_jaxpr` but jit traces with
+    `trace_to_jaxpr_dynamic`; from 0.9 it is the other way round."""
+    from inline import indexed_tree
+
+    from jaxmap.commands.repomap import _stages
+    from jaxmap.knowledge.orientation import JIT_FLOW
+
+    index = indexed_tree(tmp_path_factory, {
+        "jax/__init__.py": "", "jax/_src/__init__.py": "",
+        "jax/_src/interpreters/__init__.py": "",
+        "jax/_src/interpreters/partial_eval.py": """
+            def trace_to_jaxpr(fun):
+              return fun
+
+            def trace_to_jaxpr_dynamic(fun):
+              return fun
+            """,
+        "jax/_src/pjit.py": f"""
+            from jax._src.interpreters import partial_eval as pe
+
+            def _create_pjit_jaxpr(fun):
+              return pe.{called}(fun)
+            """})
+    try:
+        [stage] = [s for s in _stages(index, JIT_FLOW) if "traced" in s.heading]
+    finally:
+        index.close()
+    assert [place.name for place in stage.places] == \
+        [f"jax._src.interpreters.partial_eval.{called}"]

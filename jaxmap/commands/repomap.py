@@ -165,7 +165,18 @@ def _place(index, suffix: str) -> Place | None:
 
 
 def _places(index, suffixes) -> tuple[Place, ...]:
-    return tuple(p for p in (_place(index, s) for s in suffixes) if p)
+    return tuple(p for p in (_chosen(index, s) if isinstance(s, O.CalledFrom)
+                             else _place(index, s) for s in suffixes) if p)
+
+
+def _chosen(index, choice: O.CalledFrom) -> Place | None:
+    """The first of the choice's definitions that a function of its file calls."""
+    for suffix in choice.names:
+        place = _place(index, suffix)
+        if place and any(file.endswith("/" + choice.file)
+                         for file in index.caller_files(place.name)):
+            return place
+    return None
 
 
 def _entry_points(index) -> tuple[Place, ...]:

@@ -122,14 +122,23 @@ SUBSYSTEMS: tuple[Subsystem, ...] = (
               ("tests/state_test.py", "tests/mutable_array_test.py")),
 )
 
+class CalledFrom(NamedTuple):
+    """Of `names`, the first a function of the module file `file` calls (which one
+    changed between releases, and an older one can still be defined)."""
+
+    names: tuple[str, ...]
+    file: str
+
+
 # How `jax.jit(f)(x)` runs, stage by stage: (what happens, the definitions where).
-JIT_FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
+JIT_FLOW: tuple[tuple[str, tuple[str | CalledFrom, ...]], ...] = (
     ("`jax.jit(f)` wraps f; nothing is traced yet", ("api.jit", "pjit.make_jit")),
     ("The first call misses the C++ cache and infers parameters",
      ("pjit._cpp_pjit", "pjit._infer_params")),
     ("f is traced to a jaxpr: each jax operation binds a primitive",
-     ("partial_eval.trace_to_jaxpr_dynamic", "partial_eval.DynamicJaxprTrace",
-      "core.Primitive.bind")),
+     (CalledFrom(("partial_eval.trace_to_jaxpr", "partial_eval.trace_to_jaxpr_dynamic"),
+                 "pjit.py"),  # 0.9 on: trace_to_jaxpr
+      "partial_eval.DynamicJaxprTrace", "core.Primitive.bind")),
     ("The jaxpr is lowered to StableHLO, one lowering rule per equation",
      ("pjit._pjit_lower", "pxla.lower_sharding_computation", "mlir.lower_jaxpr_to_module")),
     ("XLA compiles the module (with a persistent cache)", ("compiler.compile_or_get_cached",)),

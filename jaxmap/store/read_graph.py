@@ -100,6 +100,13 @@ class GraphReads(IndexCore):
                 statuses.setdefault((caller, callee), set()).add(status)
         return {pair: found.pop() for pair, found in statuses.items() if len(found) == 1}
 
+    def caller_files(self, qualname: str) -> set[str]:
+        """The files of the definitions that call one named `qualname`."""
+        return {file for (file,) in self._conn.execute(
+            "SELECT DISTINCT caller.file FROM calls JOIN definitions callee ON callee.id = "
+            "calls.callee JOIN definitions caller ON caller.id = calls.caller "
+            "WHERE callee.qualname = ?", (qualname,))}
+
     def callees(self, ids) -> list[tuple[int, int | None, str, str, int]]:
         """(caller, callee or None, text, status, line) of each call made by `ids`."""
         return self._in("SELECT caller, callee, text, status, line FROM calls WHERE caller "
