@@ -202,13 +202,26 @@ _SPARSE = {
 }
 
 
+# Two raises of one wording, the looser template in the file a traceback names.
+_GETATTRS = {
+    "jax/_src/deprecations.py": '''
+        def getattr(module, name):
+          raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        ''',
+    "jax/_src/lazy_loader.py": '''
+        def attach(package_name, name):
+          raise AttributeError(f"module '{package_name}' has no attribute '{name}'")
+        ''',
+}
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     files = {**_PRIVATE, **_PUBLIC, **_SPARSE, "jax/_src/lax/lax.py": _LAX,
              "jax/_src/lax/linalg.py": _LINALG, "jax/__init__.py": "",
              "jax/_src/__init__.py": "", "jax/_src/lax/__init__.py": "",
              "jax/_src/interpreters/__init__.py": "",
-             "jax/version.py": '_version = "0.9.0"\n'}
+             "jax/version.py": '_version = "0.9.0"\n', **_GETATTRS}
     found = indexed_tree(tmp_path_factory, files)
     yield found
     found.close()
@@ -286,3 +299,22 @@ def test_a_users_primitive_is_registered_through_the_variable_their_file_makes(
         "    raise NotImplementedError(msg)\n"
         "NotImplementedError: Differentiation rule for 'my_double' not implemented\n"))
     assert found.missing.register_with[0].call == f"ad.defjvp({holder}, rule)"
+
+
+@pytest.mark.parametrize(("name", "fix"), [
+    ("register_lowering", "import it as `jax.interpreters.mlir.register_lowering`"),
+    ("_lowering_helper", "it is not public here; `jaxmap locate _lowering_helper`"),
+])
+def test_a_name_a_jax_module_lacks_is_answered_with_where_it_is_public(index, name, fix):
+    found = explain.explain(index, (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/old.py", line 3, in <module>\n'
+        f"    jax.core.{name}\n"
+        '  File "/env/site-packages/jax/_src/deprecations.py", line 3, in getattr\n'
+        '    raise AttributeError(f"module {module!r} has no attribute {name!r}")\n'
+        f"AttributeError: module 'jax.core' has no attribute '{name}'\n"))
+    # the frame's site, though the other's template quotes the message more closely
+    assert [(site.file, site.line) for site in found.sites] == [("jax/_src/deprecations.py", 3)]
+    assert found.fix.fix == f"this jax has no `jax.core.{name}`: " + fix + (
+        "" if fix.startswith("import") else
+        " says where it is defined, and what is private may change in any release")

@@ -25,6 +25,7 @@ linear; the index has the rule).
 from __future__ import annotations
 
 import enum
+import math
 import re
 from difflib import SequenceMatcher
 from itertools import takewhile
@@ -215,9 +216,16 @@ def _segment(reading: _Reading, segment) -> list[Explanation]:
                           (raised, before)]:
             one = _settled(reading, one)
             answer = _answer(reading, one, lent)._replace(ran=reading.release)
-            answers.append(_with_user_side(answer, one, lent, outermost, segment))
+            answers.append(_with_user_side(answer, one, lent, outermost, segment,
+                                           reading.tree))
         before = ()
     return answers
+
+
+def _public_paths(index, name: str) -> list[str]:
+    """The public paths of the definitions named `name`, shortest first."""
+    return sorted({path for d in index.definitions_named(name) for path in d.public_paths},
+                  key=lambda path: (len(path), path))
 
 
 def _pseudo(raised) -> bool:
@@ -232,15 +240,21 @@ def _settled(reading: _Reading, raised):
     return raised._replace(frames=frames)
 
 
-def _with_user_side(answer: Explanation, raised, before, outermost, segment) -> Explanation:
+def _with_user_side(answer: Explanation, raised, before, outermost, segment,
+                    index) -> Explanation:
     """The answer with the user's side: their frame nearest the failure, the function of
     theirs JAX called, the transformations they called on the way (a JAX pseudo-cause's
     frames, where the operation was traced, run inside the exception's own), and what
-    usually fixes the message's family."""
+    usually fixes the message's family (for a name a jax module lacks, where the tree
+    makes it public)."""
     user = explain_user.user_frame(raised.frames) or explain_user.user_frame(before) \
         or outermost
     called = explain_user.called_by_jax(raised.frames)
     family = fixes.family(answer.exception, answer.message)
+    missing = fixes.NO_ATTRIBUTE.search(answer.message or "")
+    if family is None and missing:
+        module, name = missing.groups()
+        family = fixes.moved(module, name, _public_paths(index, name))
     if answer.status == Status.USER_CODE:
         family = fixes.CALLBACK_RAISED if called and called.via == CALLBACK else \
             fixes.USER_CODE
@@ -408,8 +422,12 @@ def _from_jax(raised) -> bool:
 def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | None:
     """(the sites whose message explains `raised` best, its pieces, the match, whether
     it matched whole): whole matches first, else the message as the start of one
-    (a first line copied alone); sites raising another class are left out."""
+    (a first line copied alone); sites raising another class are left out. The site
+    the traceback's innermost frame raises at is the best of any that match: its
+    wording is the one raised, whatever another's more specific template says."""
     text = raised.message
+    innermost = raised.frames[-1] if raised.frames else None
+    at = (innermost.jax_file, innermost.line) if innermost else None
     for whole, matcher, near in ((True, matches_whole, _longest_word_in),
                                  (False, matches_start, _first_word_in)):
         best: list[Site] = []
@@ -422,7 +440,8 @@ def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | No
             found = matcher(pieces, text)
             if found is None:
                 continue
-            scored = fixed_length(pieces) if whole else _start_length(found)
+            scored = math.inf if (file, line) == at else \
+                fixed_length(pieces) if whole else _start_length(found)
             if scored < score:
                 continue
             if scored > score:

@@ -162,6 +162,23 @@ def family(exception: str | None, message: str) -> Family | None:
     return next((f for f in FAMILIES if f.pattern.search(text)), None)
 
 
+# `module 'jax.core' has no attribute 'Primitive'`: a name this release does not have
+# where the user's code looked for it (JAX moves names out of `jax.core`,
+# `jax.interpreters` and `jax.lib` between releases).
+NO_ATTRIBUTE = re.compile(r"module '(jax(?:\.\w+)*)' has no attribute '(\w+)'")
+
+
+def moved(module: str, name: str, public: list[str]) -> Family:
+    """The fix for `module.name` missing, where the tree defines `name` under the
+    public paths `public` (none: private to JAX, or not defined at all)."""
+    where = ", ".join(f"`{path}`" for path in public[:3])
+    fix = f"this jax has no `{module}.{name}`: " + (
+        f"import it as {where}" if public else
+        f"it is not public here; `jaxmap locate {name}` says where it is defined, and "
+        "what is private may change in any release")
+    return Family("a name moved out of a jax module", re.compile(r"(?!)"), fix)
+
+
 # For an exception the user's own function raised when JAX called it.
 CALLBACK_RAISED = FAMILIES[0]
 USER_CODE = Family(
