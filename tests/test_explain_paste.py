@@ -467,6 +467,10 @@ def _traceback(*frames: tuple[str, int, str, str]) -> str:
       ("run.py", 1, "helper", "return blur(x)")), []),
     # no user frame below: the transformation's own machinery raised
     ((("run.py", 6, "<module>", "jax.jit(f)(x)"),), [(("jax.jit",), 6)]),
+    # ... where the innermost user frame is the lambda the line handed on: named once
+    ((("run.py", 31, "<module>", "print(jax.grad(lambda x: f(x).sum())(xs))"),
+      ("run.py", 31, "<lambda>", "print(jax.grad(lambda x: f(x).sum())(xs))")),
+     [(("jax.grad",), 31)]),
     ((("run.py", 6, "<module>", "y = f(x)"), ("run.py", 2, "f", "return blur(x)")), []),
 ])
 def test_the_transformations_on_the_way_are_read_off_the_users_lines(frames, expected):

@@ -105,14 +105,15 @@ def transformed(frames: tuple[Frame, ...]) -> tuple[Transformed, ...]:
     first: each one whose next user frame inward runs a function the line handed it
     (a lambda it defines, one it names without calling: `jax.grad(loss)(p)`; a
     function it does not name came some other way), or the innermost user line (the
-    transformation's own machinery raised: a lowering under `jax.jit(f)(x)`)."""
+    transformation's own machinery raised: a lowering under `jax.jit(f)(x)`). A line
+    is named once: a lambda it defines runs on it too."""
     users = [f for f in frames if is_user(f)]
-    found = []
+    found: dict[tuple[str, int], Transformed] = {}
     for i, frame in enumerate(users):
         names = transformations.spelled_in(frame.code)
         if names and (i + 1 == len(users) or _handed(frame, users[i + 1])):
-            found.append(Transformed(names, frame))
-    return tuple(found)
+            found.setdefault((frame.path, frame.line), Transformed(names, frame))
+    return tuple(found.values())
 
 
 def _handed(caller: Frame, callee: Frame) -> bool:
