@@ -609,6 +609,9 @@ def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
         if any(paging.values()):
             raise click.UsageError("--limit, --offset, --field and --max-chars page "
                                    "`diff OLD NEW --json`; a review prints everything")
+        if link_base and form != "markdown":
+            raise click.UsageError("--link-base links the places of --format markdown; "
+                                   "add --format markdown")
         return _review(old, repo, "json" if as_json else form or "text", link_base, fail_on)
     if form or link_base or fail_on:
         raise click.UsageError("--format, --link-base and --fail-on review a range: "

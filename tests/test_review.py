@@ -228,7 +228,8 @@ def test_fail_on_trips_with_a_line_saying_why(capsys, repo):
 @pytest.mark.parametrize("argv", [
     ["no-such-ref..HEAD"], ["HEAD~1..HEAD", "--fail-on", "everything"],
     ["HEAD~5..HEAD"], ["HEAD", "--format", "markdown"],
-    ["-x..HEAD"], ["HEAD~1..HEAD", "--json", "--limit", "1"]])
+    ["-x..HEAD"], ["HEAD~1..HEAD", "--json", "--limit", "1"],
+    ["HEAD~1..HEAD", "--link-base", "https://example.com/blob/"]])
 def test_bad_input_is_one_line(capsys, repo, argv):
     assert_one_line_error(*review(capsys, repo, *argv))
 
