@@ -25,7 +25,6 @@ linear; the index has the rule).
 from __future__ import annotations
 
 import enum
-import math
 import re
 from difflib import SequenceMatcher
 from itertools import takewhile
@@ -423,15 +422,15 @@ def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | No
     """(the sites whose message explains `raised` best, its pieces, the match, whether
     it matched whole): whole matches first, else the message as the start of one
     (a first line copied alone); sites raising another class are left out. The site
-    the traceback's innermost frame raises at is the best of any that match: its
-    wording is the one raised, whatever another's more specific template says."""
+    the traceback's innermost frame raises at is kept where it matches at all, and its
+    template is the one raised, though another quotes the message more closely."""
     text = raised.message
     innermost = raised.frames[-1] if raised.frames else None
     at = (innermost.jax_file, innermost.line) if innermost else None
     for whole, matcher, near in ((True, matches_whole, _longest_word_in),
                                  (False, matches_start, _first_word_in)):
         best: list[Site] = []
-        score, chosen = 0, None
+        score, chosen, raising = 0, None, None
         for file, line, function, exception, pieces, returned in rows:
             if not near(pieces, text):
                 continue
@@ -440,13 +439,18 @@ def match(rows, raised) -> tuple[list[Site], tuple[str, ...], object, bool] | No
             found = matcher(pieces, text)
             if found is None:
                 continue
-            scored = math.inf if (file, line) == at else \
-                fixed_length(pieces) if whole else _start_length(found)
+            site = Site(file, line, function, exception, returned)
+            if (file, line) == at:
+                raising = site, (pieces, found)
+            scored = fixed_length(pieces) if whole else _start_length(found)
             if scored < score:
                 continue
             if scored > score:
                 best, score, chosen = [], scored, (pieces, found)
-            best.append(Site(file, line, function, exception, returned))
+            best.append(site)
+        if raising is not None:
+            best = [raising[0], *(site for site in best if site != raising[0])]
+            chosen = raising[1]
         if best:
             assert chosen is not None  # set with the first site kept
             return best, chosen[0], chosen[1], whole
