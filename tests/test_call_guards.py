@@ -333,6 +333,7 @@ def test_a_method_is_read_as_a_function():
     b"def f(x):\n  x >>= 1\n  return g(x)\n",
     b"def f(x) -> lambda y: y:\n  return g(x)\n",
 ])
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # `2for`: Python warns, and parses it
 def test_a_function_read_from_its_signature_alone_reads_as_from_its_tree(text, monkeypatch):
     quick = guardtext._bindings(text)
     monkeypatch.setattr(guardtext, "_signature_binds_only", lambda _text: False)
