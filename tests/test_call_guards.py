@@ -4,6 +4,7 @@ a value (`where(c, x, y)` never runs `where(c)`'s `nonzero`); `callers` keeps th
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -12,6 +13,7 @@ from jaxmap.cli import main
 from jaxmap.commands import reach
 from jaxmap.commands.callgraph import MAX_GUARDS, Step, trace_walk
 from jaxmap.flow.calls import filled
+from jaxmap.flow import guardtext
 from jaxmap.flow.guardtext import Guards, arguments
 from jaxmap.indexing.calltext import read_callees
 from jaxmap.indexing.facts import Callee
@@ -319,6 +321,35 @@ def test_a_method_is_read_as_a_function():
     text = b"class C:\n  def f(self, x=None):\n    a = g(x)\n    return where(c, a, a)\n"
     start = text.index(b"def")
     assert Guards(text, [(start, len(text))]).values() == {"a"}
+
+
+@pytest.mark.parametrize("text", [
+    b"def f(x, *args, **kw):\n  return g(x)\n",
+    b"def f(x, *x):\n  return g(x)\n",  # Python's parser leaves duplicates to the compiler
+    b"def f(x: int, /, y: 'str', *, z: int) -> int:\n  return h(x)\n",
+    b"async def f(x: 'int | None', y: tuple[int, int]):\n  await g(x)\n",
+    b"if 1:\n    def f(self, x):\n        with g(x):\n            pass\n",
+    b"def f(x):\n  return [1 if x else 2for x in y]\n",  # a keyword after a digit binds
+    b"def f(x):\n  x >>= 1\n  return g(x)\n",
+    b"def f(x) -> lambda y: y:\n  return g(x)\n",
+])
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # `2for`: Python warns, and parses it
+def test_a_function_read_from_its_signature_alone_reads_as_from_its_tree(text, monkeypatch):
+    quick = guardtext._bindings(text)
+    monkeypatch.setattr(guardtext, "_signature_binds_only", lambda _text: False)
+    walked = guardtext._bindings(text)
+    assert quick[:3] == walked[:3] and ast.dump(quick.function) == ast.dump(walked.function)
+
+
+@pytest.mark.parametrize("text", [
+    b"class C:\n  def f(self, x):\n    return g(x)\n",
+    b"# a comment\n\n'''doc'''\ndef f(x):\n  return g(x)\n",
+    b"import m\ndef f(x):\n  return g(x)\n",
+])
+def test_a_text_whose_first_statement_is_no_def_is_read_as_no_function(text):
+    assert guardtext._bindings(text) == guardtext._UNREAD
+    guards = Guards(text, [(0, len(text))])
+    assert guards.values() == guards.parameters() == frozenset()
 
 
 def test_a_module_or_class_text_binds_no_name_surely():

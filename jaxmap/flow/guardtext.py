@@ -95,6 +95,19 @@ _NOT_NONE = frozenset({
 # A call's text with none of these uses no name where None raises (no operator that
 # raises, no subscript, no attribute): no need to parse it.
 _MAY_RAISE = re.compile(rb"[-+*@/%<>&^~\[.]")
+# The first word of a text's first statement, past blank and comment lines (or its
+# opening quote): a text that starts with none of `_MAY_DEFINE` (nor with `@`, which
+# this does not match) is no function's (an `if` is read as its block).
+_FIRST_WORD = re.compile(rb"(?:[ \t\f]*(?:#[^\r\n]*)?\r?\n)*[ \t\f]*([A-Za-z_]\w*|[\"'])")
+_MAY_DEFINE = (b"def", b"async", b"if")
+# A plain `def` starting a function's text (indented: after `if 1:`), and what past it
+# may bind a name: an assignment of any kind, a default, a keyword argument (or `<=`,
+# `>=`), a loop's or comprehension's target, `as`, an import, a def, a class, a lambda,
+# `global`, `nonlocal`, `del`, a `case` pattern. A keyword is read apart from the
+# letters around it, not from digits before it (`[1for x in y]`).
+_OWN_DEF = re.compile(rb"(?:if 1:\n)?[ \t]*(?:async[ \t]+)?def(?![\w])")
+_MAY_BIND = re.compile(rb"(?<![=!])=(?!=)|(?<![A-Za-z_])(?:for|as|import|def|class|lambda"
+                       rb"|global|nonlocal|del|case)(?!\w)")
 # Nodes that hold nothing a walk for bindings looks at.
 _CONTEXTS = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 _MAY_NOT_RUN = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp,
@@ -215,10 +228,15 @@ class Guards:
         return self._read_bindings().values
 
     def _read_bindings(self) -> _Bindings:
-        """The function's text read by Python's parser, once asked."""
+        """The function's text read by Python's parser, once asked; a text whose first
+        statement is no def (a module's, a class's) is not parsed: it binds as none."""
         if self._bindings is None:
             start, end = self._pieces[0][0], self._pieces[-1][1]
             line_start = self._source.rfind(b"\n", 0, start) + 1
+            first = _FIRST_WORD.match(self._source, line_start, end)
+            if first is not None and first.group(1) not in _MAY_DEFINE:
+                self._bindings = _UNREAD
+                return self._bindings
             text = self._source[line_start:end]
             if line_start < start:  # indented: a method or a nested def
                 text = b"if 1:\n" + text
@@ -270,6 +288,10 @@ def _bindings(text: bytes) -> _Bindings:
                 *signature.kw_defaults]
     typed = {arg.arg for arg, default in zip(args, defaults) if arg.annotation
              and _not_none(arg.annotation) and not _is_none(default)}
+    if _signature_binds_only(text):  # only its parameters, `*args` and `**kw` bind
+        spread = {arg.arg for arg in (signature.vararg, signature.kwarg) if arg is not None}
+        return _Bindings(frozenset(typed - spread),
+                         frozenset(arg.arg for arg in args) - spread, frozenset(spread), body[0])
     elements = {arg.arg: _typed_elements(arg.annotation) for arg in args
                 if arg.arg in typed and arg.annotation is not None}
     simple: set[str] = set()
@@ -307,6 +329,14 @@ def _bindings(text: bytes) -> _Bindings:
     return _Bindings(frozenset(simple - other - parameters | typed - other),
                      frozenset(parameters - other - simple),
                      frozenset(simple | other), body[0])
+
+
+def _signature_binds_only(text: bytes) -> bool:
+    """Whether a function's text, a plain `def` (no decorator), has nothing past its
+    `def` that may bind a name: no `=` but in `==` and `!=`, and none of the keywords
+    that bind (a string or a comment that holds one counts too)."""
+    own = _OWN_DEF.match(text)
+    return own is not None and _MAY_BIND.search(text, own.end()) is None
 
 
 class _Names(NamedTuple):

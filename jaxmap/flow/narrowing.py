@@ -18,6 +18,7 @@ parameter's fact (which the flow joins with every value the name is assigned).
 from __future__ import annotations
 
 import ast
+import re
 
 # What a name holds at a statement, besides the text of a value assigned to it.
 PARAMETER, UNKNOWN = "<parameter>", "<unknown>"
@@ -33,6 +34,9 @@ _LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
            ast.GeneratorExp)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
+# A line of a source as Python's parser counts them, its end kept (`\r\n`, `\r` or `\n`;
+# not a form feed).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
 _TRIES = tuple(getattr(ast, kind) for kind in ("Try", "TryStar") if hasattr(ast, kind))
 
 
@@ -52,17 +56,29 @@ def operand_values(text: bytes, names: frozenset[str]) -> dict[tuple[int, int], 
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {}
     found: dict[tuple[int, int], str] = {}
-    decoded = source.decode("utf-8", "replace")
+    lines = _LINE.findall(source.decode("utf-8", "replace"))
     for name in names:
-        _Reading(name, decoded, found, indented).block(function.body, PARAMETER)
+        _Reading(name, lines, found, indented).block(function.body, PARAMETER)
     return found
+
+
+def _segment(lines: list[str], node: ast.expr) -> str | None:
+    """The text of `node` in the source split into `lines`, as `ast.get_source_segment`
+    gives it (which splits the source again, a character at a time, for each node)."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return None
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    return "".join((lines[first].encode()[node.col_offset:].decode(), *lines[first + 1:last],
+                    lines[last].encode()[:node.end_col_offset].decode()))
 
 
 class _Reading:
     """The uses of one name in a function's body, walked in order with what it holds."""
 
-    def __init__(self, name: str, source: str, found: dict, shift: bool):
-        self.name, self._source, self.found, self._shift = name, source, found, shift
+    def __init__(self, name: str, lines: list[str], found: dict, shift: bool):
+        self.name, self._lines, self.found, self._shift = name, lines, found, shift
 
     def block(self, statements: list[ast.stmt], held: str | None) -> str | None:
         """What the name holds after `statements` (None: no way out of them)."""
@@ -84,7 +100,7 @@ class _Reading:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if len(targets) == 1 and isinstance(targets[0], ast.Name) \
                     and targets[0].id == self.name:
-                return ast.get_source_segment(self._source, node.value) or UNKNOWN
+                return _segment(self._lines, node.value) or UNKNOWN
             return UNKNOWN if _binds(node, self.name) else held
         if _binds(node, self.name):
             return UNKNOWN  # its uses keep the parameter's fact
