@@ -107,7 +107,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         return plan._replace(skipped=tuple(tree.skipped))
     if plan.carry is not None:
         with _gc_paused():
-            carried = _carried(root, tree, path, expected, plan)
+            carried = _carried(root, tree, path, expected, plan, plan.carry)
         if carried is not None:
             return carried
         plan = plan._replace(carry=None)  # written whole, its call graph solved or dropped
@@ -141,17 +141,16 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
                        solved=graph and not plan.rebuilt)
 
 
-def _carried(root: str, tree, path: str, expected: dict, plan: _Plan) -> IndexReport | None:
+def _carried(root: str, tree, path: str, expected: dict, plan: _Plan,
+             carrying: _Carry) -> IndexReport | None:
     """The index at `path` updated in place, where `plan` carries its call graph over:
     the first phase resolved again from every file's facts, the call graph's ids
-    renumbered and, for a graph question, its lines moved (plan.carry); None, with
+    renumbered and, for a graph question, its lines moved (`carrying`); None, with
     nothing written, where they do not carry over (an id stands for nothing now, a line
     is missing from its map, or another writer changed the index since it was read)."""
     from jaxmap.indexing import carry, resolve
     from jaxmap.store import write_carry
 
-    carrying = plan.carry
-    assert carrying is not None
     facts = {p: raw for p, (_, raw, _) in plan.kept.items()}
     facts.update((p, raw) for p, (_, raw, _) in carrying.parsed.items())
     resolution = resolve.resolve(facts)
