@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jaxmap.indexing import extract, indexer, moves
+from jaxmap.store import write_carry
 from jaxmap.store.write import DROPPED, SECOND_PHASE, STALE
 
 MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
@@ -578,3 +579,28 @@ def test_a_second_writer_of_the_same_moves_moves_nothing(graph, tmp_path, monkey
     path, report = indexer.ensure_index(tmp_path / "minijax", graph=graph)
     assert written == [True, False] and report is not None
     _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_a_second_writer_of_the_same_carry_carries_nothing(graph, tmp_path, monkeypatch):
+    """Two processes answering after the same new def read the same ids; the one that
+    writes second finds the edited file no longer as it read it: it renumbers nothing
+    (which would shift ids twice) and writes the index whole, a cold index's."""
+    written = []
+    carry_in_place = write_carry.carry_in_place
+
+    def first_another_process(*args):
+        written.append(carry_in_place(*args))
+        written.append(carry_in_place(*args))
+        return written[-1]
+
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source = tree / LAX
+    source.write_text(_a_def_nothing_names_above_neg(source.read_text()))
+    monkeypatch.setattr(write_carry, "carry_in_place", first_another_process)
+    path, report = indexer.ensure_index(tree, graph=graph)
+    assert written == [True, False] and report is not None
+    assert _graph_state(path) == ("1" if graph else DROPPED)
+    _same_as_cold(path, tree, tmp_path / "cold", monkeypatch)

@@ -1,10 +1,11 @@
 """Carrying the call graph across an update that resolves the first phase again.
 
 An edit that adds a function nothing names (moves.added_functions) changes the first
-phase (a definition more, so every id after it moves) but not the call graph: its
-rows are read from the old index, their definition and primitive ids renumbered to the
-new first phase's, and written as they are, stale (the facts they were read from kept
-in table `stale`), for the next graph question to check and move (indexer._moved)."""
+phase (a definition more, so every id after it moves) but not the call graph: the old
+index's rows stay, their definition and primitive ids renumbered to the new first
+phase's (store/write_carry.py writes it in place), stale (the facts they were read
+from kept in table `stale`) for a first-phase question, for the next graph question to
+check and move (indexer._moved); a graph question moves their lines at once."""
 
 from __future__ import annotations
 
@@ -12,28 +13,21 @@ from collections import Counter
 from typing import Iterable
 
 from jaxmap.store.records import Resolution
-from jaxmap.store.write import SecondPhase
 
 
-def carried_graph(old: SecondPhase, resolution: Resolution) -> Resolution | None:
-    """`resolution` (a first phase) with the `old` index's second phase, its ids
-    renumbered; None where some id of it stands for nothing in `resolution`."""
-    definition = _renumbering(old.definitions, ((d.file, d.qualname, d.kind)
-                                                for d in resolution.definitions))
-    primitive = _renumbering(old.primitives, ((p.name, p.module, p.variable)
-                                              for p in resolution.primitives))
+def renumbering(old: tuple[list[tuple], list[tuple]],
+                resolution: Resolution) -> tuple[dict[int, int], dict[int, int]] | None:
+    """Old id -> new id of each definition and of each primitive of the `old` index
+    (store.identities), in `resolution` (a first phase); None where one of them stands
+    for nothing there."""
+    definitions, primitives = old
+    definition = _renumbering(definitions, ((d.file, d.qualname, d.kind)
+                                            for d in resolution.definitions))
+    primitive = _renumbering(primitives, ((p.name, p.module, p.variable)
+                                          for p in resolution.primitives))
     if definition is None or primitive is None:
         return None
-    rows = old.rows
-    return resolution._replace(
-        calls=[(definition[caller], definition.get(callee), *rest)
-               for caller, callee, *rest in rows["calls"]],
-        binds=[(module, function, primitive[pid], line, definition.get(caller), via)
-               for module, function, pid, line, caller, via in rows["binds"]],
-        tests=[(primitive[pid], *rest) for pid, *rest in rows["tests"]],
-        rule_calls=tuple((primitive[pid], kind, platform, definition[rule], definition[callee])
-                         for pid, kind, platform, rule, callee in rows["rule_calls"]),
-        messages=rows["messages"])
+    return definition, primitive
 
 
 def _renumbering(old: list[tuple], new: Iterable[tuple]) -> dict | None:

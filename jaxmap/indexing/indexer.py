@@ -15,7 +15,7 @@ in place, and the call graph is kept, stale, with the facts it was read from (ta
 whole: where a file's code only moved, or changed only in assignments nothing reads
 (`unused = 1` in a body), since the call graph was read, its rows are moved too. A
 function added that nothing names and that calls nothing changes the first phase
-alone: it is resolved again, and the call graph carried over (carry.py). Any
+alone: it is resolved again, and the call graph carried over, in place (carry.py). Any
 other change is resolved again with as much as the question needs: a first-phase
 question does not wait for the call graph, which the next question that reads it
 builds again, from facts kept for it."""
@@ -71,19 +71,22 @@ class _Plan(NamedTuple):
     parsed: dict
     had_graph: bool = False  # the old index held a call graph, current or not
     carry: _Carry | None = None  # when the old call graph is carried over
+    touched: tuple = ()  # sources whose stat changed but content did not
 
 
 class _Carry(NamedTuple):
     """What `_moved` found when the first phase must be resolved again, but the call
     graph's rows may be carried over (carry.py): what it parsed, the facts the call
     graph's rows were read from of each file edited since (path -> marshalled), for a
-    question of the call graph how those rows' lines move (`move_lines`), and the call
-    graph, read with the facts."""
+    question of the call graph how those rows' lines move (`move_lines`), what told the
+    old index's definitions and primitives apart (store.identities), read with the
+    facts, and the digests of the files parsed and the meta graph as read."""
 
     parsed: dict
     stale: dict
     second: dict
-    graph: store.SecondPhase
+    ids: tuple[list, list]
+    read: tuple[dict[str, str], str | None]
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
@@ -102,43 +105,70 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan._replace(skipped=tuple(tree.skipped))
-    solve = graph and plan.carry is None  # else a first phase, the call graph carried
+    if plan.carry is not None:
+        with _gc_paused():
+            carried = _carried(root, tree, path, expected, plan, plan.carry)
+        if carried is not None:
+            return carried
+        plan = plan._replace(carry=None)  # written whole, its call graph solved or dropped
     # parsed: the changed files, those the call graph was stale for, and those whose
     # facts lacked what the call graph reads, read again
     read = {source.path for source in plan.to_parse} | set(plan.parsed)
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
-        if solve:
+        if graph:
             read |= _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
-        from jaxmap.indexing import carry, resolve
+        from jaxmap.indexing import resolve
 
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
             del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
             # The call graph reports its modules as a second stage, counted from nought;
             # nought of nought ends the first, whether or not it counted files.
-            if solve and progress is not None:
+            if graph and progress is not None:
                 progress(0, 0, list)
             linking = functools.partial(call_graph, progress=progress)
-            resolution = resolve.resolve(facts, graph=linking if solve else None)
+            resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts
-            state = "1" if solve else store.DROPPED if plan.had_graph else "0"
-            stale = None  # the facts a carried call graph was read from
-            if plan.carry is not None:
-                carried = carry.carried_graph(plan.carry.graph, resolution)
-                if carried is not None:
-                    resolution, state, stale = carried, store.STALE, plan.carry.stale
+            state = "1" if graph else store.DROPPED if plan.had_graph else "0"
             meta = {**expected, "jax_version": resolution.jax_version or "", store.GRAPH: state}
-            index.finish(meta, resolution, stale)
-    if graph and plan.carry is not None and (stale is None or not store.move_lines(
-            path, [], {}, plan.carry.second, _unsettled(plan.carry), ({}, store.STALE))):
-        return build_index(root, progress=progress, jobs=jobs, graph=True)  # solved
+            index.finish(meta, resolution)
     rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics), tuple(tree.skipped),
-                       solved=solve and not plan.rebuilt)
+                       solved=graph and not plan.rebuilt)
+
+
+def _carried(root: str, tree, path: str, expected: dict, plan: _Plan,
+             carrying: _Carry) -> IndexReport | None:
+    """The index at `path` updated in place, where `plan` carries its call graph over:
+    the first phase resolved again from every file's facts, the call graph's ids
+    renumbered and, for a graph question, its lines moved (`carrying`); None, with
+    nothing written, where they do not carry over (an id stands for nothing now, a line
+    is missing from its map, or another writer changed the index since it was read)."""
+    from jaxmap.indexing import carry, resolve
+    from jaxmap.store import write_carry
+
+    facts = {p: raw for p, (_, raw, _) in plan.kept.items()}
+    facts.update((p, raw) for p, (_, raw, _) in carrying.parsed.items())
+    resolution = resolve.resolve(facts)
+    renumbered = carry.renumbering(carrying.ids, resolution)
+    stale = _unsettled(carrying)
+    meta = {**expected, "jax_version": resolution.jax_version or "",
+            store.GRAPH: store.STALE if stale else "1"}
+    sources = {source.path: source for source in tree.files}
+    update = ([(p, sources[p].module, sources[p].mtime_ns, sources[p].size, digest, blob)
+               for p, (digest, _, blob) in carrying.parsed.items()],
+              [(s.path, s.mtime_ns, s.size) for s in plan.touched], list(tree.dirs))
+    if renumbered is None or not write_carry.carry_in_place(
+            path, update, meta, resolution, renumbered, carrying.second, stale, carrying.read):
+        return None
+    rules = sum(len(p.rules) for p in resolution.primitives)
+    return IndexReport(root, path, len(tree.files), len(carrying.parsed), 0, False,
+                       len(resolution.primitives), rules, len(resolution.diagnostics),
+                       tuple(tree.skipped))
 
 
 def index_file(root=None) -> str:
@@ -201,7 +231,8 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
                     return IndexReport(root, path, len(tree.files), len(read), 0, False,
                                        *store.counts(conn))
             return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
-                         not old, parsed, state in ("1", store.STALE, store.DROPPED), carried)
+                         not old, parsed, state in ("1", store.STALE, store.DROPPED), carried,
+                         tuple(touched))
         except (StoreError, sqlite3.DatabaseError):
             return from_scratch
 
@@ -222,8 +253,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     only moved, or changed only in assignments nothing reads or in functions it adds
     that nothing names, those rows are moved too. Where only such functions were added
     to the outline, the first phase is resolved again, and the call graph carried over
-    stale (carry.py). `read`: the files' stats and meta graph as the index held them
-    when read."""
+    (carry.py), stale for a question of the first phase. `read`: the files' stats and
+    meta graph as the index held them when read."""
     from jaxmap.indexing import moves, worker
 
     settling = [s for s in stale_sources if s.path not in {c.path for c in changed}] \
@@ -275,13 +306,13 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
             summaries[source.path] = moves.summaries(stored[source.path][1], after)
     if added and _named_elsewhere(conn, added, {p: blob for p, (_, _, blob) in parsed.items()}):
         return parsed
+    digests = {source.path: stats[source.path][2] for source in sources}
     if carrying:
-        return _Carry(parsed, kept, second, store.second_phase(conn))
+        return _Carry(parsed, kept, second, store.identities(conn), (digests, state))
     if graph:
         kept = {p: blob for p, blob in kept.items() if p not in second}
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in sources]
-    digests = {source.path: stats[source.path][2] for source in sources}
     return None if store.move_lines(path, rows, first, second, kept, (digests, state),
                                     summaries) else parsed
 

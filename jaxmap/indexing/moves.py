@@ -121,8 +121,9 @@ def unread_moves(old: dict, new: dict) -> dict[int, int] | None:
     no parenthesis, lambda or loop in the value): the value flow reads a name's
     assignments only where some text names it, so the tree's call graph is unchanged,
     its rows moved. (In a body the first phase reads, its events name every target:
-    there no assignment is left out.) None otherwise."""
-    if "flow" not in old or "flow" not in new:
+    there no assignment is left out.) None otherwise, at once where a def was added or
+    removed (before the names of a whole file's facts are gathered)."""
+    if "flow" not in old or "flow" not in new or len(old["defs"]) != len(new["defs"]):
         return None
     unread = _unread(old), _unread(new)
     named = _names(old, unread[0]) | _names(new, unread[1])

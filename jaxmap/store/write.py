@@ -18,13 +18,13 @@ import sqlite3
 import sys
 import zlib
 from contextlib import closing, contextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from jaxmap.errors import StoreError
 from jaxmap.store import atomic
 
 if TYPE_CHECKING:  # dataclasses are not on the query path
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
@@ -234,22 +234,14 @@ def stale_blobs(conn: sqlite3.Connection) -> dict[str, bytes]:
     return dict(conn.execute("SELECT path, facts FROM stale"))
 
 
-class SecondPhase(NamedTuple):
-    """An index's second phase read whole, for an update that resolves the first phase
-    again to carry it over (indexing/carry.py)."""
-
-    definitions: list[tuple]  # (id, file, qualified name, kind), by id
-    primitives: list[tuple]  # (id, name, module, variable), by id
-    rows: dict[str, list[tuple]]  # table -> its rows, in the order they were written
-
-
-def second_phase(conn: sqlite3.Connection) -> SecondPhase:
-    """The second phase of the index `conn` reads."""
-    return SecondPhase(
+def identities(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
+    """What tells the index's definitions and primitives apart, by id: (id, file,
+    qualified name, kind) of each definition and (id, name, module, variable) of each
+    primitive, for an update that resolves the first phase again to carry the call
+    graph over (indexing/carry.py)."""
+    return (
         conn.execute("SELECT id, file, qualname, kind FROM definitions ORDER BY id").fetchall(),
-        conn.execute("SELECT id, name, module, variable FROM primitives ORDER BY id").fetchall(),
-        {table: conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
-         for table in SECOND_PHASE})
+        conn.execute("SELECT id, name, module, variable FROM primitives ORDER BY id").fetchall())
 
 
 def facts_holding(conn: sqlite3.Connection, words: set[bytes], leaving_out: set[str]) -> bool:
@@ -283,40 +275,56 @@ def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
     line of one of them that its map lacks, or another writer changed those files or
     the call graph's state since (its maps would move lines twice): then the tree must
     be resolved again."""
+    def move(conn: sqlite3.Connection) -> None:
+        if changed_since(conn, *read):
+            raise Unmapped
+        for statement, rows in [*_first_phase_moves(conn, first),
+                                *second_phase_moves(conn, second)]:
+            conn.executemany(statement, rows)
+        conn.executemany(
+            "UPDATE definitions SET summary = ? WHERE file = ? AND qualname = ? "
+            "AND kind = ? AND line = ?",
+            [(summary, file, qualname, kind, line)
+             for file, found in (summaries or {}).items()
+             for qualname, kind, line, summary in found])
+        conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value NOT IN (?, ?)",
+                     (STALE if stale else "1", GRAPH, *WITHOUT_ROWS))
+        record_files(conn, files, stale)
+
+    return in_one_transaction(path, move)
+
+
+def in_one_transaction(path: str, write: Callable[[sqlite3.Connection], None]) -> bool:
+    """Run `write` on the index at `path` in one transaction, taken before it reads
+    anything (no writer between its checks and its writes); False, with nothing
+    written, where it raises Unmapped."""
     with closing(sqlite3.connect(path, timeout=30, isolation_level=None)) as conn:
-        conn.execute("BEGIN IMMEDIATE")  # no writer between the check and the moves
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            if _changed_since(conn, *read):
-                raise _Unmapped
-            for statement, rows in [*_first_phase_moves(conn, first),
-                                    *_second_phase_moves(conn, second)]:
-                conn.executemany(statement, rows)
-            conn.executemany(
-                "UPDATE definitions SET summary = ? WHERE file = ? AND qualname = ? "
-                "AND kind = ? AND line = ?",
-                [(summary, file, qualname, kind, line)
-                 for file, found in (summaries or {}).items()
-                 for qualname, kind, line, summary in found])
-            conn.execute("DELETE FROM stale")
-            conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
-            conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value NOT IN (?, ?)",
-                         (STALE if stale else "1", GRAPH, *WITHOUT_ROWS))
-            conn.executemany(
-                "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
-                [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
-            conn.executemany("UPDATE facts SET facts = ? WHERE path = ?",
-                             [(blob, p) for p, *_, blob in files])
+            write(conn)
         except BaseException as error:
             conn.execute("ROLLBACK")
-            if isinstance(error, _Unmapped):
+            if isinstance(error, Unmapped):
                 return False
             raise
         conn.execute("COMMIT")
     return True
 
 
-def _changed_since(conn: sqlite3.Connection, digests: dict[str, str],
-                   graph: str | None) -> bool:
+def record_files(conn: sqlite3.Connection, files: list[tuple], stale: dict[str, bytes]) -> None:
+    """The rows of `files` read again ((path, module, mtime_ns, size, digest, marshalled
+    facts)), and `stale` (path -> marshalled facts) as the whole of table `stale`."""
+    conn.execute("DELETE FROM stale")
+    conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted(stale.items()))
+    conn.executemany(
+        "UPDATE files SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
+        [(mtime, size, digest, p) for p, _, mtime, size, digest, _ in files])
+    conn.executemany("UPDATE facts SET facts = ? WHERE path = ?",
+                     [(blob, p) for p, *_, blob in files])
+
+
+def changed_since(conn: sqlite3.Connection, digests: dict[str, str],
+                  graph: str | None) -> bool:
     """Whether the files' digests or meta graph are no longer as read."""
     files, in_files = _in_files(digests)
     now = dict(conn.execute(f"SELECT path, digest FROM files WHERE path {in_files}", files))
@@ -324,20 +332,20 @@ def _changed_since(conn: sqlite3.Connection, digests: dict[str, str],
     return now != digests or (state and state[0]) != graph
 
 
-class _Unmapped(Exception):
+class Unmapped(Exception):
     """The maps do not apply: a line of a moved file that its map lacks, or files
     another writer changed since the maps were read from them."""
 
 
 def _mover(moved: dict[str, dict[int, int]]):
-    """`line(file, number)`: the line moved by `moved`, raising _Unmapped where the map
+    """`line(file, number)`: the line moved by `moved`, raising Unmapped where the map
     of a moved file lacks it."""
     def line(file: str | None, number: int | None) -> int | None:
         lines = moved.get(file) if file is not None else None
         if lines is None or number is None:
             return number
         if number not in lines:
-            raise _Unmapped
+            raise Unmapped
         return lines[number]
     return line
 
@@ -389,7 +397,7 @@ def _first_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]
     ]
 
 
-def _second_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> list:
+def second_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> list:
     """(statement, rows) that move every line of the call graph's and the messages'
     tables that points into a moved file."""
     if not moved:
@@ -463,13 +471,9 @@ class Writing:
         file; dirs: (path, mtime_ns) of every directory walked."""
         _files(self._conn, files, dirs)
 
-    def finish(self, meta: dict[str, str], resolution: Resolution,
-               stale: dict[str, bytes] | None = None) -> None:
-        """The index's meta and what resolving found, and where its second phase is
-        stale (meta graph), the facts that phase was read from (path -> marshalled):
-        the last step."""
+    def finish(self, meta: dict[str, str], resolution: Resolution) -> None:
+        """The index's meta and what resolving found: the last step."""
         _resolution(self._conn, meta, resolution)
-        self._conn.executemany("INSERT INTO stale VALUES (?, ?)", sorted((stale or {}).items()))
         self.done = True
 
 
@@ -504,6 +508,23 @@ def _files(conn: sqlite3.Connection, files: list[tuple], dirs: list[tuple[str, i
 
 def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
     """Meta, what resolving found, and the indexes over it all."""
+    first_phase(conn, meta, resolution)
+    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
+    # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
+    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     map(tuple, resolution.calls))
+    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
+    conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
+    conn.executemany("INSERT INTO rule_calls VALUES (?, ?, ?, ?, ?)", resolution.rule_calls)
+    conn.executescript(_INDEXES)
+
+
+FIRST_PHASE = ("meta", "primitives", "rules", "definitions", "public_paths", "imports",
+               "diagnostics")  # the tables `first_phase` fills
+
+
+def first_phase(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
+    """Meta and the first phase of what resolving found, into empty tables."""
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.executemany("INSERT INTO primitives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (pid, p.name, p.variable, p.module, p.file, p.line, p.end_line, p.style,
@@ -520,16 +541,8 @@ def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
     conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
         (public, i) for i, d in enumerate(resolution.definitions) for public in d.public])
     conn.executemany("INSERT INTO imports VALUES (?, ?)", resolution.imports)
-    conn.executemany("INSERT INTO binds VALUES (?, ?, ?, ?, ?, ?)", resolution.binds)
-    # Plain tuples: sqlite3 reads a tuple subclass (CallRow) item by item, 30% slower.
-    conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     map(tuple, resolution.calls))
-    conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", resolution.messages)
-    conn.executemany("INSERT INTO tests VALUES (?, ?, ?, ?)", resolution.tests)
-    conn.executemany("INSERT INTO rule_calls VALUES (?, ?, ?, ?, ?)", resolution.rule_calls)
     conn.executemany("INSERT INTO diagnostics VALUES (?)",
                      [(d,) for d in resolution.diagnostics])
-    conn.executescript(_INDEXES)
 
 
 def _more_functions(rule: RuleRecord) -> str | None:
