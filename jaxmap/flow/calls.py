@@ -100,18 +100,6 @@ class CallRow(NamedTuple):
     fill_lines: str | None = None
 
 
-class Edge(NamedTuple):
-    """A call row as the loop over modules finds it, without guard and fills: 32 bytes
-    less than a CallRow, and the call graph's peak (at the loop's end) holds 93k of
-    them on jax. Each becomes a CallRow once the flow is closed."""
-
-    caller: int
-    callee: int | None
-    text: str
-    status: str
-    line: int
-
-
 class BindRow(NamedTuple):
     """A function that binds a primitive, itself or through the helper `via` (a helper
     that binds a parameter or a local, called with the primitive)."""
@@ -130,7 +118,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs. `progress` is told of each module done, and can ask which
     module's file is in work. `flow` is closed once its answers are read."""
-    rows: list[Edge | CallRow] = []  # CallRow where guarded
+    rows: list[CallRow] = []
     flow.sites()  # every call site first: no question is answered from a part of them
     # Then what each decorated def's name holds without call sites' arguments, asked
     # from the top (a chain cut deep in another question would leave it part-known).
@@ -177,18 +165,18 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 if status is None or not called and (status != RESOLVED or target in classes):
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
                 if not called:
-                    rows.append(Edge(caller, ids.get(target), name, HANDED, line))
+                    rows.append(CallRow(caller, ids.get(target), name, HANDED, line))
                 elif status == _PRIMITIVE_METHOD:
                     found = _targets(flow, ids, flow.class_methods(module, qualname, name))
-                    rows += [Edge(caller, callee, name, RESOLVED, line)
+                    rows += [CallRow(caller, callee, name, RESOLVED, line)
                              for callee in sorted(found)] \
-                        or [Edge(caller, None, name, UNRESOLVED, line)]
+                        or [CallRow(caller, None, name, UNRESOLVED, line)]
                 elif status == UNRESOLVED:
                     rows += _through_values(flow, ids, module, qualname, caller, name, line,
                                             status)
                 else:
-                    rows.append(Edge(caller, ids.get(target) if target else None, name,
-                                     status, line))
+                    rows.append(CallRow(caller, ids.get(target) if target else None, name,
+                                        status, line))
                     if target in classes:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, status, ids.get(target))
@@ -199,10 +187,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
     flow.close()  # its memos, let go before the fills: they read only its signatures
-    call_rows = [CallRow(*row) for row in rows]
-    del rows
-    _fill(call_rows, _passed(names, ids), _signatures(names, ids), flow)
-    return call_rows
+    _fill(rows, _passed(names, ids), _signatures(names, ids), flow)
+    return rows
 
 
 def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:
@@ -220,10 +206,10 @@ def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:
     return passed
 
 
-def _guard(rows: list[Edge | CallRow], start: int, guard: str) -> None:
+def _guard(rows: list[CallRow], start: int, guard: str) -> None:
     """The rows from `start` on (one name's), guarded by `guard` where it names any."""
     if guard:
-        rows[start:] = [CallRow(*row[:5], guard) for row in rows[start:]]
+        rows[start:] = [row._replace(guard=guard) for row in rows[start:]]
 
 
 def _signatures(names: Names, ids: dict[str, int]) -> dict[int, tuple[str, str, tuple]]:
@@ -345,7 +331,7 @@ def filled(site: tuple, text: str, name: str, params: tuple[str, ...],
     return found
 
 
-def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[Edge]:
+def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[CallRow]:
     """A module-level variable that names a function or class of the tree (`swish =
     silu`, `logsumexp = _logsumexp`) calls it: calling the alias is calling it, so its
     callees and what it binds are the function's."""
@@ -356,13 +342,13 @@ def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[
         alias = ids.get(f"{module}.{d.name}")
         target = _definition(names, env[d.name])
         if alias is not None and target in ids and ids[target] != alias:
-            rows.append(Edge(alias, ids[target], d.name, RESOLVED, d.line))
+            rows.append(CallRow(alias, ids[target], d.name, RESOLVED, d.line))
     return rows
 
 
 def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, caller: int,
                     text: str, line: int, status: str, known: int | None = None
-                    ) -> list[Edge]:
+                    ) -> list[CallRow]:
     """The edges of a call from what its callee may hold (besides `known`, the edge the
     names resolved); if it holds nothing the flow knows, the call as it was (unresolved
     or external) unless the names resolved it."""
@@ -383,23 +369,23 @@ def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, ca
     if not rows and known is None:
         if status == UNRESOLVED and flow.of_a_container(module, owner, text):
             status = EXTERNAL  # `xs.append(x)` of a list written here
-        return [Edge(caller, None, text, status, line)]
+        return [CallRow(caller, None, text, status, line)]
     return rows
 
 
 def _candidates(caller: int, text: str, line: int, direct: set[int], through: set[int]
-                ) -> list[Edge]:
+                ) -> list[CallRow]:
     """The edges of one call to what its callee may be: `resolved` to what it holds
     itself; `through` to what only parameters hand it, and to all of them where it may
     be more than MAX_CERTAIN functions (a dispatch: `rule = registry[prim]; rule(...)`,
     a wrapper's `fun(...)`), which reachability does not follow; where it may be more
     than MAX_LISTED, one unresolved call."""
     if len(direct) + len(through) > MAX_LISTED:
-        return [Edge(caller, None, text, UNRESOLVED, line)]
+        return [CallRow(caller, None, text, UNRESOLVED, line)]
     if len(direct) + len(through) > MAX_CERTAIN:
         direct, through = set(), direct | through
-    return [Edge(caller, target, text, RESOLVED, line) for target in sorted(direct)] \
-        + [Edge(caller, target, text, THROUGH, line) for target in sorted(through)]
+    return [CallRow(caller, target, text, RESOLVED, line) for target in sorted(direct)] \
+        + [CallRow(caller, target, text, THROUGH, line) for target in sorted(through)]
 
 
 def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
@@ -429,7 +415,7 @@ def _targets(flow: Flow, ids: dict[str, int], values) -> set[int]:
     return found
 
 
-def _decorated_calls(flow: Flow, ids: dict[str, int], module: str) -> list[Edge]:
+def _decorated_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
     """What calling a decorated def's name calls besides the def: what its decorators
     made of it (`@jit def f`: the callback the native jit object runs), an edge of the
     def itself, since the def is what the name means (each edge at its first
@@ -447,7 +433,7 @@ def _decorated_calls(flow: Flow, ids: dict[str, int], module: str) -> list[Edge]
     return rows
 
 
-def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[Edge]:
+def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
     """Calls the text shows no dotted callee for (see `Flow.implicit_calls`)."""
     rows = []
     for owner, text, line, direct, through in flow.implicit_calls(module):
@@ -463,8 +449,8 @@ def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[Edge]:
                 continue
         edges = _candidates(caller, text, line, found, held)
         if edges or not flow.is_operator(text):  # an operator names no call when unknown
-            rows += edges or [Edge(caller, None, text,
-                                   _unnamed_implicit(flow, module, owner, text), line)]
+            rows += edges or [CallRow(caller, None, text,
+                                      _unnamed_implicit(flow, module, owner, text), line)]
     return rows
 
 
