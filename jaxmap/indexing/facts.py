@@ -286,6 +286,12 @@ def _callee(name: str, line: int, called: bool, guard: tuple, sites: tuple,
                   _SHARED_CALLS.setdefault(lines, lines))
 
 
+def forget_shared_calls() -> None:
+    """Let go of the table of shared callee tuples once a tree's files are wrapped:
+    the records keep the tuples, and the table alone is about 1 MB on jax."""
+    _SHARED_CALLS.clear()
+
+
 class FileFacts(NamedTuple):
     """One file's facts, read by name."""
 
