@@ -20,7 +20,7 @@ import sys
 from contextlib import closing
 from typing import Callable
 
-from jaxmap.indexing.facts import DICT, STR, UNKNOWN, FileFacts
+from jaxmap.indexing.facts import DICT, STR, UNKNOWN, FileFacts, forget_shared_calls
 from jaxmap.indexing.resolve import edges
 from jaxmap.indexing.resolve.findings import Findings
 from jaxmap.indexing.resolve.interpreter import Interpreter
@@ -47,6 +47,7 @@ def resolve(files: dict[str, dict], graph: GraphBuilder | None = None) -> Resolu
         # reads is not made into records (a fifth of the time after an edit).
         unread = {} if graph else _GRAPH_ONLY
         wrapped = {path: FileFacts.wrap({**files.pop(path), **unread}) for path in list(files)}
+        forget_shared_calls()
         return _resolve(wrapped, graph, flows)
     finally:
         sys.setrecursionlimit(limit)
