@@ -393,6 +393,24 @@ UNTAKEN = (
      "only for bfloat16 or float16 operands"),
     ("jax._src.numpy.lax_numpy._split", "jax._src.lax.lax._iter",
      "only for indices_or_sections given as an Array of indices"),
+    # Checked where a call of a call's result over several lines became an edge
+    # (`maybe_auto_axes(_uniform, out_sharding,\n ...)(key)`: what calling the result
+    # runs): `auto_axes`'s wrapper is what it calls only with out_sharding=.
+    *((caller, "jax._src.pjit._auto_axes", "calls auto_axes's wrapper only with out_sharding=")
+      for caller in ("jax._src.numpy.indexing.rewriting_take",
+                     "jax._src.ops.scatter._scatter_update",
+                     "jax._src.numpy.lax_numpy._auto_repeat", "jax.numpy.einsum",
+                     "jax.numpy.percentile",
+                     *(f"jax.random.{name}" for name in (
+                         "ball", "bernoulli", "beta", "bits", "categorical", "cauchy",
+                         "dirichlet", "exponential", "gamma", "generalized_normal",
+                         "gumbel", "laplace", "loggamma", "logistic", "lognormal",
+                         "normal", "orthogonal", "pareto", "permutation", "poisson",
+                         "rayleigh", "t", "truncated_normal", "uniform", "wald")))),
+    ("jax.numpy.repeat", "jax._src.numpy.lax_numpy._auto_repeat",
+     "only under a mesh with explicit axes"),
+    # A hijax primitive's bind (`Scan3(...)(args)`), behind a flag off by default.
+    ("jax.lax.scan", "jax._src.lax.control_flow.loops.scan3", "only where jax_scan3 is set"),
 )
 # Binds that run at trace time and leave no equation of their primitive in the jaxpr,
 # each with the profile key of the code that shows it happened (checked in jax
@@ -423,9 +441,14 @@ def _arguments(module: str) -> list[tuple]:
 
 
 def _primitives(jaxpr, found: set[str]) -> None:
-    """The names of the primitives of `jaxpr` and of every jaxpr its equations carry."""
+    """The names of the primitives of `jaxpr` and of every jaxpr its equations carry; of
+    a hijax primitive's equation (`call_hi_primitive[_prim=Scan3]`), its class's name
+    too, the primitive the index has for it."""
     for eqn in jaxpr.eqns:
         found.add(eqn.primitive.name)
+        instance = eqn.params.get("_prim")
+        if instance is not None and not hasattr(instance, "bind"):  # a class's instance
+            found.add(type(instance).__name__)
         for value in eqn.params.values():
             for item in value if isinstance(value, (tuple, list)) else (value,):
                 inner = getattr(item, "jaxpr", item)

@@ -64,6 +64,8 @@ from jaxmap.store.records import DefinitionRecord, PrimitiveRecord
 if TYPE_CHECKING:
     from typing import Callable
 
+    from jaxmap.flow.hicalls import HiCalls
+
     Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
 # A call that may be to more functions than MAX_CERTAIN is a dispatch: its edges are
@@ -113,11 +115,13 @@ class BindRow(NamedTuple):
 
 
 def call_edges(names: Names, ids: dict[str, int], flow: Flow,
-               progress: Progress | None = None) -> list[CallRow]:
+               progress: Progress | None = None, hijax: HiCalls | None = None
+               ) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs. `progress` is told of each module done, and can ask which
-    module's file is in work. `flow` is closed once its answers are read."""
+    module's file is in work; `hijax` of each call the flow was asked of (hicalls.py).
+    `flow` is closed once its answers are read."""
     rows: list[CallRow] = []
     flow.sites()  # every call site first: no question is answered from a part of them
     # Then what each decorated def's name holds without call sites' arguments, asked
@@ -155,7 +159,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                     # A local or a builtin: it names nothing of the tree, but may hold it.
                     if called:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
-                                                line, _unnamed(flow, module, qualname, name))
+                                                line, _unnamed(flow, module, qualname, name),
+                                                hijax=hijax)
                         _guard(rows, before, guarded)
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
@@ -173,15 +178,15 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                         or [CallRow(caller, None, name, UNRESOLVED, line)]
                 elif status == UNRESOLVED:
                     rows += _through_values(flow, ids, module, qualname, caller, name, line,
-                                            status)
+                                            status, hijax=hijax)
                 else:
                     rows.append(CallRow(caller, ids.get(target) if target else None, name,
                                         status, line))
                     if target in classes:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
-                                                line, status, ids.get(target))
+                                                line, status, ids.get(target), hijax)
                 _guard(rows, before, guarded)
-        rows += _implicit_calls(flow, ids, module)
+        rows += _implicit_calls(flow, ids, module, hijax)
         rows += _decorated_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
     if progress is not None:
@@ -347,15 +352,17 @@ def _alias_edges(names: Names, ids: dict[str, int], module: str, facts) -> list[
 
 
 def _through_values(flow: Flow, ids: dict[str, int], module: str, owner: str, caller: int,
-                    text: str, line: int, status: str, known: int | None = None
-                    ) -> list[CallRow]:
+                    text: str, line: int, status: str, known: int | None = None,
+                    hijax: HiCalls | None = None) -> list[CallRow]:
     """The edges of a call from what its callee may hold (besides `known`, the edge the
     names resolved); if it holds nothing the flow knows, the call as it was (unresolved
-    or external) unless the names resolved it."""
+    or external) unless the names resolved it. `hijax` is told what it holds itself."""
     named = flow.may_name(text)
     through = _targets(flow, ids, flow.callees(module, owner, text)) if named else set()
-    direct = _targets(flow, ids, flow.callees(module, owner, text, through=False)) \
-        if named else set()
+    held = flow.callees(module, owner, text, through=False) if named else frozenset()
+    if hijax is not None:
+        hijax.note(module, owner, line, held)
+    direct = _targets(flow, ids, held)
     through |= direct  # (where a cycle was cut, one mode may have seen less than the other)
     direct.discard(known)
     through.discard(known)
@@ -433,13 +440,17 @@ def _decorated_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallR
     return rows
 
 
-def _implicit_calls(flow: Flow, ids: dict[str, int], module: str) -> list[CallRow]:
-    """Calls the text shows no dotted callee for (see `Flow.implicit_calls`)."""
+def _implicit_calls(flow: Flow, ids: dict[str, int], module: str,
+                    hijax: HiCalls | None = None) -> list[CallRow]:
+    """Calls the text shows no dotted callee for (see `Flow.implicit_calls`); `hijax` is
+    told what each callee holds itself."""
     rows = []
     for owner, text, line, direct, through in flow.implicit_calls(module):
         caller = ids.get(f"{module}.{owner}" if owner else module)
         if caller is None:
             continue
+        if hijax is not None:
+            hijax.note(module, owner, line, direct)
         found = _targets(flow, ids, direct)
         held = _targets(flow, ids, through) - found
         if _folded_into(caller, owner, text, found | held):

@@ -31,20 +31,22 @@ resolver parses only what a question needs):
 - `("call", callee, arguments, line)`: a call that hands on a name that may hold a
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
-  every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`).
+  every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`;
+  `Op(\n  aval,\n)(x)` with the callee on one line, `Op(aval)`).
 Strings and comments are not read; a statement's value is taken whole, over several
 lines while its brackets are open.
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 import keyword
 import re
 from typing import TYPE_CHECKING
 
 from jaxmap.flow import narrowing
-from jaxmap.flow.parsing import argument_texts, parameters
+from jaxmap.flow.parsing import argument_texts, parameters, parse_text
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -105,6 +107,7 @@ _REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
                     b">>": "rrshift", b"==": "eq", b"!=": "ne", b"<": "gt", b"<=": "ge",
                     b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
+_CALL_OPENS = re.compile(rb"[ \t]*\(")  # after a call: its result is called
 # An operator after a call, a subscript or a bracketed expression (`f(x) + 1`, `(a - b) *
 # c`, `x[0] * y`; not `x[0][1]`: the head's own indexing is read); a number before one
 # (`2 * x`, `0.5 * f(x)`, `1 - x.T`: its right operand's reflected operator); and a
@@ -372,6 +375,7 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
             continue
         simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
         args = simple.group() if simple else _balanced(text, match.end() - 1)
+        found += _chained(text, code, match.start(1), match.end() - 1, line_of(match.start()))
         plain = b"(" not in callee and b"[" not in callee
         if plain and b"lambda" not in args and not any(
                 w in (owned if dotted else names) for w, dotted in _ARGUMENT.findall(args)):
@@ -384,6 +388,29 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
         found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"),
                       line_of(match.start())))
     return found
+
+
+def _chained(text: bytes, code: bytes, start: int, at: int, line: int) -> list[tuple]:
+    """The calls of a call's result that `_CALL` leaves out, where the call before spans
+    lines or nests deeper (`Op(\n  aval,\n)(x)`, `f(g(h(a)))(x)`): for the callee at
+    `start` called at `at`, each call of what the call before gives, its callee's text
+    on one line."""
+    found: list[tuple] = []
+    while True:
+        end = at + len(_balanced(code, at))
+        opened = _CALL_OPENS.match(code, end)
+        if opened is None:
+            return found
+        callee = text[start:end]
+        if b"\n" in callee:
+            expression = parse_text(callee.decode(errors="replace"))
+            if expression is None:
+                return found
+            callee = ast.unparse(expression).encode()
+        at = opened.end() - 1
+        args = text[at + 1:at + len(_balanced(code, at)) - 1]
+        found.append((CALL, callee.decode(errors="replace"), args.decode(errors="replace"),
+                      line))
 
 
 def _parameter_names(params: bytes) -> set[bytes]:

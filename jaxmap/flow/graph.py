@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from jaxmap.flow import calls
 from jaxmap.flow.flow import Flow
+from jaxmap.flow.hicalls import HiCalls
 from jaxmap.indexing.facts import PRIM
 from jaxmap.indexing.resolve.findings import Findings
 from jaxmap.indexing.resolve.names import Names
@@ -19,9 +20,10 @@ def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRec
         progress(0, len(names.modules), list)
     ids = _ids(definitions)
     flow = Flow(names, flows)
-    call_rows = calls.call_edges(names, ids, flow, progress)  # closes the flow
+    hijax = HiCalls(findings.primitives)
+    call_rows = calls.call_edges(names, ids, flow, progress, hijax)  # closes the flow
     del flow, flows
-    binds = calls.bind_edges(names, ids, call_rows, findings.primitives)
+    binds = calls.bind_edges(names, ids, call_rows, findings.primitives) + hijax.rows(ids)
     bodies = {i for i, row in enumerate(definitions) if row.kind != "function"}
     test_rows = tests(names, ids, calls.Reach(call_rows, binds, bodies))
     rule_calls = tuple(calls.rule_calls(names, definitions, findings.primitives))
