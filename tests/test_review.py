@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from revision_trees import base_files, changed_files, commit, git, make_repo, primitive
+from revision_trees import (TESTS, base_files, changed_files, commit, git, make_repo,
+                            primitive)
 from test_cli import assert_one_line_error
 
 from jaxmap.cli import main
@@ -173,6 +174,21 @@ def test_a_renamed_primitive_is_no_reach_change(capsys, repo, variable):
     document = review_json(capsys, repo)
     assert document["primitives"]["renamed"] == [{"old": "neg", "new": "negative"}]
     assert document["reach"] == []
+
+
+def test_a_test_file_listing_the_operations_it_runs_covers_them(capsys, repo):
+    """A parameterised test runs what its module lists (`OPS = [spec(lax.cos)]`), not
+    what its own calls reach: the file still tests cos."""
+    listing = ("\n\nimport pytest\n\n\ndef spec(op):\n  return op\n\n\n"
+               "OPS = [spec(lax.cos)]\n\n\n@pytest.mark.parametrize('op', OPS)\n"
+               "def test_op(op):\n  op(1.0)\n")
+    commit(repo, {"tests/ops_test.py": TESTS + listing}, "a test of the listed ops")
+    ops = changed_files()[OPS] + "\nmlir.register_lowering(cos_p, _cos_lowering)\n"
+    commit(repo, {OPS: ops}, "cos is lowered again")
+    document = review_json(capsys, repo)
+    assert [(r["primitive"], r["change"]) for r in document["rules"]] == [("cos", "added")]
+    assert document["tests"] == [{"primitive": "cos", "files": ["tests/ops_test.py"]}]
+    assert document["uncovered"] == []
 
 
 def test_a_change_to_comments_alone_walks_no_reach(capsys, repo, monkeypatch):

@@ -143,11 +143,13 @@ def _find(index: Index, label: str) -> Primitive | None:
 def _test_files(index: Index, label: str) -> tuple[str, ...]:
     """The files of the primitive's tests, each ranked by its most direct test
     (test_links: one naming or binding the primitive, then by the fewest calls to a
-    bind), then by name."""
+    bind), then by name; after them, by name, test files whose top level lists what
+    binds it for a parameterised test to run."""
     prim = _find(index, label)
     if prim is None:
         return ()
-    return tuple(dict.fromkeys(link.file for link in test_links.ranked_tests(index, prim)))
+    ranked = [link.file for link in test_links.ranked_tests(index, prim)]
+    return tuple(dict.fromkeys([*ranked, *test_links.listing_files(index, prim)]))
 
 
 def _gaps(before: Index, after: Index, changed: list[str]) -> list[SiblingGap]:

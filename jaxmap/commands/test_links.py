@@ -61,6 +61,24 @@ def ranked_tests(index: Index, prim: Primitive) -> tuple[TestLink, ...]:
     return tuple(links)
 
 
+_LISTED_DEPTH = 2  # a top level handing `lax.asin` (1) or `jnp.arcsin` (2)
+
+
+def listing_files(index: Index, prim: Primitive) -> tuple[str, ...]:
+    """The files of tests whose top level hands on or calls what binds `prim`, or what
+    calls that (`_LISTED_DEPTH`), by name: a list of the operations a parameterised
+    test runs (`grad_test_spec(lax.asin, ...)` at module level, the test calling its
+    parameter `op`), which no test function reaches through its own calls. Deeper, a
+    top level's calls reach most primitives (jnp.array, config) and tell nothing."""
+    pids = [pid for pid, name, variable in index.primitive_ids(prim.name, prim.name)
+            if (name, variable) == (prim.name, prim.variable)]
+    binders = list(dict.fromkeys(binder for binder, *_ in index.binders(pids)))
+    _parent, levels, _lines = _walk(index.callers, binders, _LISTED_DEPTH, bodies=True)
+    with_tests = index.test_files()
+    return tuple(sorted({node.file for node in index.nodes(levels).values()
+                         if node.kind == "module" and node.file in with_tests}))
+
+
 class _Source:
     """What the tree's source says of a chain: whether a test names the primitive's
     variable, whether each link calls its function (files read once)."""

@@ -100,6 +100,10 @@ class GraphReads(IndexCore):
                 statuses.setdefault((caller, callee), set()).add(status)
         return {pair: found.pop() for pair, found in statuses.items() if len(found) == 1}
 
+    def test_files(self) -> set[str]:
+        """The files of the tests linked to a primitive (table `tests`)."""
+        return {file for (file,) in self._conn.execute("SELECT DISTINCT file FROM tests")}
+
     def caller_files(self, qualname: str) -> set[str]:
         """The files of the definitions that call one named `qualname`."""
         return {file for (file,) in self._conn.execute(
