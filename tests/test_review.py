@@ -120,9 +120,10 @@ def test_a_public_name_dropped_stops_its_reach(capsys, repo):
 
 
 def test_reach_changed_only_through_untouched_files_is_told_apart(capsys, repo):
-    """A public function whose chain runs through no changed file: here real (a table
-    the change rewrote, read by code it did not touch); on a checkout mostly where the
-    solve cut a cycle. It is listed on its own and trips no --fail-on check."""
+    """A public function whose chain runs through no changed file: here real (a function
+    the change made return another, which code it did not touch calls; walked since the
+    changed function calls it too); on a checkout mostly where the solve cut a cycle.
+    It is listed on its own and trips no --fail-on check."""
     pick = ("from jax._src.lax.table import chosen\n\n\ndef pick(x):\n"
             "  return chosen()(x)\n")
     public = changed_files()["jax/lax/__init__.py"] + \
@@ -156,7 +157,8 @@ def test_a_changed_chain_counts_only_the_calls_it_does_not_share():
 
 
 def _table(name: str) -> str:
-    return f"from jax._src.lax.ops import {name}\n\n\ndef chosen():\n  return {name}\n"
+    return (f"from jax._src.lax.ops import {name}\n\n\ndef chosen():\n  {name}(0.0)\n"
+            f"  return {name}\n")
 
 
 def test_reach_through_a_changed_file_trips_the_reach_check(capsys, repo):
