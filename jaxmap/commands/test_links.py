@@ -30,8 +30,7 @@ def ranked_tests(index: Index, prim: Primitive) -> tuple[TestLink, ...]:
     """The tests of primitive `prim` (a models.Primitive of `index`), best first."""
     if not prim.tests:
         return ()
-    pids = [pid for pid, name, variable in index.primitive_ids(prim.name, prim.name)
-            if (name, variable) == (prim.name, prim.variable)]
+    pids = _primitive_ids(index, prim)
     bind = f"{prim.variable or prim.name}.bind"
     ends: dict[int, tuple[str, ...]] = {}
     for binder, _pid, _line, via in index.binders(pids):
@@ -70,13 +69,18 @@ def listing_files(index: Index, prim: Primitive) -> tuple[str, ...]:
     test runs (`grad_test_spec(lax.asin, ...)` at module level, the test calling its
     parameter `op`), which no test function reaches through its own calls. Deeper, a
     top level's calls reach most primitives (jnp.array, config) and tell nothing."""
-    pids = [pid for pid, name, variable in index.primitive_ids(prim.name, prim.name)
-            if (name, variable) == (prim.name, prim.variable)]
+    pids = _primitive_ids(index, prim)
     binders = list(dict.fromkeys(binder for binder, *_ in index.binders(pids)))
     _parent, levels, _lines = _walk(index.callers, binders, _LISTED_DEPTH, bodies=True)
     with_tests = index.test_files()
     return tuple(sorted({node.file for node in index.nodes(levels).values()
                          if node.kind == "module" and node.file in with_tests}))
+
+
+def _primitive_ids(index: Index, prim: Primitive) -> list[int]:
+    """The index's ids of `prim`: those of its name held in its variable."""
+    return [pid for pid, name, variable in index.primitive_ids(prim.name, prim.name)
+            if (name, variable) == (prim.name, prim.variable)]
 
 
 class _Source:
