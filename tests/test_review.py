@@ -119,11 +119,10 @@ def test_a_public_name_dropped_stops_its_reach(capsys, repo):
         [("jax.lax.cos", "cos", "stopped")]
 
 
-def test_reach_changed_only_through_untouched_files_is_told_apart(capsys, repo):
-    """A public function whose chain runs through no changed file: here real (a function
-    the change made return another, which code it did not touch calls; walked since the
-    changed function calls it too); on a checkout mostly where the solve cut a cycle.
-    It is listed on its own and trips no --fail-on check."""
+def test_reach_a_changed_function_returns_to_untouched_code_is_the_change(capsys, repo):
+    """`chosen` now returns sin, not neg, and `pick`, which the change did not touch,
+    calls what it returns: pick calls other functions than it did, so it is reached,
+    and the primitives walked include what it calls now (chosen calls neither)."""
     pick = ("from jax._src.lax.table import chosen\n\n\ndef pick(x):\n"
             "  return chosen()(x)\n")
     public = changed_files()["jax/lax/__init__.py"] + \
@@ -132,18 +131,17 @@ def test_reach_changed_only_through_untouched_files_is_told_apart(capsys, repo):
                   "jax/_src/lax/table.py": _table("neg")},
            "pick through a table")
     commit(repo, {"jax/_src/lax/table.py": _table("sin")}, "the table picks sin")
-    reach = {(r["function"], r["primitive"], r["change"]): r["touched"]
+    reach = {(r["function"], r["primitive"], r["change"]): (r["chain"], r["touched"])
              for r in review_json(capsys, repo)["reach"]}
-    assert reach == {("jax.lax.pick", "neg", "stopped"): False,
-                     ("jax.lax.pick", "sin", "started"): False}
-    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "reach")
-    assert code == 0
-    assert "reach changed (0 findings):" in out
-    assert "reach changed through untouched files only (2 findings):" in out
+    assert reach == {
+        ("jax.lax.pick", "neg", "stopped"): (["jax.lax.pick", "jax.lax.neg", "neg_p.bind"],
+                                             True),
+        ("jax.lax.pick", "sin", "started"): (["jax.lax.pick", "jax.lax.sin", "sin_p.bind"],
+                                             True)}
+    code, out, err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "reach")
+    assert code == 1 and "reach (2)" in err
+    assert "reach changed (2 findings):" in out
     assert "jax.lax.pick started reaching sin: jax.lax.pick -> jax.lax.sin -> sin_p.bind" in out
-    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
-    assert "<summary>Reach through untouched files only (2)</summary>" in out
-    assert "<summary>Reach (" not in out
 
 
 def test_a_changed_chain_counts_only_the_calls_it_does_not_share():
@@ -157,8 +155,7 @@ def test_a_changed_chain_counts_only_the_calls_it_does_not_share():
 
 
 def _table(name: str) -> str:
-    return (f"from jax._src.lax.ops import {name}\n\n\ndef chosen():\n  {name}(0.0)\n"
-            f"  return {name}\n")
+    return f"from jax._src.lax.ops import {name}\n\n\ndef chosen():\n  return {name}\n"
 
 
 def test_reach_through_a_changed_file_trips_the_reach_check(capsys, repo):

@@ -258,6 +258,12 @@ class GraphReads(IndexCore):
             "SELECT id, file, line, end_line FROM definitions WHERE kind = 'function' AND "
             "file IN (?*)", files)}
 
+    def spans_in(self, files) -> list[tuple[str, str, int, int]]:
+        """(qualname, file, line, end line) of the functions, classes and variables
+        defined in `files`."""
+        return self._in("SELECT qualname, file, line, end_line FROM definitions WHERE "
+                        "kind != 'module' AND file IN (?*)", files)
+
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""
         return self._in("SELECT id, name, variable FROM primitives WHERE id IN (?*)", pids)
