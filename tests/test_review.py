@@ -144,6 +144,35 @@ def test_reach_a_changed_function_returns_to_untouched_code_is_the_change(capsys
     assert "jax.lax.pick started reaching sin: jax.lax.pick -> jax.lax.sin -> sin_p.bind" in out
 
 
+def test_reach_through_untouched_code_is_told_apart(capsys, repo):
+    """A finding whose chain steps through no definition the change edits, nor one
+    whose calls it moved, is listed on its own and trips no --fail-on check; on a
+    checkout mostly where the solve cut a cycle elsewhere. Here `pick`, in another
+    file, calls through a module-level name the change rebinds: its call rows name the
+    function the name holds, so nothing ties them to the edit (what the name holds is
+    walked, so the finding is listed)."""
+    pick = ("from jax._src.lax.table import CHOSEN\n\n\ndef pick(x):\n"
+            "  return CHOSEN(x)\n")
+    public = changed_files()["jax/lax/__init__.py"] + \
+        "from jax._src.lax.pick import pick as pick\n"
+    table = "from jax._src.lax.ops import {0}\n\nCHOSEN = {0}\n"
+    commit(repo, {"jax/_src/lax/pick.py": pick, "jax/lax/__init__.py": public,
+                  "jax/_src/lax/table.py": table.format("neg")}, "pick through a name")
+    commit(repo, {"jax/_src/lax/table.py": table.format("sin")}, "the name holds sin")
+    reach = {(r["function"], r["primitive"], r["change"]): r["touched"]
+             for r in review_json(capsys, repo)["reach"]}
+    assert reach == {("jax.lax.pick", "neg", "stopped"): False,
+                     ("jax.lax.pick", "sin", "started"): False}
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "reach")
+    assert code == 0
+    assert "reach changed (0 findings):" in out
+    assert "reach changed through untouched code only (2 findings):" in out
+    assert "jax.lax.pick started reaching sin: jax.lax.pick -> jax.lax.sin -> sin_p.bind" in out
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert "<summary>Reach through untouched code only (2)</summary>" in out
+    assert "<summary>Reach (" not in out
+
+
 def test_a_changed_chain_counts_only_the_calls_it_does_not_share():
     from jaxmap.commands.reach import _moved_touched
 
