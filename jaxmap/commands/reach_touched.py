@@ -21,13 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
-from jaxmap.models import HANDED, RESOLVED
-
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
-
-_FOLLOWED = (RESOLVED, HANDED)  # the calls a reach walk follows
-
 
 class Touch(NamedTuple):
     """What a change reaches: the qualified names of the definitions, and the ids (of
@@ -56,8 +51,8 @@ class Graph:
     def calls(self, names: Iterable[str]) -> dict[str, set[str]]:
         """Qualified name -> what the definitions of that name call (or hand on)."""
         found: dict[str, set[str]] = {}
-        for caller, callee, _text, status, _line in self.index.callees(self.ids(names)):
-            if callee in self.qualnames and status in _FOLLOWED:
+        for caller, callee in self.index.followed_callees(self.ids(names)):
+            if callee in self.qualnames:
                 found.setdefault(self.qualnames[caller], set()).add(self.qualnames[callee])
         return found
 

@@ -116,6 +116,12 @@ class GraphReads(IndexCore):
         return self._in("SELECT caller, callee, text, status, line FROM calls WHERE caller "
                         "IN (?*) ORDER BY rowid", ids)
 
+    def followed_callees(self, ids) -> list[tuple[int, int]]:
+        """(caller, callee) of each function one of `ids` calls or hands on (the calls
+        a reachability walk follows), once each."""
+        return self._in("SELECT DISTINCT caller, callee FROM calls WHERE caller IN (?*) "
+                        "AND status IN ('resolved', 'handed')", ids)
+
     def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
         """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
         that may exist but could not be told."""
