@@ -14,13 +14,16 @@ guard deep).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
+from jaxmap.commands import reach_touched
 from jaxmap.knowledge.interpreters import is_interpreter
 
 if TYPE_CHECKING:
     from jaxmap.commands.callgraph import Step
     from jaxmap.store.read import Index
+
+    Edits = Mapping[str, tuple[Sequence[int], Sequence[int]]]
 
 _FOLLOWED = ("resolved", "handed")  # call statuses a walk down follows
 
@@ -29,10 +32,10 @@ class ReachChange(NamedTuple):
     """A public function that started or stopped reaching `primitive`, or whose
     shortest chain to it changed; `chain` is HEAD's (BASE's when it stopped).
     `touched`: a step of the chain (for a changed chain, a step of a call one chain
-    makes and the other does not) is defined, or made public, in a file the change
-    touched. One that is not can be real (a changed function returns another, which
-    code the change did not touch calls), but it is also what the call graph's
-    order-dependent solve gives where an edit moves the place it cuts a cycle."""
+    makes and the other does not) is a definition the change reaches
+    (reach_touched.py: its own lines edited, or its calls changed by them), or is made
+    public by a module the change edited. One that is not is most often what the call
+    graph's order-dependent solve gives where an edit moves the place it cuts a cycle."""
 
     primitive: str
     function: str
@@ -60,6 +63,7 @@ class Reach:
         nodes = index.nodes(row[0] for row in index.spans())
         self._labels = {did: node.label for did, node in nodes.items()}
         self._files = {did: node.file for did, node in nodes.items()}
+        self._qualnames = {did: node.qualname for did, node in nodes.items()}
         self._interpreters = {did for did, node in nodes.items()
                               if is_interpreter(node.qualname)}
         self._exported = {did: {path.rpartition(".")[0] for path in node.public}
@@ -86,13 +90,18 @@ class Reach:
                 start.setdefault(did, f"{via} -> {ends[pid]}" if via else ends[pid])
         return self._walk(start)
 
-    def touched(self, files: list[str]) -> set[str]:
+    def graph(self) -> reach_touched.Graph:
+        """The call rows of this index by qualified name, to compare with another's."""
+        return reach_touched.Graph(self._index, self._qualnames, self._files)
+
+    def touched(self, files: list[str], callees: Sequence[int] = ()) -> set[str]:
         """The primitives whose reach an edit of `files` may change: those defined or
-        given a rule there, and those bound by what the definitions there, or the
-        definitions their modules export, call at any depth (through the rules a bind
-        runs). Not those of what a changed function only returns to its callers
-        (`chosen()(x)`): walking every caller of a core file's functions is every
-        primitive (252 for `mlir.py` and `dispatch.py`, not 9), four times the review."""
+        given a rule there, and those bound by what the definitions there, the
+        definitions their modules export, or `callees` (what a definition the change
+        reaches calls on this side alone: reach_touched.py) call at any depth (through
+        the rules a bind runs). Not those of every caller of a changed file's functions:
+        for a core file that is every primitive (252 for `mlir.py` and `dispatch.py`,
+        not 9), four times the review."""
         from jaxmap.commands.callgraph import RUN_AT_BIND
 
         index = self._index
@@ -102,6 +111,7 @@ class Reach:
         modules = {_module(file) for file in files}
         seen = {did for did, _end in index.definitions_at(files).values()}
         seen |= {did for did, exported in self._exported.items() if exported & modules}
+        seen |= set(callees)
         frontier, bound = list(seen), set()
         while frontier:
             bound |= {pid for _did, pid, _line, _via in index.bound_by(frontier)}
@@ -113,11 +123,13 @@ class Reach:
         return found | {name or variable
                         for _pid, name, variable in index.primitive_labels(bound)}
 
-    def touched_steps(self, chain: Chain, files: set[str], modules: set[str]
+    def touched_steps(self, chain: Chain, names: frozenset[str], modules: set[str]
                       ) -> tuple[bool, ...]:
-        """For each label of `chain`, whether its definition is in one of `files`, or
-        made public by one of `modules` (theirs); the bind, last, is not."""
-        return (*(self._files[did] in files or bool(self._exported.get(did, set()) & modules)
+        """For each label of `chain`, whether its definition is one the change reaches
+        (its qualified name among `names`), or made public by one of `modules`
+        (theirs); the bind, last, is not."""
+        return (*(self._qualnames[did] in names
+                  or bool(self._exported.get(did, set()) & modules)
                   for did in chain.ids), False)
 
     def _walk(self, start: dict[int, str]) -> dict[str, Chain]:
@@ -158,18 +170,22 @@ class Reach:
 
 
 def compare(before: Index, after: Index, files: list[str], primitives: set[str],
-            renamed: dict[str, str] | None = None) -> list[ReachChange]:
+            renamed: dict[str, str] | None = None, edits: Edits | None = None
+            ) -> list[ReachChange]:
     """How the public reach differs from BASE to HEAD, for `primitives` and for each
     one an edit of `files` may have moved (`Reach.touched`, on either side); a
     primitive `renamed` (HEAD's name -> BASE's) is compared with its old self, its
-    binds' labels aside."""
+    binds' labels aside. `edits`: file -> the lines the change removed (BASE's
+    numbers) and added (HEAD's)."""
     if not files and not primitives:
         return []
     renamed = renamed or {}
     was, now = Reach(before), Reach(after)
-    names = sorted((primitives | was.touched(files) | now.touched(files))
+    touch = reach_touched.reached(was.graph(), now.graph(), files, edits or {})
+    names = sorted((primitives | was.touched(files, touch.callees[0])
+                    | now.touched(files, touch.callees[1]))
                    - set(renamed.values()) | set(renamed))
-    where = set(files), {_module(file) for file in files}
+    where = touch.names, {_module(file) for file in files}
     # One side walked at a time: BASE's edges are let go before HEAD's are read.
     olds = [_marked(was, renamed.get(name, name), *where) for name in names]
     del was
@@ -194,19 +210,19 @@ def compare(before: Index, after: Index, files: list[str], primitives: set[str],
     return changes
 
 
-def _marked(side: Reach, primitive: str, files: set[str], modules: set[str]
+def _marked(side: Reach, primitive: str, names: frozenset[str], modules: set[str]
             ) -> dict[str, tuple[tuple[str, ...], tuple[bool, ...]]]:
     """Public function -> its chain's labels, and which of them touch the change."""
-    return {function: (chain.labels, side.touched_steps(chain, files, modules))
+    return {function: (chain.labels, side.touched_steps(chain, names, modules))
             for function, chain in side.chains(primitive).items()}
 
 
 def _moved_touched(old: tuple, new: tuple) -> bool:
     """Whether a chain that changed did so through the change: a step of a call one
-    chain makes and the other does not is in a changed file. (Steps both chains share
-    around it do not count: `odeint -> ravel_pytree -> _ravel_list -> ... -> core.pvary`
-    for `odeint -> _ravel_list -> ... -> core.pvary` changed in `ode.py`'s calls even
-    where `core.py` changed.)"""
+    chain makes and the other does not is one the change reaches. (Steps both chains
+    share around it do not count: `odeint -> ravel_pytree -> _ravel_list -> ... ->
+    core.pvary` for `odeint -> _ravel_list -> ... -> core.pvary` changed in `ode.py`'s
+    calls even where the change reaches a step further down that both share.)"""
     for (labels, steps), (other, _) in ((old, new), (new, old)):
         theirs = set(zip(other, other[1:]))
         if any((steps[i] or steps[i + 1]) for i, call in enumerate(zip(labels, labels[1:]))

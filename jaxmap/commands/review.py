@@ -67,10 +67,13 @@ class Review(NamedTuple):
 
 
 def review(base: Side, before: Index, head: Side, after: Index,
-           files: list[str], moved_only: bool = False) -> Review:
+           files: list[str], moved_only: bool = False, edits: reach.Edits | None = None
+           ) -> Review:
     """The review of the change from `before` (BASE's index) to `after` (HEAD's);
     `moved_only`: the two hold the same rows but for their lines (session.only_moved),
-    so no public reach can have changed, and none is walked."""
+    so no public reach can have changed, and none is walked; `edits`: file -> the lines
+    the change removed (BASE's numbers) and added (HEAD's), which tell the reach
+    findings it makes from the rest."""
     old_prims, new_prims = before.primitives(), after.primitives()
     primitives = diff.compare(base.label, old_prims, head.label, new_prims, whole=True)
     primitives = primitives._replace(rules=tuple(_retargeted(c) for c in primitives.rules))
@@ -79,7 +82,8 @@ def review(base: Side, before: Index, head: Side, after: Index,
     return Review(base, head, tuple(files), primitives,
                   () if moved_only else tuple(reach.compare(
                       before, after, files, named,
-                      {_name(new): _name(old) for old, new in primitives.renamed})),
+                      {_name(new): _name(old) for old, new in primitives.renamed},
+                      edits)),
                   tuple(message_diff.compare(before, after, files)),
                   tuple(_gaps(before, after, changed)),
                   tuple(Coverage(label, _test_files(after, label)) for label in changed))

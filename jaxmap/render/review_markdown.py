@@ -31,7 +31,7 @@ def review_comment(result, link_base: str | None = None) -> str:
     touched, elsewhere = text.split_reach(result.reach)
     parts += _details(f"Reach ({len(touched)})", _reach_items(touched))
     if elsewhere:
-        parts += _details(f"Reach through untouched files only ({len(elsewhere)})",
+        parts += _details(f"Reach through untouched code only ({len(elsewhere)})",
                           [f"_{text.ELSEWHERE}._", "", *_reach_items(elsewhere)])
     parts += _details(f"Messages ({len(result.messages)})", [
         f"- {_message(c, link, result)}" for c in result.messages])

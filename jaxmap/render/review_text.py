@@ -27,7 +27,7 @@ def review(result) -> str:
     sections.append(_section(f"reach changed ({_findings(len(touched))})",
                              _reach_lines(touched), count=False))
     if elsewhere:
-        sections.append(_section(f"reach changed through untouched files only "
+        sections.append(_section(f"reach changed through untouched code only "
                                  f"({_findings(len(elsewhere))})",
                                  [f"  ({ELSEWHERE})", *_reach_lines(elsewhere)], count=False))
     sections.append(_section("messages changed", [f"  {message_line(c)}"
@@ -38,13 +38,14 @@ def review(result) -> str:
     return "\n\n".join(sections)
 
 
-ELSEWHERE = ("no step of these chains is in a changed file: a function the change made "
-             "return another can do this, and so can an edit moving where the call graph's "
-             "solve cuts a cycle (#33); check them by hand, they trip no --fail-on check")
+ELSEWHERE = ("no step of these chains is a definition the change edits, or one whose calls "
+             "it moved: an edit moving where the call graph's solve cuts a cycle (#33) can "
+             "do this, and so can a function that only hands on what a changed one returns; "
+             "check them by hand, they trip no --fail-on check")
 
 
 def split_reach(changes) -> tuple[list, list]:
-    """The reach findings whose chain touches the changed files, then the rest."""
+    """The reach findings whose chain steps through the change, then the rest."""
     return [c for c in changes if c.touched], [c for c in changes if not c.touched]
 
 
@@ -68,7 +69,7 @@ def summary(result) -> str:
     counts = [("primitives added", len(prims.added)), ("removed", len(prims.removed)),
               ("renamed", len(prims.renamed)), ("rules changed", len(prims.rules)),
               ("reach changes", len(touched)),
-              ("reach changes through untouched files", len(elsewhere)),
+              ("reach changes through untouched code", len(elsewhere)),
               ("messages changed", len(result.messages)),
               ("sibling gaps", len(result.gaps)), ("uncovered", len(result.uncovered))]
     said = ", ".join(f"{what} {n}" for what, n in counts if n) or "no change to the primitives"

@@ -22,7 +22,8 @@ def review_range(repo_path: str, range_text: str, open_tree=None) -> review_mod.
     before, after = materialise.indexes(repo, [ends.base, ends.head], open_tree)
     try:
         return review_mod.review(base, before, head, after, files,
-                                 moved_only=only_moved(before, after, files))
+                                 moved_only=only_moved(before, after, files),
+                                 edits=git.changed_lines(repo, ends.base, ends.head))
     finally:
         before.close()
         if after is not before:

@@ -4,7 +4,9 @@ of a commit and the ones two commits differ in, and blob contents. Every call is
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import subprocess
 import threading
 from typing import Iterator, NamedTuple
@@ -30,6 +32,14 @@ class Range(NamedTuple):
     head: str
     base_ref: str
     head_ref: str
+
+
+class Lines(NamedTuple):
+    """The lines a change removed from one file (numbered as BASE has them) and added
+    to it (as HEAD has them); a changed line is both."""
+
+    removed: tuple[int, ...]
+    added: tuple[int, ...]
 
 
 class Blob(NamedTuple):
@@ -103,6 +113,48 @@ def changed_python_files(repo: Repo, old: str, new: str) -> list[Blob]:
         gone = status == "D" or new_mode in (_SYMLINK, _SUBMODULE)
         changed.append(Blob(path, "" if gone else new_blob))
     return changed
+
+
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_lines(repo: Repo, old: str, new: str) -> dict[str, Lines]:
+    """Python file -> the lines of it that differ between commits `old` and `new`, as
+    `git diff` pairs their blobs (no context; every line of a file added or deleted)."""
+    text = _run(repo, ["diff", "-U0", "--no-renames", "--no-color", "--no-ext-diff",
+                       "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", old, new,
+                       "--", "*.py"], f"cannot compare {old} with {new}")
+    found: dict[str, tuple[list[int], list[int]]] = {}
+    paths: list[str] = []  # this file's `---` and `+++` paths, until its first hunk
+    lines: tuple[list[int], list[int]] | None = None
+    for line in text.splitlines():
+        if line.startswith("diff --git "):
+            paths, lines = [], None
+        elif lines is None and line.startswith(("--- ", "+++ ")):
+            paths.append(_diff_path(line[4:]))
+        elif line.startswith("@@") and (hunk := _HUNK.match(line)):
+            if lines is None:
+                path = paths[-1] if paths and paths[-1] else paths[0]
+                lines = found.setdefault(path, ([], []))
+            start, count, new_start, new_count = hunk.groups()
+            lines[0].extend(_span(start, count))
+            lines[1].extend(_span(new_start, new_count))
+    return {path: Lines(tuple(removed), tuple(added))
+            for path, (removed, added) in found.items() if path.endswith(".py")}
+
+
+def _diff_path(text: str) -> str:
+    """`a/jax/x.py` -> `jax/x.py`; `/dev/null` -> "" (git quotes odd names C-style)."""
+    text = text.rstrip("\t")
+    if text.startswith('"'):
+        text = ast.literal_eval("b" + text).decode("utf-8", "surrogateescape")
+    return "" if text == "/dev/null" else text[2:]
+
+
+def _span(start: str, count: str | None) -> range:
+    """A hunk side's lines: `12,3` is 12-14, `12` is 12, `12,0` none."""
+    first = int(start)
+    return range(first, first + (1 if count is None else int(count)))
 
 
 def read_blobs(repo: Repo, shas: list[str]) -> Iterator[bytes]:

@@ -116,6 +116,12 @@ class GraphReads(IndexCore):
         return self._in("SELECT caller, callee, text, status, line FROM calls WHERE caller "
                         "IN (?*) ORDER BY rowid", ids)
 
+    def followed_callees(self, ids) -> list[tuple[int, int]]:
+        """(caller, callee) of each function one of `ids` calls or hands on (the calls
+        a reachability walk follows), once each."""
+        return self._in("SELECT DISTINCT caller, callee FROM calls WHERE caller IN (?*) "
+                        "AND status IN ('resolved', 'handed')", ids)
+
     def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
         """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
         that may exist but could not be told."""
@@ -257,6 +263,12 @@ class GraphReads(IndexCore):
         return {(file, line): (did, end) for did, file, line, end in self._in(
             "SELECT id, file, line, end_line FROM definitions WHERE kind = 'function' AND "
             "file IN (?*)", files)}
+
+    def spans_in(self, files) -> list[tuple[str, str, int, int]]:
+        """(qualname, file, line, end line) of the functions, classes and variables
+        defined in `files`."""
+        return self._in("SELECT qualname, file, line, end_line FROM definitions WHERE "
+                        "kind != 'module' AND file IN (?*)", files)
 
     def primitive_labels(self, pids) -> list[tuple[int, str, str]]:
         """(id, name, variable) of the primitives `pids`."""
