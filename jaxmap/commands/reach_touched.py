@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
 
+
 class Touch(NamedTuple):
     """What a change reaches: the qualified names of the definitions, and the ids (of
     BASE, of HEAD) of what those that call other functions call on that side alone,
