@@ -16,7 +16,12 @@ such a cut is memoised as it is (but for a field a method sets to its parameter,
 again when asked from fewer keys deep: members.py). So its answers depend on the order in which the
 questions are asked (`ordered` keeps that order off the hash seed): calls.py asks
 them in one order, every call site first, then module by module in the tree's
-order, which each cold index repeats; the same tree gives the same rows. A call site
+order, which each cold index repeats; the same tree gives the same rows. The cuts
+do precision work too: iterating these same rules to their least fixed point (every
+key computed again, from what the memo holds, until none grows) merges what every
+caller hands a higher-order function's parameter (each `while_loop` body's carry
+holds every loop's initial tuple), and sets grow past calls.MAX_LISTED; a fixed point
+needs that bounded first (per call site, or JAX's loops as known summaries). A call site
 in a test module hands nothing to a function outside tests (callsites.py), and a
 test's subclass of a library class is not what `self` holds in its methods
 (hierarchy.py), nor do tests' constructions or field annotations count for a library
