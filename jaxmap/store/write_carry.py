@@ -71,7 +71,7 @@ def add_in_place(path: str, update: tuple[list[tuple], list[tuple], list[tuple]]
     rules and diagnostics the index holds; None, with nothing written, where a line is
     missing from its map or another writer changed the index since it was `read`."""
     lines, summaries, added = first
-    counts = []
+    counts: list[int] = []
 
     def carry(conn: sqlite3.Connection) -> None:
         if write.changed_since(conn, *read):
@@ -126,7 +126,9 @@ def _put_in(conn: sqlite3.Connection, added: list[tuple]) -> dict[int, int]:
     after = conn.execute("SELECT * FROM definitions WHERE id >= ? ORDER BY id",
                          (start,)).fetchall()
     conn.execute("DELETE FROM definitions WHERE id >= ?", (start,))
-    rows, renumbered, at = [], {}, 0
+    rows: list[tuple] = []
+    renumbered: dict[int, int] = {}
+    at = 0
     for old in after:
         while at < len(places) and places[at][0] <= old[0]:
             rows.append((start + len(rows), *places[at][2]))
