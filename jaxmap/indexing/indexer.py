@@ -15,10 +15,11 @@ in place, and the call graph is kept, stale, with the facts it was read from (ta
 whole: where a file's code only moved, or changed only in assignments nothing reads
 (`unused = 1` in a body), since the call graph was read, its rows are moved too. A
 function added that nothing names and that calls nothing changes the first phase
-alone: it is resolved again, and the call graph carried over, in place (carry.py). Any
-other change is resolved again with as much as the question needs: a first-phase
-question does not wait for the call graph, which the next question that reads it
-builds again, from facts kept for it."""
+alone: its definition is put in among the first phase's rows, the tree not resolved
+again unless a public module may export it, and the call graph carried over, in place
+(carry.py). Any other change is resolved again with as much as the question needs:
+a first-phase question does not wait for the call graph, which the next question that
+reads it builds again, from facts kept for it."""
 
 from __future__ import annotations
 
@@ -308,7 +309,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     and compares it with the facts its call graph rows were read from: where its code
     only moved, or changed only in assignments nothing reads or in functions it adds
     that nothing names, those rows are moved too. Where only such functions were added
-    to the outline, the first phase is resolved again, and the call graph carried over
+    to the outline, the first phase takes them, resolved again only where a public
+    module may export them (`_without_resolving`), and the call graph is carried over
     (carry.py), stale for a question of the first phase. `read`: the files' stats and
     meta graph as the index held them when read."""
     from jaxmap.indexing import carry, moves, worker
@@ -397,8 +399,8 @@ def _outline_change(before: dict, after: dict, lines: dict[int, int] | None,
 
 
 def _without_resolving(conn: sqlite3.Connection, stats: dict, parsed: dict,
-                added: tuple[dict[str, frozenset], dict[str, frozenset]],
-                blobs: dict[str, bytes]) -> bool:
+                       added: tuple[dict[str, frozenset], dict[str, frozenset]],
+                       blobs: dict[str, bytes]) -> bool:
     """Whether the first phase can take the functions added to it (`added`: those of
     the call graph's moves, checked already, and of the first phase's, path -> names)
     without being resolved again: no file's facts name them (`blobs`: those `parsed`),
