@@ -119,3 +119,20 @@ def test_only_a_public_module_above_makes_a_def_exported():
     assert carry.exported({"api.py": ("jax.api", frozenset({"added"}))}, lambda: imports)
     assert not carry.exported({"core.py": ("jax._src.core", frozenset({"_added"}))},
                               lambda: [])
+
+
+def test_defs_added_one_after_another_each_go_in_unresolved(tmp_path, monkeypatch):
+    """A def, then a plain question (the call graph waits), another def in the same
+    file, then a graph question: the first phase takes each without resolving, and the
+    call graph is carried over; every table a cold index's."""
+    tree = _tree(tmp_path)
+    _asked(tree, tmp_path / "warm", monkeypatch, graph=True)
+    core = tree / "jax/_src/core.py"
+    for added, graph in (("_one", False), ("_two", True)):
+        core.write_text(core.read_text() + f"\n\ndef {added}(x):\n  return x\n")
+        path, resolved = _asked(tree, tmp_path / "warm", monkeypatch, graph)
+        assert not resolved
+        tables = _tables(path)
+        cold, _ = _asked(tree, tmp_path / f"cold{added}", monkeypatch, graph)
+        assert tables == _tables(cold), added
+    assert ("graph", "1") in tables["meta"]
