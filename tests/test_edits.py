@@ -581,25 +581,34 @@ def test_a_second_writer_of_the_same_moves_moves_nothing(graph, tmp_path, monkey
     _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
 
 
+def _a_public_def(text: str) -> str:
+    return text + "\n\ndef added_by_an_edit(x):\n  return x\n"
+
+
 @pytest.mark.parametrize("graph", [False, True])
-def test_a_second_writer_of_the_same_carry_carries_nothing(graph, tmp_path, monkeypatch):
+@pytest.mark.parametrize("writer, file, edit", [
+    ("add_in_place", LAX, _a_def_nothing_names_above_neg),  # put in, unresolved
+    ("carry_in_place", "jax/lax/__init__.py", _a_public_def),  # exported: resolved
+])
+def test_a_second_writer_of_the_same_carry_carries_nothing(writer, file, edit, graph, tmp_path,
+                                                           monkeypatch):
     """Two processes answering after the same new def read the same ids; the one that
     writes second finds the edited file no longer as it read it: it renumbers nothing
     (which would shift ids twice) and writes the index whole, a cold index's."""
     written = []
-    carry_in_place = write_carry.carry_in_place
+    carrying = getattr(write_carry, writer)
 
     def first_another_process(*args):
-        written.append(carry_in_place(*args))
-        written.append(carry_in_place(*args))
-        return written[-1]
+        results = [carrying(*args), carrying(*args)]
+        written.extend(result not in (None, False) for result in results)
+        return results[-1]
 
     tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
     indexer.build_index(tree)
-    source = tree / LAX
-    source.write_text(_a_def_nothing_names_above_neg(source.read_text()))
-    monkeypatch.setattr(write_carry, "carry_in_place", first_another_process)
+    source = tree / file
+    source.write_text(edit(source.read_text()))
+    monkeypatch.setattr(write_carry, writer, first_another_process)
     path, report = indexer.ensure_index(tree, graph=graph)
     assert written == [True, False] and report is not None
     assert _graph_state(path) == ("1" if graph else DROPPED)

@@ -5,13 +5,22 @@ phase (a definition more, so every id after it moves) but not the call graph: th
 index's rows stay, their definition and primitive ids renumbered to the new first
 phase's (store/write_carry.py writes it in place), stale (the facts they were read
 from kept in table `stale`) for a first-phase question, for the next graph question to
-check and move (indexer._moved); a graph question moves their lines at once."""
+check and move (indexer._moved); a graph question moves their lines at once.
+
+Nor, mostly, the first phase: no text names such a function, so resolving reads
+nothing of it, and what resolving the tree again would find differs from the old
+index's only by the function's own definition row, with no public path, where the
+function is private, or no public module exports its module (`exported`). Then the
+first phase is not resolved again: its rows move, and the definition is put in among
+them (`added_definitions`, store/write_carry.py's add_in_place)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
+from jaxmap.indexing.facts import STAR, Definition, Import
+from jaxmap.indexing.resolve.edges import public_module
 from jaxmap.store.records import Resolution
 
 
@@ -49,3 +58,42 @@ def _renumbering(old: list[tuple], new: Iterable[tuple]) -> dict | None:
         found[number] = place
         seen[key] += 1
     return found
+
+
+def added_definitions(parsed: dict[str, dict], added: dict[str, frozenset]) -> list[tuple]:
+    """(file, how many of its old definitions come before it, row) of the definition of
+    each function `added` (path -> names) to the file's `parsed` facts; row: the
+    definitions table's columns but the id, as resolving writes them (edges.py)."""
+    found = []
+    for path, names in sorted(added.items()):
+        module, before = parsed[path]["module"], 0
+        for d in map(Definition._make, parsed[path]["defs"]):
+            if d.kind == "function" and d.qualname in names:
+                found.append((path, before, (d.name, f"{module}.{d.qualname}", d.kind,
+                                             module, path, d.line, d.end_line, d.doc)))
+            else:
+                before += 1
+    return found
+
+
+def exported(added: dict[str, tuple[str, frozenset]],
+             imports: Callable[[], Iterable[tuple[str, list]]]) -> bool:
+    """Whether a public module might export a function `added` (path -> (module,
+    names)): one not private, in a public module or in one that a public module
+    star-imports, at any remove (edges._exported, which reads `__all__` too, is
+    followed no further). `imports()`: (module, its facts' imports) of every file,
+    read only where some function added is not private."""
+    modules = {module for module, names in added.values()
+               if any(not name.startswith("_") for name in names)}
+    if not modules:
+        return False
+    importers: dict[str, set[str]] = {}  # module -> modules that star-import it
+    for module, found in imports():
+        for target in (i.target for i in map(Import._make, found) if i.alias == STAR):
+            importers.setdefault(target, set()).add(module)
+    while modules:
+        if any(public_module(module) for module in modules):
+            return True
+        reached = set().union(*(importers.pop(module, ()) for module in modules))
+        modules = reached
+    return False

@@ -15,10 +15,11 @@ in place, and the call graph is kept, stale, with the facts it was read from (ta
 whole: where a file's code only moved, or changed only in assignments nothing reads
 (`unused = 1` in a body), since the call graph was read, its rows are moved too. A
 function added that nothing names and that calls nothing changes the first phase
-alone: it is resolved again, and the call graph carried over, in place (carry.py). Any
-other change is resolved again with as much as the question needs: a first-phase
-question does not wait for the call graph, which the next question that reads it
-builds again, from facts kept for it."""
+alone: its definition is put in among the first phase's rows, the tree not resolved
+again unless a public module may export it, and the call graph carried over, in place
+(carry.py). Any other change is resolved again with as much as the question needs:
+a first-phase question does not wait for the call graph, which the next question that
+reads it builds again, from facts kept for it."""
 
 from __future__ import annotations
 
@@ -72,6 +73,7 @@ class _Plan(NamedTuple):
     had_graph: bool = False  # the old index held a call graph, current or not
     carry: _Carry | None = None  # when the old call graph is carried over
     touched: tuple = ()  # sources whose stat changed but content did not
+    unloaded: tuple = ()  # paths whose kept facts were not read (`_loaded` reads them)
 
 
 class _Carry(NamedTuple):
@@ -80,13 +82,16 @@ class _Carry(NamedTuple):
     graph's rows were read from of each file edited since (path -> marshalled), for a
     question of the call graph how those rows' lines move (`move_lines`), what told the
     old index's definitions and primitives apart (store.identities), read with the
-    facts, and the digests of the files parsed and the meta graph as read."""
+    facts, and the digests of the files parsed and the meta graph as read; `first`,
+    where the first phase changed only by functions added (carry.py), need not be
+    resolved again: how its rows change (write_carry.add_in_place's `first`)."""
 
     parsed: dict
     stale: dict
     second: dict
     ids: tuple[list, list]
     read: tuple[dict[str, str], str | None]
+    first: tuple[dict, dict, list] | None = None
 
 
 def build_index(root=None, *, rebuild: bool = False, progress: Progress | None = None,
@@ -107,7 +112,11 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
         return plan._replace(skipped=tuple(tree.skipped))
     if plan.carry is not None:
         with _gc_paused():
-            carried = _carried(root, tree, path, expected, plan, plan.carry)
+            carried = _added(root, tree, path, plan, plan.carry)
+            if carried is None:
+                plan = _loaded(path, tree, plan)
+                carried = _carried(root, tree, path, expected, plan, plan.carry) \
+                    if plan.carry is not None else None
         if carried is not None:
             return carried
         plan = plan._replace(carry=None)  # written whole, its call graph solved or dropped
@@ -141,6 +150,54 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
                        solved=graph and not plan.rebuilt)
 
 
+def _added(root: str, tree, path: str, plan: _Plan, carrying: _Carry) -> IndexReport | None:
+    """The index at `path` updated in place, where `plan` carries its call graph over
+    and the first phase changed only by functions added (`carrying.first`): its rows
+    moved and the functions' definitions put in, the ids renumbered, the call graph's
+    lines moved. None, with nothing written, where the first phase must be resolved
+    (`carrying.first` is None, a line is missing from its map, or another writer
+    changed the index since it was read)."""
+    from jaxmap.store import write_carry
+
+    if carrying.first is None:
+        return None
+    stale = _unsettled(carrying)
+    counts = write_carry.add_in_place(
+        path, _file_update(tree, plan, carrying), store.STALE if stale else "1",
+        carrying.first, carrying.second, stale, carrying.read)
+    if counts is None:
+        return None
+    return IndexReport(root, path, len(tree.files), len(carrying.parsed), 0, False, *counts,
+                       tuple(tree.skipped))
+
+
+def _file_update(tree, plan: _Plan, carrying: _Carry) -> tuple[list, list, list]:
+    """The rows of the files read again, the new stats of those only touched, and
+    every directory's: write_carry's `update`."""
+    sources = {source.path: source for source in tree.files}
+    return ([(p, sources[p].module, sources[p].mtime_ns, sources[p].size, digest, blob)
+             for p, (digest, _, blob) in carrying.parsed.items()],
+            [(s.path, s.mtime_ns, s.size) for s in plan.touched], list(tree.dirs))
+
+
+def _loaded(path: str, tree, plan: _Plan) -> _Plan:
+    """`plan` with the kept facts it left unread read; from nothing where they are not
+    all there any more (another writer replaced the index since)."""
+    if not plan.unloaded:
+        return plan
+    conn = store.connect_readonly(path)
+    try:
+        kept = store.load_facts(conn, plan.unloaded) if conn is not None else {}
+    except (StoreError, sqlite3.DatabaseError):
+        kept = {}
+    finally:
+        if conn is not None:
+            conn.close()
+    if len(kept) < len(plan.unloaded):
+        return _Plan({}, tree.files, 0, True, {})
+    return plan._replace(kept=kept, unloaded=())
+
+
 def _carried(root: str, tree, path: str, expected: dict, plan: _Plan,
              carrying: _Carry) -> IndexReport | None:
     """The index at `path` updated in place, where `plan` carries its call graph over:
@@ -158,12 +215,9 @@ def _carried(root: str, tree, path: str, expected: dict, plan: _Plan,
     stale = _unsettled(carrying)
     meta = {**expected, "jax_version": resolution.jax_version or "",
             store.GRAPH: store.STALE if stale else "1"}
-    sources = {source.path: source for source in tree.files}
-    update = ([(p, sources[p].module, sources[p].mtime_ns, sources[p].size, digest, blob)
-               for p, (digest, _, blob) in carrying.parsed.items()],
-              [(s.path, s.mtime_ns, s.size) for s in plan.touched], list(tree.dirs))
     if renumbered is None or not write_carry.carry_in_place(
-            path, update, meta, resolution, renumbered, carrying.second, stale, carrying.read):
+            path, _file_update(tree, plan, carrying), meta, resolution, renumbered,
+            carrying.second, stale, carrying.read):
         return None
     rules = sum(len(p.rules) for p in resolution.primitives)
     return IndexReport(root, path, len(tree.files), len(carrying.parsed), 0, False,
@@ -230,9 +284,12 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
                     read = {s.path for s in to_parse} | (set(stale) if graph else set())
                     return IndexReport(root, path, len(tree.files), len(read), 0, False,
                                        *store.counts(conn))
-            return _Plan(store.load_facts(conn, unchanged) if old else {}, to_parse, removed,
-                         not old, parsed, state in ("1", store.STALE, store.DROPPED), carried,
-                         tuple(touched))
+            # carried with the first phase not resolved: the kept facts not read
+            unread = carried is not None and carried.first is not None
+            return _Plan(store.load_facts(conn, unchanged) if old and not unread else {},
+                         to_parse, removed, not old, parsed,
+                         state in ("1", store.STALE, store.DROPPED), carried,
+                         tuple(touched), tuple(unchanged) if unread else ())
         except (StoreError, sqlite3.DatabaseError):
             return from_scratch
 
@@ -252,10 +309,11 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     and compares it with the facts its call graph rows were read from: where its code
     only moved, or changed only in assignments nothing reads or in functions it adds
     that nothing names, those rows are moved too. Where only such functions were added
-    to the outline, the first phase is resolved again, and the call graph carried over
+    to the outline, the first phase takes them, resolved again only where a public
+    module may export them (`_without_resolving`), and the call graph is carried over
     (carry.py), stale for a question of the first phase. `read`: the files' stats and
     meta graph as the index held them when read."""
-    from jaxmap.indexing import moves, worker
+    from jaxmap.indexing import carry, moves, worker
 
     settling = [s for s in stale_sources if s.path not in {c.path for c in changed}] \
         if graph else []
@@ -272,7 +330,8 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
     first, second, summaries = {}, {}, {}
     kept = dict(stale)
     added: dict[str, frozenset] = {}  # path -> functions added that nothing there names
-    carrying = False  # whether the first phase must be resolved again
+    adds: dict[str, frozenset] = {}  # path -> those of the first phase, since it was read
+    carrying = False  # whether the first phase changes by more than moved lines
     for source in sources:  # each changed (in `stored`), or stale, or both
         after, lines = parsed[source.path][1], None
         if graph:
@@ -289,32 +348,78 @@ def _moved(root: str, conn: sqlite3.Connection, path: str, changed: list, graph:
             if "flow" not in stored[source.path][1]:
                 return parsed
             kept[source.path] = stored[source.path][2]
-        if source.path in stored:  # else a stale file not changed again: rows current
-            if source.path in added:  # its outline has them too: the first phase resolves
-                carrying = True
-                continue
-            if lines is None or source.path in stale:
-                lines = moves.outline_moves(stored[source.path][1], after)
-            if lines is None:
-                if not has_graph or moves.added_functions(
-                        moves.first_phase(stored[source.path][1]),
-                        moves.first_phase(after)) is None:
-                    return parsed
-                carrying = True
-                continue
-            first[source.path] = lines
-            summaries[source.path] = moves.summaries(stored[source.path][1], after)
-    if added and _named_elsewhere(conn, added, {p: blob for p, (_, _, blob) in parsed.items()}):
+        if source.path not in stored:  # a stale file not changed again: rows current
+            continue
+        before = stored[source.path][1]
+        carrying = carrying or source.path in added  # its outline has them too
+        found = _outline_change(before, after, None if source.path in stale else lines,
+                                added.get(source.path), has_graph)
+        if found is None:
+            return parsed
+        first[source.path], names = found
+        if names:
+            adds[source.path], carrying = names, True
+            after = moves.without_functions(after, names)
+        summaries[source.path] = moves.summaries(before, after)
+    blobs = {p: blob for p, (_, _, blob) in parsed.items()}
+    if added and _named_elsewhere(conn, added, blobs):
         return parsed
     digests = {source.path: stats[source.path][2] for source in sources}
     if carrying:
-        return _Carry(parsed, kept, second, store.identities(conn), (digests, state))
+        patched = _without_resolving(conn, stats, parsed, (added, adds), blobs)
+        return _Carry(parsed, kept, second, store.identities(conn), (digests, state),
+                      (first, summaries, carry.added_definitions(
+                          {p: parsed[p][1] for p in adds}, adds)) if patched else None)
     if graph:
         kept = {p: blob for p, blob in kept.items() if p not in second}
     rows = [(s.path, s.module, s.mtime_ns, s.size, parsed[s.path][0], parsed[s.path][2])
             for s in sources]
     return None if store.move_lines(path, rows, first, second, kept, (digests, state),
                                     summaries) else parsed
+
+
+def _outline_change(before: dict, after: dict, lines: dict[int, int] | None,
+                    added: frozenset | None, has_graph: bool
+                    ) -> tuple[dict[int, int], frozenset] | None:
+    """Old line -> new line of the first phase's rows of a file edited from facts
+    `before` to `after`, and the functions it adds (empty where its outline only
+    moved); None where it changed otherwise, or added functions to an index without a
+    call graph. `lines`, `added`: what the call graph's moves found, read from `before`
+    too, if any."""
+    from jaxmap.indexing import moves
+
+    if lines is not None:
+        return lines, added or frozenset()
+    lines = moves.outline_moves(before, after)
+    if lines is not None:
+        return lines, frozenset()
+    if not has_graph:
+        return None
+    return moves.added_functions(moves.first_phase(before), moves.first_phase(after))
+
+
+def _without_resolving(conn: sqlite3.Connection, stats: dict, parsed: dict,
+                       added: tuple[dict[str, frozenset], dict[str, frozenset]],
+                       blobs: dict[str, bytes]) -> bool:
+    """Whether the first phase can take the functions added to it (`added`: those of
+    the call graph's moves, checked already, and of the first phase's, path -> names)
+    without being resolved again: no file's facts name them (`blobs`: those `parsed`),
+    and no public module exports them (carry.exported)."""
+    from jaxmap.indexing import carry
+
+    checked, adds = added
+    if not all(names <= checked.get(path, frozenset()) for path, names in adds.items()) \
+            and _named_elsewhere(conn, adds, blobs):
+        return False
+
+    def imports() -> list[tuple[str, list]]:
+        facts = {p: raw for p, (_, raw, _) in store.load_facts(
+            conn, [p for p in stats if p not in parsed]).items()}
+        facts.update((p, raw) for p, (_, raw, _) in parsed.items())
+        return [(raw["module"], raw["imports"]) for raw in facts.values()]
+
+    return not carry.exported({p: (parsed[p][1]["module"], names) for p, names in adds.items()},
+                              imports)
 
 
 def _unsettled(carry: _Carry) -> dict[str, bytes]:

@@ -194,7 +194,7 @@ def added_functions(old: dict, new: dict) -> tuple[dict[int, int], frozenset[str
         - {d[1] for d in old["defs"]}
     if not added or "flow" in new and not all(_inert(new, name) for name in added):
         return None
-    rest = _without_functions(new, added)
+    rest = without_functions(new, added)
     held = marshal.dumps(old) + marshal.dumps(rest)  # a string marshalled is its bytes
     if any(name.encode() in held for name in added):
         return None
@@ -223,7 +223,7 @@ def _inert(facts: dict, name: str) -> bool:
                 for text, _line, called, *_ in facts.get("callees", {}).get(name, ()))
 
 
-def _without_functions(facts: dict, names: frozenset[str]) -> dict:
+def without_functions(facts: dict, names: frozenset[str]) -> dict:
     """The facts without the module-level functions `names`."""
     kept = {**facts, "defs": [d for d in facts["defs"]
                               if not (d[1] in names and d[2] == "function")]}

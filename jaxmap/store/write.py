@@ -279,20 +279,24 @@ def move_lines(path: str, files: list[tuple], first: dict[str, dict[int, int]],
     def move(conn: sqlite3.Connection) -> None:
         if changed_since(conn, *read):
             raise Unmapped
-        for statement, rows in [*_first_phase_moves(conn, first),
+        for statement, rows in [*first_phase_moves(conn, first),
                                 *second_phase_moves(conn, second)]:
             conn.executemany(statement, rows)
-        conn.executemany(
-            "UPDATE definitions SET summary = ? WHERE file = ? AND qualname = ? "
-            "AND kind = ? AND line = ?",
-            [(summary, file, qualname, kind, line)
-             for file, found in (summaries or {}).items()
-             for qualname, kind, line, summary in found])
+        conn.executemany(*summary_updates(summaries or {}))
         conn.execute("UPDATE meta SET value = ? WHERE key = ? AND value NOT IN (?, ?)",
                      (STALE if stale else "1", GRAPH, *WITHOUT_ROWS))
         record_files(conn, files, stale)
 
     return in_one_transaction(path, move)
+
+
+def summary_updates(summaries: dict[str, list[tuple]]) -> tuple[str, list[tuple]]:
+    """(statement, rows) that set the definitions' `summaries` (path -> (qualified
+    name, kind, line, summary): moves.summaries), once their lines are moved."""
+    return ("UPDATE definitions SET summary = ? WHERE file = ? AND qualname = ? "
+            "AND kind = ? AND line = ?",
+            [(summary, file, qualname, kind, line) for file, found in summaries.items()
+             for qualname, kind, line, summary in found])
 
 
 def in_one_transaction(path: str, write: Callable[[sqlite3.Connection], None]) -> bool:
@@ -356,7 +360,7 @@ def _in_files(moved: dict) -> tuple[list[str], str]:
     return files, f"IN ({', '.join('?' * len(files))})"
 
 
-def _first_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> list:
+def first_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]) -> list:
     """(statement, rows) that move every line of the first phase's tables that points
     into a moved file."""
     import json  # not on the query path: only writes need it

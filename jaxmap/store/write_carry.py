@@ -1,8 +1,10 @@
-"""Carrying the call graph over in place (indexing/carry.py): an update that resolves
-the first phase again, but keeps the call graph, writes the index it has instead of a
-whole new one. The first phase's tables are filled again; the call graph's rows stay,
-their definition and primitive ids renumbered by SQL, their lines moved; the files read
-again get their rows. One transaction, so readers see the old index or the new one."""
+"""Carrying the call graph over in place (indexing/carry.py): an update that changes
+the first phase, but keeps the call graph, writes the index it has instead of a whole
+new one. The first phase's tables are filled again (`carry_in_place`), or, where the
+edit only added functions to it, their rows are moved and the functions' definitions
+put in among them (`add_in_place`); the call graph's rows stay, their definition and
+primitive ids renumbered by SQL, their lines moved; the files read again get their
+rows. One transaction, so readers see the old index or the new one."""
 
 from __future__ import annotations
 
@@ -39,17 +41,10 @@ def carry_in_place(path: str, update: tuple[list[tuple], list[tuple], list[tuple
     with nothing written, where a line is missing from its map, or another writer
     changed the files read again or the call graph's state since the index was `read`
     (path -> digest, meta graph): move_lines' checks."""
-    files, touched, dirs = update
-
     def carry(conn: sqlite3.Connection) -> None:
         if write.changed_since(conn, *read):
             raise write.Unmapped
-        rewritten = (*write.FIRST_PHASE, *_IDS)
-        indexes = conn.execute(  # kept up to date row by row, they would cost the most
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-            f"AND tbl_name IN ({', '.join('?' * len(rewritten))})", rewritten).fetchall()
-        for name, _ in indexes:
-            conn.execute(f"DROP INDEX {name}")
+        indexes = _dropped_indexes(conn, (*write.FIRST_PHASE, *_IDS))
         for table in write.FIRST_PHASE:
             conn.execute(f"DELETE FROM {table}")
         write.first_phase(conn, meta, resolution)
@@ -59,13 +54,103 @@ def carry_in_place(path: str, update: tuple[list[tuple], list[tuple], list[tuple
             conn.execute(sql)
         for statement, rows in write.second_phase_moves(conn, moved):
             conn.executemany(statement, rows)
-        write.record_files(conn, files, stale)
-        conn.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
-                         [(mtime, size, p) for p, mtime, size in touched])
-        conn.execute("DELETE FROM dirs")
-        conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
+        _record(conn, update, stale)
 
     return write.in_one_transaction(path, carry)
+
+
+def add_in_place(path: str, update: tuple[list[tuple], list[tuple], list[tuple]],
+                 graph: str, first: tuple[dict, dict, list[tuple]],
+                 moved: dict[str, dict[int, int]], stale: dict[str, bytes],
+                 read: tuple[dict[str, str], str | None]) -> tuple[int, int, int] | None:
+    """As `carry_in_place`, where the first phase changed only by functions added
+    (carry.added_definitions) and moved lines: its rows' lines moved and summaries set
+    as `first` says ((path -> old line -> new line, path -> moves.summaries, the
+    definitions added)), the definitions put in at their places and every id after
+    them renumbered, the call graph's too; meta `graph` set. How many primitives,
+    rules and diagnostics the index holds; None, with nothing written, where a line is
+    missing from its map or another writer changed the index since it was `read`."""
+    lines, summaries, added = first
+    counts: list[int] = []
+
+    def carry(conn: sqlite3.Connection) -> None:
+        if write.changed_since(conn, *read):
+            raise write.Unmapped
+        for statement, rows in [*write.first_phase_moves(conn, lines),
+                                *write.second_phase_moves(conn, moved)]:
+            conn.executemany(statement, rows)
+        conn.executemany(*write.summary_updates(summaries))
+        if added:
+            indexes = _dropped_indexes(conn, ("definitions", "public_paths", *_IDS))
+            renumbered = _put_in(conn, added)
+            for table, columns in _IDS.items():
+                _renumber(conn, table, columns, (renumbered, {}))
+            _renumber(conn, "public_paths", (("definition_id", DEFINITION),),
+                      (renumbered, {}))
+            for _, sql in indexes:
+                conn.execute(sql)
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (graph, write.GRAPH))
+        _record(conn, update, stale)
+        counts.extend(write.counts(conn))
+
+    if not write.in_one_transaction(path, carry):
+        return None
+    return counts[0], counts[1], counts[2]
+
+
+def _dropped_indexes(conn: sqlite3.Connection, tables: tuple[str, ...]) -> list[tuple]:
+    """(name, sql) of each index of `tables`, dropped: kept up to date row by row, as
+    their rows are rewritten, they would cost the most."""
+    indexes = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+        f"AND tbl_name IN ({', '.join('?' * len(tables))})", tables).fetchall()
+    for name, _ in indexes:
+        conn.execute(f"DROP INDEX {name}")
+    return indexes
+
+
+def _put_in(conn: sqlite3.Connection, added: list[tuple]) -> dict[int, int]:
+    """Put the `added` definitions ((file, how many of its old definitions come
+    before it, its row but the id)) in at their places, the rows after them moved
+    down; old id -> new id of each row moved."""
+    files = sorted({file for file, _, _ in added})
+    modules = dict(conn.execute(
+        "SELECT file, id FROM definitions WHERE kind = 'module' AND file IN "
+        f"({', '.join('?' * len(files))})", files))
+    if len(modules) < len(files):
+        raise write.Unmapped
+    # the old id each goes before, and its order among those before the same id
+    places = sorted((modules[file] + 1 + before, order, row)
+                    for order, (file, before, row) in enumerate(added))
+    start = places[0][0]
+    after = conn.execute("SELECT * FROM definitions WHERE id >= ? ORDER BY id",
+                         (start,)).fetchall()
+    conn.execute("DELETE FROM definitions WHERE id >= ?", (start,))
+    rows: list[tuple] = []
+    renumbered: dict[int, int] = {}
+    at = 0
+    for old in after:
+        while at < len(places) and places[at][0] <= old[0]:
+            rows.append((start + len(rows), *places[at][2]))
+            at += 1
+        renumbered[old[0]] = start + len(rows)
+        rows.append((start + len(rows), *old[1:]))
+    for _, _, row in places[at:]:  # after the last row
+        rows.append((start + len(rows), *row))
+    conn.executemany(f"INSERT INTO definitions VALUES ({', '.join('?' * len(rows[0]))})",
+                     rows)
+    return renumbered
+
+
+def _record(conn: sqlite3.Connection, update: tuple[list[tuple], list[tuple], list[tuple]],
+            stale: dict[str, bytes]) -> None:
+    """The `update` of the files (see carry_in_place), and table `stale`."""
+    files, touched, dirs = update
+    write.record_files(conn, files, stale)
+    conn.executemany("UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
+                     [(mtime, size, p) for p, mtime, size in touched])
+    conn.execute("DELETE FROM dirs")
+    conn.executemany("INSERT INTO dirs VALUES (?, ?)", dirs)
 
 
 def _renumber(conn: sqlite3.Connection, table: str, columns: tuple,

@@ -51,7 +51,7 @@ def _public_paths(names: Names, findings: Findings) -> dict[tuple[str, str], lis
     deletes anywhere (`del jax_api`) is not exported."""
     exports: dict[tuple[str, str], list[str]] = {}
     for module in names.modules:
-        if not _public_module(module):
+        if not public_module(module):
             continue
         for name, key in sorted(_exported(names, findings, module).items()):
             exports.setdefault(key, []).append(f"{module}.{name}")
@@ -143,7 +143,7 @@ def messages(names: Names) -> list[tuple[str, int, str, str, str, bool]]:
             for m in facts.messages]
 
 
-def _public_module(module: str) -> bool:
+def public_module(module: str) -> bool:
     """Not private, not in a checkout's tests/docs/benchmarks/examples, not a test."""
     return not any(part.startswith("_") for part in module.split(".")) \
         and module.partition(".")[0] not in _NOT_API and "test" not in module.rpartition(".")[2]
