@@ -513,3 +513,17 @@ def test_an_unknown_command_says_which_answers_it(capsys, argv, said):
     out, err = capsys.readouterr()
     assert_one_line_error(code, out, err)
     assert said in err
+
+
+def test_locate_finds_a_hijax_class_by_the_name_new_primitive_was_given(tmp_path, capsys):
+    (tmp_path / "my_hj.py").write_text(
+        "from jax.experimental.hijax import VJPHiPrimitive\n\n\n"
+        "class MyHj(VJPHiPrimitive):\n"
+        "  def expand(self, x):\n    return x\n\n\n"
+        "def my_hj(x):\n  return MyHj(x)(x)\n")
+    for name in ("my_hj", "MyHj"):
+        code = main(["locate", name, "--root", str(tmp_path), "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        prims = json.loads(out)["primitives"]
+        assert [(p["name"], p["style"], p["line"]) for p in prims] == [("MyHj", "hijax", 4)]
