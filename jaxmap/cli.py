@@ -122,6 +122,23 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     ctx.ensure_object(dict).update(debug=debug, quiet=quiet)  # main() reads debug
 
 
+@cli.command("help")
+@click.argument("command", required=False)
+@click.pass_context
+def help_(ctx: click.Context, command: str | None) -> None:
+    """Show COMMAND's help, as `jaxmap COMMAND --help` does; without one, the list of
+    commands."""
+    group = ctx.parent
+    assert group is not None  # a command's context has the group's above it
+    if not command:
+        click.echo(group.get_help())
+        return
+    _name, found, _rest = cli.resolve_command(group, [command])  # unknown: a usage error
+    assert found is not None
+    with click.Context(found, info_name=command, parent=group) as asked:
+        click.echo(found.get_help(asked))
+
+
 @cli.command()
 @_root_option
 @click.option("--rebuild", is_flag=True, help="Discard the index and parse every file again.")

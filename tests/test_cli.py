@@ -527,3 +527,16 @@ def test_locate_finds_a_hijax_class_by_the_name_new_primitive_was_given(tmp_path
         assert code == 0, err
         prims = json.loads(out)["primitives"]
         assert [(p["name"], p["style"], p["line"]) for p in prims] == [("MyHj", "hijax", 4)]
+
+
+def test_help_of_a_command_is_its_help(capsys):
+    assert main(["locate", "--help"]) == 0
+    asked = capsys.readouterr().out
+    assert main(["help", "locate"]) == 0
+    assert capsys.readouterr().out == asked
+    assert main(["help"]) == 0
+    assert "locate" in capsys.readouterr().out
+    code = main(["help", "callee"])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "did you mean callers or calls?" in err
