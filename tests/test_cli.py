@@ -540,3 +540,20 @@ def test_help_of_a_command_is_its_help(capsys):
     out, err = capsys.readouterr()
     assert_one_line_error(code, out, err)
     assert "did you mean callers or calls?" in err
+
+
+@pytest.mark.parametrize("argv, kind, code", [
+    (["locate", "psumm", "--json"], "not-found", 1),
+    (["callers", "psum", "--limit", "abc", "--json"], "usage", 2),
+    (["coverage", "--format", "json", "--kind", "nosuch"], "error", 2),
+])
+def test_a_json_error_is_a_json_object_on_stdout_beside_the_stderr_line(capsys, argv, kind,
+                                                                        code):
+    got, out, err = run(capsys, *argv)
+    assert got == code
+    assert len(err.strip().splitlines()) == 1 and err.startswith("jaxmap: ")
+    error = json.loads(out)["error"]
+    assert (error["kind"], error["exit_code"]) == (kind, code)
+    assert error["message"] and error["message"] in err
+    if kind == "not-found":
+        assert error["suggestions"] == ["psum"]
