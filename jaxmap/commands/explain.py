@@ -304,7 +304,8 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
             return _older(reading, raised, before, version, found)
     if older:  # named, not placed: its wording goes on past what a placeholder took
         return _older(reading, raised, before, *older[0])._replace(
-            message=message, status=Status.UNMATCHED, closest=closest(messages, message))
+            message=message, status=Status.UNMATCHED, closest=closest(messages, message),
+            missing=None, not_linear=None, has_rule=None)
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
 
