@@ -122,6 +122,23 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     ctx.ensure_object(dict).update(debug=debug, quiet=quiet)  # main() reads debug
 
 
+@cli.command("help")
+@click.argument("command", required=False)
+@click.pass_context
+def help_(ctx: click.Context, command: str | None) -> None:
+    """Show COMMAND's help, as `jaxmap COMMAND --help` does; without one, the list of
+    commands."""
+    group = ctx.parent
+    assert group is not None  # a command's context has the group's above it
+    if not command:
+        click.echo(group.get_help())
+        return
+    _name, found, _rest = cli.resolve_command(group, [command])  # unknown: a usage error
+    assert found is not None
+    with click.Context(found, info_name=command, parent=group) as asked:
+        click.echo(found.get_help(asked))
+
+
 @cli.command()
 @_root_option
 @click.option("--rebuild", is_flag=True, help="Discard the index and parse every file again.")
@@ -862,21 +879,49 @@ def main(argv: list[str] | None = None) -> int:
         result = cli.main(args=args, prog_name="jaxmap", standalone_mode=False, obj=options)
         return result if isinstance(result, int) else 0
     except click.exceptions.Abort:
-        click.echo("jaxmap: aborted", err=True)
-        return 130
+        return _failed(args, "aborted", "jaxmap: aborted", 130)
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
     except click.exceptions.NoArgsIsHelpError as no_args:
         click.echo(no_args.ctx.get_help())  # `jaxmap` alone: the help, not an error
         return 0
     except click.ClickException as error:
-        click.echo(f"jaxmap: error: {_usage_message(error)}", err=True)
-        return error.exit_code
+        message = _usage_message(error)
+        kind = "usage" if isinstance(error, click.UsageError) else "error"
+        return _failed(args, kind, f"jaxmap: error: {message}", error.exit_code, message)
     except Exception as error:  # noqa: BLE001 - never a traceback without --debug
         if options.get("debug") and not isinstance(error, NotFound):
             raise
-        click.echo(describe(error), err=True)
-        return exit_code(error)
+        if isinstance(error, NotFound):
+            if error.output and _asks_json(args):
+                click.echo(describe(error), err=True)  # its JSON answer is on stdout
+                return exit_code(error)
+            return _failed(args, "not-found", describe(error), exit_code(error), str(error),
+                           error.suggestions)
+        kind = "error" if isinstance(error, JaxmapError) else "internal"
+        line = describe(error)
+        return _failed(args, kind, line, exit_code(error),
+                       str(error) if kind == "error" else line.removeprefix("jaxmap: "))
+
+
+def _failed(args: list[str], kind: str, line: str, code: int, message: str = "",
+            suggestions: tuple[str, ...] = ()) -> int:
+    """Say why a command failed in one line on stderr and, where the command was asked
+    for JSON, as a JSON error object on stdout too; return its exit status."""
+    click.echo(line, err=True)
+    if _asks_json(args):
+        from jaxmap.render.json import error_document
+
+        click.echo(error_document(kind, message or line.removeprefix("jaxmap: "), code,
+                                  suggestions))
+    return code
+
+
+def _asks_json(args: list[str]) -> bool:
+    """Whether the command line asks for JSON (`--json`, `--format json`)."""
+    given = args[:args.index("--")] if "--" in args else args
+    return "--json" in given or "--format=json" in given or any(
+        a == "--format" and b == "json" for a, b in zip(given, given[1:]))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -166,6 +166,14 @@ class _Answers:
         """The document's lines as the editor has them (else as on disk)."""
         return self.server.workspace.get_text_document(uri).lines
 
+    def outside_lines(self, uri: str) -> list[str]:
+        """The lines of a document outside the root: none for one that is no text (or
+        cannot be read)."""
+        try:
+            return self.lines(uri)
+        except (OSError, UnicodeDecodeError, ValueError):
+            return []
+
     def column(self, uri: str, lines: list[str], line: int, character: int) -> int:
         """The str index of an LSP character offset (UTF-16 code units by default)."""
         codec = self.server.workspace.get_text_document(uri).position_codec
@@ -180,15 +188,19 @@ class _Answers:
 
     def meaning(self, uri: str, line: int, character: int):
         """(index, editor.Meaning) at a 0-based position; (index, None) where nothing
-        is (outside the root, between words), and (None, None) before the first index."""
+        is (between words; outside the root, a name the file imported from no module the
+        index has), and (None, None) before the first index. Outside the root, the
+        document's own imports say what its names stand for (`jnp.cumsum`)."""
         index, file = self.index(), self.relative(uri)
         if index is None:
             self.note_once(self.render.BUILDING.format(root=self.root or "the workspace"))
             return None, None
-        lines = self.lines(uri) if file is not None else []
+        lines = self.lines(uri) if file is not None else self.outside_lines(uri)
         symbol = self.editor.symbol_at(lines[line], self.column(uri, lines, line, character)) \
             if line < len(lines) else None
-        if symbol is None or file is None:  # no file, no lines: no symbol
+        if symbol is not None and file is None:
+            symbol = self.editor.through_imports(symbol, self.editor.imported("".join(lines)))
+        if symbol is None:  # no lines: no symbol
             return index, None
         if self.stale:
             self.note_once(self.render.STALE)

@@ -513,3 +513,47 @@ def test_an_unknown_command_says_which_answers_it(capsys, argv, said):
     out, err = capsys.readouterr()
     assert_one_line_error(code, out, err)
     assert said in err
+
+
+def test_locate_finds_a_hijax_class_by_the_name_new_primitive_was_given(tmp_path, capsys):
+    (tmp_path / "my_hj.py").write_text(
+        "from jax.experimental.hijax import VJPHiPrimitive\n\n\n"
+        "class MyHj(VJPHiPrimitive):\n"
+        "  def expand(self, x):\n    return x\n\n\n"
+        "def my_hj(x):\n  return MyHj(x)(x)\n")
+    for name in ("my_hj", "MyHj"):
+        code = main(["locate", name, "--root", str(tmp_path), "--json"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        prims = json.loads(out)["primitives"]
+        assert [(p["name"], p["style"], p["line"]) for p in prims] == [("MyHj", "hijax", 4)]
+
+
+def test_help_of_a_command_is_its_help(capsys):
+    assert main(["locate", "--help"]) == 0
+    asked = capsys.readouterr().out
+    assert main(["help", "locate"]) == 0
+    assert capsys.readouterr().out == asked
+    assert main(["help"]) == 0
+    assert "locate" in capsys.readouterr().out
+    code = main(["help", "callee"])
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert "did you mean callers or calls?" in err
+
+
+@pytest.mark.parametrize("argv, kind, code", [
+    (["locate", "psumm", "--json"], "not-found", 1),
+    (["callers", "psum", "--limit", "abc", "--json"], "usage", 2),
+    (["coverage", "--format", "json", "--kind", "nosuch"], "error", 2),
+])
+def test_a_json_error_is_a_json_object_on_stdout_beside_the_stderr_line(capsys, argv, kind,
+                                                                        code):
+    got, out, err = run(capsys, *argv)
+    assert got == code
+    assert len(err.strip().splitlines()) == 1 and err.startswith("jaxmap: ")
+    error = json.loads(out)["error"]
+    assert (error["kind"], error["exit_code"]) == (kind, code)
+    assert error["message"] and error["message"] in err
+    if kind == "not-found":
+        assert error["suggestions"] == ["psum"]

@@ -197,3 +197,70 @@ def test_workspace_symbols_list_a_public_function_once_by_its_public_path(self_t
     found = [(row.name, row.kind) for row in editor.symbols(self_transposed, "total")]
     assert found == [("total", "primitive"), ("jax.total", "function"),
                      ("_total_transpose_rule", "function")]
+
+
+# -- a user's file outside the root: its own imports say what its names stand for -----
+
+@pytest.mark.parametrize("source, expected", [
+    ("import jax.numpy as jnp\n", {"jnp": "jax.numpy"}),
+    ("import jax.numpy\n", {"jax": "jax"}),
+    ("import jax, numpy as np  # both\n", {"jax": "jax", "np": "numpy"}),
+    ("from jax import lax, numpy as xnp\n", {"lax": "jax.lax", "xnp": "jax.numpy"}),
+    ("from jax.lax import (psum as ps,\n    pmax)\n", {"ps": "jax.lax.psum",
+                                                     "pmax": "jax.lax.pmax"}),
+    ("from jax import lax\nimport jax.numpy as lax\n", {"lax": "jax.numpy"}),  # the later
+    ("from . import lax\nx = 'import os'\n", {}),
+])
+def test_imported_names(source, expected):
+    assert editor.imported(source) == expected
+
+
+def test_through_imports_reads_the_first_name_as_imported():
+    names = editor.imported("from jax import lax\n")
+    symbol = editor.symbol_at("  return lax.psum(y, 'i')", 14)
+    assert editor.through_imports(symbol, names).text == "jax.lax.psum"
+    assert editor.through_imports(editor.symbol_at("x = f(y)", 5), names) is None
+    assert editor.through_imports(editor.symbol_at("lax.psum(y, 'i')", 13), names) is None
+
+
+# A public function that reaches the primitive of its name through a helper, as
+# jax.lax.psum reaches psum_p through _psum.
+_THROUGH_A_HELPER = """\
+from jax._src import core
+
+
+def _total(x):
+  return total_p.bind(x)
+
+
+def total(x):
+  return _total(x)
+
+
+total_p = core.Primitive('total')
+total_p.def_impl(_total)
+"""
+
+
+@pytest.fixture(scope="module")
+def through_a_helper(tmp_path_factory):
+    found = indexed_tree(tmp_path_factory, {
+        _TOTAL: _THROUGH_A_HELPER, "jax/_src/__init__.py": "",
+        "jax/__init__.py": "from jax._src.collective import total as total\n"})
+    yield found
+    found.close()
+
+
+def test_a_name_outside_the_root_means_the_public_function_and_the_primitive_it_reaches(
+        through_a_helper):
+    names = editor.imported("import jax as jx\n")
+    symbol = editor.through_imports(editor.symbol_at("y = jx.total(x)", 8), names)
+    found = editor.meaning(through_a_helper, None, 1, symbol)
+    assert [d.public_paths for d in found.definitions] == [("jax.total",)]
+    assert [p.name for p in found.bound] == ["total"]
+    written = [_written(_THROUGH_A_HELPER, text)[0]
+               for text in ("def total(", "total_p = ", "total_p.def_impl")]
+    assert [loc.line for loc in editor.locations(found)] == written
+    text = render.hover(found, lambda file, line: f"{file}#L{line}", {})
+    assert f"binds **primitive `total`** (`total_p`, [{_TOTAL}:{written[1]}]" in text
+    assert f"- impl: [{_TOTAL}:{written[2]}]" in text

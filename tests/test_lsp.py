@@ -286,6 +286,39 @@ async def test_a_bad_request_leaves_the_server_answering(client, tree):
         t.HoverParams(**_at(tree, file, line, "psum_p"))) is not None
 
 
+# Code as users write it, in a file outside the root, open in the editor and never saved.
+OUTSIDE = "import jax\nfrom jax import lax as L\n\n\ndef f(y):\n  return L.psum(y, 'i')\n"
+
+
+async def _open_outside(client, folder: Path, text: str) -> t.TextDocumentIdentifier:
+    uri = (folder / "user.py").as_uri()
+    client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(
+        uri, "python", 1, text)))
+    return t.TextDocumentIdentifier(uri)
+
+
+def _in(text: str, line: int, word: str) -> t.Position:
+    return t.Position(line - 1, text.splitlines()[line - 1].index(word))
+
+
+async def test_outside_the_root_a_files_own_imports_say_what_its_names_mean(
+        client, tree, tmp_path):
+    doc = await _open_outside(client, tmp_path, OUTSIDE)
+    at = _in(OUTSIDE, 6, "psum")
+    places = _places(await client.text_document_definition_async(t.DefinitionParams(doc, at)))
+    assert places[0] == ("parallel.py", _line_of(tree, PARALLEL, "def psum("))
+    assert places[1] == ("parallel.py", mark("psum-create")[1])
+    assert ("parallel.py", mark("psum-batcher")[1]) in places
+    text = _hover_text(await client.text_document_hover_async(t.HoverParams(doc, at)))
+    assert "**function `jax.lax.psum`**" in text
+    assert f"binds **primitive `psum`** (`psum_p`, [{PARALLEL}:{mark('psum-create')[1]}](" \
+        in text
+    assert f"- batching: [{PARALLEL}:{mark('psum-batcher')[1]}](" in text
+    for line, word in ((5, "f"), (5, "y")):  # names no import of the file binds
+        assert await client.text_document_definition_async(
+            t.DefinitionParams(doc, _in(OUTSIDE, line, word))) is None
+
+
 # -- the installed jax, from the test session's index of it -------------------------
 
 
@@ -343,6 +376,31 @@ async def test_installed_code_lens_counts_match_the_commands(installed, installe
     assert title == f"{len(prim.rules)} rules · {binders:,} binders · {len(prim.tests):,} tests"
     rule = by_line[_line_of(installed_root, LAX, "def _dot_general_transpose_lhs(")]
     assert rule.command.title == "transpose rule of dot_general"
+
+
+# The new user's file: jnp and lax as most code imports them.
+USER_CODE = ("import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\ndef f(x):\n"
+             "  y = jnp.cumsum(x)\n  return lax.psum(y, \"i\")\n")
+
+
+@pytest.mark.parametrize("line, word, defined, primitive", [
+    (6, "cumsum", ("jax/_src/numpy/reductions.py", "def cumsum("),
+     ("jax/_src/lax/control_flow/loops.py", "cumsum_p = ")),
+    (7, "psum", (INSTALLED_PARALLEL, "def psum("),
+     (INSTALLED_PARALLEL, "psum_p = core.Primitive('psum')")),
+])
+async def test_installed_outside_the_root_jnp_and_lax_go_to_the_function_and_its_primitive(
+        installed, installed_root, tmp_path, line, word, defined, primitive):
+    doc = await _open_outside(installed, tmp_path, USER_CODE)
+    at = _in(USER_CODE, line, word)
+    places = _places(await installed.text_document_definition_async(
+        t.DefinitionParams(doc, at)))
+    assert places[0] == (Path(defined[0]).name, _line_of(installed_root, *defined))
+    created = _line_of(installed_root, *primitive)
+    assert places[1] == (Path(primitive[0]).name, created)
+    text = _hover_text(await installed.text_document_hover_async(t.HoverParams(doc, at)))
+    assert f"binds **primitive `{word}`** (`{word}_p`, [{primitive[0]}:{created}](" in text
+    assert "- transpose: [" in text
 
 
 async def test_installed_workspace_symbols(installed):

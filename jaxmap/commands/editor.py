@@ -22,6 +22,11 @@ _STRING = re.compile(r"""(['"])([A-Za-z_][\w\-]*)\1""")
 _DOTTED_HEAD = re.compile(r"(?<![\w.)\]])((?:[A-Za-z_][A-Za-z0-9_]*\.)+)$")
 _BIND = ".bind"
 _MOST_DEFINITIONS = 50  # of one name, offered as places to go
+# `import a.b as c, d` and `from a.b import (c as d, e)`, each statement from the start
+# of a line (a parenthesised list over several lines).
+_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+([^\n#;]+)|from[ \t]+([A-Za-z_][\w.]*)[ \t]+"
+                     r"import[ \t]+(\([^)]*\)|[^\n#;]*))", re.MULTILINE)
+_AS = re.compile(r"([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?")
 
 
 class Symbol(NamedTuple):
@@ -104,8 +109,39 @@ def symbol_at(line: str, column: int) -> Symbol | None:
     return None
 
 
-def meaning(index: Index, file: str, line: int, symbol: Symbol) -> Meaning:
-    """What `symbol`, at `line` of `file` (root-relative), names in the index."""
+def imported(text: str) -> dict[str, str]:
+    """The names a file's imports bind -> the dotted path each stands for (`import
+    jax.numpy as jnp`: jnp -> jax.numpy; `import jax.numpy`: jax -> jax; `from jax
+    import lax`: lax -> jax.lax), the later import of a name winning. Read off the
+    text, so a file that does not parse while it is edited still has them."""
+    found: dict[str, str] = {}
+    for match in _IMPORT.finditer(text):
+        plain, module, names = match.groups()
+        for part in (plain or names.strip("()\\ \t\n")).split(","):
+            named = _AS.fullmatch(" ".join(part.replace("\\", " ").split()))
+            if named is None or (module and "." in named.group(1)):
+                continue
+            path, alias = named.groups()
+            if module:
+                found[alias or path] = f"{module}.{path}"
+            else:
+                found[alias or path.partition(".")[0]] = path if alias else \
+                    path.partition(".")[0]
+    return found
+
+
+def through_imports(symbol: Symbol, names: dict[str, str]) -> Symbol | None:
+    """`symbol` with its first name read as what the file imported under it
+    (`jnp.cumsum` -> `jax.numpy.cumsum`); None for a string or a name no import of
+    the file binds (a local, a builtin)."""
+    head, dot, rest = symbol.text.partition(".")
+    path = None if symbol.quoted else names.get(head)
+    return None if path is None else symbol._replace(text=path + dot + rest)
+
+
+def meaning(index: Index, file: str | None, line: int, symbol: Symbol) -> Meaning:
+    """What `symbol`, at `line` of `file` (root-relative; None: a file outside the
+    root, whose symbol through_imports has read), names in the index."""
     text = symbol.text
     if not symbol.quoted and text.endswith(_BIND) and len(text) > len(_BIND):
         text = text[:-len(_BIND)]
@@ -130,10 +166,13 @@ def _primitives(index: Index, text: str, quoted: bool) -> list[Primitive]:
     return [p for p in found if leaf == p.variable or leaf in p.aliases]
 
 
-def _definitions(index: Index, file: str, line: int, text: str) -> list[Definition]:
+def _definitions(index: Index, file: str | None, line: int, text: str) -> list[Definition]:
     """What a name means here: the callee of a call written so at this line, as the
     call graph resolved it; else a definition of that name in this file; else every
-    definition the name may mean anywhere (conventional aliases read)."""
+    definition the name may mean anywhere (conventional aliases read). Outside the
+    root, only the last."""
+    if file is None:
+        return definitions(index, text)[:_MOST_DEFINITIONS]
     called = [callee for written, callee in index.calls_at(file, line) if written == text]
     if called:
         return index.definitions_with_ids(called)
@@ -152,14 +191,32 @@ def _served(index: Index, d: Definition) -> tuple[Served, ...]:
 
 
 def _bound(index: Index, defs: list[Definition]) -> list[Primitive]:
-    """The primitives the functions among `defs` bind themselves."""
+    """The primitives the functions among `defs` bind themselves, and the primitive of
+    its own name a public one reaches through calls (`jax.lax.psum` -> `_psum` ->
+    psum_p.bind)."""
     ids = [index.definition_id(d) for d in defs if d.kind == DefKind.FUNCTION]
     pids = {pid for _d, pid, _line, _via in index.bound_by(ids)} if ids else set()
     found = []
     for _pid, name, variable in index.primitive_labels(sorted(pids)):
         found += [p for p in index.primitives_named(variable or name, name)
                   if (p.name, p.variable) == (name, variable) and p not in found]
+    for d in defs:
+        if d.kind == DefKind.FUNCTION and d.public_paths and \
+                not any(p.name == d.name for p in found):
+            found += [p for p in _namesakes_reached(index, d) if p not in found]
     return found
+
+
+def _namesakes_reached(index: Index, d: Definition) -> list[Primitive]:
+    """The primitives named as function `d` is that it reaches through calls."""
+    from jaxmap.commands import callgraph
+
+    named = [p for p in index.primitives_named(d.name, d.name) if p.name == d.name]
+    if not named:
+        return []
+    reached = {r.label for r in callgraph.reaches(index, index.definition_id(d))
+               if r.kind == "primitive"}
+    return [p for p in named if (p.variable or p.name) in reached]
 
 
 def locations(found: Meaning) -> list[SourceLoc]:

@@ -254,6 +254,10 @@ def _with_user_side(answer: Explanation, raised, before, outermost, segment,
     if family is None and missing:
         module, name = missing.groups()
         family = fixes.moved(module, name, _public_paths(index, name))
+    if family is not None and family.name == fixes.MISSING_RULE.name:
+        family = fixes.missing_rule(shown=bool(answer.missing and answer.missing.register_with),
+                                    registered=answer.has_rule is not None,
+                                    not_linear=answer.not_linear is not None)
     if answer.status == Status.USER_CODE:
         family = fixes.CALLBACK_RAISED if called and called.via == CALLBACK else \
             fixes.USER_CODE
@@ -279,7 +283,7 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
         return Explanation(message, (), None, exception=raised.exception,
                            status=Status.NOT_JAX, why_not_jax=_why_not_jax(raised))
     if wording is not None:
-        return _older(messages, raised, *wording)
+        return _older(reading, raised, before, *wording)
     if found:
         return _matched(index, raised, before, *found)._replace(wording=index.jax_version)
     if called is not None and called.raised and _raises(raised.frames[-1]):
@@ -297,10 +301,11 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
              if (found := match(rows, raised))]
     for version, found in older:
         if _corroborated(reading, version, found):
-            return _older(messages, raised, version, found)
+            return _older(reading, raised, before, version, found)
     if older:  # named, not placed: its wording goes on past what a placeholder took
-        return _older(messages, raised, *older[0])._replace(
-            message=message, status=Status.UNMATCHED, closest=closest(messages, message))
+        return _older(reading, raised, before, *older[0])._replace(
+            message=message, status=Status.UNMATCHED, closest=closest(messages, message),
+            missing=None, not_linear=None, has_rule=None)
     return Explanation(message, (), None, exception=raised.exception,
                        status=Status.UNMATCHED, closest=closest(messages, message))
 
@@ -480,18 +485,26 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     path = explain_entry.reached(index, entry)
     ranker = Ranker(index, raised, pieces, path)
     sites = ranker.order(sites)
-    missing = missing_rules.missing_rule(index, pieces, found.groups(),
-                                         before + raised.frames) if whole else None
-    diagnosis = missing_rules.not_linear(missing, before + raised.frames)
-    present = missing_rules.has_rule(index, missing)
     raised_by = tuple(_raised_by(index, raised, sites, ranker))
     if entry is not None and not entry.shown and \
             not any(map(ranker.on_path, (*sites, *raised_by))):
         entry = None  # read off the user's line, and it reaches no place that raises
-    return Explanation(found.group().strip(), tuple(sites),
-                       None if diagnosis or present else missing, raised_by,
-                       raised.exception, Status.MATCHED, diagnosis, has_rule=present,
-                       entry=entry, on_path=len(list(takewhile(ranker.on_path, raised_by))))
+    return Explanation(found.group().strip(), tuple(sites), raised_by=raised_by,
+                       exception=raised.exception, status=Status.MATCHED, entry=entry,
+                       on_path=len(list(takewhile(ranker.on_path, raised_by))),
+                       **_rule_diagnosis(index, pieces, found, before + raised.frames, whole))
+
+
+def _rule_diagnosis(index, pieces, found, frames, whole: bool) -> dict:
+    """For a rule-missing message matched whole, in this tree: the rule to add
+    (`missing`), or why none should be (`not_linear`; `has_rule`: the tree registers
+    it)."""
+    missing = missing_rules.missing_rule(index, pieces, found.groups(), frames) \
+        if whole else None
+    diagnosis = missing_rules.not_linear(missing, frames)
+    present = missing_rules.has_rule(index, missing)
+    return {"missing": None if diagnosis or present else missing, "not_linear": diagnosis,
+            "has_rule": present}
 
 
 def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:
@@ -519,11 +532,14 @@ def _raised_by(index, raised, sites: list[Site], ranker: Ranker) -> list[Site]:
     return found
 
 
-def _older(messages, raised, version, found) -> Explanation:
+def _older(reading: _Reading, raised, before, version, found) -> Explanation:
     """A message worded as `version` words it: its site there, and where this release
     raises its successor: of the messages of the same class, the one most like it raised
-    by the same function (if alike), else one that keeps most of its text."""
-    sites, pieces, matched, _whole = found
+    by the same function (if alike), else one that keeps most of its text. A rule-missing
+    message is diagnosed in this tree as a matched one is (a tree of the user's own
+    raises none of JAX's messages, but has the primitive)."""
+    messages = reading.messages
+    sites, pieces, matched, whole = found
     old = sites[0]
     wording = "{}".join(pieces)
     same = [(_similarity(wording, "{}".join(p)), Site(file, line, function, exception, returned))
@@ -535,9 +551,11 @@ def _older(messages, raised, version, found) -> Explanation:
                 if near.site.exception == old.exception
                 and near.similarity >= _SUCCESSOR_AT_LEAST]
     successors = tuple(site for _score, site in sorted(same, key=lambda item: -item[0])[:1])
-    return Explanation(matched.group().strip(), (), None, exception=raised.exception,
+    return Explanation(matched.group().strip(), (), exception=raised.exception,
                        status=Status.OLDER, older=Older(version, old, successors),
-                       wording=version)
+                       wording=version,
+                       **_rule_diagnosis(reading.tree, pieces, matched, before + raised.frames,
+                                         whole))
 
 
 def _similarity(a: str, b: str) -> float:

@@ -48,6 +48,7 @@ class MissingRule(NamedTuple):
     siblings: tuple[Sibling, ...]
     flag: str | None
     internal: tuple[Registration, ...] = ()  # the private ones JAX's own modules use
+    of_jax: bool = True  # whether the indexed tree is jax (else it has no registrars)
 
 
 class NotLinear(NamedTuple):
@@ -126,7 +127,7 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
     examples = siblings(index, prim, kind, platforms, style,
                         frozenset(r.name for r in public))
     return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
-                       flag, internal)
+                       flag, internal, index.jax_version is not None)
 
 
 def _primitive(index: Index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:

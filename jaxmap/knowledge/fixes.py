@@ -81,9 +81,9 @@ FAMILIES: tuple[Family, ...] = (
             r"(?:Differentiation|Transpose|Batching|JVP|MLIR translation|Abstract evaluation|"
             r"Evaluation) rule for '[^']*' not implemented|"
             r"for grad support .* must implement",
-            "the primitive lacks the rule this transform needs: register it (jaxmap shows "
-            "where and how above), or wrap the function in jax.custom_jvp/custom_vjp (or "
-            "custom_vmap) so JAX never asks the primitive for it"),
+            "the primitive lacks the rule this transform needs: register it, or wrap the "
+            "function in jax.custom_jvp/custom_vjp (or custom_vmap) so JAX never asks the "
+            "primitive for it"),
     _family("forward mode of a custom_vjp",
             r"forward-mode autodiff \(jvp\) to a custom_vjp",
             "a custom_vjp function has only a reverse-mode rule: differentiate it with "
@@ -186,3 +186,23 @@ USER_CODE = Family(
     "your function raised this itself while JAX ran it: fix it where it raised (the "
     "frames above it are only JAX's route to it); to debug, call it outside the "
     "transform on concrete arrays, or use jax.debug.print inside it")
+
+
+# A rule-missing message, as the tree answers it (commands/missing_rules.py).
+MISSING_RULE = next(f for f in FAMILIES if f.name == "missing rule")
+_RULE_REGISTERED = MISSING_RULE._replace(fix=(
+    "the tree registers this rule (above), so the registration did not run for the "
+    "primitive JAX was given: import the module that registers it before the transform "
+    "runs, and check that the primitive bound is that one and the jax that ran is the "
+    "indexed release"))
+_RULE_SHOWN = MISSING_RULE._replace(fix=MISSING_RULE.fix.replace(
+    "register it,", "register it (jaxmap shows where and how above),"))
+
+
+def missing_rule(shown: bool, registered: bool, not_linear: bool) -> Family | None:
+    """The fix for a rule-missing message: none where the rule should not exist (the
+    answer says what to do instead); where the tree registers it, why it did not run;
+    else register it, pointing at the registrars shown where they are."""
+    if not_linear:
+        return None
+    return _RULE_REGISTERED if registered else _RULE_SHOWN if shown else MISSING_RULE

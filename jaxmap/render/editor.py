@@ -18,11 +18,11 @@ BUILDING = "the index of {root} is being built; answers come once it is ready"
 def hover(found, link: LinkFn, summaries: dict[str, str], stale: bool = False) -> str | None:
     """Markdown for what a symbol means: each primitive with its rules by kind, its
     platforms and the first line of its docstring; each definition with the rules it
-    serves. None when it means nothing the index knows."""
+    serves; each primitive a function binds, with its rules too. None when it means
+    nothing the index knows."""
     blocks = [_primitive(p, link, summaries.get(p.name)) for p in found.primitives]
     blocks += [_definition(d, served, link) for d, served in zip(found.definitions, found.served)]
-    blocks += [f"binds primitive `{p.name}` ({_at(p.loc.file, p.loc.line, link)})"
-               for p in found.bound]
+    blocks += [_primitive(p, link, None, "binds ") for p in found.bound]
     if not blocks:
         return None
     if stale:
@@ -30,9 +30,9 @@ def hover(found, link: LinkFn, summaries: dict[str, str], stale: bool = False) -
     return "\n\n---\n\n".join(blocks)
 
 
-def _primitive(prim, link: LinkFn, summary: str | None) -> str:
+def _primitive(prim, link: LinkFn, summary: str | None, how: str = "") -> str:
     label = "hijax primitive" if prim.style == "hijax" else "primitive"
-    head = f"**{label} `{prim.name}`** (`{prim.variable}`, "
+    head = f"{how}**{label} `{prim.name}`** (`{prim.variable}`, "
     lines = [head + f"{_at(prim.loc.file, prim.loc.line, link)})"]
     if summary:
         lines += ["", summary]

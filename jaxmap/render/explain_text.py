@@ -122,7 +122,7 @@ def _placed(found, path: PathFn) -> str:
                f"{site.function}  (raised by the runtime this frame called, which ran the " \
                f"callback whose traceback the message carries)"
     if status == "older":
-        return _older(head, found.older, path)
+        return "\n".join([_older(head, found.older, path), *_diagnosis(found, path)])
     if status == "user-code":
         frame = found.called.frame
         code = f"  {frame.code}" if frame.code else ""
@@ -190,13 +190,17 @@ def _matched(found, path: PathFn) -> str:
         lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.function}{on_path}")
     if len(found.raised_by) > _RAISED_BY:
         lines.append(f"  {'':<14} ({len(found.raised_by) - _RAISED_BY} more; --json has all)")
+    return "\n".join(lines + _diagnosis(found, path))
+
+
+def _diagnosis(found, path: PathFn) -> list[str]:
+    """A rule-missing message's answer in this tree: why the rule should not exist,
+    where the tree registers it, or how to add it."""
     if found.not_linear is not None:
-        lines += _not_linear(found.not_linear, path)
-    elif found.has_rule is not None:
-        lines += _has_rule(found.has_rule, path)
-    elif found.missing is not None:
-        lines += _missing(found.missing, path)
-    return "\n".join(lines)
+        return _not_linear(found.not_linear, path)
+    if found.has_rule is not None:
+        return _has_rule(found.has_rule, path)
+    return _missing(found.missing, path) if found.missing is not None else []
 
 
 def _entry(found, path: PathFn) -> list[str]:
@@ -277,7 +281,10 @@ def _registrations(missing) -> list[str]:
     for i, reg in enumerate(missing.register_with):
         label = "register with" if i == 0 else ""
         lines.append(f"  {label:<14} {reg.call or reg.name}  ({reg.imports})")
-    if not missing.register_with:
+    if not missing.register_with and not missing.of_jax:
+        lines.append(f"  {'register with':<14} (the indexed tree is not jax, so it has no "
+                     f"registrars; `jaxmap explain` without --root shows jax's)")
+    elif not missing.register_with:
         lines.append(f"  {'register with':<14} (this jax exports no public registrar of "
                      f"{missing.kind} rules)")
     if missing.internal:

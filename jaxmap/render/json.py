@@ -45,6 +45,13 @@ def definition(d: Definition, path: PathFn = _same) -> dict:
             "public_paths": list(d.public_paths), "summary": d.summary}
 
 
+def error_document(kind: str, message: str, exit_code: int,
+                   suggestions: Sequence[str] = ()) -> str:
+    """A failed command's answer to a script that asked for JSON."""
+    return _dump({"error": {"kind": kind, "message": message, "exit_code": exit_code,
+                            "suggestions": list(suggestions)}})
+
+
 def primitives_document(prims, view: View) -> str:
     """One page of `prims` (all unless the view pages)."""
     return _dump(paged({"root": str(view.root), "jax_version": view.jax_version,

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 
 # A primitive by name string (`name` or its `_p`-less `stem`), variable (`name`, or
 # `stem_p`: `scatter_add` is `scatter_add_p`, whose string is `scatter-add`) or alias:
-# the one rule for every command that takes a primitive's name.
+# a hijax class by the name `new-primitive` was given (`my_op` is `class MyOp`): the one
+# rule for every command that takes a primitive's name.
 NAMED_PRIMITIVE = ("name IN (?, ?) OR variable IN (?, ?) OR ',' || aliases || ',' LIKE ? "
-                   "ESCAPE '!' ORDER BY file, line")
+                   "ESCAPE '!' OR (style = 'hijax' AND lower(replace(name, '_', '')) = ?) "
+                   "ORDER BY file, line")
 # The functions of each rule after its first (each operand's JVP of `ad.defjvp` but the
 # first, defbilinear's right transpose), a row each with the rule's own columns, read
 # from its `functions` JSON: `each_rule_function` reads them beside the first.
@@ -100,7 +102,8 @@ def _chunks(values: list, size: int) -> Iterator[list]:
 
 def named_primitive(name: str, stem: str) -> tuple:
     """The parameters of NAMED_PRIMITIVE."""
-    return name, stem, name, f"{stem}_p", f"%,{like(name)},%"
+    return (name, stem, name, f"{stem}_p", f"%,{like(name)},%",
+            stem.replace("_", "").lower())
 
 
 def like(text: str) -> str:
