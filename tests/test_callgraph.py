@@ -671,3 +671,31 @@ def test_an_updated_index_lists_callers_as_a_fresh_one_does(capsys, tmp_path, mo
         [("a.use_a", "a.py"), ("b.use_b", "b.py"),
          ("obj.helper", "a.py"), ("obj.helper", "b.py")]
     assert updated == fresh
+
+
+_JOINED = {  # calls after an import (or any statement) on one line, `;` between
+    "a.py": "from jax._src import core\np_p = core.Primitive('p')\n\n"
+            "def prim(x):\n  return p_p.bind(x)\n",
+    "b.py": (
+        '"""Opens with a docstring: its bodies are skimmed, not parsed."""\n'
+        "from a import prim as top_prim\n\n"
+        "def f1(x):\n  from a import prim as _q; _q(x)\n  return x\n\n"
+        "def f4(x):\n  import a; a.prim(x)\n  return x\n\n"
+        "def f7(x):\n  import os; top_prim(x)\n  return x\n\n"
+        "def f8(x):\n  import os  # then; ghost(x)\n  return x\n\n"
+        "def f9(x):\n  y = 1; h = top_prim\n  return h(x)\n\n"
+        "def f10(x): import os; top_prim(x)\n"),
+    "d.py": "import os; from a import prim; prim(1)\n",
+}
+
+
+def test_a_call_after_an_import_on_its_line_is_in_the_graph(capsys, tmp_path):
+    for path, text in _JOINED.items():
+        (tmp_path / path).write_text(text)
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--all", "--json"))
+    assert {f["name"] for f in binds["found"]} == \
+        {"a.prim", "b.f1", "b.f4", "b.f7", "b.f9", "b.f10"}
+    callers = json.loads(run_tree(capsys, tmp_path, "callers", "a.prim", "--json"))
+    assert ("d", 1) in {(f["name"], f["call_line"]) for f in callers["found"]}
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "b.f8", "--json"))
+    assert calls["found"] == [] and calls["unresolved"] == 0  # `ghost(x)`: a comment

@@ -131,11 +131,12 @@ def is_test_module(module: str) -> bool:
         or leaf.endswith("_test")
 
 
-# An import statement on a line of its own inside a function's text: `from m import (a,
-# b as c)` (group 1 the module, group 2 the names) or `import a.b as c, d` (group 3).
+# An import statement inside a function's masked text, at a line's start or after a `;`
+# and up to the next `;`, if any: `from m import (a, b as c)` (group 1 the module, group
+# 2 the names) or `import a.b as c, d` (group 3).
 _UNREAD_IMPORT = re.compile(
-    rb"^[ \t]+(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)"
-    rb"|import[ \t]+([\w., \t]+?))[ \t]*$", re.M)
+    rb"(?:^[ \t]+|;[ \t]*)(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)"
+    rb"|import[ \t]+([\w., \t]+?))[ \t]*(?=$|[;\0])", re.M)
 
 
 def _import_names(text: str) -> list[str]:
@@ -149,11 +150,18 @@ def _import_names(text: str) -> list[str]:
 def _unread_bodies(source: bytes) -> list[skim.Body]:
     """Bodies with no registration word that are not called to make an `x_p` here."""
     factories = {m.group(1) for m in _PRIMITIVE_FACTORY.finditer(source)
-                 if _STATEMENT_START.fullmatch(source, source.rfind(b"\n", 0, m.start()) + 1,
+                 if _STATEMENT_START.fullmatch(source, _statement_start(source, m.start()),
                                                m.start())}
     return [body for body in skim.function_bodies(source) if body.name not in factories
             and not _MAY_REGISTER.search(source, body.start, body.end)]
 
+
+
+def _statement_start(source: bytes, at: int) -> int:
+    """Where the statement around `at` starts: its line's start, or past the last `;`
+    before `at` on its line (`x = 1; a_p = make(...)`)."""
+    line = source.rfind(b"\n", 0, at) + 1
+    return max(line, source.rfind(b";", line, at) + 1)
 
 
 def _docstring(source: bytes, at: int) -> str | None:
