@@ -1880,3 +1880,17 @@ def test_statements_joined_by_semicolons_are_read_each_alone():
     assert callees_of(res, "m.use") == {"m.helper", "m.other"}
     assert callees_of(res, "m.caller") == {"m.give", "m.helper"}
     assert "m.Error" in callees_of(res, "m.fail")
+
+
+def test_a_top_level_lambdas_calls_are_its_names_and_the_flow_reads_it_once():
+    facts = extract(textwrap.dedent("""
+        class A:
+          x = f
+        b = lambda y: g(y)
+        """).encode(), "m")
+    assert [fact[:3] for fact in facts["flow"][""]] == [("=", "b", "lambda y: g(y)")]
+    assert [fact[:3] for fact in facts["flow"]["A"]] == [("=", "x", "f")]
+    assert [callee[0] for callee in facts["callees"]["b"]] == ["g", "y"]
+    assert "g" not in [callee[0] for callee in facts["callees"].get("", ())]
+    without = extract(b"class A:\n  x = f\n", "m")  # no lambda: each text read once too
+    assert [fact[:3] for fact in without["flow"]["A"]] == [("=", "x", "f")]
