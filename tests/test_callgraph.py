@@ -14,7 +14,7 @@ from jaxmap.flow.calls import MAX_CERTAIN
 
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others",
              "others_why", "found", "registrations", "read_as", "total", "offset", "truncated",
-             "next_offset"}
+             "next_offset", "aliases"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
               "call_file", "through", "handed", "steps", "trace_time", "left_out"}
 
@@ -671,3 +671,66 @@ def test_an_updated_index_lists_callers_as_a_fresh_one_does(capsys, tmp_path, mo
         [("a.use_a", "a.py"), ("b.use_b", "b.py"),
          ("obj.helper", "a.py"), ("obj.helper", "b.py")]
     assert updated == fresh
+
+
+_JOINED = {  # calls after an import (or any statement) on one line, `;` between
+    "a.py": "from jax._src import core\np_p = core.Primitive('p')\n\n"
+            "def prim(x):\n  return p_p.bind(x)\n",
+    "b.py": (
+        '"""Opens with a docstring: its bodies are skimmed, not parsed."""\n'
+        "from a import prim as top_prim\n\n"
+        "def f1(x):\n  from a import prim as _q; _q(x)\n  return x\n\n"
+        "def f4(x):\n  import a; a.prim(x)\n  return x\n\n"
+        "def f7(x):\n  import os; top_prim(x)\n  return x\n\n"
+        "def f8(x):\n  import os  # then; ghost(x)\n  return x\n\n"
+        "def f9(x):\n  y = 1; h = top_prim\n  return h(x)\n\n"
+        "def f10(x): import os; top_prim(x)\n"),
+    "d.py": "import os; from a import prim; prim(1)\n",
+}
+
+
+def test_a_call_after_an_import_on_its_line_is_in_the_graph(capsys, tmp_path):
+    for path, text in _JOINED.items():
+        (tmp_path / path).write_text(text)
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--all", "--json"))
+    assert {f["name"] for f in binds["found"]} == \
+        {"a.prim", "b.f1", "b.f4", "b.f7", "b.f9", "b.f10"}
+    callers = json.loads(run_tree(capsys, tmp_path, "callers", "a.prim", "--json"))
+    assert ("d", 1) in {(f["name"], f["call_line"]) for f in callers["found"]}
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "b.f8", "--json"))
+    assert calls["found"] == [] and calls["unresolved"] == 0  # `ghost(x)`: a comment
+
+
+_ALIASES = {  # names bound to a lambda, a partial and a function, called elsewhere
+    "pk/__init__.py": "",
+    "pk/m.py": "from functools import partial\nfrom jax._src import core\n"
+               "p_p = core.Primitive('p')\nb_p = core.Primitive('b')\n\n"
+               "def full_like(x, fill_value):\n  return p_p.bind(x)\n\n"
+               "_zeros = partial(full_like, fill_value=0)\n"
+               "b = lambda x: b_p.bind(x)\n"
+               "def silu(x):\n  return x\nswish = silu\n\n"
+               "def user(x):\n  return _zeros(x) + swish(x)\n",
+    "pk/n.py": "from pk.m import _zeros as z\n\n"
+               "def other(x):\n  from pk import m\n  return m._zeros(x) + z(x) + m.b(x)\n",
+}
+
+
+def test_the_callers_of_a_name_bound_to_a_lambda_or_partial_are_its_calls(capsys, tmp_path):
+    for path, text in _ALIASES.items():
+        (tmp_path / path).parent.mkdir(exist_ok=True)
+        (tmp_path / path).write_text(text)
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "b", "--all", "--json"))
+    assert [f["chain"] for f in binds["found"] if f["name"] == "pk.n.other"] == \
+        [["pk.n.other", "pk.m.b", "b_p.bind"]]  # through the lambda
+    zeros = json.loads(run_tree(capsys, tmp_path, "callers", "pk.m._zeros", "--json"))
+    assert [(f["name"], f["call_line"]) for f in zeros["found"]] == \
+        [("pk.m.user", 16), ("pk.n.other", 5)]
+    assert zeros["aliases"] == [{"variable": "pk.m._zeros", "names": ["pk.m.full_like"]}]
+    assert "  (pk.m._zeros is a variable naming pk.m.full_like: its callers are the calls " \
+           "of its name, which the callers of pk.m.full_like list too)" in \
+        run_tree(capsys, tmp_path, "callers", "pk.m._zeros").splitlines()
+    full_like = json.loads(run_tree(capsys, tmp_path, "callers", "full_like", "--json"))
+    assert {"pk.m.user", "pk.n.other"} <= {f["name"] for f in full_like["found"]}
+    assert full_like["aliases"] == []
+    swish = json.loads(run_tree(capsys, tmp_path, "callers", "swish", "--json"))
+    assert [f["name"] for f in swish["found"]] == ["pk.m.user"]

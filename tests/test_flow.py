@@ -1860,3 +1860,37 @@ def test_a_field_set_from_a_parameter_cut_deep_is_read_again_when_asked_higher(m
     functions = {(FN, "m._a_impl", "_a_impl"), (FN, "m._b_impl", "_b_impl")}
     assert not functions <= asked["deep"]  # the cut
     assert functions <= asked["top"]
+
+
+def test_statements_joined_by_semicolons_are_read_each_alone():
+    res = resolve_sources({"m.py": """
+        def helper(x): return x
+        def other(x): return x
+        class Error(Exception): pass
+        def use(x):
+          import os; f = helper; g = other
+          return f(x) + g(x)
+        def give(x):
+          y = 1; return helper
+        def fail(x):
+          y = 1; raise Error
+        def caller(x):
+          return give(x)(x)
+        """})
+    assert callees_of(res, "m.use") == {"m.helper", "m.other"}
+    assert callees_of(res, "m.caller") == {"m.give", "m.helper"}
+    assert "m.Error" in callees_of(res, "m.fail")
+
+
+def test_a_top_level_lambdas_calls_are_its_names_and_the_flow_reads_it_once():
+    facts = extract(textwrap.dedent("""
+        class A:
+          x = f
+        b = lambda y: g(y)
+        """).encode(), "m")
+    assert [fact[:3] for fact in facts["flow"][""]] == [("=", "b", "lambda y: g(y)")]
+    assert [fact[:3] for fact in facts["flow"]["A"]] == [("=", "x", "f")]
+    assert [callee[0] for callee in facts["callees"]["b"]] == ["g", "y"]
+    assert "g" not in [callee[0] for callee in facts["callees"].get("", ())]
+    without = extract(b"class A:\n  x = f\n", "m")  # no lambda: each text read once too
+    assert [fact[:3] for fact in without["flow"]["A"]] == [("=", "x", "f")]

@@ -36,6 +36,12 @@ CASES = {
         async def g():
             pass
         """, {"m", "n", "g"}),
+    "imports joined by `;` to other statements": ("""
+        def f(x):
+            import os; from m import g as h; h(x)
+            y = 1; import a.b as c  # c; d
+            return c.f(y)
+        """, {"f"}),
     "comment at column 0 inside a body": ("""
         def f():
             a = 1
@@ -164,6 +170,12 @@ def test_unread_body_keeps_its_binds():
     facts = FileFacts.wrap(extract.extract(source, "m"))
     assert [event.name for event in facts.events if isinstance(event, Binds)] == ["other_p"]
     assert not facts.funcs["_f_impl"].walked
+
+
+def test_unread_body_keeps_its_imports_joined_by_semicolons():
+    source = _source(CASES["imports joined by `;` to other statements"][0])
+    assert [(i.alias, i.target, i.line) for i in FileFacts.wrap(extract.extract(
+        source, "m")).imports] == [("os", "os", 3), ("h", "m.g", 3), ("c", "a.b", 4)]
 
 
 def test_installed_jax_gives_the_same_facts_skimmed_and_fully_parsed():

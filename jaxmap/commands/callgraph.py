@@ -27,8 +27,10 @@ from jaxmap.models import (
     GUARD_NOT,
     GUARD_OR,
     HANDED,
+    RESOLVED,
     THROUGH,
     UNRESOLVED,
+    DefKind,
     RuleKind,
 )
 
@@ -98,6 +100,9 @@ class CallAnswer(NamedTuple):
     traced: bool = False  # binds: the default answer, what binds it when traced
     chains: bool = True  # binds: text shows each function's chain, however many there are
     read_as: Reading | None = None  # binds: the primitives `query` was read as
+    # callers and calls: each target that is a module's variable (`_zeros =
+    # partial(full_like, ...)`, `b = lambda x: ...`), with the definitions it names
+    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 class Tree(NamedTuple):
@@ -447,7 +452,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     if not found and not registrations:
         _refuse_a_primitive(index, name, targets)
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
-                      registrations, unresolved=unresolved)
+                      registrations, unresolved=unresolved, aliases=_aliases(index, targets))
 
 
 def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
@@ -516,7 +521,24 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
         _refuse_a_primitive(index, name, targets)
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     return CallAnswer(name, "calls", tuple(targets.values()), tuple(found),
-                      unresolved=unresolved)
+                      unresolved=unresolved, aliases=_aliases(index, targets))
+
+
+def _aliases(index, targets: dict[int, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(label, what it names) of each of `targets` that is a module's variable, whose
+    callers are the calls of its name (a variable naming a function, `_zeros =
+    partial(full_like, ...)`, is an edge to it: the function's callers list them too);
+    what it names, the definitions of that edge (none for a lambda, whose own calls
+    are its callees)."""
+    variables = [did for did, node in index.nodes(targets).items() if node.kind == DefKind.VARIABLE]
+    named: dict[int, list[int]] = {}
+    for caller, callee, text, status, _line in index.callees(variables) if variables else ():
+        if callee is not None and status == RESOLVED \
+                and text == targets[caller].rpartition(".")[2]:
+            named.setdefault(caller, []).append(callee)
+    labels = index.nodes({callee for each in named.values() for callee in each})
+    return tuple((targets[did], tuple(sorted(labels[callee].label for callee in named.get(
+        did, ()) if callee in labels))) for did in sorted(variables, key=targets.__getitem__))
 
 
 def reaches(index, definition: int) -> tuple[Reached, ...]:

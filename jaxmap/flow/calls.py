@@ -10,7 +10,11 @@ parameter) is kept as `unresolved` with its text, never dropped. A name that is 
 handed on (`partial(lax.dot_general, ...)`, `jit(_einsum)`, a default
 `=lax.dot_general`) is an edge when it names a function of the tree, and otherwise
 nothing: it was not a call (a class named as a base or in an annotation is not). A
-decorator is a call, with or without arguments.
+decorator is a call, with or without arguments. A call through a module-level
+variable (`_zeros(x)`, `_zeros = partial(full_like, ...)`; `swish(x)`, `swish =
+silu`) is an edge to the function and one to the variable, whose callers are so the
+calls of its name; a variable holding a lambda is the callee itself, the lambda's
+calls its own (extract.py).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
     FUNC,
+    LAMBDA,
     MADE,
     METHOD,
     MODULE,
@@ -133,6 +138,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
     classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
                for cls in facts.classes}
+    variables = {f"{module}.{d.name}" for module, (_, facts) in names.modules.items()
+                 for d in facts.defs if d.kind == "variable" and d.qualname == d.name}
     in_work = [""]
     for done, (module, (path, facts)) in enumerate(names.modules.items()):
         in_work[0] = path
@@ -165,12 +172,13 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                     continue
                 key = (qualname if name[:5] in ("self.", "cls.") else scope, name)
                 if key not in known:
-                    known[key] = _resolve(names, module, qualname, name)
-                status, target = known[key]
+                    known[key] = _resolve(names, module, qualname, name, variables)
+                status, target, alias = known[key]
                 if status is None or not called and (status != RESOLVED or target in classes):
                     continue  # a `.bind` (a binds edge), or a name handed on: no call
                 if not called:
-                    rows.append(CallRow(caller, ids.get(target), name, HANDED, line))
+                    rows += [CallRow(caller, ids.get(each), name, HANDED, line)
+                             for each in (target, alias) if each is not None]
                 elif status == _PRIMITIVE_METHOD:
                     found = _targets(flow, ids, flow.class_methods(module, qualname, name))
                     rows += [CallRow(caller, callee, name, RESOLVED, line)
@@ -182,6 +190,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                 else:
                     rows.append(CallRow(caller, ids.get(target) if target else None, name,
                                         status, line))
+                    if alias in ids:  # `_zeros(x)`, `_zeros = partial(full_like, ...)`
+                        rows.append(CallRow(caller, ids[alias], name, status, line))
                     if target in classes:
                         rows += _through_values(flow, ids, module, qualname, caller, name,
                                                 line, status, ids.get(target), hijax)
@@ -514,25 +524,59 @@ def _unnamed(flow: Flow, module: str, owner: str, text: str) -> str:
         else UNRESOLVED
 
 
-def _resolve(names: Names, module: str, qualname: str, text: str
-             ) -> tuple[str | None, str | None]:
-    """(status, qualified name of the callee definition) of a name in a function; no
-    status for a primitive's `.bind` (a binds edge, from the Binds facts)."""
+def _resolve(names: Names, module: str, qualname: str, text: str, variables: set[str]
+             ) -> tuple[str | None, str | None, str | None]:
+    """(status, qualified name of the callee definition, the module-level variable of
+    `variables` it is called through, if any: `swish = silu`, `_zeros =
+    partial(full_like, ...)`) of a name in a function; no status for a primitive's
+    `.bind` (a binds edge, from the Binds facts). A variable holding a lambda is the
+    callee itself (its text's calls are its own)."""
     head = text.partition(".")[0]
     if head in ("self", "cls") and "." in qualname:
         found = _member(names, module, qualname.rpartition(".")[0], text.partition(".")[2])
-        return (RESOLVED, found) if found else (UNRESOLVED, None)
+        return (RESOLVED, found, None) if found else (UNRESOLVED, None, None)
     # At the top level (qualname ''), names are the module's own before its imports.
     value = names.lookup(text, module, qualname, None if qualname else names.env_of(module))
     target = _definition(names, value)
     if target is not None:
-        return RESOLVED, target
+        alias = _variable(names, module, qualname, text, variables)
+        return RESOLVED, target, alias if alias != target else None
+    if value[0] == LAMBDA:
+        alias = _variable(names, module, qualname, text, variables)
+        if alias is not None:
+            return RESOLVED, alias, None
     if value[0] == SYM and not names.in_tree(value[1]) and _known_head(names, module,
                                                                        qualname, head):
-        return EXTERNAL, None
+        return EXTERNAL, None, None
     if value[0] == METHOD and value[1][0] == PRIM:  # `p.bind(...)`: a binds edge
-        return (None, None) if value[2] in _BIND_METHODS else (_PRIMITIVE_METHOD, None)
-    return UNRESOLVED, None
+        return (None, None, None) if value[2] in _BIND_METHODS \
+            else (_PRIMITIVE_METHOD, None, None)
+    return UNRESOLVED, None, None
+
+
+def _variable(names: Names, module: str, scope: str, text: str, variables: set[str]
+              ) -> str | None:
+    """The module-level variable of `variables` that `text` names in function `scope`
+    of `module` (its top level: ''), through imports and re-exports, if any."""
+    head, _, rest = text.partition(".")
+    target = None
+    while scope and target is None:  # a function's own imports, then its enclosing ones'
+        target = names.imports.get((module, scope), {}).get(head)
+        scope = scope.rpartition(".")[0]
+    if target is None and head in names.defined(module):
+        target = f"{module}.{head}"
+    target = target or names.imports.get((module, ""), {}).get(head)
+    qualified = f"{target}.{rest}" if target and rest else target
+    for _ in range(MAX_HOPS):
+        if qualified is None or qualified in variables:
+            return qualified
+        owner = names.module_of(qualified)
+        if owner is None or owner == qualified:
+            return None
+        attr, _, tail = qualified[len(owner) + 1:].partition(".")
+        target = names.imports.get((owner, ""), {}).get(attr)  # a re-export
+        qualified = f"{target}.{tail}" if target and tail else target
+    return None
 
 
 def _definition(names: Names, value: tuple, depth: int = 0) -> str | None:

@@ -34,7 +34,7 @@ resolver parses only what a question needs):
   every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`;
   `Op(\n  aval,\n)(x)` with the callee on one line, `Op(aval)`).
 Strings and comments are not read; a statement's value is taken whole, over several
-lines while its brackets are open.
+lines while its brackets are open; statements joined by `;` are read each alone.
 """
 
 from __future__ import annotations
@@ -56,21 +56,27 @@ ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR, FIELD = \
     "=", "def", "dec", "raise", "call", "op", "field"
 # (NUL: a masked string's contents; `[x] = f()`, `(a, b) = f()`: unpacked as `x, = f()`)
 _TARGET = rb"(?:\[[\w\t ,*]*\]|\([\w\t ,*]*\)|[A-Za-z_*][\w.\[\]'\"\t ,*\0]*?)"
+# A statement starts a line or follows a `;` (`import os; y = f(x)`); each ends at the
+# next `;` (in the masked text, `;` is nothing else).
 _STATEMENT = re.compile(
-    rb"^[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
+    rb"(?:^|;)[ \t]*(?:(return|yield(?:[ \t]+from)?)\b[ \t]*"
     rb"|for[ \t]+(" + _TARGET + rb")[ \t]+in[ \t]+"
     rb"|(" + _TARGET + rb")[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*)", re.M)
 # A string or a comment, whose contents are not code.
 _NOT_CODE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*')
 _NOT_NEWLINE = re.compile(rb"[^\n]")
-_FIELD = re.compile(rb"^[ \t]+([A-Za-z_]\w*)[ \t]*:(?!=)[ \t]*([^\s#][^\n]*)$", re.M)
-_RAISE = re.compile(rb"^[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?:#[^\n]*)?$", re.M)
+_FIELD = re.compile(
+    rb"(?:^[ \t]+|;[ \t]*)([A-Za-z_]\w*)[ \t]*:(?!=)[ \t]*([^\s\0;][^\n;]*)(?=$|;)", re.M)
+_RAISE = re.compile(rb"(?:^|;)[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?=$|[;\0])", re.M)
 # The decorators of a def, innermost last: `@dec`, `@dec(arg)` on lines of their own.
 _DECORATED = re.compile(
     rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 _DEF = re.compile(  # (with type parameters: `def scan[Carry, X](...)`, Python 3.12)
     rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?\(", re.M)
+_HEADER = re.compile(  # a line that opens with a compound statement's header
+    rb"[ \t]*(?:if|elif|else|for|while|try|except|finally|with|def|class|async|match|case)"
+    rb"\b(?![ \t]*[=.,;)\]])")
 _NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*:[ \t]*\Z")
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
@@ -147,7 +153,7 @@ _EXPONENT = re.compile(rb"\d[eE][-+]\d")
 _A_NAME = re.compile(rb"(?<![\w.])[A-Za-z_]")  # in an operand: it is no number alone
 # What precedes a unary operator (not a binary one): an opening bracket, a separator,
 # another operator, or a keyword (`return -x`, `f(-x)`, `a * -b`).
-_BEFORE_UNARY = frozenset(b"([{,=:+-*/%@&|^<>~!")
+_BEFORE_UNARY = frozenset(b"([{,=:;+-*/%@&|^<>~!")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 _MAX_OPERAND = 400  # bytes of an operand's text kept (a longer one is not read)
 _MAX_LINES = 400  # a table of JAX's (Array methods, operators) runs to ~80
@@ -190,8 +196,8 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             for decorator in reversed(written):
                 found.append((DECORATE, _without_comment(decorator).strip().decode(
                     errors="replace"), match.group(3).decode(), at))
-        for match in _FIELD.finditer(code):
-            if match.group(1) not in _KEYWORDS:
+        for match in _FIELD.finditer(code):  # (after a `;`: on an indented line only)
+            if match.group(1) not in _KEYWORDS and _statement_indent(code, match) > 0:
                 annotation = _without_comment(_group(text, match, 2).partition(b"=")[0])
                 found.append((FIELD, match.group(1).decode(),
                               annotation.strip().decode(errors="replace"), line_of(match.start())))
@@ -208,7 +214,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             at = line_of(match.start())
             keyword, loop, target = (_group(text, match, i) if match.group(i) else None
                                      for i in (1, 2, 3))
-            indent = _indent(match.group())
+            indent = _statement_indent(code, match)
             if keyword:
                 guard = _none_guard(code, match.start(), indent) if keyword == b"return" \
                     else None
@@ -460,12 +466,22 @@ def _starts_operand(code: bytes, at: int) -> bool:
     or at a line's start): the left operand of the operator after it is that alone
     (in `a * 2 + x`, `2` is not `+`'s left operand)."""
     before = code[max(0, at - 40):at].rstrip(b" \t")
-    return not before or before[-1:] in b"([{,=:\n" \
+    return not before or before[-1:] in b"([{,=:;\n" \
         or _KEYWORD_BEFORE.search(before) is not None
 
 
 def _indent(statement: bytes) -> int:
     return len(statement) - len(statement.lstrip(b" \t"))
+
+
+def _statement_indent(code: bytes, match) -> int:
+    """The indent of the statement a match of `code` starts: its line's, or for one
+    after a `;`, its line's first statement's, one deeper where that is a compound
+    statement's header (`if x: a = 1; return a`: the block's)."""
+    if not match.group().startswith(b";"):
+        return _indent(match.group())
+    line = code[code.rfind(b"\n", 0, match.start()) + 1:match.start()]
+    return _indent(line) + (_HEADER.match(line) is not None)
 
 
 def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
@@ -486,7 +502,7 @@ def _inner_calls(callee: bytes) -> list[tuple[bytes, bytes]]:
 def _logical(text: bytes, code: bytes, at: int) -> tuple[bytes, int]:
     """The rest of a statement from `at`: to its line's end, or further while a bracket
     of its `code` (the masked text) is open or the line ends in a backslash (up to a
-    bound); and the offset where it ends."""
+    bound), or to a `;` before; and the offset where it ends."""
     end = code.find(b"\n", at)
     end = len(code) if end < 0 else end
     depth = _depth(code[at:end])
@@ -497,6 +513,8 @@ def _logical(text: bytes, code: bytes, at: int) -> tuple[bytes, int]:
         nxt = len(code) if nxt < 0 else nxt
         depth += _depth(code[end:nxt])
         end, lines = nxt, lines + 1
+    semicolon = code.find(b";", at, end)  # `y = f(x); z = g(y)`: the first one
+    end = end if semicolon < 0 else semicolon
     return _without_comment(text[at:end]).strip(), end
 
 

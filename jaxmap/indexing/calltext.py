@@ -23,7 +23,7 @@ from jaxmap.indexing import messages
 _CALLEE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
     rb"|\b(?:(?:def|class)[ \t]+\w+"
-    rb"|(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|(?:\\\n|[^\n])*)"
+    rb"|(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:[ \t]*\([^)]*\)|(?:\\\n|[^\n;#])*)"
     rb"|(?=([A-Za-z_][\w.]*))\1(?:(?=[ \t]*([(,)\]]))|(?<=_p)(?![\w.(])))"
     rb"|@(?=([A-Za-z_][\w.]*)[ \t]*(?:#|\r?\n))")
 _NOT_CALLEES = frozenset(word.encode() for word in keyword.kwlist) | {b"self", b"cls"}

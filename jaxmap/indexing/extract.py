@@ -131,11 +131,12 @@ def is_test_module(module: str) -> bool:
         or leaf.endswith("_test")
 
 
-# An import statement on a line of its own inside a function's text: `from m import (a,
-# b as c)` (group 1 the module, group 2 the names) or `import a.b as c, d` (group 3).
+# An import statement inside a function's masked text, at a line's start or after a `;`
+# and up to the next `;`, if any: `from m import (a, b as c)` (group 1 the module, group
+# 2 the names) or `import a.b as c, d` (group 3).
 _UNREAD_IMPORT = re.compile(
-    rb"^[ \t]+(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)"
-    rb"|import[ \t]+([\w., \t]+?))[ \t]*$", re.M)
+    rb"(?:^[ \t]+|;[ \t]*)(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;]*)"
+    rb"|import[ \t]+([\w., \t]+?))[ \t]*(?=$|[;\0])", re.M)
 
 
 def _import_names(text: str) -> list[str]:
@@ -149,11 +150,18 @@ def _import_names(text: str) -> list[str]:
 def _unread_bodies(source: bytes) -> list[skim.Body]:
     """Bodies with no registration word that are not called to make an `x_p` here."""
     factories = {m.group(1) for m in _PRIMITIVE_FACTORY.finditer(source)
-                 if _STATEMENT_START.fullmatch(source, source.rfind(b"\n", 0, m.start()) + 1,
+                 if _STATEMENT_START.fullmatch(source, _statement_start(source, m.start()),
                                                m.start())}
     return [body for body in skim.function_bodies(source) if body.name not in factories
             and not _MAY_REGISTER.search(source, body.start, body.end)]
 
+
+
+def _statement_start(source: bytes, at: int) -> int:
+    """Where the statement around `at` starts: its line's start, or past the last `;`
+    before `at` on its line (`x = 1; a_p = make(...)`)."""
+    line = source.rfind(b"\n", 0, at) + 1
+    return max(line, source.rfind(b";", line, at) + 1)
 
 
 def _docstring(source: bytes, at: int) -> str | None:
@@ -205,6 +213,7 @@ class _Builder:
         self.deleted: list[str] = []
         self._spans: list[tuple[int, int, str]] = []  # (start, end, qualname) of functions
         self._class_spans: list[tuple[int, int, str, int]] = []  # (start, end, qualname, line)
+        self._lambda_spans: list[tuple[int, int]] = []  # of the lambdas `_lambda` read
         self._test_module = is_test_module(module)
         self.unread = {body.start: body for body in unread}  # by the start of its def
         self._overloads: set[int] = set()  # start bytes of `@overload` stubs
@@ -255,13 +264,21 @@ class _Builder:
     def _body_callees(self, source: bytes) -> None:
         """What the code outside every function calls or names (decorators included):
         the module's under '', each class body's under the class's qualname (merged
-        with a function's of the same qualname, which a branch may define)."""
+        with a function's of the same qualname, which a branch may define); the
+        lambdas a name holds (`_lambda`) call for that name, not for the module (whose
+        value flow still reads them)."""
         functions = [(start, end) for start, end, _ in self._spans]
         for qualname, start, line, ranges in outside_functions(
                 self._class_spans, functions, len(source)):
             first = line + source.count(b"\n", start, ranges[0][0])
             self._flow_texts.append((qualname, ranges, first))
-            self._read_callees(qualname, ranges, first, merge=True)
+            if not self._lambda_spans:
+                self._read_callees(qualname, ranges, first, merge=True)
+        if self._lambda_spans:  # the same, less the lambdas
+            for qualname, start, line, ranges in outside_functions(
+                    self._class_spans, functions + self._lambda_spans, len(source)):
+                first = line + source.count(b"\n", start, ranges[0][0])
+                self._read_callees(qualname, ranges, first, merge=True)
 
     # -- scopes ---------------------------------------------------------------
 
@@ -384,6 +401,11 @@ class _Builder:
         methods = {m.group(1).decode() for m in _TRACE_METHOD.finditer(source, start, end)}
         if methods:
             self.trace_calls[qualname] = tuple(sorted(methods))
+        self._read_binds(qualname, line, start, end)
+
+    def _read_binds(self, qualname: str, line: int, start: int, end: int) -> None:
+        """The `x.bind(` sites of the text from `start` (at `line`) to `end`."""
+        source = self._source
         for bound in _BIND.finditer(source, start, end):
             bound_name = _NAME_BEFORE.search(source, max(start, bound.start() - 120),
                                              bound.start())
@@ -428,12 +450,23 @@ class _Builder:
             names.append(node_text(right.child_by_field_name("left")))
             right = right.child_by_field_name("right")
         line, end_line = node_lines(caps["assign"][0])
+        if right.type == "lambda" and not stack:
+            self._lambda(names[0], right)
         assigned = value(right)  # evaluated once, then given to each name from the left
         for name in names:
             self.events.append(stored(Assign(*self._statement(stack), name, assigned, line,
                                              end_line)))
             assigned = (NAME, names[0])
             self._variable(stack, name, line, end_line)
+
+    def _lambda(self, name: str, node) -> None:
+        """`name = lambda x: ...` at a module's top level: calling the name runs the
+        lambda, so what its text calls or binds is the name's (as a function's is)."""
+        start, end = node.start_byte, node.end_byte
+        line = node.start_point[0] + 1
+        self._lambda_spans.append((start, end))
+        self._read_callees(name, [(start, end)], line, merge=False)
+        self._read_binds(name, line, start, end)
 
     def _setattr(self, caps, stack, end_byte: int) -> None:
         """`obj.attr = value`: an Assign to the dotted name (no variable of the module)."""

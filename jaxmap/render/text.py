@@ -378,6 +378,22 @@ _MORE = {("callers", "handed"): ("hands it on", "hand it on"),
          ("calls", "through"): ("may be called through a value",) * 2}
 
 
+def _alias_notes(answer) -> list[str]:
+    """Of each target of `callers` or `calls` that is a variable: that its callers are
+    the calls of its name, which the callers of what it names list too."""
+    notes = []
+    for label, names in answer.aliases:
+        naming = f" naming {', '.join(names)}" if names else ""
+        if answer.direction == "callers":
+            also = f", which the callers of {names[0]} list too" if len(names) == 1 else ""
+            notes.append(f"  ({label} is a variable{naming}: its callers are the calls of "
+                         f"its name{also})")
+        else:
+            notes.append(f"  ({label} is a variable{naming}: calling it calls "
+                         f"{'that' if names else 'what it holds'})")
+    return notes
+
+
 def _group(r) -> str:
     """The group of `_GROUPS` a call answer's `r` is listed in ("" for a certain one)."""
     if r.kind in ("unresolved", "external"):
@@ -392,7 +408,7 @@ def call_answer(answer, view: View) -> str:
     groups: dict[str, list] = {"": [], **{name: [] for name in _GROUPS}}
     for r in answer.found:
         groups[_group(r)].append(r)
-    lines = [_call_heading(answer, groups)]
+    lines = [_call_heading(answer, groups), *_alias_notes(answer)]
     if answer.traced and not answer.chains and len(groups[""]) > _SCREEN:
         lines += _by_module(groups.pop(""), answer.targets)
     for name, found in groups.items():
@@ -538,6 +554,10 @@ def _call_line(r, direction: str, view: View) -> str:
         return f"{r.label}  {path(r.file)}:{r.line}{why}  [{chain}]"
     call_file = r.call_file or r.file
     where = f"{path(call_file)}:{r.call_line}"
+    if direction == "calls" and r.kind == "variable":  # `_zeros`, beside what it names
+        return f"{r.label}  {where}  (a variable, defined at " \
+               f"{f'line {r.line}' if r.file == call_file else f'{path(r.file)}:{r.line}'})" \
+               f"  [{chain}]"
     if direction == "callers" or r.kind not in ("function", "class"):
         return f"{r.label}{_BODIES.get(r.kind, '') if direction == 'callers' else ''}" \
                f"  {where}  [{chain}]"
