@@ -144,13 +144,9 @@ def test_reach_a_changed_function_returns_to_untouched_code_is_the_change(capsys
     assert "jax.lax.pick started reaching sin: jax.lax.pick -> jax.lax.sin -> sin_p.bind" in out
 
 
-def test_reach_through_untouched_code_is_told_apart(capsys, repo):
-    """A finding whose chain steps through no definition the change edits, nor one
-    whose calls it moved, is listed on its own and trips no --fail-on check; on a
-    checkout mostly where the solve cut a cycle elsewhere. Here `pick`, in another
-    file, calls through a module-level name the change rebinds: its call rows name the
-    function the name holds, so nothing ties them to the edit (what the name holds is
-    walked, so the finding is listed)."""
+def _rebound_name(repo):
+    """`pick`, in another file, calls through a module-level name that the last commit
+    rebinds from neg to sin."""
     pick = ("from jax._src.lax.table import CHOSEN\n\n\ndef pick(x):\n"
             "  return CHOSEN(x)\n")
     public = changed_files()["jax/lax/__init__.py"] + \
@@ -159,6 +155,32 @@ def test_reach_through_untouched_code_is_told_apart(capsys, repo):
     commit(repo, {"jax/_src/lax/pick.py": pick, "jax/lax/__init__.py": public,
                   "jax/_src/lax/table.py": table.format("neg")}, "pick through a name")
     commit(repo, {"jax/_src/lax/table.py": table.format("sin")}, "the name holds sin")
+
+
+def test_a_call_through_a_rebound_name_is_the_changes(capsys, repo):
+    """A call through a module-level name is also a call of that variable, whose
+    lines the change edits: the findings are the change's."""
+    _rebound_name(repo)
+    reach = {(r["function"], r["primitive"], r["change"]): r["touched"]
+             for r in review_json(capsys, repo)["reach"]}
+    assert reach == {("jax.lax.pick", "neg", "stopped"): True,
+                     ("jax.lax.pick", "sin", "started"): True}
+    code, out, err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "reach")
+    assert code == 1 and "reach (2)" in err
+    assert "reach changed (2 findings):" in out
+
+
+def test_reach_through_untouched_code_is_told_apart(capsys, repo, monkeypatch):
+    """A finding whose chain steps through no definition the change reaches is listed
+    on its own and trips no --fail-on check (on a checkout, mostly where the solve cut
+    a cycle elsewhere): here the change is taken to reach no definition (what it
+    moved is still walked for primitives)."""
+    from jaxmap.commands import reach_touched
+
+    _rebound_name(repo)
+    reached = reach_touched.reached
+    monkeypatch.setattr(reach_touched, "reached",
+                        lambda *args: reached(*args)._replace(names=frozenset()))
     reach = {(r["function"], r["primitive"], r["change"]): r["touched"]
              for r in review_json(capsys, repo)["reach"]}
     assert reach == {("jax.lax.pick", "neg", "stopped"): False,

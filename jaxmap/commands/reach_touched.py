@@ -12,9 +12,8 @@ walk up stops at a caller that calls the same functions on both sides, so it sta
 within what the change moved (every caller of the definitions `57df568546` edits is
 11,570 definitions, 2 s more). Not reached, then: a caller of a function that only
 hands on what a changed one returns, calling nothing new (`mid()(x)`, where `mid`
-returns `chosen()`), and one in another file calling through a module-level name the
-change rebinds (`CHOSEN = sin`): its call rows name the function the name holds (what
-the name holds is walked for primitives, so such a finding is listed, untouched).
+returns `chosen()`). One in another file calling through a module-level name the
+change rebinds (`CHOSEN = sin`) is reached: its call is also a call of the variable.
 """
 
 from __future__ import annotations
