@@ -148,13 +148,18 @@ ad.deflinear2(total_p, _total_transpose_rule)
 _TOTAL = "jax/_src/collective.py"
 
 
-@pytest.fixture(scope="module")
-def self_transposed(tmp_path_factory):
+def _total_tree(tmp_path_factory, source: str):
+    """An indexed tree whose `jax.total` is defined by `source`, closed after use."""
     found = indexed_tree(tmp_path_factory, {
-        _TOTAL: _SELF_TRANSPOSED, "jax/_src/__init__.py": "",
+        _TOTAL: source, "jax/_src/__init__.py": "",
         "jax/__init__.py": "from jax._src.collective import total as total\n"})
     yield found
     found.close()
+
+
+@pytest.fixture(scope="module")
+def self_transposed(tmp_path_factory):
+    yield from _total_tree(tmp_path_factory, _SELF_TRANSPOSED)
 
 
 def _written(source: str, text: str) -> tuple[int, int]:
@@ -244,11 +249,7 @@ total_p.def_impl(_total)
 
 @pytest.fixture(scope="module")
 def through_a_helper(tmp_path_factory):
-    found = indexed_tree(tmp_path_factory, {
-        _TOTAL: _THROUGH_A_HELPER, "jax/_src/__init__.py": "",
-        "jax/__init__.py": "from jax._src.collective import total as total\n"})
-    yield found
-    found.close()
+    yield from _total_tree(tmp_path_factory, _THROUGH_A_HELPER)
 
 
 def test_a_name_outside_the_root_means_the_public_function_and_the_primitive_it_reaches(
