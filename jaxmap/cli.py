@@ -148,7 +148,9 @@ def help_(ctx: click.Context, command: str | None) -> None:
 @_json_option
 def index(root: str | None, rebuild: bool, snapshot_file: str | None, force: bool,
           as_json: bool) -> None:
-    """Build or refresh the index (only changed files are parsed again)."""
+    """Build or refresh the index (only changed files are parsed again, but after a
+    first-phase question such as `locate`, which leaves out what the call graph reads:
+    then every file is read once more)."""
     from jaxmap.indexing.indexer import build_index
     from jaxmap.render import text
 

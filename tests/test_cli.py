@@ -375,6 +375,17 @@ def test_index_then_up_to_date(capsys):
     assert out.startswith("rebuilt:")
 
 
+def test_index_after_locate_says_why_every_file_is_read(capsys):
+    code, _out, err = run(capsys, "locate", "psum")  # the first phase alone
+    assert code == 0, err
+    code, out, err = run(capsys, "index")
+    assert code == 0, err
+    files = out.partition(" files (")[0].rpartition(" ")[2]
+    assert f"{files} files ({files} parsed ({files} unchanged, read again for what the " \
+        "call graph reads" in out
+    assert run_json(capsys, "index")["for_graph"] == 0  # nothing left to read
+
+
 def test_cli_runner_locate():
     result = CliRunner().invoke(cli, ["locate", "fused_call", "--root", str(ROOT)])
     assert result.exit_code == 0, result.output

@@ -55,6 +55,8 @@ class IndexReport(NamedTuple):
     diagnostics: int
     skipped: tuple[tuple[str, str], ...] = ()  # Python files left out: (path, reason)
     solved: bool = False  # the call graph was solved again (not rebuilt from nothing)
+    for_graph: int = 0  # of `parsed`, unchanged files read again for what the call graph
+    # reads, which an index of the first phase alone (after `locate`) left out
 
     @property
     def changed(self) -> bool:
@@ -123,6 +125,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     # parsed: the changed files, those the call graph was stale for, and those whose
     # facts lacked what the call graph reads, read again
     read = {source.path for source in plan.to_parse} | set(plan.parsed)
+    changed = len(read)
     with _gc_paused():
         facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
         if graph:
@@ -147,7 +150,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     return IndexReport(root, path, len(tree.files), len(read), plan.removed,
                        plan.rebuilt, len(resolution.primitives), rules,
                        len(resolution.diagnostics), tuple(tree.skipped),
-                       solved=graph and not plan.rebuilt)
+                       solved=graph and not plan.rebuilt,
+                       for_graph=0 if plan.rebuilt else len(read) - changed)
 
 
 def _added(root: str, tree, path: str, plan: _Plan, carrying: _Carry) -> IndexReport | None:

@@ -142,7 +142,9 @@ def index_report(report) -> str:
     count = report.diagnostics
     diagnostics = "no diagnostics" if not count else \
         f"{count} diagnostic{'s' if count > 1 else ''} (`index --json` lists them)"
-    return (f"{state}: {report.files} files ({report.parsed} parsed, {report.removed} "
+    why = f" ({report.for_graph} unchanged, read again for what the call graph reads, " \
+        "which a first-phase question such as `locate` leaves out)" if report.for_graph else ""
+    return (f"{state}: {report.files} files ({report.parsed} parsed{why}, {report.removed} "
             f"removed{solved}), {report.primitives} primitives, {report.rules} rules, "
             f"{diagnostics} -> {report.path}")
 
