@@ -49,7 +49,7 @@ def apply(f, c):
   return f(c)
 """
 _USERS = """\
-from lib import where, either_none, reassigned, apply
+from lib import where, either_none, reassigned, apply, nonzero
 
 def three(c, a):
   return where(c, a + 1, 2.0)
@@ -119,6 +119,13 @@ def from_a_parameter(c, d=None):
 def in_a_comprehension(c, items):
   a = 1
   return [where(c, a, a) for a in items]
+
+def two_ways(c, a):
+  where(c, a, 1.0)
+  return direct(c)
+
+def direct(c):
+  return nonzero(c)
 """
 _PRUNED = {"users.three", "users.by_keyword", "users.half", "users.locals_of_calls"}
 _KEPT = {"users.one", "users.nones", "users.forwards", "users.some_call_leaves_them",
@@ -186,6 +193,14 @@ def test_a_path_to_a_function_shows_the_call_that_leaves_the_guard(tree, capsys)
         chain = _json(capsys, "path", "users.some_call_leaves_them", target, "--root",
                       str(tree))["chains"][0]
         assert (chain[0]["callee"], chain[0]["line"]) == ("lib.where", line), target
+
+
+def test_a_path_leaves_out_a_chain_whose_guard_never_holds(tree, capsys):
+    # two_ways reaches nonzero through where(c, a, 1.0), whose x and y are never both
+    # None, and through direct: the same length, only the second runs.
+    chains = _json(capsys, "path", "users.two_ways", "p_p", "--root", str(tree))["chains"]
+    assert [[step["callee"] for step in chain] for chain in chains] == [
+        ["users.direct", "lib.nonzero", "p_p.bind"]]
 
 
 def test_each_different_call_keeps_its_first_line():

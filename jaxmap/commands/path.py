@@ -1,7 +1,8 @@
 """`jaxmap path A B`: the shortest call chains from function A to function B (or to a
 `.bind` of primitive B), with the line of each call, read from the index's call and
 binds tables a level at a time (breadth first from A, through functions only: calling
-a class does not run its body)."""
+a class does not run its body). Of the shortest, those whose calls may all run under
+the guards they meet (as `binds` walks them); only where none may, the others."""
 
 from __future__ import annotations
 
@@ -69,11 +70,14 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                                for p, _line in options if (p, end) not in hops}, nodes)
     chains: list[tuple[Step, ...]] = []
     callers = _GuardedCallers(index)
-    for end in reached:
-        for steps in _chains(end, parents, nodes, most - len(chains), hops, callers,
-                             {frozenset()}):
-            chains.append(steps + finals.get(end, ()))
-        if len(chains) >= most:
+    for runs in (True, False):  # chains whose calls may run; else any
+        for end in reached:
+            for steps in _chains(end, parents, nodes, most - len(chains), hops, callers,
+                                 {frozenset()}, runs):
+                chains.append(steps + finals.get(end, ()))
+            if len(chains) >= most:
+                break
+        if chains:
             break
     chains.sort(key=len)
     if first is not None:
@@ -221,25 +225,29 @@ class _GuardedCallers:
 
 
 def _chains(end: int, parents, nodes, most: int, hops: dict[tuple[int, int], str],
-            callers: _GuardedCallers, guards: set[frozenset[str]]
+            callers: _GuardedCallers, guards: set[frozenset[str]], runs: bool
             ) -> list[tuple[Step, ...]]:
     """Up to `most` chains from the start to `end`, each as its steps, in the words of
     `hops` (chains.py's). A step shows the line of a call that may leave the `guards`
     `end` is under (as `binds` walks them: none at the chain's end) as they need,
     where the caller has several: not the first call, whose arguments may never take
-    the guarded call after it; where none may, or past a step that is no call, the
-    first call."""
+    the guarded call after it. Where none may, with `runs` there is no chain through
+    that caller (`jnp.where(c, x, y)` never takes `where`'s `nonzero` call, which needs
+    both None), and without it, as past a step that is no call, the first call."""
     from jaxmap.commands.callgraph import leaving_line
 
     if end not in parents:
         return [()]  # the start itself binds the primitive
     found: list[tuple[Step, ...]] = []
     for caller, line in parents[end]:
-        left = leaving_line(callers(end, caller, line), guards)
+        rows = callers(end, caller, line)
+        left = leaving_line(rows, guards)
+        if runs and left is None and rows and guards:
+            continue
         step = Step(nodes[caller].label, nodes[end].label, nodes[caller].file,
                     left[0] if left else line, hops.get((caller, end), CALLS))
         for before in _chains(caller, parents, nodes, most - len(found), hops, callers,
-                              left[1] if left else set()):
+                              left[1] if left else set(), runs):
             found.append(before + (step,))
             if len(found) >= most:
                 return found
