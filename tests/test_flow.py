@@ -1882,6 +1882,36 @@ def test_statements_joined_by_semicolons_are_read_each_alone():
     assert "m.Error" in callees_of(res, "m.fail")
 
 
+def test_a_body_on_its_headers_line_is_read_as_a_statement():
+    res = resolve_sources({"m.py": """
+        def helper(x): return x
+        def other(x): return x
+        class Error(Exception): pass
+        def pick(x):
+          if x: return helper
+          return other
+        def looped(xs):
+          for f in xs: g = f
+          while xs: h = other
+          return g(xs) + h(xs)
+        def fail(x):
+          if x: pass
+          else: raise Error
+        def guarded(f=None):
+          if f is None: return helper
+          return f
+        def caller(x):
+          return pick(x)(x)
+        def calls_guarded(x):
+          return guarded(other)(x)
+        """})
+    assert callees_of(res, "m.caller") == {"m.pick", "m.helper", "m.other"}
+    assert "m.other" in callees_of(res, "m.looped")
+    assert "m.Error" in callees_of(res, "m.fail")
+    # handed `other`, guarded's `return helper` under `if f is None:` does not run
+    assert callees_of(res, "m.calls_guarded") == {"m.guarded", "m.other"}
+
+
 def test_a_top_level_lambdas_calls_are_its_names_and_the_flow_reads_it_once():
     facts = extract(textwrap.dedent("""
         class A:

@@ -77,6 +77,9 @@ _DEF = re.compile(  # (with type parameters: `def scan[Carry, X](...)`, Python 3
 _HEADER = re.compile(  # a line that opens with a compound statement's header
     rb"[ \t]*(?:if|elif|else|for|while|try|except|finally|with|def|class|async|match|case)"
     rb"\b(?![ \t]*[=.,;)\]])")
+_CONTROL = re.compile(  # a control statement's header, whose body may follow on its line
+    rb"^[ \t]*(?:async[ \t]+)?(?:if|elif|else|for|while|try|except|finally|with|case)"
+    rb"\b(?![ \t]*[=.,;)\]])", re.M)
 _NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*:[ \t]*\Z")
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
@@ -201,22 +204,23 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 annotation = _without_comment(_group(text, match, 2).partition(b"=")[0])
                 found.append((FIELD, match.group(1).decode(),
                               annotation.strip().decode(errors="replace"), line_of(match.start())))
-        for match in _RAISE.finditer(code):
+        statements = _inline_bodies(code)  # `if x: return y`: read as `if x; return y`
+        for match in _RAISE.finditer(statements):
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it
         iterated = []  # (offset, name) of each name iterated
-        for match in _STATEMENT.finditer(code):
+        for match in _STATEMENT.finditer(statements):
             if match.start() < covered:  # `f(a,\n  b=c)`: a keyword, not an assignment
                 continue
-            value, covered = _logical(text, code, match.end())
+            value, covered = _logical(text, statements, match.end())
             if not value or value.startswith(b"#"):
                 continue
             at = line_of(match.start())
             keyword, loop, target = (_group(text, match, i) if match.group(i) else None
                                      for i in (1, 2, 3))
-            indent = _statement_indent(code, match)
+            indent = _statement_indent(statements, match)
             if keyword:
-                guard = _none_guard(code, match.start(), indent) if keyword == b"return" \
+                guard = _return_guard(statements, match, indent) if keyword == b"return" \
                     else None
                 returned = f"<return if {guard.decode()} is None>" if guard else "<return>"
                 found.append((ASSIGN, returned, value.decode(errors="replace"), at, indent))
@@ -444,6 +448,43 @@ class _Lines:
         self._line += self._text.count(b"\n", self._at, offset)
         self._at = offset
         return self._line
+
+
+def _inline_bodies(code: bytes) -> bytes:
+    """`code` with the colon that ends a control statement's header made a `;` where
+    the header's body follows on its line (`if x: return y`, `for a in b: c = f(a)`),
+    so that body is read as a statement of its own (a def's or a class's stays: its
+    body is another owner's)."""
+    found = None
+    for match in _CONTROL.finditer(code):
+        end = code.find(b"\n", match.end())
+        end = len(code) if end < 0 else end
+        depth, at = 0, match.end()
+        for at in range(match.end(), end):
+            byte = code[at]
+            if byte in _OPEN:
+                depth += 1
+            elif byte in _CLOSE:
+                depth -= 1
+            elif byte == 58 and not depth and code[at + 1:at + 2] != b"=":  # `:`, not `:=`
+                break
+        else:
+            continue  # the header runs on to the next line, or has no colon
+        if code[at + 1:end].strip(b" \t\0\r"):
+            found = found or bytearray(code)
+            found[at] = 59  # `;`
+    return code if found is None else bytes(found)
+
+
+def _return_guard(code: bytes, match, indent: int) -> bytes | None:
+    """The name `x` where the return `match` starts is under `if x is None:`: its own
+    line's header where it follows one (`if x is None: return y`), else the block's
+    (`_none_guard`)."""
+    begin = code.rfind(b"\n", 0, match.start()) + 1
+    if match.group().startswith(b";") and _HEADER.match(code, begin):
+        header = _NONE_GUARD.match(code[begin:match.start()] + b":")
+        return header.group(1) if header else None
+    return _none_guard(code, match.start(), indent)
 
 
 def _none_guard(code: bytes, start: int, indent: int) -> bytes | None:
