@@ -198,9 +198,14 @@ def test_a_path_to_a_function_shows_the_call_that_leaves_the_guard(tree, capsys)
 def test_a_path_leaves_out_a_chain_whose_guard_never_holds(tree, capsys):
     # two_ways reaches nonzero through where(c, a, 1.0), whose x and y are never both
     # None, and through direct: the same length, only the second runs.
-    chains = _json(capsys, "path", "users.two_ways", "p_p", "--root", str(tree))["chains"]
-    assert [[step["callee"] for step in chain] for chain in chains] == [
+    found = _json(capsys, "path", "users.two_ways", "p_p", "--root", str(tree))
+    assert [[step["callee"] for step in chain] for chain in found["chains"]] == [
         ["users.direct", "lib.nonzero", "p_p.bind"]]
+    assert found["runs"] is True
+    # three's only chain passes where x and y: shown, and said not to run
+    assert _json(capsys, "path", "users.three", "p_p", "--root", str(tree))["runs"] is False
+    assert main(["path", "users.three", "p_p", "--root", str(tree)]) == 0
+    assert "(no shortest chain runs as a whole" in capsys.readouterr().out
 
 
 def test_each_different_call_keeps_its_first_line():

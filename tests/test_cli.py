@@ -381,8 +381,8 @@ def test_index_after_locate_says_why_every_file_is_read(capsys):
     code, out, err = run(capsys, "index")
     assert code == 0, err
     files = out.partition(" files (")[0].rpartition(" ")[2]
-    assert f"{files} files ({files} parsed ({files} unchanged, read again for what the " \
-        "call graph reads" in out
+    assert f"{files} files ({files} parsed ({files} of them again, for what the call " \
+        "graph reads" in out
     assert run_json(capsys, "index")["for_graph"] == 0  # nothing left to read
 
 

@@ -78,8 +78,10 @@ def test_no_chain_says_so(index):
         path(index, "bottom", "top")
     with pytest.raises(NotFound, match="no call chain"):  # a class body does not run
         path(index, "via_class", "bottom")
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match="no function named 'no_such_function'"):
         path(index, "top", "no_such_function")
+    with pytest.raises(NotFound, match="no primitive named 'no_such_p'"):  # a `_p` name
+        path(index, "top", "no_such_p")
 
 
 def test_the_cli_and_mcp_answer_path(tmp_path, capsys):

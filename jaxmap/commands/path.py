@@ -38,6 +38,7 @@ class PathAnswer(NamedTuple):
     # to a primitive: why `binds`' default answer leaves A out (callgraph.LEFT_OUT; but
     # for "private", its first chain is not how it binds when traced), or ""
     left_out: str = ""
+    runs: bool = True  # False: no shortest chain's calls may all run (guards; `_chains`)
 
 
 def path(index: Index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
@@ -70,6 +71,7 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                                for p, _line in options if (p, end) not in hops}, nodes)
     chains: list[tuple[Step, ...]] = []
     callers = _GuardedCallers(index)
+    runs = True
     for runs in (True, False):  # chains whose calls may run; else any
         for end in reached:
             for steps in _chains(end, parents, nodes, most - len(chains), hops, callers,
@@ -83,7 +85,7 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     if first is not None:
         chains = [first] + [c for c in chains if _names(c) != _names(first)]
     return PathAnswer(_told_apart(index, starts), labels, tuple(chains[:most]),
-                      left_out if first is not None else "")
+                      left_out if first is not None else "", runs)
 
 
 def _told_apart(index: Index, labelled: dict[int, str]) -> tuple[str, ...]:
@@ -154,6 +156,11 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
             ends = _targets(index, target)
             return ends, tuple(ends.values()), {}
         except NotFound:
+            if not prims and name.endswith("_p"):  # a primitive's variable, by its spelling
+                from jaxmap.commands.lookup import suggest
+
+                raise NotFound(f"no primitive named {name!r} in the index of {index.root}",
+                               suggest(index, name, primitives=True)) from None
             if not prims:
                 raise
     bind = {pid: f"{variable or name}.bind" for pid, name, variable in prims}

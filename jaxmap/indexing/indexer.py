@@ -55,8 +55,8 @@ class IndexReport(NamedTuple):
     diagnostics: int
     skipped: tuple[tuple[str, str], ...] = ()  # Python files left out: (path, reason)
     solved: bool = False  # the call graph was solved again (not rebuilt from nothing)
-    for_graph: int = 0  # of `parsed`, unchanged files read again for what the call graph
-    # reads, which an index of the first phase alone (after `locate`) left out
+    for_graph: int = 0  # of `parsed`, files read again (after this run's edits, once) for
+    # what the call graph reads, which an index of the first phase alone left out
 
     @property
     def changed(self) -> bool:

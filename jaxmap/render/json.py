@@ -258,7 +258,7 @@ def path_document(answer, view: View) -> str:
     """A path.PathAnswer."""
     return _dump({"root": str(view.root), "source": list(answer.source),
                   "target": list(answer.target), "left_out": answer.left_out or None,
-                  "count": len(answer.chains),
+                  "runs": answer.runs, "count": len(answer.chains),
                   "chains": [[{"caller": s.caller, "callee": s.callee, "how": s.how,
                                "file": view.path(s.file), "line": s.line} for s in steps]
                              for steps in answer.chains]})

@@ -142,8 +142,8 @@ def index_report(report) -> str:
     count = report.diagnostics
     diagnostics = "no diagnostics" if not count else \
         f"{count} diagnostic{'s' if count > 1 else ''} (`index --json` lists them)"
-    why = f" ({report.for_graph} unchanged, read again for what the call graph reads, " \
-        "which a first-phase question such as `locate` leaves out)" if report.for_graph else ""
+    why = f" ({report.for_graph} of them again, for what the call graph reads, which a " \
+        "first-phase question such as `locate` left out)" if report.for_graph else ""
     return (f"{state}: {report.files} files ({report.parsed} parsed{why}, {report.removed} "
             f"removed{solved}), {report.primitives} primitives, {report.rules} rules, "
             f"{diagnostics} -> {report.path}")
@@ -589,7 +589,11 @@ def path_chains(answer, view: View) -> str:
     if answer.left_out and answer.left_out != "private":  # (which binds when traced)
         lines.append(f"(the first is not how it binds when traced: `binds` leaves "
                      f"{answer.chains[0][0].caller} out of its default answer, "
-                     f"{answer.left_out})")
+                     f"{_LEFT_OUT_MEANS[_reason(answer.left_out)]})")
+    if not answer.runs:
+        lines.append("(no shortest chain runs as a whole: each passes a call under "
+                     "`if x is None:` (or a word test) that its callers' arguments never "
+                     "take)")
     return "\n".join(lines)
 
 
