@@ -375,6 +375,17 @@ def test_index_then_up_to_date(capsys):
     assert out.startswith("rebuilt:")
 
 
+def test_locate_quotes_the_statement_that_defines_the_primitive(tmp_path, capsys,
+                                                                monkeypatch):
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "ops.py").write_text(
+        "from jax._src import core\n"
+        "foo_p = core.Primitive('foo'); foo_p.def_impl(lambda x: x * 2)\n")
+    assert main(["locate", "foo_p", "--root", str(tmp_path / "lib")]) == 0
+    assert "(defined by `foo_p = core.Primitive('foo')`)" in capsys.readouterr().out
+
+
 def test_index_after_locate_says_why_every_file_is_read(capsys):
     code, _out, err = run(capsys, "locate", "psum")  # the first phase alone
     assert code == 0, err

@@ -46,12 +46,24 @@ _STALE_GRAPH = ("(the call graph is not current since an edit, so what functions
                 "path or graph brings it up to date)")
 
 
+def _own_statement(line: str | None, variable: str) -> str | None:
+    """Of a line of statements joined by `;` (`foo_p = core.Primitive('foo'); foo_p.
+    def_impl(...)`), the one that assigns `variable`; else the line."""
+    if not line or ";" not in line:
+        return line
+    for part in line.split(";"):
+        target = part.partition("=")[0].strip()
+        if target == variable and "==" not in part:
+            return part.strip()
+    return line
+
+
 def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) -> str:
     """A primitive, its rules, and its tests (`tests`: test_links.TestLink, most direct
     first; else the index's, by place)."""
     label = "hijax primitive" if prim.style == "hijax" else "primitive"
     head = f"{label} {prim.name}"
-    statement = source_line(prim.loc.file, prim.loc.line)
+    statement = _own_statement(source_line(prim.loc.file, prim.loc.line), prim.variable)
     if statement:
         head += f"  (defined by `{statement}`)"
     lines = [head, f"  defined    {path(prim.loc.file)}:{prim.loc.line}"]
