@@ -322,6 +322,8 @@ def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypa
     gone = explain.explain(index, "xmap argument has an in_axes specification that does "
                                   "not fit its rank")
     assert gone.status == Status.OLDER and gone.older.successors == ()
+    shown = explain_text.explanation([gone], View(str(index.root)))
+    assert "worded as in jax 0.8.0" in shown and "not raised in this tree" in shown
 
 
 # Two older releases' wordings, newest first, as the messages table holds them: one whose

@@ -26,7 +26,7 @@ _PSEUDO = {"JaxStackTraceBeforeTransformation", "UnfilteredStackTrace"}
 _FIRST_AT_LEAST = 0.95
 
 # Messages as jax 0.4.38 / 0.6.2 word them, and the function of this release (0.10.2)
-# that raises the successor (None: not raised in this release).
+# that raises the successor (None: not raised in this tree).
 OLDER = [
     ("ValueError: Incompatible shapes for matmul arguments: (2, 3) and (4, 5)",
      "matmul"),

@@ -167,11 +167,11 @@ def _older(head: str, older, path: PathFn) -> str:
                     f"{old.file}:{old.line} in {old.function})")]
     if older.successors:
         for i, site in enumerate(older.successors):
-            label = "in this release" if i == 0 else ""
+            label = "in this tree" if i == 0 else ""
             lines.append(f"  {label:<14} {path(site.file)}:{site.line}  {site.exception} in "
                          f"{site.function}")
     else:
-        lines.append("  not raised in this release")
+        lines.append("  not raised in this tree")
     return "\n".join(lines)
 
 
