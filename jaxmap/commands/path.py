@@ -71,7 +71,6 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                                for p, _line in options if (p, end) not in hops}, nodes)
     chains: list[tuple[Step, ...]] = []
     callers = _GuardedCallers(index)
-    runs = True
     for runs in (True, False):  # chains whose calls may run; else any
         for end in reached:
             for steps in _chains(end, parents, nodes, most - len(chains), hops, callers,
@@ -79,7 +78,7 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                 chains.append(steps + finals.get(end, ()))
             if len(chains) >= most:
                 break
-        if chains:
+        if chains or not reached:
             break
     chains.sort(key=len)
     if first is not None:
