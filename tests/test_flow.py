@@ -1862,11 +1862,15 @@ def test_a_field_set_from_a_parameter_cut_deep_is_read_again_when_asked_higher(m
     assert functions <= asked["top"]
 
 
-def test_statements_joined_by_semicolons_are_read_each_alone():
-    res = resolve_sources({"m.py": """
+# What the two tests below call: two functions and an exception class.
+_TARGETS = """
         def helper(x): return x
         def other(x): return x
-        class Error(Exception): pass
+        class Error(Exception): pass"""
+
+
+def test_statements_joined_by_semicolons_are_read_each_alone():
+    res = resolve_sources({"m.py": _TARGETS + """
         def use(x):
           import os; f = helper; g = other
           return f(x) + g(x)
@@ -1883,10 +1887,7 @@ def test_statements_joined_by_semicolons_are_read_each_alone():
 
 
 def test_a_body_on_its_headers_line_is_read_as_a_statement():
-    res = resolve_sources({"m.py": """
-        def helper(x): return x
-        def other(x): return x
-        class Error(Exception): pass
+    res = resolve_sources({"m.py": _TARGETS + """
         def pick(x):
           if x: return helper
           return other
