@@ -345,9 +345,22 @@ class _Answers:
 @functools.cache
 def _server_class():
     """pygls's LanguageServer, holding its answers, that tells the editor in one line
-    of a message it could not read (pygls would pop up a window)."""
+    of a message it could not read (pygls would pop up a window), and answers a request
+    whose params it cannot read with that error (pygls answers none: a client waiting
+    for its id would wait for ever)."""
     from lsprotocol import types as t
+    from pygls.exceptions import JsonRpcException
     from pygls.lsp.server import LanguageServer
+    from pygls.protocol import LanguageServerProtocol
+
+    class Protocol(LanguageServerProtocol):
+        def structure_message(self, data):
+            try:
+                return super().structure_message(data)
+            except JsonRpcException as error:
+                if "id" in data and "method" in data:
+                    self._send_response(data["id"], error=error.to_response_error())
+                raise
 
     class Server(LanguageServer):
         answers: _Answers
@@ -355,7 +368,7 @@ def _server_class():
         def report_server_error(self, error, source) -> None:
             self.answers.log(_one_line(error), t.MessageType.Error)
 
-    return Server
+    return functools.partial(Server, protocol_cls=Protocol)
 
 
 def _one_line(error: BaseException) -> str:
