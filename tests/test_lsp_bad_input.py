@@ -90,7 +90,7 @@ async def test_wrong_params_are_an_error_response(client, places):
     client.protocol._request_futures["wrong-params"] = answer
     _send_raw(client, b'{"jsonrpc": "2.0", "id": "wrong-params", "method": "textDocument/hover", '
               b'"params": {"textDocument": 5, "position": "here"}}')
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(Exception, match="Invalid Params") as raised:  # -32602, not a timeout
         await asyncio.wait_for(answer, 30)
     assert "Traceback" not in str(raised.value)
     await _still_answers(client, places["root"])
