@@ -74,12 +74,14 @@ _DECORATED = re.compile(
     rb"^[ \t]*@([^\n]+)\n((?:[ \t]*@[^\n]+\n)*)[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 _DEF = re.compile(  # (with type parameters: `def scan[Carry, X](...)`, Python 3.12)
     rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?\(", re.M)
+# The keywords that open a control statement's header, and what follows a keyword that
+# is no name (`case = 1`, `match.group` are names).
+_CONTROL_WORDS = rb"if|elif|else|for|while|try|except|finally|with|case"
+_NOT_A_NAME = rb"\b(?![ \t]*[=.,;)\]])"
 _HEADER = re.compile(  # a line that opens with a compound statement's header
-    rb"[ \t]*(?:if|elif|else|for|while|try|except|finally|with|def|class|async|match|case)"
-    rb"\b(?![ \t]*[=.,;)\]])")
+    rb"[ \t]*(?:" + _CONTROL_WORDS + rb"|def|class|async|match)" + _NOT_A_NAME)
 _CONTROL = re.compile(  # a control statement's header, whose body may follow on its line
-    rb"^[ \t]*(?:async[ \t]+)?(?:if|elif|else|for|while|try|except|finally|with|case)"
-    rb"\b(?![ \t]*[=.,;)\]])", re.M)
+    rb"^[ \t]*(?:async[ \t]+)?(?:" + _CONTROL_WORDS + rb")" + _NOT_A_NAME, re.M)
 _NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*:[ \t]*\Z")
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
