@@ -6,6 +6,7 @@ import textwrap
 
 from inline import resolve_sources
 
+from jaxmap.flow.calls import BindRow, CallRow, Reach
 from jaxmap.indexing.extract import extract
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, UNRESOLVED
 
@@ -401,3 +402,14 @@ def test_a_function_rebound_to_a_variable_keeps_its_calls():
         Layer = Layer()
         """})
     assert edges(res, "m.Layer") == {"helper": (RESOLVED, "m.helper")}
+
+
+def test_functions_calling_each_other_reach_the_same_primitives_whoever_is_asked_first():
+    # 0 <-> 1 -> 2 <-> 3; 0 binds primitive 10, 3 binds 30 (a cycle behind a cycle)
+    edges_ = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 2)]
+    call_rows = [CallRow(a, b, f"f{b}", RESOLVED, 1) for a, b in edges_]
+    bind_rows = [BindRow("m", "f0", 10, 1, 0, None), BindRow("m", "f3", 30, 1, 3, None)]
+    for first in range(4):
+        reach = Reach(call_rows, bind_rows, bodies=set())
+        reach(first)
+        assert [reach(i) for i in range(4)] == [{10, 30}, {10, 30}, {30}, {30}]

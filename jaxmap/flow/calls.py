@@ -718,16 +718,19 @@ def _split(names: Names, qualified: str) -> tuple[str, str]:
 class Reach:
     """The primitives each function reaches through resolved call edges (a test reaches
     what anything it calls binds, through any module), computed on demand, memoised.
-    Inside a cycle, a function answers with what is known when the cycle closes. What
-    module and class bodies call (`bodies`: ids of definitions that are not functions)
-    is not followed: calling a class does not run its body."""
+    Functions that call each other in a cycle reach the same primitives: the strongly
+    connected components met from the function asked are found (Tarjan's algorithm,
+    without recursion) and each is answered whole, so no answer depends on which
+    function was asked first. What module and class bodies call (`bodies`: ids of
+    definitions that are not functions) is not followed: calling a class does not run
+    its body."""
 
     def __init__(self, calls: list[CallRow], binds: list[BindRow], bodies: set[int]):
-        self._out: dict[int, set[int]] = {}
+        self._out: dict[int, list[int]] = {}
         for edge in calls:
             if edge.callee is not None and edge.callee != edge.caller \
                     and edge.caller not in bodies and edge.status != THROUGH:
-                self._out.setdefault(edge.caller, set()).add(edge.callee)
+                self._out.setdefault(edge.caller, []).append(edge.callee)
         self._bound: dict[int, set[int]] = {}
         for row in binds:
             if row.caller is not None:
@@ -735,12 +738,50 @@ class Reach:
         self._memo: dict[int, frozenset[int]] = {}
 
     def __call__(self, node: int) -> frozenset[int]:
-        memo = self._memo.get(node)
-        if memo is not None:
-            return memo
-        self._memo[node] = frozenset()  # in progress: a cycle back here adds nothing
-        found = set(self._bound.get(node, ()))
-        for callee in self._out.get(node, ()):
-            found |= self(callee)
-        self._memo[node] = frozenset(found)
+        if node not in self._memo:
+            self._components(node)
         return self._memo[node]
+
+    def _components(self, start: int) -> None:
+        """Memoise what each function reachable from `start`, and not yet answered,
+        reaches: one strongly connected component at a time, callees' first."""
+        order, low = {start: 0}, {start: 0}  # when each was met; the earliest it reaches
+        stack, on_stack = [start], {start}
+        work = [(start, iter(self._out.get(start, ())))]
+        while work:
+            node, callees = work[-1]
+            for callee in callees:
+                if callee in self._memo:
+                    continue
+                if callee not in order:
+                    order[callee] = low[callee] = len(order)
+                    stack.append(callee)
+                    on_stack.add(callee)
+                    work.append((callee, iter(self._out.get(callee, ()))))
+                    break
+                if callee in on_stack:
+                    low[node] = min(low[node], order[callee])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == order[node]:
+                    component = set()
+                    while node not in component:
+                        component.add(stack.pop())
+                    on_stack -= component
+                    self._answer(component)
+
+    def _answer(self, component: set[int]) -> None:
+        """Memoise what a component reaches: what its functions bind, and what the
+        functions they call outside it reach (each answered already)."""
+        found: set[int] = set()
+        for member in component:
+            found |= self._bound.get(member, set())
+            for callee in self._out.get(member, ()):
+                if callee not in component:
+                    found |= self._memo[callee]
+        reached = frozenset(found)
+        for member in component:
+            self._memo[member] = reached
