@@ -39,15 +39,27 @@ def test_an_unknown_primitive_reaches_nothing(index):
     assert reach.Reach(index).public("no_such_primitive") == {}
 
 
-def test_an_edit_touches_what_its_definitions_reach(index):
-    touched = reach.Reach(index).touched(["jax/_src/lax/parallel.py"])
-    assert {"psum", "pmax"} <= touched
+def test_an_edit_touches_what_its_files_define_and_its_changed_definitions_reach(index):
+    assert {"psum", "pmax"} <= reach.Reach(index).touched(["jax/_src/lax/parallel.py"])
     assert reach.Reach(index).touched(["jax/version.py"]) == set()
-
-
-def test_an_edit_of_a_public_module_touches_what_it_exports(index):
-    assert "psum" in reach.Reach(index).touched(["jax/lax/__init__.py"])
+    # a definition whose calls, binds or public paths differ: what it reaches
+    assert "psum" in reach.Reach(index).touched(
+        ["jax/lax/__init__.py"], frozenset({"jax._src.lax.parallel.pmean"}))
+    assert reach.Reach(index).touched(["jax/lax/__init__.py"]) == set()
 
 
 def test_compare_of_an_index_with_itself_finds_nothing(index):
     assert reach.compare(index, index, ["jax/_src/lax/parallel.py"], {"mul"}) == []
+
+
+def test_a_review_walks_no_primitive_where_nothing_it_walks_differs(index, monkeypatch):
+    # jax/lax/__init__.py exports psum: an edit there that changes no export, call or
+    # bind (a comment) cannot move any reach, so no primitive is walked
+    walked = []
+    marked = reach._marked
+    monkeypatch.setattr(reach, "_marked",
+                        lambda side, name, *where: walked.append(name) or marked(side, name, *where))
+    assert reach.compare(index, index, ["jax/lax/__init__.py"], set()) == []
+    assert walked == []
+    assert reach.compare(index, index, ["jax/lax/__init__.py"], {"psum"}) == []
+    assert walked == ["psum", "psum"]

@@ -64,6 +64,7 @@ class Reach:
         self._labels = {did: node.label for did, node in nodes.items()}
         self._files = {did: node.file for did, node in nodes.items()}
         self._qualnames = {did: node.qualname for did, node in nodes.items()}
+        self._kinds = {did: node.kind for did, node in nodes.items()}
         self._interpreters = {did for did, node in nodes.items()
                               if is_interpreter(node.qualname)}
         self._exported = {did: {path.rpartition(".")[0] for path in node.public}
@@ -94,24 +95,21 @@ class Reach:
         """The call rows of this index by qualified name, to compare with another's."""
         return reach_touched.Graph(self._index, self._qualnames, self._files)
 
-    def touched(self, files: list[str], callees: Sequence[int] = ()) -> set[str]:
+    def touched(self, files: list[str], changed: frozenset[str] = frozenset()) -> set[str]:
         """The primitives whose reach an edit of `files` may change: those defined or
-        given a rule there, and those bound by what the definitions there, the
-        definitions their modules export, or `callees` (what a definition the change
-        reaches calls on this side alone: reach_touched.py) call at any depth (through
-        the rules a bind runs). Not those of every caller of a changed file's functions:
-        for a core file that is every primitive (252 for `mlir.py` and `dispatch.py`,
-        not 9), four times the review."""
+        given a rule there, and those bound by what the definitions named in `changed`
+        (those whose walked calls, binds or public paths differ between the two sides:
+        `changed`) call at any depth (through the rules a bind runs). A walk up from a
+        primitive's binds can only come out otherwise where it meets such a
+        definition, so no other primitive is walked: a change of docstrings walks
+        none, where every primitive below the edited files' definitions was walked."""
         from jaxmap.commands.callgraph import RUN_AT_BIND
 
         index = self._index
         found = {prim.name or prim.variable for file in files
                  for prim in index.primitives_in_file(file)}
         found |= {prim for file in files for prim, _rule in index.rules_registered_in(file)}
-        modules = {_module(file) for file in files}
-        seen = {did for did, _end in index.definitions_at(files).values()}
-        seen |= {did for did, exported in self._exported.items() if exported & modules}
-        seen |= set(callees)
+        seen = {did for did, name in self._qualnames.items() if name in changed}
         frontier, bound = list(seen), set()
         while frontier:
             bound |= {pid for _did, pid, _line, _via in index.bound_by(frontier)}
@@ -122,6 +120,19 @@ class Reach:
             seen |= step
         return found | {name or variable
                         for _pid, name, variable in index.primitive_labels(bound)}
+
+    def walked_rows(self) -> set[tuple]:
+        """What a walk up reads of this index, by qualified names (ids differ between
+        two indexes): each followed call with its guard, each binds row, and each
+        definition's label, kind and public paths."""
+        names = self._qualnames
+        rows: set[tuple] = {("call", names.get(caller), names.get(callee), guard, fills)
+                            for caller, callee, guard, fills in self._index.walked_calls()}
+        rows |= {("binds", names.get(did), module, primitive, via)
+                 for did, module, primitive, via in self._index.all_binds()}
+        rows |= {("node", names[did], self._labels[did], self._kinds[did],
+                  tuple(sorted(self._exported.get(did, ())))) for did in names}
+        return rows
 
     def touched_steps(self, chain: Chain, names: frozenset[str], modules: set[str]
                       ) -> tuple[bool, ...]:
@@ -182,10 +193,10 @@ def compare(before: Index, after: Index, files: list[str], primitives: set[str],
     renamed = renamed or {}
     was, now = Reach(before), Reach(after)
     touch = reach_touched.reached(was.graph(), now.graph(), files, edits or {})
-    names = sorted((primitives | was.touched(files, touch.callees[0])
-                    | now.touched(files, touch.callees[1]))
+    changed = frozenset(_named(was.walked_rows() ^ now.walked_rows()))
+    names = sorted((primitives | was.touched(files, changed) | now.touched(files, changed))
                    - set(renamed.values()) | set(renamed))
-    where = touch.names, {_module(file) for file in files}
+    where = touch, {_module(file) for file in files}
     # One side walked at a time: BASE's edges are let go before HEAD's are read.
     olds = [_marked(was, renamed.get(name, name), *where) for name in names]
     del was
@@ -215,6 +226,13 @@ def _marked(side: Reach, primitive: str, names: frozenset[str], modules: set[str
     """Public function -> its chain's labels, and which of them touch the change."""
     return {function: (chain.labels, side.touched_steps(chain, names, modules))
             for function, chain in side.chains(primitive).items()}
+
+
+def _named(rows: set[tuple]) -> set[str]:
+    """The definitions that rows of `walked_rows` name: a call's caller and callee,
+    a binds row's binder, a node."""
+    return {name for row in rows for name in (row[1:3] if row[0] == "call" else row[1:2])
+            if name is not None}
 
 
 def _moved_touched(old: tuple, new: tuple) -> bool:

@@ -18,20 +18,10 @@ change rebinds (`CHOSEN = sin`) is reached: its call is also a call of the varia
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
-
-
-class Touch(NamedTuple):
-    """What a change reaches: the qualified names of the definitions, and the ids (of
-    BASE, of HEAD) of what those that call other functions call on that side alone,
-    where the walk down to the primitives it may have moved starts beside the changed
-    files' definitions."""
-
-    names: frozenset[str]
-    callees: tuple[list[int], list[int]]
 
 
 class Graph:
@@ -64,36 +54,28 @@ class Graph:
 
 
 def reached(old: Graph, new: Graph, files: list[str],
-            edits: Mapping[str, tuple[Sequence[int], Sequence[int]]]) -> Touch:
-    """What a change of `files` reaches; `edits`: file -> the lines it removed (BASE's
-    numbers) and added (HEAD's)."""
+            edits: Mapping[str, tuple[Sequence[int], Sequence[int]]]) -> frozenset[str]:
+    """The qualified names of the definitions a change of `files` reaches; `edits`:
+    file -> the lines it removed (BASE's numbers) and added (HEAD's)."""
     names = edited(old.index, {file: lines[0] for file, lines in edits.items()})
     names |= edited(new.index, {file: lines[1] for file, lines in edits.items()})
     where = set(files)
     defined = {name for graph in (old, new) for did, name in graph.qualnames.items()
                if graph.files[did] in where}
-    callees: tuple[list[int], list[int]] = ([], [])
-    names |= _recalled(old, new, defined, callees)
+    names |= _recalled(old, new, defined)
     frontier, seen = set(names), set(names)
     while frontier:
         callers = (old.callers(frontier) | new.callers(frontier)) - seen
         seen |= callers
-        frontier = _recalled(old, new, callers, callees)
+        frontier = _recalled(old, new, callers)
         names |= frontier
-    return Touch(frozenset(names), callees)
+    return frozenset(names)
 
 
-def _recalled(old: Graph, new: Graph, names: set[str],
-              callees: tuple[list[int], list[int]]) -> set[str]:
-    """Those of `names` that call other functions at HEAD than at BASE; the ids of
-    what they call on one side alone are added to `callees` (BASE's, HEAD's)."""
+def _recalled(old: Graph, new: Graph, names: set[str]) -> set[str]:
+    """Those of `names` that call other functions at HEAD than at BASE."""
     before, after = old.calls(names), new.calls(names)
-    found = {name for name in names if before.get(name) != after.get(name)}
-    for graph, mine, theirs, ids in ((old, before, after, callees[0]),
-                                     (new, after, before, callees[1])):
-        ids += graph.ids({callee for name in found
-                          for callee in mine.get(name, set()) - theirs.get(name, set())})
-    return found
+    return {name for name in names if before.get(name) != after.get(name)}
 
 
 def edited(index: Index, edits: Mapping[str, Sequence[int]]) -> set[str]:

@@ -122,6 +122,22 @@ class GraphReads(IndexCore):
         return self._in("SELECT DISTINCT caller, callee FROM calls WHERE caller IN (?*) "
                         "AND status IN ('resolved', 'handed')", ids)
 
+    def walked_calls(self) -> list[tuple[int, int, str | None, str | None]]:
+        """(caller, callee, guard, fills) of every call or handed function a walk
+        follows, once each: what a review compares between two indexes."""
+        return self._conn.execute(
+            "SELECT DISTINCT caller, callee, guard, fills FROM calls "
+            "WHERE status IN ('resolved', 'handed')").fetchall()
+
+    def all_binds(self) -> list[tuple[int, str, str, str | None]]:
+        """(definition id, the primitive's module and name or variable, helper or
+        None) of every binds row of a definition, once each."""
+        return self._conn.execute(
+            "SELECT DISTINCT definition_id, primitives.module, coalesce(name, variable), via "
+            "FROM binds "
+            "JOIN primitives ON primitives.id = primitive_id "
+            "WHERE definition_id IS NOT NULL").fetchall()
+
     def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
         """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
         that may exist but could not be told."""
