@@ -185,3 +185,13 @@ def test_cli_writes_the_pages_beside_the_map(tmp_path, capsys, root):
     assert main(["repo-map", "--root", str(root), "-o", str(target)]) == 2  # not jaxmap's
     assert "MAP-BINDS.md exists; pass --force" in capsys.readouterr().err
     assert (tmp_path / "MAP-BINDS.md").read_text() == "mine\n"
+
+
+def test_locate_finds_a_config_option_by_the_name_config_update_takes(
+        root, tmp_path, monkeypatch, capsys):
+    from jaxmap.cli import main
+
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path))
+    assert main(["locate", "jax_enable_x64", "--root", str(root)]) == 0
+    assert "jax._src.config.enable_x64  jax/_src/config.py:11" in capsys.readouterr().out
+    assert main(["locate", "jax_no_such_option", "--root", str(root)]) == 1

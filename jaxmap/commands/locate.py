@@ -40,6 +40,18 @@ class Found(NamedTuple):
     unparsed: tuple[str, ...] = ()  # diagnostics of the files shown that do not parse
 
 
+def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]:
+    """The variable holding a config option's state, for the option's name
+    (`jax_enable_x64`: `enable_x64`), which jax.config.update and the environment take."""
+    from jaxmap.commands.public_names import CONFIG_MODULE, config_options
+
+    if not query.startswith("jax_"):
+        return []
+    variables = [option.variable for option in config_options(index) if option.name == query]
+    return [d for variable in variables
+            for d in definitions(index, f"{CONFIG_MODULE}.{variable}", want)]
+
+
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
     """Primitives and definitions that `name` may mean in an open index.Index,
     optionally only one `kind` (a rule kind: primitives with such rules, only those
@@ -61,7 +73,7 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         prims = [p for p in (_only_kind(p, rule_kind) for p in prims) if p.rules]
         if named and not prims:
             raise NotFound(_lacks(named, rule_kind, platform))
-    defs = definitions(index, query, want)
+    defs = definitions(index, query, want) or _config_option(index, query, want)
     if rule_kind and not named:
         kinds = {d.kind.value for d in definitions(index, query)}
         if kinds:  # `--kind jvp` of a function: rules are a primitive's
