@@ -208,6 +208,23 @@ def test_a_path_leaves_out_a_chain_whose_guard_never_holds(tree, capsys):
     assert "(no shortest chain runs as a whole" in capsys.readouterr().out
 
 
+def test_a_path_shows_the_longer_chain_binds_runs_not_a_shorter_one_that_never_runs(
+        tree, capsys):
+    # where(c, a, 1.0) never runs nonzero: the chain through it is shorter than the
+    # one through the helpers, which binds gives, and is not shown after it
+    (tree / "longer.py").write_text(
+        "from lib import where, nonzero\n\n"
+        "def longer_runs(c, a):\n  where(c, a, 1.0)\n  return helper(c)\n\n"
+        "def helper(c):\n  return inner(c)\n\n"
+        "def inner(c):\n  return nonzero(c)\n")
+    found = _json(capsys, "path", "longer.longer_runs", "p_p", "--root", str(tree))
+    assert [[step["callee"] for step in chain] for chain in found["chains"]] == [
+        ["longer.helper", "longer.inner", "lib.nonzero", "p_p.bind"]]
+    assert found["runs"] is True
+    assert main(["path", "longer.longer_runs", "p_p", "--root", str(tree)]) == 0
+    assert "no shortest chain runs" not in capsys.readouterr().out
+
+
 def test_each_different_call_keeps_its_first_line():
     source = b"def f(c):\n  g(c, 1)\n  g(c)\n  g(c, 2)\n  g(c)\n"
     (callee,) = [callee for callee in map(Callee._make, read_callees(

@@ -71,7 +71,10 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
                                for p, _line in options if (p, end) not in hops}, nodes)
     chains: list[tuple[Step, ...]] = []
     callers = _GuardedCallers(index)
-    for runs in (True, False):  # chains whose calls may run; else any
+    # binds' chain runs where binds walks it at trace time (its default answer's walk):
+    # then the shortest chains are only those that run too
+    first_runs = first is not None and left_out in ("", "private")
+    for runs in (True, False) if not first_runs else (True,):  # that may run; else any
         for end in reached:
             for steps in _chains(end, parents, nodes, most - len(chains), hops, callers,
                                  {frozenset()}, runs):
@@ -84,7 +87,7 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     if first is not None:
         chains = [first] + [c for c in chains if _names(c) != _names(first)]
     return PathAnswer(_told_apart(index, starts), labels, tuple(chains[:most]),
-                      left_out if first is not None else "", runs)
+                      left_out if first is not None else "", runs or first_runs)
 
 
 def _told_apart(index: Index, labelled: dict[int, str]) -> tuple[str, ...]:

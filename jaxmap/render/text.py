@@ -592,8 +592,11 @@ def path_chains(answer, view: View) -> str:
     happens, at the line where it does."""
     count = len(answer.chains)
     plural = "s" if count > 1 else ""
-    lines = [f"{count} shortest call chain{plural} from {', '.join(answer.source)} to "
-             + ", ".join(answer.target)]
+    # binds' chain, shown first, may be longer than the shortest ones after it
+    shortest = "" if len({len(steps) for steps in answer.chains}) > 1 else "shortest "
+    lines = [f"{count} {shortest}call chain{plural} from {', '.join(answer.source)} to "
+             + ", ".join(answer.target)
+             + (" (the first as `binds` gives it, then the shortest)" if not shortest else "")]
     for steps in answer.chains:
         lines.append(f"  {steps[0].caller}")
         lines += [f"    -{step.how}-> {step.callee}  {view.path(step.file)}:{step.line}"
