@@ -83,7 +83,9 @@ def test_every_rung_has_a_starter_whose_tests_pass_there(folder):
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          "-p", "no:asyncio", "-W", "error::DeprecationWarning", "assets"],
-        capture_output=True, text=True, cwd=folder, timeout=600, check=False)
+        capture_output=True, text=True, cwd=folder, timeout=600, check=False,
+        # no __pycache__ left in the folder the determinism test compares
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     summary = result.stdout.strip().splitlines()[-1]
     assert "passed" in summary and "failed" not in summary and "warning" not in summary
