@@ -47,6 +47,26 @@ def dotted_node(text: str):
     return node
 
 
+def unparsed(node) -> str:
+    """`ast.unparse(node)`, kept on the node: a parsed text's nodes are shared (cached)
+    and never changed, and the flow keys a call's memo by its text each time it is
+    evaluated (a twentieth of the call graph's time on jax, unparsed anew each time)."""
+    text = node.__dict__.get("_unparsed")
+    if text is None:
+        text = node._unparsed = ast.unparse(node)
+    return text
+
+
+def names_in(node) -> frozenset[str]:
+    """The names (`ast.Name` ids) anywhere in `node`, kept on it as `unparsed` keeps
+    its text."""
+    found = node.__dict__.get("_names")
+    if found is None:
+        found = node._names = frozenset(
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+    return found
+
+
 def dotted_text(node) -> str | None:
     """The text of a dotted name's node (`a.b.c`), or None for any other expression."""
     parts = []
