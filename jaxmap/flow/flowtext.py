@@ -180,6 +180,8 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
     counted, start_line = pieces[0][0] if pieces else 0, line  # the line of `counted`
     for start, end in pieces:  # in order: each piece's line counted on from the last
         text = source[start:end]
+        if not text.strip():  # blank (between two defs): no fact, and its lines are
+            continue  # counted with the next piece's
         code = masked(text)  # the text, its strings' and comments' contents blanked
         start_line += source.count(b"\n", counted, start)
         counted = start
