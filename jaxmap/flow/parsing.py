@@ -118,9 +118,12 @@ def split_arguments(args: str) -> tuple[list, dict]:
     return list(call.args), {k.arg: k.value for k in call.keywords if k.arg}
 
 
+@lru_cache(maxsize=4096)
 def argument_texts(args: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The texts of a call's positional and keyword arguments (`**kwargs` left out),
-    split at the commas outside brackets and strings, without parsing them."""
+    split at the commas outside brackets and strings, without parsing them. Cached:
+    the flow splits a site's arguments in each of its two modes (94k calls of 32k
+    texts on jax)."""
     if _BRACKET_OR_QUOTE.search(args) is None:
         pieces = args.split(",")
     else:
