@@ -86,9 +86,12 @@ _NONE_GUARD = re.compile(rb"[ \t]*if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+None[ \t]*
 _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's parameters
 # A call of a name, or of a subscript or call result (`d["a"](`, `f()(`, `super().m(`).
 # (A bracket in the callee may hold one level of parentheses, `zeros(n, f(w)).at[g(x)]`,
-# and a subscript one level of brackets, `a.at[-b.shape[0]:]`.)
+# and a subscript one level of brackets, `a.at[-b.shape[0]:]`.) What may not precede the
+# name is looked behind from its first letter: a pattern that starts with a character
+# class lets the engine skip to the next letter, a third of this pattern's time.
 _CALL = re.compile(
-    rb"(?<![\w.])(?<!def )(?<!class )([A-Za-z_][\w.]*(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
+    rb"([A-Za-z_](?<![\w.][A-Za-z_])(?<!def [A-Za-z_])(?<!class [A-Za-z_])[\w.]*"
+    rb"(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
     rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
     rb"[ \t]*\(")
 # A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
