@@ -20,7 +20,7 @@ from jaxmap.flow.flowvalues import (
     PARTIAL_OF,
     ordered,
 )
-from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
+from jaxmap.flow.parsing import dotted_text, names_in, parameter_names, parameters, parse_text
 from jaxmap.indexing.facts import FUNC
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ class BoundCalls:
         kind = type(node)
         if kind is ast.Name:
             return self._name(reads, node.id, bindings, nesting)
-        if not any(isinstance(n, ast.Name) and n.id in reads.carriers for n in ast.walk(node)):
+        if names_in(node).isdisjoint(reads.carriers):
             return flow._eval(module, owner, node)
         if kind is ast.Call:
             return self._call(reads, node, bindings, nesting)

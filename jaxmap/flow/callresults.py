@@ -27,7 +27,7 @@ from jaxmap.flow.flowvalues import (
     TREEDEF,
     ordered,
 )
-from jaxmap.flow.parsing import dotted_text, parse_text
+from jaxmap.flow.parsing import dotted_text, parse_text, unparsed
 from jaxmap.indexing.facts import NAME, SYM
 from jaxmap.knowledge import registrars as R
 
@@ -173,7 +173,7 @@ class CallResults(Engine):
             return self._pytree(module, owner, node, R.PYTREES_BY_NAME[value[1]])
         if self._bound.reads(value) is None:  # the same for every call: no memo of its own
             return self._bound.results(value, node, argument)
-        return self._cached(("results of call", module, owner, value, ast.unparse(node)),
+        return self._cached(("results of call", module, owner, value, unparsed(node)),
                             lambda: self._bound.results(value, node, argument))
 
     def _pytree(self, module: str, owner: str, node: ast.Call, role: str) -> frozenset:

@@ -40,7 +40,13 @@ from jaxmap.flow.flowvalues import (
 from jaxmap.flow.hierarchy import Hierarchy
 from jaxmap.flow.implicitcalls import ImplicitCalls
 from jaxmap.flow.members import Members
-from jaxmap.flow.parsing import parameters, parse_text, split_arguments
+from jaxmap.flow.parsing import (
+    argument_texts,
+    parameter_names,
+    parameters,
+    parse_text,
+    split_arguments,
+)
 from jaxmap.flow.scopes import Scopes
 from jaxmap.flow.sitefields import SiteFields
 from jaxmap.indexing.resolve.names import Names
@@ -72,4 +78,6 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         split_arguments.cache_clear()
         ordered_key.cache_clear()
         parameters.cache_clear()
+        parameter_names.cache_clear()
+        argument_texts.cache_clear()
         in_tests.cache_clear()

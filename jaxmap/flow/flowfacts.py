@@ -106,7 +106,7 @@ class FlowFacts:
         self._decorated_defs: dict[str, list] = defaultdict(list)
         # (module, owner, name) of each decorated def -> its decorators' texts
         self._decorated_in: dict[tuple, set[str]] = defaultdict(set)
-        self._raises: list = []  # (module, owner, raised, line)
+        self._raises: dict[str, list] = {}  # module -> (owner, raised, line)
         self._fields: dict[str, list] = defaultdict(list)  # class -> its annotated names
         # field name -> (module, annotation) of each class body that annotates it
         self._field_types: dict[str, list] = defaultdict(list)
@@ -199,7 +199,7 @@ class FlowFacts:
             elif kind == flowtext.OPERATOR:
                 self._operators[module].append((owner, fact[1], fact[2], fact[3]))
             elif kind == flowtext.RAISE:
-                self._raises.append((module, owner, fact[1], fact[3]))
+                self._raises.setdefault(module, []).append((owner, fact[1], fact[3]))
             elif kind == flowtext.FIELD and cls is not None and owner == cls \
                     and fact[1] not in self._fields[f"{module}.{cls}"]:
                 self._fields[f"{module}.{cls}"].append(fact[1])

@@ -322,7 +322,7 @@ def _bindings(text: bytes) -> _Bindings:
                 other.add(node.id)
         elif isinstance(node, ast.arg):
             (parameters if id(node) in own else other).add(node.arg)
-        elif node is not body[0]:  # (its own name is bound outside it)
+        elif type(node) in _BINDERS and node is not body[0]:  # (its own name: outside)
             other.update(_binding(node))
     for param, names in unpacked:  # a parameter bound in no other way: its elements
         (simple if param not in other | simple else other).update(names)
@@ -369,10 +369,17 @@ def _names(root: ast.AST) -> _Names:
                 loads.append(node)
             elif id(node) not in reads:
                 bound.setdefault(node.id, []).append(node)
-        elif node is not root:
+        elif node is not root and type(node) in _BINDERS:
             for name in _binding(node):
                 bound.setdefault(name, []).append(node)
     return _Names(bound, frozenset(load.id for load in loads if id(load) not in reads))
+
+
+# The kinds of node `_binding` finds names in (what Python's parser makes: no subclass);
+# most nodes are none, and are passed over without asking.
+_BINDERS = frozenset({ast.arg, ast.alias, ast.Global, ast.Nonlocal, ast.FunctionDef,
+                      ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs,
+                      ast.MatchStar, ast.MatchMapping})
 
 
 def _binding(node: ast.AST) -> tuple[str, ...]:

@@ -82,8 +82,8 @@ class ImplicitCalls(Engine):
         """The module's sites, taken out of the tables that hold them: each module's
         are read once (by call_edges), and the call graph's peak memory is at its end."""
         sites = [(_CALL_SITE, *call) for call in self._by_module.pop(module, ())]
-        sites += [(_RAISE_SITE, m, owner, raised, "", line)
-                  for m, owner, raised, line in self._raises if m == module]
+        sites += [(_RAISE_SITE, module, owner, raised, "", line)
+                  for owner, raised, line in self._raises.pop(module, ())]
         sites += [(_LOOP_SITE, module, owner, text, "", line)
                   for owner, text, line in self._loops.pop(module, ())]
         operators = self._operators.pop(module, ())

@@ -218,12 +218,12 @@ def _stored(work: Work) -> Stored:
 
 def _interned(value, held: list):
     """`value` (plain dicts, lists, tuples, strings, numbers) made anew, with every
-    string interned and every other leaf added to `held` (inline: 2.7M items on jax)."""
-    if type(value) is dict:
-        return {sys.intern(key) if type(key) is str else key: _interned((item,), held)[0]
-                for key, item in value.items()}
-    made = []
-    for item in value:
+    string interned and every other leaf added to `held` (inline: 2.7M items on jax).
+    Loops, not comprehensions, and a dict's items taken as a list's: a frame less per
+    level and no tuple made per item (a third of this walk's time)."""
+    is_dict = type(value) is dict
+    made: list = []
+    for item in value.values() if is_dict else value:
         kind = type(item)
         if kind is str:
             made.append(sys.intern(item))
@@ -232,6 +232,9 @@ def _interned(value, held: list):
         else:
             held.append(item)
             made.append(item)
+    if is_dict:
+        return {sys.intern(key) if type(key) is str else key: item
+                for key, item in zip(value, made)}
     return tuple(made) if type(value) is tuple else made
 
 
