@@ -413,3 +413,30 @@ def test_functions_calling_each_other_reach_the_same_primitives_whoever_is_asked
         reach = Reach(call_rows, bind_rows, bodies=set())
         reach(first)
         assert [reach(i) for i in range(4)] == [{10, 30}, {10, 30}, {30}, {30}]
+
+
+def test_a_constant_argument_keeps_the_place_of_those_after_it():
+    # `second(1, target)` returns target, not what other calls hand `second`: the 1 is
+    # the first argument, not dropped (nor is `None` read as a name)
+    res = resolve_sources({"lib.py": """
+        def second(a, b):
+          return b
+        def target(x):
+          return x
+        def decoy(x):
+          return x
+        def use():
+          f = second(1, target)
+          return f(2)
+        def use_none():
+          g = second(None, target)
+          return g(2)
+        def other():
+          h = second(decoy, decoy)
+          return h(2)
+        """})
+    names = [d.qualname for d in res.definitions]
+    for caller, text in (("lib.use", "f"), ("lib.use_none", "g")):
+        callees = {names[callee] for c, callee, t, *_ in res.calls
+                   if names[c] == caller and t == text and callee is not None}
+        assert callees == {"lib.target"}, caller

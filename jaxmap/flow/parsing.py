@@ -12,6 +12,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 _PLAIN_ARGUMENTS = re.compile(r"[\w., =*]*\Z")
 _SIMPLE_CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(([\w., =]*)\)\Z")
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}|'[^']*'|\"[^\"]*\"")
+_CONSTANTS = frozenset({"None", "True", "False"})  # names Python reads as constants
 _PARAMETER = re.compile(r"[A-Za-z_]\w*|/")
 _KEYWORD = re.compile(r"([A-Za-z_]\w*)[ \t]*=(?!=)")
 _NESTED = re.compile(r"[()\[\]{}'\",]")
@@ -103,13 +104,16 @@ def split_arguments(args: str) -> tuple[list, dict]:
         for piece in args.split(","):
             key, _, value = piece.rpartition("=")
             value = value.strip().lstrip("*")
-            if not _DOTTED.match(value):
-                continue
+            if not value and not key.strip():
+                continue  # `f()`, or a trailing comma
+            if not _DOTTED.match(value) or value.partition(".")[0] in _CONSTANTS:
+                break  # a number or a constant (`f(1, x)`, `f(None)`): parsed below
             if key.strip():
                 keywords[key.strip()] = dotted_node(value)
             else:
                 positional.append(dotted_node(value))
-        return positional, keywords
+        else:
+            return positional, keywords
     try:
         call = ast.parse(f"f({args})", mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
