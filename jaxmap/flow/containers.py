@@ -62,7 +62,7 @@ class Containers(Engine):
             return False
         return bool(written) and all(_gives_containers(kind, v) for kind, v in written)
 
-    def _box(self, module, owner, node, place, named: str | None = None) -> tuple:
+    def _box(self, module, owner, node, named: str | None = None) -> tuple:
         """A literal container: its (key, value) pairs are kept under its place; a
         list's keys are its indices, a dict's its constant keys (None: not known)."""
         # Where it is written, as far as the parsed text tells (each statement is parsed

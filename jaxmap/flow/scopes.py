@@ -81,7 +81,7 @@ class Scopes(Engine):
         apart from any other written alike (`_jvps = {}` and `_transposes = {}`)."""
         expr = parse_text(text) if text[:1] in "[({" else None
         if type(expr) in LITERALS:
-            return frozenset({(BOX, self._box(module, owner, expr, None, name))})
+            return frozenset({(BOX, self._box(module, owner, expr, name))})
         return self._value(module, owner, text)
 
     def _local(self, module: str, owner: str, name: str) -> set:
