@@ -178,7 +178,8 @@ COMMANDS: tuple[Command, ...] = (
             (), "jaxmap.commands.ladder:gather",
             {"text": f"{_TEXT}:ladder", "json": f"{_JSON}:ladder_document"}, paths=False),
     Command("new", "Start a ladder rung with tests that pass on the installed jax (KIND: one "
-                   "of `jaxmap ladder`'s kinds).",
+                   f"of `jaxmap ladder`'s kinds, {', '.join(KINDS)}; JAX's spelling "
+                   "`custom_vjp` too).",
             (Param("kind", "string", ", ".join(KINDS), required=True, positional=True),
              Param("name", "string", "a Python identifier", required=True, positional=True),
              Param("out", "string", "directory for the files [default: .]", metavar="DIR"),

@@ -36,8 +36,7 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     `backend` cannot run them; nothing is written."""
     from jaxmap.knowledge import versions
 
-    if kind not in NAMES:
-        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+    kind = canonical(kind)
     check_backend(kind, backend)
     check_name(name)
     out = os.path.abspath(out or os.curdir)
@@ -60,6 +59,15 @@ def notes(kind: str, name: str, *, jax_version: str | None = None, **options) ->
     from jaxmap.knowledge import versions
 
     return scaffold.notes(release=versions.release(jax_version) if jax_version else None)
+
+
+def canonical(kind: str) -> str:
+    """`kind` as KINDS spells it, accepting JAX's underscores (`custom_vjp`);
+    SpecError if it is no kind."""
+    spelled = kind.replace("_", "-") if isinstance(kind, str) else kind
+    if spelled not in NAMES:
+        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+    return spelled
 
 
 def check_backend(kind: str, backend: str | None) -> None:
