@@ -40,7 +40,7 @@ class Param(NamedTuple):
     positional: bool = False  # a CLI argument (NAME) rather than an option
     flag: str = ""  # the CLI option when it is not --name (`--kind` for `kinds`)
     metavar: str = ""
-    stdin: bool = False  # on the CLI, `-` reads the value from standard input
+    stdin: bool = False  # on the CLI, `-` reads the value from stdin, a file's path the file
     cli: bool = True
     mcp: bool = True
 
@@ -167,7 +167,8 @@ COMMANDS: tuple[Command, ...] = (
              "csv": "jaxmap.render.csv:coverage"}, paths=False, about_primitives=True), 100),
     Command("explain", "Where JAX raises each error in TEXT (a message, traceback, test or log "
                        "paste), the user's line and usual fix; a missing rule: how to add it.",
-            (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
+            (Param("text", "string", "the message or whole traceback (CLI: - reads stdin, "
+                   "the path of a file reads that file)",
                    required=True, positional=True, stdin=True),),
             "jaxmap.commands.explain:explain_all",
             {"text": "jaxmap.render.explain_text:explanation",

@@ -356,6 +356,11 @@ def reading_stdin(what: str) -> str:
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
 
 
+def unreadable_input(path: str, error: OSError) -> str:
+    """Why the file given for a command's text cannot be read."""
+    return f"cannot read {path}: {error.strerror or error}; check its permissions"
+
+
 def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
     """What `skill` wrote: the folder, then how many files under each part of it."""
     parts: dict[str, int] = {}
