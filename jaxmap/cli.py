@@ -602,11 +602,15 @@ def _say_created(folders: list[str], err: bool = False) -> None:
 
 
 def _check_output(path: str, force: bool) -> None:
-    """Before any work: the output's directory is writable, and an existing file is
-    only replaced with --force."""
+    """Before any work: the output's directory is writable, the output is not a
+    directory, and an existing file is only replaced with --force."""
     from jaxmap.store import atomic
 
     atomic.check_directory(os.path.dirname(path) or ".")
+    if os.path.isdir(path):
+        from jaxmap.render.text import output_is_directory
+
+        raise JaxmapError(output_is_directory(path))
     if os.path.exists(path) and not force:
         raise JaxmapError(f"{path} exists; pass --force to overwrite it")
 

@@ -356,6 +356,11 @@ def reading_stdin(what: str) -> str:
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
 
 
+def output_is_directory(path: str) -> str:
+    """Why an output FILE that names a directory is refused (even with --force)."""
+    return f"{path} is a directory, not a file to write; give a file's path (nothing was written)"
+
+
 def unreadable_input(path: str, error: OSError) -> str:
     """Why the file given for a command's text cannot be read."""
     return f"cannot read {path}: {error.strerror or error}; check its permissions"
