@@ -505,7 +505,7 @@ def read_as_note(answer, view: View) -> str | None:
 
 
 def _call_heading(answer, groups: dict[str, list]) -> str:
-    """`N callers of X, at the line of each call`, N counting the certain answers; then
+    """`N callers of X, each at its first call`, N counting the certain answers; then
     how many more may be ones, and how many calls the index could not name."""
     named = len(groups[""]) + len(groups["external"])
     one = named == 1
@@ -514,7 +514,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
         reach="reaches" if one else "reach",
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
     if answer.direction != "binds" and named:
-        heading += ", at the line of each call"
+        heading += ", each at its first call"
     for name in ("handed", "through"):
         if groups[name]:
             count = len(groups[name])
