@@ -514,7 +514,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
         reach="reaches" if one else "reach",
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
     if answer.direction != "binds" and named:
-        heading += ", each at its first call"
+        heading += ", at its first call" if one else ", each at its first call"
     for name in ("handed", "through"):
         if groups[name]:
             count = len(groups[name])
