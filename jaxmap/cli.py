@@ -335,10 +335,8 @@ def _declared(command) -> click.Command:
     positional = [p for p in params if isinstance(p, click.Argument)]
     options = [p for p in params if not isinstance(p, click.Argument)]
     run = _run_scaffold if command.kind == "scaffold" else _run_query
-    help_text = command.doc + "".join(
-        f"\n\n{p.name.upper()}: - reads it from stdin; the path of a file reads that file."
-        for p in command.params if p.stdin and p.cli)
-    return click.Command(command.name, help=help_text, short_help=command.doc.split(". ")[0],
+    return click.Command(command.name, help=command.doc, short_help=command.doc.split(". ")[0],
+                         epilog=_epilog(command),
                          params=positional + _source_options(command) + options
                          + _output_options(command),
                          callback=lambda **given: run(command, given))
@@ -386,6 +384,16 @@ def _warn_without_primitives(idx) -> None:
 
     if not idx.primitive_count():
         click.echo(no_primitives(idx.root), err=True)
+
+
+def _epilog(command) -> str | None:
+    """The end of a command's --help: where a parameter read from stdin may come from."""
+    read = [p.name.upper() for p in command.params if p.stdin and p.cli]
+    if not read:
+        return None
+    from jaxmap.render.text import read_from
+
+    return read_from(read[0])
 
 
 def _read_input(command, given: dict) -> None:

@@ -375,6 +375,8 @@ def test_the_cli_reads_a_file_given_by_its_path(index, tmp_path, monkeypatch, ca
     assert "reshape" in piped
     assert main(["explain", str(log), "--root", str(index.root)]) == 0
     assert capsys.readouterr().out == piped
+    assert main(["explain", "--help"]) == 0
+    assert "the path of an existing file reads that file" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")

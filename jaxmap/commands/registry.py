@@ -167,8 +167,7 @@ COMMANDS: tuple[Command, ...] = (
              "csv": "jaxmap.render.csv:coverage"}, paths=False, about_primitives=True), 100),
     Command("explain", "Where JAX raises each error in TEXT (a message, traceback, test or log "
                        "paste), the user's line and usual fix; a missing rule: how to add it.",
-            (Param("text", "string", "the message or whole traceback (CLI: - reads stdin, "
-                   "the path of a file reads that file)",
+            (Param("text", "string", "the message or whole traceback (CLI: - reads stdin)",
                    required=True, positional=True, stdin=True),),
             "jaxmap.commands.explain:explain_all",
             {"text": "jaxmap.render.explain_text:explanation",
@@ -179,8 +178,7 @@ COMMANDS: tuple[Command, ...] = (
             (), "jaxmap.commands.ladder:gather",
             {"text": f"{_TEXT}:ladder", "json": f"{_JSON}:ladder_document"}, paths=False),
     Command("new", "Start a ladder rung with tests that pass on the installed jax (KIND: one "
-                   f"of `jaxmap ladder`'s kinds, {', '.join(KINDS)}; JAX's spelling "
-                   "`custom_vjp` too).",
+                   "of `jaxmap ladder`'s kinds).",
             (Param("kind", "string", ", ".join(KINDS), required=True, positional=True),
              Param("name", "string", "a Python identifier", required=True, positional=True),
              Param("out", "string", "directory for the files [default: .]", metavar="DIR"),

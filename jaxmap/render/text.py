@@ -351,6 +351,11 @@ def option_before_command(option: str) -> str:
             f"name: jaxmap COMMAND ... {option}")
 
 
+def read_from(what: str) -> str:
+    """The end of `--help` for a command whose `what` (TEXT) may come from elsewhere."""
+    return f"{what}: - reads it from stdin; the path of an existing file reads that file."
+
+
 def reading_stdin(what: str) -> str:
     """What a command that reads `-` from a terminal says it waits for."""
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
