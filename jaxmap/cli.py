@@ -336,6 +336,7 @@ def _declared(command) -> click.Command:
     options = [p for p in params if not isinstance(p, click.Argument)]
     run = _run_scaffold if command.kind == "scaffold" else _run_query
     return click.Command(command.name, help=command.doc, short_help=command.doc.split(". ")[0],
+                         epilog=_epilog(command),
                          params=positional + _source_options(command) + options
                          + _output_options(command),
                          callback=lambda **given: run(command, given))
@@ -351,7 +352,7 @@ def _run_query(command, given: dict) -> None:
     if jax_version and (root or absolute):
         raise click.UsageError("--jax answers from a snapshot, which has no files on disk: "
                                "it takes neither --root nor --absolute")
-    _read_stdin(command, given)
+    _read_input(command, given)
     fmt = "json" if as_json else fmt or next(iter(command.render))
     if fmt != "json" and any(given.get(p) for p in PAGING_NAMES):
         raise click.UsageError("--limit, --offset, --field and --max-chars page the JSON "
@@ -385,16 +386,42 @@ def _warn_without_primitives(idx) -> None:
         click.echo(no_primitives(idx.root), err=True)
 
 
-def _read_stdin(command, given: dict) -> None:
-    """A `-` for a parameter that reads standard input: its text (saying on a terminal
-    what it waits for)."""
+def _epilog(command) -> str | None:
+    """The end of a command's --help: where a parameter read from stdin may come from."""
+    read = [p.name.upper() for p in command.params if p.stdin and p.cli]
+    if not read:
+        return None
+    from jaxmap.render.text import read_from
+
+    return read_from(read[0])
+
+
+def _read_input(command, given: dict) -> None:
+    """For a parameter that reads standard input, a `-`: its text (saying on a terminal
+    what it waits for); the path of an existing file: that file's text."""
     for param in command.params:
-        if param.stdin and given.get(param.name) == "-":
+        value = given.get(param.name)
+        if not param.stdin or not isinstance(value, str):
+            continue
+        if value == "-":
             if sys.stdin.isatty():
                 from jaxmap.render.text import reading_stdin
 
                 click.echo(reading_stdin(param.name), err=True)
             given[param.name] = sys.stdin.read()
+        elif "\n" not in value and os.path.isfile(value):
+            given[param.name] = _read_file(value)
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read()
+    except OSError as error:
+        from jaxmap.errors import ArgumentError
+        from jaxmap.render.text import unreadable_input
+
+        raise ArgumentError(unreadable_input(path, error)) from None
 
 
 def _run_scaffold(command, given: dict) -> None:
@@ -583,11 +610,15 @@ def _say_created(folders: list[str], err: bool = False) -> None:
 
 
 def _check_output(path: str, force: bool) -> None:
-    """Before any work: the output's directory is writable, and an existing file is
-    only replaced with --force."""
+    """Before any work: the output's directory is writable, the output is not a
+    directory, and an existing file is only replaced with --force."""
     from jaxmap.store import atomic
 
     atomic.check_directory(os.path.dirname(path) or ".")
+    if os.path.isdir(path):
+        from jaxmap.render.text import output_is_directory
+
+        raise JaxmapError(output_is_directory(path))
     if os.path.exists(path) and not force:
         raise JaxmapError(f"{path} exists; pass --force to overwrite it")
 

@@ -463,3 +463,20 @@ def test_lsp_with_a_bad_root_or_no_pygls_is_one_line_and_an_exit_code(monkeypatc
     assert main(["lsp"]) != 0
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "pip install 'jaxmap[lsp]'" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["repo-map", "-o", "{out}", "--force"], ["repo-map", "-o", "{out}"],
+    ["graph", "good", "-o", "{out}", "--force"], ["index", "--snapshot", "{out}", "--force"],
+])
+def test_an_output_file_that_is_a_directory_is_one_line(argv, tree, tmp_path, capsys):
+    """`-o EXISTING_DIR` was a raw `[Errno 21] Is a directory`; the folder is kept."""
+    out = tmp_path / "out"
+    write(out, "mine.txt", "keep\n")
+    argv = [arg.format(out=out) for arg in argv]
+    assert main(argv + ["--root", str(tree)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"jaxmap: error: {out} is a directory, not a file to write; give a " \
+                  f"file's path (nothing was written)"
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+    assert (out / "mine.txt").read_text() == "keep\n"

@@ -166,7 +166,7 @@ def test_calls_and_binds_give_the_line_of_each_call_too(capsys, tmp_path):
     assert (found["name"], found["line"], found["call_line"], found["call_file"]) == \
         ("m.helper", 13, 18, "m.py")
     text = run_tree(capsys, tmp_path, "calls", "target").splitlines()
-    assert text[0] == "1 callee of m.target, at the line of each call"
+    assert text[0] == "1 callee of m.target, at its first call"
     assert "  m.helper  m.py:18  (defined at line 13)  [m.target -> m.helper]" in text
     [found] = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))["found"]
     assert (found["name"], found["call_line"]) == ("m.binder", 24)  # its bind
@@ -449,7 +449,7 @@ def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
         {("m.apply", True), ("m.direct", False)}
     # Text: the certain caller first, then the one that may be, after its legend.
     text = run_tree(capsys, tmp_path, "callers", "rule3").splitlines()
-    assert text[0].endswith(", at the line of each call; 1 more may call it through a value")
+    assert text[0].endswith(", at its first call; 1 more may call it through a value")
     assert [line[:12] for line in text[1:]] == ["  m.direct  ", "* may call i", "* m.apply  m"]
     graph = json.loads(run_tree(capsys, tmp_path, "graph", "m.rule3", "--format", "json"))
     calling = {e["source"] for e in graph["edges"] if e["kind"] == "calls"}
@@ -734,3 +734,12 @@ def test_the_callers_of_a_name_bound_to_a_lambda_or_partial_are_its_calls(capsys
     assert full_like["aliases"] == []
     swish = json.loads(run_tree(capsys, tmp_path, "callers", "swish", "--json"))
     assert [f["name"] for f in swish["found"]] == ["pk.m.user"]
+
+
+def test_a_caller_that_calls_twice_is_shown_once_at_its_first_call(capsys, tmp_path):
+    """The header says so: `_pad_stats` calling at two lines was one line, at the first."""
+    (tmp_path / "m.py").write_text("def target(x):\n  return x\n\n"
+                                   "def twice(x):\n  y = target(x)\n  return target(y)\n")
+    text = run_tree(capsys, tmp_path, "callers", "target").splitlines()
+    assert text[0] == "1 caller of m.target, at its first call"
+    assert [line.split()[:2] for line in text[1:]] == [["m.twice", "m.py:5"]]

@@ -3,7 +3,10 @@ message quotes, the frame when no message matches, chains, older wordings."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import sys
 import textwrap
 
 import pytest
@@ -357,6 +360,35 @@ def test_an_older_wording_whose_line_goes_on_is_placed_only_if_the_paste_says_so
         assert not answer.sites and "jax 0.8.0's wording" in explain.unplaced_reason([answer])
         text = explain_text.explanation([answer, answer._replace(segment=2)], View("/r"))
         assert "starts like jax 0.8.0's wording" in text and "pad.py:40" in text
+
+
+def test_the_cli_reads_a_file_given_by_its_path(index, tmp_path, monkeypatch, capsys):
+    """`jaxmap explain pt.log` answers the log's text, as `explain - < pt.log` does."""
+    from jaxmap.cli import main
+
+    text = "cannot reshape array of shape (3,) into shape 4\n"
+    log = tmp_path / "pt.log"
+    log.write_text(text)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    assert main(["explain", "-", "--root", str(index.root)]) == 0
+    piped = capsys.readouterr().out
+    assert "reshape" in piped
+    assert main(["explain", str(log), "--root", str(index.root)]) == 0
+    assert capsys.readouterr().out == piped
+    assert main(["explain", "--help"]) == 0
+    assert "the path of an existing file reads that file" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_file_is_one_line(index, tmp_path, capsys):
+    from jaxmap.cli import main
+
+    log = tmp_path / "pt.log"
+    log.write_text("ValueError: x\n")
+    log.chmod(0)
+    assert main(["explain", str(log), "--root", str(index.root)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"jaxmap: error: cannot read {log}") and len(err.splitlines()) == 1
 
 
 def test_the_cli_shows_the_closest_messages_apart_and_exits_1(index, capsys):

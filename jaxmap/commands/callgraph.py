@@ -3,7 +3,7 @@ SQL per step (no graph is built, so each answer costs about a `locate`):
 
 - `binds PRIM`: every function that reaches the primitive, with its shortest chain
   (through the impl and lowering rules of what it binds: RUN_AT_BIND);
-- `callers NAME`: who calls a function, at the line of each call, the registrations
+- `callers NAME`: who calls a function, each at its first call, the registrations
   that make a rule function run (JAX calls it, no function of the tree does), and the
   calls that could not be resolved but may be to it (their text ends with its name),
   so that none means none;

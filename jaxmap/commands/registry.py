@@ -40,7 +40,7 @@ class Param(NamedTuple):
     positional: bool = False  # a CLI argument (NAME) rather than an option
     flag: str = ""  # the CLI option when it is not --name (`--kind` for `kinds`)
     metavar: str = ""
-    stdin: bool = False  # on the CLI, `-` reads the value from standard input
+    stdin: bool = False  # on the CLI, `-` reads the value from stdin, a file's path the file
     cli: bool = True
     mcp: bool = True
 

@@ -351,9 +351,24 @@ def option_before_command(option: str) -> str:
             f"name: jaxmap COMMAND ... {option}")
 
 
+def read_from(what: str) -> str:
+    """The end of `--help` for a command whose `what` (TEXT) may come from elsewhere."""
+    return f"{what}: - reads it from stdin; the path of an existing file reads that file."
+
+
 def reading_stdin(what: str) -> str:
     """What a command that reads `-` from a terminal says it waits for."""
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
+
+
+def output_is_directory(path: str) -> str:
+    """Why an output FILE that names a directory is refused (even with --force)."""
+    return f"{path} is a directory, not a file to write; give a file's path (nothing was written)"
+
+
+def unreadable_input(path: str, error: OSError) -> str:
+    """Why the file given for a command's text cannot be read."""
+    return f"cannot read {path}: {error.strerror or error}; check its permissions"
 
 
 def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
@@ -495,7 +510,7 @@ def read_as_note(answer, view: View) -> str | None:
 
 
 def _call_heading(answer, groups: dict[str, list]) -> str:
-    """`N callers of X, at the line of each call`, N counting the certain answers; then
+    """`N callers of X, each at its first call`, N counting the certain answers; then
     how many more may be ones, and how many calls the index could not name."""
     named = len(groups[""]) + len(groups["external"])
     one = named == 1
@@ -504,7 +519,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
         reach="reaches" if one else "reach",
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
     if answer.direction != "binds" and named:
-        heading += ", at the line of each call"
+        heading += ", at its first call" if one else ", each at its first call"
     for name in ("handed", "through"):
         if groups[name]:
             count = len(groups[name])

@@ -19,18 +19,14 @@ from jaxmap.knowledge import rungs
 from jaxmap.knowledge.backends import BACKENDS
 from jaxmap.knowledge.rungs import KINDS, Kind
 from jaxmap.scaffold.files import FileChange, new_file
+from jaxmap.scaffold.names_used import names_used
 from jaxmap.scaffold.spec import check_module_name, class_name
 from jaxmap.scaffold.templating import fill
 
 NAMES = tuple(KINDS)
+_PLACEHOLDER = "jaxmapplaceholder"
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-# Top-level names the generated modules and tests import or define.
-_RESERVED = frozenset({"jax", "jnp", "np", "numpy", "pytest", "pl", "export", "ctypes",
-                       "functools", "importlib", "os", "shutil", "subprocess", "sys",
-                       "check_grads", "custom_partitioning", "NamedSharding", "Mesh", "P",
-                       "build", "register", "compiler", "load", "serialize", "input_spec",
-                       "stablehlo_text", "module", "mesh"})
 
 
 def generate(kind: str, name: str, *, out: str | None = None, style: str | None = None,
@@ -40,8 +36,7 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     `backend` cannot run them; nothing is written."""
     from jaxmap.knowledge import versions
 
-    if kind not in NAMES:
-        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+    kind = canonical(kind)
     check_backend(kind, backend)
     check_name(name)
     out = os.path.abspath(out or os.curdir)
@@ -50,6 +45,7 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     if kind == "primitive":
         return _primitive(name, out, style)
     release = versions.release(jax_version) if jax_version else versions.installed()
+    _check_free(kind, name, style or "classic", release)
     files = _files(KINDS[kind], kind, name, style or "classic", release)
     return [new_file(os.path.join(out, path), path, text) for path, text in files.items()]
 
@@ -63,6 +59,15 @@ def notes(kind: str, name: str, *, jax_version: str | None = None, **options) ->
     from jaxmap.knowledge import versions
 
     return scaffold.notes(release=versions.release(jax_version) if jax_version else None)
+
+
+def canonical(kind: str) -> str:
+    """`kind` as KINDS spells it, accepting JAX's underscores (`custom_vjp`);
+    SpecError if it is no kind."""
+    spelled = kind.replace("_", "-") if isinstance(kind, str) else kind
+    if spelled not in NAMES:
+        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+    return spelled
 
 
 def check_backend(kind: str, backend: str | None) -> None:
@@ -82,10 +87,25 @@ def check_name(name: str) -> None:
     if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):
         raise SpecError(f"name {name!r} must be a Python identifier starting with a "
                         f"letter, and not a keyword")
-    if name in _RESERVED:
-        raise SpecError(f"name {name!r} would shadow a module or name the generated "
-                        f"code uses; choose another")
     check_module_name(name, "name")
+
+
+def _check_free(kind: str, name: str, style: str, release) -> None:
+    """SpecError if a module `kind` generates uses `name` (or, where it defines a class
+    for it, its class name) for something else: read off those modules generated
+    under a placeholder name."""
+    files = _files(KINDS[kind], kind, _PLACEHOLDER, style, release)
+    ours = {_PLACEHOLDER: name, class_name(_PLACEHOLDER): class_name(name)}
+    for path, text in files.items():
+        if not path.endswith(".py"):
+            continue
+        used = names_used(text)
+        for taken in (mine for theirs, mine in ours.items() if theirs in used):
+            if taken in used:
+                what = f"name {name!r}" + (f" (class {taken!r})" if taken != name else "")
+                raise SpecError(f"{what} would shadow a name the code `jaxmap new {kind}` "
+                                f"generates uses (an import, parameter or local); "
+                                f"choose another")
 
 
 def _files(kind: Kind, kind_name: str, name: str, style: str, release) -> dict:
