@@ -182,3 +182,27 @@ def test_a_trace_method_counts_as_the_rule_its_class_stands_for(installed_index)
     assert "custom_jvp_call" in has_jvp
     missing_batching = {p.name for p in primitives(installed_index, missing=("batching",))}
     assert "custom_jvp_call" not in missing_batching  # BatchTrace.process_custom_jvp_call
+
+
+def test_assigned_trace_methods_are_what_the_live_trace_classes_hold(installed_index):
+    """shard_map's rules given as `ad.JVPTrace.process_shard_map = _shard_map_jvp` (and
+    so for impl, batching, partial eval, staging): each one's function is what the live
+    class holds under that name, and `locate --kind jvp` finds it."""
+    import inspect
+
+    from jax._src import core
+    from jax._src.interpreters import ad, batching
+    from jax._src.interpreters import partial_eval as pe
+
+    live = {cls.__name__: cls for cls in (core.EvalTrace, ad.JVPTrace, batching.BatchTrace,
+                                          pe.JaxprTrace, pe.DynamicJaxprTrace)}
+    [shard_map] = locate(installed_index, "shard_map", kind="trace").primitives
+    assigned = {r.via.split(".")[-2]: r for r in shard_map.rules if r.via.endswith(" =")}
+    assert set(live) <= set(assigned)
+    for name, cls in live.items():
+        function = inspect.unwrap(cls.process_shard_map)
+        rule = assigned[name].function
+        assert (rule.name, rule.loc.line) == (function.__name__, function.__code__.co_firstlineno)
+        assert inspect.getsourcefile(function).endswith(rule.loc.file)
+    [jvp] = locate(installed_index, "shard_map", kind="jvp").primitives
+    assert [r.function.name for r in jvp.rules] == ["_shard_map_jvp"]

@@ -21,6 +21,7 @@ from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
+from jaxmap.knowledge.traces import trace_kind
 from jaxmap.models import (
     EXTERNAL,
     GUARD_EQUALS,
@@ -486,11 +487,19 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
     level partial: `fancy_primitive_batchers[p] = _dot_general_batch_rule`), as `locate`
     shows the rule. A statement that names one (`sqrt_p = standard_unop(..., 'sqrt')`,
     a lambda rule that calls it) does not make it a rule. Sorted by place, then
-    primitive, kind and function, so that two indexes of one tree agree."""
-    rows = {(targets[did], kind, prim, file, line)
-            for did, kind, prim, file, line in index.registrations(targets)}
+    primitive, kind and function, so that two indexes of one tree agree. A Trace
+    method's kind is the one its class stands for (`ad.JVPTrace.process_shard_map =
+    _shard_map_jvp`: shard_map's jvp rule)."""
+    rows = {(targets[did], _stands_for(kind, via), prim, file, line)
+            for did, kind, prim, file, line, via in index.registrations(targets)}
     return tuple(Registration(*row) for row in
                  sorted(rows, key=lambda r: (r[3], r[4], r[2], r[1], r[0])))
+
+
+def _stands_for(kind: str, via: str) -> str:
+    """A rule's kind as `callers` says it: a Trace method's is its class's kind."""
+    stands = trace_kind(via) if kind == RuleKind.TRACE.value else None
+    return stands.value if stands is not None else kind
 
 
 def _is_primitive_variable(index, name: str) -> bool:

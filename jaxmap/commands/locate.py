@@ -14,6 +14,7 @@ from jaxmap.commands.lookup import (
     definitions,
     for_platform,
     is_rule_kind,
+    rule_kinds,
     spellings,
     suggest,
 )
@@ -116,9 +117,9 @@ def _lacks(prims: list[Primitive], kind: str, platform: str | None) -> str:
     where = f" for {platform}" if platform else ""
     return "; ".join(
         f"primitive {p.name} has no {kind} rule{where}; it has: "
-        f"{', '.join(sorted({r.kind.value for r in p.rules})) or 'no rules at all'}"
+        f"{', '.join(sorted({k for r in p.rules for k in rule_kinds(r)})) or 'no rules at all'}"
         for p in prims)
 
 
 def _only_kind(prim: Primitive, kind: str) -> Primitive:
-    return prim._replace(rules=tuple(r for r in prim.rules if r.kind.value == kind))
+    return prim._replace(rules=tuple(r for r in prim.rules if kind in rule_kinds(r)))

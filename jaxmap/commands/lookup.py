@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import ArgumentError, JaxmapError
-from jaxmap.knowledge.traces import TRACE_CLASS_KINDS
-from jaxmap.models import Definition, DefKind, Primitive, RuleKind
+from jaxmap.knowledge.traces import trace_kind
+from jaxmap.models import Definition, DefKind, Primitive, Rule, RuleKind
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
@@ -120,12 +120,18 @@ def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str
     for prim in prims:
         if platform:
             prim = for_platform(prim, platform)
-        kinds = {r.kind.value for r in prim.rules} | {
-            TRACE_CLASS_KINDS[cls].value for r in prim.rules
-            if r.kind is RuleKind.TRACE and (cls := r.via.partition(".")[0]) in TRACE_CLASS_KINDS}
+        kinds = {kind for r in prim.rules for kind in rule_kinds(r)}
         if not kinds & set(missing) and set(has) <= kinds:
             chosen.append(prim)
     return chosen
+
+
+def rule_kinds(rule: Rule) -> tuple[str, ...]:
+    """The kinds `rule` counts as: its own, and for a Trace method the kind its class
+    stands for (TRACE_CLASS_KINDS: `JVPTrace.process_shard_map` is a jvp rule)."""
+    if rule.kind is RuleKind.TRACE and (stands := trace_kind(rule.via)) is not None:
+        return rule.kind.value, stands.value
+    return (rule.kind.value,)
 
 
 def primitives(index: Index, missing: tuple[str, ...] = (), has: tuple[str, ...] = (),

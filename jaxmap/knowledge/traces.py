@@ -1,7 +1,8 @@
 """The rule kind a Trace class's method stands for, for a call-like primitive it handles
-(`JVPTrace.process_custom_jvp_call` is custom_jvp_call's JVP): `primitives --missing
-jvp` does not list a primitive that has one. Apart from registrars.py, whose imports
-the `locate` path does not pay for."""
+(`JVPTrace.process_custom_jvp_call` is custom_jvp_call's JVP; so is `_shard_map_jvp`,
+assigned as `ad.JVPTrace.process_shard_map`): `primitives --missing jvp` does not list
+a primitive that has one. Apart from registrars.py, whose imports the `locate` path
+does not pay for."""
 
 from __future__ import annotations
 
@@ -9,4 +10,12 @@ from jaxmap.models import RuleKind as K
 
 TRACE_CLASS_KINDS: dict[str, K] = {
     "EvalTrace": K.IMPL, "JVPTrace": K.JVP, "LinearizeTrace": K.LINEARIZATION,
-    "BatchTrace": K.BATCHING, "JaxprTrace": K.PARTIAL_EVAL, "JetTrace": K.JET}
+    "BatchTrace": K.BATCHING, "SPMDBatchTrace": K.BATCHING, "JaxprTrace": K.PARTIAL_EVAL,
+    "DynamicJaxprTrace": K.STAGING, "JetTrace": K.JET}
+
+
+def trace_kind(via: str) -> K | None:
+    """The kind a trace rule stands for, by the class its `via` names: the method's
+    (`JVPTrace.process_call`) or the assignment's (`ad.JVPTrace.process_shard_map =`)."""
+    parts = via.removesuffix(" =").split(".")
+    return TRACE_CLASS_KINDS.get(parts[-2]) if len(parts) > 1 else None

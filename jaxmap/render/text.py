@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
+from jaxmap.knowledge.traces import trace_kind
 from jaxmap.models import Definition, Primitive, Rule, RuleKind
 from jaxmap.render.view import View
 
@@ -67,7 +68,7 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
     if statement:
         head += f"  (defined by `{statement}`)"
     lines = [head, f"  defined    {path(prim.loc.file)}:{prim.loc.line}"]
-    width = max([_KIND_WIDTH] + [len(r.kind.value + platform_label(r)) for r in prim.rules])
+    width = max([_KIND_WIDTH] + [len(_kind_label(r)) for r in prim.rules])
     lines += [rule_line(r, path, width) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
@@ -88,8 +89,15 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
 _KIND_WIDTH = 22  # the column of a rule's kind, wider where a primitive's longest is
 
 
+def _kind_label(r: Rule) -> str:
+    """`lowering[tpu]`; a Trace method's with the kind its class stands for
+    (`trace (jvp)`)."""
+    stands = trace_kind(r.via) if r.kind == RuleKind.TRACE else None
+    return r.kind.value + platform_label(r) + (f" ({stands.value})" if stands else "")
+
+
 def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
-    kind = r.kind.value + platform_label(r)
+    kind = _kind_label(r)
     text = f"  {kind:<{width}} {path(r.loc.file)}:{r.loc.line}  via {r.via}"
     # the partial's keywords after its function: `_lower(use_rolled_loops=False)`
     bound = f"({r.keywords})" if r.keywords else ""

@@ -15,6 +15,9 @@ from jaxmap.models import RuleKind
 from jaxmap.store.records import Place
 
 PRIMITIVE, HI_PRIMITIVE, VJP_HI = "primitive", "hiprimitive", "vjp_hi"
+# The methods of a Primitive subclass that binding it runs (`process`: jax 0.4's call
+# and map primitives, reached from `bind`).
+_BINDERS = ("bind_with_trace", "bind", "process")
 
 
 def is_jax_base(cls: tuple) -> bool:
@@ -39,6 +42,10 @@ class Classes:
         self.kinds: dict[tuple[str, str], str | None] = {}
         self.instance_class: dict[int, tuple] = {}  # primitive index -> its class
         self.base_values: dict[tuple[str, str], tuple] = {}  # class -> its bases' values
+        # Trace method -> class -> (module, site, via, functions, condition) of a
+        # module-level `SomeTrace.process_x = f`; primitive -> functions its bind runs.
+        self.assigned: dict[str, dict[tuple[str, str], tuple]] = {}
+        self.custom_binders: dict[int, list[tuple]] = {}
 
     def makes_primitives(self, cls: tuple) -> bool:
         """Whether instances of `cls` are primitives."""
@@ -148,26 +155,48 @@ class Classes:
                 if kind is not None:
                     self._member_rule(pid, kind, member, where, member_qualname, m_line, m_end)
 
+    def assigned_handler(self, method: str, cls: tuple, module: str, site: tuple[int, int],
+                         via: str, functions: list[Place], condition: str | None) -> None:
+        """`ad.JVPTrace.process_shard_map = _shard_map_jvp` at a module's top level: the
+        Trace class `cls` handles `method` with the function assigned (replacing any
+        method of that name its body defines)."""
+        self.assigned.setdefault(method, {})[(cls[1], cls[2])] = (
+            module, site, via, functions, condition)
+
+    def custom_binder(self, pid: int, function: tuple) -> None:
+        """`p.def_custom_bind(f)` / `p.def_bind_with_trace(f)`: binding `pid` runs `f`."""
+        self.custom_binders.setdefault(pid, []).append(function)
+
     def trace_rules(self) -> None:
-        """For a primitive whose class binds by calling a Trace method
-        (`trace.process_custom_jvp_call(...)` in `bind_with_trace`), each class that
-        defines that method handles it: a TRACE rule per method."""
-        handlers: dict[str, list[tuple]] = {}  # method -> (module, class, line, end_line)
+        """For a primitive whose bind calls a Trace method (`trace.process_shard_map(...)`
+        in its class's `bind_with_trace`, `bind` or `process`, or in the function its
+        `def_custom_bind` was given), each class that defines that method, or is
+        assigned it at a module's top level, handles it: a TRACE rule per class."""
+        handlers: dict[str, dict[tuple, tuple]] = {}  # method -> class -> rule's args
         for module, (_, facts) in self.names.modules.items():
             for qualname, spec in facts.classes.items():
                 for member, (line, end_line) in spec.members.items():
                     if member.startswith("process_"):
-                        handlers.setdefault(member, []).append((module, qualname, line,
-                                                                end_line))
-        for pid, cls in self.instance_class.items():
-            binder = self.members(cls).get("bind_with_trace")
-            if binder is None:
-                continue
-            module, qualname, _, _ = binder
-            for method in self.names.facts(module).trace_calls.get(qualname, ()):
-                for where, owner, line, end_line in handlers.get(method, ()):
-                    self._member_rule(pid, RuleKind.TRACE, method, where,
-                                      f"{owner}.{method}", line, end_line)
+                        place = Place(member, self.names.path(module), line)
+                        handlers.setdefault(member, {})[(module, qualname)] = (
+                            module, (line, end_line), f"{qualname}.{member}", [place], None)
+        for method, assigned in self.assigned.items():
+            handlers.setdefault(method, {}).update(assigned)
+        for pid in sorted({*self.instance_class, *self.custom_binders}):
+            for method in self._trace_calls(pid):
+                for module, site, via, functions, condition in handlers.get(method, {}).values():
+                    self.findings.add_rule(pid, RuleKind.TRACE, module, site, via, None,
+                                           functions, condition)
+
+    def _trace_calls(self, pid: int) -> list[str]:
+        """The Trace methods binding primitive `pid` calls, in name order."""
+        cls = self.instance_class.get(pid)
+        members = self.members(cls) if cls is not None else {}
+        binders = [(module, qualname) for name in _BINDERS if name in members
+                   for module, qualname, _, _ in (members[name],)]
+        binders += [(f[1], f[2]) for f in self.custom_binders.get(pid, ())]
+        return sorted({method for module, qualname in binders
+                       for method in self.names.facts(module).trace_calls.get(qualname, ())})
 
     def bases(self, cls: tuple) -> tuple:
         """The values of a class's base-class expressions, evaluated once."""

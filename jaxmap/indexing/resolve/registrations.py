@@ -30,6 +30,8 @@ from jaxmap.knowledge import registrars as R
 from jaxmap.models import RECEIVED_RULE_SUFFIX, RuleKind
 from jaxmap.store.records import Place
 
+# Primitive methods that give the function binding it runs (jax 0.4's, then later).
+_CUSTOM_BINDS = frozenset({"def_custom_bind", "def_bind_with_trace"})
 _SUMMARY_TARGETS = frozenset({PARAM, NEW, PRIM})  # what a summary can register on
 _MACHINERY = "jax._src.interpreters."
 _SHORT = 24  # characters of a keyword argument's value shown
@@ -76,9 +78,22 @@ class Registrations:
                decorated: tuple | None) -> None:
         """`p.def_impl(rule)` or `@p.def_impl`."""
         kind = R.METHODS.get(method)
+        if method in _CUSTOM_BINDS and target[0] == PRIM and ctx.summary is None:
+            binder = decorated or (args[0] if args else UNKNOWN)
+            if binder[0] in (FUNC, CLOSURE):
+                self.classes.custom_binder(target[1], binder)
         if kind is not None:
             rule = decorated or (args[0] if args else UNKNOWN)
             self.register(target, kind, via, UNKNOWN, rule, ctx)
+
+    def trace_method(self, cls: tuple, method: str, rule: tuple, ctx: Context,
+                     via: str) -> None:
+        """`pe.JaxprTrace.process_shard_map = rule` at a module's top level: a Trace
+        method that handles the primitives whose bind calls it (see
+        `Classes.trace_rules`)."""
+        _, functions = self._functions(rule)
+        self.classes.assigned_handler(method, cls, ctx.site_in, ctx.site, via, functions,
+                                      " and ".join(ctx.conditions) or None)
 
     def call_registrar(self, registrar: R.Registrar, args: tuple, kwargs: dict, ctx: Context,
                        via: str, decorated: tuple | None) -> None:

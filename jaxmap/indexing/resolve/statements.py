@@ -163,7 +163,10 @@ class Statements(Evaluator):
         value = self.eval(event.value, ctx)
         owner, _, attr = event.name.rpartition(".")
         if owner:  # `self.primitive = ...`, `cls.outer_primitive = p`
-            self.objects.set(self._name((NAME, owner), ctx), attr, value)
+            target = self._name((NAME, owner), ctx)
+            if target[0] == CLASS and attr.startswith("process_") and not ctx.scope:
+                self.registrations.trace_method(target, attr, value, ctx, f"{event.name} =")
+            self.objects.set(target, attr, value)
             return
         in_class = None if ctx.scope else self.objects.class_at(ctx.module, event.line)
         if in_class is not None:  # a class body's `name = "my_op"`: the class's own
