@@ -513,7 +513,8 @@ def lsp(root: str | None) -> None:
 @click.option("--budget", type=click.IntRange(min=1), default=None, metavar="TOKENS",
               help="Fit references/REPO-MAP.md into TOKENS tokens (as repo-map --budget); "
                    "the per-primitive page is then left out.")
-@click.option("--force", is_flag=True, help="Replace DIR if it exists.")
+@click.option("--force", is_flag=True,
+              help="Replace DIR if it exists: a skill folder written before, or an empty one.")
 @_json_option
 def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: bool) -> None:
     """Write an agent skill folder for the indexed jax: SKILL.md (the ladder, its
@@ -523,14 +524,14 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
     from jaxmap.scaffold import skill as skill_mod
     from jaxmap.store import atomic
 
-    atomic.check_tree(out, force)  # refuse before any work
+    atomic.check_tree(out, force, skill_mod.MARKER)  # refuse before any work
     with _open(root, graph=True) as idx:  # the map's pages read the call graph
         from jaxmap import tools
 
         folder = skill_mod.files(idx, out, budget, tuple(tools.BY_NAME))
         jax_version = idx.jax_version
     created = atomic.missing_folders([out])  # the folder it goes in
-    atomic.write_tree(out, folder, force=force)
+    atomic.write_tree(out, folder, skill_mod.MARKER, force=force)
     if as_json:
         from jaxmap.render import json as render_json
 

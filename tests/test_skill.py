@@ -94,6 +94,7 @@ def test_every_rung_has_a_starter_whose_tests_pass_there(folder):
 def test_output_is_deterministic_and_force_replaces(folder, shared_index, tmp_path):
     again = tmp_path / "again"
     again.mkdir()
+    (again / "SKILL.md").write_text("a skill folder written before")
     (again / "stale.txt").write_text("from before")
     assert main(["skill", "--out", str(again), "--force"]) == 0
     first, second = _tree(folder), _tree(again)
@@ -121,6 +122,19 @@ def test_an_existing_folder_needs_force(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--force" in err
     assert _tree(out) == {"notes.txt": b"keep"}
+
+
+def test_force_replaces_no_folder_it_did_not_write(tmp_path, capsys, monkeypatch):
+    # a project (or the working directory) holding no SKILL.md is never replaced
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "main.py").write_text("print(1)\n")
+    monkeypatch.chdir(project)
+    for out in (str(project), "."):
+        assert main(["skill", "--out", out, "--force"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "no SKILL.md" in err
+    assert _tree(project) == {"src/main.py": b"print(1)\n"}
 
 
 def test_nothing_is_written_on_error(shared_index, tmp_path, capsys):

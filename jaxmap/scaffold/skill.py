@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 SKILL_NAME = "jax-internals"
 # The starter written for each `jaxmap new` kind: the name its files get.
 STARTERS = tuple((kind, name) for kind, name, _ in rungs.examples())
+MARKER = "SKILL.md"  # what tells a skill folder written before: --force replaces only one
 # (question, command) rows of SKILL.md's command table; every command takes --json.
 COMMANDS = (
     ("where is NAME defined; every rule of a primitive", "jaxmap locate psum"),
@@ -84,7 +85,7 @@ def files(index: Index, out: str, budget: int | None = None,
         folder.update(texts)
     from jaxmap.knowledge import versions
 
-    folder["SKILL.md"] = fill("skill.md.j2", {
+    folder[MARKER] = fill("skill.md.j2", {
         "name": SKILL_NAME, "jax_version": index.jax_version,
         "release": versions.installed().text, "ladder": ladder.gather(index),
         "starters": {s.kind: s for s in starters}, "commands": COMMANDS,

@@ -85,20 +85,29 @@ def _can_create_in(directory: str) -> bool:
         return False
 
 
-def check_tree(directory: str, force: bool) -> None:
-    """Before any work: `directory` may be written as a whole (replaced only with force)."""
+def check_tree(directory: str, force: bool, marker: str) -> None:
+    """Before any work: `directory` may be written as a whole, replaced only with force
+    and only where it is empty or holds `marker` (a folder written before): --force
+    never takes a project, a checkout or the working directory with it."""
     if os.path.isfile(directory):
         raise TargetError(f"{directory} is a file; give a directory")
-    if os.path.exists(directory) and not force:
-        raise TargetError(f"{directory} exists; pass --force to replace it")
+    if os.path.exists(directory):
+        if not force:
+            raise TargetError(f"{directory} exists; pass --force to replace it")
+        if os.listdir(directory) and not os.path.isfile(os.path.join(directory, marker)):
+            raise TargetError(f"{directory} holds files and no {marker}, so it is not a "
+                              "folder this command wrote; --force replaces only such a "
+                              "folder (or an empty one): give another")
     check_directory(os.path.dirname(os.path.abspath(directory)))
 
 
-def write_tree(directory: str, files: dict[str, str | bytes], force: bool = False) -> None:
-    """Write `files` ({POSIX path under it: text or bytes}) as `directory`, whole or not
-    at all: filled in a temporary sibling, then renamed into place; an existing
-    directory is replaced only with `force`. TargetError if it cannot be written."""
-    check_tree(directory, force)
+def write_tree(directory: str, files: dict[str, str | bytes], marker: str,
+               force: bool = False) -> None:
+    """Write `files` ({POSIX path under it: text or bytes}, `marker` among them) as
+    `directory`, whole or not at all: filled in a temporary sibling, then renamed into
+    place; an existing directory is replaced only with `force` (`check_tree`).
+    TargetError if it cannot be written."""
+    check_tree(directory, force, marker)
     directory = os.path.abspath(directory)
     try:
         _write_tree(directory, files)
