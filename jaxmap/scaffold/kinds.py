@@ -20,7 +20,7 @@ from jaxmap.knowledge.backends import BACKENDS
 from jaxmap.knowledge.rungs import KINDS, Kind
 from jaxmap.scaffold.files import FileChange, new_file
 from jaxmap.scaffold.names_used import names_used
-from jaxmap.scaffold.spec import check_module_name, class_name
+from jaxmap.scaffold.spec import check_module_name, check_not_its_class, class_name
 from jaxmap.scaffold.templating import fill
 
 NAMES = tuple(KINDS)
@@ -100,6 +100,8 @@ def _check_free(kind: str, name: str, style: str, release) -> None:
         if not path.endswith(".py"):
             continue
         used = names_used(text)
+        if _PLACEHOLDER in used and class_name(_PLACEHOLDER) in used:
+            check_not_its_class(name)  # a function and a class of the name, one module
         for taken in (mine for theirs, mine in ours.items() if theirs in used):
             if taken in used:
                 what = f"name {name!r}" + (f" (class {taken!r})" if taken != name else "")

@@ -88,6 +88,8 @@ class PrimitiveSpec:
         if self.style == "hijax" and (self.platforms or self.lowering != "lower_fun"):
             raise SpecError("--platform and --lowering hlo need --style classic: a hijax "
                             "primitive lowers through its `expand` method")
+        if self.style == "hijax":
+            check_not_its_class(self.name)
         self._check_params()
         return self
 
@@ -132,6 +134,16 @@ def parse_params(text: str | None) -> tuple[tuple[str, str], ...]:
                             f"(e.g. scale=float,n=int), got {item.strip()!r}")
         pairs.append((key, value))
     return tuple(pairs)
+
+
+def check_not_its_class(name: str) -> None:
+    """SpecError if `name` is already the class name generated code gives it (`Foo`,
+    `MyOp`): the function of that name would replace the class in its module."""
+    if class_name(name) == name:
+        lower = "_".join(part.lower() for part in re.findall(r"[A-Z]?[a-z0-9]*", name) if part)
+        raise SpecError(f"name {name!r} is also the class the generated code defines for "
+                        f"it, which the function of that name would replace; give the "
+                        f"function's name ({lower!r}), the class is {name!r}")
 
 
 def _check_name(name: str) -> None:
