@@ -206,3 +206,11 @@ def test_assigned_trace_methods_are_what_the_live_trace_classes_hold(installed_i
         assert inspect.getsourcefile(function).endswith(rule.loc.file)
     [jvp] = locate(installed_index, "shard_map", kind="jvp").primitives
     assert [r.function.name for r in jvp.rules] == ["_shard_map_jvp"]
+
+
+def test_platform_gpu_keeps_the_cuda_and_rocm_lowerings(installed_index):
+    # eigh registers cpu, cuda, rocm and tpu lowerings and no default one: gpu, JAX's
+    # name for both GPU backends, is served by cuda's and rocm's
+    found = locate(installed_index, "eigh_p", kind="lowering", platform="gpu")
+    [eigh] = [p for p in found.primitives if p.name == "eigh"]
+    assert {r.platform for r in eigh.rules} == {"cuda", "rocm"}
