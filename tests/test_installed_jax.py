@@ -214,3 +214,9 @@ def test_platform_gpu_keeps_the_cuda_and_rocm_lowerings(installed_index):
     found = locate(installed_index, "eigh_p", kind="lowering", platform="gpu")
     [eigh] = [p for p in found.primitives if p.name == "eigh"]
     assert {r.platform for r in eigh.rules} == {"cuda", "rocm"}
+
+
+def test_a_config_option_defined_outside_the_config_module_is_located(installed_index):
+    [found] = locate(installed_index, "jax_num_cpu_devices").definitions
+    assert (found.qualname, found.loc.file) == ("jax._src.xla_bridge.num_cpu_devices",
+                                                "jax/_src/xla_bridge.py")

@@ -194,4 +194,6 @@ def test_locate_finds_a_config_option_by_the_name_config_update_takes(
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path))
     assert main(["locate", "jax_enable_x64", "--root", str(root)]) == 0
     assert "jax._src.config.enable_x64  jax/_src/config.py:11" in capsys.readouterr().out
+    assert main(["locate", "JAX_ENABLE_X64", "--root", str(root)]) == 0  # the environment's
+    assert "jax._src.config.enable_x64  jax/_src/config.py:11" in capsys.readouterr().out
     assert main(["locate", "jax_no_such_option", "--root", str(root)]) == 1

@@ -43,14 +43,21 @@ class Found(NamedTuple):
 
 def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]:
     """The variable holding a config option's state, for the option's name
-    (`jax_enable_x64`: `enable_x64`), which jax.config.update and the environment take."""
-    from jaxmap.commands.public_names import CONFIG_MODULE, config_options
+    (`jax_enable_x64`, or `JAX_ENABLE_X64` as the environment spells it), which
+    jax.config.update takes: one of the config module's, or one of another module
+    named as the option without `jax_` whose statement names it (xla_bridge's
+    `num_cpu_devices`, `MOCK_GPU_TOPOLOGY`)."""
+    from jaxmap.commands.public_names import CONFIG_MODULE, config_options, names_option
 
-    if not query.startswith("jax_"):
+    option = query.lower()
+    if not option.startswith("jax_") or query not in (option, option.upper()):
         return []
-    variables = [option.variable for option in config_options(index) if option.name == query]
-    return [d for variable in variables
-            for d in definitions(index, f"{CONFIG_MODULE}.{variable}", want)]
+    variables = [f"{CONFIG_MODULE}.{o.variable}" for o in config_options(index)
+                 if o.name == option]
+    found = [d for variable in variables for d in definitions(index, variable, want)]
+    return found or [d for name in dict.fromkeys((option[4:], option[4:].upper()))
+                     for d in definitions(index, name, want & {"variable"})
+                     if names_option(index, d, option)]
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:

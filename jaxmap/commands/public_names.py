@@ -72,6 +72,14 @@ def config_options(index) -> tuple[ConfigOption, ...]:
     return tuple(sorted(options))
 
 
+def names_option(index, d, option: str) -> bool:
+    """Whether the statement assigning definition `d` names config option `option`
+    (`num_cpu_devices = config.int_state(name="jax_num_cpu_devices", ...)`)."""
+    lines = _lines(os.path.join(str(index.root), d.loc.file))
+    return any(named.group(1) == option for named in _OPTION_NAME.finditer(
+        " ".join(lines[d.loc.line - 1:d.loc.line + _OPTION_LINES])))
+
+
 def _lines(path: str) -> list[str]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
