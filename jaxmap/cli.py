@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 import threading
 import time
@@ -411,6 +412,16 @@ def _read_input(command, given: dict) -> None:
             given[param.name] = sys.stdin.read()
         elif "\n" not in value and os.path.isfile(value):
             given[param.name] = _read_file(value)
+        elif "\n" not in value and (os.path.isdir(value) or _PATH_LIKE.fullmatch(value)):
+            from jaxmap.errors import ArgumentError
+            from jaxmap.render.text import missing_input
+
+            raise ArgumentError(missing_input(value))
+
+
+# A file's path, not a message: no spaces, ending with a suffix files of text have
+# (`pt.log`, `out/trace.txt`, `dir/`); a message like `jax.errors.X` does not.
+_PATH_LIKE = re.compile(r"[^\s]*(?:\.(?:txt|log|out|err|md|py)|/)")
 
 
 def _read_file(path: str) -> str:

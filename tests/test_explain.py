@@ -379,6 +379,17 @@ def test_the_cli_reads_a_file_given_by_its_path(index, tmp_path, monkeypatch, ca
     assert "the path of an existing file reads that file" in capsys.readouterr().out
 
 
+def test_a_path_naming_no_file_is_one_line_not_a_message(index, tmp_path, capsys):
+    """A mistyped log's path, or a folder, says so; it is not read as a message."""
+    from jaxmap.cli import main
+
+    for given in (str(tmp_path / "nosuch.log"), str(tmp_path), "trace.txt"):
+        assert main(["explain", given, "--root", str(index.root)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"jaxmap: error: {given} ") and len(err.splitlines()) == 1
+        assert "names no file" in err or "is a directory" in err
+
+
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
 def test_an_unreadable_file_is_one_line(index, tmp_path, capsys):
     from jaxmap.cli import main

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -377,6 +378,13 @@ def output_is_directory(path: str) -> str:
 def unreadable_input(path: str, error: OSError) -> str:
     """Why the file given for a command's text cannot be read."""
     return f"cannot read {path}: {error.strerror or error}; check its permissions"
+
+
+def missing_input(path: str) -> str:
+    """A command's text given as what reads as a file's path that names no file."""
+    what = "is a directory" if os.path.isdir(path) else "names no file"
+    return (f"{path} {what}; give the path of a file holding the text, `-` to read it "
+            "from standard input, or the text itself")
 
 
 def skill_written(out: str, folder: dict[str, str | bytes]) -> str:
