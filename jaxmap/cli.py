@@ -709,8 +709,8 @@ def _review(range_text: str, repo: str, form: str, link_base: str | None,
         raise click.UsageError(f"--fail-on {', '.join(unknown)}: choose from "
                                f"{', '.join(FAIL_ON)}")
     result = review_range(repo, range_text, _open_revision)
-    click.echo(_rendered_review(result, form, link_base))
     tripped = failures(result, checks)
+    click.echo(_rendered_review(result, form, link_base, checks, tripped))
     if tripped:
         from jaxmap.render.review_text import failed_checks
 
@@ -719,11 +719,12 @@ def _review(range_text: str, repo: str, form: str, link_base: str | None,
     return 0
 
 
-def _rendered_review(result, form: str, link_base: str | None) -> str:
+def _rendered_review(result, form: str, link_base: str | None, checks: tuple[str, ...],
+                     tripped: list[tuple[str, int]]) -> str:
     if form == "json":
         from jaxmap.render.review_json import review_document
 
-        return review_document(result)
+        return review_document(result, checks, tripped)
     if form == "markdown":
         from jaxmap.render.review_markdown import review_comment
 

@@ -287,6 +287,13 @@ def test_fail_on_trips_with_a_line_saying_why(capsys, repo):
     assert code == 1 and out
     assert err == "jaxmap: review fails on removed-rule (1), uncovered (2)\n"
     assert review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "removed-primitive")[0] == 0
+    # --json says which checks were asked for and which tripped, as stderr does
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--json",
+                             "--fail-on", "removed-rule,removed-primitive")
+    assert code == 1 and json.loads(out)["fail_on"] == {
+        "checks": ["removed-rule", "removed-primitive"],
+        "tripped": [{"check": "removed-rule", "findings": 1}]}
+    assert review_json(capsys, repo)["fail_on"] == {"checks": [], "tripped": []}
 
 
 @pytest.mark.parametrize("argv", [
@@ -319,7 +326,8 @@ def test_the_readme_documents_every_key(capsys, repo):
     documented = set(re.findall(r'"(\w+)"', schema))
     keys = set(document) | set(document["primitives"]) | set(document["base"]) \
         | {k for name in ("rules", "reach", "gaps") for k in document[name][0]} \
-        | set(document["messages"][0]) | set(document["tests"][0])
+        | set(document["messages"][0]) | set(document["tests"][0]) \
+        | set(document["fail_on"]) | {"check", "findings"}
     assert keys <= documented, keys - documented
 
 

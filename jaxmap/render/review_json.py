@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 
 
-def review_document(result) -> str:
+def review_document(result, checks: tuple[str, ...] = (),
+                    tripped: list[tuple[str, int]] | None = None) -> str:
+    """The review as JSON; `checks`: those --fail-on asked for, `tripped`: (check, how
+    many findings trip it) of each that did."""
     prims = result.primitives
     return json.dumps({
         "base": result.base._asdict(), "head": result.head._asdict(),
@@ -21,6 +24,9 @@ def review_document(result) -> str:
         "tests": [{"primitive": c.primitive, "files": list(c.files)} for c in result.coverage],
         "uncovered": list(result.uncovered),
         "left_out": dict(zip(("primitives", "rules"), prims.left_out)),
+        "fail_on": {"checks": list(checks),
+                    "tripped": [{"check": check, "findings": count}
+                                for check, count in tripped or ()]},
     }, indent=2)
 
 
