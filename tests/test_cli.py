@@ -579,3 +579,10 @@ def test_a_json_error_is_a_json_object_on_stdout_beside_the_stderr_line(capsys, 
     assert error["message"] and error["message"] in err
     if kind == "not-found":
         assert error["suggestions"] == ["psum"]
+
+
+def test_a_dotted_name_whose_prefix_names_nothing_is_not_read_as_its_last_part(capsys):
+    code, out, err = run(capsys, "locate", "totally.bogus.sin")
+    assert code == 1 and not out and err.count("\n") == 1
+    assert "no module, class or alias is named 'totally.bogus'" in err
+    assert run(capsys, "locate", "jax.lax.sin_p")[0] == 0  # a module's: the primitive

@@ -60,6 +60,16 @@ def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]
                      if names_option(index, d, option)]
 
 
+def _prefix_known(index: Index, query: str) -> bool:
+    """Whether a dotted query's prefix names something (`jax.lax` of `jax.lax.psum_p`,
+    `lnp` of no alias): the primitive its last part names is then the one meant."""
+    from jaxmap.knowledge.registrars import USER_ALIASES
+
+    prefix = query.rpartition(".")[0]
+    return not prefix or prefix.partition(".")[0] in USER_ALIASES \
+        or bool(definitions(index, prefix))
+
+
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
     """Primitives and definitions that `name` may mean in an open index.Index,
     optionally only one `kind` (a rule kind: primitives with such rules, only those
@@ -94,6 +104,11 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         if kinds:
             raise NotFound(f"{query!r} is no {kind}: it names a "
                            f"{' and a '.join(sorted(kinds))}")
+    if prims and not defs and not _prefix_known(index, query):
+        prefix = query.rpartition(".")[0]
+        raise NotFound(f"nothing named {query!r} in the index of {index.root}: no module, "
+                       f"class or alias is named {prefix!r} (`jaxmap locate "
+                       f"{query.rpartition('.')[2]}` finds the primitive by its name)")
     if not prims and not defs:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
