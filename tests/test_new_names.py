@@ -93,3 +93,8 @@ def test_a_hijax_primitive_named_as_its_class_is_refused():
     with pytest.raises(SpecError, match="'foo'"):
         PrimitiveSpec("Foo", style="hijax").validate()
     assert PrimitiveSpec("Foo").validate().name == "Foo"  # a classic one has no class
+
+
+def test_a_style_given_as_a_kind_points_at_the_style_option():
+    with pytest.raises(SpecError, match=r"hijax is a style: `--style hijax` of custom-vjp"):
+        kinds.canonical("hijax")

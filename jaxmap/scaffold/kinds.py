@@ -66,7 +66,10 @@ def canonical(kind: str) -> str:
     SpecError if it is no kind."""
     spelled = kind.replace("_", "-") if isinstance(kind, str) else kind
     if spelled not in NAMES:
-        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}")
+        styled = [name for name in NAMES if spelled in KINDS[name].styles]
+        hint = f" ({spelled} is a style: `--style {spelled}` of {', '.join(styled)})" \
+            if styled else ""
+        raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}{hint}")
     return spelled
 
 
