@@ -61,8 +61,9 @@ def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]
 
 
 def _prefix_known(index: Index, query: str) -> bool:
-    """Whether a dotted query's prefix names something (`jax.lax` of `jax.lax.psum_p`,
-    `lnp` of no alias): the primitive its last part names is then the one meant."""
+    """Whether a dotted query's prefix names a module, class or alias (`jax.lax` of
+    `jax.lax.psum_p`, not `totally.bogus` of `totally.bogus.cumsum`): only then is the
+    primitive its last part names the one meant."""
     from jaxmap.knowledge.registrars import USER_ALIASES
 
     prefix = query.rpartition(".")[0]
