@@ -294,3 +294,18 @@ def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, caps
     assert main(["diff", str(old), str(new)]) == 0
     assert "primitives renamed (2): frob -> frob2, widget -> widget_general" \
         in capsys.readouterr().out
+
+
+def test_diff_moves_a_rule_registered_another_way_without_a_function_of_its_own(
+        tmp_path, capsys):
+    """`batching.defvectorized(p)` for `primitive_batchers[p] = lambda ...` on the same
+    line names no function on either side: how it registers tells them apart."""
+    head = ("from jax._src import core\nfrom jax.interpreters import batching\n"
+            "softclip_p = core.Primitive('softclip')\n")
+    for side, rule in (("old", "batching.defvectorized(softclip_p)\n"),
+                       ("new", "batching.primitive_batchers[softclip_p] = lambda a, d: (a, d)\n")):
+        (tmp_path / side / "pkg").mkdir(parents=True)
+        (tmp_path / side / "pkg" / "__init__.py").write_text(head + rule)
+    result = run_json(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))
+    assert [(r["primitive"], r["kind"], r["change"]) for r in result["rules"]] == [
+        ("softclip", "batching", "moved")]

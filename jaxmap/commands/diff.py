@@ -193,8 +193,10 @@ def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
 
 def _where(rule) -> tuple[str, tuple[str, ...]]:
     """The file and every function of a registration (each operand's JVP of
-    `ad.defjvp`, both transposes of `ad.defbilinear`): another name for any is a move."""
-    return rule.loc.file, tuple(f.name for f in rule.functions)
+    `ad.defjvp`, both transposes of `ad.defbilinear`): another name for any is a move.
+    One with no function of its own (`batching.defvectorized(p)`, a lambda) is told by
+    how it registers: `primitive_batchers[p] = lambda ...` for it is a move too."""
+    return rule.loc.file, tuple(f.name for f in rule.functions) or (rule.via or "",)
 
 
 def _describe(rule) -> str:
