@@ -31,9 +31,6 @@ def is_rule_kind(kind: str) -> bool:
 RESULT_KINDS = ("primitive",) + tuple(k.value for k in DefKind)
 
 
-_GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})  # what `--platform gpu` asks of
-
-
 def check_platform(platform: str) -> None:
     """A JaxmapError unless `platform` is one JAX lowers for (or a Pallas backend)."""
     from jaxmap.knowledge.registrars import PALLAS_LOWERING_TABLES, XLA_PLATFORMS
@@ -89,8 +86,10 @@ def for_platform(prim: Primitive, platform: str) -> Primitive:
     """`prim` with only the lowerings that serve `platform`: those registered for it
     (for `gpu`, JAX's name for both GPU backends: cuda's and rocm's too), else its
     default lowering. Rules of other kinds stay."""
+    from jaxmap.knowledge.registrars import GPU_PLATFORMS
+
     lowerings = [r for r in prim.rules if r.kind == RuleKind.LOWERING]
-    wanted = _GPU_PLATFORMS if platform.lower() == "gpu" else {platform.lower()}
+    wanted = GPU_PLATFORMS if platform.lower() == "gpu" else {platform.lower()}
     specific = [r for r in lowerings if r.platform and
                 wanted & {p.lower() for p in (r.platform, *r.platforms)}]
     keep = specific or [r for r in lowerings if r.platform is None]

@@ -65,7 +65,7 @@ def config_options(index) -> tuple[ConfigOption, ...]:
         text = lines[d.line - 1] if d.line <= len(lines) else ""
         if not _OPTION.match(text):
             continue
-        named = _OPTION_NAME.search(" ".join(lines[d.line - 1:d.line + _OPTION_LINES]))
+        named = _OPTION_NAME.search(_statement(lines, d.line))
         if named:
             options.append(ConfigOption(named.group(1), d.qualname.rpartition(".")[2],
                                         d.file, d.line))
@@ -76,8 +76,14 @@ def names_option(index, d, option: str) -> bool:
     """Whether the statement assigning definition `d` names config option `option`
     (`num_cpu_devices = config.int_state(name="jax_num_cpu_devices", ...)`)."""
     lines = _lines(os.path.join(str(index.root), d.loc.file))
-    return any(named.group(1) == option for named in _OPTION_NAME.finditer(
-        " ".join(lines[d.loc.line - 1:d.loc.line + _OPTION_LINES])))
+    return any(named.group(1) == option
+               for named in _OPTION_NAME.finditer(_statement(lines, d.loc.line)))
+
+
+def _statement(lines: list[str], line: int) -> str:
+    """The assignment at `line` (1-based) and the lines after it where an option's
+    name may be, joined."""
+    return " ".join(lines[line - 1:line + _OPTION_LINES])
 
 
 def _lines(path: str) -> list[str]:

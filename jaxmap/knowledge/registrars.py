@@ -131,6 +131,7 @@ REGISTRIES: dict[str, K] = {
 # Platforms of XLA lowerings (`register_lowering(..., platform=...)`), as opposed to the
 # Pallas backends below.
 XLA_PLATFORMS = frozenset({"cpu", "cuda", "rocm", "gpu", "tpu", "oneapi", "metal", "iree"})
+GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})  # `gpu`: JAX's name for both GPU backends
 
 # Pallas backends keep their own lowering tables; the backend is the platform.
 PALLAS_LOWERING_TABLES: dict[str, str] = {
