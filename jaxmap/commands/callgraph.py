@@ -210,7 +210,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
     to what binds its primitive (RUN_AT_BIND). An id the first walk reaches keeps its
     chain from it, the shortest at trace time, which may be longer than one through a
     rule."""
-    from jaxmap.commands.lookup import definitions, spellings, suggest
+    from jaxmap.commands.lookup import definitions, no_primitive, spellings
 
     prims = index.primitive_ids(*spellings(prim))
     if not prims:
@@ -218,8 +218,7 @@ def binder_walk(index, prim: str, depth: int | None = None) -> BinderWalk:
             raise NotFound(f"no primitive named {prim!r} in the index of {index.root}; "
                            f"it names a function, whose primitives `jaxmap locate {prim}` "
                            "lists")
-        raise NotFound(f"no primitive named {prim!r} in the index of {index.root}",
-                       suggest(index, prim, primitives=True))
+        raise no_primitive(index, prim)
     variables = {pid: f"{variable or prim_name}.bind" for pid, prim_name, variable in prims}
     ends: dict[int, tuple[str, ...]] = {}
     bind_lines: dict[int, int] = {}

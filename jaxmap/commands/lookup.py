@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jaxmap.errors import ArgumentError, JaxmapError
+from jaxmap.errors import ArgumentError, JaxmapError, NotFound
 from jaxmap.knowledge.traces import trace_kind
 from jaxmap.models import Definition, DefKind, Primitive, Rule, RuleKind
 
@@ -193,6 +193,13 @@ def close_names(query: str, names, limit: int = 5) -> tuple[str, ...]:
         keys += sorted(k for k in by_stem if k != stem and any(
             part.startswith(stem) or part.endswith(stem) for part in k.split("_")))
     return tuple(dict.fromkeys(by_stem[k] for k in keys))[:limit]
+
+
+def no_primitive(index: Index, name: str) -> NotFound:
+    """The error for a primitive name the index holds no primitive of, with the
+    primitives named most like it."""
+    return NotFound(f"no primitive named {name!r} in the index of {index.root}",
+                    suggest(index, name, primitives=True))
 
 
 def spellings(query: str) -> tuple[str, str]:

@@ -159,10 +159,9 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
             return ends, tuple(ends.values()), {}
         except NotFound:
             if not prims and name.endswith("_p"):  # a primitive's variable, by its spelling
-                from jaxmap.commands.lookup import suggest
+                from jaxmap.commands.lookup import no_primitive
 
-                raise NotFound(f"no primitive named {name!r} in the index of {index.root}",
-                               suggest(index, name, primitives=True)) from None
+                raise no_primitive(index, name) from None
             if not prims:
                 raise
     bind = {pid: f"{variable or name}.bind" for pid, name, variable in prims}
