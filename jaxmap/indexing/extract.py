@@ -157,6 +157,11 @@ def _unread_bodies(source: bytes) -> list[skim.Body]:
 
 
 
+def _first_line(source: bytes, start: int, line: int, ranges: list[tuple[int, int]]) -> int:
+    """The line of an owner's first range of text, its own starting at `start`, `line`."""
+    return line + source.count(b"\n", start, ranges[0][0])
+
+
 def _statement_start(source: bytes, at: int) -> int:
     """Where the statement around `at` starts: its line's start, or past the last `;`
     before `at` on its line (`x = 1; a_p = make(...)`)."""
@@ -268,17 +273,15 @@ class _Builder:
         lambdas a name holds (`_lambda`) call for that name, not for the module (whose
         value flow still reads them)."""
         functions = [(start, end) for start, end, _ in self._spans]
-        for qualname, start, line, ranges in outside_functions(
-                self._class_spans, functions, len(source)):
-            first = line + source.count(b"\n", start, ranges[0][0])
-            self._flow_texts.append((qualname, ranges, first))
-            if not self._lambda_spans:
-                self._read_callees(qualname, ranges, first, merge=True)
+        outside = outside_functions(self._class_spans, functions, len(source))
+        for qualname, start, line, ranges in outside:
+            self._flow_texts.append((qualname, ranges, _first_line(source, start, line, ranges)))
         if self._lambda_spans:  # the same, less the lambdas
-            for qualname, start, line, ranges in outside_functions(
-                    self._class_spans, functions + self._lambda_spans, len(source)):
-                first = line + source.count(b"\n", start, ranges[0][0])
-                self._read_callees(qualname, ranges, first, merge=True)
+            outside = outside_functions(self._class_spans, functions + self._lambda_spans,
+                                        len(source))
+        for qualname, start, line, ranges in outside:
+            self._read_callees(qualname, ranges, _first_line(source, start, line, ranges),
+                               merge=True)
 
     # -- scopes ---------------------------------------------------------------
 
