@@ -497,7 +497,7 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
 
 def _stands_for(kind: str, via: str) -> str:
     """A rule's kind as `callers` says it: a Trace method's is its class's kind."""
-    stands = trace_kind(via) if kind == RuleKind.TRACE.value else None
+    stands = trace_kind(kind, via)
     return stands.value if stands is not None else kind
 
 

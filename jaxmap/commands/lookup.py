@@ -132,7 +132,7 @@ def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str
 def rule_kinds(rule: Rule) -> tuple[str, ...]:
     """The kinds `rule` counts as: its own, and for a Trace method the kind its class
     stands for (TRACE_CLASS_KINDS: `JVPTrace.process_shard_map` is a jvp rule)."""
-    if rule.kind is RuleKind.TRACE and (stands := trace_kind(rule.via)) is not None:
+    if (stands := trace_kind(rule.kind, rule.via)) is not None:
         return rule.kind.value, stands.value
     return (rule.kind.value,)
 

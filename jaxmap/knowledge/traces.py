@@ -14,8 +14,12 @@ TRACE_CLASS_KINDS: dict[str, K] = {
     "DynamicJaxprTrace": K.STAGING, "JetTrace": K.JET}
 
 
-def trace_kind(via: str) -> K | None:
-    """The kind a trace rule stands for, by the class its `via` names: the method's
-    (`JVPTrace.process_call`) or the assignment's (`ad.JVPTrace.process_shard_map =`)."""
+def trace_kind(kind: str, via: str | None) -> K | None:
+    """The kind a rule of `kind` registered `via` stands for besides its own: for a
+    trace rule, its Trace class's, by the class its `via` names: the method's
+    (`JVPTrace.process_call`) or the assignment's (`ad.JVPTrace.process_shard_map =`);
+    None for any other rule."""
+    if kind != K.TRACE or not via:
+        return None
     parts = via.removesuffix(" =").split(".")
     return TRACE_CLASS_KINDS.get(parts[-2]) if len(parts) > 1 else None

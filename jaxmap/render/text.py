@@ -93,7 +93,7 @@ _KIND_WIDTH = 22  # the column of a rule's kind, wider where a primitive's longe
 def _kind_label(r: Rule) -> str:
     """`lowering[tpu]`; a Trace method's with the kind its class stands for
     (`trace (jvp)`)."""
-    stands = trace_kind(r.via) if r.kind == RuleKind.TRACE else None
+    stands = trace_kind(r.kind, r.via)
     return r.kind.value + platform_label(r) + (f" ({stands.value})" if stands else "")
 
 
