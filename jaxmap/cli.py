@@ -410,9 +410,11 @@ def _read_input(command, given: dict) -> None:
 
                 click.echo(reading_stdin(param.name), err=True)
             given[param.name] = sys.stdin.read()
-        elif "\n" not in value and os.path.isfile(value):
+        elif "\n" in value:  # the text itself
+            continue
+        elif os.path.isfile(value):
             given[param.name] = _read_file(value)
-        elif "\n" not in value and (os.path.isdir(value) or _PATH_LIKE.fullmatch(value)):
+        elif os.path.isdir(value) or _PATH_LIKE.fullmatch(value):
             from jaxmap.errors import ArgumentError
             from jaxmap.render.text import missing_input
 
