@@ -537,14 +537,14 @@ def skill(out: str, root: str | None, budget: int | None, force: bool, as_json: 
     from jaxmap.scaffold import skill as skill_mod
     from jaxmap.store import atomic
 
-    atomic.check_tree(out, force, skill_mod.MARKER)  # refuse before any work
+    atomic.check_tree(out, force, skill_mod.written_before)  # refuse before any work
     with _open(root, graph=True) as idx:  # the map's pages read the call graph
         from jaxmap import tools
 
         folder = skill_mod.files(idx, out, budget, tuple(tools.BY_NAME))
         jax_version = idx.jax_version
     created = atomic.missing_folders([out])  # the folder it goes in
-    atomic.write_tree(out, folder, skill_mod.MARKER, force=force)
+    atomic.write_tree(out, folder, skill_mod.written_before, force=force)
     if as_json:
         from jaxmap.render import json as render_json
 

@@ -93,9 +93,10 @@ def test_every_rung_has_a_starter_whose_tests_pass_there(folder):
 
 def test_output_is_deterministic_and_force_replaces(folder, shared_index, tmp_path):
     again = tmp_path / "again"
-    again.mkdir()
-    (again / "SKILL.md").write_text("a skill folder written before")
-    (again / "stale.txt").write_text("from before")
+    (again / "references").mkdir(parents=True)
+    (again / "SKILL.md").write_text(f"{skill.SIGNATURE} from an older jax")
+    (again / "references" / "REPO-MAP.md").write_text("from before")
+    (again / "references" / "__pycache__").mkdir()  # what running its files leaves
     assert main(["skill", "--out", str(again), "--force"]) == 0
     first, second = _tree(folder), _tree(again)
     assert first.keys() == second.keys()
@@ -125,22 +126,35 @@ def test_an_existing_folder_needs_force(tmp_path, capsys):
 
 
 def test_force_replaces_no_folder_it_did_not_write(tmp_path, capsys, monkeypatch):
-    # a project (or the working directory) holding no SKILL.md is never replaced
+    # a project, a user's own skill folder (its SKILL.md not written by jaxmap), or the
+    # working directory is never replaced
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / "src" / "main.py").write_text("print(1)\n")
-    monkeypatch.chdir(project)
-    for out in (str(project), "."):
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "SKILL.md").write_text("# my own skill\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    for out in (str(project), str(own), ".", str(tmp_path)):
         assert main(["skill", "--out", out, "--force"]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "no SKILL.md" in err
+        assert err.count("\n") == 1 and "--force does not replace" in err
     assert _tree(project) == {"src/main.py": b"print(1)\n"}
+    assert _tree(own) == {"SKILL.md": b"# my own skill\n"}
 
 
-def test_nothing_is_written_on_error(shared_index, tmp_path, capsys):
-    out = tmp_path / "skill"
-    assert main(["skill", "--out", str(out), "--budget", "1"]) != 0
-    assert "budget" in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == []
+def test_force_keeps_what_the_user_added_to_a_skill_folder(folder, shared_index, tmp_path,
+                                                           capsys):
+    """Files jaxmap does not write, put in a folder it wrote, are not deleted."""
+    import shutil
 
-
+    mine = tmp_path / "mine"
+    shutil.copytree(folder, mine)
+    (mine / "notes.txt").write_text("keep")
+    (mine / ".git").mkdir()
+    assert main(["skill", "--out", str(mine), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ".git/" in err and "notes.txt" in err
+    assert (mine / "notes.txt").read_text() == "keep" and (mine / ".git").is_dir()

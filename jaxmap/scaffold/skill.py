@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 SKILL_NAME = "jax-internals"
 # The starter written for each `jaxmap new` kind: the name its files get.
 STARTERS = tuple((kind, name) for kind, name, _ in rungs.examples())
-MARKER = "SKILL.md"  # what tells a skill folder written before: --force replaces only one
+MARKER = "SKILL.md"
+# What SKILL.md says of itself (skill.md.j2): a folder whose SKILL.md says it is one
+# `jaxmap skill` wrote, which --force may replace (a user's own skill folder is not).
+SIGNATURE = "This folder was written by `jaxmap skill`"
 # (question, command) rows of SKILL.md's command table; every command takes --json.
 COMMANDS = (
     ("where is NAME defined; every rule of a primitive", "jaxmap locate psum"),
@@ -55,6 +58,15 @@ class Starter(NamedTuple):
     directory: str
     files: tuple[str, ...]
     refused: str | None
+
+
+def written_before(directory: str) -> bool:
+    """Whether `directory` is a skill folder `jaxmap skill` wrote: its SKILL.md says so."""
+    try:
+        with open(os.path.join(directory, MARKER), encoding="utf-8", errors="replace") as f:
+            return SIGNATURE in f.read()
+    except OSError:
+        return False
 
 
 def files(index: Index, out: str, budget: int | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from typing import Callable
 
 from jaxmap.errors import TargetError
 
@@ -85,34 +86,66 @@ def _can_create_in(directory: str) -> bool:
         return False
 
 
-def check_tree(directory: str, force: bool, marker: str) -> None:
+def check_tree(directory: str, force: bool, ours: Callable[[str], bool]) -> None:
     """Before any work: `directory` may be written as a whole, replaced only with force
-    and only where it is empty or holds `marker` (a folder written before): --force
-    never takes a project, a checkout or the working directory with it."""
+    and only where it is empty or `ours` (a folder the command wrote before), and never
+    the working directory or one holding it: --force never takes a project, a checkout
+    or the shell's directory with it."""
     if os.path.isfile(directory):
         raise TargetError(f"{directory} is a file; give a directory")
     if os.path.exists(directory):
         if not force:
             raise TargetError(f"{directory} exists; pass --force to replace it")
-        if os.listdir(directory) and not os.path.isfile(os.path.join(directory, marker)):
-            raise TargetError(f"{directory} holds files and no {marker}, so it is not a "
-                              "folder this command wrote; --force replaces only such a "
-                              "folder (or an empty one): give another")
+        here, there = os.path.realpath(os.curdir), os.path.realpath(directory)
+        if os.path.commonpath([here, there]) == there:
+            raise TargetError(f"{directory} is the working directory or holds it, which "
+                              "--force does not replace; give another folder")
+        if os.listdir(directory) and not ours(directory):
+            raise TargetError(f"{directory} is not a folder this command wrote, so --force "
+                              "does not replace it (only such a folder, or an empty one); "
+                              "give another folder")
     check_directory(os.path.dirname(os.path.abspath(directory)))
 
 
-def write_tree(directory: str, files: dict[str, str | bytes], marker: str,
+def write_tree(directory: str, files: dict[str, str | bytes], ours: Callable[[str], bool],
                force: bool = False) -> None:
-    """Write `files` ({POSIX path under it: text or bytes}, `marker` among them) as
-    `directory`, whole or not at all: filled in a temporary sibling, then renamed into
-    place; an existing directory is replaced only with `force` (`check_tree`).
-    TargetError if it cannot be written."""
-    check_tree(directory, force, marker)
+    """Write `files` ({POSIX path under it: text or bytes}) as `directory`, whole or not
+    at all: filled in a temporary sibling, then renamed into place; an existing
+    directory is replaced only with `force` (`check_tree`), and only where it holds
+    nothing but what `files` writes (and Python's caches). TargetError if it cannot be
+    written."""
+    check_tree(directory, force, ours)
+    extra = _not_written(directory, files) if os.path.isdir(directory) else []
+    if extra:
+        raise TargetError(f"{directory} holds what this command does not write "
+                          f"({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}); "
+                          "move it out or give another folder: nothing was written")
     directory = os.path.abspath(directory)
     try:
         _write_tree(directory, files)
     except OSError as error:
         raise TargetError(f"cannot write {directory} ({error.strerror or error})") from None
+
+
+_CACHES = frozenset({"__pycache__", ".pytest_cache"})  # what running the files leaves
+
+
+def _not_written(directory: str, files: dict[str, str | bytes]) -> list[str]:
+    """The paths under `directory` (a folder's, not what is in it) that writing
+    `files` would not put back, Python's caches aside, in order."""
+    wanted = set(files) | {"/".join(path.split("/")[:i]) for path in files
+                           for i in range(1, path.count("/") + 1)}
+    found = []
+    for top, folders, names in os.walk(directory):
+        relative = os.path.relpath(top, directory).replace(os.sep, "/")
+        prefix = "" if relative == "." else relative + "/"
+        for folder in sorted(folders):
+            if folder in _CACHES or prefix + folder not in wanted:
+                folders.remove(folder)
+                if folder not in _CACHES:
+                    found.append(prefix + folder + "/")
+        found += [prefix + name for name in sorted(names) if prefix + name not in wanted]
+    return found
 
 
 def _write_tree(directory: str, files: dict[str, str | bytes]) -> None:
