@@ -60,15 +60,19 @@ def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]
                      if names_option(index, d, option)]
 
 
+_NAMESPACES = {DefKind.MODULE.value, DefKind.CLASS.value}  # what a prefix may name
+
+
 def _prefix_known(index: Index, query: str) -> bool:
-    """Whether a dotted query's prefix names a module, class or alias (`jax.lax` of
-    `jax.lax.psum_p`, not `totally.bogus` of `totally.bogus.cumsum`): only then is the
-    primitive its last part names the one meant."""
+    """Whether a dotted query's prefix names a module, class or alias of the tree
+    (`jax.lax` of `jax.lax.psum_p`; not `totally.bogus` of `totally.bogus.cumsum`, nor
+    `np` of `np.cumsum`, a module outside the tree that at most a variable holds):
+    only then is the primitive its last part names the one meant."""
     from jaxmap.knowledge.registrars import USER_ALIASES
 
     prefix = query.rpartition(".")[0]
     return not prefix or prefix.partition(".")[0] in USER_ALIASES \
-        or bool(definitions(index, prefix))
+        or bool(definitions(index, prefix, _NAMESPACES))
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
