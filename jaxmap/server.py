@@ -5,7 +5,8 @@ session keeps the index open for every call; a failing call comes back as a tool
 error carrying the CLI's one-line message. Over stdio the index is built and kept
 current in the build process (served.py): the tool list is answered at once, and a
 call waits for the update it asks for, with progress notifications when the client
-gave a progress token.
+gave a progress token. A line that is no JSON-RPC message gets JSON-RPC 2.0's error
+response (the SDK's transport would drop it unanswered).
 """
 
 from __future__ import annotations
@@ -118,8 +119,71 @@ def serve_stdio(root: str | None = None) -> None:
         try:
             server = build(served)
             async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+                await server.run(_Answering(read, write), write,
+                                 server.create_initialization_options())
         finally:
             served.close()
 
     anyio.run(serve)
+
+
+class _Answering:
+    """The stdio transport's read stream, answering each line that is no JSON-RPC
+    message: the SDK passes it on as the exception parsing it raised, which its
+    dispatcher drops unanswered (Server.run takes no observer for it). JSON-RPC 2.0's
+    error response goes back instead, id null: -32700 for a line that is not JSON,
+    -32600 for JSON that is no message; a blank line is none, and gets nothing."""
+
+    def __init__(self, read, write):
+        self._read, self._write = read, write
+
+    @property
+    def last_context(self):
+        """The context the transport sent the last message with, for the dispatcher."""
+        return getattr(self._read, "last_context", None)
+
+    async def receive(self):
+        while True:
+            item = await self._read.receive()
+            if not isinstance(item, Exception):
+                return item
+            answer = _error_response(item)
+            if answer is not None:
+                await self._write.send(answer)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._read.aclose()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.aclose()
+
+
+def _error_response(error: Exception):
+    """The SessionMessage answering the line whose parsing raised `error` (pydantic's
+    ValidationError), or None for a blank line."""
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+
+    errors = getattr(error, "errors", None)
+    problems = errors() if callable(errors) else []
+    unparsed = [p for p in problems if p.get("type") == "json_invalid"]
+    if unparsed and not str(unparsed[0].get("input", "")).strip():
+        return None
+    code, message = (types.PARSE_ERROR, "Parse error") if unparsed else \
+        (types.INVALID_REQUEST, "Invalid Request")
+    return SessionMessage(types.JSONRPCError(
+        jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message)))

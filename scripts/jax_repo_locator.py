@@ -73,7 +73,7 @@ def from_snapshot(args) -> int:
         # Everything, as `jaxmap locate --json` prints by default: one page of all.
         print(json.dumps({"root": root, "jax_version": snapshot["jax_version"],
                           "query": args.name.strip(), "call_graph": False,
-                          "unparsed": [], "primitives": primitives,
+                          "unparsed": [], "config_options": [], "primitives": primitives,
                           "definitions": definitions, "total": len(definitions),
                           "offset": 0, "truncated": False, "next_offset": None}, indent=1))
     else:

@@ -586,3 +586,26 @@ def test_a_dotted_name_whose_prefix_names_nothing_is_not_read_as_its_last_part(c
     assert code == 1 and not out and err.count("\n") == 1
     assert "no module, class or alias is named 'totally.bogus'" in err
     assert run(capsys, "locate", "jax.lax.sin_p")[0] == 0  # a module's: the primitive
+
+
+def test_a_dotted_name_whose_prefix_is_a_module_outside_the_tree_names_nothing(
+        capsys, tmp_path):
+    """`np` is numpy, outside the tree, even where a module's variable holds it:
+    `np.cumsum` is not jax's cumsum primitive."""
+    sources = {"jax/__init__.py": "",
+               "jax/_src/__init__.py": "",
+               "jax/_src/core.py": "class Primitive:\n    def __init__(self, name): pass\n",
+               "jax/_src/loops.py": "from jax._src import core\n"
+                                    "cumsum_p = core.Primitive('cumsum')\n",
+               "jax/_src/generated.py": "from flatbuffers.compat import import_numpy\n"
+                                        "np = import_numpy()\n"}
+    for path, text in sources.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    code = main(["locate", "np.cumsum", "--root", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 1 and not out and err.count("\n") == 1
+    assert "nothing named 'np.cumsum'" in err and "is named 'np'" in err, err
+    for known in ("loops.cumsum_p", "jax._src.loops.cumsum_p", "cumsum"):
+        assert main(["locate", known, "--root", str(tmp_path)]) == 0, known
+        assert "primitive cumsum" in capsys.readouterr().out

@@ -220,3 +220,14 @@ def test_a_config_option_defined_outside_the_config_module_is_located(installed_
     [found] = locate(installed_index, "jax_num_cpu_devices").definitions
     assert (found.qualname, found.loc.file) == ("jax._src.xla_bridge.num_cpu_devices",
                                                 "jax/_src/xla_bridge.py")
+
+
+@pytest.mark.parametrize("option, call", [("jax_logging_level", "optional_enum_state("),
+                                          ("jax_debug_log_modules", "string_state(")])
+def test_a_config_option_no_variable_holds_is_located_at_its_call(installed_index, option,
+                                                                   call):
+    found = locate(installed_index, option)
+    [where] = found.options
+    assert (where.name, where.file, found.definitions) == (option, "jax/_src/config.py", ())
+    source = (Path(installed_index.root) / where.file).read_text().splitlines()
+    assert source[where.line - 1] == call

@@ -5,13 +5,14 @@ test_repomap.py."""
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 
 import pytest
 
 from jaxmap.cli import main
-from jaxmap.commands import repomap
+from jaxmap.commands import public_names, repomap
 from jaxmap.render import map_pages, markdown
 from jaxmap.session import open_index
 
@@ -57,6 +58,17 @@ TREE = {
         enable_x64 = bool_state(
             name='jax_enable_x64',
             default=False)
+
+        def string_state(name, default):
+          return default
+
+        def set_enable_x64_state(state):
+          pass
+
+        set_enable_x64_state(enable_x64)
+        string_state(
+            name='jax_debug_log_modules',
+            default='')
         """,
     "jax/_src/lax.py": """\
         from jax._src import core
@@ -197,3 +209,25 @@ def test_locate_finds_a_config_option_by_the_name_config_update_takes(
     assert main(["locate", "JAX_ENABLE_X64", "--root", str(root)]) == 0  # the environment's
     assert "jax._src.config.enable_x64  jax/_src/config.py:11" in capsys.readouterr().out
     assert main(["locate", "jax_no_such_option", "--root", str(root)]) == 1
+
+
+def test_locate_finds_an_option_no_variable_holds_at_its_defining_call(
+        root, tmp_path, monkeypatch, capsys):
+    """`string_state(name='jax_debug_log_modules', ...)` as a statement: no variable
+    holds its state, so the call is where it is defined."""
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path))
+    for spelled in ("jax_debug_log_modules", "JAX_DEBUG_LOG_MODULES"):
+        assert main(["locate", spelled, "--root", str(root)]) == 0
+        out = capsys.readouterr().out
+        assert "config option jax_debug_log_modules  jax/_src/config.py:22  (defined by " \
+               "`string_state(`; no variable holds its state)" in out, out
+    assert main(["locate", "jax_debug_log_modules", "--root", str(root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["config_options"] == [
+        {"name": "jax_debug_log_modules", "file": "jax/_src/config.py", "line": 22}]
+    # a kind asked for is none of an option's
+    assert main(["locate", "jax_debug_log_modules", "--kind", "variable",
+                 "--root", str(root)]) == 1
+    # a call naming no option (`set_enable_x64_state(enable_x64)`) defines none
+    with open_index(root) as idx:
+        assert public_names.unheld_options(idx) == (public_names.ConfigOption(
+            "jax_debug_log_modules", "", "jax/_src/config.py", 22),)

@@ -278,3 +278,35 @@ def test_a_server_started_on_a_missing_root_answers_with_tool_errors(tmp_path):
     listed, result = _over_stdio(missing, "locate", {"name": "psum"})
     assert len(listed.tools) == len(tools.TOOLS)
     assert result.is_error and _text(result) == f"jaxmap: error: root {missing} does not exist"
+
+
+def test_a_line_that_is_no_json_rpc_message_gets_an_error_response():
+    """JSON-RPC 2.0: -32700 with id null for a line that is not JSON, -32600 for JSON that
+    is no message; a blank line is none; the server then answers on as before."""
+    import subprocess
+    import threading
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jaxmap", "mcp", "--root", str(ROOT)], cwd=os.getcwd(),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(60, process.kill)  # a missing answer fails, not hangs
+    watchdog.start()
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+                 "clientInfo": {"name": "test", "version": "0"}}
+        lines = [json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                             "params": hello}),
+                 json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                 "this is not json", '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"',
+                 "", '{"foo": 1}', json.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"})]
+        process.stdin.write("".join(line + "\n" for line in lines))
+        process.stdin.flush()
+        answers = [json.loads(process.stdout.readline()) for _ in range(5)]
+    finally:
+        process.stdin.close()
+        process.wait()
+        watchdog.cancel()
+    assert answers[0]["id"] == 1 and "result" in answers[0]
+    assert [(a["id"], a["error"]["code"]) for a in answers[1:4]] == \
+        [(None, -32700), (None, -32700), (None, -32600)]
+    assert answers[4] == {"jsonrpc": "2.0", "id": 3, "result": {}}

@@ -98,3 +98,15 @@ def test_a_hijax_primitive_named_as_its_class_is_refused():
 def test_a_style_given_as_a_kind_points_at_the_style_option():
     with pytest.raises(SpecError, match=r"hijax is a style: `--style hijax` of custom-vjp"):
         kinds.canonical("hijax")
+
+
+@pytest.mark.parametrize("kind", ["new-primitive", "new_primitive"])
+def test_a_command_given_as_a_kind_names_the_command_in_one_line(kind, tmp_path, capsys):
+    """`jaxmap new new-primitive foo` means `jaxmap new-primitive foo`."""
+    from jaxmap.cli import main
+
+    assert main(["new", kind, "foo", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "new-primitive is a command: `jaxmap new-primitive foo`" in err, err
+    assert list(tmp_path.iterdir()) == []

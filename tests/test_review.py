@@ -224,6 +224,15 @@ def test_a_renamed_primitive_is_no_reach_change(capsys, repo, variable):
     assert document["reach"] == []
 
 
+def test_a_renamed_primitive_trips_the_removed_primitive_check(capsys, repo):
+    """Its old name is gone for every user of it, as a removed primitive's is."""
+    ops = changed_files()[OPS].replace("Primitive('neg')", "Primitive('negative')")
+    commit(repo, {OPS: ops}, "neg is negative now")
+    code, out, err = review(capsys, repo, "HEAD~1..HEAD", "--fail-on", "removed-primitive")
+    assert "primitives renamed (1): neg -> negative" in out
+    assert code == 1 and err == "jaxmap: review fails on removed-primitive (1)\n"
+
+
 def test_a_test_file_listing_the_operations_it_runs_covers_them(capsys, repo):
     """A parameterised test runs what its module lists (`OPS = [spec(lax.cos)]`), not
     what its own calls reach: the file still tests cos."""

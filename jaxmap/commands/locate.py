@@ -39,6 +39,8 @@ class Found(NamedTuple):
     graph: bool = True  # whether the index held the call graph that reaches and tests need
     stale: bool = False  # whether it held one that is not current since an edit
     unparsed: tuple[str, ...] = ()  # diagnostics of the files shown that do not parse
+    # public_names.ConfigOption: an option defined by a call no variable holds
+    options: tuple = ()
 
 
 def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]:
@@ -49,8 +51,8 @@ def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]
     `num_cpu_devices`, `MOCK_GPU_TOPOLOGY`)."""
     from jaxmap.commands.public_names import CONFIG_MODULE, config_options, names_option
 
-    option = query.lower()
-    if not option.startswith("jax_") or query not in (option, option.upper()):
+    option = _option_name(query)
+    if not option:
         return []
     variables = [f"{CONFIG_MODULE}.{o.variable}" for o in config_options(index)
                  if o.name == option]
@@ -60,15 +62,36 @@ def _config_option(index: Index, query: str, want: set[str]) -> list[Definition]
                      if names_option(index, d, option)]
 
 
+def _unheld_option(index: Index, query: str) -> tuple:
+    """The config option `query` names (as `_config_option` reads it) where the config
+    module defines it by a call whose result no variable holds (`jax_logging_level`)."""
+    from jaxmap.commands.public_names import unheld_options
+
+    option = _option_name(query)
+    return tuple(o for o in unheld_options(index) if o.name == option) if option else ()
+
+
+def _option_name(query: str) -> str | None:
+    """The config option `query` spells (`jax_enable_x64`, or `JAX_ENABLE_X64` as the
+    environment does), if it spells one."""
+    option = query.lower()
+    return option if option.startswith("jax_") and query in (option, option.upper()) \
+        else None
+
+
+_NAMESPACES = {DefKind.MODULE.value, DefKind.CLASS.value}  # what a prefix may name
+
+
 def _prefix_known(index: Index, query: str) -> bool:
-    """Whether a dotted query's prefix names a module, class or alias (`jax.lax` of
-    `jax.lax.psum_p`, not `totally.bogus` of `totally.bogus.cumsum`): only then is the
-    primitive its last part names the one meant."""
+    """Whether a dotted query's prefix names a module, class or alias of the tree
+    (`jax.lax` of `jax.lax.psum_p`; not `totally.bogus` of `totally.bogus.cumsum`, nor
+    `np` of `np.cumsum`, a module outside the tree that at most a variable holds):
+    only then is the primitive its last part names the one meant."""
     from jaxmap.knowledge.registrars import USER_ALIASES
 
     prefix = query.rpartition(".")[0]
     return not prefix or prefix.partition(".")[0] in USER_ALIASES \
-        or bool(definitions(index, prefix))
+        or bool(definitions(index, prefix, _NAMESPACES))
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -93,6 +116,7 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         if named and not prims:
             raise NotFound(_lacks(named, rule_kind, platform))
     defs = definitions(index, query, want) or _config_option(index, query, want)
+    options = _unheld_option(index, query) if not defs and kind is None else ()
     if rule_kind and not named:
         kinds = {d.kind.value for d in definitions(index, query)}
         if kinds:  # `--kind jvp` of a function: rules are a primitive's
@@ -110,13 +134,14 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         raise NotFound(f"nothing named {query!r} in the index of {index.root}: no module, "
                        f"class or alias is named {prefix!r} (`jaxmap locate "
                        f"{query.rpartition('.')[2]}` finds the primitive by its name)")
-    if not prims and not defs:
+    if not prims and not defs and not options:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
-    files = [p.loc.file for p in prims] + [d.loc.file for d in defs]
+    files = [p.loc.file for p in prims] + [d.loc.file for d in defs] + \
+        [o.file for o in options]
     return Found(query, tuple(prims), tuple(defs), _reaches(index, defs),
                  tuple(ranked_tests(index, p) for p in prims), index.graph_built,
-                 index.graph_stale, tuple(index.unparsed(files)))
+                 index.graph_stale, tuple(index.unparsed(files)), options)
 
 
 _CALLERS = (DefKind.FUNCTION, DefKind.VARIABLE)  # what may reach a primitive

@@ -18,6 +18,7 @@ ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
 _OPTION = re.compile(r"^(\w+)\s*=\s*(?:\w+\.)?(?:\w+_state|define_\w+)\(")
 _OPTION_NAME = re.compile(r"""['"](jax_\w+)['"]""")
 _OPTION_LINES = 4  # lines after the assignment where its name string may be
+_OPTION_CALL = re.compile(r"\w+_state|define_\w+")  # what `_OPTION` calls
 
 
 class PublicName(NamedTuple):
@@ -72,6 +73,39 @@ def config_options(index) -> tuple[ConfigOption, ...]:
     return tuple(sorted(options))
 
 
+def unheld_options(index) -> tuple[ConfigOption, ...]:
+    """The options CONFIG_MODULE defines by a top-level call whose result no variable
+    holds (`optional_enum_state(name='jax_logging_level', ...)`), each at its call
+    (`variable` empty), read off its source (none for a snapshot, or where it does not
+    parse)."""
+    import ast
+
+    modules = [d for d in index.definitions_named(CONFIG_MODULE)
+               if d.kind.value == "module" and d.qualname == CONFIG_MODULE]
+    if not modules:
+        return ()
+    file = modules[0].loc.file
+    try:
+        tree = ast.parse(_source(os.path.join(str(index.root), file)))
+    except (SyntaxError, ValueError):
+        return ()
+    calls = [node.value for node in tree.body
+             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+    return tuple(sorted(ConfigOption(name, "", file, call.lineno) for call in calls
+                        if _OPTION_CALL.fullmatch(ast.unparse(call.func).rpartition(".")[2])
+                        for name in [_option_named(call)] if name))
+
+
+def _option_named(call) -> str | None:
+    """The option name a call passes as `name=` or as its first argument, if it is a
+    string `jax_...`."""
+    import ast
+
+    given = [k.value for k in call.keywords if k.arg == "name"] + call.args[:1]
+    values = [g.value for g in given if isinstance(g, ast.Constant)]
+    return next((v for v in values if isinstance(v, str) and v.startswith("jax_")), None)
+
+
 def names_option(index, d, option: str) -> bool:
     """Whether the statement assigning definition `d` names config option `option`
     (`num_cpu_devices = config.int_state(name="jax_num_cpu_devices", ...)`)."""
@@ -87,8 +121,12 @@ def _statement(lines: list[str], line: int) -> str:
 
 
 def _lines(path: str) -> list[str]:
+    return _source(path).split("\n")
+
+
+def _source(path: str) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read().split("\n")
+            return handle.read()
     except OSError:
-        return []
+        return ""

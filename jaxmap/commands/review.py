@@ -99,7 +99,8 @@ def failures(result: Review, checks: tuple[str, ...]) -> list[tuple[str, int]]:
     """(check, how many findings trip it) of each of `checks` the review trips."""
     counts = {
         "removed-rule": sum(1 for c in result.primitives.rules if c.change == "removed"),
-        "removed-primitive": len(result.primitives.removed),
+        # a rename removes the old name for every user of it
+        "removed-primitive": len(result.primitives.removed) + len(result.primitives.renamed),
         "uncovered": len(result.uncovered),
         "gap": len(result.gaps),
         "reach": sum(1 for change in result.reach if change.touched),

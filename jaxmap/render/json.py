@@ -66,6 +66,8 @@ def located_document(found, view: View) -> str:
     return _dump(paged({
         "root": str(view.root), "jax_version": view.jax_version, "query": found.query,
         "call_graph": found.graph, "unparsed": list(found.unparsed),
+        "config_options": [{"name": o.name, "file": path(o.file), "line": o.line}
+                           for o in found.options],
         "primitives": [{**primitive(p, path), "tests_total": len(tests), "tests": [
             {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
              "chain": list(t.chain), "direct": t.direct} for t in capped(tests, limit)]}

@@ -34,10 +34,19 @@ def located(found, view: View) -> str:
         leaf = found.query.rpartition(".")[2]
         exact = "." in found.query and not leaf.endswith("_p")
         blocks.insert(0, named) if exact else blocks.append(named)
+    blocks += [config_option(o, path, view.source_line) for o in found.options]
     if not found.graph:
         blocks.append(_STALE_GRAPH if found.stale else _NO_GRAPH)
     blocks += [f"({message})" for message in found.unparsed]
     return "\n\n".join(blocks)
+
+
+def config_option(option, path: PathFn, source_line: SourceFn) -> str:
+    """A config option defined by a call whose result no variable holds, at the call."""
+    statement = (source_line(option.file, option.line) or "").strip()
+    defined = f"  (defined by `{statement}`; no variable holds its state)" if statement \
+        else "  (no variable holds its state)"
+    return f"config option {option.name}  {path(option.file)}:{option.line}{defined}"
 
 
 _NO_GRAPH = ("(no call graph in this index yet, so what functions reach and which tests use "

@@ -36,7 +36,7 @@ def generate(kind: str, name: str, *, out: str | None = None, style: str | None 
     `backend` cannot run them; nothing is written."""
     from jaxmap.knowledge import versions
 
-    kind = canonical(kind)
+    kind = canonical(kind, name)
     check_backend(kind, backend)
     check_name(name)
     out = os.path.abspath(out or os.curdir)
@@ -61,14 +61,19 @@ def notes(kind: str, name: str, *, jax_version: str | None = None, **options) ->
     return scaffold.notes(release=versions.release(jax_version) if jax_version else None)
 
 
-def canonical(kind: str) -> str:
+def canonical(kind: str, name: str = "NAME") -> str:
     """`kind` as KINDS spells it, accepting JAX's underscores (`custom_vjp`);
-    SpecError if it is no kind."""
+    SpecError if it is no kind, pointing at `--style` for a style and at the command
+    (`jaxmap new-primitive NAME`) for another scaffold command's name."""
+    from jaxmap.commands.registry import COMMANDS
+
     spelled = kind.replace("_", "-") if isinstance(kind, str) else kind
     if spelled not in NAMES:
-        styled = [name for name in NAMES if spelled in KINDS[name].styles]
+        styled = [each for each in NAMES if spelled in KINDS[each].styles]
+        commands = {row.name for row in COMMANDS if row.kind == "scaffold"} - {"new"}
         hint = f" ({spelled} is a style: `--style {spelled}` of {', '.join(styled)})" \
-            if styled else ""
+            if styled else f" ({spelled} is a command: `jaxmap {spelled} {name}`)" \
+            if spelled in commands else ""
         raise SpecError(f"unknown kind {kind!r}; one of {', '.join(NAMES)}{hint}")
     return spelled
 
