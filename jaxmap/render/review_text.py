@@ -163,12 +163,13 @@ def short(message_text: str) -> str:
 
 def short_pair(old: str, new: str) -> tuple[str, str]:
     """Both texts of a reworded message, each cut to _MESSAGE_CHARS where the first
-    difference still shows: after a long shared start, from a little before it."""
+    difference still shows: after a long shared start, from the word a little before it."""
     old, new = " ".join(old.split()), " ".join(new.split())
     same = len(os.path.commonprefix([old, new]))
     if same < _MESSAGE_CHARS - _LEAD or max(len(old), len(new)) <= _MESSAGE_CHARS:
         return short(old), short(new)
-    return short("…" + old[same - _LEAD:]), short("…" + new[same - _LEAD:])
+    start = old.rfind(" ", 0, same - _LEAD) + 1
+    return short("…" + old[start:]), short("…" + new[start:])
 
 
 def gap_line(gap) -> str:
