@@ -280,7 +280,8 @@ def _echoed(field: str) -> str:
     except SyntaxError:
         return ""
     first = parsed.values[0] if isinstance(parsed, ast.JoinedStr) and parsed.values else None
-    return first.value if isinstance(first, ast.Constant) else ""
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) \
+        else ""
 
 
 def _resplit(pieces: list[str], fields: re.Pattern) -> list[str]:
