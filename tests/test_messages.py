@@ -198,3 +198,19 @@ def test_a_message_a_helper_of_the_file_returns_is_the_raise_sites():
     [(_, kind, pieces, returned)] = sites(source)
     assert kind == "ValueError" and not returned
     assert pieces[:2] == ("shard_map applied to the function '", "' was given an ")
+
+
+def test_a_self_documenting_field_keeps_the_text_it_prints():
+    """`{bytes=}` prints `bytes=` before the value; `{x == y}` and `{f(a=1)}` print
+    only their value."""
+    source = textwrap.dedent('''
+        def copy(bytes, size, x, y):
+          raise NotImplementedError(
+              "Only copies of whole warpgroups are supported."
+              f" Got {bytes=} but warpgroup size is {size = !r}, {x == y}, {f(a=1)}")
+        ''').encode()
+    [(_, _, pieces, _)] = sites(source)
+    assert pieces == ("Only copies of whole warpgroups are supported. Got bytes=",
+                      " but warpgroup size is size = ", ", ", ", ", "")
+    assert matches_whole(pieces, "Only copies of whole warpgroups are supported. Got "
+                         "bytes=96 but warpgroup size is size = 128, True, 3")

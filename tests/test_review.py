@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 import re
 from pathlib import Path
 
@@ -496,3 +497,48 @@ def test_a_docstring_commit_after_the_slots_fill_solves_nothing(capsys, repo, mo
 
     monkeypatch.setattr("jaxmap.flow.graph.call_graph", solved)
     assert review_json(capsys, repo)["files"] == [OPS]
+
+
+def test_a_reworded_message_shows_both_places_and_where_its_texts_differ(capsys, repo):
+    """The text and Markdown name BASE's line and HEAD's where the raise moved, and a
+    long message's two texts are cut where their first difference still shows."""
+    start = "sin needs an array, not None; " + "pass a jax.Array or a numpy array " * 3
+    ops = changed_files()[OPS].replace("sin takes an array; got None", start + "(1).")
+    commit(repo, {OPS: ops}, "a long message")
+    ops = ops.replace("def sin(x):\n", "def sin(x):\n  del_ = None\n")
+    commit(repo, {OPS: ops.replace(start + "(1).", start + "(2).")}, "reworded at its end")
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD")
+    line = next(line for line in out.splitlines() if line.startswith("  reworded "))
+    old = next(m for m in review_json(capsys, repo)["messages"])["old"]["line"]
+    assert line.startswith(f"  reworded {OPS}:{old} -> {old + 1} (jax._src.lax.ops.sin)")
+    assert line.endswith(
+        "ValueError: '…a jax.Array or a numpy array (1).' -> '…a jax.Array or a numpy array (2).'")
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert f"reworded at `{OPS}:{old}` → `{OPS}:{old + 1}` (ValueError)" in out
+    assert "(2).`" in out
+
+
+def test_a_library_call_never_reaches_a_primitive_through_a_test(capsys, repo):
+    """A test that stores a lambda into a library registry is, in the call graph, what
+    the library's call of a handler calls; but the library never runs the test's other
+    calls, so exp starting to call through the registry does not start reaching cos."""
+    ops = changed_files()[OPS] + textwrap.dedent("""
+
+        HANDLERS = {}
+
+
+        def canonical(x):
+          handler = HANDLERS.get(type(x))
+          if handler:
+            return handler(x)
+          return x
+        """)
+    registry_test = "from jax._src.lax import ops\n\n\ndef test_handler():\n" \
+                    "  ops.HANDLERS[float] = lambda x: x\n  ops.cos_p.bind(1.0)\n"
+    commit(repo, {OPS: ops, "tests/registry_test.py": registry_test}, "a registry")
+    ops = ops.replace("def exp(x):\n  return _exp(x)\n", "def exp(x):\n  return _exp(canonical(x))\n")
+    commit(repo, {OPS: ops}, "exp canonicalises its input")
+    document = review_json(capsys, repo)
+    assert document["files"] == [OPS]
+    assert not [r for r in document["reach"]
+                if any(step.startswith("tests.") for step in r["chain"])]

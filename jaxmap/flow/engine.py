@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from jaxmap.flow.flowfacts import FlowFacts
 from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, INSTANCE, ordered
 from jaxmap.flow.parsing import parse_text
-from jaxmap.indexing.extract import is_test_module
 from jaxmap.indexing.resolve.names import Names
+from jaxmap.knowledge.orientation import is_test_module
 
 if TYPE_CHECKING:
     from jaxmap.flow.boundcalls import BoundCalls

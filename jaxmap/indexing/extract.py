@@ -54,6 +54,7 @@ from jaxmap.indexing.nodevalues import (
     string_literal,
     value,
 )
+from jaxmap.knowledge.orientation import is_test_module
 
 _DELETED_GROUPS = {"expression_list", "tuple", "list", "parenthesized_expression"}
 
@@ -122,13 +123,6 @@ def _syntax_error(source: bytes) -> tuple[int, str] | None:
         return None
     return None
 
-
-
-def is_test_module(module: str) -> bool:
-    """A module of tests: in a `tests` (or `test`) package, or named `test_*`/`*_test`."""
-    *packages, leaf = module.split(".")
-    return bool({"tests", "test"} & set(packages)) or leaf.startswith("test_") \
-        or leaf.endswith("_test")
 
 
 # An import statement inside a function's masked text, at a line's start or after a `;`

@@ -13,6 +13,7 @@ the pieces back into a pattern that matches the message as raised.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import re
 
@@ -242,7 +243,7 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
         text = body.group(1).decode("utf-8", "replace")
         if b"r" not in prefix:
             text = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
-        _join(pieces, _split(text, _FIELD) if b"f" in prefix else [text])
+        _join(pieces, _split(text, _FIELD, _echoed) if b"f" in prefix else [text])
         at = body.end()
     if not pieces or source.startswith(b".join(", at):  # a separator, not the message
         return None
@@ -253,18 +254,34 @@ def _run(source: bytes, at: int) -> tuple[str, ...] | None:
     return tuple(pieces)
 
 
-def _split(text: str, fields: re.Pattern) -> list[str]:
-    """Literal pieces of `text` around its fields (`{{`, `%%`: the literal brace/sign)."""
+def _split(text: str, fields: re.Pattern, echoed=lambda field: "") -> list[str]:
+    """Literal pieces of `text` around its fields (`{{`, `%%`: the literal brace/sign);
+    `echoed(field)`: the text a field prints before its value."""
     pieces, current, at = [], "", 0
     for field in fields.finditer(text):
         current += text[at:field.start()]
         if field.group() in ("{{", "}}", "%%"):
             current += field.group()[0]
         else:
-            pieces.append(current)
+            pieces.append(current + echoed(field.group()))
             current = ""
         at = field.end()
     return pieces + [current + text[at:]]
+
+
+def _echoed(field: str) -> str:
+    """What an f-string's self-documenting field prints before its value: `{x=}` and
+    `{x = !r}` their expression and `=` as written (`x=`, `x = `); any other field
+    (`{x==y}`, `{f(a=1)}`) nothing."""
+    if "=" not in field:
+        return ""
+    try:
+        parsed = ast.parse("f" + repr(field), mode="eval").body
+    except SyntaxError:
+        return ""
+    first = parsed.values[0] if isinstance(parsed, ast.JoinedStr) and parsed.values else None
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) \
+        else ""
 
 
 def _resplit(pieces: list[str], fields: re.Pattern) -> list[str]:

@@ -302,3 +302,10 @@ CALL_PRIMITIVES = frozenset({"jit", "pjit", "remat", "checkpoint"})
 
 # Primitives defined here are examples or tests, not part of JAX.
 OUTSIDE_JAX = ("tests/", "docs/", "examples/", "benchmarks/")
+
+
+def is_test_module(module: str) -> bool:
+    """A module of tests: in a `tests` (or `test`) package, or named `test_*`/`*_test`."""
+    *packages, leaf = module.split(".")
+    return bool({"tests", "test"} & set(packages)) or leaf.startswith("test_") \
+        or leaf.endswith("_test")

@@ -70,9 +70,12 @@ def _linked(places, link, commit: str) -> str:
 
 def _message(change, link, result) -> str:
     if change.change == "reworded":
-        return (f"reworded at {link(result.head.commit, change.new.file, change.new.line)} "
-                f"({change.new.exception}): {_quote(change.old.text)} → "
-                f"{_quote(change.new.text)}")
+        where = link(result.head.commit, change.new.file, change.new.line)
+        if text.moved_message(change):
+            where = f"{link(result.base.commit, change.old.file, change.old.line)} → {where}"
+        was, now = text.short_pair(change.old.text, change.new.text)
+        return (f"reworded at {where} ({change.new.exception}): {_code(was)} → "
+                f"{_code(now)}")
     message, commit = (change.new, result.head.commit) if change.new else \
         (change.old, result.base.commit)
     return (f"{change.change} at {link(commit, message.file, message.line)} "
@@ -107,7 +110,11 @@ def _names(names) -> str:
 
 
 def _quote(message_text: str) -> str:
-    return "`" + text.short(message_text).replace("`", "'") + "`"
+    return _code(text.short(message_text))
+
+
+def _code(shown: str) -> str:
+    return "`" + shown.replace("`", "'") + "`"
 
 
 def _cell(value: str) -> str:

@@ -3,11 +3,14 @@ line, places as `path:line`."""
 
 from __future__ import annotations
 
+import os.path
+
 _SHOWN = 20  # findings of one section shown before a count of the rest
 _TEST_FILES_SHOWN = 5
 _CHAIN_SHOWN = 6  # steps of a chain shown, the middle cut
 _GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
 _MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
+_LEAD = 30  # of two texts' shared start shown before their first difference
 RULE_CHANGES = ("added", "removed", "moved", "retargeted")
 
 
@@ -135,16 +138,38 @@ def reach_line(change) -> str:
 
 def message_line(change) -> str:
     if change.change == "reworded":
-        return (f"reworded {_place(change.new)} {change.new.exception}: "
-                f"{short(change.old.text)!r} -> {short(change.new.text)!r}")
+        was, now = short_pair(change.old.text, change.new.text)
+        where = f"{change.old.file}:{change.old.line}"
+        if moved_message(change):
+            where += " -> " + (f"{change.new.line}" if change.new.file == change.old.file
+                               else f"{change.new.file}:{change.new.line}")
+        if change.new.function:
+            where += f" ({change.new.function})"
+        return f"reworded {where} {change.new.exception}: {was!r} -> {now!r}"
     message = change.new or change.old
     return f"{change.change} {_place(message)} {message.exception}: {short(message.text)!r}"
+
+
+def moved_message(change) -> bool:
+    """Whether a reworded message is raised at another line (or file) than before."""
+    return (change.old.file, change.old.line) != (change.new.file, change.new.line)
 
 
 def short(message_text: str) -> str:
     """A message on one line, cut to _MESSAGE_CHARS."""
     flat = " ".join(message_text.split())
     return flat if len(flat) <= _MESSAGE_CHARS else flat[:_MESSAGE_CHARS - 1] + "…"
+
+
+def short_pair(old: str, new: str) -> tuple[str, str]:
+    """Both texts of a reworded message, each cut to _MESSAGE_CHARS where the first
+    difference still shows: after a long shared start, from the word a little before it."""
+    old, new = " ".join(old.split()), " ".join(new.split())
+    same = len(os.path.commonprefix([old, new]))
+    if same < _MESSAGE_CHARS - _LEAD or max(len(old), len(new)) <= _MESSAGE_CHARS:
+        return short(old), short(new)
+    start = old.rfind(" ", 0, same - _LEAD) + 1
+    return short("…" + old[start:]), short("…" + new[start:])
 
 
 def gap_line(gap) -> str:
