@@ -543,6 +543,27 @@ def test_a_registration_under_an_undecided_condition_says_so():
         ("cuda", "gpu_sparse.cuda_is_supported"), (None, "not gpu_sparse.cuda_is_supported")]
 
 
+def test_an_undecided_comparison_is_kept_as_written():
+    """`if jax.__version__ >= "0.5":` read `(only if ...)`: a condition the values do
+    not model is kept as its source text, and negated in parentheses for `else`."""
+    res = resolve_sources({"m.py": CORE + """
+        import jax
+        def _l(*a): pass
+        p = core.Primitive('p')
+        if jax.__version__ >= "0.5":
+          mlir.register_lowering(p, _l, platform='cuda')
+        else:
+          mlir.register_lowering(p, _l)
+        if not jax.config.jax_enable_x64:
+          p.def_impl(_l)
+        else:
+          p.def_abstract_eval(_l)
+        """})
+    assert [r.condition for r in primitive(res, "p").rules] == [
+        'jax.__version__ >= "0.5"', 'not (jax.__version__ >= "0.5")',
+        "not jax.config.jax_enable_x64", "jax.config.jax_enable_x64"]
+
+
 def test_nested_functions_run_where_they_are_called():
     """`def register(fn, platform=None)` inside a helper, called twice; and a decorator
     factory that returns its nested `decorator`."""

@@ -122,7 +122,7 @@ class Statements(Evaluator):
             ctx.summary.per_call = True  # which value a name gets, each call's arguments say
         opened = ctx.guards if guarded else ctx.conditions
         opened.append((condition, branch.taken) if guarded else
-                      condition_text(branch.condition, branch.taken))
+                      condition_text(branch))
         try:
             self._block(events, index, blocks, ctx)
         finally:
