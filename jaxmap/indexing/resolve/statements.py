@@ -171,6 +171,8 @@ class Statements(Evaluator):
         in_class = None if ctx.scope else self.objects.class_at(ctx.module, event.line)
         if in_class is not None:  # a class body's `name = "my_op"`: the class's own
             self.objects.set(in_class, event.name, value)
+            if value[0] == PRIM:
+                self.findings.name_variable(value[1], f"{in_class[2]}.{event.name}")
             return
         if not ctx.scope:
             value = self._module_value(event.name, value, ctx)
