@@ -567,6 +567,31 @@ def test_an_undecided_comparison_is_kept_as_written():
         "not jax.config.jax_enable_x64", "jax.config.jax_enable_x64"]
 
 
+LOOP_INTO_A_DICT = """
+    from jax.extend.core import Primitive
+    from jax.interpreters import mlir
+    def _l(*a): pass
+    _PRIMS = {}
+    for _name in ['loop_abs', 'loop_sq']:
+      _p = Primitive(_name)
+      mlir.register_lowering(_p, _l, platform='tpu')
+      _PRIMS[_name] = _p
+    loop_abs_p = _PRIMS['loop_abs']
+    def use_abs(x):
+      return loop_abs_p.bind(x)
+    """
+
+
+def test_primitives_made_in_a_loop_into_a_dict_are_named_by_what_takes_them_out():
+    """`_p`, the loop's name, held each primitive for one turn only: it is not their
+    variable (binds said "_p.bind"); `loop_abs_p = _PRIMS["loop_abs"]` is, and binds."""
+    res = resolve_sources({"m.py": LOOP_INTO_A_DICT})
+    assert [(p.name, p.variable, [r.platform for r in p.rules]) for p in res.primitives] \
+        == [("loop_abs", "loop_abs_p", ["tpu"]), ("loop_sq", None, ["tpu"])]
+    assert [(b.function, res.primitives[b.primitive].name) for b in res.binds] == [
+        ("use_abs", "loop_abs")]
+
+
 def test_nested_functions_run_where_they_are_called():
     """`def register(fn, platform=None)` inside a helper, called twice; and a decorator
     factory that returns its nested `decorator`."""

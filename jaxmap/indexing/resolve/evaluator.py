@@ -83,8 +83,13 @@ class Evaluator:
         return self.names.attribute(self.eval(expr[1], ctx), expr[2])
 
     def _subscript(self, expr: tuple, ctx: Context) -> tuple:
-        """A table inside a registry is the registry: `rules[kernel_type]`."""
+        """A table inside a registry is the registry: `rules[kernel_type]`; a dict's
+        item under a string key (`_PRIMS["loop_abs"]`)."""
         base = self.eval(expr[1], ctx)
+        if base[0] == DICT:
+            key = self.eval(expr[2], ctx)
+            found = [item for k, item in base[1] if k == key] if key[0] == STR else ()
+            return found[-1] if found else UNKNOWN
         return base if registry(base) is not None else UNKNOWN
 
     def _tuple(self, expr: tuple, ctx: Context) -> tuple:
