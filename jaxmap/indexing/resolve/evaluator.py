@@ -61,11 +61,11 @@ class Evaluator:
         return UNKNOWN if handler is None else handler(self, expr, ctx)
 
     def _name(self, expr: tuple, ctx: Context) -> tuple:
-        if not ctx.scope and self.objects.class_attributes:  # in a class body, its own
-            cls = self.objects.class_at(ctx.module, ctx.site[0])  # names come first
-            head, _, rest = expr[1].partition(".")
+        head, _, rest = expr[1].partition(".")
+        if not ctx.scope and head in self.objects.attribute_names.get(ctx.module, ()):
+            cls = self.objects.class_at(ctx.module, ctx.site[0])  # in a class body, its
             held = None if cls is None else \
-                self.objects.class_attributes.get(cls[1:], {}).get(head)
+                self.objects.class_attributes.get(cls[1:], {}).get(head)  # own names first
             if held is not None:
                 return self.names.attribute(held, rest)
         return self.names.lookup(expr[1], ctx.module, ctx.scope, ctx.locals)
