@@ -9,10 +9,11 @@ run unless called with `write: true` (which needs `out`). A paged row answers on
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from jaxmap.commands.registry import COMMANDS, MCP_CHARS, Command, Param
-from jaxmap.errors import ArgumentError
+from jaxmap.errors import ArgumentError, JaxmapError
 
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list}
 _WRITE = (Param("write", "boolean", "write the files; default: dry run, diff only"),
@@ -65,9 +66,24 @@ def call(session, name: str, arguments: dict | None) -> str:
     arguments = _checked(tool, arguments or {})
     if tool.command.page:  # one page by default, never more than MCP_CHARS
         arguments = {"limit": tool.command.page, **arguments, "max_chars": MCP_CHARS}
-    if tool.command.kind == "scaffold":
-        return _scaffold(session, tool.command, arguments)
-    return dispatch.answer(tool.command, session.index(graph=tool.command.graph), arguments)
+    try:
+        if tool.command.kind == "scaffold":
+            return _scaffold(session, tool.command, arguments)
+        return dispatch.answer(tool.command, session.index(graph=tool.command.graph),
+                               arguments)
+    except JaxmapError as error:  # its message names the CLI's options: say the tool's
+        error.args = (_as_arguments(tool, str(error)), *error.args[1:])
+        raise
+
+
+def _as_arguments(tool: Tool, message: str) -> str:
+    """`message` with each CLI option of the tool's arguments written as the argument:
+    `pass --force` reads `pass force: true`, `--arity must` reads `arity must`."""
+    for param in tool.params:
+        option = param.flag or "--" + param.name.replace("_", "-")
+        said = f"{param.name}: true" if param.type == "boolean" else param.name
+        message = re.sub(rf"(?<![\w-]){re.escape(option)}(?![\w-])", said, message)
+    return message
 
 
 def _scaffold(session, command: Command, arguments: dict) -> str:

@@ -351,7 +351,7 @@ def test_callers_list_top_levels_and_class_bodies_at_their_call(capsys, tmp_path
     binders = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--json"))["found"]
     assert [f["name"] for f in binders] == ["m.target"]
     # Calling Holder does not run its body: user calls the class, and no further.
-    calls = json.loads(run_tree(capsys, tmp_path, "calls", "user", "--depth", "3",
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "user", "--depth", "4",
                                 "--json"))["found"]
     assert [(f["name"], f["kind"]) for f in calls] == [("m.Holder", "class")]
     graph = run_tree(capsys, tmp_path, "graph", "target").splitlines()
@@ -456,6 +456,31 @@ def test_a_call_of_what_a_registry_holds_is_marked_through(capsys, tmp_path):
     assert "function:m.direct" in calling and "function:m.apply" not in calling
     calls = json.loads(run_tree(capsys, tmp_path, "calls", "apply", "--json"))
     assert {f["through"] for f in calls["found"] if f["name"].startswith("m.rule")} == {True}
+
+
+def test_a_chain_through_a_value_is_marked_through_at_every_depth(capsys, tmp_path):
+    """`user -> apply -> rule3`, where apply calls what a registry holds: user may not
+    reach rule3 either (it was listed as a certain caller at depth 2), nor what rule3
+    calls or binds (for `calls`)."""
+    rules = "".join(f"def rule{i}(x): return x\nregistry['p{i}'] = rule{i}\n"
+                    for i in range(MAX_CERTAIN + 1))
+    (tmp_path / "m.py").write_text(
+        "from jax._src import core\nq_p = core.Primitive('q')\nregistry = {}\n" + rules +
+        "def rule_q(x):\n  return helper(x)\nregistry['q'] = rule_q\n"
+        "def helper(x):\n  return q_p.bind(x)\n"
+        "def apply(name, x):\n  rule = registry[name]\n  return rule(x)\n"
+        "def user(x):\n  return apply('p3', x)\n"
+        "def direct(x):\n  return rule3(x)\ndef outer(x):\n  return direct(x)\n")
+    callers = json.loads(run_tree(capsys, tmp_path, "callers", "rule3", "--depth", "2",
+                                  "--json"))
+    assert {(f["name"], f["depth"], f["through"]) for f in callers["found"]} == {
+        ("m.apply", 1, True), ("m.direct", 1, False), ("m.user", 2, True),
+        ("m.outer", 2, False)}
+    calls = json.loads(run_tree(capsys, tmp_path, "calls", "user", "--depth", "4",
+                                "--json"))
+    marked = {(f["name"], f["through"]) for f in calls["found"]}
+    assert {("m.apply", False), ("m.rule_q", True), ("m.helper", True),
+            ("q_p", True)} <= marked
 
 
 def test_binds_does_not_follow_a_pallas_kernels_lowering(capsys, tmp_path):

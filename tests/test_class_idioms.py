@@ -167,3 +167,17 @@ def test_an_objects_method_as_a_rule_and_a_helper_that_unwraps_the_object():
         """)
     assert rules(res, "k") == [("abstract_eval", None, "_abstract_eval"), ("jvp", None, "_jvp")]
     assert rules(res, "other")[1] == ("jvp", None, "_jvp")
+
+
+def test_a_primitive_made_in_a_class_body_and_registered_there():
+    """`inner_p = Primitive(...)` then `inner_p.def_impl(...)` in one class body: the
+    body's own name is the class attribute (it had no rules)."""
+    res = resolve("""
+        class Ops:
+          inner_p = core.Primitive("inner")
+          inner_p.def_impl(_impl)
+          mlir.register_lowering(inner_p, _lower)
+        inner_p = None
+        """)
+    assert rules(res, "inner") == [("impl", None, "_impl"), ("lowering", None, "_lower")]
+    assert primitive(res, "inner").variable == "Ops.inner_p"

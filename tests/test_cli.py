@@ -448,6 +448,23 @@ def test_gpu_alias_expands_through_the_trees_table(capsys):
     assert "lowering[gpu: cuda, rocm]" in out
 
 
+def test_a_librarys_gpu_lowering_serves_cuda_and_rocm(capsys, tmp_path):
+    """A tree without jax's alias table: its `platform="gpu"` lowering is the one
+    `--platform cuda` keeps, not the default one."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "ops.py").write_text(
+        "from jax.extend.core import Primitive\nfrom jax.interpreters import mlir\n"
+        "def _default(*a): pass\ndef _gpu(*a): pass\npair_p = Primitive('pair')\n"
+        "mlir.register_lowering(pair_p, _default)\n"
+        "mlir.register_lowering(pair_p, _gpu, platform='gpu')\n")
+    for platform in ("cuda", "rocm", "gpu"):
+        assert main(["locate", "pair", "--root", str(tmp_path), "--platform", platform,
+                     "--json"]) == 0
+        [prim] = json.loads(capsys.readouterr().out)["primitives"]
+        assert [(r["platform"], r["platforms"]) for r in prim["rules"]] == [
+            ("gpu", ["cuda", "rocm"])]
+
+
 def test_primitives_text_has_a_platform_column(capsys):
     code, out, err = run(capsys, "primitives")
     assert code == 0, err

@@ -166,6 +166,11 @@ def test_new_primitive_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
     assert not out.exists()
     _tool_json(ROOT, "new_primitive", {**arguments, "write": True})
     assert sorted(p.name for p in out.iterdir()) == ["softclip.py", "test_softclip.py"]
+    # The refusal to overwrite names the tool's argument, not the CLI's --force.
+    again, bad = _calls(ROOT, ("new_primitive", {**arguments, "write": True}),
+                        ("new_primitive", {**arguments, "arity": 99}))
+    assert again.is_error and _text(again).endswith("exists; pass force: true to overwrite it")
+    assert bad.is_error and "arity must be between" in _text(bad) and "--" not in _text(bad)
 
 
 @pytest.mark.parametrize("name, arguments, fragment", [

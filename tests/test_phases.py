@@ -100,6 +100,21 @@ def test_a_comment_leaves_the_graph_stale_until_a_graph_question(tree):
     assert _graph_built(tree)
 
 
+def test_an_index_of_another_jaxmap_holds_no_call_graph_not_a_stale_one(tree, monkeypatch,
+                                                                       capsys):
+    """A first-phase question after an upgrade of jaxmap (another schema) rebuilds from
+    nothing: it said "the call graph is not current since an edit", though no file was
+    edited."""
+    from jaxmap.store import write
+
+    assert main(["index", "--root", str(tree)]) == 0
+    monkeypatch.setattr(write, "SCHEMA_VERSION", write.SCHEMA_VERSION + 1)
+    capsys.readouterr()
+    assert main(["locate", "psum", "--root", str(tree)]) == 0
+    out = capsys.readouterr().out
+    assert "no call graph in this index yet" in out and "since an edit" not in out
+
+
 def test_an_interrupted_second_phase_leaves_the_first(tree, monkeypatch):
     from jaxmap.flow import calls
 

@@ -71,3 +71,17 @@ def test_the_readme_graph_row_names_every_format():
     row = next(line for line in README.splitlines() if line.startswith("| `jaxmap graph"))
     written = re.search(r"--format ([a-z\\|]+)\]", row).group(1).split("\\|")
     assert tuple(written) == FORMATS
+
+
+def test_the_readme_says_which_options_new_primitive_has_and_new_lacks():
+    """`jaxmap new primitive` was said to be "the same as" `new-primitive`, whose
+    --linear, --arity, --params it does not take: the row names each of them."""
+    def options(name):
+        [command] = [c for c in COMMANDS if c.name == name]
+        return {p.flag or "--" + p.name.replace("_", "-") for p in command.params
+                if p.cli and not p.positional}
+
+    row = next(line for line in README.splitlines() if line.startswith("| `primitive` |"))
+    assert "the same as" not in row
+    assert {o for o in options("new-primitive") - options("new") if f"`{o}`" not in row} \
+        == set()

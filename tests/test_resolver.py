@@ -308,13 +308,16 @@ def test_platform_alias_expands_through_the_trees_own_table():
         ("gpu", ["cuda", "rocm"]), ("tpu", ["tpu"]), (None, [])]
 
 
-def test_without_an_alias_table_gpu_stays_gpu():
+def test_without_an_alias_table_gpu_is_the_gpu_backends_of_every_release():
+    """A library outside jax: `register_lowering` of the installed jax expands `gpu`
+    (it stayed `gpu`, so `--platform cuda` fell back to the default lowering)."""
     res = resolve_sources({"m.py": CORE + """
         def _l(*a): pass
         p = core.Primitive('p')
         mlir.register_lowering(p, _l, platform='gpu')
         """})
-    assert [r.platforms for r in primitive(res, "p").rules] == [["gpu"]]
+    assert res.platform_aliases == {"gpu": ["cuda", "rocm"]}
+    assert [r.platforms for r in primitive(res, "p").rules] == [["cuda", "rocm"]]
 
 
 def test_hiprim_subclasses_of_subclasses_are_primitives():
@@ -541,6 +544,52 @@ def test_a_registration_under_an_undecided_condition_says_so():
         """})
     assert [(r.platform, r.condition) for r in primitive(res, "p").rules] == [
         ("cuda", "gpu_sparse.cuda_is_supported"), (None, "not gpu_sparse.cuda_is_supported")]
+
+
+def test_an_undecided_comparison_is_kept_as_written():
+    """`if jax.__version__ >= "0.5":` read `(only if ...)`: a condition the values do
+    not model is kept as its source text, and negated in parentheses for `else`."""
+    res = resolve_sources({"m.py": CORE + """
+        import jax
+        def _l(*a): pass
+        p = core.Primitive('p')
+        if jax.__version__ >= "0.5":
+          mlir.register_lowering(p, _l, platform='cuda')
+        else:
+          mlir.register_lowering(p, _l)
+        if not jax.config.jax_enable_x64:
+          p.def_impl(_l)
+        else:
+          p.def_abstract_eval(_l)
+        """})
+    assert [r.condition for r in primitive(res, "p").rules] == [
+        'jax.__version__ >= "0.5"', 'not (jax.__version__ >= "0.5")',
+        "not jax.config.jax_enable_x64", "jax.config.jax_enable_x64"]
+
+
+LOOP_INTO_A_DICT = """
+    from jax.extend.core import Primitive
+    from jax.interpreters import mlir
+    def _l(*a): pass
+    _PRIMS = {}
+    for _name in ['loop_abs', 'loop_sq']:
+      _p = Primitive(_name)
+      mlir.register_lowering(_p, _l, platform='tpu')
+      _PRIMS[_name] = _p
+    loop_abs_p = _PRIMS['loop_abs']
+    def use_abs(x):
+      return loop_abs_p.bind(x)
+    """
+
+
+def test_primitives_made_in_a_loop_into_a_dict_are_named_by_what_takes_them_out():
+    """`_p`, the loop's name, held each primitive for one turn only: it is not their
+    variable (binds said "_p.bind"); `loop_abs_p = _PRIMS["loop_abs"]` is, and binds."""
+    res = resolve_sources({"m.py": LOOP_INTO_A_DICT})
+    assert [(p.name, p.variable, [r.platform for r in p.rules]) for p in res.primitives] \
+        == [("loop_abs", "loop_abs_p", ["tpu"]), ("loop_sq", None, ["tpu"])]
+    assert [(b.function, res.primitives[b.primitive].name) for b in res.binds] == [
+        ("use_abs", "loop_abs")]
 
 
 def test_nested_functions_run_where_they_are_called():

@@ -434,9 +434,10 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     parent, levels, lines = _walk(_in_place_order(index, index.callers), list(targets), depth)
     nodes = index.nodes(levels)
     status = index.uniform_status(set(parent.items()))
+    through = _through_chains(parent, lambda i: status.get((i, parent[i])) == THROUGH)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
                       line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
-                          call_line=lines[i], through=status.get((i, parent[i])) == THROUGH,
+                          call_line=lines[i], through=i in through,
                           handed=status.get((i, parent[i])) == HANDED)
              for i in levels if i in nodes and levels[i] > 0]
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))
@@ -572,6 +573,7 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
     frontier, found, step = list(start), [], 0
     owners = index.nodes(start)
     reached_by: dict[int, set] = {}  # the statuses of the calls from the parent of each
+    through: set[int] = set()  # those whose chain has a call of what a value holds
     while frontier and (depth is None or step < depth):
         step += 1
         nxt = []
@@ -587,20 +589,23 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
                 nxt.append(callee)
             elif callee is not None and parent.get(callee) == caller:
                 reached_by[callee].add(status)  # called, and handed on too: called
-        found += _bound(index, frontier, step, parent, owners)
+        found += _bound(index, frontier, step, parent, owners, through)
+        # A chain with a step through a value may not be taken, at every depth below it.
+        through.update(i for i in nxt if reached_by[i] == {THROUGH} or parent[i] in through)
         owners.update(index.nodes(nxt))
         frontier = [i for i in nxt if owners[i].kind == FUNCTION]  # not into a class body
     if not prims_only:
         found += [_reached(owners[i], levels[i], _chain(i, parent, owners, down=True))
-                  ._replace(through=reached_by.get(i) == {THROUGH},
+                  ._replace(through=i in through,
                             handed=reached_by.get(i) == {HANDED}, call_line=lines.get(i),
                             call_file=owners[parent[i]].file)
                   for i in levels if levels[i] > 0 and i in owners]
     return found
 
 
-def _bound(index, frontier, step: int, parent, owners) -> list[Reached]:
-    """The primitives the functions of `frontier` bind, one step below them."""
+def _bound(index, frontier, step: int, parent, owners, through: set[int]) -> list[Reached]:
+    """The primitives the functions of `frontier` bind, one step below them (`through`:
+    those a binder reached through a value's call may bind)."""
     rows = index.bound_by(frontier)
     prims = {pid: variable or prim_name for pid, prim_name, variable
              in index.primitive_labels({pid for _d, pid, _l, _v in rows})}
@@ -610,7 +615,7 @@ def _bound(index, frontier, step: int, parent, owners) -> list[Reached]:
         chain = _chain(did, parent, owners, down=True) + ((via,) if via else ()) \
             + (f"{prims[pid]}.bind",)
         found.append(Reached(prims[pid], PRIMITIVE, owner.file, line, step, chain,
-                             call_line=line))
+                             call_line=line, through=did in through))
     return found
 
 
@@ -625,6 +630,21 @@ def _targets(index, name: str) -> dict[int, str]:
                                                         item[1].line))}
     raise NotFound(f"no function named {name!r} in the index of {index.root}",
                    suggest(index, name))
+
+
+def _through_chains(parent: dict[int, int], through_step) -> set[int]:
+    """The ids whose chain up `parent` has a step `through_step(id)` says is a call of
+    what a value holds: each may not be reached at all, however deep."""
+    marked: dict[int, bool] = {}
+    for start in parent:
+        path, node = [], start
+        while node in parent and node not in marked:
+            path.append(node)
+            node = parent[node]
+        value = marked.get(node, False)
+        for node in reversed(path):
+            value = marked[node] = value or through_step(node)
+    return {node for node, value in marked.items() if value}
 
 
 def _walk(step, start: list[int], depth: int | None, bodies: bool = True

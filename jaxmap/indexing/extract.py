@@ -314,9 +314,10 @@ class _Builder:
 
     def _branch(self, kind: str, caps, stack, end_byte: int) -> None:
         scope = self._scope(stack)
-        self._open_block(Branch(scope, self._block(stack, scope),
-                                value(caps[kind + ".condition"][0]), kind == "if",
-                                node_lines(caps[kind + ".statement"][0])[0]), stack, end_byte)
+        condition = caps[kind + ".condition"][0]
+        self._open_block(Branch(scope, self._block(stack, scope), value(condition),
+                                kind == "if", node_lines(caps[kind + ".statement"][0])[0],
+                                " ".join(node_text(condition).split())), stack, end_byte)
 
     def _type_alias(self, caps, stack, end_byte: int) -> None:
         if not stack:

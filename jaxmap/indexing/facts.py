@@ -159,13 +159,15 @@ class Loop(NamedTuple):
 
 
 class Branch(NamedTuple):
-    """The body of `if condition:` (taken=True) or of its `else:` (taken=False)."""
+    """The body of `if condition:` (taken=True) or of its `else:` (taken=False); `text`:
+    the condition as written (on one line), for a registration it leaves undecided."""
 
     scope: str
     parent: int
     condition: tuple
     taken: bool
     line: int
+    text: str
 
 
 class Definition(NamedTuple):

@@ -265,10 +265,11 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
     with closing(conn):
         try:
             meta = store.read_meta(conn)
-            old = store.file_stats(conn) if store.is_current(meta, expected) else {}
+            current = store.is_current(meta, expected)  # else nothing of it is kept
+            old = store.file_stats(conn) if current else {}
             unchanged, touched, to_parse = _classify(root, tree.files, old)
             removed = len(set(old) - {f.path for f in tree.files})
-            state = meta.get(store.GRAPH)
+            state = meta.get(store.GRAPH) if current else None
             graph_missing = graph and state not in ("1", store.STALE)
             stale = store.stale_blobs(conn) if state == store.STALE else {}
             parsed: dict = {}

@@ -132,6 +132,9 @@ REGISTRIES: dict[str, K] = {
 # Pallas backends below.
 XLA_PLATFORMS = frozenset({"cpu", "cuda", "rocm", "gpu", "tpu", "oneapi", "metal", "iree"})
 GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})  # `gpu`: JAX's name for both GPU backends
+# What `platform="gpu"` registers for in a tree without JAX's own alias table (a library
+# outside jax): the GPU backends of every release, as `mlir.register_lowering` expands it.
+DEFAULT_PLATFORM_ALIASES: dict[str, list[str]] = {"gpu": sorted(GPU_PLATFORMS - {"gpu"})}
 
 # Pallas backends keep their own lowering tables; the backend is the platform.
 PALLAS_LOWERING_TABLES: dict[str, str] = {

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 26  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 27  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
 # calls.fill_lines); 22: rules.keywords; 23: calls of a call's result
@@ -37,7 +37,8 @@ SCHEMA_VERSION = 26  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # it, and a variable holding a lambda a caller of what the lambda calls; 25: trace
 # rules of a Trace method assigned at module level (`ad.JVPTrace.process_x = f`) and
 # of the Trace methods a primitive's `bind`, `process` or custom bind calls; 26: a
-# message's self-documenting f-string field keeps the `x=` it prints (messages.pieces)
+# message's self-documenting f-string field keeps the `x=` it prints (messages.pieces);
+# 27: an `if`'s condition as written (facts' Branch.text), for an undecided registration
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were

@@ -25,6 +25,7 @@ from jaxmap.indexing.resolve import edges
 from jaxmap.indexing.resolve.findings import Findings
 from jaxmap.indexing.resolve.interpreter import Interpreter
 from jaxmap.indexing.resolve.names import Names
+from jaxmap.knowledge import registrars as R
 from jaxmap.store.records import DefinitionRecord, Resolution
 
 # The call graph's builder (flow.graph.call_graph): names, findings, definitions, each
@@ -84,10 +85,11 @@ _ALIAS_TABLE = ("jax._src.xla_bridge", "_platform_aliases")
 
 
 def _platform_aliases(interpreter: Interpreter) -> dict[str, list[str]]:
-    """alias -> platforms, read from the tree's own table (none if it has no such table)."""
+    """alias -> platforms, read from the tree's own table; for a tree without that
+    module (a library outside jax), the GPU backends every release expands `gpu` to."""
     module, name = _ALIAS_TABLE
     if module not in interpreter.names.modules:
-        return {}
+        return {alias: list(platforms) for alias, platforms in R.DEFAULT_PLATFORM_ALIASES.items()}
     table = interpreter.module_env(module).get(name, UNKNOWN)
     aliases: dict[str, list[str]] = {}
     for platform, alias in table[1] if table[0] == DICT else ():

@@ -40,6 +40,7 @@ class Context:
     returned: list | None = None
     via: str = ""  # how the call that runs it reads (`@register_lowering > `)
     site_module: str = ""  # the module `site` is in, where that is not `module`
+    loops: int = 0  # how many loops being unrolled hold the statement
 
     @property
     def site_in(self) -> str:

@@ -61,6 +61,13 @@ class Evaluator:
         return UNKNOWN if handler is None else handler(self, expr, ctx)
 
     def _name(self, expr: tuple, ctx: Context) -> tuple:
+        head, _, rest = expr[1].partition(".")
+        if not ctx.scope and head in self.objects.attribute_names.get(ctx.module, ()):
+            cls = self.objects.class_at(ctx.module, ctx.site[0])  # in a class body, its
+            held = None if cls is None else \
+                self.objects.class_attributes.get(cls[1:], {}).get(head)  # own names first
+            if held is not None:
+                return self.names.attribute(held, rest)
         return self.names.lookup(expr[1], ctx.module, ctx.scope, ctx.locals)
 
     def _call_expr(self, expr: tuple, ctx: Context) -> tuple:
@@ -76,8 +83,13 @@ class Evaluator:
         return self.names.attribute(self.eval(expr[1], ctx), expr[2])
 
     def _subscript(self, expr: tuple, ctx: Context) -> tuple:
-        """A table inside a registry is the registry: `rules[kernel_type]`."""
+        """A table inside a registry is the registry: `rules[kernel_type]`; a dict's
+        item under a string key (`_PRIMS["loop_abs"]`)."""
         base = self.eval(expr[1], ctx)
+        if base[0] == DICT:
+            key = self.eval(expr[2], ctx)
+            found = [item for k, item in base[1] if k == key] if key[0] == STR else ()
+            return found[-1] if found else UNKNOWN
         return base if registry(base) is not None else UNKNOWN
 
     def _tuple(self, expr: tuple, ctx: Context) -> tuple:

@@ -23,6 +23,7 @@ class Objects:
         self.classes = classes
         self.attributes: list[dict] = []  # object k -> its attributes
         self.class_attributes: dict[tuple[str, str], dict] = {}
+        self.attribute_names: dict[str, set[str]] = {}  # module -> its classes' attributes
         self._spans: dict[str, tuple[list, list]] = {}  # module -> class body spans
 
     def new(self, cls: tuple) -> tuple:
@@ -36,6 +37,7 @@ class Objects:
             self.attributes[target[2]][attr] = value
         elif target[0] == CLASS:
             self.class_attributes.setdefault((target[1], target[2]), {})[attr] = value
+            self.attribute_names.setdefault(target[1], set()).add(attr)
 
     def member(self, value: tuple, attr: str) -> tuple | None:
         """`value.attr` where it is known: an object's attribute, else its class's (a

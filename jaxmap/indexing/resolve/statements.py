@@ -102,9 +102,13 @@ class Statements(Evaluator):
         iterable = self.eval(loop.iterable, ctx)
         if ctx.summary is not None and depends_on_params(iterable):
             ctx.summary.per_call = True
-        for item in self._iterate(iterable):
-            _bind(loop.target, item, ctx.locals)
-            self._block(events, index, blocks, ctx)
+        ctx.loops += 1
+        try:
+            for item in self._iterate(iterable):
+                _bind(loop.target, item, ctx.locals)
+                self._block(events, index, blocks, ctx)
+        finally:
+            ctx.loops -= 1
 
     def _branch(self, events: list, index: int, blocks: tuple, ctx: Context) -> None:
         """An if/else body: skipped when its condition is known to go the other way;
@@ -122,7 +126,7 @@ class Statements(Evaluator):
             ctx.summary.per_call = True  # which value a name gets, each call's arguments say
         opened = ctx.guards if guarded else ctx.conditions
         opened.append((condition, branch.taken) if guarded else
-                      condition_text(branch.condition, branch.taken))
+                      condition_text(branch))
         try:
             self._block(events, index, blocks, ctx)
         finally:
@@ -171,6 +175,8 @@ class Statements(Evaluator):
         in_class = None if ctx.scope else self.objects.class_at(ctx.module, event.line)
         if in_class is not None:  # a class body's `name = "my_op"`: the class's own
             self.objects.set(in_class, event.name, value)
+            if value[0] == PRIM:
+                self.findings.name_variable(value[1], f"{in_class[2]}.{event.name}")
             return
         if not ctx.scope:
             value = self._module_value(event.name, value, ctx)
@@ -191,6 +197,12 @@ class Statements(Evaluator):
         if registry(table) is not None:
             self.registrations.into_table(table, self.eval(event.key, ctx),
                                           self.eval(event.value, ctx), ctx, via)
+        elif table[0] == DICT and base is event.table and base[0] == NAME \
+                and base[1] in ctx.locals:  # `_PRIMS[name] = p`: the dict a name holds
+            key = self.eval(event.key, ctx)
+            if key[0] == STR:
+                items = tuple(item for item in table[1] if item[0] != key)
+                ctx.locals[base[1]] = (DICT, (*items, (key, self.eval(event.value, ctx))))
 
     def _decorate_statement(self, event: Decorate, ctx: Context) -> None:
         facts = self.names.facts(ctx.module)
@@ -213,7 +225,7 @@ class Statements(Evaluator):
     def _module_value(self, name: str, value: tuple, ctx: Context) -> tuple:
         """What a module-level name holds: primitives, functions, literals are kept;
         anything else is known by its qualified name (registries are found that way)."""
-        if value[0] == PRIM:
+        if value[0] == PRIM and not ctx.loops:  # a loop's name holds each only a while
             self.findings.name_variable(value[1], name)
         if value[0] == INSTANCE:  # `spmv_p = Kernel("spmv")` keeps it in `self.primitive`
             for attr, held in self.objects.attributes[value[2]].items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from jaxmap.indexing.facts import (
@@ -37,6 +38,7 @@ from jaxmap.indexing.facts import (
     SYM,
     TUPLE,
     UNKNOWN,
+    Branch,
 )
 
 MAX_HOPS = 30  # bound on chains of re-exports, base classes, wrappers
@@ -44,6 +46,8 @@ _CALLABLE = frozenset({FUNC, PARTIAL, LAMBDA, APPLIED, CLASS, CLOSURE, MADE})
 _ALWAYS_TRUE = frozenset({FUNC, PARTIAL, LAMBDA, CLASS, CLOSURE, MODULE, PRIM, MADE})
 _NONE = (CONST, None)
 _DECIDED_PER_CALL = frozenset({IS, AND, OR, ISA})
+# A condition that reads as a name needs no parentheses under `not`.
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*")
 # Values whose kind is known, so `isinstance(value, core.Primitive)` can be decided.
 KNOWN_KINDS = frozenset({PRIM, FUNC, CLASS, MODULE, TUPLE, STR, CONST, DICT, LAMBDA, PARTIAL,
                          CLOSURE, INSTANCE, MADE})
@@ -76,10 +80,15 @@ def text(expr: tuple) -> str:
     return "..."
 
 
-def condition_text(expr: tuple, taken: bool = True) -> str:
-    """How an `if` condition reads, negated for its `else` branch."""
-    written = text(expr[1]) if expr[0] == NOT else text(expr)
-    return written if (expr[0] == NOT) != taken else f"not {written}"
+def condition_text(branch: Branch) -> str:
+    """How an `if` condition reads, as written, negated for its `else` branch (`not
+    (a >= b)`; `if not a:` reads `a` there)."""
+    written = branch.text
+    if branch.taken:
+        return written
+    if branch.condition[0] == NOT and written.startswith("not "):
+        return written[4:].lstrip()
+    return f"not {written}" if _DOTTED.fullmatch(written) else f"not ({written})"
 
 
 def truth_of(value: tuple) -> bool | None:
