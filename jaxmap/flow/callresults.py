@@ -13,7 +13,7 @@ import ast
 from typing import Callable
 
 from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
-from jaxmap.flow.flowfacts import alternatives
+from jaxmap.flow.flowfacts import DEF_MARK, alternatives
 from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
@@ -27,7 +27,7 @@ from jaxmap.flow.flowvalues import (
     TREEDEF,
     ordered,
 )
-from jaxmap.flow.parsing import dotted_text, parse_text, unparsed
+from jaxmap.flow.parsing import dotted_text, unparsed
 from jaxmap.indexing.facts import NAME, SYM
 from jaxmap.knowledge import registrars as R
 
@@ -79,7 +79,7 @@ class CallResults(Engine):
             return _EMPTY
         found = set()
         for arg in (*node.args, *(k.value for k in node.keywords)):
-            if isinstance(arg, ast.Name) and self._decorates(module, owner, node, arg.id):
+            if _decorated_def(arg):
                 continue  # `@functools.wraps(f) def g`: g holds its def already (scopes.py)
             for value in argument(arg):
                 if value[0] == OUTSIDE:
@@ -95,16 +95,6 @@ class CallResults(Engine):
         if self._through and isinstance(arg, ast.Name) and (module, owner, arg.id) in self._params:
             return _EMPTY
         return self._eval(module, owner, arg)
-
-    def _decorates(self, module: str, owner: str, node: ast.Call, name: str) -> bool:
-        """Whether a call is the decoration of the def `name` (`(dec)(name)`), not a
-        call handing it on (`stage(cache_miss)` of a decorated `cache_miss`)."""
-        decorators = self._decorated_in.get((module, owner, name))
-        if not decorators or len(node.args) != 1 or node.keywords:
-            return False
-        callee = ast.unparse(node.func)
-        return any(callee == ast.unparse(d) for d in map(parse_text, decorators)
-                   if d is not None)
 
     def names_outside(self, module: str, owner: str, callee) -> bool:
         """Whether a callee expression names code outside the tree, as written: a name
@@ -240,3 +230,11 @@ class CallResults(Engine):
         for module, owner, value, _guard in self._returns.get((qual, name), ()):
             found |= self._value(module, owner, value)
         return found
+
+
+def _decorated_def(arg) -> bool:
+    """Whether a call's argument is a decorated def, as a decoration hands it on: the
+    def itself, or what the decorators below it made of it."""
+    while isinstance(arg, ast.Call) and len(arg.args) == 1:
+        arg = arg.args[0]
+    return isinstance(arg, ast.Name) and arg.id.startswith(DEF_MARK)

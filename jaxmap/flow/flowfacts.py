@@ -66,6 +66,8 @@ ADD_STORE, SET_STORE = "add", "set"
 # An owner's locals, up to this many, kept as a tuple: a set costs 216 bytes at least
 # (12k owners on jax).
 _FEW = 8
+# A name no code writes, standing in a decoration's text for the def it decorates.
+DEF_MARK = "_jaxmap_def_"
 _ADDERS = frozenset({"append", "add", "extend", "insert", "update", "setdefault",
                      "appendleft"})
 
@@ -104,8 +106,9 @@ class FlowFacts:
         self._decorations: list = []  # (module, owner, decorator, name, line)
         # module -> (owner, name, line) of each decoration of a top-level or class def
         self._decorated_defs: dict[str, list] = defaultdict(list)
-        # (module, owner, name) of each decorated def -> its decorators' texts
-        self._decorated_in: dict[tuple, set[str]] = defaultdict(set)
+        # (module, owner, name, line) of each decorated def -> its decorators applied
+        # so far, as text (`(dec1)((dec2)(<the def>))`)
+        self._stacked: dict[tuple, str] = {}
         self._raises: dict[str, list] = {}  # module -> (owner, raised, line)
         self._fields: dict[str, list] = defaultdict(list)  # class -> its annotated names
         # field name -> (module, annotation) of each class body that annotates it
@@ -189,13 +192,17 @@ class FlowFacts:
                     where = (module, scope, self._class_of(module, scope) if scope else None)
                 else:
                     where = (module, owner, cls)
-                self._decorations.append((*where[:2], decorator, name, line))
-                self._decorated_in[(where[0], where[1], name)].add(decorator)
+                # Each decorator is handed what the one below it returned, the lowest
+                # the def itself (not the name, which holds what the decorators return).
+                stacked = (*where[:2], name, line)
+                argument = self._stacked.get(stacked, DEF_MARK + name)
+                self._stacked[stacked] = applied = f"({decorator})({argument})"
+                self._decorations.append((*where[:2], decorator, argument, line))
                 if where[1] == "" or where[1] == where[2]:  # a module's or a class's def
                     self._decorated_defs[module].append((where[1], name, line))
                     self.decorated.add(f"{module}.{where[1]}.{name}" if where[1]
                                        else f"{module}.{name}")
-                self._assignment(*where, name, f"({decorator})({name})", line, defs)
+                self._assignment(*where, name, applied, line, defs)
             elif kind == flowtext.OPERATOR:
                 self._operators[module].append((owner, fact[1], fact[2], fact[3]))
             elif kind == flowtext.RAISE:

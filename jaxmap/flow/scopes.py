@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from jaxmap.flow.containers import LITERALS
 from jaxmap.flow.engine import Engine
-from jaxmap.flow.flowfacts import array_tags
+from jaxmap.flow.flowfacts import DEF_MARK, array_tags
 from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
@@ -57,6 +57,8 @@ class Scopes(Engine):
         return found
 
     def _held(self, module: str, owner: str, name: str) -> set:
+        if name.startswith(DEF_MARK):  # a decoration's argument: the def alone
+            return self._def_itself(module, owner, name[len(DEF_MARK):])
         if name in ("self", "cls") and owner:
             cls = self._class_of(module, owner)
             if cls is not None and owner != cls:
@@ -68,6 +70,13 @@ class Scopes(Engine):
             found = self._global(module, owner, name)
         self._hold(found, name)
         return found
+
+    def _def_itself(self, module: str, owner: str, name: str) -> set:
+        if owner:
+            return {(FN, self._qual(module, owner), name)
+                    for def_name, _line in self._defs.get((module, owner), ()) if def_name == name}
+        return {(FN, f"{module}.{name}", name)} if name in self.names.facts(module).funcs \
+            else set()
 
     def _hold(self, values, name: str) -> None:
         """Note `name` as a holder of the boxes among `values`: what is stored through
