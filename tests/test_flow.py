@@ -1798,68 +1798,80 @@ def test_an_operator_reaches_the_function_of_the_one_ufunc_the_table_names():
     assert ("p neg", "jax._src.numpy.ufuncs.add") not in found
 
 
-def test_a_direct_value_the_sites_asked_deep_is_asked_again_from_the_top(monkeypatch):
-    # The sites' second pass reads `use`'s callee through two names to `deco(other)`,
-    # where calling the closure `deco` asks what it returns without call sites'
-    # arguments (`warm` has made `deco` known): asked at the bound on nesting (lowered
-    # here), that chain is cut, and what `@deco` makes of `relu` is asked after it.
-    from jaxmap.flow import engine
-    monkeypatch.setattr(engine, "_MAX_DEPTH", 4)
-    res = resolve_sources({"m.py": """
-        def bind_jit(x): return x
-        def make():
-          def inner(fun):
-            return bind_jit
-          return inner
-        deco = make()
-        def warm(x): return deco(x)
-        def other(x): return x
-        a1 = deco(other)
-        a2 = a1
-        a3 = a2
-        def use(x): return a3(x)
-        @deco
-        def relu(x): return x
+def test_a_chain_far_deeper_than_any_bound_is_followed_to_its_end():
+    # 2,000 names, each holding the one before: no chain of keys is cut at a depth.
+    chain = "\n".join(f"        a{i} = a{i - 1}" for i in range(1, 2000))
+    res = resolve_sources({"m.py": f"""
+        def target(x): return x
+        a0 = target
+{chain}
+        def use(x): return a1999(x)
         """})
-    assert ("m.relu", "relu", RESOLVED, "m.bind_jit") in calls(res)  # what deco(relu) gives
+    assert ("m.use", "a1999", RESOLVED, "m.target") in calls(res)
 
 
-def test_a_field_set_from_a_parameter_cut_deep_is_read_again_when_asked_higher(monkeypatch):
-    # `prim.impl`, which `def_impl` sets to what each caller hands it, asked first two
-    # keys above the depth bound (as at the end of a long chain): `impl` is read there
-    # and `_a_impl` cut. Asked again from the top, both functions are found.
-    from jaxmap.flow import engine, graph
-    from jaxmap.flow.flow import FN, INSTANCE, Flow
-    from jaxmap.indexing import discover
-    from jaxmap.indexing.resolve import resolve
-    sources = {"m.py": """
+# Cycles of every kind the flow reads: functions calling each other, decorated defs
+# whose decorators call them, a field each construction's method sets, a registry.
+_CYCLES = """
         class Primitive:
           def def_impl(self, impl):
             self.impl = impl
-        def _a_impl(x): return x
-        def _b_impl(x): return x
+            return impl
+        def _a_impl(x): return _b_impl(x)
+        def _b_impl(x): return _a_impl(x)
         a_p = Primitive()
         a_p.def_impl(_a_impl)
         b_p = Primitive()
         b_p.def_impl(_b_impl)
-        """}
-    asked = {}
+        def dec(f):
+          def inner(*args): return f(*args)
+          return inner
+        @dec
+        def g(x): return h(x)
+        @dec
+        def h(x): return g(x)
+        def pick(n): return f1 if n else f2
+        def f1(): return pick(0)()
+        def f2(): return pick(1)()
+        table = {}
+        def register(k, fn):
+          table[k] = fn
+          return fn
+        register("a", g)
+        register("b", b_p.impl)
+        def run(k, x): return table[k](x)
+        def use(x): return a_p.impl(x) + run("a", x) + g(x) + f1()
+        """
+_ASKED = [("m", "use", "a_p.impl"), ("m", "run", "table[k]"), ("m", "use", "g"),
+          ("m", "g", "h"), ("m", "h", "g"), ("m", "dec.inner", "f"), ("m", "f1", "pick(0)"),
+          ("m", "f2", "pick(1)"), ("m", "_a_impl", "_b_impl"), ("m", "use", "f1"),
+          ("m", "Primitive.def_impl", "self.impl"), ("m", "", "b_p.impl")]
+
+
+def test_what_a_key_holds_does_not_depend_on_which_question_comes_first():
+    import copy
+    import random
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
 
     def call_graph(names, findings, definitions, flows, progress=None):
-        flow = Flow(names, flows)
-        flow.sites()
-        monkeypatch.setattr(flow, "_stack", engine._MAX_DEPTH - 2)
-        asked["deep"] = flow.attribute((INSTANCE, "m.Primitive"), "impl")
-        monkeypatch.setattr(flow, "_stack", 0)
-        asked["top"] = flow.attribute((INSTANCE, "m.Primitive"), "impl")
-        return graph.call_graph(names, findings, definitions, flows, progress)
+        for seed in range(8):
+            asked = list(_ASKED)
+            random.Random(seed).shuffle(asked)
+            flow = Flow(names, copy.deepcopy(flows))  # (a flow consumes what it reads)
+            flow.sites()
+            answers.append({q: flow.callees(*q) for q in asked})
+            flow.close()
+        return [], [], [], ()
 
-    files = {path: extract(textwrap.dedent(text).encode(), *discover.module_name(path))
-             for path, text in sources.items()}
+    files = {"m.py": extract(textwrap.dedent(_CYCLES).encode(), *discover.module_name("m.py"))}
     resolve(files, graph=call_graph)
-    functions = {(FN, "m._a_impl", "_a_impl"), (FN, "m._b_impl", "_b_impl")}
-    assert not functions <= asked["deep"]  # the cut
-    assert functions <= asked["top"]
+    assert all(answer == answers[0] for answer in answers[1:])
+    assert any(answers[0].values())  # (what they agree on is not nothing)
 
 
 # What the two tests below call: two functions and an exception class.

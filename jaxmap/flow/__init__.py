@@ -8,30 +8,30 @@ larger tree (worker.py), and stored with the file in the index (table `facts`);
 flowfacts.py indexes those of the whole tree by module, owner and name.
 
 Solve: graph.py builds a `Flow` (flow.py: engine.py and its parts) over all of them,
-and calls.py reads the rows off it. `Flow` is a memoised, demand-driven evaluator,
-not a fixed point: a key's values are computed when a question first needs them; a
-key asked for again while it is being computed (a cycle) answers nothing, a chain of
-keys deeper than engine.py's bound is cut the same way, and what was computed past
-such a cut is memoised as it is (but for a field a method sets to its parameter, read
-again when asked from fewer keys deep: members.py). So its answers depend on the order in which the
-questions are asked (`ordered` keeps that order off the hash seed): calls.py asks
-them in one order, every call site first, then module by module in the tree's
-order, which each cold index repeats; the same tree gives the same rows. The cuts
-do precision work too: iterating these same rules to their least fixed point (every
-key computed again, from what the memo holds, until none grows) merges what every
-caller hands a higher-order function's parameter (two passes in, `jit`'s `fun` holds
-1572 values, and what one `while_loop` call returns 448, the carries of loops all over
-the tree), until a set of about 900 values reaches even parameters no call site hands
-anything, and sets grow past calls.MAX_LISTED; a fixed point
-needs that bounded first (per call site, or JAX's loops as known summaries). Two
-cheaper ways to answers no order decides were measured on jax, and neither pays: asking
-each module's questions alone from what the call sites left (so no module's rows depend
-on another's, and modules could go to separate cores) did 18 times the work of the
-shared loop (374 s against 21 s, one fork per module: modules ask mostly the same
-keys); and memoising only what no cut touched (each key as if asked first: 14k of the
-270k keys computed read a cut) had not finished in 7 minutes against 25 s. A call site
-in a test module hands nothing to a function outside tests (callsites.py), and a
-test's subclass of a library class is not what `self` holds in its methods
+and calls.py reads the rows off it. `Flow` is a memoised, demand-driven evaluator
+whose keys are visited as Tarjan's algorithm visits a graph (engine.py): the keys a
+key reads while it is computed are its edges, and keys that read each other (a
+strongly connected component) are each computed once, every read of another key of
+the component answering nothing, and memoised together when it closes. No chain is
+cut at a depth (graph.py gives the solve a deep stack), and no table outside that memo
+remembers a partial answer (a literal container's contents, a module-level instance's
+fields, the classes annotating a field are keys too). So what a key holds depends on
+the components, not on which question entered them first: the rows are the same
+whatever order calls.py asks in (bench_order.py measures it; a test asks a tree of
+cycles in eight orders). What a key holds with call sites' arguments includes what it
+holds without them. What stays order-dependent: the names a container was seen held
+by (`_holders`: stores through a name are looked for once it has held the box), and
+the aliases a type alias's annotation reads, in a cycle of aliases.
+
+Iterating each component to its least fixed point instead (every key computed again
+from the others' values until none grows) was measured on jax and dropped: with two
+rounds, 149 and 2,173 call rows were found in one order only (against 1 and 0), the
+engine's rules not being all monotone (what a parameter holds where one call site
+hands it, a closure no call is known to have made); merged through higher-order
+parameters, sets
+grow past calls.MAX_LISTED (jit's `fun` held 1572 values after two global passes). A
+call site in a test module hands nothing to a function outside tests (callsites.py),
+and a test's subclass of a library class is not what `self` holds in its methods
 (hierarchy.py), nor do tests' constructions or field annotations count for a library
 class (members.py; engine.in_tests): library values do not depend on tests' calls or
 classes, nor on a cycle through them. (What a test stores into a library registry, or

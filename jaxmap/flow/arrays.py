@@ -344,11 +344,10 @@ class Arrays(Engine):
         through a table, would keep an entry empty). While they are read, none."""
         if self._tables is None and not self._reading_tables:
             self._reading_tables = True
-            saved, self._stack, self._busy = (self._stack, self._busy), 0, set()
             try:
                 self._tables = self._in_mode(False, self._read_tables)
             finally:
-                (self._stack, self._busy), self._reading_tables = saved, False
+                self._reading_tables = False
         return self._tables or {}
 
     def _read_tables(self) -> dict[str, dict[str, frozenset]]:
@@ -359,7 +358,7 @@ class Arrays(Engine):
             entries = defaultdict(set)
             for value in ordered(self._name(ARRAY_MODULE, "", table)):
                 if value[0] == BOX:
-                    for key, item in self._memo.get(value[1], _EMPTY) | self._stored(value[1]):
+                    for key, item in self._written(value[1]) | self._stored(value[1]):
                         if isinstance(key, str):
                             entries[key].add(item)
             tables[table] = {key: frozenset(items) for key, items in entries.items()}

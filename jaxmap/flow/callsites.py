@@ -83,6 +83,7 @@ class CallSites(Engine):
                 expr = parse_text(base)
                 if expr is not None:
                     self._in_mode(False, self._eval, module, owner, expr)
+            self.array_tables()  # read once, before any question: the same for all
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
             self._calls = []  # read once: a module's calls are _by_module's too
@@ -98,11 +99,8 @@ class CallSites(Engine):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
             self._through_memo.clear()  # computed while the sites were not all known
-            self._cut_deep.clear()
-            # A direct value the second pass found empty may be a chain it cut, asked as
-            # deep in a question as it was reached (jit's lambda, read 15 keys deep,
-            # returned nothing: no def an `@api.jit(static_argnames=...)` decorates held
-            # what jit made of it): asked again when next needed. Those it found are kept.
+            # A direct value the second pass found empty is asked again when next
+            # needed, every site known (a field reads them); those it found are kept.
             for key in [key for key, held in self._direct_memo.items() if not held]:
                 del self._direct_memo[key]
             self._building_sites = False

@@ -72,19 +72,23 @@ class Containers(Engine):
         first = items[0] if items else None
         key = (BOX, module, owner, type(node).__name__, node.col_offset, node.end_col_offset,
                len(items), first.id if isinstance(first, ast.Name) else None, named)
-        if key not in self._memo:
-            self._memo[key] = _EMPTY
-            if isinstance(node, ast.Dict):
-                pairs = [(constant_key(k), v) for k, v in zip(node.keys, node.values)]
-            else:
-                pairs = [(None if isinstance(item, ast.Starred) or isinstance(node, ast.Set)
-                          else i, item) for i, item in enumerate(node.elts)]
-            found = set()
-            for k, item in pairs:
-                found |= {(k, v) for v in self._eval(module, owner, item)}
-            held = frozenset(found)
-            self._memo[key] = self._sets.setdefault(held, held)
+        self._literals.setdefault(key, (module, owner, node))
         return key
+
+    def _written(self, box: tuple) -> frozenset:
+        """The (key, value) pairs a literal container is written with."""
+        return self._cached(box, lambda: self._pairs(*self._literals[box]))
+
+    def _pairs(self, module: str, owner: str, node) -> set:
+        if isinstance(node, ast.Dict):
+            pairs = [(constant_key(k), v) for k, v in zip(node.keys, node.values)]
+        else:
+            pairs = [(None if isinstance(item, ast.Starred) or isinstance(node, ast.Set)
+                      else i, item) for i, item in enumerate(node.elts)]
+        found = set()
+        for k, item in pairs:
+            found |= {(k, v) for v in self._eval(module, owner, item)}
+        return found
 
     def _elements(self, values: frozenset, index=None) -> frozenset:
         """What subscripting (`index`: the key's node) or iterating `values` yields: a
@@ -94,7 +98,7 @@ class Containers(Engine):
         found = set()
         for value in ordered(values):
             if value[0] == BOX:
-                for k, item in ordered(self._memo.get(value[1], _EMPTY) | self._stored(value[1])):
+                for k, item in ordered(self._written(value[1]) | self._stored(value[1])):
                     if wanted is None or k is None or k == wanted:
                         found.add(item)
             elif value[0] in (FN, BOUND, KLASS):
@@ -137,7 +141,7 @@ class Containers(Engine):
                     values = self._value(module, owner, arg.removeprefix("*"))
                     if method == "update":
                         found |= {pair for v in values if v[0] == BOX
-                                  for pair in self._memo.get(v[1], _EMPTY)}
+                                  for pair in self._written(v[1])}
                     else:
                         found |= {(None, v) for v in values}
             else:  # d[k] = v

@@ -2,10 +2,15 @@
 (parameters holding what call sites hand them, or not), `_eval`, which hands each kind
 of expression node to the part that reads it (a name to scopes.py, an attribute to
 members.py, a call to callresults.py, a literal or a subscript to containers.py), and
-`_cached`, the one way a part computes a key: memoised, a key asked for again while it
-is being computed (a cycle) answering what is known so far (nothing), and the chain
-of keys being computed bounded (`_MAX_DEPTH`). Each part is a mixin of `Engine`; what
-one asks of another is declared here, for the type checker only.
+`_cached`, the one way a part computes a key. Keys are visited as Tarjan's algorithm
+visits a graph's nodes: the keys a key reads while it is computed are its edges, and
+keys that read each other (a strongly connected component: a cycle) are computed once
+each, every read of another key of the component answering nothing, and memoised
+together when the component closes. So what a key holds is the same whichever key is
+asked first: it depends on the components, not on where a question entered them. In
+the mode with call sites, a key holds at least what it holds without them. Each part
+is a mixin of `Engine`; what one asks of another is declared here, for the type
+checker only.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ if TYPE_CHECKING:
     from jaxmap.flow.hierarchy import Hierarchy
     from jaxmap.flow.sitefields import SiteFields
 
-_MAX_DEPTH = 16
 _EMPTY: frozenset = frozenset()
 # What several parts read.
 CALLABLE = frozenset({FN, BOUND, APPLIED_CLOSURE})
@@ -52,12 +56,16 @@ class Engine(FlowFacts):
         self._direct_memo: dict[tuple, frozenset] = {}
         self._memo = self._through_memo  # the memo of the mode evaluating now
         self._through = True  # whether parameters hold what call sites hand them
-        self._busy: set[tuple] = set()
-        self._stack = 0
-        self._depth_cuts = 0  # how many times a chain was cut at the depth bound
-        # (mode, key) -> how deep it was asked, for each key a depth cut left part-known
-        self._cut_deep: dict[tuple, int] = {}
+        # Tarjan's state: (mode, key) -> index, of each key whose component is open;
+        # those keys in the order visited; the low index of each key being computed
+        # (below them, one no key reaches); what the keys of open components hold.
+        self._open: dict[tuple, int] = {}
+        self._component: list[tuple] = []
+        self._low: list[float] = [float("inf")]
+        self._pending: dict[tuple, frozenset] = {}
+        self._visited = 0
         self._holders: dict[tuple, set] = defaultdict(set)  # box -> names that hold it
+        self._literals: dict[tuple, tuple] = {}  # box -> (module, owner, node) writing it
         self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
         self._traced: dict | None = None  # see traced()
         self._iteration_functions: frozenset | None = None  # see array_iteration()
@@ -67,8 +75,6 @@ class Engine(FlowFacts):
         self._leaves: set[str] = set()
         self._leaves_read = False
         self._top_names: set[str] = set()  # names module top levels assign
-        # (attribute, read in a test module) -> the instance it types
-        self._by_annotation: dict[tuple, frozenset] = {}
         self._alias_tags: dict[tuple, frozenset] = {}  # (module, annotation) -> its tags
         # tests counted -> a class's name -> how many the tree makes
         self._made: dict[bool, dict[str, int]] = {}
@@ -144,35 +150,44 @@ class Engine(FlowFacts):
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._busy:
-            return _EMPTY  # a cycle: what is known so far (nothing)
-        if self._stack >= _MAX_DEPTH:
-            self._depth_cuts += 1
-            return _EMPTY  # too deep: the same
-        cuts = self._depth_cuts
-        self._busy.add(key)
-        self._stack += 1
+        mode_key = (self._through, key)
+        index = self._open.get(mode_key)
+        if index is not None:  # a key of the asking key's component: read as nothing
+            if index < self._low[-1]:
+                self._low[-1] = index
+            return _EMPTY
+        if self._through:  # with call sites, at least what it holds without them
+            direct = self._in_mode(False, self._cached, key, compute)
+            computed = compute
+            compute = lambda: computed() | direct  # noqa: E731
+        index = self._visited
+        self._visited += 1
+        self._open[mode_key] = index
+        self._component.append(mode_key)
+        self._low.append(index)
         try:
             found = frozenset(compute())
         finally:
-            self._stack -= 1
-            self._busy.discard(key)
+            low = self._low.pop()
         # Most keys hold a set another key holds too (a name, the parameter it is
         # handed to, what a call returns): each is kept once.
-        found = self._memo[key] = self._sets.setdefault(found, found)
-        if self._depth_cuts != cuts and self._stack:
-            self._cut_deep[(self._through, key)] = self._stack
+        found = self._sets.setdefault(found, found)
+        if low < index:  # its component is open: its value waits for it to close
+            self._pending[mode_key] = found
+            if low < self._low[-1]:
+                self._low[-1] = low
+            return _EMPTY
+        at = len(self._component) - 1
+        while self._component[at] is not mode_key:
+            at -= 1
+        for member in self._component[at + 1:]:
+            del self._open[member]
+            memo = self._through_memo if member[0] else self._direct_memo
+            memo[member[1]] = self._pending.pop(member)
+        del self._component[at:]
+        del self._open[mode_key]
+        self._memo[key] = found
         return found
-
-    def _forget_cut(self, key: tuple) -> None:
-        """Forget what a key holds where a chain cut at the depth bound left it
-        part-known, asked deeper in than now: asked again, it is computed again. For a
-        key whose answer is the same wherever it is asked (what every caller hands a
-        parameter); a key is computed again at most once for each depth."""
-        deep = self._cut_deep.get((self._through, key))
-        if deep is not None and self._stack < deep and key not in self._busy:
-            del self._cut_deep[(self._through, key)]
-            self._memo.pop(key, None)
 
     def _split(self, qualified: str) -> tuple[str, str]:
         module = self.names.module_of(qualified) or ""
@@ -198,6 +213,7 @@ class Engine(FlowFacts):
         def _box(self, module, owner, node, named: str | None = None) -> tuple: ...
         def _elements(self, values: frozenset, index=None) -> frozenset: ...
         def _stored(self, box: tuple) -> frozenset: ...
+        def _written(self, box: tuple) -> frozenset: ...
         # arrays.py
         def _plainly_array(self, module: str, owner: str, name: str) -> bool: ...
         def plainly_array_expression(self, module: str, owner: str, node) -> bool: ...

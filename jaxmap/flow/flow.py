@@ -7,9 +7,9 @@ Values are the small tuples of flowvalues.py.
 It is context-insensitive (a parameter holds what any call site hands it), but for
 what a call returns where the function passes a parameter on (boundcalls.py) and the
 fields of an instance a module-level name holds (sitefields.py), and demand-driven:
-a key's values are computed when a question needs them and memoised; a key asked for
-again while it is being computed (a cycle) answers what it has so far, and the chain
-of keys being computed is bounded (engine.py), so no input can recurse without end.
+a key's values are computed when a question needs them and memoised, the keys of a
+cycle together, each reading the others as nothing (engine.py), so no input recurses
+without end, and the order questions come in changes almost nothing (__init__.py).
 Expressions are parsed with `ast` only when asked for.
 
 `Flow` puts together the parts, each a mixin of engine.py's `Engine` (the memo and
@@ -69,7 +69,6 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         """Forget what was computed, and the parsed texts kept for reuse."""
         self._through_memo.clear()
         self._direct_memo.clear()
-        self._cut_deep.clear()
         self._sets.clear()
         self._of_names.clear()
         # each holds the flow: reference cycles, broken here

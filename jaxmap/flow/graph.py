@@ -3,6 +3,9 @@ module's flow facts, then the rows read from it (calls, binds, tests, rule calls
 
 from __future__ import annotations
 
+import sys
+import threading
+
 from jaxmap.flow import calls
 from jaxmap.flow.flow import Flow
 from jaxmap.flow.hicalls import HiCalls
@@ -11,11 +14,46 @@ from jaxmap.indexing.resolve.findings import Findings
 from jaxmap.indexing.resolve.names import Names
 from jaxmap.store.records import DefinitionRecord
 
+# The value flow follows every chain of keys to its end, depth first (engine.py): a
+# stack for chains far deeper than any the installed jax has (about 300 keys).
+_STACK_BYTES = 512 << 20
+_RECURSION_LIMIT = 1_000_000
+
 
 def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
                flows: dict[str, dict], progress=None) -> tuple[list, list, list, tuple]:
     """The call rows, binds rows, tests rows and rule calls of a resolved tree;
     `progress(done, total, working)` is told of the modules whose calls are read."""
+    return _on_deep_stack(_call_graph, names, findings, definitions, flows, progress)
+
+
+def _on_deep_stack(function, *args):
+    """`function(*args)` in a thread with a stack and a recursion limit for deep chains."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as error:  # raised again in the caller's thread
+            outcome["error"] = error
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    size = threading.stack_size(_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=run, name="jaxmap-value-flow")
+        thread.start()
+    finally:
+        threading.stack_size(size)
+    thread.join()
+    sys.setrecursionlimit(limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
+                flows: dict[str, dict], progress) -> tuple[list, list, list, tuple]:
     if progress is not None:  # the value flow is set up within the stage
         progress(0, len(names.modules), list)
     ids = _ids(definitions)

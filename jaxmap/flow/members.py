@@ -49,8 +49,6 @@ class Members(Engine):
                 if value[1] in self.names.modules else _EMPTY
         if tag in (KLASS, INSTANCE):
             key = ("member", tag, value[1], attr)
-            if (self._through, key) in self._cut_deep and self._set_from_parameter(value[1], attr):
-                self._forget_cut(key)
             return self._cached(key, lambda: self._member(tag, value[1], attr))
         if tag == ARRAY:
             if not self.array_tables():  # (while they are read: an entry is not kept)
@@ -78,8 +76,6 @@ class Members(Engine):
                 break
         for klass in self.classes.mro(cls):
             for module, owner, value in self._attrs.get((klass, attr), ()):
-                if (module, owner, value) in self._params:  # `self.impl = impl`
-                    self._forget_cut(("name", module, owner, value))  # (scopes.py's key)
                 found |= self._value(module, owner, value)
         if tag == INSTANCE and (self._sites is not None or not self._building_sites):
             found |= self._field(cls, attr)  # as a parameter: what constructions hand it
@@ -97,13 +93,6 @@ class Members(Engine):
                 found |= {(BOUND, *v[1:]) if v[0] == FN else v
                           for v in self._value(module, owner, value)}
         return found
-
-    def _set_from_parameter(self, cls: str, attr: str) -> bool:
-        """Whether a method of a class up the MRO sets `attr` to one of its parameters
-        (`def def_impl(self, impl): self.impl = impl`): it holds what every caller hands
-        that method, wherever it is asked."""
-        return any(writer in self._params for klass in self.classes.mro(cls)
-                   for writer in self._attrs.get((klass, attr), ()))
 
     def _made_once(self, cls: str) -> bool:
         """Whether the tree makes one instance of a class of that name at most, as its
@@ -136,21 +125,19 @@ class Members(Engine):
         classes of the tree annotating a field so named agree on one (`_impl: PRNGImpl`;
         an annotation naming no class of the tree, `_impl: str`, says nothing of them);
         else nothing. Outside test modules, their classes' annotations are left out."""
-        key = (attr, in_tests(module))
-        found = self._by_annotation.get(key)
-        if found is None:
-            self._by_annotation[key] = _EMPTY  # while it is computed: a cycle finds nothing
-            classes: set[tuple] = set()
-            for annotated, annotation in self._field_types.get(attr, ()):
-                if in_tests(annotated) and not key[1]:
-                    continue
-                expr = parse_text(annotation.strip("'\""))
-                named = self._in_mode(False, self._eval, annotated, "", expr) if expr \
-                    else _EMPTY
-                classes |= {(INSTANCE, v[1]) for v in named if v[0] == KLASS}
-            found = frozenset(classes) if len(classes) == 1 else _EMPTY
-            self._by_annotation[key] = found
-        return found
+        tests = in_tests(module)
+        return self._in_mode(False, self._cached, ("annotated", attr, tests),
+                             lambda: self._annotated_classes(attr, tests))
+
+    def _annotated_classes(self, attr: str, tests: bool) -> frozenset:
+        classes: set[tuple] = set()
+        for annotated, annotation in self._field_types.get(attr, ()):
+            if in_tests(annotated) and not tests:
+                continue
+            expr = parse_text(annotation.strip("'\""))
+            named = self._eval(annotated, "", expr) if expr else _EMPTY
+            classes |= {(INSTANCE, v[1]) for v in named if v[0] == KLASS}
+        return frozenset(classes) if len(classes) == 1 else _EMPTY
 
     def _field(self, cls: str, attr: str) -> set:
         """A field of an instance of a class without an `__init__` of the tree (a

@@ -33,7 +33,6 @@ class SiteFields:
 
     def __init__(self, flow: Flow):
         self.flow = flow
-        self._memo: dict[tuple, dict] = {}  # (module, name, attr) -> class -> values
 
     def fields(self, module: str, owner: str, node: ast.Attribute) -> dict[str, frozenset]:
         """class -> what `node` (`name.attr`, `mod.name.attr`) holds where the instance of
@@ -42,12 +41,10 @@ class SiteFields:
         site = self._module_name(module, owner, node.value)
         if site is None:
             return {}
-        key = (*site, node.attr)
-        if key not in self._memo:
-            self._memo[key] = {}  # while it is read: a cycle reads nothing
-            # Parameters hold only what this construction hands them, not every caller's.
-            self._memo[key] = self.flow._in_mode(False, self._read, *site, node.attr)
-        return self._memo[key]
+        # Parameters hold only what this construction hands them, not every caller's.
+        flow = self.flow
+        return dict(flow._in_mode(False, flow._cached, ("site fields", *site, node.attr),
+                                  lambda: self._read(*site, node.attr).items()))
 
     def _module_name(self, module: str, owner: str, node) -> tuple[str, str] | None:
         """(module, name) of the module-level name of the tree that `node` reads, followed
