@@ -2,10 +2,9 @@
 
     python benchmarks/bench_order.py [--root PATH] [--seeds N]
 
-The value flow is a memoised evaluator whose cycle and depth cuts fall where a
-question first meets them (jaxmap/flow/__init__.py), so the rows are the same for the
-same tree only because calls.py always asks in one order: every call site, then module
-by module in the tree's order. This builds the index of the tree (default: the
+The value flow is a memoised evaluator that computes the keys of each cycle together
+(jaxmap/flow/__init__.py), so that no order of questions should change a row; calls.py
+asks in one order: every call site, then module by module in the tree's order. This builds the index of the tree (default: the
 installed jax) cold, once in that order and once per seed with the modules asked in a
 shuffled order (the call sites and the modules' loop both follow it; nothing else is
 changed), each in a fresh cache folder, and prints, per table, the rows (named by
