@@ -25,6 +25,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.flow import forked
 from jaxmap.flow.flow import (
     APPLIED_CLOSURE,
     BOUND,
@@ -120,34 +121,66 @@ class BindRow(NamedTuple):
 
 
 def call_edges(names: Names, ids: dict[str, int], flow: Flow,
-               progress: Progress | None = None, hijax: HiCalls | None = None
-               ) -> list[CallRow]:
+               progress: Progress | None = None, hijax: HiCalls | None = None,
+               jobs: int = 1) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
     of the `__init__` it runs. `progress` is told of each module done, and can ask which
     module's file is in work; `hijax` of each call the flow was asked of (hicalls.py).
-    `flow` is closed once its answers are read."""
-    rows: list[CallRow] = []
+    With `jobs` above one, modules are read in forked helpers too (forked.py): the
+    flow's answers do not depend on which questions a process asked before, so the
+    rows are the same. `flow` is closed once its answers are read."""
     flow.sites()  # every call site first: no question is answered from a part of them
-    # Then what each decorated def's name holds without call sites' arguments, asked
-    # from the top (a chain cut deep in another question would leave it part-known).
-    for module in names.modules:
-        for owner, name, _line in flow.decorated_defs(module):
-            flow.callees(module, owner, name, through=False)
-    packages = {module.partition(".")[0] for module in names.modules}
-    # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
-    classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
-               for cls in facts.classes}
-    variables = {f"{module}.{d.name}" for module, (_, facts) in names.modules.items()
-                 for d in facts.defs if d.kind == "variable" and d.qualname == d.name}
-    in_work = [""]
-    for done, (module, (path, facts)) in enumerate(names.modules.items()):
-        in_work[0] = path
-        if progress is not None:
-            progress(done, len(names.modules), in_work.copy)
+    modules = _Modules(names, ids, flow, hijax)
+    rows: list[CallRow] = []
+    for found, noted in forked.each(len(modules.order), modules.read, jobs, progress,
+                                    modules.path, modules.sizes()):
+        rows += found
+        if hijax is not None:
+            hijax.add(noted)
+    if progress is not None:
+        progress(len(names.modules), len(names.modules), list)
+    flow.close()  # its memos, let go before the fills: they read only its signatures
+    _fill(rows, _passed(names, ids), _signatures(names, ids), flow)
+    return rows
+
+
+class _Modules:
+    """Each module's call rows, read by its place in the tree's order."""
+
+    def __init__(self, names: Names, ids: dict[str, int], flow: Flow, hijax: HiCalls | None):
+        self.names, self.ids, self.flow, self.hijax = names, ids, flow, hijax
+        self.order = list(names.modules)
+        self.packages = {module.partition(".")[0] for module in names.modules}
+        # A class only named (a base, an annotation `x: core.AbstractValue`) is not called.
+        self.classes = {f"{module}.{cls}" for module, (_, facts) in names.modules.items()
+                        for cls in facts.classes}
+        self.variables = {f"{module}.{d.name}" for module, (_, facts) in names.modules.items()
+                          for d in facts.defs if d.kind == "variable" and d.qualname == d.name}
+
+    def path(self, place: int) -> str:
+        return self.names.modules[self.order[place]][0]
+
+    def sizes(self) -> list[int]:
+        """How many calls each module's text writes: how long it takes to read."""
+        return [sum(len(callees) for callees in self.names.modules[module][1].callees.values())
+                for module in self.order]
+
+    def read(self, place: int) -> tuple[list[CallRow], list]:
+        """The call rows of the module at `place`, and the hijax binds noted reading it."""
+        hijax = self.hijax
+        noted = hijax.noted() if hijax is not None else 0
+        rows = self._rows(self.order[place])
+        return rows, hijax.since(noted) if hijax is not None else []
+
+    def _rows(self, module: str) -> list[CallRow]:
+        names, ids, flow, hijax = self.names, self.ids, self.flow, self.hijax
+        classes, variables = self.classes, self.variables
+        facts = names.modules[module][1]
+        rows: list[CallRow] = []
         known: dict[tuple[str, str], tuple] = {}  # (scope, text) -> answer, per module
         module_heads = _import_heads(names, module, "") | names.env_of(module).keys() \
-            | packages | {"self", "cls"}
+            | self.packages | {"self", "cls"}
         for qualname, callees in facts.callees.items():
             caller = ids.get(f"{module}.{qualname}" if qualname else module)
             if caller is None:
@@ -199,11 +232,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
         rows += _implicit_calls(flow, ids, module, hijax)
         rows += _decorated_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
-    if progress is not None:
-        progress(len(names.modules), len(names.modules), list)
-    flow.close()  # its memos, let go before the fills: they read only its signatures
-    _fill(rows, _passed(names, ids), _signatures(names, ids), flow)
-    return rows
+        return rows
 
 
 def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:

@@ -21,10 +21,12 @@ _RECURSION_LIMIT = 1_000_000
 
 
 def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
-               flows: dict[str, dict], progress=None) -> tuple[list, list, list, tuple]:
+               flows: dict[str, dict], progress=None, jobs: int = 1
+               ) -> tuple[list, list, list, tuple]:
     """The call rows, binds rows, tests rows and rule calls of a resolved tree;
-    `progress(done, total, working)` is told of the modules whose calls are read."""
-    return _on_deep_stack(_call_graph, names, findings, definitions, flows, progress)
+    `progress(done, total, working)` is told of the modules whose calls are read, on
+    `jobs` processes."""
+    return _on_deep_stack(_call_graph, names, findings, definitions, flows, progress, jobs)
 
 
 def _on_deep_stack(function, *args):
@@ -53,13 +55,13 @@ def _on_deep_stack(function, *args):
 
 
 def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
-                flows: dict[str, dict], progress) -> tuple[list, list, list, tuple]:
+                flows: dict[str, dict], progress, jobs: int) -> tuple[list, list, list, tuple]:
     if progress is not None:  # the value flow is set up within the stage
         progress(0, len(names.modules), list)
     ids = _ids(definitions)
     flow = Flow(names, flows)
     hijax = HiCalls(findings.primitives)
-    call_rows = calls.call_edges(names, ids, flow, progress, hijax)  # closes the flow
+    call_rows = calls.call_edges(names, ids, flow, progress, hijax, jobs)  # closes the flow
     del flow, flows
     binds = calls.bind_edges(names, ids, call_rows, findings.primitives) + hijax.rows(ids)
     bodies = {i for i, row in enumerate(definitions) if row.kind != "function"}

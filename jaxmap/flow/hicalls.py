@@ -41,6 +41,21 @@ class HiCalls:
         if len(bound) <= MAX_CERTAIN:
             self._found += [(module, owner, pid, line) for pid in sorted(bound)]
 
+    def noted(self) -> int:
+        """How many calls are noted so far."""
+        return len(self._found)
+
+    def since(self, noted: int) -> list[tuple[str, str, int, int]]:
+        """The calls noted after the first `noted`, taken out (to be added back in the
+        tree's order, whichever process noted them)."""
+        taken = self._found[noted:]
+        del self._found[noted:]
+        return taken
+
+    def add(self, found: list[tuple[str, str, int, int]]) -> None:
+        """Calls another reading noted (`since`)."""
+        self._found += found
+
     def rows(self, ids: dict[str, int]) -> list[BindRow]:
         """The binds rows of the calls noted (a module's top level, as a classic bind
         there, is no definition's)."""

@@ -140,7 +140,8 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             # nought of nought ends the first, whether or not it counted files.
             if graph and progress is not None:
                 progress(0, 0, list)
-            linking = functools.partial(call_graph, progress=progress)
+            linking = functools.partial(call_graph, progress=progress,
+                                        jobs=jobs or os.cpu_count() or 1)
             resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts
             state = "1" if graph else store.DROPPED if plan.had_graph else "0"

@@ -1,0 +1,46 @@
+"""The call graph's modules read in forked helpers: the same index as in one process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from jaxmap.flow import forked
+from jaxmap.indexing import indexer
+
+MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
+
+
+def _tables(path: str) -> dict[str, list]:
+    with sqlite3.connect(path) as conn:
+        names = [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {name: conn.execute(f"SELECT * FROM {name}").fetchall() for name in names}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="helpers fork")
+def test_modules_read_in_helpers_give_the_index_one_process_gives(tmp_path, monkeypatch):
+    monkeypatch.setattr(forked, "_PARALLEL_MIN_MODULES", 1)
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    built = {}
+    for jobs in (1, 3):
+        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / f"cache{jobs}"))
+        built[jobs] = _tables(indexer.build_index(tree, jobs=jobs).path)
+    for table in ("files", "meta"):  # (when each file was read; the index's own paths)
+        built[1].pop(table), built[3].pop(table)
+    assert built[1] == built[3]
+    assert built[1]["calls"] and built[1]["binds"]
+
+
+def test_each_gives_the_results_in_order_whichever_process_worked(monkeypatch):
+    monkeypatch.setattr(forked, "_PARALLEL_MIN_MODULES", 1)
+    told = []
+    found = forked.each(10, lambda place: (place, place * place), 3,
+                        lambda done, total, working: told.append(done), lambda p: f"m{p}",
+                        sizes=list(range(10)))
+    assert found == [(place, place * place) for place in range(10)]
+    assert told[-1] == 10
