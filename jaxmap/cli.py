@@ -64,6 +64,32 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *_rows()})
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self._options_after_command(ctx, args))
+
+    def _options_after_command(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """`jaxmap --root T primitives` as `jaxmap primitives --root T`: the options before
+        the command that are not the group's own move after its name. An option not
+        followed by a command's name, nor written `--opt=value`, takes the next word."""
+        own = {opt for param in self.get_params(ctx) for opt in param.opts}
+        kept, moved, at = [], [], 0
+        while at < len(args) and args[at].startswith("-") and args[at] != "--":
+            word = args[at]
+            if word.partition("=")[0] in own:
+                kept.append(word)
+            elif "=" in word or at + 1 == len(args) or self._names_command(ctx, args[at + 1]):
+                moved.append(word)
+            else:
+                moved += args[at:at + 2]
+                at += 1
+            at += 1
+        if not moved or at == len(args) or not self._names_command(ctx, args[at]):
+            return args
+        return [*kept, args[at], *moved, *args[at + 1:]]
+
+    def _names_command(self, ctx: click.Context, word: str) -> bool:
+        return word in self.commands or word in _rows()
+
     def resolve_command(self, ctx: click.Context, args: list[str]):
         """An unknown command says which one answers it (render.text.unknown_command)."""
         name = args[0] if args else ""

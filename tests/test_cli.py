@@ -626,3 +626,18 @@ def test_a_dotted_name_whose_prefix_is_a_module_outside_the_tree_names_nothing(
     for known in ("loops.cumsum_p", "jax._src.loops.cumsum_p", "cumsum"):
         assert main(["locate", known, "--root", str(tmp_path)]) == 0, known
         assert "primitive cumsum" in capsys.readouterr().out
+
+
+def test_a_commands_options_given_before_its_name_are_read_after_it(tmp_path, monkeypatch,
+                                                                   capsys):
+    tree = tmp_path / "lib"
+    tree.mkdir()
+    (tree / "ops.py").write_text("from jax._src import core\nneg_p = core.Primitive('neg')\n"
+                                 "neg_p.def_impl(lambda x: -x)\n")
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    after = CliRunner().invoke(cli, ["primitives", "--root", str(tree), "--json"])
+    before = CliRunner().invoke(cli, ["--root", str(tree), "--json", "primitives"])
+    assert after.exit_code == 0 and before.exit_code == 0
+    assert before.output == after.output and '"neg"' in before.output
+    assert main(["--root", str(tree)]) != 0
+    assert "no command follows it" in capsys.readouterr().err

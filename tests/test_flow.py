@@ -1937,3 +1937,24 @@ def test_a_top_level_lambdas_calls_are_its_names_and_the_flow_reads_it_once():
     assert "g" not in [callee[0] for callee in facts["callees"].get("", ())]
     without = extract(b"class A:\n  x = f\n", "m")  # no lambda: each text read once too
     assert [fact[:3] for fact in without["flow"]["A"]] == [("=", "x", "f")]
+
+
+def test_library_code_calls_no_function_a_test_registers():
+    # A test stores its lambda into the library's registry: the library's dispatch
+    # calls what the library registers, not the test's function.
+    res = resolve_sources({
+        "lib.py": """
+            handlers = {}
+            def double(x): return x
+            handlers[int] = double
+            def dispatch(x): return handlers[type(x)](x)
+            """,
+        "tests/test_lib.py": """
+            import lib
+            def shout(x): return x
+            def test_dispatch():
+              lib.handlers[str] = lambda x: shout(x)
+              lib.dispatch("a")
+            """})
+    assert callees_of(res, "lib.dispatch") == {"lib.double", None}  # (None: `type`)
+    assert "tests.test_lib.shout" in callees_of(res, "tests.test_lib.test_dispatch")

@@ -64,6 +64,7 @@ from jaxmap.indexing.facts import (
 )
 from jaxmap.indexing.resolve.names import Names
 from jaxmap.indexing.resolve.values import MAX_HOPS
+from jaxmap.knowledge.orientation import is_test_module
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 from jaxmap.store.records import DefinitionRecord, PrimitiveRecord
 
@@ -140,6 +141,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
             hijax.add(noted)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
+    rows = _library_calls_no_test(names, ids, rows)
     flow.close()  # its memos, let go before the fills: they read only its signatures
     _fill(rows, _passed(names, ids), _signatures(names, ids), flow)
     return rows
@@ -233,6 +235,18 @@ class _Modules:
         rows += _decorated_calls(flow, ids, module)
         rows += _alias_edges(names, ids, module, facts)
         return rows
+
+
+def _library_calls_no_test(names: Names, ids: dict[str, int], rows: list[CallRow]
+                           ) -> list[CallRow]:
+    """The rows but those of library code calling a test module's definition: only a
+    value a test stored into a library registry (`handlers[T] = lambda x: ...`) can
+    make one, and what the library calls does not depend on what its tests register."""
+    tests = {i for qualname, i in ids.items()
+             if is_test_module(names.module_of(qualname) or qualname)}
+    if not tests:
+        return rows
+    return [row for row in rows if row.callee not in tests or row.caller in tests]
 
 
 def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:

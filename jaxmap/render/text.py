@@ -364,9 +364,9 @@ def usage_error(message: str, command_path: str) -> str:
 
 
 def option_before_command(option: str) -> str:
-    """An option the group does not take, given before the command."""
-    return (f"no option {option} before the command; a command's options go after its "
-            f"name: jaxmap COMMAND ... {option}")
+    """An option the group does not take, given with no command after it."""
+    return (f"{option} is an option of a command, and no command follows it: "
+            f"jaxmap COMMAND ... {option}")
 
 
 def read_from(what: str) -> str:
