@@ -535,11 +535,11 @@ def test_a_usage_error_points_at_the_commands_help(capsys):
     assert err.rstrip().endswith("(see jaxmap callers --help)")
 
 
-def test_a_commands_option_before_it_says_where_it_goes(capsys):
-    code = main(["--json", "callers", "psum", "--root", str(ROOT)])
+def test_a_commands_option_with_no_command_after_it_says_where_it_goes(capsys):
+    code = main(["--json"])
     out, err = capsys.readouterr()
     assert_one_line_error(code, out, err)
-    assert "go after its name: jaxmap COMMAND ... --json" in err
+    assert "no command follows it: jaxmap COMMAND ... --json" in err
 
 
 @pytest.mark.parametrize("argv, said", [
