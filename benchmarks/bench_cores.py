@@ -5,8 +5,8 @@
 Builds the index of TREE (default: the installed jax) from nothing, with the call
 graph, alternately on one worker and on every core of the machine (`os.cpu_count()`),
 N rounds each (default 2), and prints each build's parse phase (files extracted in
-helper processes), its call-graph phase (the value flow's solve and the rows read off
-it, one process), and the ratio of every core to one for each (the engine issue's
+helper processes), its call-graph phase (the value flow's solve, one process, and the
+rows read off it, each module's in one of the helpers), and the ratio of every core to one for each (the engine issue's
 target: the whole build at most 0.4). Nothing here asserts.
 """
 
