@@ -8,7 +8,8 @@ larger tree (worker.py), and stored with the file in the index (table `facts`);
 flowfacts.py indexes those of the whole tree by module, owner and name.
 
 Solve: graph.py builds a `Flow` (flow.py: engine.py and its parts) over all of them,
-and calls.py reads the rows off it. `Flow` is a memoised, demand-driven evaluator
+and calls.py reads the rows off it, module by module, on every core (forked.py:
+helpers forked once the call sites are known). `Flow` is a memoised, demand-driven evaluator
 whose keys are visited as Tarjan's algorithm visits a graph (engine.py): the keys a
 key reads while it is computed are its edges, and keys that read each other (a
 strongly connected component) are each computed once, every read of another key of
