@@ -80,7 +80,11 @@ class Scopes(Engine):
 
     def _hold(self, values, name: str) -> None:
         """Note `name` as a holder of the boxes among `values`: what is stored through
-        that name (`name[k] = v`, `name.append(v)`) may be stored into them."""
+        that name (`name[k] = v`, `name.append(v)`) may be stored into them. Noted while
+        the call sites are read (every store's target among them), not after: what a
+        module's questions find then does not depend on those asked before it."""
+        if self._sites is not None and not self._building_sites:
+            return
         for value in ordered(values):
             if value[0] == BOX:
                 self._holders[value[1]].add(name)
