@@ -1958,3 +1958,15 @@ def test_library_code_calls_no_function_a_test_registers():
             """})
     assert callees_of(res, "lib.dispatch") == {"lib.double", None}  # (None: `type`)
     assert "tests.test_lib.shout" in callees_of(res, "tests.test_lib.test_dispatch")
+
+
+def test_library_code_calls_a_test_module_it_imports():
+    # Test support (not a test module) importing a test utility calls it.
+    res = resolve_sources({
+        "lib.py": "def double(x): return x\n",
+        "support.py": """
+            from tests import test_util
+            def cases(): return test_util.rand_default()
+            """,
+        "tests/test_util.py": "def rand_default(): return 1\n"})
+    assert callees_of(res, "support.cases") == {"tests.test_util.rand_default"}

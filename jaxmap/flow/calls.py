@@ -239,14 +239,21 @@ class _Modules:
 
 def _library_calls_no_test(names: Names, ids: dict[str, int], rows: list[CallRow]
                            ) -> list[CallRow]:
-    """The rows but those of library code calling a test module's definition: only a
-    value a test stored into a library registry (`handlers[T] = lambda x: ...`) can
-    make one, and what the library calls does not depend on what its tests register."""
-    tests = {i for qualname, i in ids.items()
-             if is_test_module(names.module_of(qualname) or qualname)}
+    """The rows but those of library code calling a test module's definition where it
+    does not import that module: only a value a test stored into a library registry
+    (`handlers[T] = lambda x: ...`) can make one, and what the library calls does not
+    depend on what its tests register. (Test support imports test utilities:
+    `lax_test_util` hands `test_util.rand_default` on.)"""
+    module_of = {i: names.module_of(qualname) or qualname for qualname, i in ids.items()}
+    tests = {i for i, module in module_of.items() if is_test_module(module)}
     if not tests:
         return rows
-    return [row for row in rows if row.callee not in tests or row.caller in tests]
+    imported: dict[str, set[str]] = {}
+    for (module, _scope), table in names.imports.items():
+        imported.setdefault(module, set()).update(
+            names.module_of(target) or target for target in table.values())
+    return [row for row in rows if row.callee not in tests or row.caller in tests
+            or module_of[row.callee] in imported.get(module_of[row.caller], ())]
 
 
 def _passed(names: Names, ids: dict[str, int]) -> dict[tuple[int, str], tuple]:
