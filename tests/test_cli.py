@@ -641,3 +641,20 @@ def test_a_commands_options_given_before_its_name_are_read_after_it(tmp_path, mo
     assert before.output == after.output and '"neg"' in before.output
     assert main(["--root", str(tree)]) != 0
     assert "no command follows it" in capsys.readouterr().err
+
+
+def test_a_name_a_package_imports_is_found_through_it(tmp_path, monkeypatch, capsys):
+    # `mylib.make` and `mylib.helper` are what mylib/__init__.py imports, not written
+    # as re-exports: found at their definitions, for locate and for callers alike.
+    package = tmp_path / "lib" / "mylib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from mylib.factory import make, helper\n")
+    (package / "factory.py").write_text("def helper(x): return x\n"
+                                        "def make(x): return helper(x)\n")
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    root = str(tmp_path / "lib")
+    assert main(["locate", "mylib.make", "--root", root]) == 0
+    assert "function mylib.factory.make  mylib/factory.py:2" in capsys.readouterr().out
+    assert main(["callers", "mylib.helper", "--root", root]) == 0
+    assert "mylib.factory.make" in capsys.readouterr().out
+    assert main(["locate", "mylib.absent", "--root", root]) != 0

@@ -40,24 +40,45 @@ def check_platform(platform: str) -> None:
         raise JaxmapError(f"unknown platform {platform!r}; one of {', '.join(sorted(known))}")
 
 
-def definitions(index: Index, query: str, want=RESULT_KINDS) -> list[Definition]:
+def definitions(index: Index, query: str, want=RESULT_KINDS, hops: int = 0) -> list[Definition]:
     """Definitions of the kinds in `want` named `query`, reading a conventional alias
-    (`jnp.einsum`) as the module it stands for, then as written."""
+    (`jnp.einsum`) as the module it stands for, then as written; else what a module of
+    the tree imports under that name (`mylib.twice` of `from mylib.ops import twice`
+    in `mylib/__init__.py`)."""
     for spelling in alias_spellings(query):
         defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
         if defs:
             return defs
-    return []
+    target = _imported_as(index, query) if hops < _IMPORT_HOPS else None
+    return definitions(index, target, want, hops + 1) if target else []
 
 
-def definition_ids(index: Index, name: str) -> list[int]:
+def definition_ids(index: Index, name: str, hops: int = 0) -> list[int]:
     """Ids of the definitions `name` means: those of its first spelling (a conventional
-    alias read as its module, then as written) that names any."""
+    alias read as its module, then as written) that names any; else those of what a
+    module imports under that name."""
     for spelling in alias_spellings(name.strip()):
         ids = index.definition_ids(spelling)
         if ids:
             return ids
-    return []
+    target = _imported_as(index, name.strip()) if hops < _IMPORT_HOPS else None
+    return definition_ids(index, target, hops + 1) if target else []
+
+
+_IMPORT_HOPS = 4  # re-exports followed from package to package
+
+
+def _imported_as(index: Index, dotted: str) -> str | None:
+    """What the module `dotted`'s prefix names imports at its top level as its last
+    part, if the tree has that module."""
+    module, _, name = dotted.rpartition(".")
+    files = [d.loc.file for d in index.definitions_named(module)
+             if d.kind.value == "module" and d.qualname == module] if module else []
+    facts = index.stored_facts(files[:1]).get(files[0]) if files else None
+    for scope, alias, target, *_rest in (facts or {}).get("imports", ()):
+        if not scope and alias == name and target != dotted:
+            return target
+    return None
 
 
 def check_name(query: str) -> None:
