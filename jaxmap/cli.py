@@ -69,15 +69,17 @@ class _Group(click.Group):
 
     def _options_after_command(self, ctx: click.Context, args: list[str]) -> list[str]:
         """`jaxmap --root T primitives` as `jaxmap primitives --root T`: the options before
-        the command that are not the group's own move after its name. An option not
-        followed by a command's name, nor written `--opt=value`, takes the next word."""
+        the command that are not the group's own move after its name. An option takes
+        the next word as its value unless it is written `--opt=value` or the next word
+        is another option or a command's name."""
         own = {opt for param in self.get_params(ctx) for opt in param.opts}
         kept, moved, at = [], [], 0
         while at < len(args) and args[at].startswith("-") and args[at] != "--":
             word = args[at]
             if word.partition("=")[0] in own:
                 kept.append(word)
-            elif "=" in word or at + 1 == len(args) or self._names_command(ctx, args[at + 1]):
+            elif "=" in word or at + 1 == len(args) or args[at + 1].startswith("-") \
+                    or self._names_command(ctx, args[at + 1]):
                 moved.append(word)
             else:
                 moved += args[at:at + 2]

@@ -639,6 +639,9 @@ def test_a_commands_options_given_before_its_name_are_read_after_it(tmp_path, mo
     before = CliRunner().invoke(cli, ["--root", str(tree), "--json", "primitives"])
     assert after.exit_code == 0 and before.exit_code == 0
     assert before.output == after.output and '"neg"' in before.output
+    # a flag, then an option with a value
+    flagged = CliRunner().invoke(cli, ["--json", "--root", str(tree), "primitives"])
+    assert flagged.exit_code == 0 and flagged.output == after.output
     assert main(["--root", str(tree)]) != 0
     assert "no command follows it" in capsys.readouterr().err
 
