@@ -155,3 +155,18 @@ def test_the_index_names_each_decorated_defs_edge_at_its_decorator(tmp_path):
         pairs = index.decorator_pairs()
         nodes = index.nodes({i for pair in pairs for i in pair})
     assert {(nodes[a].qualname, nodes[b].qualname) for a, b in pairs} == {("m.g", "m.deco")}
+
+
+def test_no_chain_but_through_a_value_says_so(tmp_path, monkeypatch):
+    # `OPS[name](x)`: a call of what the registry may hold, which path does not follow.
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "m.py").write_text(
+        "def double(x):\n  return x\n"
+        "OPS = {'double': double}\n"
+        "def apply_op(name, x):\n  return OPS[name](x)\n"
+        "def alone(x):\n  return x\n")
+    with open_index(str(tmp_path), graph=True) as index:
+        with pytest.raises(NotFound, match="through calls of what a value may hold"):
+            path(index, "apply_op", "double")
+        with pytest.raises(NotFound, match=r"within 12 steps\Z"):
+            path(index, "apply_op", "alone")

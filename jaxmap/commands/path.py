@@ -64,7 +64,9 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     reached = [end for end in ends if end in parents or end in starts]
     first, left_out = _binds_chain(index, target, starts, calls) if finals else (None, "")
     if not reached and first is None:
-        raise NotFound(f"no call chain from {source} to {target} within {depth} steps")
+        values = _search(index, list(starts), set(ends), calls, {}, through=True)
+        raise NotFound(f"no call chain from {source} to {target} within {depth} steps"
+                       + (_THROUGH_ONLY if any(end in values for end in ends) else ""))
     nodes = index.nodes(set(parents) | set(starts) | set(ends)
                         | {p for options in parents.values() for p, _line in options})
     hops |= edge_words(index, {(p, end) for end, options in parents.items()
@@ -178,10 +180,15 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
         finals
 
 
+_THROUGH_ONLY = ("; one joins them through calls of what a value may hold (marked * by "
+                 "`calls` and `callers`), which path and binds do not follow")
+
+
 def _search(index: Index, start: list[int], ends: set[int], depth: int,
-            hops: dict[tuple[int, int], str]) -> dict[int, list[tuple[int, int]]]:
+            hops: dict[tuple[int, int], str], through: bool = False
+            ) -> dict[int, list[tuple[int, int]]]:
     """Breadth first down the calls from `start`, as `binds` follows them up: not a call
-    of what a value holds (`through`), and from a function that binds a primitive to the
+    of what a value holds (`through`: those too), and from a function that binds a primitive to the
     impl and XLA lowering rules the bind runs (noted in `hops` with the words a chain
     shows); each reached id's callers one level nearer the start, with the line of each
     call; stops at the level where an end is reached."""
@@ -199,7 +206,8 @@ def _search(index: Index, start: list[int], ends: set[int], depth: int,
         steps += [(binder, rule, RESOLVED, line) for binder, rule, line, _function
                   in bind_steps(index.rules_bound_by(frontier, RUN_AT_BIND), hops)]
         for caller, callee, status, line in steps:
-            if callee is None or status == THROUGH or levels.get(callee, level) < level:
+            if callee is None or status == THROUGH and not through \
+                    or levels.get(callee, level) < level:
                 continue
             if callee not in levels:
                 levels[callee] = level
