@@ -162,7 +162,10 @@ def test_no_chain_but_through_a_value_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "m.py").write_text(
         "def double(x):\n  return x\n"
-        "OPS = {'double': double}\n"
+        "def triple(x):\n  return x\n"
+        "OPS = {}\n"
+        "def register(name, f):\n  OPS[name] = f\n"
+        "register('double', double)\nregister('triple', triple)\n"
         "def apply_op(name, x):\n  return OPS[name](x)\n"
         "def alone(x):\n  return x\n")
     with open_index(str(tmp_path), graph=True) as index:
