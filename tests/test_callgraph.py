@@ -768,3 +768,18 @@ def test_a_caller_that_calls_twice_is_shown_once_at_its_first_call(capsys, tmp_p
     text = run_tree(capsys, tmp_path, "callers", "target").splitlines()
     assert text[0] == "1 caller of m.target, at its first call"
     assert [line.split()[:2] for line in text[1:]] == [["m.twice", "m.py:5"]]
+
+
+def test_a_function_a_name_means_calling_another_it_means_is_its_caller(tmp_path, monkeypatch):
+    # `callers total` means both `a.total` and `b.total`; `b.total` calls `a.total`.
+    (tmp_path / "a.py").write_text("def total(x):\n  return x\n")
+    (tmp_path / "b.py").write_text("import a\ndef total(x):\n  return a.total(x)\n"
+                                   "def use(x):\n  return total(x)\n")
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    from jaxmap.commands.callgraph import callers
+    from jaxmap.session import open_index
+
+    with open_index(str(tmp_path), graph=True) as index:
+        answer = callers(index, "total")
+    assert {(r.label, r.chain) for r in answer.found} == {
+        ("b.use", ("b.use", "b.total")), ("b.total", ("b.total", "a.total"))}

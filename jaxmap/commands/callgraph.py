@@ -431,15 +431,26 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     bodies, each with the line of its call; then the unresolved calls whose text ends
     with its name; and the registrations of `name` as a rule."""
     targets = _targets(index, name)
-    parent, levels, lines = _walk(_in_place_order(index, index.callers), list(targets), depth)
-    nodes = index.nodes(levels)
-    status = index.uniform_status(set(parent.items()))
+    step = _in_place_order(index, index.callers)
+    parent, levels, lines = _walk(step, list(targets), depth)
+    # a function `name` means calling another it means (`callers cumsum`: jnp.cumsum
+    # hands lax.cumsum on), each at its first call
+    inner: dict[tuple[int, int], int] = {}
+    for source, target, line, _function in step(list(targets)):
+        if source in targets and source != target:
+            inner.setdefault((source, target), line)
+    nodes = index.nodes(set(levels))
+    status = index.uniform_status(set(parent.items()) | set(inner))
     through = _through_chains(parent, lambda i: status.get((i, parent[i])) == THROUGH)
     found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
                       line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
                           call_line=lines[i], through=i in through,
                           handed=status.get((i, parent[i])) == HANDED)
              for i in levels if i in nodes and levels[i] > 0]
+    found += [_reached(nodes[source], 1, (nodes[source].label, nodes[target].label))._replace(
+                  call_line=line, through=status.get((source, target)) == THROUGH,
+                  handed=status.get((source, target)) == HANDED)
+              for (source, target), line in inner.items()]
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
     callers_of = index.nodes({caller for caller, _t, _l in maybe})
