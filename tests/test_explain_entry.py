@@ -131,3 +131,14 @@ def test_a_call_of_the_user_s_line_that_reaches_no_raise_is_not_named(index):
 
 def test_no_user_frame_names_no_call(index):
     assert explain.explain(index, _MESSAGE).entry is None
+
+
+def test_a_call_the_message_does_not_name_is_not_the_call(index):
+    # `jax.jit(lambda n: int(n))(jnp.zeros(3))`: JAX's message names `int`, so the
+    # error is the conversion's, not that of the line's one JAX call.
+    line = "jax.jit(lambda n: int(n))(jnp.zeros(3))"
+    named = _MESSAGE.rstrip("\n") + "\nThe problem arose with the `int` function.\n"
+    paste = _USER.replace("jnp.zeros(n) + 1", line)
+    found = explain.explain(index, paste + named + _NOTE)
+    assert found.entry is None and found.on_path == 0
+    assert explain.explain(index, paste + _MESSAGE + _NOTE).entry.spelled == "jnp.zeros"

@@ -482,6 +482,9 @@ def _words(pieces: tuple[str, ...]) -> list[str]:
 
 def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     entry = explain_entry.entry_call(index, before + raised.frames)
+    if entry is not None and not entry.shown and _arisen_elsewhere(raised.message,
+                                                                   entry.spelled):
+        entry = None  # read off the user's line, but the message names another function
     path = explain_entry.reached(index, entry)
     ranker = Ranker(index, raised, pieces, path)
     sites = ranker.order(sites)
@@ -493,6 +496,15 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
                        exception=raised.exception, status=Status.MATCHED, entry=entry,
                        on_path=len(list(takewhile(ranker.on_path, raised_by))),
                        **_rule_diagnosis(index, pieces, found, before + raised.frames, whole))
+
+
+def _arisen_elsewhere(message: str, spelled: str) -> bool:
+    """Whether the message names another function than `spelled` as the one a tracer
+    met (`int` in `jax.jit(lambda x: int(x))(jnp.ones(()))`: not `jnp.ones`)."""
+    from jaxmap.knowledge.fixes import ARISEN_WITH
+
+    named = ARISEN_WITH.search(message)
+    return named is not None and named.group(1).rpartition(".")[2] != spelled.rpartition(".")[2]
 
 
 def _rule_diagnosis(index, pieces, found, frames, whole: bool) -> dict:

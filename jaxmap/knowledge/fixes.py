@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+# The function a ConcretizationTypeError names as the one a tracer met (`int`, `bool`,
+# `__index__`): JAX's `concretization_function_error` writes it into the message.
+ARISEN_WITH = re.compile(r"The problem arose with the `([\w.]+)` function")
+
 
 class Family(NamedTuple):
     name: str
