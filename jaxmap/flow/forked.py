@@ -1,8 +1,8 @@
-"""The call graph's modules read in forked helper processes as well as this one: each
-helper inherits the value flow as it stands after the call sites (copy-on-write) and
-answers the modules it is given from there, memoising what it computes for itself.
-The flow's answers do not depend on the questions asked before (engine.py), so a
-module's rows are the same in any process."""
+"""The call graph's modules read in forked helper processes: each helper inherits the
+value flow as it stands after the call sites (copy-on-write) and answers the modules
+it is given from there, memoising what it computes for itself. The flow's answers do
+not depend on the questions asked before (engine.py), so a module's rows are the same
+in any process."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 _PARALLEL_MIN_MODULES = 48  # fewer read faster in this process than forks start
 _WORK: dict = {}  # what helpers call, set before they fork
+_SLOT = [0]  # in a helper: its place in the slots that say which module each reads
 
 
 def each(count: int, work: Callable[[int], object], jobs: int, progress: Progress | None,
@@ -38,8 +39,9 @@ def each(count: int, work: Callable[[int], object], jobs: int, progress: Progres
     slots = context.Array("i", [-1] * jobs, lock=False)
     _WORK.update(work=work, slots=slots)
     order = sorted(range(count), key=lambda place: -(sizes[place] if sizes else 0))
+    taken = context.Value("i", 0)
     try:
-        with context.Pool(jobs, initializer=_ignore_interrupts) as pool:
+        with context.Pool(jobs, initializer=_start, initargs=(taken,)) as pool:
             for done, (place, result) in enumerate(
                     pool.imap_unordered(_work, order, chunksize=1), 1):
                 results[place] = result
@@ -54,17 +56,18 @@ def _named(path: Callable[[int], str], place: int) -> list[str]:
     return [path(place)]
 
 
-def _ignore_interrupts() -> None:
-    """A helper ignores Ctrl-C: this process alone handles it, and ends the pool."""
+def _start(taken) -> None:
+    """A helper takes the next slot, and ignores Ctrl-C: this process alone handles it,
+    and ends the pool."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with taken.get_lock():
+        _SLOT[0] = taken.value % len(_WORK["slots"])
+        taken.value += 1
 
 
 def _work(place: int) -> tuple[int, object]:
     """In a helper: one place's work, the place kept in the helper's slot meanwhile."""
-    import multiprocessing
-
-    slots = _WORK["slots"]
-    slot = (multiprocessing.current_process()._identity or (1,))[0] % len(slots)
+    slots, slot = _WORK["slots"], _SLOT[0]
     slots[slot] = place
     try:
         return place, _WORK["work"](place)

@@ -43,7 +43,8 @@ def _on_deep_stack(function, *args):
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     size = threading.stack_size(_STACK_BYTES)
     try:
-        thread = threading.Thread(target=run, name="jaxmap-value-flow")
+        # (a daemon: Ctrl-C ends the process without waiting for the solve)
+        thread = threading.Thread(target=run, name="jaxmap-value-flow", daemon=True)
         thread.start()
     finally:
         threading.stack_size(size)
