@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
 _PARALLEL_MIN_MODULES = 48  # fewer read faster in this process than forks start
+# Helpers at most, whatever the cores: each one's memo grows apart from the others'
+# (jax's loop on 8 helpers did 2.7 times one process's work), and so does its memory.
+_MOST_HELPERS = 16
 _WORK: dict = {}  # what helpers call, set before they fork
 _SLOT = [0]  # in a helper: its place in the slots that say which module each reads
 
@@ -24,8 +27,9 @@ _SLOT = [0]  # in a helper: its place in the slots that say which module each re
 def each(count: int, work: Callable[[int], object], jobs: int, progress: Progress | None,
          path: Callable[[int], str], sizes: list[int] | None = None) -> list:
     """`work(place)` for each place in range(count), in order; with `jobs` above one,
-    on as many processes (where processes fork), largest (`sizes`) first. `progress`
-    is told of each place done and can ask which files are in work (`path`)."""
+    on as many processes (where processes fork; _MOST_HELPERS at most), largest
+    (`sizes`) first. `progress` is told of each place done and can ask which files are
+    in work (`path`)."""
     results: list = [None] * count
     if jobs <= 1 or count < _PARALLEL_MIN_MODULES or os.name != "posix":
         for place in range(count):
@@ -35,6 +39,7 @@ def each(count: int, work: Callable[[int], object], jobs: int, progress: Progres
         return results
     import multiprocessing
 
+    jobs = min(jobs, _MOST_HELPERS)
     context = multiprocessing.get_context("fork")
     slots = context.Array("i", [-1] * jobs, lock=False)
     _WORK.update(work=work, slots=slots)
