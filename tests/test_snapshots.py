@@ -296,6 +296,21 @@ def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, caps
         in capsys.readouterr().out
 
 
+def test_diff_pairs_a_renamed_primitive_by_the_variable_holding_it(tmp_path, capsys):
+    """my_neg -> my_negate, held by `neg_p` on both sides, its rules lambdas: no rule
+    function of its own tells it, the variable does."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    for root, name in ((old, "my_neg"), (new, "my_negate")):
+        (root / "pkg").mkdir(parents=True)
+        (root / "pkg" / "__init__.py").write_text("")
+        (root / "pkg" / "m.py").write_text(
+            f"from jax._src import core\nneg_p = core.Primitive('{name}')\n"
+            "neg_p.def_impl(lambda x: -x)\nneg_p.def_abstract_eval(lambda x: x)\n")
+    result = run_json(capsys, "diff", str(old), str(new))
+    assert result["primitives_renamed"] == [{"old": "my_neg", "new": "my_negate"}]
+    assert result["primitives_added"] == result["primitives_removed"] == []
+
+
 def test_diff_moves_a_rule_registered_another_way_without_a_function_of_its_own(
         tmp_path, capsys):
     """`batching.defvectorized(p)` for `primitive_batchers[p] = lambda ...` on the same

@@ -3,7 +3,8 @@
 Primitives are matched by name, module and variable, then by name and module, then by
 name alone (a primitive that moved module); within one key, in source order. A
 primitive left over on each side is paired as renamed when they share a module and
-at least two, and half, of the old one's own rule functions (`pjit` -> `jit`;
+the variable that holds them, or at least two, and half, of the old one's own rule
+functions (`pjit` -> `jit`;
 functions that register rules for at most three primitives, not helpers such as
 `standard_rule`), or a module and a name one extends with a `_` suffix, no other
 leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules
@@ -75,10 +76,11 @@ def compare(old_label: str, old: list[Primitive], new_label: str,
 
 def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primitive],
              new: list[Primitive]) -> list[tuple[Primitive, Primitive]]:
-    """(old, new) pairs of a removed and an added primitive of one module that share
-    at least two of their own rule functions, and at least half of the old one's, or
-    whose names alone differ by a `_` suffix (`ragged_dot` -> `ragged_dot_general`);
-    the pair sharing the most functions first."""
+    """(old, new) pairs of a removed and an added primitive of one module held by one
+    variable (`neg_p = Primitive("neg")` -> `Primitive("negate")`), or that share at
+    least two of their own rule functions, and at least half of the old one's, or whose
+    names alone differ by a `_` suffix (`ragged_dot` -> `ragged_dot_general`); those of
+    one variable first, then the pair sharing the most functions."""
     own_old, own_new = _own_functions(old), _own_functions(new)
     extended = _extended_names(removed, added)
     candidates = []
@@ -86,12 +88,14 @@ def _renamed(removed: list[Primitive], added: list[Primitive], old: list[Primiti
         mine = own_old(before)
         for after in added:
             shared = len(mine & own_new(after))
+            held = bool(before.variable) and before.variable == after.variable
             if before.module == after.module and (
-                    shared >= 2 and 2 * shared >= len(mine)
+                    held or shared >= 2 and 2 * shared >= len(mine)
                     or (before.name, after.name) in extended):
-                candidates.append((-shared, before.name, after.name, before, after))
+                candidates.append((not held, -shared, before.name, after.name, before,
+                                   after))
     pairs, taken = [], set()
-    for *_, before, after in sorted(candidates, key=lambda c: c[:3]):
+    for *_, before, after in sorted(candidates, key=lambda c: c[:4]):
         if id(before) not in taken and id(after) not in taken:
             taken |= {id(before), id(after)}
             pairs.append((before, after))
