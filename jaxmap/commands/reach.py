@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 from jaxmap.commands import reach_touched
 from jaxmap.knowledge.interpreters import is_interpreter
-from jaxmap.knowledge.orientation import is_test_module
 
 if TYPE_CHECKING:
     from jaxmap.commands.callgraph import Step
@@ -68,7 +67,6 @@ class Reach:
         self._kinds = {did: node.kind for did, node in nodes.items()}
         self._interpreters = {did for did, node in nodes.items()
                               if is_interpreter(node.qualname)}
-        self._tests = {did for did, node in nodes.items() if is_test_module(_module(node.file))}
         self._exported = {did: {path.rpartition(".")[0] for path in node.public}
                           for did, node in nodes.items() if node.public}
         self._public = set(self._exported)
@@ -161,17 +159,15 @@ class Reach:
     def _steps_up(self, ids: list[int]) -> list[Step]:
         """The steps up from `ids` by callers that are functions, each callee's in the
         order of its callers' labels; those of ids no walk asked for before read now.
-        None from a test's definition to library code: what a test stores into a library
-        registry (a lambda, as its test in the call graph) is called there, but the
-        library never runs the test's calls."""
+        (None from a test's definition up to library code that does not import it: the
+        call graph has no such edge, flow/calls.py.)"""
         from jaxmap.commands.callgraph import trace_time_callers
 
         unread = [did for did in dict.fromkeys(ids) if did not in self._callers]
         if unread:
             found: dict[int, list[Step]] = {did: [] for did in unread}
             for step in trace_time_callers(self._index, unread, self._interpreters):
-                if step.function and step.caller in self._labels and (
-                        step.callee not in self._tests or step.caller in self._tests):
+                if step.function and step.caller in self._labels:
                     found[step.callee].append(step)
             for callee, steps in found.items():
                 self._callers[callee] = sorted(steps, key=lambda step: self._labels[step.caller])
