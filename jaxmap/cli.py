@@ -69,28 +69,37 @@ class _Group(click.Group):
 
     def _options_after_command(self, ctx: click.Context, args: list[str]) -> list[str]:
         """`jaxmap --root T primitives` as `jaxmap primitives --root T`: the options before
-        the command that are not the group's own move after its name. An option takes
-        the next word as its value unless it is written `--opt=value` or the next word
-        is another option or a command's name."""
+        the command that are not the group's own move after its name (the word after
+        them, a command or not: an unknown one is then named as such). An option no
+        command has stays where it is, for click to refuse."""
         own = {opt for param in self.get_params(ctx) for opt in param.opts}
+        takes = self.command_options(ctx)
         kept, moved, at = [], [], 0
         while at < len(args) and args[at].startswith("-") and args[at] != "--":
             word = args[at]
-            if word.partition("=")[0] in own:
+            name = word.partition("=")[0]
+            if name in own or name not in takes:
                 kept.append(word)
-            elif "=" in word or at + 1 == len(args) or args[at + 1].startswith("-") \
-                    or self._names_command(ctx, args[at + 1]):
-                moved.append(word)
-            else:
+            elif takes[name] and "=" not in word and at + 1 < len(args):
                 moved += args[at:at + 2]
                 at += 1
+            else:
+                moved.append(word)
             at += 1
-        if not moved or at == len(args) or not self._names_command(ctx, args[at]):
+        if not moved or at == len(args):
             return args
         return [*kept, args[at], *moved, *args[at + 1:]]
 
-    def _names_command(self, ctx: click.Context, word: str) -> bool:
-        return word in self.commands or word in _rows()
+    def command_options(self, ctx: click.Context) -> dict[str, bool]:
+        """Every command's options, each with whether it takes a value."""
+        found: dict[str, bool] = {}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            for param in command.params if command is not None else ():
+                if isinstance(param, click.Option):
+                    for opt in (*param.opts, *param.secondary_opts):
+                        found[opt] = not param.is_flag and not param.count
+        return found
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         """An unknown command says which one answers it (render.text.unknown_command)."""
@@ -942,7 +951,9 @@ def _usage_message(error: click.ClickException) -> str:
     if not isinstance(error, click.UsageError):
         return error.format_message()
     context = error.ctx
-    if isinstance(error, click.NoSuchOption) and (context is None or context.parent is None):
+    if isinstance(error, click.NoSuchOption) and context is not None \
+            and context.parent is None and isinstance(context.command, _Group) \
+            and error.option_name in context.command.command_options(context):
         return option_before_command(error.option_name)
     return usage_error(error.format_message(), context.command_path if context else "jaxmap")
 

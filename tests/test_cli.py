@@ -543,6 +543,18 @@ def test_a_commands_option_with_no_command_after_it_says_where_it_goes(capsys):
 
 
 @pytest.mark.parametrize("argv, said", [
+    (["--json", "nosuchcmd"], "no command 'nosuchcmd'"),  # a command follows, unknown
+    (["--bogus"], "No such option '--bogus'"),  # an option no command has
+    (["--bogus", "locate", "psum"], "No such option '--bogus'"),
+])
+def test_a_wrong_word_before_the_command_is_named_for_what_it_is(capsys, argv, said):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert said in err
+
+
+@pytest.mark.parametrize("argv, said", [
     (["rules", "psum"], "no command 'rules'; `jaxmap locate PRIM` lists a primitive's rules"),
     (["caller", "psum"], "no command 'caller'; did you mean callers or calls?"),
     (["xyz"], "no command 'xyz' (see jaxmap --help)"),
