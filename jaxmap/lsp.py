@@ -91,8 +91,14 @@ class _Answers:
         return self.served.index() if self.served else None
 
     @property
-    def stale(self) -> bool:
-        return self.served is not None and self.served.stale
+    def stale(self) -> str | None:
+        """What answers say while a refresh runs: that they come from the previous
+        index, or that its call graph is being solved again; None at rest."""
+        served = self.served
+        if served is None:
+            return None
+        return self.render.STALE if served.stale else \
+            self.render.GRAPH_STALE if served.graph_stale else None
 
     def handler(self, name: str, command: bool = False):
         answer = getattr(self, name)
@@ -119,6 +125,13 @@ class _Answers:
         if message not in self._told:
             self._told.add(message)
             self.log(message)
+
+    def _first_phase(self, report) -> None:
+        """A refresh wrote what a save changed but for the call graph: diagnostics and
+        definitions are current now, while the graph is solved."""
+        self.log(self.render.FIRST_PHASE.format(parsed=report.parsed))
+        for uri in list(self.server.workspace.text_documents):
+            self.publish(uri)
 
     def _refreshed(self, report, error: str | None) -> None:
         self._told.clear()
@@ -203,7 +216,7 @@ class _Answers:
         if symbol is None:  # no lines: no symbol
             return index, None
         if self.stale:
-            self.note_once(self.render.STALE)
+            self.note_once(self.stale)
         found = self.editor.meaning(index, file, line + 1, symbol)
         return index, None if found.empty else found
 
@@ -224,7 +237,7 @@ class _Answers:
             to_fs_path(uri) if uri else None)
         loop = asyncio.get_running_loop()
         self.served = ServedSession(self.root, loop.call_soon_threadsafe, self._refreshed,
-                                    self.progress.report)
+                                    self.progress.report, self._first_phase)
         self.served.start()
 
     def shutdown(self, _params) -> None:

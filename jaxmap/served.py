@@ -107,15 +107,23 @@ class ServedSession:
     time (requests made meanwhile are merged into one more). `refresh_index` is the one
     place a freshly built index replaces the one answers come from.
 
-    `on_refreshed(report, error)` and `on_progress(done, total)` run on the server's
-    thread; so does every method here. `error` is the last update's, if it failed."""
+    An update that solves the call graph of an index that had one (a refresh after a
+    save) writes the first phase first: answers read it from then on (`graph_stale`
+    while the graph is solved), and `on_first_phase(report)` is told.
 
-    def __init__(self, root: str | None, post: Post, on_refreshed, on_progress=None):
+    `on_refreshed(report, error)`, `on_first_phase(report)` and `on_progress(done, total)`
+    run on the server's thread; so does every method here. `error` is the last
+    update's, if it failed."""
+
+    def __init__(self, root: str | None, post: Post, on_refreshed, on_progress=None,
+                 on_first_phase=None):
         self.root = root
         self.session = Session(root)
         self.error: str | None = None
         self.on_progress = on_progress
         self._on_refreshed = on_refreshed
+        self._on_first_phase = on_first_phase
+        self._first_read = False  # the running update's first phase is what answers read
         self._builder = BuildProcess(root, post, self._received)
         self._running: list[Callable[[], None]] | None = None  # waiters of the running one
         self._next: tuple[bool, list] | None = None  # (graph, waiters) of a queued one
@@ -139,7 +147,13 @@ class ServedSession:
     @property
     def stale(self) -> bool:
         """Whether an update runs while answers come from the index before it."""
-        return self.updating and self.index() is not None
+        return self.updating and not self._first_read and self.index() is not None
+
+    @property
+    def graph_stale(self) -> bool:
+        """Whether answers read the running update's first phase, while its call graph
+        (calls, binds, tests) is the index's before it."""
+        return self.updating and self._first_read
 
     def refresh(self, graph: bool = True, then: Callable[[], None] | None = None) -> None:
         """Update the index in the background (the indexer finds by stat what changed
@@ -156,10 +170,22 @@ class ServedSession:
         if "progress" in message:
             if self.on_progress is not None:
                 self.on_progress(*message["progress"])
+        elif "first" in message:
+            self._first_phase(_report(message["first"]))
         elif "report" in message:
             self.refresh_index(_report(message["report"]), None)
         elif "error" in message:
             self.refresh_index(None, message["error"])
+
+    def _first_phase(self, report) -> None:
+        """The running update wrote its first phase: answers read it from now on."""
+        try:
+            self.session.reopen()
+        except (JaxmapError, OSError):
+            return  # the update's end says what failed
+        self._first_read = True
+        if self._on_first_phase is not None:
+            self._on_first_phase(report)
 
     def refresh_index(self, report, error: str | None) -> None:
         """An update ended: open the index it wrote, tell the server, run its waiters,
@@ -170,6 +196,7 @@ class ServedSession:
             except (JaxmapError, OSError) as failed:
                 report, error = None, describe(failed, debug_hint=False)
         self.error = error
+        self._first_read = False
         waiters, self._running = self._running or [], None
         if self._next is not None:
             (graph, queued), self._next = self._next, None

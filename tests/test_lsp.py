@@ -274,6 +274,30 @@ async def test_during_a_refresh_answers_come_from_the_previous_index_and_say_so(
     assert STALE not in _hover_text(after)
 
 
+async def test_a_save_answers_from_its_first_phase_while_the_call_graph_is_solved(client, tree):
+    from jaxmap.render.editor import FIRST_PHASE
+
+    path, file = tree / "jax/_src/early.py", "jax/_src/early.py"
+    path.write_text("import math\n\n\ndef h(x):\n  return x\n\n\ndef g(x):\n  return x\n")
+    client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, file)))
+    await logged(client, READY, after=len(client.log_messages))  # the new file, solved
+    # a call added in a body the first phase does not read: its call graph is solved again
+    path.write_text(path.read_text().replace("def g(x):\n", "def g(x):\n  h(x)\n"))
+    seen = len(client.log_messages)
+    client.text_document_did_save(t.DidSaveTextDocumentParams(_doc(tree, file)))
+    first = await logged(client, FIRST_PHASE.split(":")[0], after=seen)
+    assert "1 files parsed" in first
+    places = await client.text_document_definition_async(
+        t.DefinitionParams(**_at(tree, file, 9, "h")))
+    assert _places(places) == [("early.py", 4)]
+    ready = await logged(client, READY, after=seen)
+    messages = [m.message for m in client.log_messages[seen:]]
+    assert messages.index(first) < messages.index(ready)
+    refs = await client.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False), **_at(tree, file, 4, "h")))
+    assert _places(refs) == [("early.py", 9)]  # the call graph solved again
+
+
 async def test_a_bad_request_leaves_the_server_answering(client, tree):
     outside = await client.text_document_definition_async(t.DefinitionParams(
         t.TextDocumentIdentifier(Path(sys.executable).resolve().as_uri()), t.Position(0, 0)))

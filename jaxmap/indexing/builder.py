@@ -5,6 +5,11 @@ A fresh, single-threaded process, so that the indexer may fork its helpers safel
 It reads one request a line on stdin, `{"graph": bool}`, and
 answers each with JSON lines on stdout: `{"progress": [done, total]}` while it builds,
 then `{"report": {...}}` (null when the index was current) or `{"error": "one line"}`.
+A request for the call graph of an index that has one (a refresh after a save) is
+answered in two steps where files changed: the first phase (definitions, primitives,
+rules) is written and told as `{"first": {...}}` within a fraction of a second, then
+the call graph is solved again and the report follows. (An index built from nothing
+is built in one step: its first phase alone would leave out what the graph reads.)
 It ends when stdin closes.
 """
 
@@ -21,17 +26,28 @@ _PROGRESS_EVERY_S = 0.2
 _NICENESS = 10
 
 
-def update(root: str | None, graph: bool, progress):
+def update(root: str | None, graph: bool, progress, early=None):
     """The one place a server's index is brought up to date, on start and after a save:
     the indexer finds by stat what changed, and a file whose code only moved costs only
-    itself (moves.py). The indexer's report, or None when nothing changed."""
+    itself (moves.py). The indexer's report, or None when nothing changed. With the
+    call graph asked of an index that has one, `early(report)` is told as soon as the
+    first phase is written, where files changed and the old graph carried over (its
+    rows renumbered, stale); the graph is solved after."""
     from jaxmap.indexing import indexer
 
+    if graph and early is not None and indexer.graph_kept(root):
+        first = indexer.ensure_index(root, progress=progress)[1]
+        if first is not None:
+            if indexer.graph_kept(root):
+                early(first)
+            indexer.ensure_index(root, progress=progress, graph=True)
+            return first
     return indexer.ensure_index(root, progress=progress, graph=graph)[1]
 
 
 def answer(root: str | None, request: dict, send) -> None:
-    """Run one request, sending its progress and its outcome."""
+    """Run one request, sending its progress, its first phase where it comes early, and
+    its outcome."""
     last = [0.0]
 
     def progress(done: int, total: int, _working) -> None:
@@ -41,7 +57,8 @@ def answer(root: str | None, request: dict, send) -> None:
             send({"progress": [done, total]})
 
     try:
-        report = update(root, bool(request.get("graph")), progress)
+        report = update(root, bool(request.get("graph")), progress,
+                        lambda first: send({"first": first._asdict()}))
     except Exception as error:  # noqa: BLE001 - the server shows one line, never a traceback
         send({"error": describe(error, debug_hint=False)})
         return

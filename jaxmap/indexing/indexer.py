@@ -255,6 +255,19 @@ def ensure_index(root=None, *, progress: Progress | None = None,
     return path, build_index(root, progress=progress, graph=graph)
 
 
+def graph_kept(root=None) -> bool:
+    """Whether the index of `root` holds a call graph of this jaxmap's making, current
+    or stale after an edit: refreshing it re-reads only the files that changed."""
+    root = roots.resolve_root(root)
+    conn = store.connect_readonly(store.index_path(root))
+    if conn is None:
+        return False
+    with closing(conn):
+        meta = store.read_meta(conn)
+        return store.is_current(meta, {**store.query_key(), "root": str(root)}) \
+            and meta.get(store.GRAPH) in ("1", store.STALE)
+
+
 def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
           graph: bool) -> _Plan | IndexReport:
     """What to parse again; when no content changed and no call graph is missing, the

@@ -13,9 +13,12 @@ if TYPE_CHECKING:
     LinkFn = Callable[[str, int], str]  # (root-relative file, line) -> a URI to it
 
 STALE = "answered from the previous index; a refresh is running"
+GRAPH_STALE = ("definitions and rules are current; calls and binds are from before the "
+               "last save while the call graph is solved again")
+FIRST_PHASE = "definitions and rules refreshed: {parsed} files parsed; solving the call graph"
 BUILDING = "the index of {root} is being built; answers come once it is ready"
 
-def hover(found, link: LinkFn, summaries: dict[str, str], stale: bool = False) -> str | None:
+def hover(found, link: LinkFn, summaries: dict[str, str], note: str | None = None) -> str | None:
     """Markdown for what a symbol means: each primitive with its rules by kind, its
     platforms and the first line of its docstring; each definition with the rules it
     serves; each primitive a function binds, with its rules too. None when it means
@@ -25,8 +28,8 @@ def hover(found, link: LinkFn, summaries: dict[str, str], stale: bool = False) -
     blocks += [_primitive(p, link, None, "binds ") for p in found.bound]
     if not blocks:
         return None
-    if stale:
-        blocks.append(f"_{STALE}_")
+    if note:  # the index is being refreshed (STALE, GRAPH_STALE)
+        blocks.append(f"_{note}_")
     return "\n\n---\n\n".join(blocks)
 
 
