@@ -8,6 +8,7 @@ import textwrap
 from inline import resolve_sources
 
 from jaxmap.flow.calls import MAX_CERTAIN
+from jaxmap.flow.flowvalues import FN
 from jaxmap.indexing.extract import extract
 from jaxmap.models import EXTERNAL, HANDED, RESOLVED, THROUGH, UNRESOLVED
 
@@ -1872,6 +1873,57 @@ def test_what_a_key_holds_does_not_depend_on_which_question_comes_first():
     resolve(files, graph=call_graph)
     assert all(answer == answers[0] for answer in answers[1:])
     assert any(answers[0].values())  # (what they agree on is not nothing)
+
+
+# A registry stored into through a parameter (`table`), which holds the registry only
+# where call sites hand it: the call sites' passes find that holder; sites read before
+# and after it must not differ in what they find through it.
+_HELD_BY_A_PARAMETER = """
+        REG = {}
+        def put(table, k, fn):
+          table[k] = fn
+        def get(table, k):
+          return table[k]
+        def h():
+          return 1
+        def f(cb):
+          return cb()
+        def each():
+          for fn in REG.values():
+            fn(h)
+        put(REG, 'f', f)
+        def use(x):
+          return get(REG, 'f')(x)
+        """
+
+
+def test_the_call_sites_find_the_same_in_any_order_of_sites():
+    import copy
+    import random
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
+    asked = [("m", "f", "cb"), ("m", "each", "fn"), ("m", "use", "get(REG, 'f')")]
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        for seed in range(8):
+            flow = Flow(names, copy.deepcopy(flows))
+            random.Random(seed).shuffle(flow._calls)
+            flow.sites()
+            answers.append({q: flow.callees(*q) for q in asked})
+            flow.close()
+        return [], [], [], ()
+
+    files = {"m.py": extract(textwrap.dedent(_HELD_BY_A_PARAMETER).encode(),
+                             *discover.module_name("m.py"))}
+    resolve(files, graph=call_graph)
+    assert all(answer == answers[0] for answer in answers[1:])
+    # once the sites are read, the registry holds what was stored through `table`
+    assert answers[0][("m", "each", "fn")] == {(FN, "m.f", "f")}
+    assert answers[0][("m", "use", "get(REG, 'f')")] == {(FN, "m.f", "f")}
 
 
 # What the two tests below call: two functions and an exception class.

@@ -20,11 +20,12 @@ fields, the classes annotating a field are keys too). So what a key holds depend
 the components, not on which question entered them first: the rows are the same
 whatever order calls.py asks in (bench_order.py measures it; a test asks a tree of
 cycles in eight orders). What a key holds with call sites' arguments includes what it
-holds without them. What stays order-dependent, though no shuffled order of jax's
-modules showed it: while the call sites are read, the names a container was seen
-held by so far (`_holders`: stores through a name are looked for once it has held
-the box; after the call sites, the names seen then), and the aliases a type alias's
-annotation reads, in a cycle of aliases.
+holds without them. The names a container is held by (`_holders`: stores through a
+name are looked for once it holds the box) are noted in rounds: those the stores'
+targets, then each pass of the call sites, find count once that round ends, so no
+value depends on the order the sites are read in (a test shuffles them). What stays
+order-dependent, though no shuffled order of jax's modules showed it: the aliases a
+type alias's annotation reads, in a cycle of aliases.
 
 Iterating each component to its least fixed point instead (every key computed again
 from the others' values until none grows) was measured on jax and dropped: with two

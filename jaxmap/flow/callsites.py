@@ -76,19 +76,21 @@ class CallSites(Engine):
         # higher-order function). Values the second pass computes read the first pass's
         # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
-            self._building_sites = True
+            self._building_sites = self._holding_late = True
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
             for module, owner, base, _value in self._stores:
                 expr = parse_text(base)
                 if expr is not None:
                     self._in_mode(False, self._eval, module, owner, expr)
+            self._held_late()
             self.array_tables()  # read once, before any question: the same for all
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
             self._calls = []  # read once: a module's calls are _by_module's too
             sites: dict[tuple, list] = defaultdict(list)
             direct = [self._in_mode(False, self._site_callees, *call) for call in calls]
+            self._held_late()
             for call, (values, site) in zip(calls, direct):
                 for value in ordered(values):
                     self._add_site(sites, value, site, 0)
@@ -103,8 +105,15 @@ class CallSites(Engine):
             # needed, every site known (a field reads them); those it found are kept.
             for key in [key for key, held in self._direct_memo.items() if not held]:
                 del self._direct_memo[key]
-            self._building_sites = False
+            self._held_late()
+            self._holding_late = self._building_sites = False
         return self._sites
+
+    def _held_late(self) -> None:
+        """The holders a pass of the sites noted count from now on (engine.py)."""
+        for box, names in self._late_holders.items():
+            self._holders[box] |= names
+        self._late_holders.clear()
 
     def _site_callees(self, module: str, owner: str, callee: str, args: tuple
                       ) -> tuple[frozenset, tuple]:

@@ -82,12 +82,14 @@ class Scopes(Engine):
         """Note `name` as a holder of the boxes among `values`: what is stored through
         that name (`name[k] = v`, `name.append(v)`) may be stored into them. Noted while
         the call sites are read (every store's target among them), not after: what a
-        module's questions find then does not depend on those asked before it."""
+        module's questions find then does not depend on those asked before it. Those
+        noted in a pass of the sites count once it ends (callsites.py)."""
         if self._sites is not None and not self._building_sites:
             return
+        holders = self._late_holders if self._holding_late else self._holders
         for value in ordered(values):
             if value[0] == BOX:
-                self._holders[value[1]].add(name)
+                holders[value[1]].add(name)
 
     def _assigned_value(self, module: str, owner: str, name: str, text: str) -> frozenset:
         """What an assignment to `name` gives it; a container written there is its own,
