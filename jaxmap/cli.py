@@ -824,12 +824,12 @@ class _progress:
     """What a build says on stderr once it has taken a second: a live bar on a
     terminal, else a line when that second passes and one when it ends; nothing with
     --quiet or $JAXMAP_QUIET. A count that starts again from nought is the next stage:
-    the call graph's modules after the files parsed (the indexer ends the first with
-    nought of nought, so that it ends even when no file was parsed); a stage with
-    nothing to count says nothing. A file in work for SLOW_S seconds is named, and
+    the files parsed, the call sites read, the call graph's modules (the indexer ends
+    the first with nought of nought, so that it ends even when no file was parsed); a
+    stage with nothing to count says nothing. A file in work for SLOW_S seconds is named, and
     again every AGAIN_S seconds it stays."""
 
-    STAGES = 2
+    STAGES = 3
     SLOW_S, AGAIN_S = 10.0, 30.0
 
     def __init__(self, label: str, root: str | None = None):
@@ -874,9 +874,14 @@ class _progress:
 
     def _update(self, done: int, total: int, working=list) -> None:
         self.working = working
-        if done < self.done or (self.total is not None and total != self.total):
+        parsed = done == total == 0  # the parse is over, whether or not it counted files
+        if (parsed and self.stage == 0) or (self.total is not None and (
+                done < self.done or total != self.total)):
             self._end_stage(None)
-            self.stage = min(self.stage + 1, self.STAGES - 1)
+            if parsed:
+                self.stage = 1
+            elif self.total:  # (after nought of nought, the stage it began is this one)
+                self.stage = min(self.stage + 1, self.STAGES - 1)
             self.started, self.announced = time.perf_counter(), False
         self.total, self.done = total, done
         if not total or time.perf_counter() - self.started < 1.0:  # nothing to count

@@ -418,7 +418,7 @@ class _BuildProgress:
         elif percent != self._percent and self._begun:
             self._percent = percent
             self.server.work_done_progress.report(self._token, t.WorkDoneProgressReport(
-                message=f"{done:,} of {total:,} files", percentage=percent))
+                message=f"{done:,} of {total:,}", percentage=percent))
 
     def _begin(self, token: str) -> None:
         from lsprotocol import types as t

@@ -181,16 +181,28 @@ def test_the_index_is_keyed_by_the_installed_grammar():
                                        f"tree-sitter-python {version('tree-sitter-python')}")
 
 
-def test_the_call_graph_reports_progress_as_a_second_stage(tree):
+def _stages(told: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The reports of each stage after nought of nought: a count from nought again, or
+    to another total, begins the next."""
+    stages: list[list[tuple[int, int]]] = []
+    for done, total in told[told.index((0, 0)) + 1:]:
+        if not stages or done < stages[-1][-1][0] or total != stages[-1][-1][1]:
+            stages.append([])
+        stages[-1].append((done, total))
+    return stages
+
+
+def test_the_call_graph_reports_progress_as_stages_after_the_parse(tree):
     told: list[tuple[int, int]] = []
     indexer.build_index(tree, progress=lambda done, total, _working: told.append((done, total)))
     files = len(list(tree.rglob("*.py")))
     second = told.index((0, 0))  # nought of nought ends the first stage
     assert told[second - 1] == (files, files)  # every file parsed first
-    modules = told[-1][1]
-    assert told[second + 1] == (0, modules) and told[-1] == (modules, modules)
-    assert [done for done, _ in told[second + 1:]] == sorted(
-        done for done, _ in told[second + 1:])
+    sites, modules = _stages(told)  # the call sites read twice each, then the modules
+    assert sites[0][0] == 0 and sites[-1][0] == sites[-1][1] > 0 and sites[0][1] % 2 == 0
+    assert modules[0] == (0, files) and modules[-1] == (files, files)
+    for stage in (sites, modules):
+        assert [done for done, _ in stage] == sorted(done for done, _ in stage)
 
 
 def test_a_call_graph_built_later_is_its_own_stage(tree):
@@ -202,7 +214,8 @@ def test_a_call_graph_built_later_is_its_own_stage(tree):
     modules = told[-1][1]
     end = told.index((0, 0))
     assert end > 0 and told[end - 1][0] == told[end - 1][1] > 0  # the files read, all
-    assert told[end + 1] == (0, modules) and modules > 0
+    sites, counted = _stages(told)
+    assert sites[0][0] == 0 and counted[0] == (0, modules) and modules > 0
 
 
 def test_a_stage_with_nothing_to_count_says_nothing(monkeypatch, capsys):
@@ -213,10 +226,13 @@ def test_a_stage_with_nothing_to_count_says_nothing(monkeypatch, capsys):
     monkeypatch.setattr(cli.time, "perf_counter", lambda: next(clock))
     with cli._progress("indexing", str(MINIJAX)) as progress:
         progress(0, 0)
+        for done in range(5):
+            progress(done, 4)
         for done in range(6):
             progress(done, 5)
     err = capsys.readouterr().err.splitlines()
     assert [line.split(": ", 2)[-1].partition(" in ")[0] for line in err] == [
+        "the call sites, 2 calls read twice...", "done, 2 call sites read",
         "the call graph of 5 modules...", "done, the call graph of 5 modules"]
 
 
@@ -229,11 +245,15 @@ def test_a_slow_build_names_each_stage_on_stderr(monkeypatch, capsys):
     with cli._progress("indexing", str(MINIJAX)) as progress:
         for done in range(4):
             progress(done, 3)
+        progress(0, 0)
+        for done in range(5):
+            progress(done, 4)
         for done in range(6):
             progress(done, 5)
     err = capsys.readouterr().err.splitlines()
     assert [line.split(": ", 2)[-1].partition(" in ")[0] for line in err] == [
         "parsing 3 files...", "done, 3 files parsed",
+        "the call sites, 2 calls read twice...", "done, 2 call sites read",
         "the call graph of 5 modules...", "done, the call graph of 5 modules"]
 
 
@@ -258,8 +278,12 @@ def test_progress_can_name_the_file_and_the_module_in_work(tree, monkeypatch):
     parsed = [named for named in asked_in_work if named]  # told before the first file
     assert len(parsed) == len(files) and all(len(n) == 1 for n in parsed)
     assert sorted(n[0] for n in parsed) == files
-    end = [(done, total) for _, _, done, total in told].index((0, 0))  # the stages meet
-    modules = [named for _, named, done, total in told[end + 2:] if done < total]
+    counts = [(done, total) for _, _, done, total in told]
+    end = counts.index((0, 0))  # the stages meet
+    began = len(counts) - 1 - counts[::-1].index((0, counts[-1][1]))  # the modules' stage
+    sites = [named for _, named, done, total in told[end + 1:began] if done < total and named]
+    assert sites and all(len(n) == 1 and n[0] in files for n in sites)  # each call's file
+    modules = [named for _, named, done, total in told[began:] if done < total and named]
     assert sorted(n[0] for n in modules) == files and all(len(n) == 1 for n in modules)
 
 
@@ -271,6 +295,7 @@ def test_a_file_in_work_too_long_is_named(monkeypatch, capsys):
     monkeypatch.setattr(cli._progress, "AGAIN_S", 60.0)
     with cli._progress("indexing", str(MINIJAX)) as progress:
         progress(0, 0, list)
+        progress(2, 2, list)  # the call sites, read
         progress(3, 7, lambda: ["jax/_src/big.py"])
         time.sleep(1.6)  # seen at the first look (0.5 s), named at the next (1.0 s)
     err = capsys.readouterr().err
@@ -283,7 +308,8 @@ def test_a_progress_bar_says_jaxmap_and_the_file_in_work():
     from jaxmap.render.text import build_in_work, build_stage
 
     assert build_stage("indexing", 0) == "jaxmap: indexing (parsing)"
-    assert build_stage("indexing", 1) == "jaxmap: indexing (the call graph)"
+    assert build_stage("indexing", 1) == "jaxmap: indexing (the call sites)"
+    assert build_stage("indexing", 2) == "jaxmap: indexing (the call graph)"
     assert build_in_work("jax/_src/lax/lax.py") == "jax/_src/lax/lax.py"
     long = "jax/_src/pallas/triton/pallas_call_registration.py"
     assert build_in_work(long) == "...as/triton/pallas_call_registration.py"

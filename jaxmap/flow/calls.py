@@ -126,12 +126,13 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
                jobs: int = 1) -> list[CallRow]:
     """Every call edge of the tree; `ids`: qualified name -> definition id. A call the
     names cannot resolve is asked of the value flow; a call of a class is also a call
-    of the `__init__` it runs. `progress` is told of each module done, and can ask which
-    module's file is in work; `hijax` of each call the flow was asked of (hicalls.py).
+    of the `__init__` it runs. `progress` is told of the call sites read (a stage of
+    their own: flow.sites), then of each module done, and can ask which module's file
+    is in work; `hijax` of each call the flow was asked of (hicalls.py).
     With `jobs` above one, modules are read in forked helpers too (forked.py): the
     flow's answers do not depend on which questions a process asked before, so the
     rows are the same. `flow` is closed once its answers are read."""
-    flow.sites()  # every call site first: no question is answered from a part of them
+    flow.sites(progress)  # every call site first: no question is answered from a part of them
     modules = _Modules(names, ids, flow, hijax)
     rows: list[CallRow] = []
     for found, noted in forked.each(len(modules.order), modules.read, jobs, progress,

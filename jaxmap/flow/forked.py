@@ -45,6 +45,8 @@ def each(count: int, work: Callable[[int], object], jobs: int, progress: Progres
     _WORK.update(work=work, slots=slots)
     order = sorted(range(count), key=lambda place: -(sizes[place] if sizes else 0))
     taken = context.Value("i", 0)
+    if progress is not None:  # the stage begins before the first (largest) module ends
+        progress(0, count, list)
     try:
         with context.Pool(jobs, initializer=_start, initargs=(taken,)) as pool:
             for done, (place, result) in enumerate(

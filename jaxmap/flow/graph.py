@@ -24,8 +24,8 @@ def call_graph(names: Names, findings: Findings, definitions: list[DefinitionRec
                flows: dict[str, dict], progress=None, jobs: int = 1
                ) -> tuple[list, list, list, tuple]:
     """The call rows, binds rows, tests rows and rule calls of a resolved tree;
-    `progress(done, total, working)` is told of the modules whose calls are read, on
-    `jobs` processes."""
+    `progress(done, total, working)` is told of the call sites read, then (counted from
+    nought again) of the modules whose calls are read, on `jobs` processes."""
     return _on_deep_stack(_call_graph, names, findings, definitions, flows, progress, jobs)
 
 
@@ -57,8 +57,6 @@ def _on_deep_stack(function, *args):
 
 def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
                 flows: dict[str, dict], progress, jobs: int) -> tuple[list, list, list, tuple]:
-    if progress is not None:  # the value flow is set up within the stage
-        progress(0, len(names.modules), list)
     ids = _ids(definitions)
     flow = Flow(names, flows)
     hijax = HiCalls(findings.primitives)

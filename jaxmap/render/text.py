@@ -300,8 +300,12 @@ def no_primitives(root: str) -> str:
 
 
 def build_stage(label: str, stage: int) -> str:
-    """A progress bar's label: stage 0 parses files, stage 1 reads the call graph."""
-    return f"jaxmap: {label} ({'the call graph' if stage else 'parsing'})"
+    """A progress bar's label: stage 0 parses files, stage 1 reads the call sites,
+    stage 2 the modules' calls."""
+    return f"jaxmap: {label} ({_STAGES[stage]})"
+
+
+_STAGES = ("parsing", "the call sites", "the call graph")
 
 
 _IN_WORK_CHARS = 40  # of the file in work a progress bar shows after it
@@ -315,22 +319,28 @@ def build_in_work(path: str | None) -> str | None:
 
 
 def build_started(label: str, root: str, count: int, stage: int = 0) -> str:
-    """Stage 0 parses files; stage 1 reads the call graph of modules."""
-    if stage:
+    """Stage 0 parses files; stage 1 reads the call sites, each call twice (without
+    and with what parameters receive); stage 2 the call graph of modules."""
+    if stage == 2:
         return f"jaxmap: {label} {root}: the call graph of {count} modules..."
+    if stage == 1:
+        return f"jaxmap: {label} {root}: the call sites, {count // 2} calls read twice..."
     return f"jaxmap: {label} {root}: parsing {count} files..."
 
 
 def build_done(label: str, count: int, seconds: float, stage: int = 0) -> str:
-    if stage:
+    if stage == 2:
         return f"jaxmap: {label}: done, the call graph of {count} modules in {seconds:.1f} s"
+    if stage == 1:
+        return f"jaxmap: {label}: done, {count // 2} call sites read in {seconds:.1f} s"
     return f"jaxmap: {label}: done, {count} files parsed in {seconds:.1f} s"
 
 
 def build_slow(label: str, path: str, seconds: float, stage: int, done: int,
                total: int | None) -> str:
     """A file in work a long time, named while the build goes on."""
-    where = f"the call graph, {done} of {total} modules done" if stage \
+    where = f"the call graph, {done} of {total} modules done" if stage == 2 \
+        else f"the call sites, {done} of {total} readings done" if stage == 1 \
         else f"parsing, {done} of {total} files done"
     return f"jaxmap: {label}: still on {path} after {seconds:.0f} s ({where})"
 
