@@ -1,0 +1,42 @@
+"""A variable that only names a function (`ref = kernel.ref` in a package `__init__`,
+`swish = silu`) is that function: one binder with its public paths merged."""
+
+from __future__ import annotations
+
+import json
+
+from test_callgraph import run_tree
+
+_KERNEL = {  # `ref` aliased in the package's __init__, as ragged_paged_attention does
+    "pkg/__init__.py": "",
+    "pkg/core.py": "from jax._src import core\np_p = core.Primitive('p')\n",
+    "pkg/kern/__init__.py": "from pkg.kern import kernel\n\nref = kernel.ref\n",
+    "pkg/kern/kernel.py": "from pkg.core import p_p\n\n"
+                          "def ref(x):\n  return p_p.bind(x)\n\n"
+                          "def user(x):\n  return ref(x)\n",
+    "pkg/kern/_priv.py": "from pkg.kern.kernel import ref\n_ref = ref\n",
+}
+
+
+def _write(root, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+
+
+def test_an_alias_in_a_package_init_is_the_function_it_names(capsys, tmp_path):
+    _write(tmp_path, _KERNEL)
+    binds = json.loads(run_tree(capsys, tmp_path, "binds", "p", "--all", "--json"))
+    assert [(f["name"], f["kind"], f["file"]) for f in binds["found"]] == [
+        ("pkg.kern.ref", "function", "pkg/kern/kernel.py"),
+        ("pkg.kern.kernel.user", "function", "pkg/kern/kernel.py")]
+    assert binds["others"] == 0  # the aliases are no private binders either
+    text = run_tree(capsys, tmp_path, "binds", "p").splitlines()
+    assert text[0] == "2 public functions can call p_p.bind when traced"
+    located = json.loads(run_tree(capsys, tmp_path, "locate", "pkg.kern.kernel.ref", "--json"))
+    assert sorted(located["definitions"][0]["public_paths"]) == \
+        ["pkg.kern.kernel.ref", "pkg.kern.ref"]
+    mapped = json.loads(run_tree(capsys, tmp_path, "repo-map", "--json"))
+    assert [(b["path"], b["file"]) for b in mapped["public_binds"]] == [
+        ("pkg.kern.kernel.user", "pkg/kern/kernel.py"), ("pkg.kern.ref", "pkg/kern/kernel.py")]
+
