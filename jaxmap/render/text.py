@@ -434,7 +434,8 @@ _MORE = {("callers", "handed"): ("hands it on", "hand it on"),
 
 def _alias_notes(answer) -> list[str]:
     """Of each target of `callers` or `calls` that is a variable: that its callers are
-    the calls of its name, which the callers of what it names list too."""
+    the calls of its name, which the callers of what it names list too; of each that
+    has other names (`also`), those."""
     notes = []
     for label, names in answer.aliases:
         naming = f" naming {', '.join(names)}" if names else ""
@@ -445,7 +446,8 @@ def _alias_notes(answer) -> list[str]:
         else:
             notes.append(f"  ({label} is a variable{naming}: calling it calls "
                          f"{'that' if names else 'what it holds'})")
-    return notes
+    return notes + [f"  ({label} is also named {', '.join(names)}: aliases of it)"
+                    for label, names in answer.also]
 
 
 def _group(r) -> str:

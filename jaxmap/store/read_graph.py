@@ -66,6 +66,11 @@ class GraphReads(IndexCore):
             "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
             "IN (?*) ORDER BY definition_id, line", ids)
 
+    def alias_variables(self, ids) -> dict[int, int]:
+        """Variable -> the one of `ids` it only names (`swish = silu`, edges.py)."""
+        return dict(self._in("SELECT v.id, d.id FROM definitions d JOIN definitions v ON "
+                             "v.alias_of = d.qualname WHERE d.id IN (?*)", ids))
+
     def callers(self, ids, through: bool = True) -> list[tuple[int, int, int, bool]]:
         """(caller, callee, line, whether the caller is a function) of each edge to one of
         `ids` that reaches it: calls, and functions handed on (`jit(f)`); with `through`,
