@@ -43,6 +43,9 @@ def test_an_alias_in_a_package_init_is_the_function_it_names(capsys, tmp_path):
     located = json.loads(run_tree(capsys, tmp_path, "locate", "pkg.kern.kernel.ref", "--json"))
     assert sorted(located["definitions"][0]["public_paths"]) == \
         ["pkg.kern.kernel.ref", "pkg.kern.ref"]
+    assert run_tree(capsys, tmp_path, "locate", "pkg.kern._priv._ref").splitlines()[0] == \
+        "variable pkg.kern._priv._ref  pkg/kern/_priv.py:2  (an alias of pkg.kern.kernel.ref: " \
+        "its public paths are that function's)"
     mapped = json.loads(run_tree(capsys, tmp_path, "repo-map", "--json"))
     assert [(b["path"], b["file"]) for b in mapped["public_binds"]] == [
         ("pkg.kern.kernel.user", "pkg/kern/kernel.py"), ("pkg.kern.ref", "pkg/kern/kernel.py")]

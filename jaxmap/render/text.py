@@ -138,6 +138,8 @@ def definition(d: Definition, path: PathFn) -> str:
     text = f"{d.kind.value} {d.qualname}  {path(d.loc.file)}:{d.loc.line}"
     if d.public_paths:
         text += "  (public: " + ", ".join(d.public_paths) + ")"
+    if d.alias_of:  # its public paths are that function's
+        text += f"  (an alias of {d.alias_of}: its public paths are that function's)"
     return text
 
 
