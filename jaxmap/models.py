@@ -145,6 +145,7 @@ class Definition(NamedTuple):
     loc: SourceLoc
     public_paths: tuple[str, ...] = ()
     summary: str | None = None
+    alias_of: str | None = None  # a variable that only names a function: that function
 
 
 # The status of a stored call row. THROUGH: a call whose callee only a parameter holds,

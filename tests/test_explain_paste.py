@@ -477,6 +477,42 @@ def test_the_transformations_on_the_way_are_read_off_the_users_lines(frames, exp
     assert _transformed(_traceback(*frames)) == expected
 
 
+_DECORATED = """\
+import functools
+import jax
+
+
+@jax.jit
+def step(x):
+  return blur(x)
+
+
+@functools.partial(jax.vmap, in_axes=0)
+@jax.named_call
+def rows(x):
+  return step(x)
+"""
+
+
+def test_a_decorator_that_transforms_the_users_function_is_on_the_way(tmp_path):
+    """`@jax.jit def step` shows in no frame's line: it is read from the file."""
+    (tmp_path / "run.py").write_text(_DECORATED)
+    frames = [("run.py", 20, "<module>", "y = step(x)"), ("run.py", 7, "step", "return blur(x)"),
+              ("ops.py", 7, "blur", "return blur_p.bind(x)")]
+    text = _traceback(*frames).replace("/home/me/", f"{tmp_path}/")
+    from jaxmap.commands import explain_user, tracebacks
+
+    [raised] = tracebacks.read(text)
+    assert [(t.names, t.at.line, t.at.code) for t in explain_user.transformed(raised.frames)] \
+        == [(("jax.jit",), 5, "@jax.jit")]
+    nested = [("run.py", 20, "<module>", "y = jax.grad(rows)(x)"),
+              ("run.py", 13, "rows", "return step(x)"), *frames[1:]]
+    [raised] = tracebacks.read(_traceback(*nested).replace("/home/me/", f"{tmp_path}/"))
+    assert [(t.names, t.at.line) for t in explain_user.transformed(raised.frames)] == [
+        (("jax.grad",), 20), (("jax.vmap",), 10), (("jax.jit",), 5)]
+    assert _transformed(_traceback(*frames)) == []  # not on disk: not known
+
+
 def test_a_lowering_missing_under_jit_names_the_users_jit_call(installed_index):
     """JAX's pseudo-cause holds where the primitive was traced; the exception's own
     frames hold the `jax.jit(smooth)(grid)` line."""

@@ -73,11 +73,16 @@ def test_a_chain_to_a_primitive_ends_at_its_bind(index):
                                          "how": "binds", "file": "m.py", "line": 5}
 
 
+def _refused(index, source: str, target: str) -> str:
+    answer = path(index, source, target)
+    assert answer.chains == () and render_text.path_chains(answer, View(index.root)) == ""
+    return render_text.path_refusal(answer)
+
+
 def test_no_chain_says_so(index):
-    with pytest.raises(NotFound, match="no call chain from bottom to top"):
-        path(index, "bottom", "top")
-    with pytest.raises(NotFound, match="no call chain"):  # a class body does not run
-        path(index, "via_class", "bottom")
+    assert _refused(index, "bottom", "top") == "no call chain from bottom to top within 12 steps"
+    assert _refused(index, "via_class", "bottom").startswith(  # a class body does not run
+        "no call chain from via_class to bottom")
     with pytest.raises(NotFound, match="no function named 'no_such_function'"):
         path(index, "top", "no_such_function")
     with pytest.raises(NotFound, match="no primitive named 'no_such_p'"):  # a `_p` name
@@ -169,7 +174,27 @@ def test_no_chain_but_through_a_value_says_so(tmp_path, monkeypatch):
         "def apply_op(name, x):\n  return OPS[name](x)\n"
         "def alone(x):\n  return x\n")
     with open_index(str(tmp_path), graph=True) as index:
-        with pytest.raises(NotFound, match="through calls of what a value may hold"):
-            path(index, "apply_op", "double")
-        with pytest.raises(NotFound, match=r"within 12 steps\Z"):
-            path(index, "apply_op", "alone")
+        assert "through calls of what a value may hold" in _refused(index, "apply_op", "double")
+        assert _refused(index, "apply_op", "alone").endswith("within 12 steps")
+
+
+_SAME_NAME = {  # `sum` names three functions, one of them the source
+    "a.py": "def sum(x):\n  return x\n\ndef user(x):\n  return sum(x)\n",
+    "b.py": "def sum(x):\n  return x\n",
+    "c.py": "class C:\n  def sum(self):\n    return 0\n",
+}
+
+
+def test_no_chain_names_what_an_ambiguous_name_was_read_as(tmp_path, capsys):
+    from jaxmap.cli import main
+
+    for name, text in _SAME_NAME.items():
+        (tmp_path / name).write_text(text)
+    assert main(["path", "a.sum", "sum", "--root", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "jaxmap: no call chain from a.sum to sum (read as 2 definitions: b.sum, c.C.sum) "
+        "within 12 steps; sum also names a.sum, the source itself, left out\n")
+    assert main(["path", "sum", "a.user", "--root", str(tmp_path)]) == 1
+    assert "from sum (read as 3 definitions: a.sum, b.sum, c.C.sum) to a.user within" \
+        in capsys.readouterr().err

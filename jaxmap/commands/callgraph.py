@@ -104,6 +104,10 @@ class CallAnswer(NamedTuple):
     # callers and calls: each target that is a module's variable (`_zeros =
     # partial(full_like, ...)`, `b = lambda x: ...`), with the definitions it names
     aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # callers and calls: each target with its other names, its public paths under
+    # another name (`pkg.assist` of `from .util import helper as assist`) and the
+    # variables that only name it (`swish = silu`)
+    also: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 class Tree(NamedTuple):
@@ -431,13 +435,14 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     bodies, each with the line of its call; then the unresolved calls whose text ends
     with its name; and the registrations of `name` as a rule."""
     targets = _targets(index, name)
+    named = index.alias_variables(targets)
     step = _in_place_order(index, index.callers)
     parent, levels, lines = _walk(step, list(targets), depth)
     # a function `name` means calling another it means (`callers cumsum`: jnp.cumsum
     # hands lax.cumsum on), each at its first call
     inner: dict[tuple[int, int], int] = {}
     for source, target, line, _function in step(list(targets)):
-        if source in targets and source != target:
+        if source in targets and source != target and source not in named:
             inner.setdefault((source, target), line)
     nodes = index.nodes(set(levels))
     status = index.uniform_status(set(parent.items()) | set(inner))
@@ -446,7 +451,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
                       line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
                           call_line=lines[i], through=i in through,
                           handed=status.get((i, parent[i])) == HANDED)
-             for i in levels if i in nodes and levels[i] > 0]
+             for i in levels if i in nodes and levels[i] > 0 and i not in named]
     found += [_reached(nodes[source], 1, (nodes[source].label, nodes[target].label))._replace(
                   call_line=line, through=status.get((source, target)) == THROUGH,
                   handed=status.get((source, target)) == HANDED)
@@ -464,7 +469,8 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     if not found and not registrations:
         _refuse_a_primitive(index, name, targets)
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
-                      registrations, unresolved=unresolved, aliases=_aliases(index, targets))
+                      registrations, unresolved=unresolved, aliases=_aliases(index, targets),
+                      also=_also_named(index, targets, named))
 
 
 def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
@@ -541,7 +547,28 @@ def calls(index, name: str, depth: int = 1) -> CallAnswer:
         _refuse_a_primitive(index, name, targets)
     unresolved = sum(1 for r in found if r.kind == UNRESOLVED)
     return CallAnswer(name, "calls", tuple(targets.values()), tuple(found),
-                      unresolved=unresolved, aliases=_aliases(index, targets))
+                      unresolved=unresolved, aliases=_aliases(index, targets),
+                      also=_also_named(index, targets, index.alias_variables(targets)))
+
+
+def _also_named(index, targets: dict[int, str], named: dict[int, int]
+                ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(label, its other names) of each of `targets` that has some: its public paths
+    under another name, then the variables `named` (variable -> the target it names)
+    under a name none of its public paths has (`_ref = ref`; `swish = silu` is
+    `jax.nn.swish`)."""
+    nodes = index.nodes(targets.keys() | named.keys())
+    found = []
+    for did, label in targets.items():
+        public = nodes[did].public if did in nodes else ()
+        names = {path.rpartition(".")[2] for path in public}
+        others = dict.fromkeys(nodes[did].renamed if did in nodes else ())
+        others.update(dict.fromkeys(sorted(
+            nodes[v].qualname for v, target in named.items() if target == did and v in nodes
+            and nodes[v].qualname.rpartition(".")[2] not in names | {label.rpartition(".")[2]})))
+        if others:
+            found.append((label, tuple(others)))
+    return tuple(found)
 
 
 def _aliases(index, targets: dict[int, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -631,10 +658,13 @@ def _bound(index, frontier, step: int, parent, owners, through: set[int]) -> lis
 
 
 def _targets(index, name: str) -> dict[int, str]:
-    """id -> label of the definitions `name` means (conventional aliases read)."""
+    """id -> label of the definitions `name` means (conventional aliases read); a
+    variable that only names one of the others (`ref = kernel.ref`) is that one."""
     from jaxmap.commands.lookup import definition_ids, suggest
 
     ids = definition_ids(index, name)
+    named = index.alias_variables(ids) if ids else {}
+    ids = [i for i in ids if named.get(i) not in ids]
     if ids:
         return {i: node.label for i, node in sorted(
             index.nodes(ids).items(), key=lambda item: (item[1].label, item[1].file,

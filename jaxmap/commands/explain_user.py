@@ -9,6 +9,7 @@ are read off the frames JAX keeps: the user's own."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -105,15 +106,48 @@ def transformed(frames: tuple[Frame, ...]) -> tuple[Transformed, ...]:
     first: each one whose next user frame inward runs a function the line handed it
     (a lambda it defines, one it names without calling: `jax.grad(loss)(p)`; a
     function it does not name came some other way), or the innermost user line (the
-    transformation's own machinery raised: a lowering under `jax.jit(f)(x)`). A line
-    is named once: a lambda it defines runs on it too."""
+    transformation's own machinery raised: a lowering under `jax.jit(f)(x)`); and,
+    before a frame's own line, a decorator of the function it runs in that applies one
+    (`@jax.jit`, read from the file where it is on disk: the frame's line does not
+    show it). A line is named once: a lambda it defines runs on it too."""
     users = [f for f in frames if is_user(f)]
     found: dict[tuple[str, int], Transformed] = {}
+    sources: dict[str, tuple[ast.Module, list[str]] | None] = {}
     for i, frame in enumerate(users):
+        for decorator in _decorators(frame, sources):
+            found.setdefault((decorator.path, decorator.line), Transformed(
+                transformations.decorating(decorator.code), decorator))
         names = transformations.spelled_in(frame.code)
         if names and (i + 1 == len(users) or _handed(frame, users[i + 1])):
             found.setdefault((frame.path, frame.line), Transformed(names, frame))
     return tuple(found.values())
+
+
+def _decorators(frame: Frame, sources: dict[str, tuple[ast.Module, list[str]] | None]
+                ) -> list[Frame]:
+    """The decorators that apply a transformation to the function `frame` runs in, as
+    frames at their lines (`@jax.jit`), outermost first; none where its file is not on
+    disk or does not parse (`sources` holds each file's tree and lines, read once)."""
+    if frame.path not in sources:
+        try:
+            text = Path(frame.path).read_text()
+            sources[frame.path] = (ast.parse(text), text.splitlines())
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            sources[frame.path] = None
+    source = sources[frame.path]
+    if source is None:
+        return []
+    tree, lines = source
+    name = frame.function.rpartition(".")[2]
+    defs = [node for node in ast.walk(tree) if isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+        and node.lineno <= frame.line <= (node.end_lineno or node.lineno)]
+    if not defs:
+        return []
+    innermost = max(defs, key=lambda node: node.lineno)
+    return [Frame(frame.path, node.lineno, frame.function, lines[node.lineno - 1].strip())
+            for node in innermost.decorator_list
+            if transformations.decorating(ast.unparse(node))]
 
 
 def _handed(caller: Frame, callee: Frame) -> bool:

@@ -39,20 +39,30 @@ class PathAnswer(NamedTuple):
     # for "private", its first chain is not how it binds when traced), or ""
     left_out: str = ""
     runs: bool = True  # False: no shortest chain's calls may all run (guards; `_chains`)
+    # where no chain joins them (the front ends refuse it: render/text.py's
+    # path_refusal): A and B as asked, the steps searched, what of B was left out as A
+    # itself, and whether a chain joins them through calls of what a value may hold
+    asked: tuple[str, str] = ("", "")
+    depth: int = _DEPTH
+    not_target: tuple[str, ...] = ()
+    through_only: bool = False
 
 
 def path(index: Index, source: str, target: str, most: int = _MOST, depth: int = _DEPTH
          ) -> PathAnswer:
     """Up to `most` shortest call chains from `source` to `target`, within `depth`
     steps (a call, or the `.bind` that ends a chain to a primitive); to a primitive,
-    the chain `binds` gives for `source` first; NotFound if A or B names nothing, or no
-    chain joins them; ArgumentError if A is a primitive, or B names only A."""
+    the chain `binds` gives for `source` first; none where no chain joins them (the
+    answer says what A and B were read as); NotFound if A or B names nothing;
+    ArgumentError if A is a primitive, or B names only A."""
     from jaxmap.commands.callgraph import _targets
 
     starts = _targets(index, source)
     _check_source(index, source, starts)
     ends, labels, finals = _ends(index, target)
+    not_target: tuple[str, ...] = ()
     if not finals:  # B's functions other than A: `path jnp.cumsum cumsum` is not A to A
+        not_target = tuple(label for end, label in ends.items() if end in starts)
         ends = {end: label for end, label in ends.items() if end not in starts}
         if not ends:
             raise ArgumentError(f"{source} and {target} are the same function "
@@ -65,8 +75,9 @@ def path(index: Index, source: str, target: str, most: int = _MOST, depth: int =
     first, left_out = _binds_chain(index, target, starts, calls) if finals else (None, "")
     if not reached and first is None:
         values = _search(index, list(starts), set(ends), calls, {}, through=True)
-        raise NotFound(f"no call chain from {source} to {target} within {depth} steps"
-                       + (_THROUGH_ONLY if any(end in values for end in ends) else ""))
+        return PathAnswer(_told_apart(index, starts), labels, (), asked=(source, target),
+                          depth=depth, not_target=not_target,
+                          through_only=any(end in values for end in ends))
     nodes = index.nodes(set(parents) | set(starts) | set(ends)
                         | {p for options in parents.values() for p, _line in options})
     hops |= edge_words(index, {(p, end) for end, options in parents.items()
@@ -178,10 +189,6 @@ def _ends(index: Index, target: str) -> tuple[dict[int, str], tuple[str, ...], d
                 (Step(nodes[did].label, bind[pid], *here, BINDS),)
     return {did: nodes[did].label for did in finals}, tuple(sorted(set(bind.values()))), \
         finals
-
-
-_THROUGH_ONLY = ("; one joins them through calls of what a value may hold (marked * by "
-                 "`calls` and `callers`), which path and binds do not follow")
 
 
 def _search(index: Index, start: list[int], ends: set[int], depth: int,

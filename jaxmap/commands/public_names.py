@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from jaxmap.knowledge.orientation import CONFIG_MODULE
+from jaxmap.store.rows import shown_path
 
 ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
 # `enable_x64 = bool_state(` and the option name string a few lines below it
@@ -44,7 +45,7 @@ def public_names(index) -> tuple[tuple[str, tuple[PublicName, ...]], ...]:
     for d in index.public_definitions():
         if d.kind.value == "function" or not d.public_paths:
             continue
-        path = min(d.public_paths, key=lambda p: (len(p), p))
+        path = shown_path(d.qualname, sorted(d.public_paths, key=lambda p: (len(p), p)))
         kind = {"module": "namespace", "variable": "value"}.get(d.kind.value, "class")
         if d.qualname in enums:
             kind = "enum"

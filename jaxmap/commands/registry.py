@@ -155,7 +155,8 @@ COMMANDS: tuple[Command, ...] = (
              Param("depth", "integer", "up to N steps, a .bind one", default=12, minimum=1,
                    metavar="N")),
             "jaxmap.commands.path:path",
-            {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}, graph=True),
+            {"text": f"{_TEXT}:path_chains", "json": f"{_JSON}:path_document"}, graph=True,
+            refusal=f"{_TEXT}:path_refusal"),
     _paged(Command("coverage", "The matrix of primitives x rule kinds (lowerings per platform), "
                         "with totals.",
             (Param("kinds", "array", "only these rule kinds' columns", flag="--kind",

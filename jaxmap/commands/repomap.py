@@ -23,6 +23,7 @@ from jaxmap.commands.whole_graph import WholeGraph
 from jaxmap.knowledge import orientation as O
 from jaxmap.knowledge import registrars as R
 from jaxmap.models import RuleKind
+from jaxmap.store.rows import shown_path
 
 
 class Place(NamedTuple):
@@ -180,12 +181,12 @@ def _chosen(index, choice: O.CalledFrom) -> Place | None:
 
 
 def _entry_points(index) -> tuple[Place, ...]:
-    """Entry points under their shortest public path when they have one."""
+    """Entry points under the public path they are shown by when they have one."""
     points = []
     for place in _places(index, O.ENTRY_POINTS):
         public = [path for d in index.definitions_named(place.name)
                   if d.qualname == place.name for path in d.public_paths]
-        name = min(public, key=lambda path: (len(path), path)) if public else place.name
+        name = shown_path(place.name, sorted(public, key=lambda path: (len(path), path)))
         points.append(place._replace(name=name))
     return tuple(points)
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from jaxmap.models import HANDED, RESOLVED
+from jaxmap.store.rows import shown_path
 
 
 class WholeGraph:
-    """Edges down (caller -> callees) and up, definitions' kinds, and the shortest
-    public path of each public definition."""
+    """Edges down (caller -> callees) and up, definitions' kinds, and the public path
+    each public definition is shown by (rows.py's shown_path)."""
 
     def __init__(self, index) -> None:
         self.down: dict[int, set[int]] = defaultdict(set)
@@ -26,9 +27,11 @@ class WholeGraph:
                 self.up[callee].add(caller)
         self.places = {did: (qualname, kind, file, line)
                        for did, qualname, kind, file, line, _end in index.spans()}
-        self.public: dict[int, str] = {}
+        paths: dict[int, list[str]] = defaultdict(list)
         for did, path in index.public_path_rows():  # shortest first
-            self.public.setdefault(did, path)
+            paths[did].append(path)
+        self.public = {did: shown_path(self.places[did][0] if did in self.places else "",
+                                       public) for did, public in paths.items()}
         self.ids = {qualname: did for did, (qualname, *_rest) in
                     sorted(self.places.items(), reverse=True)}  # the first of a name
 

@@ -70,7 +70,8 @@ def added_definitions(parsed: dict[str, dict], added: dict[str, frozenset]) -> l
         for d in map(Definition._make, parsed[path]["defs"]):
             if d.kind == "function" and d.qualname in names:
                 found.append((path, before, (d.name, f"{module}.{d.qualname}", d.kind,
-                                             module, path, d.line, d.end_line, d.doc)))
+                                             module, path, d.line, d.end_line, d.doc,
+                                             None)))
             else:
                 before += 1
     return found

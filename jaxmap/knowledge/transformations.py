@@ -45,12 +45,23 @@ _CALL = re.compile(r"(?<![\w])(" + "|".join(sorted(MACHINERY, key=len, reverse=T
                    + r")\s*\(")
 # Any call in a line of source, its name as written: `jax.vmap(`, `nn.jit(`.
 _SPELLED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
+# A name in a decorator's text that is not a keyword argument's: `jax.jit` of
+# `partial(jax.jit, static_argnums=1)`.
+_NAMED = re.compile(r"(?<![\w.='\"])([A-Za-z_][\w.]*)(?![\w.]|\s*=)")
 
 
 def called_in(lines) -> frozenset[str]:
     """The machinery words of the transformations called in `lines` of source."""
     return frozenset(word for line in lines for name in _CALL.findall(line)
                      for word in MACHINERY[name])
+
+
+def decorating(decorator: str) -> tuple[str, ...]:
+    """The transformations a decorator applies, as it writes them: `jax.jit` of
+    `@jax.jit`, `@jax.jit(donate_argnums=0)` or `@partial(jax.jit, static_argnums=1)`
+    (a name it passes as a keyword's value, or a string, is no decorator's)."""
+    return tuple(name for name in _NAMED.findall(decorator)
+                 if name.rpartition(".")[2] in MACHINERY)
 
 
 def spelled_in(line: str) -> tuple[str, ...]:

@@ -242,7 +242,9 @@ def call_document(answer, view: View) -> str:
                                            "primitive": reg.primitive, "file": path(reg.file),
                                            "line": reg.line} for reg in answer.registrations],
                         "aliases": [{"variable": label, "names": list(names)}
-                                    for label, names in answer.aliases]},
+                                    for label, names in answer.aliases],
+                        "also_named": [{"name": label, "aliases": list(names)}
+                                       for label, names in answer.also]},
                        "found", view.paging))
 
 

@@ -138,6 +138,8 @@ def definition(d: Definition, path: PathFn) -> str:
     text = f"{d.kind.value} {d.qualname}  {path(d.loc.file)}:{d.loc.line}"
     if d.public_paths:
         text += "  (public: " + ", ".join(d.public_paths) + ")"
+    if d.alias_of:  # its public paths are that function's
+        text += f"  (an alias of {d.alias_of}: its public paths are that function's)"
     return text
 
 
@@ -444,7 +446,8 @@ _MORE = {("callers", "handed"): ("hands it on", "hand it on"),
 
 def _alias_notes(answer) -> list[str]:
     """Of each target of `callers` or `calls` that is a variable: that its callers are
-    the calls of its name, which the callers of what it names list too."""
+    the calls of its name, which the callers of what it names list too; of each that
+    has other names (`also`), those."""
     notes = []
     for label, names in answer.aliases:
         naming = f" naming {', '.join(names)}" if names else ""
@@ -455,7 +458,8 @@ def _alias_notes(answer) -> list[str]:
         else:
             notes.append(f"  ({label} is a variable{naming}: calling it calls "
                          f"{'that' if names else 'what it holds'})")
-    return notes
+    return notes + [f"  ({label} is also named {', '.join(names)}: aliases of it)"
+                    for label, names in answer.also]
 
 
 def _group(r) -> str:
@@ -637,9 +641,42 @@ def _chain_text(names, steps) -> str:
     return names[0] + "".join(f" -{how}-> {name}" for how, name in zip(steps, names[1:]))
 
 
+def path_refusal(answer) -> str | None:
+    """Why a path.PathAnswer joins nothing, in a line, saying what SOURCE and TARGET
+    were read as where that is not simply the name asked (`sum`: three functions, not
+    jax.numpy.sum, the source); None where a chain joins them."""
+    if answer.chains:
+        return None
+    source, target = answer.asked
+    left = (f"; {target} also names {', '.join(answer.not_target)}, the source itself, "
+            "left out" if answer.not_target else "")
+    through = ("; one joins them through calls of what a value may hold (marked * by "
+               "`calls` and `callers`), which path and binds do not follow"
+               if answer.through_only else "")
+    return (f"no call chain from {_read_as(source, answer.source)} to "
+            f"{_read_as(target, answer.target)} within {answer.depth} steps{left}{through}")
+
+
+_READ_AS_LISTED = 6  # the definitions a refusal names of one that a name was read as
+
+
+def _read_as(name: str, labels: tuple[str, ...]) -> str:
+    """`name`, with what it was read as where that is several definitions (`sum`: 3,
+    each named) or one of another name; not where it is one of that name (`jnp.sum`)."""
+    if len(labels) == 1:
+        same = labels[0].rpartition(".")[2] == name.rpartition(".")[2]
+        return name if same else f"{name} (read as {labels[0]})"
+    named = ", ".join(labels[:_READ_AS_LISTED])
+    more = f" and {len(labels) - _READ_AS_LISTED} more" if len(labels) > _READ_AS_LISTED else ""
+    return f"{name} (read as {len(labels)} definitions: {named}{more})"
+
+
 def path_chains(answer, view: View) -> str:
     """A path.PathAnswer: each chain as its steps, one a line, each saying how it
-    happens, at the line where it does."""
+    happens, at the line where it does; nothing where there is none (`path_refusal`
+    says why)."""
+    if not answer.chains:
+        return ""
     count = len(answer.chains)
     plural = "s" if count > 1 else ""
     # binds' chain, shown first, may be longer than the shortest ones after it

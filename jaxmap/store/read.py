@@ -33,7 +33,7 @@ _PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
          "function_file, function_line, platforms, functions, condition, written, keywords")
 _RULE_OF_R = ", ".join(f"r.{column.strip()}" for column in _RULE.split(","))
-_DEFINITION = "id, name, qualname, kind, file, line, end_line, summary"
+_DEFINITION = "id, name, qualname, kind, file, line, end_line, summary, alias_of"
 
 
 class Index(GraphReads):
@@ -118,8 +118,8 @@ class Index(GraphReads):
         """Definitions of rows, with their public paths fetched in one query."""
         public = self._public_of([row[0] for row in rows], "path")
         return [Definition(name, qualname, DefKind(kind), SourceLoc(file, line, end_line),
-                           tuple(public.get(did, ())), summary)
-                for did, name, qualname, kind, file, line, end_line, summary in rows]
+                           tuple(public.get(did, ())), summary, alias_of)
+                for did, name, qualname, kind, file, line, end_line, summary, alias_of in rows]
 
     def names(self) -> set[str]:
         """Every primitive name, primitive variable and definition name."""

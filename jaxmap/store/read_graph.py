@@ -20,6 +20,11 @@ from jaxmap.store.read_core import (
 if TYPE_CHECKING:
     from jaxmap.store.rows import Node
 
+# Whether a caller of the call graph is walked on as a function: a function, or a
+# variable holding a lambda or a partial, not one that only names a function (its
+# alias: a call of it is an edge to the function too).
+_FUNCTION_LIKE = "(kind = 'function' OR kind = 'variable' AND alias_of IS NULL)"
+
 
 class GraphReads(IndexCore):
     """The queries of call-graph walks and of neighbourhoods."""
@@ -61,16 +66,22 @@ class GraphReads(IndexCore):
             "SELECT definition_id, primitive_id, line, via FROM binds WHERE definition_id "
             "IN (?*) ORDER BY definition_id, line", ids)
 
+    def alias_variables(self, ids) -> dict[int, int]:
+        """Variable -> the one of `ids` it only names (`swish = silu`, edges.py)."""
+        return dict(self._in("SELECT v.id, d.id FROM definitions d JOIN definitions v ON "
+                             "v.alias_of = d.qualname WHERE d.id IN (?*)", ids))
+
     def callers(self, ids, through: bool = True) -> list[tuple[int, int, int, bool]]:
         """(caller, callee, line, whether the caller is a function) of each edge to one of
         `ids` that reaches it: calls, and functions handed on (`jit(f)`); with `through`,
         calls of what a parameter received too (not a caller's own choice of callee: a
-        reachability walk leaves them out). A caller that is a variable is an alias of the
-        function it names (`swish = silu`), as a function is; any other is a module's top
-        level or a class body."""
+        reachability walk leaves them out). A caller that is a variable holding a lambda
+        or a partial is a function; one that only names a function (`swish = silu`) is
+        that function, which its calls reach already, and is not, nor is any other: a
+        module's top level or a class body."""
         statuses = "'resolved', 'handed', 'through'" if through else "'resolved', 'handed'"
         return self._in(
-            "SELECT caller, callee, calls.line, kind IN ('function', 'variable') FROM calls "
+            f"SELECT caller, callee, calls.line, {_FUNCTION_LIKE} FROM calls "
             "JOIN definitions "
             f"ON definitions.id = caller WHERE callee IN (?*) AND status IN ({statuses}) "
             "ORDER BY calls.rowid", ids)
@@ -83,7 +94,7 @@ class GraphReads(IndexCore):
         comma-separated, or None; for each different call, `|`-separated), and the
         line of the first call of each (`|`-separated)."""
         return self._in(
-            "SELECT caller, callee, calls.line, kind IN ('function', 'variable'), guard, "
+            f"SELECT caller, callee, calls.line, {_FUNCTION_LIKE}, guard, "
             "fills, fill_lines FROM calls JOIN definitions ON definitions.id = caller "
             "WHERE callee IN (?*) AND status IN ('resolved', 'handed') ORDER BY calls.rowid",
             ids)

@@ -65,6 +65,9 @@ class DefinitionRecord:
     end_line: int | None
     summary: str | None
     public: list[str]  # the public paths it is exported under
+    # a module's variable that only names a function or class (`swish = silu`): its
+    # qualified name, under which the variable's public paths are exported (edges.py)
+    alias_of: str | None = None
 
 
 class Resolution(NamedTuple):

@@ -6,6 +6,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+def shown_path(qualname: str, public) -> str:
+    """How users write a definition, from its public paths (shortest first): the first
+    that keeps its own name, else the first, else its qualified name."""
+    own = qualname.rpartition(".")[2]
+    return next((path for path in public if path.rpartition(".")[2] == own),
+                public[0] if public else qualname)
+
+
 class DefinitionRow(NamedTuple):
     """A definition as stored, with the module that defines it."""
 
@@ -49,5 +57,13 @@ class Node(NamedTuple):
 
     @property
     def label(self) -> str:
-        """How users write it: its shortest public path, else its qualified name."""
-        return self.public[0] if self.public else self.qualname
+        """How users write it: its shortest public path that keeps its own name (not
+        `pkg.assist` of `from .util import helper as assist`: `pkg.util.helper`, the
+        others being aliases), else its shortest public path, else its qualified name."""
+        return shown_path(self.qualname, self.public)
+
+    @property
+    def renamed(self) -> tuple[str, ...]:
+        """Its public paths under another name than its own (`pkg.assist`)."""
+        own = self.qualname.rpartition(".")[2]
+        return tuple(path for path in self.public if path.rpartition(".")[2] != own)

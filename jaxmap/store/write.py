@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 27  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 28  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
 # calls.fill_lines); 22: rules.keywords; 23: calls of a call's result
@@ -38,7 +38,9 @@ SCHEMA_VERSION = 27  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # rules of a Trace method assigned at module level (`ad.JVPTrace.process_x = f`) and
 # of the Trace methods a primitive's `bind`, `process` or custom bind calls; 26: a
 # message's self-documenting f-string field keeps the `x=` it prints (messages.pieces);
-# 27: an `if`'s condition as written (facts' Branch.text), for an undecided registration
+# 27: an `if`'s condition as written (facts' Branch.text), for an undecided registration;
+# 28: definitions.alias_of, a variable that only names a function (`ref = kernel.ref`),
+# whose public paths are the function's
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
@@ -67,7 +69,7 @@ CREATE TABLE rules (
   platforms TEXT, functions TEXT, condition TEXT, written TEXT, keywords TEXT);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
-  line INTEGER, end_line INTEGER, summary TEXT);
+  line INTEGER, end_line INTEGER, summary TEXT, alias_of TEXT);
 CREATE TABLE public_paths (path TEXT, definition_id INTEGER);
 CREATE TABLE imports (module TEXT, target TEXT);
 CREATE TABLE binds (
@@ -546,8 +548,9 @@ def first_phase(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
          *(r.function or (None, None, None)), ",".join(r.platforms), _more_functions(r),
          r.condition, _written(r.written), r.keywords)
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p.rules)])
-    conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-        (i, d.name, d.qualname, d.kind, d.module, d.file, d.line, d.end_line, d.summary)
+    conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (i, d.name, d.qualname, d.kind, d.module, d.file, d.line, d.end_line, d.summary,
+         d.alias_of)
         for i, d in enumerate(resolution.definitions)])
     conn.executemany("INSERT INTO public_paths VALUES (?, ?)", [
         (public, i) for i, d in enumerate(resolution.definitions) for public in d.public])

@@ -28,8 +28,16 @@ def definitions(names: Names, findings: Findings) -> list[DefinitionRecord]:
         for d in facts.defs:
             rows.append(DefinitionRecord(d.name, f"{module}.{d.qualname}", d.kind, module, path,
                                          d.line, d.end_line, d.doc,
-                                         _public_of(exports, module, d)))
+                                         _public_of(exports, module, d),
+                                         _alias_of(names, module, d)))
     return rows
+
+
+def _alias_of(names: Names, module: str, d) -> str | None:
+    """The qualified name of the function or class a module's variable only names."""
+    target = alias_target(names, module, d.name) \
+        if d.kind == "variable" and d.qualname == d.name else None
+    return f"{target[0]}.{target[1]}" if target is not None else None
 
 
 def _public_of(exports: dict, module: str, d) -> list[str]:
@@ -69,13 +77,14 @@ def _exported(names: Names, findings: Findings, module: str, depth: int = 0
     for d in names.facts(module).defs:
         if "." not in d.qualname and (d.name in listed if listed is not None
                                       else not d.name.startswith("_")):
-            found[d.name] = (module, d.name)
+            found[d.name] = _unaliased(names, (module, d.name))
     reexports = names.reexports.get(module, set())
     for alias, target in names.imports.get((module, ""), {}).items():
         if "." in alias or (alias not in listed if listed is not None
                             else alias.startswith("_") or alias not in reexports):
             continue
-        key = _defined_at(names, target) or _definition_key(
+        defined = _defined_at(names, target)
+        key = _unaliased(names, defined) if defined else _definition_key(
             names, findings, names.qualified(target), target.rpartition(".")[2])
         if key is not None:
             found[alias] = key
@@ -90,6 +99,25 @@ def _all(names: Names, module: str) -> set[str] | None:
     if value is None or value[0] != TUPLE or any(item[0] != STR for item in value[1]):
         return None
     return {item[1] for item in value[1]}
+
+
+def _unaliased(names: Names, key: tuple[str, str]) -> tuple[str, str]:
+    """The definition a module-level name stands for: the function or class it is an
+    alias of (`swish = silu`, `ref = kernel.ref`: exported as that function, whose
+    public paths are then all in one place), else the name's own."""
+    target = alias_target(names, *key)
+    return target if target is not None else key
+
+
+def alias_target(names: Names, module: str, name: str) -> tuple[str, str] | None:
+    """(module, qualname) of the function or class of the tree that a module-level
+    variable only names (`swish = silu`, `ref = kernel.ref`), or None: a call or a
+    partial (`gmm = custom_vjp(gmm)`) makes another callable."""
+    value = names.env_of(module).get(name) if module in names.modules else None
+    if value is None or value[0] not in (FUNC, CLASS) or value[1:3] == (module, name) \
+            or name in names.facts(module).funcs or name in names.facts(module).classes:
+        return None
+    return value[1], value[2]
 
 
 def _defined_at(names: Names, target: str) -> tuple[str, str] | None:
