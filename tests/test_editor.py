@@ -116,6 +116,15 @@ def test_a_platform_most_siblings_lower_on_is_missed_by_one_without_a_default():
                                     "primitives in this module have")
 
 
+def test_a_hijax_primitive_is_not_held_to_its_classic_siblings_rules():
+    # its abstract eval, lowering and batching are its class's methods: no registration
+    prims = [_prim("a", 1, "cpu"), _prim("b", 2, "cpu"), _prim("c", 3, "cpu"),
+             _prim("d", 4)._replace(style="hijax")]
+    assert rule_gaps.gaps(_Prims(prims), "m.py") == []
+    prims[3] = prims[3]._replace(style="classic")  # a classic one would be named
+    assert [g.primitive for g in rule_gaps.gaps(_Prims(prims), "m.py")] == ["d"]
+
+
 def test_no_finding_among_fewer_than_four_primitives():
     prims = [_prim("a", 1, "cpu", "tpu"), _prim("b", 2, "cpu", "tpu"), _prim("d", 4, "cpu")]
     assert rule_gaps.gaps(_Prims(prims), "m.py") == []

@@ -40,7 +40,10 @@ def gaps(index: Index, file: str) -> list[Gap]:
 
 
 def missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
-    """The rule kinds and platforms most of `siblings` have and `prim` lacks."""
+    """The rule kinds and platforms most of `siblings` of its style have and `prim`
+    lacks: a hijax primitive's rules are its class's methods, not registrations, so it
+    is held to other hijax primitives only, and they to it not at all."""
+    siblings = [s for s in siblings if s.style == prim.style]
     if len(siblings) < _MIN_SIBLINGS:
         return []
     label = prim.name or prim.variable
