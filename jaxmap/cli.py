@@ -447,6 +447,11 @@ def _read_input(command, given: dict) -> None:
 
                 click.echo(reading_stdin(param.name), err=True)
             given[param.name] = sys.stdin.read()
+            if not given[param.name].strip():
+                from jaxmap.errors import ArgumentError
+                from jaxmap.render.text import empty_stdin
+
+                raise ArgumentError(empty_stdin(param.name))
         elif "\n" in value:  # the text itself
             continue
         elif os.path.isfile(value):

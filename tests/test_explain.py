@@ -379,6 +379,15 @@ def test_the_cli_reads_a_file_given_by_its_path(index, tmp_path, monkeypatch, ca
     assert "the path of an existing file reads that file" in capsys.readouterr().out
 
 
+def test_a_dash_with_nothing_on_stdin_says_stdin_was_empty(index, monkeypatch, capsys):
+    from jaxmap.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n"))
+    assert main(["explain", "-", "--root", str(index.root)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "jaxmap: error: - reads the text from stdin, and stdin held nothing"
+
+
 def test_a_path_naming_no_file_is_one_line_not_a_message(index, tmp_path, capsys):
     """A mistyped log's path, or a folder, says so; it is not read as a message."""
     from jaxmap.cli import main

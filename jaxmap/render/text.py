@@ -258,7 +258,7 @@ def index_diff(diff) -> str:
     kind_width = max([22, *map(len, kinds)])
     for change in ("added", "removed", "moved"):
         rows = [(c, kind) for c, kind in zip(diff.rules, kinds) if c.change == change]
-        lines.append(f"rules {change} ({len(rows)}):")
+        lines.append(f"rules {change} ({len(rows)}):" + ("" if rows else " -"))
         for c, kind in rows:
             where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
                      "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
@@ -389,6 +389,11 @@ def read_from(what: str) -> str:
 def reading_stdin(what: str) -> str:
     """What a command that reads `-` from a terminal says it waits for."""
     return f"jaxmap: reading the {what} from stdin; end it with Ctrl-D"
+
+
+def empty_stdin(what: str) -> str:
+    """Why a `-` whose standard input held nothing is refused."""
+    return f"- reads the {what} from stdin, and stdin held nothing"
 
 
 def output_is_directory(path: str) -> str:
