@@ -16,7 +16,8 @@ CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "ot
              "others_why", "found", "registrations", "read_as", "total", "offset", "truncated",
              "next_offset", "aliases", "also_named"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
-              "call_file", "through", "handed", "steps", "trace_time", "left_out"}
+              "call_file", "through", "handed", "dispatch", "steps", "trace_time",
+              "left_out"}
 
 
 def test_binds_lists_the_public_api_first_with_chains(capsys):
@@ -785,3 +786,82 @@ def test_a_function_a_name_means_calling_another_it_means_is_its_caller(tmp_path
         answer = callers(index, "total")
     assert {(r.label, r.chain) for r in answer.found} == {
         ("b.use", ("b.use", "b.total")), ("b.total", ("b.total", "a.total"))}
+
+
+OVERRIDES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": """\
+        class Trace:
+            def __init__(self):
+                self.level = 0
+
+            def process(self, x):
+                raise NotImplementedError
+
+            def again(self, x):
+                return self.process(x)
+
+        class Primitive:
+            def bind_with_trace(self, trace, x):
+                return trace.process(x)
+
+        def bind(x):
+            return Primitive().bind_with_trace(Trace(), x)
+        """,
+    "pkg/batching.py": """\
+        from pkg import core
+        from pkg.core import Trace
+
+        class BatchTrace(Trace):
+            def __init__(self):
+                super().__init__()
+
+            def process(self, x):
+                return super().process(x)
+
+        class OtherTrace(core.Trace):
+            def __init__(self):
+                super().__init__()
+
+        def vmap_one(x):
+            return BatchTrace().process(x)
+
+        def plain(x):
+            return vmap_one(x)
+        """,
+}
+
+
+def test_callers_of_an_override_are_those_of_the_method_it_overrides(tmp_path_factory,
+                                                                     capsys):
+    """`trace.process(x)` on a value of the base class may run BatchTrace.process
+    (dynamic dispatch): its callers list it, through Trace.process; `super()` calls
+    and calls of a plain function are not read as such."""
+    from inline import indexed_tree
+
+    root = indexed_tree(tmp_path_factory, OVERRIDES).root
+
+    def found(*argv) -> list[tuple]:
+        document = json.loads(run_tree(capsys, root, "callers", *argv, "--json"))
+        assert all(FOUND_KEYS == f.keys() for f in document["found"])
+        return [(f["name"], f["depth"], f["dispatch"]) for f in document["found"]]
+
+    base = "pkg.core.Trace.process"
+    assert found("BatchTrace.process") == [
+        ("pkg.batching.vmap_one", 1, None),
+        ("pkg.core.Primitive.bind_with_trace", 1, base),
+        ("pkg.core.Trace.again", 1, base)]
+    assert found("BatchTrace.process", "--depth", "2") == [
+        ("pkg.batching.vmap_one", 1, None), ("pkg.batching.plain", 2, None),
+        ("pkg.core.Primitive.bind_with_trace", 1, base), ("pkg.core.Trace.again", 1, base),
+        ("pkg.core.bind", 2, base)]
+    text = run_tree(capsys, root, "callers", "BatchTrace.process").splitlines()
+    assert text[0].endswith("; 2 more may call it through a method it overrides")
+    assert f"> pkg.core.Primitive.bind_with_trace  pkg/core.py:13  (through {base}, which " \
+           "it overrides)  [pkg.core.Primitive.bind_with_trace -> pkg.core.Trace.process " \
+           "-> pkg.batching.BatchTrace.process]" in text
+    # super().__init__() runs Trace's own: OtherTrace's is no caller of BatchTrace's
+    assert all(dispatch is None for _n, _d, dispatch in found("BatchTrace.__init__"))
+    assert found("plain") == [] and found("vmap_one") == [("pkg.batching.plain", 1, None)]
+    # the base's own callers are as they were: no override is one of them
+    assert ("pkg.batching.BatchTrace.process", 1, None) in found("Trace.process")

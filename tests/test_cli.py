@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -638,6 +639,33 @@ def test_a_dotted_name_whose_prefix_is_a_module_outside_the_tree_names_nothing(
     for known in ("loops.cumsum_p", "jax._src.loops.cumsum_p", "cumsum"):
         assert main(["locate", known, "--root", str(tmp_path)]) == 0, known
         assert "primitive cumsum" in capsys.readouterr().out
+
+
+def test_a_dotted_name_whose_module_holds_no_such_primitive_names_nothing(capsys, tmp_path):
+    """`jnp.psum` and `jax.random.psum` name modules of the tree, neither of which holds
+    psum: they are not the psum primitive, which `lax.psum` and its variable are."""
+    sources = {"jax/__init__.py": "",
+               "jax/_src/__init__.py": "",
+               "jax/_src/core.py": "class Primitive:\n    def __init__(self, name): pass\n",
+               "jax/_src/parallel.py": "from jax._src import core\n"
+                                       "psum_p = core.Primitive('psum')\n"
+                                       "def psum(x):\n    return psum_p.bind(x)\n",
+               "jax/lax/__init__.py": "from jax._src.parallel import psum, psum_p\n",
+               "jax/numpy/__init__.py": "def sum(x):\n    return x\n",
+               "jax/random.py": "def key(seed):\n    return seed\n"}
+    for path, text in sources.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    for query, module in (("jnp.psum", "jnp"), ("jax.random.psum", "jax.random")):
+        code = main(["locate", query, "--root", str(tmp_path)])
+        out, err = capsys.readouterr()
+        assert code == 1 and not out and err.count("\n") == 1, (query, out)
+        assert f"nothing named {query!r}" in err and f"{module} holds no psum" in err, err
+        assert re.search(r"did you mean: [\w.]*\.psum\b", err), err
+    for known in ("psum", "psum_p", "lax.psum", "jax.lax.psum", "lax.psum_p",
+                  "jax._src.parallel.psum_p"):
+        assert main(["locate", known, "--root", str(tmp_path)]) == 0, known
+        assert "psum" in capsys.readouterr().out.splitlines()[0], known
 
 
 def test_a_commands_options_given_before_its_name_are_read_after_it(tmp_path, monkeypatch,

@@ -3,7 +3,8 @@ SQL per step (no graph is built, so each answer costs about a `locate`):
 
 - `binds PRIM`: every function that reaches the primitive, with its shortest chain
   (through the impl and lowering rules of what it binds: RUN_AT_BIND);
-- `callers NAME`: who calls a function, each at its first call, the registrations
+- `callers NAME`: who calls a function, each at its first call (of a method, also
+  who calls a method of its name of a base of its class, which it overrides), the registrations
   that make a rule function run (JAX calls it, no function of the tree does), and the
   calls that could not be resolved but may be to it (their text ends with its name),
   so that none means none;
@@ -18,6 +19,7 @@ from functools import partial
 from typing import NamedTuple
 
 from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
+from jaxmap.commands.overrides import dispatching, overridden
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import ArgumentError, NotFound
 from jaxmap.knowledge.interpreters import is_interpreter, module_order
@@ -67,6 +69,9 @@ class Reached(NamedTuple):
     call_file: str | None = None
     through: bool = False  # its call is of what a value holds (a dispatch, a parameter)
     handed: bool = False  # it hands the function on (`jit(f)`), it does not call it there
+    # callers: the base class's method whose call (at the chain's end) reaches the target,
+    # which overrides it (dynamic dispatch); "" for a caller of the target itself
+    dispatch: str = ""
     # binds: the words of each step of `chain` (chains.py), one fewer than its names
     steps: tuple[str, ...] = ()
     trace_time: bool = False  # binds: its chain runs when a user's call is traced
@@ -432,8 +437,9 @@ def _unnamed_callers(index, nodes) -> int:
 
 def callers(index, name: str, depth: int = 1) -> CallAnswer:
     """Functions that call `name` (to `depth` steps), and module top levels and class
-    bodies, each with the line of its call; then the unresolved calls whose text ends
-    with its name; and the registrations of `name` as a rule."""
+    bodies, each with the line of its call; then, of a method, those that call the
+    methods it overrides (`dispatch`); then the unresolved calls whose text ends with
+    its name; and the registrations of `name` as a rule."""
     targets = _targets(index, name)
     named = index.alias_variables(targets)
     step = _in_place_order(index, index.callers)
@@ -457,6 +463,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
                   handed=status.get((source, target)) == HANDED)
               for (source, target), line in inner.items()]
     found.sort(key=lambda r: (r.depth, r.label, r.file, r.line))
+    found += _dispatched(index, step, overridden(index, targets), levels, depth)
     maybe = index.unresolved_calls_named(name.rpartition(".")[2])
     callers_of = index.nodes({caller for caller, _t, _l in maybe})
     found += sorted((Reached(text, UNRESOLVED, callers_of[caller].file, line, 1,
@@ -471,6 +478,34 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
     return CallAnswer(name, "callers", tuple(targets.values()), tuple(found),
                       registrations, unresolved=unresolved, aliases=_aliases(index, targets),
                       also=_also_named(index, targets, named))
+
+
+def _dispatched(index, step, bases: dict[int, int], direct: dict[int, int],
+                depth: int) -> list[Reached]:
+    """The callers of the methods `bases` (each -> the target that overrides it) to
+    `depth` steps, as the target's: each calls the base's method, on a value that may be
+    of the target's class (overrides.dispatching: not `super().m()`). A caller of the
+    target itself (`direct`: the direct walk's levels) is left out."""
+    if not bases:
+        return []
+    calls = dispatching(index, bases)
+    parent, levels, lines = _walk(
+        lambda ids: [row for row in step(ids) if row[1] not in bases or row[:2] in calls],
+        list(bases), depth)
+    nodes = index.nodes(set(levels) | set(bases.values()))
+    status = index.uniform_status(set(parent.items()))
+    through = _through_chains(parent, lambda i: status.get((i, parent[i])) == THROUGH)
+    found = []
+    for i in levels:
+        if levels[i] == 0 or i in direct or i not in nodes:
+            continue
+        base = _root(i, parent)
+        found.append(_reached(
+            nodes[i], levels[i], _chain(i, parent, nodes) + (nodes[bases[base]].label,),
+            line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
+                call_line=lines[i], through=i in through,
+                handed=status.get((i, parent[i])) == HANDED, dispatch=nodes[base].label))
+    return sorted(found, key=lambda r: (r.depth, r.label, r.file, r.line))
 
 
 def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:

@@ -45,13 +45,17 @@ def _subclasses(classes) -> dict[str, set[tuple[str, str, int]]]:
     extended: dict[str, set[tuple[str, str, int]]] = defaultdict(set)
     for module, file, name, line, bases, aliases in classes:
         for base in bases:
-            head, _, rest = base.partition(".")
-            if head in aliases:
-                target = aliases[head] + (f".{rest}" if rest else "")
-            else:
-                target = f"{module}.{base}"
-            extended[target].add((f"{module}.{name}", file, line))
+            extended[base_target(module, base, aliases)].add((f"{module}.{name}", file, line))
     return extended
+
+
+def base_target(module: str, base: str, aliases: dict[str, str]) -> str:
+    """The dotted name a base written `base` in `module` stands for, through the
+    module's top-level import `aliases` (else a class of the module itself)."""
+    head, _, rest = base.partition(".")
+    if head in aliases:
+        return aliases[head] + (f".{rest}" if rest else "")
+    return f"{module}.{base}"
 
 
 def _nearest_first(subclass: tuple[str, str, int]) -> tuple:

@@ -10,6 +10,7 @@ from jaxmap.commands.lookup import (
     RECEIVED_KINDS_NOTE,
     RESULT_KINDS,
     RULE_KINDS,
+    alias_spellings,
     check_platform,
     definitions,
     for_platform,
@@ -85,13 +86,27 @@ _NAMESPACES = {DefKind.MODULE.value, DefKind.CLASS.value}  # what a prefix may n
 def _prefix_known(index: Index, query: str) -> bool:
     """Whether a dotted query's prefix names a module, class or alias of the tree
     (`jax.lax` of `jax.lax.psum_p`; not `totally.bogus` of `totally.bogus.cumsum`, nor
-    `np` of `np.cumsum`, a module outside the tree that at most a variable holds):
-    only then is the primitive its last part names the one meant."""
+    `np` of `np.cumsum`, a module outside the tree that at most a variable holds)."""
     from jaxmap.knowledge.registrars import USER_ALIASES
 
     prefix = query.rpartition(".")[0]
     return not prefix or prefix.partition(".")[0] in USER_ALIASES \
         or bool(definitions(index, prefix, _NAMESPACES))
+
+
+def _prefix_holds(index: Index, query: str, prims: list[Primitive]) -> bool:
+    """Whether a dotted query's prefix names where one of `prims` lives: its module
+    (`jax._src.lax.parallel.psum`), or a namespace with a definition of the query's
+    last part, the primitive's variable or a function named as it (`lax.psum`,
+    `lax.scatter-add` by jax.lax.scatter_add_p): only then is the primitive its last
+    part names the one meant, not for `jnp.psum` nor `jax.random.psum`."""
+    prefix, _, leaf = query.rpartition(".")
+    if not prefix or {p.module for p in prims} & set(alias_spellings(prefix)):
+        return True
+    names = {leaf, *(n for p in prims for n in (p.name, p.variable,
+                                                p.variable.removesuffix("_p")))}
+    return any(definitions(index, f"{prefix}.{name}")
+               for name in sorted(names) if name.isidentifier())
 
 
 def locate(index: Index, name: str, kind: str | None = None, platform: str | None = None) -> Found:
@@ -129,11 +144,8 @@ def locate(index: Index, name: str, kind: str | None = None, platform: str | Non
         if kinds:
             raise NotFound(f"{query!r} is no {kind}: it names a "
                            f"{' and a '.join(sorted(kinds))}")
-    if prims and not defs and not _prefix_known(index, query):
-        prefix = query.rpartition(".")[0]
-        raise NotFound(f"nothing named {query!r} in the index of {index.root}: no module, "
-                       f"class or alias is named {prefix!r} (`jaxmap locate "
-                       f"{query.rpartition('.')[2]}` finds the primitive by its name)")
+    if prims and not defs and not _prefix_holds(index, query, prims):
+        raise _no_such_member(index, query, prims)
     if not prims and not defs and not options:
         raise NotFound(f"nothing named {query!r} in the index of {index.root}",
                        suggest(index, query))
@@ -171,3 +183,15 @@ def _lacks(prims: list[Primitive], kind: str, platform: str | None) -> str:
 
 def _only_kind(prim: Primitive, kind: str) -> Primitive:
     return prim._replace(rules=tuple(r for r in prim.rules if kind in rule_kinds(r)))
+
+
+def _no_such_member(index: Index, query: str, prims: list[Primitive]) -> NotFound:
+    """NotFound for a dotted query whose prefix names no place its primitive lives:
+    why (the prefix names nothing, or a namespace without that name), where the
+    primitive is, and the names close to the query."""
+    prefix, _, leaf = query.rpartition(".")
+    why = f"{prefix} holds no {leaf}" if _prefix_known(index, query) else \
+        f"no module, class or alias is named {prefix!r}"
+    where = ", ".join(sorted({f"{p.variable or p.name} of {p.module}" for p in prims}))
+    return NotFound(f"nothing named {query!r} in the index of {index.root}: {why} (the "
+                    f"primitive {where}: `jaxmap locate {leaf}`)", suggest(index, query))

@@ -49,7 +49,7 @@ def definitions(index: Index, query: str, want=RESULT_KINDS, hops: int = 0) -> l
         defs = [d for d in index.definitions_named(spelling) if d.kind.value in want]
         if defs:
             return defs
-    target = _imported_as(index, query) if hops < _IMPORT_HOPS else None
+    target = _imported_by_spelling(index, query) if hops < _IMPORT_HOPS else None
     return definitions(index, target, want, hops + 1) if target else []
 
 
@@ -61,11 +61,18 @@ def definition_ids(index: Index, name: str, hops: int = 0) -> list[int]:
         ids = index.definition_ids(spelling)
         if ids:
             return ids
-    target = _imported_as(index, name.strip()) if hops < _IMPORT_HOPS else None
+    target = _imported_by_spelling(index, name.strip()) if hops < _IMPORT_HOPS else None
     return definition_ids(index, target, hops + 1) if target else []
 
 
 _IMPORT_HOPS = 4  # re-exports followed from package to package
+
+
+def _imported_by_spelling(index: Index, dotted: str) -> str | None:
+    """What `_imported_as` finds for the first of `dotted`'s spellings that has an
+    import of that name (`lax.psum`: what jax.lax imports as psum)."""
+    return next(filter(None, (_imported_as(index, spelling)
+                              for spelling in alias_spellings(dotted))), None)
 
 
 def _imported_as(index: Index, dotted: str) -> str | None:

@@ -235,6 +235,7 @@ def call_document(answer, view: View) -> str:
                                    "call_file": path(r.call_file or r.file)
                                    if r.call_line else None,
                                    "through": r.through, "handed": r.handed,
+                                   "dispatch": r.dispatch or None,
                                    "steps": list(r.steps), "trace_time": r.trace_time,
                                    "left_out": r.left_out or None}
                                   for r in answer.found],

@@ -438,6 +438,9 @@ _GROUPS = {
                "handed on, not called there (`jit(f)`, `partial(f)`, an argument)"),
     "through": ("* ", "may call it: each calls what a value holds (a dispatch, a parameter)",
                 "may be called: each a call of what a value holds (a dispatch, a parameter)"),
+    "dispatch": ("> ", "may call it through a method it overrides: each calls a base class's "
+                 "method of its name, on a value that may be of its class (dynamic dispatch)",
+                 ""),
     "unresolved": ("? ", "may be calls of it: unresolved calls whose text ends with its name",
                    "calls the resolver could not name"),
 }
@@ -445,6 +448,7 @@ _GROUPS = {
 # How the heading counts a group that may not be answers: (one, more than one).
 _MORE = {("callers", "handed"): ("hands it on", "hand it on"),
          ("callers", "through"): ("may call it through a value",) * 2,
+         ("callers", "dispatch"): ("may call it through a method it overrides",) * 2,
          ("calls", "handed"): ("handed on",) * 2,
          ("calls", "through"): ("may be called through a value",) * 2}
 
@@ -471,6 +475,8 @@ def _group(r) -> str:
     """The group of `_GROUPS` a call answer's `r` is listed in ("" for a certain one)."""
     if r.kind in ("unresolved", "external"):
         return r.kind
+    if r.dispatch:
+        return "dispatch"
     return "through" if r.through else "handed" if r.handed else ""
 
 
@@ -564,7 +570,7 @@ def _call_heading(answer, groups: dict[str, list]) -> str:
         **{word: word if one else word + "s" for word in ("function", "caller", "callee")})
     if answer.direction != "binds" and named:
         heading += ", at its first call" if one else ", each at its first call"
-    for name in ("handed", "through"):
+    for name in ("handed", "through", "dispatch"):
         if groups[name]:
             count = len(groups[name])
             heading += f"; {count} more {_MORE[answer.direction, name][count > 1]}"
@@ -632,8 +638,9 @@ def _call_line(r, direction: str, view: View) -> str:
                f"{f'line {r.line}' if r.file == call_file else f'{path(r.file)}:{r.line}'})" \
                f"  [{chain}]"
     if direction == "callers" or r.kind not in ("function", "class"):
+        overrides = f"  (through {r.dispatch}, which it overrides)" if r.dispatch else ""
         return f"{r.label}{_BODIES.get(r.kind, '') if direction == 'callers' else ''}" \
-               f"  {where}  [{chain}]"
+               f"  {where}{overrides}  [{chain}]"
     defined = f"line {r.line}" if r.file == call_file else f"{path(r.file)}:{r.line}"
     return f"{r.label}  {where}  (defined at {defined})  [{chain}]"
 

@@ -275,15 +275,18 @@ class Index(GraphReads):
         return self._conn.execute("SELECT definition_id, path FROM public_paths "
                                   "ORDER BY length(path), path").fetchall()
 
-    def class_bases(self) -> list[tuple[str, str, str, int, tuple[str, ...], dict]]:
+    def class_bases(self, files=None) -> list[tuple[str, str, str, int, tuple[str, ...], dict]]:
         """(module, file, class qualname in its module, line, its bases as dotted names,
-        the module's top-level import aliases -> targets) of every class, from the
-        stored facts (a base written otherwise than as a dotted name is left out)."""
+        the module's top-level import aliases -> targets) of every class (of `files`,
+        if given), from the stored facts (a base written otherwise than as a dotted name
+        is left out)."""
         import marshal
 
         rows = []
-        for file, module, blob in self._conn.execute(
-                "SELECT path, module, facts FROM files JOIN facts USING (path) ORDER BY path"):
+        query = "SELECT path, module, facts FROM files JOIN facts USING (path)"
+        for file, module, blob in sorted(
+                self._conn.execute(query) if files is None
+                else self._in(f"{query} WHERE path IN (?*)", files)):
             try:
                 raw = marshal.loads(blob)
             except (ValueError, EOFError, TypeError) as error:
@@ -295,6 +298,24 @@ class Index(GraphReads):
                 rows.append((module, file, name, line,
                              tuple(d for d in map(_dotted, bases) if d), aliases))
         return rows
+
+    def classes_at(self, names) -> dict[str, tuple[str, str]]:
+        """name -> (qualname, file) of the class each of `names` is: the class of that
+        qualified name, else the one with that public path."""
+        found: dict[str, tuple[str, str]] = {}
+        for name, qualname, file, by_path in sorted(self._in(
+                "SELECT d.qualname, d.qualname, d.file, 0 FROM definitions d WHERE "
+                "d.kind = 'class' AND d.qualname IN (?*) UNION SELECT p.path, d.qualname, "
+                "d.file, 1 FROM public_paths p JOIN definitions d ON d.id = p.definition_id "
+                "WHERE d.kind = 'class' AND p.path IN (?*)", names),
+                key=lambda row: (row[3], row[0], row[1], row[2])):
+            found.setdefault(name, (qualname, file))
+        return found
+
+    def functions_at(self, qualnames) -> dict[int, str]:
+        """id -> qualname of the functions whose qualified name is one of `qualnames`."""
+        return dict(self._in("SELECT id, qualname FROM definitions WHERE kind = 'function' "
+                             "AND qualname IN (?*) ORDER BY id", qualnames))
 
     def stored_facts(self, files) -> dict[str, dict]:
         """path -> the stored facts (extract's dict) of each of `files` the index holds."""

@@ -149,6 +149,11 @@ class GraphReads(IndexCore):
             "JOIN primitives ON primitives.id = primitive_id "
             "WHERE definition_id IS NOT NULL").fetchall()
 
+    def call_texts(self, ids) -> list[tuple[int, int, str]]:
+        """(caller, callee, text as written) of each call or hand-on of one of `ids`."""
+        return self._in("SELECT caller, callee, text FROM calls WHERE callee IN (?*) AND "
+                        "status IN ('resolved', 'handed', 'through') ORDER BY rowid", ids)
+
     def unresolved_calls_named(self, leaf: str) -> list[tuple[int, str, int]]:
         """(caller, text, line) of unresolved calls whose text ends with `leaf`: callers
         that may exist but could not be told."""
