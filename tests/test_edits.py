@@ -192,22 +192,23 @@ def _edited_then_asked(tmp_path, monkeypatch, file: str, *edits) -> tuple[str, d
     return path, _tables(path, facts=True)
 
 
-def _graph_asked(tmp_path, monkeypatch, *, solves: bool) -> str:
-    """A graph question on the copy `_edited_then_asked` left in `tmp_path`: it builds
-    the call graph again, or (not `solves`) moves its rows without solving anything;
-    the index then equals a cold one."""
+def _graph_asked(tmp_path, monkeypatch, *, solves: bool, tree: Path | None = None) -> str:
+    """A graph question on the copy `_edited_then_asked` left in `tmp_path` (or on
+    `tree`): it builds the call graph again, or (not `solves`) moves its rows without
+    solving anything; the index then equals a cold one."""
     from jaxmap.flow import graph
 
+    tree = tree or tmp_path / "minijax"
     solved = []
     call_graph = graph.call_graph
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
     monkeypatch.setattr(graph, "call_graph",
                         lambda *a, **k: solved.append(1) or call_graph(*a, **k))
-    path, report = indexer.ensure_index(tmp_path / "minijax", graph=True)
+    path, report = indexer.ensure_index(tree, graph=True)
     monkeypatch.setattr(graph, "call_graph", call_graph)
     assert report is not None and bool(solved) is solves
     assert report.changed  # it read the stale files again: not "up to date"
-    _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
+    _same_as_cold(path, tree, tmp_path / "cold", monkeypatch)
     return path
 
 
@@ -329,6 +330,24 @@ def test_a_reworded_docstring_keeps_the_call_graph(tmp_path, monkeypatch):
     path, _ = _edited_then_asked(tmp_path, monkeypatch, PARALLEL, _module_docstring_reworded)
     _same_as_cold(path, tmp_path / "minijax", tmp_path / "cold", monkeypatch)
     _graph_asked(tmp_path, monkeypatch, solves=False)
+
+
+def test_a_comment_among_a_defs_parameters_keeps_the_call_graph(tmp_path, monkeypatch):
+    """A comment written among a signature's parameters (a quote and a bracket in it)
+    is no code: a locate moves the rows, the next graph question solves nothing, and
+    every table equals a cold index's."""
+    tree = tmp_path / "lib"
+    (tree / "lib").mkdir(parents=True)
+    (tree / "lib" / "__init__.py").write_text("")
+    ops = tree / "lib" / "ops.py"
+    ops.write_text("import math\n\n\ndef helper(x):\n  return x\n\n\n"
+                   "def scale(x,\n          factor=2):\n  return helper(x) * factor\n")
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    ops.write_text(ops.read_text().replace(
+        "def scale(x,\n", "def scale(x,\n          # it's the (scalar) factor\n"))
+    indexer.ensure_index(tree)  # a plain question: the call graph left stale
+    _graph_asked(tmp_path, monkeypatch, solves=False, tree=tree)
 
 
 def test_an_assignment_nothing_reads_keeps_the_call_graph(tmp_path, monkeypatch):

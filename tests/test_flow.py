@@ -34,6 +34,21 @@ def test_a_module_level_alias_is_the_function_it_names():
     assert ("m.use", "f", RESOLVED, "m.silu") in calls(res)
 
 
+def test_a_comment_among_the_parameters_hides_none_of_them():
+    # a quote and a bracket in comments of the signature: the parameters after them are
+    # still parameters, their annotations read (`let's` had swallowed the body)
+    res = resolve_sources({"m.py": """
+        class Info:
+          def check(self): return 1
+        def trace(fun,  # (args, kwargs) pair
+                  # TODO: let's name it
+                  info: Info,
+                  flag=False):
+          return info.check()
+        """})
+    assert ("m.trace", "info.check", RESOLVED, "m.Info.check") in calls(res)
+
+
 def test_a_method_of_an_instance_held_by_a_name():
     res = resolve_sources({"m.py": """
         class Frame:

@@ -66,6 +66,7 @@ _STATEMENT = re.compile(
 _NOT_CODE = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*')
 _NOT_NEWLINE = re.compile(rb"[^\n]")
+_SPACES = re.compile(rb"\s*\n\s*")  # a line break and the indent around it
 _FIELD = re.compile(
     rb"(?:^[ \t]+|;[ \t]*)([A-Za-z_]\w*)[ \t]*:(?!=)[ \t]*([^\s\0;][^\n;]*)(?=$|;)", re.M)
 _RAISE = re.compile(rb"(?:^|;)[ \t]*raise[ \t]+([A-Za-z_][\w.]*)[ \t]*(?=$|[;\0])", re.M)
@@ -191,12 +192,14 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
         line_of = _Lines(text, start_line)
         signatures = []  # where each def's parameters are: `*args` there is no iteration
         for match in _DEF.finditer(code):
-            params = _balanced(text, match.end() - 1)
+            # (its brackets found in the masked code: one in a comment is none)
+            params = _balanced(code, match.end() - 1)
             signatures.append((match.end() - 1, match.end() - 1 + len(params)))
             local.add(match.group(1))
             received.update(_parameter_names(params[1:-1]))
             returns = _RETURNS.match(text, match.end() - 1 + len(params))
-            found.append((DEF, match.group(1).decode(), params[1:-1].decode(errors="replace"),
+            written = _signature(text[match.end():match.end() - 2 + len(params)])
+            found.append((DEF, match.group(1).decode(), written,
                           line_of(match.start()), _indent(match.group()),
                           returns.group(1).decode(errors="replace") if returns else ""))
         for match in _DECORATED.finditer(code):
@@ -216,9 +219,13 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it
         iterated = []  # (offset, name) of each name iterated
+        starts = [a for a, _b in signatures]
         for match in _STATEMENT.finditer(statements):
             if match.start() < covered:  # `f(a,\n  b=c)`: a keyword, not an assignment
                 continue
+            if (i := bisect.bisect_right(starts, match.start()) - 1) >= 0 \
+                    and match.start() < signatures[i][1]:
+                continue  # `def f(a,\n      b=c)`: a parameter's default, not an assignment
             value, covered = _logical(text, statements, match.end())
             if not value or value.startswith(b"#"):
                 continue
@@ -578,6 +585,19 @@ def _without_comment(value: bytes) -> bytes:
         return value
     return b"\n".join(line.split(b"#", 1)[0] if b"'" not in line and b'"' not in line
                       else line for line in value.split(b"\n"))
+
+
+def _signature(params: bytes) -> str:
+    """A signature's parameters as they read without their comments and line breaks:
+    a comment written among them changes no fact, so the edit only moves rows."""
+    return _SPACES.sub(b" ", _NOT_CODE.sub(_kept_string, params)).strip().decode(
+        errors="replace")
+
+
+def _kept_string(match) -> bytes:
+    """A string as it is written; a comment, dropped."""
+    found = match.group()
+    return b"" if found.startswith(b"#") else found
 
 
 def _balanced(text: bytes, at: int) -> bytes:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 28  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 29  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
 # calls.fill_lines); 22: rules.keywords; 23: calls of a call's result
@@ -40,7 +40,10 @@ SCHEMA_VERSION = 28  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # message's self-documenting f-string field keeps the `x=` it prints (messages.pieces);
 # 27: an `if`'s condition as written (facts' Branch.text), for an undecided registration;
 # 28: definitions.alias_of, a variable that only names a function (`ref = kernel.ref`),
-# whose public paths are the function's
+# whose public paths are the function's; 29: a def's parameters in the flow facts
+# read on the masked text, without comments and line breaks (a quote or a bracket in a
+# comment among them had swallowed the body; a comment added there only moves rows),
+# and a default on a signature's own line no assignment
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
