@@ -198,8 +198,8 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             local.add(match.group(1))
             received.update(_parameter_names(params[1:-1]))
             returns = _RETURNS.match(text, match.end() - 1 + len(params))
-            written = _signature(text[match.end():match.end() - 2 + len(params)])
-            found.append((DEF, match.group(1).decode(), written,
+            signature = _signature(text[match.end():match.end() - 2 + len(params)])
+            found.append((DEF, match.group(1).decode(), signature,
                           line_of(match.start()), _indent(match.group()),
                           returns.group(1).decode(errors="replace") if returns else ""))
         for match in _DECORATED.finditer(code):
