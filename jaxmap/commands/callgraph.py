@@ -452,12 +452,7 @@ def callers(index, name: str, depth: int = 1) -> CallAnswer:
             inner.setdefault((source, target), line)
     nodes = index.nodes(set(levels))
     status = index.uniform_status(set(parent.items()) | set(inner))
-    through = _through_chains(parent, lambda i: status.get((i, parent[i])) == THROUGH)
-    found = [_reached(nodes[i], levels[i], _chain(i, parent, nodes),
-                      line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
-                          call_line=lines[i], through=i in through,
-                          handed=status.get((i, parent[i])) == HANDED)
-             for i in levels if i in nodes and levels[i] > 0 and i not in named]
+    found = list(_walked(nodes, (parent, levels, lines), status, named).values())
     found += [_reached(nodes[source], 1, (nodes[source].label, nodes[target].label))._replace(
                   call_line=line, through=status.get((source, target)) == THROUGH,
                   handed=status.get((source, target)) == HANDED)
@@ -494,18 +489,25 @@ def _dispatched(index, step, bases: dict[int, int], direct: dict[int, int],
         list(bases), depth)
     nodes = index.nodes(set(levels) | set(bases.values()))
     status = index.uniform_status(set(parent.items()))
-    through = _through_chains(parent, lambda i: status.get((i, parent[i])) == THROUGH)
-    found = []
-    for i in levels:
-        if levels[i] == 0 or i in direct or i not in nodes:
-            continue
-        base = _root(i, parent)
-        found.append(_reached(
-            nodes[i], levels[i], _chain(i, parent, nodes) + (nodes[bases[base]].label,),
-            line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
-                call_line=lines[i], through=i in through,
-                handed=status.get((i, parent[i])) == HANDED, dispatch=nodes[base].label))
+    found = [reached._replace(chain=reached.chain + (nodes[bases[base]].label,),
+                              dispatch=nodes[base].label)
+             for i, reached in _walked(nodes, (parent, levels, lines), status, direct).items()
+             for base in (_root(i, parent),)]
     return sorted(found, key=lambda r: (r.depth, r.label, r.file, r.line))
+
+
+def _walked(nodes, walk: tuple[dict, dict, dict], status: dict, left_out) -> dict[int, Reached]:
+    """Id -> the answer for each definition a callers `walk` (`_walk`'s parent, levels
+    and lines) reached, but its start and those `left_out`: its chain to the start, the
+    line of its call, whether a call of a value or a hand-on is on the way (`status`
+    of each step)."""
+    parent, levels, lines = walk
+    through = _through_chains(parent, lambda i: status.get((i, parent[i])) == THROUGH)
+    return {i: _reached(nodes[i], levels[i], _chain(i, parent, nodes),
+                        line=lines[i] if nodes[i].kind != FUNCTION else None)._replace(
+                            call_line=lines[i], through=i in through,
+                            handed=status.get((i, parent[i])) == HANDED)
+            for i in levels if i in nodes and levels[i] > 0 and i not in left_out}
 
 
 def _refuse_a_primitive(index, name: str, targets: dict[int, str]) -> None:
