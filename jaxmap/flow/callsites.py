@@ -77,7 +77,7 @@ class CallSites(Engine):
         # higher-order function). Values the second pass computes read the first pass's
         # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
-            self._building_sites = self._holding_late = True
+            self._building_sites = True
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
             for module, owner, base, _value in self._stores:
@@ -109,7 +109,7 @@ class CallSites(Engine):
             for key in [key for key, held in self._direct_memo.items() if not held]:
                 del self._direct_memo[key]
             self._held_late()
-            self._holding_late = self._building_sites = False
+            self._building_sites = False
         return self._sites
 
     def _held_late(self) -> None:

@@ -68,7 +68,6 @@ class Engine(FlowFacts):
         # box -> names found holding it in a pass of the call sites, theirs once the
         # pass ends: a site's values do not depend on which sites were read before it
         self._late_holders: dict[tuple, set] = defaultdict(set)
-        self._holding_late = False  # while a pass of the call sites is read
         self._literals: dict[tuple, tuple] = {}  # box -> (module, owner, node) writing it
         self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
         self._traced: dict | None = None  # see traced()

@@ -86,7 +86,7 @@ class Scopes(Engine):
         noted in a pass of the sites count once it ends (callsites.py)."""
         if self._sites is not None and not self._building_sites:
             return
-        holders = self._late_holders if self._holding_late else self._holders
+        holders = self._late_holders if self._building_sites else self._holders
         for value in ordered(values):
             if value[0] == BOX:
                 holders[value[1]].add(name)
