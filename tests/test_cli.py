@@ -649,8 +649,9 @@ def test_a_dotted_name_whose_module_holds_no_such_primitive_names_nothing(capsys
                "jax/_src/core.py": "class Primitive:\n    def __init__(self, name): pass\n",
                "jax/_src/parallel.py": "from jax._src import core\n"
                                        "psum_p = core.Primitive('psum')\n"
+                                       "sum_p = core.Primitive('sum')\n"
                                        "def psum(x):\n    return psum_p.bind(x)\n",
-               "jax/lax/__init__.py": "from jax._src.parallel import psum, psum_p\n",
+               "jax/lax/__init__.py": "from jax._src.parallel import psum, psum_p, sum_p\n",
                "jax/numpy/__init__.py": "def sum(x):\n    return x\n",
                "jax/random.py": "def key(seed):\n    return seed\n"}
     for path, text in sources.items():
@@ -662,6 +663,11 @@ def test_a_dotted_name_whose_module_holds_no_such_primitive_names_nothing(capsys
         assert code == 1 and not out and err.count("\n") == 1, (query, out)
         assert f"nothing named {query!r}" in err and f"{module} holds no psum" in err, err
         assert re.search(r"did you mean: [\w.]*\.psum\b", err), err
+    # a variable's spelling: jax.numpy's function `sum` is no `sum_p` of it
+    assert main(["locate", "jnp.sum_p", "--root", str(tmp_path)]) == 1
+    assert "jnp holds no sum_p" in capsys.readouterr().err
+    assert main(["locate", "lax.sum_p", "--root", str(tmp_path)]) == 0
+    assert "primitive sum " in capsys.readouterr().out
     for known in ("psum", "psum_p", "lax.psum", "jax.lax.psum", "lax.psum_p",
                   "jax._src.parallel.psum_p"):
         assert main(["locate", known, "--root", str(tmp_path)]) == 0, known

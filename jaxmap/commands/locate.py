@@ -103,8 +103,11 @@ def _prefix_holds(index: Index, query: str, prims: list[Primitive]) -> bool:
     prefix, _, leaf = query.rpartition(".")
     if not prefix or {p.module for p in prims} & set(alias_spellings(prefix)):
         return True
-    names = {leaf, *(n for p in prims for n in (p.name, p.variable,
-                                                p.variable.removesuffix("_p")))}
+    # a variable's spelling (`lax.add_p`) is held only as itself; a primitive's name
+    # (`lax.psum`) also as its variable or a function named as it
+    names = {leaf} if any(leaf == p.variable for p in prims) else \
+        {leaf, *(n for p in prims for n in (p.name, p.variable,
+                                            p.variable.removesuffix("_p")))}
     return any(definitions(index, f"{prefix}.{name}")
                for name in sorted(names) if name.isidentifier())
 
