@@ -123,6 +123,9 @@ _REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
                     b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
 _CALL_OPENS = re.compile(rb"[ \t]*\(")  # after a call: its result is called
+# What may make a call's brackets close elsewhere in the masked code than in its text (a
+# string, a comment), or close elsewhere than a simple argument list's `)` (a bracket).
+_NOT_PLAIN = re.compile(rb"[\"'#\[\]{}]")
 # An operator after a call, a subscript or a bracketed expression (`f(x) + 1`, `(a - b) *
 # c`, `x[0] * y`; not `x[0][1]`: the head's own indexing is read); a number before one
 # (`2 * x`, `0.5 * f(x)`, `1 - x.T`: its right operand's reflected operator); and a
@@ -202,7 +205,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             found.append((DEF, match.group(1).decode(), signature,
                           line_of(match.start()), _indent(match.group()),
                           returns.group(1).decode(errors="replace") if returns else ""))
-        for match in _DECORATED.finditer(code):
+        for match in _DECORATED.finditer(code) if b"@" in code else ():
             at = line_of(match.start())
             written = [_group(text, match, 1)] + [
                 d.strip()[1:] for d in _group(text, match, 2).split(b"\n") if d.strip()]
@@ -215,7 +218,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((FIELD, match.group(1).decode(),
                               annotation.strip().decode(errors="replace"), line_of(match.start())))
         statements = _inline_bodies(code)  # `if x: return y`: read as `if x; return y`
-        for match in _RAISE.finditer(statements):
+        for match in _RAISE.finditer(statements) if b"raise" in statements else ():
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it
         iterated = []  # (offset, name) of each name iterated
@@ -322,6 +325,8 @@ def _iterations(code: bytes, iterated: list, signatures: list, seen: set,
     """The `iter` facts of a text: `iterated` ((offset, value) of what its target lists
     unpack), and the names it unpacks with a star (not in a def's parameters: `*args`)
     or loops over; each as `held_at` (offset, name) says the name holds there, once."""
+    if not iterated and b"*" not in code and b"for" not in code:
+        return []  # nothing unpacked, starred or looped over
     starts = [a for a, _b in signatures]  # (in order: a def's span, by bisection)
     iterated = iterated + [
         (m.start(1), m.group(1)) for m in _STARRED.finditer(code)
@@ -398,9 +403,13 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
         callee = _group(text, match, 1)
         if callee.partition(b".")[0] in _KEYWORDS:
             continue
-        simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
-        args = simple.group() if simple else _balanced(text, match.end() - 1)
-        found += _chained(text, code, match.start(1), match.end() - 1, line_of(match.start()))
+        at = match.end() - 1
+        simple = _SIMPLE_ARGUMENTS.match(text, at)
+        args = simple.group() if simple else _balanced(text, at)
+        # Brackets the code closes where the text does: no string or comment in them.
+        closed = len(args) if len(args) <= _MAX_BRACKETED and _NOT_PLAIN.search(args) is None \
+            else len(_balanced(code, at))
+        _chained(text, code, match.start(1), at, closed, line_of, found)
         plain = b"(" not in callee and b"[" not in callee
         if plain and b"lambda" not in args and not any(
                 w in (owned if dotted else names) for w, dotted in _ARGUMENT.findall(args)):
@@ -415,27 +424,28 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
     return found
 
 
-def _chained(text: bytes, code: bytes, start: int, at: int, line: int) -> list[tuple]:
+def _chained(text: bytes, code: bytes, start: int, at: int, closed: int, line_of,
+             found: list[tuple]) -> None:
     """The calls of a call's result that `_CALL` leaves out, where the call before spans
     lines or nests deeper (`Op(\n  aval,\n)(x)`, `f(g(h(a)))(x)`): for the callee at
-    `start` called at `at`, each call of what the call before gives, its callee's text
-    on one line."""
-    found: list[tuple] = []
+    `start` called at `at` (its brackets `closed` bytes long in the masked `code`), each
+    call of what the call before gives, its callee's text on one line, added to `found`."""
     while True:
-        end = at + len(_balanced(code, at))
+        end = at + closed
         opened = _CALL_OPENS.match(code, end)
         if opened is None:
-            return found
+            return
         callee = text[start:end]
         if b"\n" in callee:
             expression = parse_text(callee.decode(errors="replace"))
             if expression is None:
-                return found
+                return
             callee = ast.unparse(expression).encode()
         at = opened.end() - 1
-        args = text[at + 1:at + len(_balanced(code, at)) - 1]
+        closed = len(_balanced(code, at))
+        args = text[at + 1:at + closed - 1]
         found.append((CALL, callee.decode(errors="replace"), args.decode(errors="replace"),
-                      line))
+                      line_of(start)))
 
 
 def _parameter_names(params: bytes) -> set[bytes]:
@@ -600,10 +610,13 @@ def _kept_string(match) -> bytes:
     return b"" if found.startswith(b"#") else found
 
 
+_MAX_BRACKETED = 4000  # bytes `_balanced` reads on from a bracket
+
+
 def _balanced(text: bytes, at: int) -> bytes:
     """The bracketed text that opens at `at`, brackets included (to the bound if it
     never closes); a quote skips to the next of its kind."""
-    depth, end = 0, min(len(text), at + 4000)
+    depth, end = 0, min(len(text), at + _MAX_BRACKETED)
     found = _BRACKET_OR_QUOTE.search(text, at, end)
     while found is not None:
         c, i = found.group(), found.start()
@@ -678,7 +691,7 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
         if _unary_at(code, match.start()):
             add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),
                 _UNARY_NAMES[match.group(1)], match.start())
-    for match in _ABS.finditer(code):  # `abs(x)`: x's `__abs__`
+    for match in _ABS.finditer(code) if b"abs" in code else ():  # x's `__abs__`
         end = _closing(code, match.end() - 1)
         if end > 0 and b"," not in code[match.end():end]:
             add(match.end(), end - 1, ABS, match.start())

@@ -595,14 +595,15 @@ def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[st
         if text.startswith(b"*"):
             found.append(KEYWORDS if text.startswith(b"**") else SPREAD)
             continue
-        keyword = _KEYWORD.match(text)
+        keyword = _KEYWORD.match(text) if b"=" in text else None
         if keyword:
             text = text[keyword.end():].strip()
-        value = _value(text)
-        if value == MAYBE and _NAME.fullmatch(text):
+        if text != b"None" and _NAME.fullmatch(text):  # a bare name (`_value`'s MAYBE)
             if used is None and call.count(text) > 1:  # else the call uses it only here
                 used = operands(call)
             value = _name_value(text, used or frozenset(), values)
+        else:
+            value = _value(text)
         found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
     return tuple(found)
 

@@ -85,6 +85,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
     guarded: dict[bytes, frozenset[str]] = {}  # name -> the names all its uses require None
     sites: dict[bytes, dict[tuple, int]] = {}  # name -> what its calls pass -> first where
     for start, end in pieces:
+        # (a `case` clause's line may start before the piece: looked for from there)
+        cases = source.find(b"case", source.rfind(b"\n", 0, start) + 1, end) >= 0
         for match in _CALLEE.finditer(source, start, end):
             name, trailing, decorator = match.groups()
             if name is not None:
@@ -98,7 +100,7 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                 continue
             if name in _NOT_CALLEES:
                 continue
-            if called and _in_case_pattern(source, at):
+            if called and cases and _in_case_pattern(source, at):
                 continue  # `case Blocked(...):` tests a class, it makes none
             before = source[at - 1:at]
             if before == b"." or trailing is None and not called \
