@@ -89,23 +89,29 @@ _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's para
 # (A bracket in the callee may hold one level of parentheses, `zeros(n, f(w)).at[g(x)]`,
 # and a subscript one level of brackets, `a.at[-b.shape[0]:]`.) What may not precede the
 # name is looked behind from its first letter: a pattern that starts with a character
-# class lets the engine skip to the next letter, a third of this pattern's time.
+# class lets the engine skip to the next letter, a third of this pattern's time. A
+# dotted name is taken whole (a look-ahead group and its back-reference: no
+# backtracking into it, which could match nothing more), half the time on jax's files.
 _CALL = re.compile(
-    rb"([A-Za-z_](?<![\w.][A-Za-z_])(?<!def [A-Za-z_])(?<!class [A-Za-z_])[\w.]*"
+    rb"([A-Za-z_](?<![\w.][A-Za-z_])(?<!def [A-Za-z_])(?<!class [A-Za-z_])(?=([\w.]*))\2"
     rb"(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
-    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
+    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+"
+    rb"(?:\.[A-Za-z_](?=([\w.]*))\3)?)*)"
     rb"[ \t]*\(")
-# A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
-_ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
+# A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".");
+# what may not precede it looked behind from its first letter, as in `_CALL`.
+_ARGUMENT = re.compile(rb"([A-Za-z_](?<![\w.][A-Za-z_])\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
 _BRACKET_OR_QUOTE = re.compile(rb"[()\[\]{}\"']")
 # An operator, or indexing, applied to a bare name or one attribute of one (`x ** 2`,
 # `x[i]`, `idx.index < 0`): by the name of the dunder it runs (`pow`, `getitem`), as
-# JAX's tables of Array operators key them.
+# JAX's tables of Array operators key them. (Groups 2 and 3 take each word of the name
+# whole, as in `_CALL`; group 4 is the operator.)
 _OPERATOR = re.compile(
-    rb"(?<![\w.'\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)[ \t]*"
+    rb"(?<![\w.'\"])([A-Za-z_](?=(\w*))\2(?:\.[A-Za-z_](?=(\w*))\3)?)[ \t]*"
     rb"(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>\[])(?![=>])")
+_SYMBOL = 4  # `_OPERATOR`'s group of the operator
 _OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//": "floordiv",
                    b"%": "mod", b"**": "pow", b"@": "matmul", b"&": "and", b"|": "or",
                    b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
@@ -263,7 +269,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             operand = holds(match.start(1), match.group(1))
             if operand == _NO_ARRAY:
                 continue
-            key = (operand, match.group(2))
+            key = (operand, match.group(_SYMBOL))
             head, dot, _attr = match.group(1).partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
                     key[1] != b"[" and _NOT_AN_ARRAY.match(code, match.end())) \
@@ -662,7 +668,7 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
             found.append((OPERATOR, operand.decode(errors="replace"), operator, line_of(at)))
 
     for match in operators:
-        symbol = match.group(2)
+        symbol = match.group(_SYMBOL)
         if not _NOT_AN_ARRAY.match(code, match.end()):
             start = _operand_start(code, match.end(1), _PRECEDENCE[symbol])
             if start < match.start(1):
