@@ -55,8 +55,11 @@ _EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*(==|!=)[ \t]*[
 # source) or `(el)if name not in words:` (a name the function or its module binds once).
 _MEMBER = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]+(not[ \t]+)?in[ \t]*"
                      rb"([(\[{].*[)\]}]|(?<=[ \t])[A-Za-z_]\w*)[ \t]*:[ \t\0]*\Z")
-# What may start a guard: no need to read an owner's lines without one.
-_MAY_GUARD = re.compile(rb" is None|[=!]=|\bif[ \t]+\w+[ \t]+(?:not[ \t]+)?in\b")
+# What may start a guard: no need to read an owner's lines without one (` is None`,
+# `==`, `!=`, `if x in`, `if x not in`); each alternative is told by its first byte, which
+# lets the engine skip to the next place where one may start.
+_MAY_GUARD = re.compile(
+    rb"[ =!i](?:(?<= )is None|(?<=[=!])=|(?<=\bi)f[ \t]+\w+[ \t]+(?:not[ \t]+)?in\b)")
 WORD = re.compile(r"[\w.-]+", re.ASCII)
 _WORD_LITERAL = re.compile(rb"([\"'])(" + WORD.pattern.encode() + rb")\1")
 EQUALS = GUARD_EQUALS  # `mode==edge`: a guard that parameter mode is the word "edge"
@@ -104,10 +107,13 @@ _MAY_DEFINE = (b"def", b"async", b"if")
 # may bind a name: an assignment of any kind, a default, a keyword argument (or `<=`,
 # `>=`), a loop's or comprehension's target, `as`, an import, a def, a class, a lambda,
 # `global`, `nonlocal`, `del`, a `case` pattern. A keyword is read apart from the
-# letters around it, not from digits before it (`[1for x in y]`).
+# letters around it, not from digits before it (`[1for x in y]`). As in `_MAY_GUARD`,
+# each alternative starts with the byte it is told by, what may not precede it looked
+# behind from there.
 _OWN_DEF = re.compile(rb"(?:if 1:\n)?[ \t]*(?:async[ \t]+)?def(?![\w])")
-_MAY_BIND = re.compile(rb"(?<![=!])=(?!=)|(?<![A-Za-z_])(?:for|as|import|def|class|lambda"
-                       rb"|global|nonlocal|del|case)(?!\w)")
+_MAY_BIND = re.compile(
+    rb"=(?<![=!]=)(?!=)|[acdfgiln](?<![A-Za-z_][acdfgiln])(?:(?<=f)or|(?<=a)s|(?<=i)mport"
+    rb"|(?<=d)ef|(?<=c)lass|(?<=l)ambda|(?<=g)lobal|(?<=n)onlocal|(?<=d)el|(?<=c)ase)(?!\w)")
 # Nodes that hold nothing a walk for bindings looks at.
 _CONTEXTS = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 _MAY_NOT_RUN = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp,
