@@ -128,6 +128,9 @@ _REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
                     b">>": "rrshift", b"==": "eq", b"!=": "ne", b"<": "gt", b"<=": "ge",
                     b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
+# Arguments `_balanced` closes where this does: calls nested one deep, no string, no
+# other bracket (`(f(x), g(y))`).
+_NESTED_ARGUMENTS = re.compile(rb"\((?:[^()\[\]{}\"']|\([^()\[\]{}\"']*\))*\)")
 _CALL_OPENS = re.compile(rb"[ \t]*\(")  # after a call: its result is called
 # What may make a call's brackets close elsewhere in the masked code than in its text (a
 # string, a comment), or close elsewhere than a simple argument list's `)` (a bracket).
@@ -410,8 +413,7 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
         if callee.partition(b".")[0] in _KEYWORDS:
             continue
         at = match.end() - 1
-        simple = _SIMPLE_ARGUMENTS.match(text, at)
-        args = simple.group() if simple else _balanced(text, at)
+        args = _arguments(text, at)
         # Brackets the code closes where the text does: no string or comment in them.
         closed = len(args) if len(args) <= _MAX_BRACKETED and _NOT_PLAIN.search(args) is None \
             else len(_balanced(code, at))
@@ -420,7 +422,7 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
         if plain and b"lambda" not in args and not any(
                 w in (owned if dotted else names) for w, dotted in _ARGUMENT.findall(args)):
             continue
-        else:
+        if not plain:
             for inner, inner_args in _inner_calls(callee):  # `f()(g)`: f() is given g
                 if inner_args:
                     found.append((CALL, inner.decode(), inner_args.decode(errors="replace"),
@@ -428,6 +430,17 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
         found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"),
                       line_of(match.start())))
     return found
+
+
+def _arguments(text: bytes, at: int) -> bytes:
+    """A call's arguments in their brackets, from its `(` at `at`: to the first `)` if no
+    `(` or line break comes before it, else as `_balanced` reads them."""
+    simple = _SIMPLE_ARGUMENTS.match(text, at)
+    if simple:
+        return simple.group()
+    nested = _NESTED_ARGUMENTS.match(text, at)  # (no need to look bracket by bracket)
+    return nested.group() if nested and nested.end() - at <= _MAX_BRACKETED \
+        else _balanced(text, at)
 
 
 def _chained(text: bytes, code: bytes, start: int, at: int, closed: int, line_of,
