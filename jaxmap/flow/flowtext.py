@@ -146,6 +146,8 @@ _REFLECTED_EXPRESSION = re.compile(
     rb"[ \t]*(?=[-~(\w])")
 _UNARY = re.compile(rb"([-+~])[ \t]*(?=[A-Za-z_(])")
 _UNARY_NAMES = {b"-": "neg", b"+": "pos", b"~": "invert"}
+# What every operator above is written with: a text without any has none of them.
+_MAY_OPERATE = re.compile(rb"[-+*/%@&|^<>\[~]|[=!]=")
 # The builtin `abs(x)`, which runs x's `__abs__` (a name of the module may shadow it:
 # the flow tells).
 _ABS = re.compile(rb"(?<![\w.])abs[ \t]*\(")
@@ -260,15 +262,20 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                         and _UNPACKED.match(value):  # `a, b = x`, `k1, k2 = split(k)`
                     iterated.append((match.end(), value))
         seen, operators = set(), []
-        narrowed, held = _held(source, start, code, found) if len(pieces) == 1 else ((), {})
+        narrowing_read: list = []  # what `_held` says, read once first asked
 
         def holds(offset: int, name: bytes) -> bytes:
             """What a name used at `offset` stands for: what a parameter holds there,
             where the text tells (`_held_at`), else itself."""
+            if not narrowing_read:  # (`found` has grown by no def or assignment since)
+                narrowing_read.append(_held(source, start, code, found)
+                                      if len(pieces) == 1 else ((), {}))
+            narrowed, held = narrowing_read[0]
             return _held_at(source, start, text, held, offset, name) \
                 if name in narrowed else name
 
-        for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
+        operated = _MAY_OPERATE.search(code) is not None
+        for match in _OPERATOR.finditer(code) if operated else ():  # each (name, operator)
             operand = holds(match.start(1), match.group(1))
             if operand == _NO_ARRAY:
                 continue
@@ -284,7 +291,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                     and _operator_before(code, _back(code, match.start(1))) is not None:
                 operators.append(match)  # `a * b + c`: the product is `+`'s operand
         found += _iterations(code, iterated, signatures, seen, imported, line_of, holds)
-        found += _expression_operators(text, code, line_of, seen, operators)
+        found += _expression_operators(text, code, line_of, seen, operators, operated)
         found += _calls(text, code, line_of, names, owned)
     return tuple(found)
 
@@ -661,14 +668,15 @@ def _unbracketed(target: str) -> str:
 
 
 def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
-                          operators: list) -> list[tuple]:
+                          operators: list, operated: bool) -> list[tuple]:
     """The operator facts whose operand is no bare name, as precedence groups it: the
     left operand of an operator after a call, a subscript or brackets (`f(x) + 1`,
     `(a - b) * c`), or after another operator (`operators`, matches of `_OPERATOR`: `a
     * b + c`, `a * b`), or after a number that another operator's right operand ends
     with (`x * 0 + c`: `x * 0`); the right operand after a number (`2 * x`, `0.5 * f(x)`,
     `1 - 2 * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
-    The flow parses each operand's text."""
+    The flow parses each operand's text. Without `operated` (`_MAY_OPERATE` finds none),
+    only `abs(x)` is looked for."""
     found = []
 
     def add(start: int, end: int, operator: str, at: int) -> None:
@@ -686,13 +694,13 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
             start = _operand_start(code, match.end(1), _PRECEDENCE[symbol])
             if start < match.start(1):
                 add(start, match.end(1), _OPERATOR_NAMES[symbol], match.start())
-    for match in _CLOSED_OPERATOR.finditer(code):
+    for match in _CLOSED_OPERATOR.finditer(code) if operated else ():
         symbol = match.group(1)
         if symbol == b"[" or not _NOT_AN_ARRAY.match(code, match.end()):
             add(_operand_start(code, match.start() + 1,
                                _SUBSCRIPT if symbol == b"[" else _PRECEDENCE.get(symbol, 0)),
                 match.start() + 1, _OPERATOR_NAMES[symbol], match.start())
-    for match in _REFLECTED_EXPRESSION.finditer(code):
+    for match in _REFLECTED_EXPRESSION.finditer(code) if operated else ():
         symbol = match.group(1)
         precedence = _PRECEDENCE.get(symbol, 0)
         if _EXPONENT.search(code, max(0, match.start() - 3), match.start() + 1) \
@@ -706,7 +714,7 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
             end = _back(code, match.start(1))
             add(_operand_start(code, end, precedence), end, _OPERATOR_NAMES[symbol],
                 match.start())
-    for match in _UNARY.finditer(code):
+    for match in _UNARY.finditer(code) if operated else ():
         if _unary_at(code, match.start()):
             add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),
                 _UNARY_NAMES[match.group(1)], match.start())
