@@ -626,8 +626,11 @@ def _without_comment(value: bytes) -> bytes:
 def _signature(params: bytes) -> str:
     """A signature's parameters as they read without their comments and line breaks:
     a comment written among them changes no fact, so the edit only moves rows."""
-    return _SPACES.sub(b" ", _NOT_CODE.sub(_kept_string, params)).strip().decode(
-        errors="replace")
+    if b"#" in params or b"'" in params or b'"' in params:  # (most have no string)
+        params = _NOT_CODE.sub(_kept_string, params)
+    if b"\n" in params:
+        params = _SPACES.sub(b" ", params)
+    return params.strip().decode(errors="replace")
 
 
 def _kept_string(match) -> bytes:

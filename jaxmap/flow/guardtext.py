@@ -68,6 +68,7 @@ _SEPARATOR = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
     rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[()\[\]{},]")
 _COMMENT = re.compile(rb"#[^\n]*")
+_PLAIN_ARGUMENTS = re.compile(rb"\([^()\[\]{}\"'#]*\)")
 _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # What an argument is, where not a bare name (kept as written): None, a value that may
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
@@ -288,7 +289,6 @@ def _bindings(text: bytes) -> _Bindings:
         return _UNREAD
     signature = body[0].args
     args = (*signature.posonlyargs, *signature.args, *signature.kwonlyargs)
-    own = {id(arg) for arg in args}
     positional = (*signature.posonlyargs, *signature.args)
     defaults = [*[None] * (len(positional) - len(signature.defaults)), *signature.defaults,
                 *signature.kw_defaults]
@@ -298,6 +298,7 @@ def _bindings(text: bytes) -> _Bindings:
         spread = {arg.arg for arg in (signature.vararg, signature.kwarg) if arg is not None}
         return _Bindings(frozenset(typed - spread),
                          frozenset(arg.arg for arg in args) - spread, frozenset(spread), body[0])
+    own = {id(arg) for arg in args}
     elements = {arg.arg: _typed_elements(arg.annotation) for arg in args
                 if arg.arg in typed and arg.annotation is not None}
     simple: set[str] = set()
@@ -574,6 +575,9 @@ def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str
     of a word), or `.` (anything else: a literal, a call, an operation, a subscript);
     `*` for `*args` (what follows is unknown); then `name=` and the same for each
     keyword, `**` for `**kwargs`."""
+    plain = _PLAIN_ARGUMENTS.match(source, at)
+    if plain:  # no bracket, string or comment inside: its commas separate its arguments
+        return _passed(source[at + 1:plain.end() - 1].split(b","), plain.group(), values)
     pieces: list[bytes] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
