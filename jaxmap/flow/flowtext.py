@@ -455,7 +455,9 @@ def _chained(text: bytes, code: bytes, start: int, at: int, closed: int, line_of
     """The calls of a call's result that `_CALL` leaves out, where the call before spans
     lines or nests deeper (`Op(\n  aval,\n)(x)`, `f(g(h(a)))(x)`): for the callee at
     `start` called at `at` (its brackets `closed` bytes long in the masked `code`), each
-    call of what the call before gives, its callee's text on one line, added to `found`."""
+    call of what the call before gives, its callee's text on one line, added to `found`,
+    all at one line: one int object, which the stored facts refer to again (marshal)."""
+    line = None
     while True:
         end = at + closed
         opened = _CALL_OPENS.match(code, end)
@@ -470,8 +472,9 @@ def _chained(text: bytes, code: bytes, start: int, at: int, closed: int, line_of
         at = opened.end() - 1
         closed = len(_balanced(code, at))
         args = text[at + 1:at + closed - 1]
+        line = line_of(start) if line is None else line
         found.append((CALL, callee.decode(errors="replace"), args.decode(errors="replace"),
-                      line_of(start)))
+                      line))
 
 
 def _parameter_names(params: bytes) -> set[bytes]:
