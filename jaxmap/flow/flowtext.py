@@ -128,8 +128,8 @@ _REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
                     b">>": "rrshift", b"==": "eq", b"!=": "ne", b"<": "gt", b"<=": "ge",
                     b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
-# Arguments `_balanced` closes where this does: calls nested one deep, no string, no
-# other bracket (`(f(x), g(y))`).
+# Brackets `_balanced` closes where this does, and faster: parentheses nested one deep,
+# no string, no other bracket (`(f(x), g(y))`).
 _NESTED_ARGUMENTS = re.compile(rb"\((?:[^()\[\]{}\"']|\([^()\[\]{}\"']*\))*\)")
 _CALL_OPENS = re.compile(rb"[ \t]*\(")  # after a call: its result is called
 # What may make a call's brackets close elsewhere in the masked code than in its text (a
@@ -443,11 +443,7 @@ def _arguments(text: bytes, at: int) -> bytes:
     """A call's arguments in their brackets, from its `(` at `at`: to the first `)` if no
     `(` or line break comes before it, else as `_balanced` reads them."""
     simple = _SIMPLE_ARGUMENTS.match(text, at)
-    if simple:
-        return simple.group()
-    nested = _NESTED_ARGUMENTS.match(text, at)  # (no need to look bracket by bracket)
-    return nested.group() if nested and nested.end() - at <= _MAX_BRACKETED \
-        else _balanced(text, at)
+    return simple.group() if simple else _balanced(text, at)
 
 
 def _chained(text: bytes, code: bytes, start: int, at: int, closed: int, line_of,
@@ -648,6 +644,9 @@ _MAX_BRACKETED = 4000  # bytes `_balanced` reads on from a bracket
 def _balanced(text: bytes, at: int) -> bytes:
     """The bracketed text that opens at `at`, brackets included (to the bound if it
     never closes); a quote skips to the next of its kind."""
+    nested = _NESTED_ARGUMENTS.match(text, at)  # (no need to look bracket by bracket)
+    if nested and nested.end() - at <= _MAX_BRACKETED:
+        return nested.group()
     depth, end = 0, min(len(text), at + _MAX_BRACKETED)
     found = _BRACKET_OR_QUOTE.search(text, at, end)
     while found is not None:
