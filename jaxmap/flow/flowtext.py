@@ -89,23 +89,29 @@ _RETURNS = re.compile(rb"[ \t]*->[ \t]*([^\n#]*?)[ \t]*:")  # after a def's para
 # (A bracket in the callee may hold one level of parentheses, `zeros(n, f(w)).at[g(x)]`,
 # and a subscript one level of brackets, `a.at[-b.shape[0]:]`.) What may not precede the
 # name is looked behind from its first letter: a pattern that starts with a character
-# class lets the engine skip to the next letter, a third of this pattern's time.
+# class lets the engine skip to the next letter, a third of this pattern's time. A
+# dotted name is taken whole (a look-ahead group and its back-reference: no
+# backtracking into it, which could match nothing more), half the time on jax's files.
 _CALL = re.compile(
-    rb"([A-Za-z_](?<![\w.][A-Za-z_])(?<!def [A-Za-z_])(?<!class [A-Za-z_])[\w.]*"
+    rb"([A-Za-z_](?<![\w.][A-Za-z_])(?<!def [A-Za-z_])(?<!class [A-Za-z_])(?=([\w.]*))\2"
     rb"(?:(?:\((?:[^()\n]|\([^()\n]*\))*\)"
-    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+(?:\.[A-Za-z_][\w.]*)?)*)"
+    rb"|\[(?:[^\[\]()\n]|\([^()\n]*\)|\[[^\[\]()\n]*\])*\])+"
+    rb"(?:\.[A-Za-z_](?=([\w.]*))\3)?)*)"
     rb"[ \t]*\(")
-# A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".").
-_ARGUMENT = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?!\w)(\.?)")
+# A name handed on: bare (group 2 empty) or as the head of an attribute (group 2 ".");
+# what may not precede it looked behind from its first letter, as in `_CALL`.
+_ARGUMENT = re.compile(rb"([A-Za-z_](?<![\w.][A-Za-z_])\w*)(?!\w)(\.?)")
 _KEYWORDS = frozenset(word.encode() for word in keyword.kwlist)
 _OPEN, _CLOSE = b"([{", b")]}"
 _BRACKET_OR_QUOTE = re.compile(rb"[()\[\]{}\"']")
 # An operator, or indexing, applied to a bare name or one attribute of one (`x ** 2`,
 # `x[i]`, `idx.index < 0`): by the name of the dunder it runs (`pow`, `getitem`), as
-# JAX's tables of Array operators key them.
+# JAX's tables of Array operators key them. (Groups 2 and 3 take each word of the name
+# whole, as in `_CALL`; group 4 is the operator.)
 _OPERATOR = re.compile(
-    rb"(?<![\w.'\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)[ \t]*"
+    rb"(?<![\w.'\"])([A-Za-z_](?=(\w*))\2(?:\.[A-Za-z_](?=(\w*))\3)?)[ \t]*"
     rb"(\*\*|//|==|!=|<=|>=|<<|>>|[-+*/%@&|^<>\[])(?![=>])")
+_SYMBOL = 4  # `_OPERATOR`'s group of the operator
 _OPERATOR_NAMES = {b"+": "add", b"-": "sub", b"*": "mul", b"/": "truediv", b"//": "floordiv",
                    b"%": "mod", b"**": "pow", b"@": "matmul", b"&": "and", b"|": "or",
                    b"^": "xor", b"<<": "lshift", b">>": "rshift", b"==": "eq", b"!=": "ne",
@@ -122,7 +128,13 @@ _REFLECTED_NAMES = {b"+": "radd", b"-": "rsub", b"*": "rmul", b"/": "rtruediv",
                     b">>": "rrshift", b"==": "eq", b"!=": "ne", b"<": "gt", b"<=": "ge",
                     b">": "lt", b">=": "le"}
 _SIMPLE_ARGUMENTS = re.compile(rb"\([^()\n]*\)")
+# Brackets `_balanced` closes where this does, and faster: parentheses nested one deep,
+# no string, no other bracket (`(f(x), g(y))`).
+_NESTED_ARGUMENTS = re.compile(rb"\((?:[^()\[\]{}\"']|\([^()\[\]{}\"']*\))*\)")
 _CALL_OPENS = re.compile(rb"[ \t]*\(")  # after a call: its result is called
+# What may make a call's brackets close elsewhere in the masked code than in its text (a
+# string, a comment), or close elsewhere than a simple argument list's `)` (a bracket).
+_NOT_PLAIN = re.compile(rb"[\"'#\[\]{}]")
 # An operator after a call, a subscript or a bracketed expression (`f(x) + 1`, `(a - b) *
 # c`, `x[0] * y`; not `x[0][1]`: the head's own indexing is read); a number before one
 # (`2 * x`, `0.5 * f(x)`, `1 - x.T`: its right operand's reflected operator); and a
@@ -134,6 +146,8 @@ _REFLECTED_EXPRESSION = re.compile(
     rb"[ \t]*(?=[-~(\w])")
 _UNARY = re.compile(rb"([-+~])[ \t]*(?=[A-Za-z_(])")
 _UNARY_NAMES = {b"-": "neg", b"+": "pos", b"~": "invert"}
+# What every operator above is written with: a text without any has none of them.
+_MAY_OPERATE = re.compile(rb"[-+*/%@&|^<>\[~]|[=!]=")
 # The builtin `abs(x)`, which runs x's `__abs__` (a name of the module may shadow it:
 # the flow tells).
 _ABS = re.compile(rb"(?<![\w.])abs[ \t]*\(")
@@ -202,7 +216,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
             found.append((DEF, match.group(1).decode(), signature,
                           line_of(match.start()), _indent(match.group()),
                           returns.group(1).decode(errors="replace") if returns else ""))
-        for match in _DECORATED.finditer(code):
+        for match in _DECORATED.finditer(code) if b"@" in code else ():
             at = line_of(match.start())
             written = [_group(text, match, 1)] + [
                 d.strip()[1:] for d in _group(text, match, 2).split(b"\n") if d.strip()]
@@ -215,7 +229,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                 found.append((FIELD, match.group(1).decode(),
                               annotation.strip().decode(errors="replace"), line_of(match.start())))
         statements = _inline_bodies(code)  # `if x: return y`: read as `if x; return y`
-        for match in _RAISE.finditer(statements):
+        for match in _RAISE.finditer(statements) if b"raise" in statements else ():
             found.append((RAISE, match.group(1).decode(), "", line_of(match.start())))
         covered = 0  # the end of the last statement: a match before it is inside it
         iterated = []  # (offset, name) of each name iterated
@@ -248,19 +262,24 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                         and _UNPACKED.match(value):  # `a, b = x`, `k1, k2 = split(k)`
                     iterated.append((match.end(), value))
         seen, operators = set(), []
-        narrowed, held = _held(source, start, code, found) if len(pieces) == 1 else ((), {})
+        narrowing_read: list = []  # what `_held` says, read once first asked
 
         def holds(offset: int, name: bytes) -> bytes:
             """What a name used at `offset` stands for: what a parameter holds there,
             where the text tells (`_held_at`), else itself."""
+            if not narrowing_read:  # (`found` has grown by no def or assignment since)
+                narrowing_read.append(_held(source, start, code, found)
+                                      if len(pieces) == 1 else ((), {}))
+            narrowed, held = narrowing_read[0]
             return _held_at(source, start, text, held, offset, name) \
                 if name in narrowed else name
 
-        for match in _OPERATOR.finditer(code):  # each (name, operator) once per owner
+        operated = _MAY_OPERATE.search(code) is not None
+        for match in _OPERATOR.finditer(code) if operated else ():  # each (name, operator)
             operand = holds(match.start(1), match.group(1))
             if operand == _NO_ARRAY:
                 continue
-            key = (operand, match.group(2))
+            key = (operand, match.group(_SYMBOL))
             head, dot, _attr = match.group(1).partition(b".")
             if key not in seen and match.group(1) not in _KEYWORDS and not (
                     key[1] != b"[" and _NOT_AN_ARRAY.match(code, match.end())) \
@@ -272,7 +291,7 @@ def read(source: bytes, pieces: list[tuple[int, int]], line: int, defined: froze
                     and _operator_before(code, _back(code, match.start(1))) is not None:
                 operators.append(match)  # `a * b + c`: the product is `+`'s operand
         found += _iterations(code, iterated, signatures, seen, imported, line_of, holds)
-        found += _expression_operators(text, code, line_of, seen, operators)
+        found += _expression_operators(text, code, line_of, seen, operators, operated)
         found += _calls(text, code, line_of, names, owned)
     return tuple(found)
 
@@ -322,6 +341,8 @@ def _iterations(code: bytes, iterated: list, signatures: list, seen: set,
     """The `iter` facts of a text: `iterated` ((offset, value) of what its target lists
     unpack), and the names it unpacks with a star (not in a def's parameters: `*args`)
     or loops over; each as `held_at` (offset, name) says the name holds there, once."""
+    if not iterated and b"*" not in code and b"for" not in code:
+        return []  # nothing unpacked, starred or looped over
     starts = [a for a, _b in signatures]  # (in order: a def's span, by bisection)
     iterated = iterated + [
         (m.start(1), m.group(1)) for m in _STARRED.finditer(code)
@@ -398,14 +419,17 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
         callee = _group(text, match, 1)
         if callee.partition(b".")[0] in _KEYWORDS:
             continue
-        simple = _SIMPLE_ARGUMENTS.match(text, match.end() - 1)
-        args = simple.group() if simple else _balanced(text, match.end() - 1)
-        found += _chained(text, code, match.start(1), match.end() - 1, line_of(match.start()))
+        at = match.end() - 1
+        args = _arguments(text, at)
+        # Brackets the code closes where the text does: no string or comment in them.
+        closed = len(args) if len(args) <= _MAX_BRACKETED and _NOT_PLAIN.search(args) is None \
+            else len(_balanced(code, at))
+        _chained(text, code, match.start(1), at, closed, line_of, found)
         plain = b"(" not in callee and b"[" not in callee
         if plain and b"lambda" not in args and not any(
                 w in (owned if dotted else names) for w, dotted in _ARGUMENT.findall(args)):
             continue
-        else:
+        if not plain:
             for inner, inner_args in _inner_calls(callee):  # `f()(g)`: f() is given g
                 if inner_args:
                     found.append((CALL, inner.decode(), inner_args.decode(errors="replace"),
@@ -415,25 +439,36 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
     return found
 
 
-def _chained(text: bytes, code: bytes, start: int, at: int, line: int) -> list[tuple]:
+def _arguments(text: bytes, at: int) -> bytes:
+    """A call's arguments in their brackets, from its `(` at `at`: to the first `)` if no
+    `(` or line break comes before it, else as `_balanced` reads them."""
+    simple = _SIMPLE_ARGUMENTS.match(text, at)
+    return simple.group() if simple else _balanced(text, at)
+
+
+def _chained(text: bytes, code: bytes, start: int, at: int, closed: int, line_of,
+             found: list[tuple]) -> None:
     """The calls of a call's result that `_CALL` leaves out, where the call before spans
     lines or nests deeper (`Op(\n  aval,\n)(x)`, `f(g(h(a)))(x)`): for the callee at
-    `start` called at `at`, each call of what the call before gives, its callee's text
-    on one line."""
-    found: list[tuple] = []
+    `start` called at `at` (its brackets `closed` bytes long in the masked `code`), each
+    call of what the call before gives, its callee's text on one line, added to `found`,
+    all at one line: one int object, which the stored facts refer to again (marshal)."""
+    line = None
     while True:
-        end = at + len(_balanced(code, at))
+        end = at + closed
         opened = _CALL_OPENS.match(code, end)
         if opened is None:
-            return found
+            return
         callee = text[start:end]
         if b"\n" in callee:
             expression = parse_text(callee.decode(errors="replace"))
             if expression is None:
-                return found
+                return
             callee = ast.unparse(expression).encode()
         at = opened.end() - 1
-        args = text[at + 1:at + len(_balanced(code, at)) - 1]
+        closed = len(_balanced(code, at))
+        args = text[at + 1:at + closed - 1]
+        line = line_of(start) if line is None else line
         found.append((CALL, callee.decode(errors="replace"), args.decode(errors="replace"),
                       line))
 
@@ -590,8 +625,11 @@ def _without_comment(value: bytes) -> bytes:
 def _signature(params: bytes) -> str:
     """A signature's parameters as they read without their comments and line breaks:
     a comment written among them changes no fact, so the edit only moves rows."""
-    return _SPACES.sub(b" ", _NOT_CODE.sub(_kept_string, params)).strip().decode(
-        errors="replace")
+    if b"#" in params or b"'" in params or b'"' in params:  # (most have no string)
+        params = _NOT_CODE.sub(_kept_string, params)
+    if b"\n" in params:
+        params = _SPACES.sub(b" ", params)
+    return params.strip().decode(errors="replace")
 
 
 def _kept_string(match) -> bytes:
@@ -600,10 +638,16 @@ def _kept_string(match) -> bytes:
     return b"" if found.startswith(b"#") else found
 
 
+_MAX_BRACKETED = 4000  # bytes `_balanced` reads on from a bracket
+
+
 def _balanced(text: bytes, at: int) -> bytes:
     """The bracketed text that opens at `at`, brackets included (to the bound if it
     never closes); a quote skips to the next of its kind."""
-    depth, end = 0, min(len(text), at + 4000)
+    nested = _NESTED_ARGUMENTS.match(text, at)  # (no need to look bracket by bracket)
+    if nested and nested.end() - at <= _MAX_BRACKETED:
+        return nested.group()
+    depth, end = 0, min(len(text), at + _MAX_BRACKETED)
     found = _BRACKET_OR_QUOTE.search(text, at, end)
     while found is not None:
         c, i = found.group(), found.start()
@@ -629,14 +673,15 @@ def _unbracketed(target: str) -> str:
 
 
 def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
-                          operators: list) -> list[tuple]:
+                          operators: list, operated: bool) -> list[tuple]:
     """The operator facts whose operand is no bare name, as precedence groups it: the
     left operand of an operator after a call, a subscript or brackets (`f(x) + 1`,
     `(a - b) * c`), or after another operator (`operators`, matches of `_OPERATOR`: `a
     * b + c`, `a * b`), or after a number that another operator's right operand ends
     with (`x * 0 + c`: `x * 0`); the right operand after a number (`2 * x`, `0.5 * f(x)`,
     `1 - 2 * x`: the reflected operator); the operand of a unary operator (`-f(x)`, `~mask`).
-    The flow parses each operand's text."""
+    The flow parses each operand's text. Without `operated` (`_MAY_OPERATE` finds none),
+    only `abs(x)` is looked for."""
     found = []
 
     def add(start: int, end: int, operator: str, at: int) -> None:
@@ -649,18 +694,18 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
             found.append((OPERATOR, operand.decode(errors="replace"), operator, line_of(at)))
 
     for match in operators:
-        symbol = match.group(2)
+        symbol = match.group(_SYMBOL)
         if not _NOT_AN_ARRAY.match(code, match.end()):
             start = _operand_start(code, match.end(1), _PRECEDENCE[symbol])
             if start < match.start(1):
                 add(start, match.end(1), _OPERATOR_NAMES[symbol], match.start())
-    for match in _CLOSED_OPERATOR.finditer(code):
+    for match in _CLOSED_OPERATOR.finditer(code) if operated else ():
         symbol = match.group(1)
         if symbol == b"[" or not _NOT_AN_ARRAY.match(code, match.end()):
             add(_operand_start(code, match.start() + 1,
                                _SUBSCRIPT if symbol == b"[" else _PRECEDENCE.get(symbol, 0)),
                 match.start() + 1, _OPERATOR_NAMES[symbol], match.start())
-    for match in _REFLECTED_EXPRESSION.finditer(code):
+    for match in _REFLECTED_EXPRESSION.finditer(code) if operated else ():
         symbol = match.group(1)
         precedence = _PRECEDENCE.get(symbol, 0)
         if _EXPONENT.search(code, max(0, match.start() - 3), match.start() + 1) \
@@ -674,11 +719,11 @@ def _expression_operators(text: bytes, code: bytes, line_of, seen: set,
             end = _back(code, match.start(1))
             add(_operand_start(code, end, precedence), end, _OPERATOR_NAMES[symbol],
                 match.start())
-    for match in _UNARY.finditer(code):
+    for match in _UNARY.finditer(code) if operated else ():
         if _unary_at(code, match.start()):
             add(match.end(), _operand_end(code, match.end(), _UNARY_PRECEDENCE),
                 _UNARY_NAMES[match.group(1)], match.start())
-    for match in _ABS.finditer(code):  # `abs(x)`: x's `__abs__`
+    for match in _ABS.finditer(code) if b"abs" in code else ():  # x's `__abs__`
         end = _closing(code, match.end() - 1)
         if end > 0 and b"," not in code[match.end():end]:
             add(match.end(), end - 1, ABS, match.start())

@@ -55,8 +55,11 @@ _EQUAL = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]*(==|!=)[ \t]*[
 # source) or `(el)if name not in words:` (a name the function or its module binds once).
 _MEMBER = re.compile(rb"[ \t\0]*(?:el)?if[ \t]+([A-Za-z_]\w*)[ \t]+(not[ \t]+)?in[ \t]*"
                      rb"([(\[{].*[)\]}]|(?<=[ \t])[A-Za-z_]\w*)[ \t]*:[ \t\0]*\Z")
-# What may start a guard: no need to read an owner's lines without one.
-_MAY_GUARD = re.compile(rb" is None|[=!]=|\bif[ \t]+\w+[ \t]+(?:not[ \t]+)?in\b")
+# What may start a guard: no need to read an owner's lines without one (` is None`,
+# `==`, `!=`, `if x in`, `if x not in`); each alternative is told by its first byte, which
+# lets the engine skip to the next place where one may start.
+_MAY_GUARD = re.compile(
+    rb"[ =!i](?:(?<= )is None|(?<=[=!])=|(?<=\bi)f[ \t]+\w+[ \t]+(?:not[ \t]+)?in\b)")
 WORD = re.compile(r"[\w.-]+", re.ASCII)
 _WORD_LITERAL = re.compile(rb"([\"'])(" + WORD.pattern.encode() + rb")\1")
 EQUALS = GUARD_EQUALS  # `mode==edge`: a guard that parameter mode is the word "edge"
@@ -65,6 +68,7 @@ _SEPARATOR = re.compile(
     rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*|'
     rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[()\[\]{},]")
 _COMMENT = re.compile(rb"#[^\n]*")
+_PLAIN_ARGUMENTS = re.compile(rb"\([^()\[\]{}\"'#]*\)")
 _KEYWORD = re.compile(rb"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # What an argument is, where not a bare name (kept as written): None, a value that may
 # be None (`None if axis is None else f(axis)`, `x or None`), any other value.
@@ -104,10 +108,13 @@ _MAY_DEFINE = (b"def", b"async", b"if")
 # may bind a name: an assignment of any kind, a default, a keyword argument (or `<=`,
 # `>=`), a loop's or comprehension's target, `as`, an import, a def, a class, a lambda,
 # `global`, `nonlocal`, `del`, a `case` pattern. A keyword is read apart from the
-# letters around it, not from digits before it (`[1for x in y]`).
+# letters around it, not from digits before it (`[1for x in y]`). As in `_MAY_GUARD`,
+# each alternative starts with the byte it is told by, what may not precede it looked
+# behind from there.
 _OWN_DEF = re.compile(rb"(?:if 1:\n)?[ \t]*(?:async[ \t]+)?def(?![\w])")
-_MAY_BIND = re.compile(rb"(?<![=!])=(?!=)|(?<![A-Za-z_])(?:for|as|import|def|class|lambda"
-                       rb"|global|nonlocal|del|case)(?!\w)")
+_MAY_BIND = re.compile(
+    rb"=(?<![=!]=)(?!=)|[acdfgiln](?<![A-Za-z_][acdfgiln])(?:(?<=f)or|(?<=a)s|(?<=i)mport"
+    rb"|(?<=d)ef|(?<=c)lass|(?<=l)ambda|(?<=g)lobal|(?<=n)onlocal|(?<=d)el|(?<=c)ase)(?!\w)")
 # Nodes that hold nothing a walk for bindings looks at.
 _CONTEXTS = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 _MAY_NOT_RUN = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp,
@@ -282,7 +289,6 @@ def _bindings(text: bytes) -> _Bindings:
         return _UNREAD
     signature = body[0].args
     args = (*signature.posonlyargs, *signature.args, *signature.kwonlyargs)
-    own = {id(arg) for arg in args}
     positional = (*signature.posonlyargs, *signature.args)
     defaults = [*[None] * (len(positional) - len(signature.defaults)), *signature.defaults,
                 *signature.kw_defaults]
@@ -292,6 +298,7 @@ def _bindings(text: bytes) -> _Bindings:
         spread = {arg.arg for arg in (signature.vararg, signature.kwarg) if arg is not None}
         return _Bindings(frozenset(typed - spread),
                          frozenset(arg.arg for arg in args) - spread, frozenset(spread), body[0])
+    own = {id(arg) for arg in args}
     elements = {arg.arg: _typed_elements(arg.annotation) for arg in args
                 if arg.arg in typed and arg.annotation is not None}
     simple: set[str] = set()
@@ -568,6 +575,9 @@ def arguments(source: bytes, at: int, values: Guards | None = None) -> tuple[str
     of a word), or `.` (anything else: a literal, a call, an operation, a subscript);
     `*` for `*args` (what follows is unknown); then `name=` and the same for each
     keyword, `**` for `**kwargs`."""
+    plain = _PLAIN_ARGUMENTS.match(source, at)
+    if plain:  # no bracket, string or comment inside: its commas separate its arguments
+        return _passed(source[at + 1:plain.end() - 1].split(b","), plain.group(), values)
     pieces: list[bytes] = []
     depth, piece = 0, at + 1
     for match in _SEPARATOR.finditer(source, at):
@@ -595,14 +605,15 @@ def _passed(pieces: list[bytes], call: bytes, values: Guards | None) -> tuple[st
         if text.startswith(b"*"):
             found.append(KEYWORDS if text.startswith(b"**") else SPREAD)
             continue
-        keyword = _KEYWORD.match(text)
+        keyword = _KEYWORD.match(text) if b"=" in text else None
         if keyword:
             text = text[keyword.end():].strip()
-        value = _value(text)
-        if value == MAYBE and _NAME.fullmatch(text):
+        if text != b"None" and _NAME.fullmatch(text):  # a bare name (`_value`'s MAYBE)
             if used is None and call.count(text) > 1:  # else the call uses it only here
                 used = operands(call)
             value = _name_value(text, used or frozenset(), values)
+        else:
+            value = _value(text)
         found.append(f"{keyword.group(1).decode()}={value}" if keyword else value)
     return tuple(found)
 

@@ -84,6 +84,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
     guards = Guards(source, pieces)
     guarded: dict[bytes, frozenset[str]] = {}  # name -> the names all its uses require None
     sites: dict[bytes, dict[tuple, int]] = {}  # name -> what its calls pass -> first where
+    # (a `case` clause's line may start before the first piece: looked for from there)
+    cases = source.find(b"case", source.rfind(b"\n", 0, pieces[0][0]) + 1, pieces[-1][1]) >= 0
     for start, end in pieces:
         for match in _CALLEE.finditer(source, start, end):
             name, trailing, decorator = match.groups()
@@ -98,7 +100,7 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                 continue
             if name in _NOT_CALLEES:
                 continue
-            if called and _in_case_pattern(source, at):
+            if called and cases and _in_case_pattern(source, at):
                 continue  # `case Blocked(...):` tests a class, it makes none
             before = source[at - 1:at]
             if before == b"." or trailing is None and not called \
@@ -125,10 +127,12 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
         passed = sites[name] if called else {}
         if _UNKNOWN in passed:  # handed on too: what any call passes is unknown
             passed = {_UNKNOWN: at}
+        guard = guarded[name]
         callees.append((name.decode(), lines[at], called,
-                        tuple(sorted(guard for guard in guarded[name]
-                                     if guard.partition(EQUALS)[0] not in guards.assigned)),
-                        tuple(passed), tuple(lines[first] for first in passed.values())))
+                        tuple(sorted(g for g in guard
+                                     if g.partition(EQUALS)[0] not in guards.assigned))
+                        if guard else (),
+                        tuple(passed), tuple(map(lines.__getitem__, passed.values()))))
     return tuple(callees)
 
 

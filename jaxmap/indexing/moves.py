@@ -49,6 +49,8 @@ def fingerprints(source: bytes, bodies=()) -> tuple[str, str]:
 
 
 def _code(text: bytes) -> bytes:
+    if b'"' not in text and b"'" not in text and b"#" not in text:
+        return text  # (a function body often holds no string or comment)
     return _STRING_OR_COMMENT.sub(_kept, text)
 
 
