@@ -44,3 +44,13 @@ def test_each_gives_the_results_in_order_whichever_process_worked(monkeypatch):
                         sizes=list(range(10)))
     assert found == [(place, place * place) for place in range(10)]
     assert told[-1] == 10
+
+
+@pytest.mark.skipif(os.name != "posix", reason="helpers fork")
+def test_this_process_reads_the_largest_tenth_before_the_helpers_fork(monkeypatch):
+    """What the largest places compute, helpers inherit instead of computing it again."""
+    monkeypatch.setattr(forked, "_PARALLEL_MIN_MODULES", 1)
+    sizes = [1, 30, 2, 3, 40, 4, 5, 6, 7, 2]  # a tenth of 100: the largest place alone
+    found = forked.each(10, lambda place: os.getpid(), 3, None, lambda p: f"m{p}", sizes)
+    assert found[4] == os.getpid()
+    assert all(pid != os.getpid() for place, pid in enumerate(found) if place != 4)

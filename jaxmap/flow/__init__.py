@@ -7,25 +7,25 @@ other facts (indexing/extract.py, calltext.py), in parallel helper processes for
 larger tree (worker.py), and stored with the file in the index (table `facts`);
 flowfacts.py indexes those of the whole tree by module, owner and name.
 
-Solve: graph.py builds a `Flow` (flow.py: engine.py and its parts) over all of them,
-and calls.py reads the rows off it, module by module, on every core (forked.py:
-helpers forked once the call sites are known). `Flow` is a memoised, demand-driven evaluator
-whose keys are visited as Tarjan's algorithm visits a graph (engine.py): the keys a
-key reads while it is computed are its edges, and keys that read each other (a
-strongly connected component) are each computed once, every read of another key of
-the component answering nothing, and memoised together when it closes. No chain is
-cut at a depth (graph.py gives the solve a deep stack), and no table outside that memo
-remembers a partial answer (a literal container's contents, a module-level instance's
-fields, the classes annotating a field are keys too). So what a key holds depends on
-the components, not on which question entered them first: the rows are the same
-whatever order calls.py asks in (bench_order.py measures it; a test asks a tree of
+Solve: graph.py builds a `Flow` (flow.py: engine.py and its parts) over all of them, and
+calls.py reads the rows off it, module by module, on every core (forked.py: helpers
+forked once the call sites and the largest modules are read). `Flow` is a memoised,
+demand-driven evaluator whose keys are visited as Tarjan's algorithm visits a graph
+(engine.py): the keys a key reads while it is computed are its edges, and keys that read
+each other (a strongly connected component) are each computed once, every read of
+another key of the component answering nothing, and memoised together when it closes. No
+chain is cut at a depth (graph.py gives the solve a deep stack), and no table outside
+that memo remembers a partial answer (a literal container's contents, a module-level
+instance's fields, the classes annotating a field are keys too). So what a key holds
+depends on the components, not on which question entered them first: the rows are the
+same whatever order calls.py asks in (bench_order.py measures it; a test asks a tree of
 cycles in eight orders). What a key holds with call sites' arguments includes what it
-holds without them. The names a container is held by (`_holders`: stores through a
-name are looked for once it holds the box) are noted in rounds: those the stores'
-targets, then each pass of the call sites, find count once that round ends, so no
-value depends on the order the sites are read in (a test shuffles them). What stays
-order-dependent, though no shuffled order of jax's modules showed it: the aliases a
-type alias's annotation reads, in a cycle of aliases.
+holds without them. The names a container is held by (`_holders`: stores through a name
+are looked for once it holds the box) are noted in rounds: those the stores' targets,
+then each pass of the call sites, find count once that round ends, so no value depends
+on the order the sites are read in (a test shuffles them). What stays order-dependent,
+though no shuffled order of jax's modules showed it: the aliases a type alias's
+annotation reads, in a cycle of aliases.
 
 Iterating each component to its least fixed point instead (every key computed again
 from the others' values until none grows) was measured on jax and dropped: with two

@@ -1,8 +1,14 @@
 """The call graph's modules read in forked helper processes: each helper inherits the
-value flow as it stands after the call sites (copy-on-write) and answers the modules
-it is given from there, memoising what it computes for itself. The flow's answers do
-not depend on the questions asked before (engine.py), so a module's rows are the same
-in any process."""
+value flow as it stands when it forks (copy-on-write) and answers the modules it is
+given from there, memoising what it computes for itself. The flow's answers do not
+depend on the questions asked before (engine.py), so a module's rows are the same in
+any process.
+
+Before the helpers fork, this process reads the largest modules, a tenth of the
+calls: what they compute (core's, lax's, numpy's values) is what most other modules
+read, and a helper forked without it computed it again for itself. On the installed
+jax, the loop's CPU on 2 helpers went from 10.0 to 7.8 s (its wall from 9.6 to 4.9 s);
+on 8 helpers, from 20.7 to 9.7 s."""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ if TYPE_CHECKING:
     Progress = Callable[[int, int, Callable[[], list[str]]], None]
 
 _PARALLEL_MIN_MODULES = 48  # fewer read faster in this process than forks start
+_READ_FIRST = 0.1  # the share of the work (`sizes`) this process does before forking
 # Helpers at most, whatever the cores: each one's memo grows apart from the others'
 # (jax's loop on 8 helpers did 2.7 times one process's work), and so does its memory.
 _MOST_HELPERS = 16
@@ -44,13 +51,21 @@ def each(count: int, work: Callable[[int], object], jobs: int, progress: Progres
     slots = context.Array("i", [-1] * jobs, lock=False)
     _WORK.update(work=work, slots=slots)
     order = sorted(range(count), key=lambda place: -(sizes[place] if sizes else 0))
+    first, read = 0, 0
+    while sizes and first < len(order) and read < _READ_FIRST * sum(sizes):
+        place = order[first]
+        if progress is not None:
+            progress(first, count, functools.partial(_named, path, place))
+        results[place] = work(place)
+        read += sizes[place]
+        first += 1
     taken = context.Value("i", 0)
-    if progress is not None:  # the stage begins before the first (largest) module ends
-        progress(0, count, list)
+    if progress is not None:  # told before the first module a helper reads ends
+        progress(first, count, list)
     try:
         with context.Pool(jobs, initializer=_start, initargs=(taken,)) as pool:
             for done, (place, result) in enumerate(
-                    pool.imap_unordered(_work, order, chunksize=1), 1):
+                    pool.imap_unordered(_work, order[first:], chunksize=1), first + 1):
                 results[place] = result
                 if progress is not None:
                     progress(done, count, lambda: [path(p) for p in list(slots) if p >= 0])
