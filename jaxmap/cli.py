@@ -316,7 +316,7 @@ def _click_param(param) -> click.Parameter:
     """A registry Param as a click argument or option."""
     if param.positional:
         return click.Argument([param.name], required=param.required,
-                              metavar=param.name.upper())
+                              metavar=param.metavar or param.name.upper())
     flag = param.flag or "--" + param.name.replace("_", "-")
     kwargs = {"help": param.doc[:1].upper() + param.doc[1:] + ".", "default": param.default}
     if param.type == "boolean":
