@@ -129,7 +129,7 @@ COMMANDS: tuple[Command, ...] = (
             "jaxmap.commands.lookup:primitives",
             {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"},
             about_primitives=True), 20),
-    _calls("binds", "The public functions that bind primitive NAME when traced, each step "
+    _calls("binds", "The public functions that bind a primitive when traced, each step "
                     "of its chain saying how.",
            (Param("name", "string", "the primitive: psum, psum_p, scatter-add",
                   required=True, positional=True, metavar="PRIM", aliases=("prim",)),
