@@ -73,8 +73,9 @@ _COMPARED = 300  # characters of a message compared for the closest ones
 _SUCCESSOR_AT_LEAST = 0.8  # 'most of the text', for a successor in another function
 _SAME_FUNCTION_AT_LEAST = 0.6  # a successor raised by the same function
 _JAX_NAMES = re.compile(r"\b(?:jax|jnp|lax)\b")  # a line that calls JAX by name
-# A message's first sentence: up to a `.`, `,`, `;` or `:` before a space or the end.
-_FIRST_SENTENCE = re.compile(r"[^\n]*?(?=[.,;:](?:\s|\Z)|\n|\Z)")
+# What ends a message's first sentence: a `.`, `,`, `;` or `:` before a space or the
+# end, or the end of its line.
+_SENTENCE_END = re.compile(r"[.,;:](?:\s|\Z)|\n")
 _OPENING_WORDS = 4  # a first sentence of fewer words tells too little
 _DISTINCTIVE = 50  # fixed characters of a message no other library words alike
 
@@ -585,7 +586,7 @@ def closest(messages, text: str, openings: bool = True) -> tuple[Near, ...]:
     static arguments are not supported. An error occurred ...`, api_util.py's `... not
     supported, as this can lead to ...`)."""
     words = {w for w in text[:_COMPARED].split() if len(w) >= 5}
-    opening = _FIRST_SENTENCE.match(text.strip()).group() if openings else ""
+    opening = _SENTENCE_END.split(text.strip(), maxsplit=1)[0] if openings else ""
     if len(opening.split()) < _OPENING_WORDS:
         opening = ""
     scored = []
