@@ -316,7 +316,7 @@ def _click_param(param) -> click.Parameter:
     """A registry Param as a click argument or option."""
     if param.positional:
         return click.Argument([param.name], required=param.required,
-                              metavar=param.name.upper())
+                              metavar=param.metavar or param.name.upper())
     flag = param.flag or "--" + param.name.replace("_", "-")
     kwargs = {"help": param.doc[:1].upper() + param.doc[1:] + ".", "default": param.default}
     if param.type == "boolean":
@@ -705,8 +705,8 @@ def _paged(command: click.Command) -> click.Command:
                    "removed-rule, removed-primitive, uncovered, gap, reach, message.")
 def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
          link_base: str | None, fail_on: str, **paging):
-    """Primitives and rules added, removed or moved between OLD and NEW: jax versions
-    with a snapshot (0.4.38) or roots (paths). Or review a git range, BASE..HEAD (or
+    """Primitives and rules added, removed, moved or retargeted between OLD and NEW:
+    jax versions with a snapshot (0.4.38) or roots (paths). Or review a git range, BASE..HEAD (or
     BASE...HEAD, from their merge base), in --repo: rules, reach, messages, gaps, tests.
     The paging options (--limit, ...) page `diff OLD NEW --json` only."""
     if as_json and form:

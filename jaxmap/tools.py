@@ -104,6 +104,7 @@ def _scaffold(session, command: Command, arguments: dict) -> str:
 
 def _checked(tool: Tool, arguments: dict) -> dict:
     params = {p.name: p for p in tool.params}
+    arguments = _unaliased(tool, arguments)
     for key, value in arguments.items():
         if key not in params:
             takes = ", ".join(params) or "no arguments"
@@ -120,6 +121,17 @@ def _checked(tool: Tool, arguments: dict) -> dict:
     if missing:
         raise ArgumentError(f"{tool.name} needs {', '.join(missing)}")
     return dict(arguments)
+
+
+def _unaliased(tool: Tool, arguments: dict) -> dict:
+    """`arguments` with a former name of an argument (binds' `prim`) read as its name."""
+    found = dict(arguments)
+    for param in tool.params:
+        for alias in (a for a in param.aliases if a in found):
+            if param.name in found:
+                raise ArgumentError(f"{tool.name}: give {param.name} or {alias}, not both")
+            found[param.name] = found.pop(alias)
+    return found
 
 
 def _fits(value, json_type: str) -> bool:

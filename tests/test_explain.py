@@ -310,6 +310,31 @@ def test_an_unplaced_message_gets_the_closest_ones_apart(index):
     assert 0.5 <= answer.closest[0].similarity < 1
 
 
+def test_another_wording_of_a_messages_opening_is_among_the_closest(tmp_path_factory):
+    """jaxlib's C++ words the first sentence as api_util.py does, then goes on otherwise:
+    too unlike as a whole, alike in its opening."""
+    tree = indexed_tree(tmp_path_factory, {"jax/__init__.py": "", "jax/_src/__init__.py": "",
+                                           "jax/_src/api_util.py": """
+        def argnums_partial(i, arg, name):
+          raise ValueError(
+              "Non-hashable static arguments are not supported, as each call would "
+              "then miss the compilation cache and trace the function again. Argument "
+              f"{i} of type {type(arg)} given to {name} cannot be hashed: pass a tuple "
+              "rather than a list, or mark the argument as traced instead.")
+        """})
+    try:
+        [answer] = explain.explain_all(tree, (
+            "ValueError: Non-hashable static arguments are not supported. An error "
+            "occurred during a call to 'loss_fn' while trying to hash an object of type "
+            "<class 'list'>, [1, 2]. The error was:"), older=())
+    finally:
+        tree.close()
+    assert answer.status == Status.UNMATCHED and not answer.sites
+    [near] = answer.closest
+    assert (near.site.file, near.site.function) == (
+        "jax/_src/api_util.py", "jax._src.api_util.argnums_partial")
+
+
 def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypatch):
     old = _tree(tmp_path / "old", {"jax/_src/core.py": _OLD_CORE}, "0.8.0")
     monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))

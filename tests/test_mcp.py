@@ -55,8 +55,9 @@ SAME_AS_CLI = [
     ("primitives", {"missing": ["jvp"], "has": ["impl"]},
      ["primitives", "--missing", "jvp", "--has", "impl"]),
     ("ladder", {}, ["ladder"]),
-    ("binds", {"prim": "psum"}, ["binds", "psum"]),
-    ("binds", {"prim": "psum_p", "depth": 1, "public": True, "everything": True},
+    ("binds", {"name": "psum"}, ["binds", "psum"]),
+    ("binds", {"prim": "psum"}, ["binds", "psum"]),  # its former name, still taken
+    ("binds", {"name": "psum_p", "depth": 1, "public": True, "everything": True},
      ["binds", "psum_p", "--depth", "1", "--public", "--all"]),
     ("callers", {"name": "jax._src.lax.parallel._psum_halved", "depth": 2},
      ["callers", "jax._src.lax.parallel._psum_halved", "--depth", "2"]),
@@ -99,7 +100,7 @@ def test_limit_offset_and_fields_page_every_long_answer():
     coverage = _tool_json(ROOT, "coverage", {"limit": 2, "offset": 1, "fields": ["name"]})
     assert coverage["rows"] == [{"name": n} for n in coverage_names()[1:3]]
     assert coverage["total"] == coverage["primitives"] and coverage["next_offset"] == 3
-    binds = _tool_json(ROOT, "binds", {"prim": "psum", "limit": 1})
+    binds = _tool_json(ROOT, "binds", {"name": "psum", "limit": 1})
     assert len(binds["found"]) == 1 and binds["total"] == binds["count"] > 1
     located = _tool_json(ROOT, "locate", {"name": "psum", "limit": 0})
     assert located["definitions"] == [] and located["total"] >= 1
@@ -110,6 +111,13 @@ def coverage_names() -> list[str]:
     return [row["name"] for row in _tool_json(ROOT, "coverage", {"limit": 100})["rows"]]
 
 
+def test_every_tool_that_looks_a_name_up_takes_it_as_name():
+    """An agent that learnt `callers` calls `binds` alike: `name`, in the schema too."""
+    schemas = {s["name"]: s["inputSchema"] for s in tools.schemas()}
+    for tool in ("locate", "binds", "callers", "calls"):
+        assert schemas[tool]["required"] == ["name"], tool
+
+
 def test_an_unknown_field_is_a_one_line_tool_error():
     (result,) = _calls(ROOT, ("primitives", {"fields": ["nme"]}))
     assert result.is_error and _text(result).count("\n") == 0
@@ -117,7 +125,7 @@ def test_an_unknown_field_is_a_one_line_tool_error():
 
 
 # The tools whose answers grow with the tree, with the heaviest names of jax.
-HEAVY = [("primitives", {}), ("coverage", {}), ("binds", {"prim": "add"}),
+HEAVY = [("primitives", {}), ("coverage", {}), ("binds", {"name": "add"}),
          ("callers", {"name": "bind"}), ("locate", {"name": "add"})]
 
 
@@ -188,7 +196,8 @@ def test_new_primitive_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
     ("locate", {"name": "psun"}, "did you mean: psum"),
     ("nowhere", {}, "no tool 'nowhere'"),
     ("callers", {"name": "jax.lax.psum", "depth": 0}, "depth must be at least 1"),
-    ("binds", {"prim": "no_such_prim"}, "no_such_prim"),
+    ("binds", {"name": "no_such_prim"}, "no_such_prim"),
+    ("binds", {"name": "psum", "prim": "psum"}, "give name or prim, not both"),
     ("coverage", {"kinds": ["bogus"]}, "'bogus' is not one of"),
     ("explain", {"text": "  "}, "needs the message"),
     ("explain", {"text": "nothing like this is raised"}, "not an error message"),

@@ -94,7 +94,7 @@ def test_corrupt_snapshot_is_a_clear_error(tmp_path, monkeypatch, capsys):
 @pytest.fixture
 def two_trees(tmp_path):
     """The fixture, and a copy where a primitive was added, one removed, a rule added,
-    a rule removed, and a rule moved to another function."""
+    a rule removed, and a rule retargeted to another function of its file."""
     old, new = tmp_path / "old", tmp_path / "new"
     shutil.copytree(ROOT, old)
     shutil.copytree(ROOT, new)
@@ -102,7 +102,7 @@ def two_trees(tmp_path):
     text = lax.read_text()
     text = text.replace("ad.defjvp2(exp_p, _exp_jvp)", "pass")  # exp loses its jvp
     text = text.replace("mlir.register_lowering(sin_p, _sin_lowering)",
-                        "mlir.register_lowering(sin_p, _sin_cpu_lowering)")  # moved
+                        "mlir.register_lowering(sin_p, _sin_cpu_lowering)")  # retargeted
     text += "\nbrand_new_p = core.Primitive('brand_new')\nbrand_new_p.def_impl(_exp_jvp)\n"
     text += "mlir.register_lowering(sign_p, _sin_lowering)\n"  # sign gains a lowering
     lax.write_text(text)
@@ -117,7 +117,7 @@ def test_diff_between_two_trees(two_trees, capsys):
     assert result["primitives_removed"] == ["convert@jax._src.lax.old_convert"]
     changes = {(c["primitive"], c["kind"], c["platform"], c["change"]) for c in result["rules"]}
     assert changes == {("exp", "jvp", None, "removed"), ("sign", "lowering", None, "added"),
-                       ("sin", "lowering", None, "moved")}
+                       ("sin", "lowering", None, "retargeted")}
 
 
 def test_diff_leaves_out_what_tests_and_docs_define(tmp_path, capsys):
@@ -290,7 +290,7 @@ def test_diff_pairs_a_renamed_primitive_by_its_own_rule_functions(tmp_path, caps
     assert result["primitives_added"] == ["gadget_done", "gadget_start", "other"]
     assert result["primitives_removed"] == ["gadget"]
     assert [(c["primitive"], c["kind"], c["change"]) for c in result["rules"]] == [
-        ("widget_general", "impl", "moved")]
+        ("widget_general", "impl", "retargeted")]
     assert main(["diff", str(old), str(new)]) == 0
     assert "primitives renamed (2): frob -> frob2, widget -> widget_general" \
         in capsys.readouterr().out
@@ -311,7 +311,7 @@ def test_diff_pairs_a_renamed_primitive_by_the_variable_holding_it(tmp_path, cap
     assert result["primitives_added"] == result["primitives_removed"] == []
 
 
-def test_diff_moves_a_rule_registered_another_way_without_a_function_of_its_own(
+def test_diff_retargets_a_rule_registered_another_way_without_a_function_of_its_own(
         tmp_path, capsys):
     """`batching.defvectorized(p)` for `primitive_batchers[p] = lambda ...` on the same
     line names no function on either side: how it registers tells them apart."""
@@ -323,4 +323,31 @@ def test_diff_moves_a_rule_registered_another_way_without_a_function_of_its_own(
         (tmp_path / side / "pkg" / "__init__.py").write_text(head + rule)
     result = run_json(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))
     assert [(r["primitive"], r["kind"], r["change"]) for r in result["rules"]] == [
-        ("softclip", "batching", "moved")]
+        ("softclip", "batching", "retargeted")]
+
+
+def test_diff_tells_a_rule_moved_to_another_file_from_one_retargeted_in_its_file(
+        tmp_path, capsys):
+    """frob's impl keeps its registration but its function is renamed: retargeted, not
+    moved; its abstract eval is registered from another file: moved."""
+    head = "from jax._src import core\n"
+    old = head + ("def _frob_impl(x): return x\ndef _frob_abstract(x): return x\n"
+                  "frob_p = core.Primitive('frob')\nfrob_p.def_impl(_frob_impl)\n"
+                  "frob_p.def_abstract_eval(_frob_abstract)\n")
+    new = head + ("def _frob_impl_v2(x): return x\n"
+                  "frob_p = core.Primitive('frob')\nfrob_p.def_impl(_frob_impl_v2)\n")
+    rules = "from pkg.m import frob_p\ndef _frob_abstract(x): return x\n" \
+            "frob_p.def_abstract_eval(_frob_abstract)\n"
+    for side, files in (("old", {"m.py": old}), ("new", {"m.py": new, "rules.py": rules})):
+        (tmp_path / side / "pkg").mkdir(parents=True)
+        (tmp_path / side / "pkg" / "__init__.py").write_text("")
+        for name, text in files.items():
+            (tmp_path / side / "pkg" / name).write_text(text)
+    result = run_json(capsys, "diff", str(tmp_path / "old"), str(tmp_path / "new"))
+    assert [(r["primitive"], r["kind"], r["change"], r["new"]) for r in result["rules"]] == [
+        ("frob", "abstract_eval", "moved", ["pkg/rules.py:3 (_frob_abstract)"]),
+        ("frob", "impl", "retargeted", ["pkg/m.py:4 (_frob_impl_v2)"])]
+    assert main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
+    out = capsys.readouterr().out
+    assert "rules moved (1):" in out and "rules retargeted (1):" in out
+    assert "pkg/m.py:5 (_frob_impl) -> pkg/m.py:4 (_frob_impl_v2)" in out

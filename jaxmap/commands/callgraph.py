@@ -145,9 +145,9 @@ class BinderWalk(NamedTuple):
         return self.near if node in self.near.levels else self.far
 
 
-def binds(index, prim: str, depth: int | None = None, public: bool = False,
+def binds(index, name: str, depth: int | None = None, public: bool = False,
           everything: bool = False, chains: bool = False) -> CallAnswer:
-    """The public functions that bind primitive `prim` (`psum`, `psum_p`, `lax.psum_p`)
+    """The public functions that bind primitive `name` (`psum`, `psum_p`, `lax.psum_p`)
     when traced, each with its chain and, as its depth, the steps of that chain, the
     `.bind` one of them (at most `depth`); with `everything`, every
     function that reaches it, also through the rules other primitives' binds run and
@@ -156,7 +156,7 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
     if public and not everything:
         raise ArgumentError("--public narrows --all's answer (the default one lists public "
                             "functions only): add --all")
-    walk = binder_walk(index, prim, None if depth is None else depth - 1)
+    walk = binder_walk(index, name, None if depth is None else depth - 1)
     found = [_reached(walk.nodes[i], len(steps), names, steps)
              ._replace(call_line=walk.tree(i).lines[i], trace_time=i in walk.near.levels,
                        left_out=left_out(walk, i))
@@ -170,11 +170,11 @@ def binds(index, prim: str, depth: int | None = None, public: bool = False,
         rest, key=lambda r: (not r.public, r.depth, r.label))
     if public:
         listed = [r for r in listed if r.public]
-    return CallAnswer(prim, "binds", walk.targets, tuple(listed), unresolved=unresolved,
+    return CallAnswer(name, "binds", walk.targets, tuple(listed), unresolved=unresolved,
                       others=len(rest) if not everything else 0,
                       others_why=_counted(rest) if not everything else (),
                       traced=not everything, chains=chains or everything,
-                      read_as=read_primitive(index, prim))
+                      read_as=read_primitive(index, name))
 
 
 def default_answer(found) -> list[Reached]:

@@ -10,8 +10,10 @@ functions that register rules for at most three primitives, not helpers such as
 leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules
 are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
 rocm ones, so a release that registers them one by one removes nothing). Line numbers
-drift between versions, so a rule counts as moved only when its file or one of its
-functions changed (`ad.defjvp` names one per operand). Primitives and rules defined in
+drift between versions, so a rule counts as changed only when its file or one of its
+functions changed (`ad.defjvp` names one per operand): moved where its files differ,
+retargeted where they stay and a function is another (renamed, or another way of
+registering one without a function of its own). Primitives and rules defined in
 a checkout's tests, docs, examples or benchmarks are left out (counted): a release
 holds none, so they are not changes.
 """
@@ -24,12 +26,15 @@ from typing import NamedTuple
 from jaxmap.knowledge.orientation import OUTSIDE_JAX
 from jaxmap.models import Primitive
 
+MOVED = "moved"  # a rule registered in another file
+RETARGETED = "retargeted"  # a rule kept in its files, registered with another function
+
 
 class RuleChange(NamedTuple):
     primitive: str
     kind: str
     platform: str | None
-    change: str  # added, removed, moved
+    change: str  # added, removed, moved (another file), retargeted (another function)
     old: tuple[str, ...]  # "file:line (function, ...)" of each registration before
     new: tuple[str, ...]
 
@@ -178,7 +183,8 @@ def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
         elif now is None:
             change = "removed"
         elif {_where(r) for r in was} != {_where(r) for r in now}:
-            change = "moved"
+            change = RETARGETED if {r.loc.file for r in was} == {r.loc.file for r in now} \
+                else MOVED
         else:
             continue
         changes.append(RuleChange(key, kind, platform, change,

@@ -73,6 +73,10 @@ _COMPARED = 300  # characters of a message compared for the closest ones
 _SUCCESSOR_AT_LEAST = 0.8  # 'most of the text', for a successor in another function
 _SAME_FUNCTION_AT_LEAST = 0.6  # a successor raised by the same function
 _JAX_NAMES = re.compile(r"\b(?:jax|jnp|lax)\b")  # a line that calls JAX by name
+# What ends a message's first sentence: a `.`, `,`, `;` or `:` before a space or the
+# end, or the end of its line.
+_SENTENCE_END = re.compile(r"[.,;:](?:\s|\Z)|\n")
+_OPENING_WORDS = 4  # a first sentence of fewer words tells too little
 _DISTINCTIVE = 50  # fixed characters of a message no other library words alike
 
 
@@ -559,7 +563,8 @@ def _older(reading: _Reading, raised, before, version, found) -> Explanation:
             if function == old.function and exception == old.exception]
     same = [(score, site) for score, site in same if score >= _SAME_FUNCTION_AT_LEAST]
     if not same:
-        same = [(near.similarity, near.site) for near in closest(messages, wording)
+        same = [(near.similarity, near.site)
+                for near in closest(messages, wording, openings=False)
                 if near.site.exception == old.exception
                 and near.similarity >= _SUCCESSOR_AT_LEAST]
     successors = tuple(site for _score, site in sorted(same, key=lambda item: -item[0])[:1])
@@ -574,20 +579,32 @@ def _similarity(a: str, b: str) -> float:
     return SequenceMatcher(None, a[:_COMPARED], b[:_COMPARED]).ratio()
 
 
-def closest(messages, text: str) -> tuple[Near, ...]:
-    """The messages of the tree most like `text` (never an answer: a hint)."""
+def closest(messages, text: str, openings: bool = True) -> tuple[Near, ...]:
+    """The messages of the tree most like `text` (never an answer: a hint): alike as a
+    whole, or with `openings`, in their openings, `text`'s first sentence against as
+    much of the template (another wording that goes on otherwise: jaxlib's `Non-hashable
+    static arguments are not supported. An error occurred ...`, api_util.py's `... not
+    supported, as this can lead to ...`)."""
     words = {w for w in text[:_COMPARED].split() if len(w) >= 5}
+    opening = _SENTENCE_END.split(text.strip(), maxsplit=1)[0] if openings else ""
+    if len(opening.split()) < _OPENING_WORDS:
+        opening = ""
     scored = []
     for file, line, function, exception, pieces, returned in messages:
         if len(words & set(_words(pieces))) < 2:
             continue
         template = "{}".join(pieces)
-        matcher = SequenceMatcher(None, template[:_COMPARED], text[:_COMPARED])
-        if matcher.quick_ratio() < _CLOSEST_AT_LEAST:
-            continue
-        ratio = matcher.ratio()
+        ratio = _likeness(template[:_COMPARED], text[:_COMPARED])
+        if opening:
+            ratio = max(ratio, _likeness(template[:len(opening)], opening))
         if ratio >= _CLOSEST_AT_LEAST:
             scored.append(Near(round(ratio, 2),
                                Site(file, line, function, exception, returned), template))
     scored.sort(key=lambda near: -near.similarity)
     return tuple(scored[:_CLOSEST])
+
+
+def _likeness(template: str, text: str) -> float:
+    """How alike two texts are (0 where they surely differ by more than _CLOSEST_AT_LEAST)."""
+    matcher = SequenceMatcher(None, template, text)
+    return matcher.ratio() if matcher.quick_ratio() >= _CLOSEST_AT_LEAST else 0.0

@@ -43,6 +43,7 @@ class Param(NamedTuple):
     stdin: bool = False  # on the CLI, `-` reads the value from stdin, a file's path the file
     cli: bool = True
     mcp: bool = True
+    aliases: tuple[str, ...] = ()  # MCP: former names still accepted for it
 
 
 class Command(NamedTuple):
@@ -128,10 +129,10 @@ COMMANDS: tuple[Command, ...] = (
             "jaxmap.commands.lookup:primitives",
             {"text": f"{_TEXT}:primitives_table", "json": f"{_JSON}:primitives_document"},
             about_primitives=True), 20),
-    _calls("binds", "The public functions that bind primitive PRIM when traced, each step "
+    _calls("binds", "The public functions that bind a primitive when traced, each step "
                     "of its chain saying how.",
-           (Param("prim", "string", "the primitive: psum, psum_p, scatter-add",
-                  required=True, positional=True),
+           (Param("name", "string", "the primitive: psum, psum_p, scatter-add",
+                  required=True, positional=True, metavar="PRIM", aliases=("prim",)),
             Param("depth", "integer", "at most N steps, the .bind one (1: binders) "
                                       "[default: any]", minimum=1, metavar="N"),
             Param("everything", "boolean", "every function reaching it, also through rules or "

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 # What `--fail-on` may name, each with what trips it.
 FAIL_ON = ("removed-rule", "removed-primitive", "uncovered", "gap", "reach", "message")
-RETARGETED = "retargeted"  # a rule kept in its file, registered with another function
 
 
 class Side(NamedTuple):
@@ -76,7 +75,6 @@ def review(base: Side, before: Index, head: Side, after: Index,
     findings it makes from the rest."""
     old_prims, new_prims = before.primitives(), after.primitives()
     primitives = diff.compare(base.label, old_prims, head.label, new_prims, whole=True)
-    primitives = primitives._replace(rules=tuple(_retargeted(c) for c in primitives.rules))
     changed = _changed(primitives)
     named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
@@ -107,17 +105,6 @@ def failures(result: Review, checks: tuple[str, ...]) -> list[tuple[str, int]]:
         "message": len(result.messages),
     }
     return [(check, counts[check]) for check in checks if counts[check]]
-
-
-def _retargeted(change: diff.RuleChange) -> diff.RuleChange:
-    """A moved rule whose registrations stay in the same files names another function."""
-    if change.change == "moved" and _files(change.old) == _files(change.new):
-        return change._replace(change=RETARGETED)
-    return change
-
-
-def _files(places: tuple[str, ...]) -> set[str]:
-    return {place.partition(" (")[0].rpartition(":")[0] for place in places}
 
 
 def _changed(primitives: diff.IndexDiff) -> list[str]:

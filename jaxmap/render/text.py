@@ -256,12 +256,12 @@ def index_diff(diff) -> str:
     # Columns as wide as their longest entry (at least the usual width).
     name_width = max([28, *(len(c.primitive) for c in diff.rules)])
     kind_width = max([22, *map(len, kinds)])
-    for change in ("added", "removed", "moved"):
+    for change in ("added", "removed", "moved", "retargeted"):
         rows = [(c, kind) for c, kind in zip(diff.rules, kinds) if c.change == change]
         lines.append(f"rules {change} ({len(rows)}):" + ("" if rows else " -"))
         for c, kind in rows:
-            where = {"added": ", ".join(c.new), "removed": ", ".join(c.old),
-                     "moved": f"{', '.join(c.old)} -> {', '.join(c.new)}"}[change]
+            where = {"added": ", ".join(c.new), "removed": ", ".join(c.old)}.get(
+                change, f"{', '.join(c.old)} -> {', '.join(c.new)}")
             lines.append(f"  {c.primitive:<{name_width}} {kind:<{kind_width}} {where}")
     if any(diff.left_out):
         lines.append(f"left out: {diff.left_out[0]} primitives and {diff.left_out[1]} rules "
