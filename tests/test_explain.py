@@ -333,6 +333,9 @@ def test_another_wording_of_a_messages_opening_is_among_the_closest(tmp_path_fac
     [near] = answer.closest
     assert (near.site.file, near.site.function) == (
         "jax/_src/api_util.py", "jax._src.api_util.argnums_partial")
+    # Placed nowhere, its family still says what usually fixes it.
+    shown = explain_text.explanation([answer], View("/r"))
+    assert "usually fixes  static arguments are cache keys" in shown
 
 
 def test_a_message_worded_as_an_older_release_words_it(index, tmp_path, monkeypatch):

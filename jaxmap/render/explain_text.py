@@ -96,11 +96,15 @@ def _user_side(found, path: PathFn) -> list[str]:
     if user is not None and found.status.value != "user-code":
         code = f"  {user.code}" if user.code else ""
         lines.append(f"  {'your line':<{_LABEL}} {user.path}:{user.line}{code}")
-    if found.fix is not None:
-        lines += textwrap.wrap(found.fix.fix, _WIDTH,
-                               initial_indent=f"  {'usually fixes':<{_LABEL}} ",
-                               subsequent_indent=" " * (_LABEL + 3))
-    return lines
+    return lines + _fix(found)
+
+
+def _fix(found) -> list[str]:
+    """What usually fixes the message's family, if one fits."""
+    if found.fix is None:
+        return []
+    return textwrap.wrap(found.fix.fix, _WIDTH, initial_indent=f"  {'usually fixes':<{_LABEL}} ",
+                         subsequent_indent=" " * (_LABEL + 3))
 
 
 def _placed(found, path: PathFn) -> str:
@@ -147,13 +151,14 @@ def _unconfirmed(older) -> list[str]:
 
 
 def _closest(found, path: PathFn) -> str:
-    """The messages of the tree closest to one no site raises, apart from any answer."""
+    """The messages of the tree closest to one no site raises, apart from any answer,
+    and what usually fixes its family (`unhashable type`, named in its words)."""
     lines = []
     if found.closest:
         lines.append("closest messages in this tree (similarity; not an answer):")
         lines += [f"  {near.similarity:.2f}  {path(near.site.file)}:{near.site.line}  "
                   f"{_first_line(near.template)}" for near in found.closest]
-    return "\n".join(lines)
+    return "\n".join(lines + _fix(found))
 
 
 def _first_line(message: str) -> str:
