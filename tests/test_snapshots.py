@@ -120,6 +120,29 @@ def test_diff_between_two_trees(two_trees, capsys):
                        ("sin", "lowering", None, "retargeted")}
 
 
+
+def test_a_registration_added_or_removed_beside_those_kept(tmp_path, capsys):
+    """A rule that keeps its registration and gains one in another file is not moved,
+    nor one that keeps one and loses another."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(ROOT, old)
+    shutil.copytree(ROOT, new)
+    header = ("from jax._src.interpreters import ad, mlir\n"
+              "from jax._src.lax.lax import exp_p, sin_p\n"
+              "def _again(*args, **kwargs):\n  return args\n")
+    (old / "jax" / "_src" / "lax" / "more_rules.py").write_text(
+        header + "ad.defjvp2(exp_p, _again)\n")  # exp's jvp registered twice, then once
+    (new / "jax" / "_src" / "lax" / "more_rules.py").write_text(
+        header + "mlir.register_lowering(sin_p, _again)\n")  # sin's lowering: once, then twice
+    result = run_json(capsys, "diff", str(old), str(new))
+    changes = {(c["primitive"], c["kind"], c["change"]) for c in result["rules"]}
+    assert changes == {("exp", "jvp", "registration-removed"),
+                       ("sin", "lowering", "registration-added")}
+    assert main(["diff", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "rules with a registration added (1):" in out and "rules moved (0): -" in out
+
+
 def test_diff_leaves_out_what_tests_and_docs_define(tmp_path, capsys):
     """A checkout's tests and docs define primitives and rules of their own; a release
     holds none of them, so they are counted apart, not reported as added."""

@@ -1,22 +1,21 @@
 """What changed between two indexes (two jax versions, or two trees).
 
 Primitives are matched by name, module and variable, then by name and module, then by
-name alone (a primitive that moved module); within one key, in source order. A
-primitive left over on each side is paired as renamed when they share a module and
-the variable that holds them, or at least two, and half, of the old one's own rule
-functions (`pjit` -> `jit`;
-functions that register rules for at most three primitives, not helpers such as
-`standard_rule`), or a module and a name one extends with a `_` suffix, no other
-leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules
-are matched by (kind, platform), platforms expanded (a `gpu` lowering is its cuda and
-rocm ones, so a release that registers them one by one removes nothing). Line numbers
-drift between versions, so a rule counts as changed only when its file or one of its
-functions changed (`ad.defjvp` names one per operand): moved where its files differ,
-retargeted where they stay and a function is another (renamed, or another way of
-registering one without a function of its own). Primitives and rules defined in
-a checkout's tests, docs, examples or benchmarks are left out (counted): a release
-holds none, so they are not changes.
-"""
+name alone (a primitive that moved module); within one key, in source order. A primitive
+left over on each side is paired as renamed when they share a module and the variable
+that holds them, or at least two, and half, of the old one's own rule functions (`pjit`
+-> `jit`; functions that register rules for at most three primitives, not helpers such
+as `standard_rule`), or a module and a name one extends with a `_` suffix, no other
+leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules are matched by
+(kind, platform), platforms expanded (a `gpu` lowering is its cuda and rocm ones, so a
+release that registers them one by one removes nothing). Line numbers drift between
+versions, so a rule counts as changed only when its file or one of its functions changed
+(`ad.defjvp` names one per operand): moved where its files differ, retargeted where they
+stay and a function is another (renamed, or another way of registering one without a
+function of its own); where every old registration stays and another is added, or some
+stay and another goes, the registration is added or removed. Primitives and rules
+defined in a checkout's tests, docs, examples or benchmarks are left out (counted): a
+release holds none, so they are not changes."""
 
 from __future__ import annotations
 
@@ -28,13 +27,16 @@ from jaxmap.models import Primitive
 
 MOVED = "moved"  # a rule registered in another file
 RETARGETED = "retargeted"  # a rule kept in its files, registered with another function
+# Every old registration kept and another added (`swap`'s mosaic_tpu lowering, kept in
+# lowering.py, registered in sc_lowering.py too), or some kept and another dropped.
+REGISTRATION_ADDED, REGISTRATION_REMOVED = "registration-added", "registration-removed"
 
 
 class RuleChange(NamedTuple):
     primitive: str
     kind: str
     platform: str | None
-    change: str  # added, removed, moved (another file), retargeted (another function)
+    change: str  # added, removed, moved, retargeted, registration-added or -removed
     old: tuple[str, ...]  # "file:line (function, ...)" of each registration before
     new: tuple[str, ...]
 
@@ -178,19 +180,25 @@ def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
     changes = []
     for kind, platform in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "")):
         was, now = before.get((kind, platform)), after.get((kind, platform))
-        if was is None:
-            change = "added"
-        elif now is None:
-            change = "removed"
-        elif {_where(r) for r in was} != {_where(r) for r in now}:
-            change = RETARGETED if {r.loc.file for r in was} == {r.loc.file for r in now} \
-                else MOVED
-        else:
+        change = "added" if was is None else "removed" if now is None else _changed(was, now)
+        if change is None:
             continue
         changes.append(RuleChange(key, kind, platform, change,
                                   tuple(_describe(r) for r in was or ()),
                                   tuple(_describe(r) for r in now or ())))
     return changes
+
+
+def _changed(was: list, now: list) -> str | None:
+    """How a rule registered both before and after changed, if it did."""
+    before, after = {_where(r) for r in was}, {_where(r) for r in now}
+    if before == after:
+        return None
+    if before < after:
+        return REGISTRATION_ADDED
+    if after < before:
+        return REGISTRATION_REMOVED
+    return RETARGETED if {r.loc.file for r in was} == {r.loc.file for r in now} else MOVED
 
 
 def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os.path
 
+from jaxmap.render.text import RULE_CHANGES
+
 _SHOWN = 20  # findings of one section shown before a count of the rest
 _TEST_FILES_SHOWN = 5
 _CHAIN_SHOWN = 6  # steps of a chain shown, the middle cut
 _GROUP_SHOWN = 3  # reach findings of one primitive and change shown (nearest first)
 _MESSAGE_CHARS = 100  # of a message's text, whitespace runs read as one space
 _LEAD = 30  # of two texts' shared start shown before their first difference
-RULE_CHANGES = ("added", "removed", "moved", "retargeted")
 
 
 def review(result) -> str:
@@ -22,8 +23,8 @@ def review(result) -> str:
         f"primitives removed ({len(prims.removed)}): {', '.join(prims.removed) or '-'}",
         f"primitives renamed ({len(prims.renamed)}): "
         + (", ".join(f"{old} -> {new}" for old, new in prims.renamed) or "-")]))
-    for change in RULE_CHANGES:
-        sections.append(_section(f"rules {change}", [
+    for change, title in RULE_CHANGES.items():
+        sections.append(_section(f"rules {title}", [
             f"  {c.primitive} {rule_kind(c)}: {rule_places(c)}"
             for c in prims.rules if c.change == change]))
     touched, elsewhere = split_reach(result.reach)

@@ -244,6 +244,12 @@ def diff_side(argument: str, jax_version: str | None, is_root: bool) -> str:
     return f"jax {jax_version}" if jax_version and not is_root else argument
 
 
+# Each way `diff` tells a rule changed, in the order shown, with its section's words.
+RULE_CHANGES = {"added": "added", "removed": "removed", "moved": "moved",
+                "retargeted": "retargeted", "registration-added": "with a registration added",
+                "registration-removed": "with a registration removed"}
+
+
 def index_diff(diff) -> str:
     """A diff.IndexDiff: primitives added and removed, then rules by change."""
     lines = [f"{diff.old} -> {diff.new}",
@@ -256,9 +262,9 @@ def index_diff(diff) -> str:
     # Columns as wide as their longest entry (at least the usual width).
     name_width = max([28, *(len(c.primitive) for c in diff.rules)])
     kind_width = max([22, *map(len, kinds)])
-    for change in ("added", "removed", "moved", "retargeted"):
+    for change, title in RULE_CHANGES.items():
         rows = [(c, kind) for c, kind in zip(diff.rules, kinds) if c.change == change]
-        lines.append(f"rules {change} ({len(rows)}):" + ("" if rows else " -"))
+        lines.append(f"rules {title} ({len(rows)}):" + ("" if rows else " -"))
         for c, kind in rows:
             where = {"added": ", ".join(c.new), "removed": ", ".join(c.old)}.get(
                 change, f"{', '.join(c.old)} -> {', '.join(c.new)}")
