@@ -49,9 +49,23 @@ def _json_option(f):
                         help="Print one JSON document (schema in the README).")(f)
 
 
+class _Command(click.Command):
+    """A command whose usage errors know it: click's parser raises an option missing
+    its value (`binds psum --depth`) with no context, which pointed at `jaxmap --help`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            error.ctx = error.ctx or ctx
+            raise
+
+
 class _Group(click.Group):
     """The CLI's group. Each row of the command table becomes a click command when it
     is asked for: building them all took 1.4 ms of every command's start."""
+
+    command_class = _Command
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
@@ -373,11 +387,11 @@ def _declared(command) -> click.Command:
     positional = [p for p in params if isinstance(p, click.Argument)]
     options = [p for p in params if not isinstance(p, click.Argument)]
     run = _run_scaffold if command.kind == "scaffold" else _run_query
-    return click.Command(command.name, help=command.doc, short_help=command.doc.split(". ")[0],
-                         epilog=_epilog(command),
-                         params=positional + _source_options(command) + options
-                         + _output_options(command),
-                         callback=lambda **given: run(command, given))
+    return _Command(command.name, help=command.doc, short_help=command.doc.split(". ")[0],
+                    epilog=_epilog(command),
+                    params=positional + _source_options(command) + options
+                    + _output_options(command),
+                    callback=lambda **given: run(command, given))
 
 
 def _run_query(command, given: dict) -> None:

@@ -536,6 +536,13 @@ def test_a_usage_error_points_at_the_commands_help(capsys):
     assert err.rstrip().endswith("(see jaxmap callers --help)")
 
 
+def test_an_option_missing_its_value_points_at_the_commands_help(capsys):
+    code = main(["binds", "psum", "--depth"])  # (click's parser raises it with no context)
+    out, err = capsys.readouterr()
+    assert_one_line_error(code, out, err)
+    assert err.rstrip().endswith("requires an argument. (see jaxmap binds --help)")
+
+
 def test_a_commands_option_with_no_command_after_it_says_where_it_goes(capsys):
     code = main(["--json"])
     out, err = capsys.readouterr()
