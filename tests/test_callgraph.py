@@ -296,6 +296,9 @@ def test_coverage_keeps_the_column_of_a_kind_it_filters_on(capsys):
                         "--missing", "transpose", "--format", "json")
     assert document["kinds"] == ["jvp", "transpose"]
     assert document["rows"] and document["totals"]["transpose"] == 0
+    # each row counts those columns only, as the table shows them
+    assert all(row["rules"].keys() <= {"jvp", "transpose"} for row in document["rows"])
+    assert any(row["rules"] for row in document["rows"])
 
 
 def test_binds_finds_a_primitive_by_its_alias(tmp_path, capsys):

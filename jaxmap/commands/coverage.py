@@ -47,6 +47,9 @@ def coverage(prims: list[Primitive], kinds: tuple[str, ...] = (),
     if kinds:
         columns = [c for c in columns if c.partition(":")[0] in kinds]
     totals = {c: sum(1 for _, _, counts in rows if counts.get(c)) for c in columns}
+    # Each row's counts of the columns only (the JSON gave every kind's, whatever --kind).
+    rows = [(name, module, {c: counts[c] for c in columns if c in counts})
+            for name, module, counts in rows]
     return Coverage(tuple(columns), rows, totals)
 
 
