@@ -47,11 +47,16 @@ def build(session: Session | ServedSession):
         try:
             target = session if isinstance(session, Session) else \
                 await _updated(session, _needs_graph(params.name), ctx)
-            text, failed = tools.call(target, params.name, params.arguments), False
+            texts, failed = [tools.call(target, params.name, params.arguments)], False
         except Exception as error:  # noqa: BLE001 - a tool error, never a traceback
-            text, failed = describe(error, debug_hint=False), True
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    is_error=failed)
+            # its line, then the partial answer the CLI prints with it, if any (explain's
+            # closest messages for a message no site raises; path's steps searched)
+            texts = [describe(error, debug_hint=False), *filter(None, [getattr(
+                error, "output", "")])]
+            failed = True
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text) for text in texts],
+            is_error=failed)
 
     return Server("jaxmap", version=metadata.version("jaxmap"),
                   on_list_tools=list_tools, on_call_tool=call_tool)

@@ -200,13 +200,25 @@ def test_new_primitive_is_a_dry_run_unless_told_to_write(tmp_path, capsys):
     ("binds", {"name": "psum", "prim": "psum"}, "give name or prim, not both"),
     ("coverage", {"kinds": ["bogus"]}, "'bogus' is not one of"),
     ("explain", {"text": "  "}, "needs the message"),
-    ("explain", {"text": "nothing like this is raised"}, "not an error message"),
 ])
 def test_bad_calls_are_one_line_tool_errors(name, arguments, fragment):
     (result,) = _calls(ROOT, (name, arguments))
     assert result.is_error
     text = _text(result)
     assert text.startswith("jaxmap: ") and "\n" not in text and fragment in text, text
+
+
+def test_a_refusal_with_a_partial_answer_gives_both(capsys):
+    """The CLI prints explain's closest messages before its error line: so does the tool,
+    the line first, then the same JSON."""
+    text = "cannot reshape the array of shape (3,) to shape 4"
+    (result,) = _calls(ROOT, ("explain", {"text": text}))
+    assert result.is_error and len(result.content) == 2
+    line, document = (content.text for content in result.content)
+    assert line == "jaxmap: not an error message raised in this tree"
+    assert main(["explain", text, "--json", "--root", str(ROOT)]) == 1
+    assert json.loads(document) == json.loads(capsys.readouterr().out)
+    assert json.loads(document)["status"] == "unmatched"
 
 
 def test_a_missing_root_is_a_tool_error(tmp_path):
