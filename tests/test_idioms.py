@@ -140,7 +140,8 @@ RULES = [
     ("neg", K.LOWERING, "triton", "triton-neg", "_neg_lowering_rule",
      "triton_lowering_rules"),
     # impl / abstract eval forms
-    ("compute_on", K.IMPL, None, "compute-on-simple-impl", None, "dispatch.simple_impl"),
+    ("compute_on", K.IMPL, None, "compute-on-simple-impl", "apply_primitive",
+     "dispatch.simple_impl"),
     ("add_any", K.IMPL, None, "add-any-impl", "_add_jaxvals_impl", "def_impl"),
     ("add_any", K.ABSTRACT_EVAL, None, "add-any-aeval", None, "def_abstract_eval"),
     ("fused_call", K.IMPL, None, "fused-impl", "_fused_impl", "fused_p.def_impl"),

@@ -69,7 +69,6 @@ CALLS: dict[str, Registrar] = {
     "batching.defbroadcasting": Registrar((K.BATCHING,), rule_arg=None),
     "batching.defreducer": Registrar((K.BATCHING,), rule_arg=None),
     "mlir.register_lowering": Registrar((K.LOWERING,), platform_arg=2),
-    "dispatch.simple_impl": Registrar((K.IMPL,), rule_arg=None),
 }
 
 # Methods of a Primitive: `p.def_impl(f)` or `@p.def_impl`.
