@@ -55,6 +55,9 @@ class Registrar:
     rule_count: int | None = 1  # how many rule functions follow, from rule_arg on;
     # None: every argument from rule_arg on (one rule per operand, `None` for none)
     platform_arg: int | None = None  # positional index of the platform, if any
+    # Where the tree defines it, its body is read instead, for the rule function it
+    # registers (`simple_impl(p)`: `p.def_impl(partial(apply_primitive, p))`).
+    read_in_tree: bool = False
 
 
 # Calls `registrar(primitive, ...)`; the primitive is always the first argument.
@@ -69,6 +72,7 @@ CALLS: dict[str, Registrar] = {
     "batching.defbroadcasting": Registrar((K.BATCHING,), rule_arg=None),
     "batching.defreducer": Registrar((K.BATCHING,), rule_arg=None),
     "mlir.register_lowering": Registrar((K.LOWERING,), platform_arg=2),
+    "dispatch.simple_impl": Registrar((K.IMPL,), rule_arg=None, read_in_tree=True),
 }
 
 # Methods of a Primitive: `p.def_impl(f)` or `@p.def_impl`.

@@ -63,7 +63,7 @@ class Calling(Evaluator):
         if name and name.endswith(".update") and args and args[0][0] == DICT:
             self.registrations.update(name[:-len(".update")], args[0][1], ctx, via)
         registrar = R.CALLS_BY_NAME.get(name) if name else None
-        if registrar is not None:
+        if registrar is not None and not (registrar.read_in_tree and tag == FUNC):
             self.registrations.call_registrar(registrar, args, kwargs, ctx, via, decorated)
             return UNKNOWN
         if name in R.PRIMITIVE_CLASS_NAMES or tag == SYM and name in R.PRIMITIVE_SUBCLASS_NAMES:
