@@ -45,7 +45,7 @@ def schemas() -> list[dict]:
 
 
 def _schema(tool: Tool) -> dict:
-    properties = {p.name: {"type": p.type, "description": p.doc,
+    properties = {p.name: {"type": p.type, "description": _as_arguments(tool, p.doc),
                            **({"items": {"type": "string"}} if p.type == "array" else {}),
                            **({"enum": list(p.choices)} if p.choices else {}),
                            **({"minimum": p.minimum} if p.minimum is not None else {})}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -259,6 +260,9 @@ def test_the_tool_list_is_small_and_complete():
     for tool in listed:
         assert tool.description and all(p.get("description") for p in
                                         tool.input_schema["properties"].values())
+        # the tool's arguments named as arguments, not as the CLI's options (`--all`)
+        assert not any(re.search(r"(?<![\w-])--\w", p["description"])
+                       for p in tool.input_schema["properties"].values()), tool.name
 
 
 def test_the_readme_states_the_tool_lists_size():

@@ -135,9 +135,9 @@ COMMANDS: tuple[Command, ...] = (
                   required=True, positional=True, metavar="PRIM", aliases=("prim",)),
             Param("depth", "integer", "at most N steps, the .bind one (1: binders) "
                                       "[default: any]", minimum=1, metavar="N"),
-            Param("everything", "boolean", "every function reaching it, also through rules or "
+            Param("everything", "boolean", "every function reaching it, also via rules or "
                                            "interpreters", flag="--all"),
-            Param("public", "boolean", "with --all: the public API only"),
+            Param("public", "boolean", "with --all: public API only"),
             Param("chains", "boolean", "text: each function's chain, also where more than "
                                        "a screen of them", mcp=False))),
     _walk("callers", "What calls NAME (functions, class bodies, module code), and unresolved "
