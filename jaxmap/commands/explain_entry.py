@@ -79,7 +79,7 @@ def _defined_at(index: Index, frame: Frame) -> Definition | None:
 
 
 def _entry(found: Definition, user: Frame, name: str, shown: bool) -> EntryCall:
-    public = shown_path(found.qualname, sorted(found.public_paths, key=lambda p: (len(p), p)))
+    public = shown_path(found.qualname, found.public_paths)
     spelled = next((m.group(1) for m in _CALL.finditer(user.code)
                     if m.group(1).rpartition(".")[2] == name), public)
     return EntryCall(spelled, public, found.loc.file, found.loc.line, user, shown)

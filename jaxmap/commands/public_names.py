@@ -45,7 +45,7 @@ def public_names(index) -> tuple[tuple[str, tuple[PublicName, ...]], ...]:
     for d in index.public_definitions():
         if d.kind.value == "function" or not d.public_paths:
             continue
-        path = shown_path(d.qualname, sorted(d.public_paths, key=lambda p: (len(p), p)))
+        path = shown_path(d.qualname, d.public_paths)
         kind = {"module": "namespace", "variable": "value"}.get(d.kind.value, "class")
         if d.qualname in enums:
             kind = "enum"

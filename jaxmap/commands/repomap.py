@@ -186,7 +186,7 @@ def _entry_points(index) -> tuple[Place, ...]:
     for place in _places(index, O.ENTRY_POINTS):
         public = [path for d in index.definitions_named(place.name)
                   if d.qualname == place.name for path in d.public_paths]
-        name = shown_path(place.name, sorted(public, key=lambda path: (len(path), path)))
+        name = shown_path(place.name, public)
         points.append(place._replace(name=name))
     return tuple(points)
 

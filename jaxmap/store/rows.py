@@ -7,11 +7,13 @@ from typing import NamedTuple
 
 
 def shown_path(qualname: str, public) -> str:
-    """How users write a definition, from its public paths (shortest first): the first
-    that keeps its own name, else the first, else its qualified name."""
+    """How users write a definition, from its public paths: the shortest that keeps its
+    own name, else the shortest, else its qualified name (equal lengths: the first in
+    sorted order)."""
     own = qualname.rpartition(".")[2]
-    return next((path for path in public if path.rpartition(".")[2] == own),
-                public[0] if public else qualname)
+    ordered = sorted(public, key=lambda path: (len(path), path))
+    return next((path for path in ordered if path.rpartition(".")[2] == own),
+                ordered[0] if ordered else qualname)
 
 
 class DefinitionRow(NamedTuple):
