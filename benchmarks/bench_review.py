@@ -3,11 +3,12 @@ beside the issue's targets (#39: <= 3 s with BASE warm, <= 300 MB).
 
     python benchmarks/bench_review.py --repo PATH [--commit REF] [--keep-cache DIR]
 
-Three reviews, each in a fresh process with its own peak, in one cache: cold, a
-review of REF~2..REF~1 in an empty cache (both ends indexed, the second from the
-first's tree and index); warm BASE, REF~1..REF (REF~1 cached, REF laid from it: the
-issue's case); warm, REF~1..REF again (both cached: the comparison alone). The cache
-is a temporary directory unless --keep-cache names one (it must start empty).
+Three runs, each in a fresh process with its own peak, in one cache: cold, REF~1
+indexed in an empty cache, as a review whose HEAD it was leaves it (a review of
+REF~2..REF~1 would index nothing where that commit changes no Python file); warm
+BASE, REF~1..REF (REF~1 cached, REF laid from it: the issue's case); warm, REF~1..REF
+again (both cached: the comparison alone). The cache is a temporary directory unless
+--keep-cache names one (it must start empty).
 
 Each row splits the wall time into the ends' index builds (the call graph solved for
 a revision not cached) and the review's own (laying trees from git blobs, opening
@@ -33,9 +34,11 @@ _TARGET_SECONDS, _TARGET_MB = 3.0, 300.0
 
 
 def one(repo: str, span: str) -> None:
-    """Child: one review, in-process, as `jaxmap diff SPAN --json` makes it; prints
-    its wall time, the part spent building indexes, CPU time and peak memory as JSON."""
+    """Child: one review, in-process, as `jaxmap diff SPAN --json` makes it (where SPAN
+    is one commit, that commit's index alone); prints its wall time, the part spent
+    building indexes, CPU time and peak memory as JSON."""
     from jaxmap.render.review_json import review_document
+    from jaxmap.revisions import git, materialise
     from jaxmap.revisions.compare import review_range
     from jaxmap.session import open_index
 
@@ -53,7 +56,12 @@ def one(repo: str, span: str) -> None:
             _phase_ends(peaks, "build_mb")
 
     start = time.perf_counter()
-    review_document(review_range(repo, span, open_tree))
+    if ".." in span:
+        review_document(review_range(repo, span, open_tree))
+    else:
+        opened = git.open_repo(repo)
+        for index in materialise.indexes(opened, [git.commit(opened, span)], open_tree):
+            index.close()
     seconds = time.perf_counter() - start
     _phase_ends(peaks, "own_mb")
     own, children = (resource.getrusage(who) for who in
@@ -103,10 +111,10 @@ def main() -> None:
         return
     cache = args.keep_cache or tempfile.mkdtemp(prefix="bench-review-")
     ref = args.commit
-    rows = [("cold", _measure(args.repo, f"{ref}~2..{ref}~1", cache)),
+    rows = [("cold", _measure(args.repo, f"{ref}~1", cache)),
             ("warm BASE", _measure(args.repo, f"{ref}~1..{ref}", cache)),
             ("warm", _measure(args.repo, f"{ref}~1..{ref}", cache))]
-    print(f"jaxmap diff on {args.repo} ({os.cpu_count()} cores): cold {ref}~2..{ref}~1, "
+    print(f"jaxmap diff on {args.repo} ({os.cpu_count()} cores): cold {ref}~1 indexed, "
           f"then {ref}~1..{ref}")
     print(f"{'run':<10} {'seconds':>8} {'x 3 s':>7} {'builds':>7} {'own':>6} {'cpu s':>6} "
           f"{'peak MB':>8} {'x 300 MB':>9} {'builds':>7} {'own':>6}")
