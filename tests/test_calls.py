@@ -148,6 +148,26 @@ def test_direct_binder_and_binders_through_a_helper():
     assert binders(res, "q") == {("m.via_helper", "_bind"), ("m.choose", None)}
 
 
+def test_a_helper_binding_its_own_local_binds_none_of_its_callers_primitives():
+    """`prim = c_p if flag else d_p; prim.bind(x)` binds what the helper names; its
+    caller's own `prim` (a_p or b_p) is not what it binds."""
+    res = resolve_sources({"m.py": CORE + """
+        a_p = core.Primitive('a')
+        c_p = core.Primitive('c')
+        d_p = core.Primitive('d')
+        def inner(x, flag):
+          prim = c_p if flag else d_p
+          return prim.bind(x)
+        def outer(x, flag):
+          if flag:
+            return inner(x, flag)
+          prim = a_p if flag else a_p
+          return prim.bind(x)
+        """})
+    assert binders(res, "a") == {("m.outer", None)}
+    assert binders(res, "c") == binders(res, "d") == {("m.inner", None)}
+
+
 def test_a_primitives_bind_handed_on_binds_it():
     res = resolve_sources({"m.py": CORE + """
         from functools import partial

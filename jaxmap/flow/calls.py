@@ -681,14 +681,16 @@ def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
     """Functions that bind a primitive: `x_p.bind(...)` where x_p is a primitive (or,
     imported inside an unread body, the one primitive of the tree held by a variable of
     that name); and, for a helper that binds something it cannot name (a parameter,
-    `prim = a_p if c else b_p`), the primitives it names itself and those its callers
-    name when calling it."""
+    `prim = a_p if c else b_p`), the primitives it names itself, and where what it binds
+    is a parameter, those its callers name when calling it (not where it is a local of
+    its own: a caller's `prim` is not the helper's)."""
     rows: list[BindRow] = []
     helpers: dict[int, tuple[str, str, int]] = {}
     held: dict[str, list[int]] = {}
     for pid, prim in enumerate(primitives):
         if prim.variable is not None:
             held.setdefault(prim.variable, []).append(pid)
+    handed: set[int] = set()  # helpers whose bound name is a parameter
     for module, (_, facts) in names.modules.items():
         for event in facts.events:
             if not isinstance(event, Binds):
@@ -701,13 +703,16 @@ def bind_edges(names: Names, ids: dict[str, int], calls: list[CallRow],
                 rows.append(BindRow(module, event.scope, value[1], event.line, caller, None))
             elif caller is not None:
                 helpers.setdefault(caller, (module, event.scope, event.line))
+                spec = facts.funcs.get(event.scope)
+                if spec is not None and event.name.partition(".")[0] in spec.params:
+                    handed.add(caller)
     named = _named_primitives(names, ids)
     for caller, (module, function, line) in helpers.items():
         rows += [BindRow(module, function, pid, line, caller, None)
                  for pid in named.get(caller, ())]
     owners = {i: q for q, i in ids.items()}
     for edge in calls:
-        if edge.callee in helpers and edge.caller in named and edge.caller != edge.callee:
+        if edge.callee in handed and edge.caller in named and edge.caller != edge.callee:
             module, function = _split(names, owners[edge.caller])
             helper = helpers[edge.callee][1]
             rows += [BindRow(module, function, pid, edge.line, edge.caller, helper)
