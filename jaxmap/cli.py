@@ -123,7 +123,12 @@ class _Group(click.Group):
 
             from jaxmap.render.text import unknown_command
 
-            near = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
+            commands = self.list_commands(ctx)
+            # commands it starts (`cov`), and those a slip away (`calers`); none
+            # for a word that is no command's (`frobnicate` is not `locate`)
+            near = list(dict.fromkeys([c for c in commands if c.startswith(name)]
+                                      + difflib.get_close_matches(name, commands, n=3,
+                                                                  cutoff=0.7)))[:3]
             raise click.UsageError(unknown_command(name, near), ctx)
         return super().resolve_command(ctx, args)
 

@@ -1,5 +1,6 @@
 """The tools `jaxmap mcp` serves, built from the command table (commands/registry.py):
-every row that MCP serves is a tool answering with its command's `--json` document.
+every row that MCP serves is a tool answering with its command's `--json` document,
+written compact (no indentation: an agent pays for each character).
 
 Nothing here knows MCP: `schemas()` gives the tool list, `call()` checks a call's
 arguments against its row and runs it on a session.Session. A scaffold row is a dry
@@ -14,6 +15,7 @@ from typing import NamedTuple
 
 from jaxmap.commands.registry import COMMANDS, MCP_CHARS, Command, Param
 from jaxmap.errors import ArgumentError, JaxmapError
+from jaxmap.render.paging import COMPACT
 
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "array": list}
 _WRITE = (Param("write", "boolean", "write the files; default: dry run, diff only"),
@@ -66,6 +68,7 @@ def call(session, name: str, arguments: dict | None) -> str:
     arguments = _checked(tool, arguments or {})
     if tool.command.page:  # one page by default, never more than MCP_CHARS
         arguments = {"limit": tool.command.page, **arguments, "max_chars": MCP_CHARS}
+    compact = COMPACT.set(True)
     try:
         if tool.command.kind == "scaffold":
             return _scaffold(session, tool.command, arguments)
@@ -74,6 +77,8 @@ def call(session, name: str, arguments: dict | None) -> str:
     except JaxmapError as error:  # its message names the CLI's options: say the tool's
         error.args = (_as_arguments(tool, str(error)), *error.args[1:])
         raise
+    finally:
+        COMPACT.reset(compact)
 
 
 def _as_arguments(tool: Tool, message: str) -> str:

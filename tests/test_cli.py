@@ -566,6 +566,8 @@ def test_a_wrong_word_before_the_command_is_named_for_what_it_is(capsys, argv, s
     (["rules", "psum"], "no command 'rules'; `jaxmap locate PRIM` lists a primitive's rules"),
     (["caller", "psum"], "no command 'caller'; did you mean callers or calls?"),
     (["xyz"], "no command 'xyz' (see jaxmap --help)"),
+    (["cov"], "no command 'cov'; did you mean coverage?"),  # a command it starts
+    (["frobnicate"], "no command 'frobnicate' (see jaxmap --help)"),  # like no command
 ])
 def test_an_unknown_command_says_which_answers_it(capsys, argv, said):
     code = main(argv)

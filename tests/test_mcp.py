@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from jaxmap import server, tools
 from jaxmap.cli import main
 from jaxmap.commands.registry import MCP_CHARS
+from jaxmap.render.paging import COMPACT
 from jaxmap.session import Session
 
 
@@ -77,16 +78,26 @@ def _mcp_page(name: str) -> list[str]:
 
 @pytest.mark.parametrize("name, arguments, argv", SAME_AS_CLI, ids=lambda v: str(v))
 def test_tool_answers_with_the_commands_json(name, arguments, argv, capsys):
-    expected = _cli_json(capsys, *argv, *_mcp_page(name), "--json", "--root", str(ROOT))
+    compact = COMPACT.set(True)  # as the tool writes it: a page holds what fits so
+    try:
+        expected = _cli_json(capsys, *argv, *_mcp_page(name), "--json", "--root", str(ROOT))
+    finally:
+        COMPACT.reset(compact)
     assert _tool_json(ROOT, name, arguments) == expected
 
 
 def test_a_default_answer_is_one_page_that_says_what_is_left():
-    first = _tool_json(ROOT, "primitives", {})
+    (result,) = _calls(ROOT, ("primitives", {}))
+    text = _text(result)
+    first = json.loads(text)
     assert first["total"] == 31 and first["truncated"] and first["offset"] == 0
     shown = len(first["primitives"])
     assert 0 < shown < 31 and first["next_offset"] == shown
-    assert len(json.dumps(first, indent=1)) <= MCP_CHARS
+    # written compact, the page as full as MCP_CHARS allows: one item more would not fit
+    assert "\n" not in text and text == json.dumps(first, separators=(",", ":"))
+    assert len(text) <= MCP_CHARS < len(text) + len(json.dumps(
+        _tool_json(ROOT, "primitives", {"offset": shown, "limit": 1})["primitives"][0],
+        separators=(",", ":")))
     names, offset = [], 0
     while offset is not None:  # paging walks every primitive once
         page = _tool_json(ROOT, "primitives", {"offset": offset, "fields": ["name", "module"]})

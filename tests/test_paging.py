@@ -39,7 +39,8 @@ def test_fields_choose_what_each_item_shows():
 
 
 def test_an_unknown_field_is_an_error_naming_the_fields():
-    with pytest.raises(ArgumentError, match="no field 'nme'; the fields are name, module"):
+    with pytest.raises(ArgumentError, match="no field 'nme' in the items of 'items', the list "
+                                            "fields cut; their fields are name, module"):
         page(Paging(fields=("nme",)))
 
 
@@ -58,6 +59,14 @@ def test_a_size_cap_keeps_one_item_so_paging_moves_on():
     answer = page(Paging(chars=10, offset=4))
     assert [item["name"] for item in answer["items"]] == ["p4"]
     assert answer["next_offset"] == 5
+    # the answer still passes the cap, and says its size
+    size = answer.pop("over_max_chars")
+    assert size == len(dump(answer)) > 10
+
+
+def test_an_answer_within_the_cap_says_nothing_of_it():
+    assert "over_max_chars" not in page(Paging(chars=5000))
+    assert "over_max_chars" not in page(Paging())
 
 
 def test_pages_walk_the_whole_list_once():

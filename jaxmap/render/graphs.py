@@ -30,13 +30,13 @@ def _text(hood) -> str:
 
 
 def _json(hood) -> str:
-    import json
+    from jaxmap.render.paging import dump
 
-    return json.dumps({"roots": list(hood.roots),
+    return dump({"roots": list(hood.roots),
                        "nodes": [{"id": label, **info} for label, info
                                  in sorted(hood.nodes.items())],
                        "edges": [{"source": u, "kind": k, "target": v}
-                                 for u, k, v in hood.edges]}, indent=1)
+                                 for u, k, v in hood.edges]})
 
 
 def dot(hood) -> str:

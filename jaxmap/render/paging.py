@@ -5,11 +5,13 @@ Every command whose `--json` (or MCP answer) can be large pages through here:
 `paged(document, "primitives", paging)` keeps `limit` items from `offset`, each with
 only `fields`, and, with `chars`, drops items from the end until the whole answer
 fits (at least one item stays, so a page always moves on). It adds `total`, `offset`,
-`truncated` (items remain after this page) and `next_offset` (null on the last page).
+`truncated` (items remain after this page) and `next_offset` (null on the last page),
+and `over_max_chars` (the answer's size) where the answer still passes `chars`.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import NamedTuple
 
 from jaxmap.errors import ArgumentError
@@ -40,7 +42,7 @@ def paged(document: dict, key: str, paging: Paging = EVERYTHING) -> dict:
     """`document` with `document[key]` cut to one page, and the page's bookkeeping."""
     items = document[key]
     end = None if paging.limit is None else paging.offset + paging.limit
-    window = [pick(item, paging.fields) for item in items[paging.offset:end]]
+    window = [pick(item, paging.fields, key) for item in items[paging.offset:end]]
 
     def answer(kept: int) -> dict:
         following = paging.offset + kept
@@ -50,7 +52,10 @@ def paged(document: dict, key: str, paging: Paging = EVERYTHING) -> dict:
 
     if paging.chars is None:
         return answer(len(window))
-    return answer(_fitted(window, answer, paging.chars))
+    fitted = answer(_fitted(window, answer, paging.chars))
+    size = len(dump(fitted))
+    # what is not paged (a primitive's rules in `locate`) can pass the bound alone: said
+    return fitted if size <= paging.chars else {**fitted, "over_max_chars": size}
 
 
 def capped(items: list, limit: int | None) -> list:
@@ -58,20 +63,29 @@ def capped(items: list, limit: int | None) -> list:
     return items if limit is None else items[:limit]
 
 
-def pick(item: dict, fields: tuple[str, ...]) -> dict:
-    """`item` with only `fields`, in the order asked; ArgumentError for a field it lacks."""
+def pick(item: dict, fields: tuple[str, ...], key: str) -> dict:
+    """`item` of the list `key` with only `fields`, in the order asked; ArgumentError for
+    a field it lacks."""
     if not fields:
         return item
     unknown = [f for f in fields if f not in item]
     if unknown:
-        raise ArgumentError(f"no field {unknown[0]!r}; the fields are {', '.join(item)}")
+        raise ArgumentError(f"no field {unknown[0]!r} in the items of {key!r}, the list "
+                            f"fields cut; their fields are {', '.join(item)}")
     return {f: item[f] for f in fields}
 
 
+# Whether documents are written without indentation: for MCP answers, which an
+# agent's context pays for by the character (a fifth fewer than indented).
+COMPACT: ContextVar[bool] = ContextVar("compact_json", default=False)
+
+
 def dump(document: dict | list) -> str:
-    """The JSON text every document is written as."""
+    """The JSON text every document is written as: indented, or compact (COMPACT)."""
     import json  # here, not above: `jaxmap locate` in text imports this module, not json
 
+    if COMPACT.get():
+        return json.dumps(document, separators=(",", ":"))
     return json.dumps(document, indent=1)
 
 
@@ -84,7 +98,7 @@ def _fitted(window: list, answer, chars: int) -> int:
     used, kept = size(0) + 1, 0
     for item in window:  # two levels deep: each line indented two more, then ",\n"
         text = dump(item)
-        used += len(text) + 2 * (text.count("\n") + 1) + 2
+        used += len(text) + (0 if COMPACT.get() else 2 * (text.count("\n") + 1) + 2)
         if used > chars:
             break
         kept += 1

@@ -3,7 +3,7 @@ the README)."""
 
 from __future__ import annotations
 
-import json
+from jaxmap.render.paging import dump
 
 
 def review_document(result, checks: tuple[str, ...] = (),
@@ -11,7 +11,7 @@ def review_document(result, checks: tuple[str, ...] = (),
     """The review as JSON; `checks`: those --fail-on asked for, `tripped`: (check, how
     many findings trip it) of each that did."""
     prims = result.primitives
-    return json.dumps({
+    return dump({
         "base": result.base._asdict(), "head": result.head._asdict(),
         "files": list(result.files),
         "primitives": {"added": list(prims.added), "removed": list(prims.removed),
@@ -27,7 +27,7 @@ def review_document(result, checks: tuple[str, ...] = (),
         "fail_on": {"checks": list(checks),
                     "tripped": [{"check": check, "findings": count}
                                 for check, count in tripped or ()]},
-    }, indent=2)
+    })
 
 
 def _message(message) -> dict | None:
