@@ -538,7 +538,20 @@ def mcp(root: str | None) -> None:
 
     server.require_sdk()
     _serving()
+    _say_a_bad_root(root)
     server.serve_stdio(root)  # a bad --root is each call's tool error, not a dead server
+
+
+def _say_a_bad_root(root: str | None) -> None:
+    """A --root that cannot be indexed, said once on stderr as the server starts (its
+    client sees it as each call's tool error; a person running it sees it at once)."""
+    from jaxmap import roots
+    from jaxmap.render.text import SERVED_ANYWAY
+
+    try:
+        roots.resolve_root(root)
+    except JaxmapError as error:
+        click.echo(f"{describe(error)}{SERVED_ANYWAY}", err=True)
 
 
 def _serving() -> None:

@@ -321,6 +321,17 @@ def test_a_server_started_on_a_missing_root_answers_with_tool_errors(tmp_path):
     assert result.is_error and _text(result) == f"jaxmap: error: root {missing} does not exist"
 
 
+def test_a_server_started_on_a_missing_root_says_so_once_as_it_starts(tmp_path):
+    """A person starting it by hand sees the error at once, not a silent server."""
+    import subprocess
+
+    missing = tmp_path / "missing"
+    done = subprocess.run([sys.executable, "-m", "jaxmap", "mcp", "--root", str(missing)],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"jaxmap: error: root {missing} does not exist; serving")
+
+
 def test_a_line_that_is_no_json_rpc_message_gets_an_error_response():
     """JSON-RPC 2.0: -32700 with id null for a line that is not JSON, -32600 for JSON that
     is no message; a blank line is none; the server then answers on as before."""

@@ -353,6 +353,10 @@ def build_slow(label: str, path: str, seconds: float, stage: int, done: int,
     return f"jaxmap: {label}: still on {path} after {seconds:.0f} s ({where})"
 
 
+# After a --root the MCP server cannot index, said as it starts.
+SERVED_ANYWAY = "; serving anyway: every tool call answers with this error"
+
+
 def mcp_help(tools: list[str]) -> str:
     """`jaxmap mcp --help`: what it serves."""
     return (f"Serve {', '.join(tools[:-1])} and {tools[-1]} to an MCP client over stdio, "
