@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TARGET_TOKENS = 8000
 # (tool, arguments): the calls whose answers grow with the tree; the heaviest names.
-CALLS = (("primitives", {}), ("coverage", {}), ("binds", {"prim": "add"}),
+CALLS = (("primitives", {}), ("coverage", {}), ("binds", {"name": "add"}),
          ("callers", {"name": "bind"}), ("calls", {"name": "trace_to_jaxpr"}),
          ("locate", {"name": "add"}))
 LISTS = {"primitives": "primitives", "coverage": "rows", "binds": "found",
