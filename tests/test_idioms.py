@@ -471,3 +471,36 @@ def test_branches_a_call_does_not_take_register_nothing(tmp_path):
     # multiple_results=True takes the `if`; supports_batching=False skips the batcher
     # and the jvp under `if supports_batching:`. (The early return is not followed.)
     assert prims["multi"] == {("abstract_eval", "_many"), ("batching", "_one")}
+
+
+# -- primitives made by a comprehension over a literal ----------------------------------
+
+COMPREHENDED = """\
+from jax.extend.core import Primitive
+from jax.interpreters import batching, mlir
+
+BY_NAME = {n: Primitive(n) for n in ("u1", "u2")}
+LISTED = [Primitive("w_" + n) for n in ["a", "b"]]
+KEPT = [Primitive(n) for n in ("x1", "x2") if n]  # an `if`: not unrolled
+
+
+def _lower(ctx, x):
+  return [x]
+
+
+for _p in BY_NAME.values():
+  mlir.register_lowering(_p, _lower)
+batching.defvectorized(BY_NAME["u1"])
+for _q in LISTED:
+  _q.def_impl(lambda x: x)
+"""
+
+
+def test_a_comprehension_over_a_literal_makes_a_primitive_for_each_element(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "m.py").write_text(COMPREHENDED)
+    with open_index(tmp_path) as idx:
+        prims = {p.name: sorted(r.kind.value for r in p.rules) for p in idx.primitives()}
+    assert prims == {"u1": ["batching", "lowering"], "u2": ["lowering"],
+                     "w_a": ["impl"], "w_b": ["impl"]}

@@ -32,6 +32,7 @@ _STRING_PREFIX = re.compile(r"[rRbBuU]*")
 _MAX_DEPTH = 5
 _PARAM_TYPES = {"identifier", "typed_parameter", "default_parameter", "typed_default_parameter"}
 _CONSTANTS = {"true": True, "false": False, "none": None}
+_UNROLLED_MOST = 64  # the items of a literal a comprehension's `for` is unrolled over
 
 
 def node_text(node) -> str:
@@ -157,6 +158,46 @@ def _subscript(node, depth: int) -> tuple:
             value(key, depth + 1) if key is not None else UNKNOWN)
 
 
+def _comprehension(node, depth: int) -> tuple:
+    """`{n: Primitive(n) for n in ("a", "b")}` or `[Primitive(n) for n in ...]`: one `for`
+    over a literal tuple or list of strings and constants, no `if`, unrolled into the dict
+    or the sequence it makes (as a loop of the top level is), each item read with the
+    loop's name bound to its element; any other comprehension, UNKNOWN."""
+    clauses = [c for c in node.named_children if c.type in ("for_in_clause", "if_clause")]
+    if len(clauses) != 1 or clauses[0].type != "for_in_clause":
+        return UNKNOWN
+    target = clauses[0].child_by_field_name("left")
+    source = clauses[0].child_by_field_name("right")
+    body = node.child_by_field_name("body")
+    if target is None or target.type != "identifier" or source is None or body is None:
+        return UNKNOWN
+    elements = value(source, depth + 1)
+    if elements[0] != TUPLE or len(elements[1]) > _UNROLLED_MOST \
+            or any(e[0] not in (STR, CONST) for e in elements[1]):
+        return UNKNOWN
+    name = node_text(target)
+    if node.type == "dictionary_comprehension":
+        if body.type != "pair":
+            return UNKNOWN
+        pair = _pair(body, depth + 1)
+        return (DICT, tuple((_bound(pair[0], name, e), _bound(pair[1], name, e))
+                            for e in elements[1]))
+    item = value(body, depth + 1)
+    return (TUPLE, tuple(_bound(item, name, e) for e in elements[1]))
+
+
+def _bound(shape, name: str, element: tuple):
+    """`shape` with the loop's name (`(NAME, name)`) read as `element` wherever it stands;
+    a lambda's body is its own scope, left as it is."""
+    if shape == (NAME, name):
+        return element
+    if isinstance(shape, dict):
+        return {key: _bound(part, name, element) for key, part in shape.items()}
+    if not isinstance(shape, tuple) or (shape and shape[0] == LAMBDA):
+        return shape
+    return tuple(_bound(part, name, element) for part in shape)
+
+
 def _pair(node, depth: int) -> tuple:
     key, item = node.child_by_field_name("key"), node.child_by_field_name("value")
     return value(key, depth), value(item, depth)
@@ -169,6 +210,8 @@ _EXPRESSIONS: dict[str, Callable[..., tuple]] = {
                      "list_pattern"), _sequence),
     "parenthesized_expression": _parenthesized, "dictionary": _dictionary,
     "lambda": _lambda,
+    **dict.fromkeys(("list_comprehension", "set_comprehension", "dictionary_comprehension"),
+                    _comprehension),
     **{constant: (lambda node, depth, v=v: (CONST, v)) for constant, v in _CONSTANTS.items()},
     "not_operator": lambda node, depth: (NOT, value(node.child_by_field_name("argument"),
                                                     depth + 1)),
