@@ -73,6 +73,8 @@ def test_a_rule_the_tree_lacks_is_missing_with_its_primitive_and_no_promise(tmp_
     assert "the indexed tree is not jax" in text
     assert "usually fixes  the primitive lacks the rule this transform needs" in text
     assert "above" not in text  # nothing above shows where and how to register it
+    # a template to copy the rule's wiring from, which writes nothing
+    assert "template       jaxmap new-primitive NAME --dry-run  (a new primitive" in text
 
 
 @pytest.mark.parametrize("text", ["register it (jaxmap shows where and how above)"])

@@ -20,6 +20,8 @@ _FIRST_LINE = 160  # characters of an unplaced message shown
 _ROUTE = 6  # JAX frames of a route shown
 _LABEL = 14  # width of the labels
 _WIDTH = 100  # prose wrapped at this width
+# What the template line's command shows, for a primitive that exists already too.
+TEMPLATE_NOTE = "a new primitive with this rule wired in, to copy from; writes nothing"
 
 
 def explanation(answers, view: View) -> str:
@@ -274,8 +276,9 @@ def _missing(missing, path: PathFn) -> list[str]:
         rule = f"  -> {s.function}" if s.function else ""
         lines.append(f"  {label:<14} {s.name}: its {missing.kind} rule  "
                      f"{path(s.file)}:{s.line}{rule}")
-    if missing.flag is not None:
-        lines.append(f"  {'generate':<14} jaxmap new-primitive NAME {missing.flag}".rstrip())
+    if missing.flag is not None:  # a new primitive's files show every rule wired in
+        command = f"jaxmap new-primitive NAME {missing.flag}".rstrip()
+        lines.append(f"  {'template':<14} {command} --dry-run  ({TEMPLATE_NOTE})")
     return lines
 
 
