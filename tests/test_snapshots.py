@@ -374,3 +374,35 @@ def test_diff_tells_a_rule_moved_to_another_file_from_one_retargeted_in_its_file
     out = capsys.readouterr().out
     assert "rules moved (1):" in out and "rules retargeted (1):" in out
     assert "pkg/m.py:5 (_frob_impl) -> pkg/m.py:4 (_frob_impl_v2)" in out
+
+
+def test_diff_tells_a_helper_changed_from_a_rule_retargeted(tmp_path, capsys):
+    """plus's batching is built by `batching.defbroadcasting` on both sides, reached
+    through `standard_binop` before and `binop` after: the same rule through another
+    helper, not retargeted; minus's helper switches it to `batching.defvectorized`: its
+    rule function is another, retargeted."""
+    head = ("from jax._src import core\nfrom jax.interpreters import batching\n"
+            "def {0}(name, vectorized=False):\n  prim = core.Primitive(name)\n"
+            "  if vectorized:\n    batching.defvectorized(prim)\n"
+            "  else:\n    batching.defbroadcasting(prim)\n  return prim\n")
+    sides = {"old": head.format("standard_binop") + "plus_p = standard_binop('plus')\n"
+                                                    "minus_p = standard_binop('minus')\n",
+             "new": head.format("binop") + "plus_p = binop('plus')\n"
+                                           "minus_p = binop('minus', vectorized=True)\n"}
+    for side, text in sides.items():
+        (tmp_path / side / "pkg").mkdir(parents=True)
+        (tmp_path / side / "pkg" / "__init__.py").write_text(text)
+    old, new = str(tmp_path / "old"), str(tmp_path / "new")
+    result = run_json(capsys, "diff", old, new)
+    assert [(r["primitive"], r["kind"], r["change"], r["old"], r["new"])
+            for r in result["rules"]] == [
+        ("minus", "batching", "retargeted",
+         ["pkg/__init__.py:11 (via standard_binop > batching.defbroadcasting)"],
+         ["pkg/__init__.py:11 (via binop > batching.defvectorized)"]),
+        ("plus", "batching", "helper-changed",
+         ["pkg/__init__.py:10 (via standard_binop > batching.defbroadcasting)"],
+         ["pkg/__init__.py:10 (via binop > batching.defbroadcasting)"])]
+    assert main(["diff", old, new]) == 0
+    out = capsys.readouterr().out
+    assert "rules retargeted (1):\n  minus " in out
+    assert "rules registered through another helper (1):\n  plus " in out

@@ -13,7 +13,10 @@ versions, so a rule counts as changed only when its file or one of its functions
 (`ad.defjvp` names one per operand): moved where its files differ, retargeted where they
 stay and a function is another (renamed, or another way of registering one without a
 function of its own); where every old registration stays and another is added, or some
-stay and another goes, the registration is added or removed. Primitives and rules
+stay and another goes, the registration is added or removed. A registration without a
+function of its own is told by its registrar (`batching.defbroadcasting`, which builds
+the rule): one whose registrar stays while the helper calling it changes
+(`standard_naryop` -> `naryop`) registers the same rule through another helper. Primitives and rules
 defined in a checkout's tests, docs, examples or benchmarks are left out (counted): a
 release holds none, so they are not changes."""
 
@@ -27,6 +30,9 @@ from jaxmap.models import Primitive
 
 MOVED = "moved"  # a rule registered in another file
 RETARGETED = "retargeted"  # a rule kept in its files, registered with another function
+# The same registrar, reached through another helper (`standard_naryop > batching.
+# defbroadcasting` -> `naryop > batching.defbroadcasting`), for a rule with no function.
+HELPER_CHANGED = "helper-changed"
 # Every old registration kept and another added (`swap`'s mosaic_tpu lowering, kept in
 # lowering.py, registered in sc_lowering.py too), or some kept and another dropped.
 REGISTRATION_ADDED, REGISTRATION_REMOVED = "registration-added", "registration-removed"
@@ -36,7 +42,7 @@ class RuleChange(NamedTuple):
     primitive: str
     kind: str
     platform: str | None
-    change: str  # added, removed, moved, retargeted, registration-added or -removed
+    change: str  # added, removed, moved, retargeted, helper-changed, registration-added or -removed
     old: tuple[str, ...]  # "file:line (function, ...)" of each registration before
     new: tuple[str, ...]
 
@@ -193,7 +199,7 @@ def _changed(was: list, now: list) -> str | None:
     """How a rule registered both before and after changed, if it did."""
     before, after = {_where(r) for r in was}, {_where(r) for r in now}
     if before == after:
-        return None
+        return None if _helpers(was) == _helpers(now) else HELPER_CHANGED
     if before < after:
         return REGISTRATION_ADDED
     if after < before:
@@ -213,11 +219,29 @@ def _where(rule) -> tuple[str, tuple[str, ...]]:
     """The file and every function of a registration (each operand's JVP of
     `ad.defjvp`, both transposes of `ad.defbilinear`): another name for any is a move.
     One with no function of its own (`batching.defvectorized(p)`, a lambda) is told by
-    how it registers: `primitive_batchers[p] = lambda ...` for it is a move too."""
-    return rule.loc.file, tuple(f.name for f in rule.functions) or (rule.via or "",)
+    its registrar: `primitive_batchers[p] = lambda ...` for it is a move too."""
+    return rule.loc.file, tuple(f.name for f in rule.functions) or (_registrar(rule.via),)
+
+
+def _registrar(via: str | None) -> str:
+    """The last step of how a rule registers, which builds a rule with no function of
+    its own: `batching.defbroadcasting` of `naryop > batching.defbroadcasting`; a
+    primitive's method by its name alone (`def_impl` of `neg_p.def_impl`)."""
+    last = (via or "").rpartition(" > ")[2]
+    method = last.rpartition(".")[2]
+    return method if method.startswith("def_") else last
+
+
+def _helpers(rules: list) -> set[tuple[str, str]]:
+    """(file, helpers) of each registration with no function of its own: the steps
+    before its registrar (`standard_naryop` of `standard_naryop > batching.
+    defbroadcasting`)."""
+    return {(r.loc.file, (r.via or "").rpartition(" > ")[0]) for r in rules if not r.functions}
 
 
 def _describe(rule) -> str:
+    """`file:line (function, ...)`; for a registration with no function of its own,
+    how it registers: `file:line (via naryop > batching.defbroadcasting)`."""
     text = f"{rule.loc.file}:{rule.loc.line}"
     names = ", ".join(f.name for f in rule.functions)
-    return f"{text} ({names})" if names else text
+    return f"{text} ({names})" if names else f"{text} (via {rule.via})" if rule.via else text

@@ -246,7 +246,9 @@ def diff_side(argument: str, jax_version: str | None, is_root: bool) -> str:
 
 # Each way `diff` tells a rule changed, in the order shown, with its section's words.
 RULE_CHANGES = {"added": "added", "removed": "removed", "moved": "moved",
-                "retargeted": "retargeted", "registration-added": "with a registration added",
+                "retargeted": "retargeted",
+                "helper-changed": "registered through another helper",
+                "registration-added": "with a registration added",
                 "registration-removed": "with a registration removed"}
 
 
