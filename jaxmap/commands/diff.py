@@ -8,7 +8,10 @@ that holds them, or at least two, and half, of the old one's own rule functions 
 as `standard_rule`), or a module and a name one extends with a `_` suffix, no other
 leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules are matched by
 (kind, platform), platforms expanded (a `gpu` lowering is its cuda and rocm ones, so a
-release that registers them one by one removes nothing). Line numbers drift between
+release that registers them one by one removes nothing), and a trace rule also by its
+Trace class (`JVPTrace.process_call` and `BatchTrace.process_call` are call's JVP and
+batching: one class's dropped or added is that rule's change alone, the others'
+unchanged methods are not listed). Line numbers drift between
 versions, so a rule counts as changed only when its file or one of its functions changed
 (`ad.defjvp` names one per operand): moved where its files differ, retargeted where they
 stay and a function is another (renamed, or another way of registering one without a
@@ -26,6 +29,7 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from jaxmap.knowledge.orientation import OUTSIDE_JAX
+from jaxmap.knowledge.traces import trace_class
 from jaxmap.models import Primitive
 
 MOVED = "moved"  # a rule registered in another file
@@ -45,6 +49,7 @@ class RuleChange(NamedTuple):
     change: str  # added, removed, moved, retargeted, helper-changed, registration-added or -removed
     old: tuple[str, ...]  # "file:line (function, ...)" of each registration before
     new: tuple[str, ...]
+    trace: str | None = None  # a trace rule's Trace class (`JVPTrace`)
 
 
 class IndexDiff(NamedTuple):
@@ -184,14 +189,15 @@ def _labeller(prims: list[Primitive]):
 def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
     before, after = _by_kind(old), _by_kind(new)
     changes = []
-    for kind, platform in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "")):
-        was, now = before.get((kind, platform)), after.get((kind, platform))
+    for slot in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "", k[2] or "")):
+        was, now = before.get(slot), after.get(slot)
         change = "added" if was is None else "removed" if now is None else _changed(was, now)
         if change is None:
             continue
+        kind, platform, trace = slot
         changes.append(RuleChange(key, kind, platform, change,
                                   tuple(_describe(r) for r in was or ()),
-                                  tuple(_describe(r) for r in now or ())))
+                                  tuple(_describe(r) for r in now or ()), trace))
     return changes
 
 
@@ -207,11 +213,14 @@ def _changed(was: list, now: list) -> str | None:
     return RETARGETED if {r.loc.file for r in was} == {r.loc.file for r in now} else MOVED
 
 
-def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
-    grouped: dict[tuple[str, str | None], list] = {}
+def _by_kind(prim: Primitive) -> dict[tuple[str, str | None, str | None], list]:
+    """Registrations by (kind, platform, Trace class): a `gpu` lowering under cuda and
+    rocm, a trace rule under its class."""
+    grouped: dict[tuple[str, str | None, str | None], list] = {}
     for rule in prim.rules:
+        owner = trace_class(rule.kind, rule.via)
         for platform in rule.platforms or (rule.platform,):
-            grouped.setdefault((rule.kind.value, platform), []).append(rule)
+            grouped.setdefault((rule.kind.value, platform, owner), []).append(rule)
     return grouped
 
 

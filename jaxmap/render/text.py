@@ -252,6 +252,13 @@ RULE_CHANGES = {"added": "added", "removed": "removed", "moved": "moved",
                 "registration-removed": "with a registration removed"}
 
 
+def rule_change_kind(change, platform: bool = True) -> str:
+    """A diff.RuleChange's kind: `lowering[cuda]` (the platform unless `platform` is
+    off); a trace rule's with its Trace class, `trace (JVPTrace)`."""
+    where = f"[{change.platform}]" if platform and change.platform else ""
+    return change.kind + where + (f" ({change.trace})" if change.trace else "")
+
+
 def index_diff(diff) -> str:
     """A diff.IndexDiff: primitives added and removed, then rules by change."""
     lines = [f"{diff.old} -> {diff.new}",
@@ -260,7 +267,7 @@ def index_diff(diff) -> str:
     if diff.renamed:
         lines.append(f"primitives renamed ({len(diff.renamed)}): "
                      + ", ".join(f"{old} -> {new}" for old, new in diff.renamed))
-    kinds = [c.kind + (f"[{c.platform}]" if c.platform else "") for c in diff.rules]
+    kinds = [rule_change_kind(c) for c in diff.rules]
     # Columns as wide as their longest entry (at least the usual width).
     name_width = max([28, *(len(c.primitive) for c in diff.rules)])
     kind_width = max([22, *map(len, kinds)])
