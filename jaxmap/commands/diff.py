@@ -16,7 +16,9 @@ versions, so a rule counts as changed only when its file or one of its functions
 (`ad.defjvp` names one per operand): moved where its files differ, retargeted where they
 stay and a function is another (renamed, or another way of registering one without a
 function of its own); where every old registration stays and another is added, or some
-stay and another goes, the registration is added or removed. A registration without a
+stay and another goes, the registration is added or removed; each registration is
+described with the one of its side it overrides or is overridden by, where that is
+certain (resolve/precedence.py). A registration without a
 function of its own is told by its registrar (`batching.defbroadcasting`, which builds
 the rule): one whose registrar stays while the helper calling it changes
 (`standard_naryop` -> `naryop`) registers the same rule through another helper. Primitives and rules
@@ -29,6 +31,7 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from jaxmap.knowledge.orientation import OUTSIDE_JAX
+from jaxmap.knowledge.precedence import registrar
 from jaxmap.knowledge.traces import trace_class
 from jaxmap.models import Primitive
 
@@ -196,8 +199,8 @@ def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
             continue
         kind, platform, trace = slot
         changes.append(RuleChange(key, kind, platform, change,
-                                  tuple(_describe(r) for r in was or ()),
-                                  tuple(_describe(r) for r in now or ()), trace))
+                                  tuple(_describe(r, was or []) for r in was or ()),
+                                  tuple(_describe(r, now or []) for r in now or ()), trace))
     return changes
 
 
@@ -229,16 +232,7 @@ def _where(rule) -> tuple[str, tuple[str, ...]]:
     `ad.defjvp`, both transposes of `ad.defbilinear`): another name for any is a move.
     One with no function of its own (`batching.defvectorized(p)`, a lambda) is told by
     its registrar: `primitive_batchers[p] = lambda ...` for it is a move too."""
-    return rule.loc.file, tuple(f.name for f in rule.functions) or (_registrar(rule.via),)
-
-
-def _registrar(via: str | None) -> str:
-    """The last step of how a rule registers, which builds a rule with no function of
-    its own: `batching.defbroadcasting` of `naryop > batching.defbroadcasting`; a
-    primitive's method by its name alone (`def_impl` of `neg_p.def_impl`)."""
-    last = (via or "").rpartition(" > ")[2]
-    method = last.rpartition(".")[2]
-    return method if method.startswith("def_") else last
+    return rule.loc.file, tuple(f.name for f in rule.functions) or (registrar(rule.via),)
 
 
 def _helpers(rules: list) -> set[tuple[str, str]]:
@@ -248,9 +242,17 @@ def _helpers(rules: list) -> set[tuple[str, str]]:
     return {(r.loc.file, (r.via or "").rpartition(" > ")[0]) for r in rules if not r.functions}
 
 
-def _describe(rule) -> str:
+def _describe(rule, side: list) -> str:
     """`file:line (function, ...)`; for a registration with no function of its own,
-    how it registers: `file:line (via naryop > batching.defbroadcasting)`."""
+    how it registers: `file:line (via naryop > batching.defbroadcasting)`; then
+    `[overridden by line N]` where a later one of `side` (its rule's registrations)
+    certainly replaces it, `[overrides line N]` where it replaces one."""
     text = f"{rule.loc.file}:{rule.loc.line}"
     names = ", ".join(f.name for f in rule.functions)
-    return f"{text} ({names})" if names else f"{text} (via {rule.via})" if rule.via else text
+    text = f"{text} ({names})" if names else f"{text} (via {rule.via})" if rule.via else text
+    replaced = sorted(r.loc.line for r in side if r.overridden_by == rule.loc.line
+                      and r.loc.file == rule.loc.file)
+    if replaced:
+        text += f" [overrides line {', '.join(map(str, replaced))}]"
+    return text + (f" [overridden by line {rule.overridden_by}]"
+                   if rule.overridden_by is not None else "")

@@ -122,6 +122,8 @@ def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
                                     for i, f in enumerate(r.functions))
     if r.condition:
         text += f"  (only if {r.condition})"
+    if r.overridden_by is not None:  # a later registration in its file replaces it
+        text += f"  (overridden by {path(r.loc.file)}:{r.overridden_by})"
     return text
 
 
