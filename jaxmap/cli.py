@@ -737,10 +737,11 @@ def _paged(command: click.Command) -> click.Command:
                    "removed-rule, removed-primitive, uncovered, gap, reach, message.")
 def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
          link_base: str | None, fail_on: str, **paging):
-    """Primitives and rules added, removed, moved, retargeted or with a registration
-    added or removed between OLD and NEW: jax versions with a snapshot (0.4.38) or roots
-    (paths). Or review a git range, BASE..HEAD (or BASE...HEAD, from their merge base),
-    in --repo: rules, reach, messages, gaps, tests.
+    """Primitives and rules added, removed, moved, retargeted, registered through
+    another helper or with a registration added or removed between OLD and NEW: jax
+    versions with a snapshot (0.4.38) or roots (paths). Or review a git range,
+    BASE..HEAD (or BASE...HEAD, from their merge base), in --repo: rules, reach,
+    messages, gaps, tests.
     The paging options (--limit, ...) page `diff OLD NEW --json` only."""
     if as_json and form:
         raise click.UsageError(f"--json and --format {form} each choose the output: give one")

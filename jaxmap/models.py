@@ -120,6 +120,9 @@ class Rule(NamedTuple):
     # The keyword arguments of the `partial` the rule is made of, short
     # (`use_rolled_loops=False`): what tells apart two rules of one function.
     keywords: str | None = None
+    # The line of a later registration of this rule in its file that certainly replaces
+    # it (only the last one run takes effect); None where none is known to.
+    overridden_by: int | None = None
 
 
 class Primitive(NamedTuple):

@@ -88,7 +88,10 @@ def _match(snapshot: dict, query: str) -> tuple[list, list]:
     leaf = query.rpartition(".")[2]
     stem = leaf[:-2] if leaf.endswith("_p") else leaf
     # A snapshot is built from a wheel, which has no tests to list.
-    primitives = [{**p, "tests_total": 0, "tests": []} for p in snapshot["primitives"]
+    primitives = [{**p, "tests_total": 0, "tests": [],
+                   # a snapshot written before jaxmap knew overrides says none
+                   "rules": [{"overridden_by": None, **r} for r in p["rules"]]}
+                  for p in snapshot["primitives"]
                   if p["name"] in (leaf, stem) or p["variable"] == leaf
                   or leaf in p.get("aliases", ())]
 
@@ -119,6 +122,8 @@ def _text(primitives: list, definitions: list) -> str:
                                             for i, f in enumerate(functions))
             if r.get("condition"):
                 line += f"  (only if {r['condition']})"
+            if r.get("overridden_by"):
+                line += f"  (overridden by {r['file']}:{r['overridden_by']['line']})"
             lines.append(line)
         blocks.append("\n".join(lines))
     if definitions:

@@ -374,3 +374,102 @@ def test_diff_tells_a_rule_moved_to_another_file_from_one_retargeted_in_its_file
     out = capsys.readouterr().out
     assert "rules moved (1):" in out and "rules retargeted (1):" in out
     assert "pkg/m.py:5 (_frob_impl) -> pkg/m.py:4 (_frob_impl_v2)" in out
+
+
+def test_diff_tells_a_helper_changed_from_a_rule_retargeted(tmp_path, capsys):
+    """plus's batching is built by `batching.defbroadcasting` on both sides, reached
+    through `standard_binop` before and `binop` after: the same rule through another
+    helper, not retargeted; minus's helper switches it to `batching.defvectorized`: its
+    rule function is another, retargeted."""
+    head = ("from jax._src import core\nfrom jax.interpreters import batching\n"
+            "def {0}(name, vectorized=False):\n  prim = core.Primitive(name)\n"
+            "  if vectorized:\n    batching.defvectorized(prim)\n"
+            "  else:\n    batching.defbroadcasting(prim)\n  return prim\n")
+    sides = {"old": head.format("standard_binop") + "plus_p = standard_binop('plus')\n"
+                                                    "minus_p = standard_binop('minus')\n",
+             "new": head.format("binop") + "plus_p = binop('plus')\n"
+                                           "minus_p = binop('minus', vectorized=True)\n"}
+    for side, text in sides.items():
+        (tmp_path / side / "pkg").mkdir(parents=True)
+        (tmp_path / side / "pkg" / "__init__.py").write_text(text)
+    old, new = str(tmp_path / "old"), str(tmp_path / "new")
+    result = run_json(capsys, "diff", old, new)
+    assert [(r["primitive"], r["kind"], r["change"], r["old"], r["new"])
+            for r in result["rules"]] == [
+        ("minus", "batching", "retargeted",
+         ["pkg/__init__.py:11 (via standard_binop > batching.defbroadcasting)"],
+         ["pkg/__init__.py:11 (via binop > batching.defvectorized)"]),
+        ("plus", "batching", "helper-changed",
+         ["pkg/__init__.py:10 (via standard_binop > batching.defbroadcasting)"],
+         ["pkg/__init__.py:10 (via binop > batching.defbroadcasting)"])]
+    assert main(["diff", old, new]) == 0
+    out = capsys.readouterr().out
+    assert "rules retargeted (1):\n  minus " in out
+    assert "rules registered through another helper (1):\n  plus " in out
+
+
+_TRACE_CORE = """
+class Primitive:
+  def __init__(self, name):
+    self.name = name
+  def bind(self, *args, **params):
+    return self.bind_with_trace(None, args, params)
+class Trace:
+  pass
+class EvalTrace(Trace):
+  def process_thing(self, prim, args, params):
+    return args
+"""
+_THING = """
+from jax._src import core
+
+class ThingPrimitive(core.Primitive):
+  def bind_with_trace(self, trace, args, params):
+    return trace.process_thing(self, args, params)
+
+thing_p = ThingPrimitive('thing')
+
+def _thing_jvp(trace, prim, args, params):
+  return args
+"""
+
+
+def _trace_tree(root, files: dict[str, str]) -> str:
+    tree = {"jax/__init__.py": "", "jax/_src/__init__.py": "", "jax/_src/core.py": _TRACE_CORE,
+            "jax/_src/interpreters/__init__.py": "", **files}
+    for path, text in tree.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return str(root)
+
+
+def test_diff_compares_trace_rules_one_trace_class_at_a_time(tmp_path, capsys):
+    """thing's trace rules: EvalTrace's method stays (not listed), BatchTrace's goes,
+    RematTrace's comes, and JVPTrace's assignment moves to another file: one short row
+    each, with the class, not one row listing every class's method on both sides."""
+    batch = ("from jax._src.core import Trace\nclass BatchTrace(Trace):\n"
+             "  def process_thing(self, prim, args, params):\n    return args\n")
+    remat = batch.replace("BatchTrace", "RematTrace")
+    jvp = "from jax._src.interpreters import ad\n"
+    ad = "from jax._src.core import Trace\nclass JVPTrace(Trace):\n  pass\n"
+    old = _trace_tree(tmp_path / "old", {
+        "jax/_src/interpreters/ad.py": ad, "jax/_src/interpreters/batching.py": batch,
+        "jax/_src/thing.py": _THING.replace("from jax._src import core\n", "from jax._src "
+                                            "import core\n" + jvp)
+        + "ad.JVPTrace.process_thing = _thing_jvp\n"})
+    new = _trace_tree(tmp_path / "new", {
+        "jax/_src/interpreters/ad.py": ad, "jax/_src/interpreters/remat.py": remat,
+        "jax/_src/thing.py": _THING,
+        "jax/_src/thing_rules.py": "from jax._src.thing import _thing_jvp\n" + jvp
+        + "ad.JVPTrace.process_thing = _thing_jvp\n"})
+    result = run_json(capsys, "diff", old, new)
+    assert [(r["trace"], r["change"], r["old"], r["new"]) for r in result["rules"]] == [
+        ("BatchTrace", "removed", ["jax/_src/interpreters/batching.py:3 (process_thing)"], []),
+        ("JVPTrace", "moved", ["jax/_src/thing.py:13 (_thing_jvp)"],
+         ["jax/_src/thing_rules.py:3 (_thing_jvp)"]),
+        ("RematTrace", "added", [], ["jax/_src/interpreters/remat.py:3 (process_thing)"])]
+    assert main(["diff", old, new]) == 0
+    rows = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
+    assert ("thing trace (JVPTrace) jax/_src/thing.py:13 (_thing_jvp) -> "
+            "jax/_src/thing_rules.py:3 (_thing_jvp)") in rows
+    assert not any("EvalTrace" in row for row in rows)

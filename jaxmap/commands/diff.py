@@ -8,12 +8,20 @@ that holds them, or at least two, and half, of the old one's own rule functions 
 as `standard_rule`), or a module and a name one extends with a `_` suffix, no other
 leftover name doing so (`ragged_dot` -> `ragged_dot_general`). Rules are matched by
 (kind, platform), platforms expanded (a `gpu` lowering is its cuda and rocm ones, so a
-release that registers them one by one removes nothing). Line numbers drift between
+release that registers them one by one removes nothing), and a trace rule also by its
+Trace class (`JVPTrace.process_call` and `BatchTrace.process_call` are call's JVP and
+batching: one class's dropped or added is that rule's change alone, the others'
+unchanged methods are not listed). Line numbers drift between
 versions, so a rule counts as changed only when its file or one of its functions changed
 (`ad.defjvp` names one per operand): moved where its files differ, retargeted where they
 stay and a function is another (renamed, or another way of registering one without a
 function of its own); where every old registration stays and another is added, or some
-stay and another goes, the registration is added or removed. Primitives and rules
+stay and another goes, the registration is added or removed; each registration is
+described with the one of its side it overrides or is overridden by, where that is
+certain (resolve/precedence.py). A registration without a
+function of its own is told by its registrar (`batching.defbroadcasting`, which builds
+the rule): one whose registrar stays while the helper calling it changes
+(`standard_naryop` -> `naryop`) registers the same rule through another helper. Primitives and rules
 defined in a checkout's tests, docs, examples or benchmarks are left out (counted): a
 release holds none, so they are not changes."""
 
@@ -23,10 +31,15 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from jaxmap.knowledge.orientation import OUTSIDE_JAX
+from jaxmap.knowledge.precedence import registrar
+from jaxmap.knowledge.traces import trace_class
 from jaxmap.models import Primitive
 
 MOVED = "moved"  # a rule registered in another file
 RETARGETED = "retargeted"  # a rule kept in its files, registered with another function
+# The same registrar, reached through another helper (`standard_naryop > batching.
+# defbroadcasting` -> `naryop > batching.defbroadcasting`), for a rule with no function.
+HELPER_CHANGED = "helper-changed"
 # Every old registration kept and another added (`swap`'s mosaic_tpu lowering, kept in
 # lowering.py, registered in sc_lowering.py too), or some kept and another dropped.
 REGISTRATION_ADDED, REGISTRATION_REMOVED = "registration-added", "registration-removed"
@@ -36,9 +49,10 @@ class RuleChange(NamedTuple):
     primitive: str
     kind: str
     platform: str | None
-    change: str  # added, removed, moved, retargeted, registration-added or -removed
+    change: str  # added, removed, moved, retargeted, helper-changed, registration-added or -removed
     old: tuple[str, ...]  # "file:line (function, ...)" of each registration before
     new: tuple[str, ...]
+    trace: str | None = None  # a trace rule's Trace class (`JVPTrace`)
 
 
 class IndexDiff(NamedTuple):
@@ -178,14 +192,15 @@ def _labeller(prims: list[Primitive]):
 def _rule_changes(key: str, old: Primitive, new: Primitive) -> list[RuleChange]:
     before, after = _by_kind(old), _by_kind(new)
     changes = []
-    for kind, platform in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "")):
-        was, now = before.get((kind, platform)), after.get((kind, platform))
+    for slot in sorted(before.keys() | after.keys(), key=lambda k: (k[0], k[1] or "", k[2] or "")):
+        was, now = before.get(slot), after.get(slot)
         change = "added" if was is None else "removed" if now is None else _changed(was, now)
         if change is None:
             continue
+        kind, platform, trace = slot
         changes.append(RuleChange(key, kind, platform, change,
-                                  tuple(_describe(r) for r in was or ()),
-                                  tuple(_describe(r) for r in now or ())))
+                                  tuple(_describe(r, was or []) for r in was or ()),
+                                  tuple(_describe(r, now or []) for r in now or ()), trace))
     return changes
 
 
@@ -193,7 +208,7 @@ def _changed(was: list, now: list) -> str | None:
     """How a rule registered both before and after changed, if it did."""
     before, after = {_where(r) for r in was}, {_where(r) for r in now}
     if before == after:
-        return None
+        return None if _helpers(was) == _helpers(now) else HELPER_CHANGED
     if before < after:
         return REGISTRATION_ADDED
     if after < before:
@@ -201,11 +216,14 @@ def _changed(was: list, now: list) -> str | None:
     return RETARGETED if {r.loc.file for r in was} == {r.loc.file for r in now} else MOVED
 
 
-def _by_kind(prim: Primitive) -> dict[tuple[str, str | None], list]:
-    grouped: dict[tuple[str, str | None], list] = {}
+def _by_kind(prim: Primitive) -> dict[tuple[str, str | None, str | None], list]:
+    """Registrations by (kind, platform, Trace class): a `gpu` lowering under cuda and
+    rocm, a trace rule under its class."""
+    grouped: dict[tuple[str, str | None, str | None], list] = {}
     for rule in prim.rules:
+        owner = trace_class(rule.kind, rule.via)
         for platform in rule.platforms or (rule.platform,):
-            grouped.setdefault((rule.kind.value, platform), []).append(rule)
+            grouped.setdefault((rule.kind.value, platform, owner), []).append(rule)
     return grouped
 
 
@@ -213,11 +231,28 @@ def _where(rule) -> tuple[str, tuple[str, ...]]:
     """The file and every function of a registration (each operand's JVP of
     `ad.defjvp`, both transposes of `ad.defbilinear`): another name for any is a move.
     One with no function of its own (`batching.defvectorized(p)`, a lambda) is told by
-    how it registers: `primitive_batchers[p] = lambda ...` for it is a move too."""
-    return rule.loc.file, tuple(f.name for f in rule.functions) or (rule.via or "",)
+    its registrar: `primitive_batchers[p] = lambda ...` for it is a move too."""
+    return rule.loc.file, tuple(f.name for f in rule.functions) or (registrar(rule.via),)
 
 
-def _describe(rule) -> str:
+def _helpers(rules: list) -> set[tuple[str, str]]:
+    """(file, helpers) of each registration with no function of its own: the steps
+    before its registrar (`standard_naryop` of `standard_naryop > batching.
+    defbroadcasting`)."""
+    return {(r.loc.file, (r.via or "").rpartition(" > ")[0]) for r in rules if not r.functions}
+
+
+def _describe(rule, side: list) -> str:
+    """`file:line (function, ...)`; for a registration with no function of its own,
+    how it registers: `file:line (via naryop > batching.defbroadcasting)`; then
+    `[overridden by line N]` where a later one of `side` (its rule's registrations)
+    certainly replaces it, `[overrides line N]` where it replaces one."""
     text = f"{rule.loc.file}:{rule.loc.line}"
     names = ", ".join(f.name for f in rule.functions)
-    return f"{text} ({names})" if names else text
+    text = f"{text} ({names})" if names else f"{text} (via {rule.via})" if rule.via else text
+    replaced = sorted(r.loc.line for r in side if r.overridden_by == rule.loc.line
+                      and r.loc.file == rule.loc.file)
+    if replaced:
+        text += f" [overrides line {', '.join(map(str, replaced))}]"
+    return text + (f" [overridden by line {rule.overridden_by}]"
+                   if rule.overridden_by is not None else "")

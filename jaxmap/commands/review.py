@@ -1,9 +1,9 @@
 """What a change between two revisions does to the primitives: `jaxmap diff BASE..HEAD`.
 
 Given the indexes of both sides and the Python files the change touched, a review
-gathers primitives added, removed and renamed and rules added, removed, moved and
-retargeted (diff.py); public functions that start or stop reaching a primitive, or
-reach it by another chain (reach.py); messages added, removed and reworded
+gathers primitives added, removed and renamed and rules added, removed, moved,
+retargeted or otherwise changed (diff.py); public functions that start or stop
+reaching a primitive, or reach it by another chain (reach.py); messages added, removed and reworded
 (message_diff.py); rule kinds and platforms a changed primitive lacks though its
 siblings have them (rule_gaps.py); and the test files exercising each changed
 primitive. `failures` says which of the CI checks (`--fail-on`) the review trips.
@@ -54,7 +54,7 @@ class Review(NamedTuple):
     base: Side
     head: Side
     files: tuple[str, ...]  # the Python files the change touched
-    primitives: diff.IndexDiff  # rules changed as added, removed, moved or retargeted
+    primitives: diff.IndexDiff  # primitives and rules changed, as diff.py tells them
     reach: tuple[reach.ReachChange, ...]
     messages: tuple[message_diff.MessageChange, ...]
     gaps: tuple[SiblingGap, ...]

@@ -103,7 +103,8 @@ def extract(source: bytes, module: str, is_package: bool = False, *,
     builder.collect(parse.matches(root, None if full_parse else builder.unread), source)
     code, outline = moves.fingerprints(source, unread)
     # The fingerprints first: what the second phase adds later goes last.
-    facts = {"code": code, "outline": outline, **builder.facts(_module_doc(root))}
+    facts = {"code": code, "outline": outline, "straight": _straight_lines(root),
+             **builder.facts(_module_doc(root))}
     if root.has_error:  # tree-sitter's grammar refuses a little valid Python too
         refused = _syntax_error(source)
         if refused is not None:
@@ -172,6 +173,21 @@ def _docstring(source: bytes, at: int) -> str | None:
     lines = source[opening.end():end].decode("utf-8", "replace").strip().splitlines() \
         if end >= 0 else []
     return lines[0].strip() if lines else None
+
+
+# Statements that hold others, so that what they hold runs in an order, or at all, that
+# their text does not fix: a loop's body again, a branch's maybe, a `try` body's up to a
+# raise and an `except` body's instead, a class's or function's later.
+_HOLDING = frozenset({"if_statement", "for_statement", "while_statement", "try_statement",
+                      "with_statement", "match_statement", "class_definition",
+                      "function_definition"})
+
+
+def _straight_lines(root) -> list[int]:
+    """The first line of each statement of the module's own top level, outside any
+    statement holding others: what runs once, in the order of these lines."""
+    return [child.start_point[0] + 1 for child in root.named_children
+            if child.type not in _HOLDING and child.type != "comment"]
 
 
 def _module_doc(root) -> str | None:

@@ -313,6 +313,9 @@ class FileFacts(NamedTuple):
     messages: tuple[Message, ...]
     deleted: tuple[str, ...]  # names the top level deletes (`del jax_api`)
     error: str | None
+    # The first lines of the top level's own statements that no loop, branch, `try`,
+    # `with` or class holds: each runs once, in line order, when the module is imported.
+    straight: frozenset[int] = frozenset()
 
     @classmethod
     def wrap(cls, raw: dict) -> FileFacts:
@@ -330,4 +333,4 @@ class FileFacts(NamedTuple):
              for q, found in raw["callees"].items()},
             raw["trace_calls"],
             tuple(Message._make(map(_shared, message)) for message in raw["messages"]),
-            tuple(raw["deleted"]), raw.get("error"))
+            tuple(raw["deleted"]), raw.get("error"), frozenset(raw.get("straight", ())))

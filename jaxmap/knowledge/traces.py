@@ -19,7 +19,15 @@ def trace_kind(kind: str, via: str | None) -> K | None:
     trace rule, its Trace class's, by the class its `via` names: the method's
     (`JVPTrace.process_call`) or the assignment's (`ad.JVPTrace.process_shard_map =`);
     None for any other rule."""
+    owner = trace_class(kind, via)
+    return TRACE_CLASS_KINDS.get(owner) if owner else None
+
+
+def trace_class(kind: str, via: str | None) -> str | None:
+    """The Trace class whose method a trace rule is, by its `via`: `JVPTrace` of
+    `JVPTrace.process_call` and of `ad.JVPTrace.process_shard_map =`; None for any
+    other rule."""
     if kind != K.TRACE or not via:
         return None
     parts = via.removesuffix(" =").split(".")
-    return TRACE_CLASS_KINDS.get(parts[-2]) if len(parts) > 1 else None
+    return parts[-2] if len(parts) > 1 else None

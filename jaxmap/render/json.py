@@ -36,7 +36,9 @@ def rule(r: Rule, path: PathFn = _same) -> dict:
             "functions": functions, "condition": r.condition,
             "written": r.written and {"name": r.written.name, "file": path(r.written.loc.file),
                                       "line": r.written.loc.line},
-            "keywords": r.keywords}
+            "keywords": r.keywords,
+            "overridden_by": None if r.overridden_by is None else {
+                "file": path(r.loc.file), "line": r.overridden_by}}
 
 
 def definition(d: Definition, path: PathFn = _same) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from jaxmap.render import review_text as text
+from jaxmap.render.text import rule_change_kind
 
 MARKER = "<!-- jaxmap review -->"  # lets a CI job find and update its own comment
 _PLACE = re.compile(r"(?P<file>[\w./-]+\.py):(?P<line>\d+)")
@@ -22,7 +23,8 @@ def review_comment(result, link_base: str | None = None) -> str:
             f"| renamed | {_names(f'{old} → {new}' for old, new in prims.renamed)} |"]
     if prims.added or prims.removed or prims.renamed:
         parts += _details("Primitives", rows, ("| change | primitives |", "| --- | --- |"))
-    rules = [f"| `{c.primitive}` | {c.kind} | {c.platform or ''} | {c.change} | "
+    rules = [f"| `{c.primitive}` | {rule_change_kind(c, platform=False)} | "
+             f"{c.platform or ''} | {c.change} | "
              f"{_linked(c.old, link, result.base.commit)} | "
              f"{_linked(c.new, link, result.head.commit)} |" for c in prims.rules]
     parts += _details(f"Rules ({len(rules)})", rules, (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os.path
 
-from jaxmap.render.text import RULE_CHANGES
+from jaxmap.render.text import RULE_CHANGES, rule_change_kind
 
 _SHOWN = 20  # findings of one section shown before a count of the rest
 _TEST_FILES_SHOWN = 5
@@ -25,7 +25,7 @@ def review(result) -> str:
         + (", ".join(f"{old} -> {new}" for old, new in prims.renamed) or "-")]))
     for change, title in RULE_CHANGES.items():
         sections.append(_section(f"rules {title}", [
-            f"  {c.primitive} {rule_kind(c)}: {rule_places(c)}"
+            f"  {c.primitive} {rule_change_kind(c)}: {rule_places(c)}"
             for c in prims.rules if c.change == change]))
     touched, elsewhere = split_reach(result.reach)
     sections.append(_section(f"reach changed ({_findings(len(touched))})",
@@ -93,8 +93,6 @@ def failed_checks(tripped: list[tuple[str, int]]) -> str:
     return "jaxmap: review fails on " + ", ".join(f"{check} ({n})" for check, n in tripped)
 
 
-def rule_kind(change) -> str:
-    return change.kind + (f"[{change.platform}]" if change.platform else "")
 
 
 def rule_places(change) -> str:

@@ -122,6 +122,8 @@ def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
                                     for i, f in enumerate(r.functions))
     if r.condition:
         text += f"  (only if {r.condition})"
+    if r.overridden_by is not None:  # a later registration in its file replaces it
+        text += f"  (overridden by {path(r.loc.file)}:{r.overridden_by})"
     return text
 
 
@@ -246,8 +248,17 @@ def diff_side(argument: str, jax_version: str | None, is_root: bool) -> str:
 
 # Each way `diff` tells a rule changed, in the order shown, with its section's words.
 RULE_CHANGES = {"added": "added", "removed": "removed", "moved": "moved",
-                "retargeted": "retargeted", "registration-added": "with a registration added",
+                "retargeted": "retargeted",
+                "helper-changed": "registered through another helper",
+                "registration-added": "with a registration added",
                 "registration-removed": "with a registration removed"}
+
+
+def rule_change_kind(change, platform: bool = True) -> str:
+    """A diff.RuleChange's kind: `lowering[cuda]` (the platform unless `platform` is
+    off); a trace rule's with its Trace class, `trace (JVPTrace)`."""
+    where = f"[{change.platform}]" if platform and change.platform else ""
+    return change.kind + where + (f" ({change.trace})" if change.trace else "")
 
 
 def index_diff(diff) -> str:
@@ -258,7 +269,7 @@ def index_diff(diff) -> str:
     if diff.renamed:
         lines.append(f"primitives renamed ({len(diff.renamed)}): "
                      + ", ".join(f"{old} -> {new}" for old, new in diff.renamed))
-    kinds = [c.kind + (f"[{c.platform}]" if c.platform else "") for c in diff.rules]
+    kinds = [rule_change_kind(c) for c in diff.rules]
     # Columns as wide as their longest entry (at least the usual width).
     name_width = max([28, *(len(c.primitive) for c in diff.rules)])
     kind_width = max([22, *map(len, kinds)])

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 _PRIMITIVE = "id, name, variable, module, file, line, end_line, style, aliases"
 _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name, "
-         "function_file, function_line, platforms, functions, condition, written, keywords")
+         "function_file, function_line, platforms, functions, condition, written, keywords, "
+         "overridden_by")
 _RULE_OF_R = ", ".join(f"r.{column.strip()}" for column in _RULE.split(","))
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary, alias_of"
 
@@ -373,7 +374,7 @@ def _primitive(row, rules) -> Primitive:
 
 def _rule(row) -> Rule:
     _pid, kind, file, line, end_line, via, platform, f_name, f_file, f_line, platforms, \
-        more, condition, written, keywords = row
+        more, condition, written, keywords, overridden_by = row
     function = FunctionRef(f_name, SourceLoc(f_file, f_line)) if f_name else None
     functions: tuple[FunctionRef, ...] = (function,) if function else ()
     if more:
@@ -387,7 +388,7 @@ def _rule(row) -> Rule:
         written = FunctionRef(name, SourceLoc(w_file, w_line))
     return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
                 tuple(platforms.split(",")) if platforms else (), functions, condition,
-                written or None, keywords)
+                written or None, keywords, overridden_by)
 
 
 def _dotted(expression) -> str | None:

@@ -31,6 +31,9 @@ class RuleRecord:
     written: Place | None = None  # the name it was registered through, a partial's
     platforms: list[str] = field(default_factory=list)  # what `platform` stands for
     keywords: str | None = None  # the keyword arguments of the partial it is made of
+    # The line of the registration in its file that certainly runs after it and
+    # replaces it (resolve/precedence.py); None where none does, or none is known to.
+    overridden_by: int | None = None
     # (parameter, function) a partial hands its function, which may call it there
     # (`partial(cumred_reduce_window_impl, _reduce_window_sum)`); read by the call
     # graph, not stored with the rule.

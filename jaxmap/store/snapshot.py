@@ -109,7 +109,13 @@ def _rule_record(rule: Rule) -> dict:
             "written": rule.written and {"name": rule.written.name,
                                          "file": rule.written.loc.file,
                                          "line": rule.written.loc.line},
-            "keywords": rule.keywords}
+            "keywords": rule.keywords, "overridden_by": _overrider(rule)}
+
+
+def _overrider(rule: Rule) -> dict | None:
+    """Where the registration that overrides a rule is, as `locate --json` says it."""
+    return None if rule.overridden_by is None else {"file": rule.loc.file,
+                                                    "line": rule.overridden_by}
 
 
 def _definition_record(d: Definition) -> dict:
@@ -144,7 +150,8 @@ def _rule(r: dict) -> RuleRecord:
                       _place(written) if written else None,
                       # a snapshot of an older jaxmap has no expanded platforms
                       r.get("platforms", [platform] if platform else []),
-                      r.get("keywords"))  # none in a snapshot written before
+                      r.get("keywords"),  # none in a snapshot written before
+                      (r.get("overridden_by") or {}).get("line"))  # nor this
 
 
 def _definition(d: dict) -> DefinitionRecord:

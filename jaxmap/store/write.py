@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 29  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 30  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
 # calls.fill_lines); 22: rules.keywords; 23: calls of a call's result
@@ -43,7 +43,9 @@ SCHEMA_VERSION = 29  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # whose public paths are the function's; 29: a def's parameters in the flow facts
 # read on the masked text, without comments and line breaks (a quote or a bracket in a
 # comment among them had swallowed the body; a comment added there only moves rows),
-# and a default on a signature's own line no assignment
+# and a default on a signature's own line no assignment; 30: rules.overridden_by, the
+# line of a later registration of the rule in its file that certainly replaces it (facts'
+# `straight` lines)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
@@ -69,7 +71,8 @@ CREATE TABLE primitives (
 CREATE TABLE rules (
   primitive_id INTEGER, seq INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER,
   via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
-  platforms TEXT, functions TEXT, condition TEXT, written TEXT, keywords TEXT);
+  platforms TEXT, functions TEXT, condition TEXT, written TEXT, keywords TEXT,
+  overridden_by INTEGER);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, summary TEXT, alias_of TEXT);
@@ -401,12 +404,13 @@ def first_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]
                 "SELECT rowid, file, line, end_line FROM definitions WHERE kind != 'module'"
                 f" AND file {in_files}", files)]),
         ("UPDATE rules SET line = ?, end_line = ?, function_line = ?, functions = ?, "
-         "written = ? WHERE rowid = ?", [
-            (line(f, a), line(f, b), line(g, c), place(more), place(written), rowid)
-            for rowid, f, a, b, g, c, more, written in conn.execute(
+         "written = ?, overridden_by = ? WHERE rowid = ?", [
+            (line(f, a), line(f, b), line(g, c), place(more), place(written), line(f, o),
+             rowid)
+            for rowid, f, a, b, g, c, more, written, o in conn.execute(
                 "SELECT rowid, file, line, end_line, function_file, function_line, functions,"
-                f" written FROM rules WHERE file {in_files} OR function_file {in_files} OR "
-                "functions IS NOT NULL OR written IS NOT NULL", files + files)]),
+                f" written, overridden_by FROM rules WHERE file {in_files} OR function_file "
+                f"{in_files} OR functions IS NOT NULL OR written IS NOT NULL", files + files)]),
         ("UPDATE diagnostics SET message = ? WHERE rowid = ?", [
             (_moved_diagnostic(message, line), rowid)
             for rowid, message in conn.execute("SELECT rowid, message FROM diagnostics")]),
@@ -546,10 +550,10 @@ def first_phase(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
         (pid, p.name, p.variable, p.module, p.file, p.line, p.end_line, p.style,
          ",".join(p.aliases))
         for pid, p in enumerate(resolution.primitives)])
-    conn.executemany("INSERT INTO rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    conn.executemany(f"INSERT INTO rules VALUES ({', '.join('?' * 17)})", [
         (pid, seq, r.kind, r.file, r.line, r.end_line, r.via, r.platform,
          *(r.function or (None, None, None)), ",".join(r.platforms), _more_functions(r),
-         r.condition, _written(r.written), r.keywords)
+         r.condition, _written(r.written), r.keywords, r.overridden_by)
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p.rules)])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (i, d.name, d.qualname, d.kind, d.module, d.file, d.line, d.end_line, d.summary,

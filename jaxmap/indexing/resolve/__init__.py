@@ -25,6 +25,7 @@ from jaxmap.indexing.resolve import edges
 from jaxmap.indexing.resolve.findings import Findings
 from jaxmap.indexing.resolve.interpreter import Interpreter
 from jaxmap.indexing.resolve.names import Names
+from jaxmap.indexing.resolve.precedence import mark_overridden
 from jaxmap.knowledge import registrars as R
 from jaxmap.store.records import DefinitionRecord, Resolution
 
@@ -71,6 +72,8 @@ def _resolve(files: dict[str, FileFacts], graph: GraphBuilder | None,
         interpreter.classes.trace_rules()
         aliases = _platform_aliases(interpreter)
         findings.expand_platforms(aliases)
+        mark_overridden(findings.primitives, {path: facts.straight
+                                              for path, facts in names.modules.values()})
         definitions = edges.definitions(names, findings)
         call_rows, binds, tests, rule_calls = graph(names, findings, definitions, flows) \
             if graph is not None else ([], [], [], ())
