@@ -8,6 +8,7 @@ import textwrap
 from itertools import groupby
 from typing import TYPE_CHECKING
 
+from jaxmap.render.text import kind_labels
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
@@ -264,8 +265,7 @@ def _missing(missing, path: PathFn) -> list[str]:
               f"{missing.name}")]
     if prim is not None:
         lines.append(f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}")
-        kinds = sorted({r.kind.value for r in prim.rules})
-        lines.append(f"  {'has rules':<14} {', '.join(kinds) or 'none'}")
+        lines.append(f"  {'has rules':<14} {', '.join(kind_labels(prim.rules)) or 'none'}")
     else:
         lines.append(f"  {'primitive':<14} {missing.name}  (not defined in the indexed tree)")
     lines += _registrations(missing)
