@@ -530,7 +530,8 @@ _SCREEN, _WIDTH = 40, 100
 
 def _by_module(found, targets: tuple[str, ...]) -> list[str]:
     """The default answer of `binds` as names after their module, wrapped, each module
-    once in the answer's order; then how to see a chain."""
+    once in the answer's order (the module of the most direct function first, each
+    module's names most direct first); then how to see a chain."""
     modules: dict[str, list[str]] = {}
     for r in found:
         module, _, name = r.label.rpartition(".")
@@ -546,7 +547,8 @@ def _by_module(found, targets: tuple[str, ...]) -> list[str]:
             line += word
         lines.append(line)
     target = targets[0].removesuffix(".bind").rpartition(".")[2] if targets else "PRIM"
-    lines.append(f"  (each one's chain: jaxmap path MODULE.NAME {target}; all here: --chains)")
+    lines.append(f"  (most direct first; each one's chain: jaxmap path MODULE.NAME {target}; "
+                 f"all here: --chains)")
     return lines
 
 
