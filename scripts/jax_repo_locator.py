@@ -19,6 +19,12 @@ import os
 import re
 import sys
 
+# The rule kind a Trace class's method stands for (`trace (jvp)`): a copy of
+# jaxmap/knowledge/traces.py's TRACE_CLASS_KINDS, which a test holds this to.
+TRACE_CLASS_KINDS = {
+    "EvalTrace": "impl", "JVPTrace": "jvp", "LinearizeTrace": "linearization",
+    "BatchTrace": "batching", "SPMDBatchTrace": "batching", "JaxprTrace": "partial_eval",
+    "DynamicJaxprTrace": "staging", "JetTrace": "jet"}
 INDEXES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "indexes")
 SNAPSHOT = re.compile(r"jax-(\d+(?:\.\d+)*)\.json\.gz\Z")
 
@@ -90,7 +96,8 @@ def _match(snapshot: dict, query: str) -> tuple[list, list]:
     # A snapshot is built from a wheel, which has no tests to list.
     primitives = [{**p, "tests_total": 0, "tests": [],
                    # a snapshot written before jaxmap knew overrides says none
-                   "rules": [{"overridden_by": None, **r} for r in p["rules"]]}
+                   "rules": [{"overridden_by": None, **r, "stands_for": _stands_for(r)}
+                             for r in p["rules"]]}
                   for p in snapshot["primitives"]
                   if p["name"] in (leaf, stem) or p["variable"] == leaf
                   or leaf in p.get("aliases", ())]
@@ -112,7 +119,8 @@ def _text(primitives: list, definitions: list) -> str:
         lines = [f"{'hijax primitive' if p['style'] == 'hijax' else 'primitive'} {p['name']}",
                  f"  defined    {p['file']}:{p['line']}"]
         for r in p["rules"]:
-            kind = r["kind"] + _platform_label(r)
+            stands = f" ({r['stands_for']})" if r["stands_for"] else ""
+            kind = r["kind"] + _platform_label(r) + stands
             line = f"  {kind:<22} {r['file']}:{r['line']}  via {r['via']}"
             functions = r.get("functions", [r["function"]] if r["function"] else [])
             bound = f"({r['keywords']})" if r.get("keywords") else ""  # the partial's
@@ -132,6 +140,15 @@ def _text(primitives: list, definitions: list) -> str:
             + (f"  (public: {', '.join(d['public_paths'])})" if d["public_paths"] else "")
             for d in definitions))
     return "\n\n".join(blocks)
+
+
+def _stands_for(rule: dict) -> str | None:
+    """For a Trace method's rule, the kind its class stands for, by the class its `via`
+    names (`JVPTrace.process_call`, `ad.JVPTrace.process_shard_map =`); else None."""
+    parts = (rule["via"] or "").removesuffix(" =").split(".")
+    if rule["kind"] != "trace" or len(parts) < 2:
+        return None
+    return TRACE_CLASS_KINDS.get(parts[-2])
 
 
 def _platform_label(rule: dict) -> str:

@@ -237,15 +237,16 @@ def test_coverage_totals_agree_with_primitives(capsys):
     document = run_json(capsys, "coverage")
     assert document["primitives"] == len(prims)
     for kind in ("impl", "jvp", "transpose", "batching", "lowering"):
-        assert document["totals"][kind] == sum(
-            1 for p in prims if any(r["kind"] == kind for r in p["rules"]))
+        assert document["totals"][kind] == run_json(
+            capsys, "primitives", "--has", kind)["total"] == sum(
+            1 for p in prims if any(kind in (r["kind"], r["stands_for"]) for r in p["rules"]))
     cpu = sum(1 for p in prims if any(r["kind"] == "lowering" and "cpu" in r["platforms"]
                                       for r in p["rules"]))
     assert document["totals"].get("lowering:cpu", 0) == cpu
     missing = run_json(capsys, "coverage", "--missing", "jvp")
     assert all(not row["rules"].get("jvp") for row in missing["rows"])
     code, out, _ = run(capsys, "coverage", "--kind", "jvp", "--format", "csv")
-    assert code == 0 and out.splitlines()[0] == "primitive,module,jvp"
+    assert code == 0 and out.splitlines()[0] == "primitive,module,jvp,by_trace"
 
 
 def test_graph_formats_and_output_file(capsys, tmp_path):

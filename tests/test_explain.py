@@ -439,6 +439,35 @@ def test_an_unreadable_file_is_one_line(index, tmp_path, capsys):
     assert err.startswith(f"jaxmap: error: cannot read {log}") and len(err.splitlines()) == 1
 
 
+def test_a_lone_unplaced_message_keeps_its_heading_with_its_fix(index, capsys):
+    """stdout reads whole without stderr: the message, that no site raises it, what
+    usually fixes its family, then the closest messages; stderr the error line alone;
+    exit 1 as with --json, whose answer carries the same fix."""
+    from jaxmap.cli import main
+
+    root, message = str(index.root), "cannot reshape the array of shape (3,) to 4"
+    assert main(["explain", message, "--root", root]) == 1
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[:2] == [message, "  not an error message raised in this tree"]
+    assert lines[2].startswith("  usually fixes  two operands' shapes do not fit")
+    assert lines.index("closest messages in this tree (similarity; not an answer):") > 2
+    assert captured.err == "jaxmap: not an error message raised in this tree\n"
+    assert main(["explain", message, "--root", root, "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["status"] == "unmatched"
+    assert document["fix"]["text"].startswith("two operands' shapes do not fit")
+
+
+def test_a_lone_message_with_nothing_more_to_say_leaves_stdout_empty(index, capsys):
+    from jaxmap.cli import main
+
+    assert main(["explain", "the widget frobnicated", "--root", str(index.root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "jaxmap: not an error message raised in this tree\n"
+
+
 def test_the_cli_shows_the_closest_messages_apart_and_exits_1(index, capsys):
     from jaxmap.cli import main
 

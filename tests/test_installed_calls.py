@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap.commands import callgraph, coverage, explain
+from jaxmap.commands import callgraph, coverage, explain, lookup
 from jaxmap.errors import NotFound
 from jaxmap.models import RuleKind
 from jaxmap.render import explain_text
@@ -38,12 +38,16 @@ def test_a_wrapper_read_without_its_functions_lends_callers_none_of_them(install
 
 
 def test_coverage_totals_equal_primitive_counts(installed_index):
+    """Each column counts what `primitives --has K` lists (a Trace method as its class's
+    kind too: closed_call's JVPTrace.process_call), and by_trace says which."""
     prims = installed_index.primitives()
     matrix = coverage.coverage(prims)
     assert len(matrix.rows) == len(prims)
     for kind in RuleKind:
-        have = sum(1 for p in prims if any(r.kind == kind for r in p.rules))
+        have = len(lookup.select(prims, has=(kind.value,)))
         assert matrix.totals.get(kind.value, 0) == have, kind
+    traced = {name: by for name, _module, _counts, by in matrix.rows if by}
+    assert traced["closed_call"]["jvp"] == 1 and "jvp" in traced["shard_map"]
 
 
 def test_binds_finds_every_binder_a_text_search_finds(installed_index):

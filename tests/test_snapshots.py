@@ -197,13 +197,28 @@ def locator(*args: str, package: bool) -> subprocess.CompletedProcess:
                           text=True, cwd=REPO)
 
 
-@pytest.mark.parametrize("name", ["psum", "lax.psum", "jax.lax.psum_p", "scatter-add", "cumsum"])
+@pytest.mark.parametrize("name", ["psum", "lax.psum", "jax.lax.psum_p", "scatter-add", "cumsum",
+                                  "closed_call"])
 def test_locator_gives_the_same_answers_with_and_without_the_package(name):
     without = locator(name, "--jax", "0.10.2", "--json", package=False)
     with_package = locator(name, "--jax", "0.10.2", "--json", package=True)
     assert without.returncode == with_package.returncode == 0, without.stderr + with_package.stderr
     assert json.loads(without.stdout) == json.loads(with_package.stdout)
     assert json.loads(without.stdout)["primitives"]
+
+
+def test_locator_reads_trace_methods_as_jaxmap_does():
+    """Its copy of the Trace classes' kinds is jaxmap's (`trace (jvp)`, `stands_for`)."""
+    import importlib.util
+
+    from jaxmap.knowledge.traces import TRACE_CLASS_KINDS
+
+    spec = importlib.util.spec_from_file_location("locator", LOCATOR)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.TRACE_CLASS_KINDS == {c: k.value for c, k in TRACE_CLASS_KINDS.items()}
+    text = locator("closed_call", "--jax", "0.10.2", package=False).stdout
+    assert "trace (jvp)" in text
 
 
 def test_locator_without_the_package_defaults_to_the_newest_snapshot():

@@ -117,7 +117,8 @@ _RULES = {
 def test_binds_answers_what_binds_when_traced_and_counts_the_rest(tmp_path, capsys):
     _tree(tmp_path, _RULES)
     default = _binds(capsys, tmp_path, "p")
-    assert [f["name"] for f in default["found"]] == ["m.longer", "m.traced"]
+    # m.traced binds it itself; m.longer through a helper: the most direct first
+    assert [f["name"] for f in default["found"]] == ["m.traced", "m.longer"]
     assert all(f["trace_time"] and f["public"] for f in default["found"])
     everything = _binds(capsys, tmp_path, "p", "--all")
     assert default["others"] == everything["count"] - default["count"] == 2
@@ -144,7 +145,8 @@ def test_binds_lists_more_than_a_screen_of_binders_by_module(tmp_path, capsys):
     assert lines[1].startswith("  a (30): f00, f01,") and lines[-2].endswith(" g18, g19")
     assert [line.split(" (")[0] for line in lines[1:-1] if not line.startswith("   ")] \
         == ["  a", "  b"]
-    assert lines[-1] == "  (each one's chain: jaxmap path MODULE.NAME p_p; all here: --chains)"
+    assert lines[-1] == "  (most direct first; each one's chain: jaxmap path MODULE.NAME p_p; " \
+                        "all here: --chains)"
     assert max(map(len, lines)) <= 100 and len(lines) < 10
     assert main(["binds", "p", "--root", str(tmp_path), "--chains"]) == 0
     chains = capsys.readouterr().out.splitlines()

@@ -22,7 +22,7 @@ from jaxmap.commands.chains import BINDS, CALLS, edge_words, rule_words
 from jaxmap.commands.overrides import dispatching, overridden
 from jaxmap.commands.reading import Reading, read_primitive
 from jaxmap.errors import ArgumentError, NotFound
-from jaxmap.knowledge.interpreters import is_interpreter, module_order
+from jaxmap.knowledge.interpreters import is_interpreter, listed_last, module_order
 from jaxmap.knowledge.traces import trace_kind
 from jaxmap.models import (
     EXTERNAL,
@@ -167,7 +167,7 @@ def binds(index, name: str, depth: int | None = None, public: bool = False,
     first = default_answer(found)
     rest = [r for r in found if not _in_default(r)]
     listed = first if not everything else first + sorted(
-        rest, key=lambda r: (not r.public, r.depth, r.label))
+        rest, key=lambda r: (not r.public, *most_direct(r)))
     if public:
         listed = [r for r in listed if r.public]
     return CallAnswer(name, "binds", walk.targets, tuple(listed), unresolved=unresolved,
@@ -179,9 +179,19 @@ def binds(index, name: str, depth: int | None = None, public: bool = False,
 
 def default_answer(found) -> list[Reached]:
     """The answer `binds` gives by default, from any list of its Reached: the public
-    functions that bind the primitive when traced, by the module a user imports them
-    from (knowledge/interpreters.py's USER_MODULES), then name."""
-    return sorted(filter(_in_default, found), key=lambda r: module_order(r.label))
+    functions that bind the primitive when traced, most direct first (`most_direct`)."""
+    return sorted(filter(_in_default, found), key=most_direct)
+
+
+def most_direct(found: Reached) -> tuple:
+    """The order `binds` lists functions in: those of `jax.experimental` and the like
+    after the rest; by the steps of the chain to the `.bind` (`jax.lax.psum` before
+    `jax.numpy.argwhere`, whose chain goes through `jnp.sum`); then by the module a
+    user imports it from (knowledge/interpreters.py's USER_MODULES), its module and
+    name, then its place: a total order, so pages of one answer (`--offset`) neither
+    repeat nor skip a function."""
+    return (listed_last(found.label), found.depth, *module_order(found.label), found.file,
+            found.line)
 
 
 def _counted(left: list[Reached]) -> tuple[tuple[str, int], ...]:

@@ -15,12 +15,12 @@ from jaxmap.commands.lookup import (
     definitions,
     for_platform,
     is_rule_kind,
-    rule_kinds,
     spellings,
     suggest,
 )
 from jaxmap.commands.test_links import ranked_tests
 from jaxmap.errors import ArgumentError, JaxmapError, NotFound
+from jaxmap.knowledge.traces import rule_kinds
 from jaxmap.models import Definition, DefKind, Primitive
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import ArgumentError, JaxmapError, NotFound
-from jaxmap.knowledge.traces import trace_kind
-from jaxmap.models import Definition, DefKind, Primitive, Rule, RuleKind
+from jaxmap.knowledge.traces import rule_kinds
+from jaxmap.models import Definition, DefKind, Primitive, RuleKind
 
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
@@ -155,14 +155,6 @@ def select(prims: list[Primitive], missing: tuple[str, ...] = (), has: tuple[str
         if not kinds & set(missing) and set(has) <= kinds:
             chosen.append(prim)
     return chosen
-
-
-def rule_kinds(rule: Rule) -> tuple[str, ...]:
-    """The kinds `rule` counts as: its own, and for a Trace method the kind its class
-    stands for (TRACE_CLASS_KINDS: `JVPTrace.process_shard_map` is a jvp rule)."""
-    if (stands := trace_kind(rule.kind, rule.via)) is not None:
-        return rule.kind.value, stands.value
-    return (rule.kind.value,)
 
 
 def primitives(index: Index, missing: tuple[str, ...] = (), has: tuple[str, ...] = (),

@@ -16,6 +16,7 @@ from jaxmap.commands.lookup import spellings
 from jaxmap.commands.registrations import SHOWN, Registration, registrations
 from jaxmap.commands.rule_examples import Sibling, siblings
 from jaxmap.knowledge import registrars as R
+from jaxmap.knowledge.traces import rule_kinds
 from jaxmap.models import Primitive, Rule
 from jaxmap.models import RuleKind as K
 
@@ -93,8 +94,8 @@ def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
     frames (path, line, function, code) whose source transposes."""
     if missing is None or missing.kind != K.TRANSPOSE.value or missing.primitive is None:
         return None
-    kinds = {r.kind for r in missing.primitive.rules}
-    if K.JVP not in kinds or K.TRANSPOSE in kinds:
+    kinds = {kind for r in missing.primitive.rules for kind in rule_kinds(r)}
+    if K.JVP.value not in kinds or K.TRANSPOSE.value in kinds:
         return None
     called = tuple((f.path, f.line, f.code) for f in frames
                    if f.code and _TRANSPOSING.search(f.code))

@@ -22,6 +22,7 @@ from jaxmap.commands.public_names import config_options, public_names
 from jaxmap.commands.whole_graph import WholeGraph
 from jaxmap.knowledge import orientation as O
 from jaxmap.knowledge import registrars as R
+from jaxmap.knowledge.traces import rule_kinds
 from jaxmap.models import RuleKind
 from jaxmap.store.rows import shown_path
 
@@ -373,7 +374,7 @@ def _gaps(prims, families) -> tuple[Gap, ...]:
         return p.name if labels[p.name] == 1 else f"{p.name} ({p.module})"
 
     classic = [p for p in prims if p.style == "classic"]
-    kinds = {id(p): {r.kind.value for r in p.rules} for p in classic}
+    kinds = {id(p): {k for r in p.rules for k in rule_kinds(r)} for p in classic}
     xla_lowered = {id(p) for p in classic for r in p.rules if r.kind.value == "lowering"
                    and (r.platform is None or r.platform in R.XLA_PLATFORMS)}
     linear = {id(p) for p in classic for r in p.rules

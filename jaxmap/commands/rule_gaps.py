@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.knowledge.traces import rule_kinds
 from jaxmap.models import Primitive, RuleKind
 
 if TYPE_CHECKING:
@@ -47,14 +48,14 @@ def missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
     if len(siblings) < _MIN_SIBLINGS:
         return []
     label = prim.name or prim.variable
-    kinds = {r.kind for r in prim.rules}
+    kinds = _kinds(prim)
     found = []
     for kind in RuleKind:
-        having = sum(1 for s in siblings if any(r.kind == kind for r in s.rules))
-        if kind not in kinds and _common(having, len(siblings)):
+        having = sum(1 for s in siblings if kind.value in _kinds(s))
+        if kind.value not in kinds and _common(having, len(siblings)):
             found.append(Gap(prim.loc.line, MISSING_RULE, label, kind.value, having,
                              len(siblings)))
-    if RuleKind.LOWERING in kinds and not _has_default_lowering(prim):
+    if RuleKind.LOWERING.value in kinds and not _has_default_lowering(prim):
         mine = _platforms(prim)
         for platform in sorted({p for s in siblings for p in _platforms(s)} - mine):
             having = sum(1 for s in siblings if platform in _platforms(s))
@@ -62,6 +63,11 @@ def missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
                 found.append(Gap(prim.loc.line, MISSING_PLATFORM, label, platform, having,
                                  len(siblings)))
     return found
+
+
+def _kinds(prim: Primitive) -> set[str]:
+    """The kinds it has, a Trace method's class's included (knowledge/traces.py)."""
+    return {kind for r in prim.rules for kind in rule_kinds(r)}
 
 
 def _common(having: int, siblings: int) -> bool:

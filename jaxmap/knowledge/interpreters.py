@@ -57,11 +57,18 @@ def module_order(label: str) -> tuple[int, str, str]:
     (`jax.nn.initializers` with `jax.nn`), then `jax.experimental` and the like; then
     the module and the name."""
     module, _, name = label.rpartition(".")
-    if any(_within(module, last) for last in _LAST):
+    if listed_last(label):
         return len(USER_MODULES), module, name
     holders = [user for user in USER_MODULES if _within(module, user)]
     rank = USER_MODULES.index(max(holders, key=len)) if holders else len(USER_MODULES)
     return rank, module, name
+
+
+def listed_last(label: str) -> bool:
+    """Whether the public name `label` lies in a module listed after the rest:
+    `jax.experimental`, `jax.example_libraries`, `jax.extend`."""
+    module = label.rpartition(".")[0]
+    return any(_within(module, last) for last in _LAST)
 
 
 def _within(module: str, package: str) -> bool:

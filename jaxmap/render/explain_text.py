@@ -8,6 +8,7 @@ import textwrap
 from itertools import groupby
 from typing import TYPE_CHECKING
 
+from jaxmap.render.text import kind_labels
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
@@ -27,8 +28,9 @@ TEMPLATE_NOTE = "a new primitive with this rule wired in, to copy from; writes n
 def explanation(answers, view: View) -> str:
     """`explain`: each traceback of the paste under a heading when there are several
     (one line for one that is not JAX's), each exception under its class when its
-    chain has several; a lone message no site raises shows only the closest messages
-    (the error line says the rest)."""
+    chain has several; a lone message no site raises under its own first line, as in a
+    paste of several, where there is more to say than stderr's error line (the
+    closest messages, an older wording, what usually fixes it), else nothing."""
     path = view.path
     segments = [list(group) for _n, group in groupby(answers, key=lambda a: a.segment)]
     if len(segments) == 1:
@@ -49,12 +51,13 @@ def _not_jax(found) -> str:
 
 
 def _segment(answers, path: PathFn, alone: bool) -> str:
-    """One traceback's answers; for the paste's lone unplaced message the closest
-    messages alone (the error line says the rest)."""
+    """One traceback's answers; nothing for the paste's lone unplaced message when
+    stderr's error line says all there is."""
     if len(answers) == 1:
         found = answers[0]
-        if found.status.value == "unmatched" and alone:
-            return _closest(found, path)
+        if found.status.value == "unmatched" and alone and not (
+                found.closest or found.fix or found.older):
+            return ""
         return "" if found.status.value == "not-jax" else _explained(found, path)
     blocks = []
     for i, found in enumerate(answers, 1):
@@ -138,7 +141,7 @@ def _placed(found, path: PathFn) -> str:
         return f"{head}\n  not from JAX: no JAX frame in the traceback, and " \
                f"{found.exception} is not JAX's"
     return "\n".join([_first_line(found.message), "  not an error message raised in this tree",
-                      *_unconfirmed(found.older), _closest(found, path)]).rstrip("\n")
+                      *_unconfirmed(found.older), *_fix(found), *_closest(found, path)])
 
 
 def _unconfirmed(older) -> list[str]:
@@ -152,15 +155,14 @@ def _unconfirmed(older) -> list[str]:
             f"paste does not say it ran jax {older.version}, so it is not placed there"]
 
 
-def _closest(found, path: PathFn) -> str:
-    """The messages of the tree closest to one no site raises, apart from any answer,
-    and what usually fixes its family (`unhashable type`, named in its words)."""
-    lines = []
-    if found.closest:
-        lines.append("closest messages in this tree (similarity; not an answer):")
-        lines += [f"  {near.similarity:.2f}  {path(near.site.file)}:{near.site.line}  "
-                  f"{_first_line(near.template)}" for near in found.closest]
-    return "\n".join(lines + _fix(found))
+def _closest(found, path: PathFn) -> list[str]:
+    """The messages of the tree closest to one no site raises, under their own heading,
+    apart from the answer (which says what usually fixes its family, if one fits)."""
+    if not found.closest:
+        return []
+    return ["closest messages in this tree (similarity; not an answer):", *(
+        f"  {near.similarity:.2f}  {path(near.site.file)}:{near.site.line}  "
+        f"{_first_line(near.template)}" for near in found.closest)]
 
 
 def _first_line(message: str) -> str:
@@ -266,8 +268,7 @@ def _missing(missing, path: PathFn) -> list[str]:
               f"{missing.name}")]
     if prim is not None:
         lines.append(f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}")
-        kinds = sorted({r.kind.value for r in prim.rules})
-        lines.append(f"  {'has rules':<14} {', '.join(kinds) or 'none'}")
+        lines.append(f"  {'has rules':<14} {', '.join(kind_labels(prim.rules)) or 'none'}")
     else:
         lines.append(f"  {'primitive':<14} {missing.name}  (not defined in the indexed tree)")
     lines += _registrations(missing)

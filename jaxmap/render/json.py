@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from jaxmap.knowledge.traces import rule_kinds, trace_kind
 from jaxmap.models import CALL_STATUSES, Definition, Primitive, Rule
 from jaxmap.render.paging import EVERYTHING, Paging, capped, paged
 from jaxmap.render.paging import dump as _dump
@@ -30,13 +31,14 @@ def primitive(prim: Primitive, path: PathFn = _same) -> dict:
 def rule(r: Rule, path: PathFn = _same) -> dict:
     functions = [{"name": f.name, "file": path(f.loc.file), "line": f.loc.line}
                  for f in r.functions]
+    stands = trace_kind(r.kind, r.via)
     return {"kind": r.kind.value, "file": path(r.loc.file), "line": r.loc.line,
             "end_line": r.loc.end_line, "via": r.via, "platform": r.platform,
             "platforms": list(r.platforms), "function": functions[0] if functions else None,
             "functions": functions, "condition": r.condition,
             "written": r.written and {"name": r.written.name, "file": path(r.written.loc.file),
                                       "line": r.written.loc.line},
-            "keywords": r.keywords,
+            "keywords": r.keywords, "stands_for": stands and stands.value,
             "overridden_by": None if r.overridden_by is None else {
                 "file": path(r.loc.file), "line": r.overridden_by}}
 
@@ -276,8 +278,9 @@ def coverage_document(matrix, view: View) -> str:
     of rows."""
     return _dump(paged({"kinds": list(matrix.kinds), "totals": matrix.totals,
                         "primitives": len(matrix.rows),
-                        "rows": [{"name": name, "module": module, "rules": counts}
-                                 for name, module, counts in matrix.rows]}, "rows",
+                        "rows": [{"name": name, "module": module, "rules": counts,
+                                  "by_trace": traced}
+                                 for name, module, counts, traced in matrix.rows]}, "rows",
                        view.paging))
 
 
@@ -364,7 +367,7 @@ def _explanation(found, path) -> dict:
             "primitive": None if missing.primitive is None else {
                 "name": missing.primitive.name, "file": path(missing.primitive.loc.file),
                 "line": missing.primitive.loc.line,
-                "rules": sorted({r.kind.value for r in missing.primitive.rules})},
+                "rules": sorted({k for r in missing.primitive.rules for k in rule_kinds(r)})},
             "register_with": [_registration(r, path) for r in missing.register_with],
             "internal": [_registration(r, path) for r in missing.internal],
             "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,

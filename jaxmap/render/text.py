@@ -6,7 +6,7 @@ import os
 import textwrap
 from typing import TYPE_CHECKING
 
-from jaxmap.knowledge.traces import trace_kind
+from jaxmap.knowledge.traces import rule_kinds, trace_kind, trace_only
 from jaxmap.models import Definition, Primitive, Rule, RuleKind
 from jaxmap.render.view import View
 
@@ -155,12 +155,21 @@ def reached(prims) -> str:
     return f"\n  reaches  {names}{more}"
 
 
+def kind_labels(rules) -> list[str]:
+    """The kinds `rules` have, sorted, a Trace method's class's included: marked
+    `jvp(trace)` where Trace methods alone give it (closed_call's `JVPTrace.process_call`)."""
+    alone = trace_only(rules)
+    return [kind + ("(trace)" if kind in alone else "")
+            for kind in sorted({kind for r in rules for kind in rule_kinds(r)})]
+
+
 def primitives_table(prims: list[Primitive], view: View) -> str:
-    """A line a primitive: name, where it is defined, its rule kinds, and the
-    platforms its lowerings serve (`default` for the rule registered without one)."""
+    """A line a primitive: name, where it is defined, its rule kinds (`kind_labels`),
+    and the platforms its lowerings serve (`default` for the rule registered without
+    one)."""
     lines = []
     for p in prims:
-        kinds = sorted({r.kind.value for r in p.rules})
+        kinds = kind_labels(p.rules)
         platforms = sorted({platform for r in p.rules if r.kind == RuleKind.LOWERING
                             for platform in (r.platforms or ("default",))})
         where = f"{view.path(p.loc.file)}:{p.loc.line}"
@@ -536,7 +545,8 @@ _SCREEN, _WIDTH = 40, 100
 
 def _by_module(found, targets: tuple[str, ...]) -> list[str]:
     """The default answer of `binds` as names after their module, wrapped, each module
-    once in the answer's order; then how to see a chain."""
+    once in the answer's order (the module of the most direct function first, each
+    module's names most direct first); then how to see a chain."""
     modules: dict[str, list[str]] = {}
     for r in found:
         module, _, name = r.label.rpartition(".")
@@ -552,7 +562,8 @@ def _by_module(found, targets: tuple[str, ...]) -> list[str]:
             line += word
         lines.append(line)
     target = targets[0].removesuffix(".bind").rpartition(".")[2] if targets else "PRIM"
-    lines.append(f"  (each one's chain: jaxmap path MODULE.NAME {target}; all here: --chains)")
+    lines.append(f"  (most direct first; each one's chain: jaxmap path MODULE.NAME {target}; "
+                 f"all here: --chains)")
     return lines
 
 
@@ -732,19 +743,24 @@ def path_chains(answer, view: View) -> str:
     return "\n".join(lines)
 
 
-def coverage_cells(matrix) -> tuple[list, list, list]:
-    """A coverage.Coverage as cells: the header, a row a primitive, the totals."""
-    header = ["primitive", "module", *matrix.kinds]
-    body = [[name, module, *(counts.get(k, 0) for k in matrix.kinds)]
-            for name, module, counts in matrix.rows]
+def coverage_cells(matrix, by_trace: bool = True) -> tuple[list, list, list]:
+    """A coverage.Coverage as cells: the header, a row a primitive, the totals; with
+    `by_trace`, a last column `by_trace`: the columns whose count holds a Trace method
+    (`jvp` for closed_call's `JVPTrace.process_call`)."""
+    last = ["by_trace"] if by_trace else []
+    header = ["primitive", "module", *matrix.kinds, *last]
+    body = [[name, module, *(counts.get(k, 0) for k in matrix.kinds),
+             *([" ".join(traced)] if by_trace else [])]
+            for name, module, counts, traced in matrix.rows]
     footer = ["total", f"{len(matrix.rows)} primitives",
-              *(matrix.totals.get(k, 0) for k in matrix.kinds)]
+              *(matrix.totals.get(k, 0) for k in matrix.kinds), *([""] if by_trace else [])]
     return header, body, footer
 
 
 def coverage_table(matrix, view: View) -> str:
-    """A coverage.Coverage as aligned columns, totals last."""
-    header, body, totals = coverage_cells(matrix)
+    """A coverage.Coverage as aligned columns, totals last; `by_trace` only where a row
+    has a Trace method (the CSV has it always)."""
+    header, body, totals = coverage_cells(matrix, any(row[3] for row in matrix.rows))
     rows = [header, *body, totals]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
