@@ -546,12 +546,12 @@ def _say_a_bad_root(root: str | None) -> None:
     """A --root that cannot be indexed, said once on stderr as the server starts (its
     client sees it as each call's tool error; a person running it sees it at once)."""
     from jaxmap import roots
-    from jaxmap.render.text import SERVED_ANYWAY
+    from jaxmap.render.text import served_anyway
 
     try:
         roots.resolve_root(root)
     except JaxmapError as error:
-        click.echo(f"{describe(error)}{SERVED_ANYWAY}", err=True)
+        click.echo(served_anyway(describe(error)), err=True)
 
 
 def _serving() -> None:

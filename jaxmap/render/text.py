@@ -373,8 +373,9 @@ def build_slow(label: str, path: str, seconds: float, stage: int, done: int,
     return f"jaxmap: {label}: still on {path} after {seconds:.0f} s ({where})"
 
 
-# After a --root the MCP server cannot index, said as it starts.
-SERVED_ANYWAY = "; serving anyway: every tool call answers with this error"
+def served_anyway(error: str) -> str:
+    """The error line of a --root the MCP server cannot index, said as it starts."""
+    return f"{error}; serving anyway: every tool call answers with this error"
 
 
 def mcp_help(tools: list[str]) -> str:
