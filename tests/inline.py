@@ -18,6 +18,18 @@ from jaxmap.indexing.resolve import Resolution, resolve
 from jaxmap.session import open_index
 from jaxmap.store.records import PrimitiveRecord
 
+# A `jax/_src/core.py` whose primitives bind through a Trace's method: what the trace
+# rules' fixtures share (each adds its own Trace classes).
+TRACE_CORE = """
+class Primitive:
+  def __init__(self, name):
+    self.name = name
+  def bind(self, *args, **params):
+    return self.bind_with_trace(None, args, params)
+class Trace:
+  pass
+"""
+
 
 def resolve_sources(sources: dict[str, str]) -> Resolution:
     files = {}

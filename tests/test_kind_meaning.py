@@ -10,18 +10,11 @@ import io
 import json
 
 import pytest
+from inline import TRACE_CORE
 
 from jaxmap.cli import main
 
-_CORE = """
-class Primitive:
-  def __init__(self, name):
-    self.name = name
-  def bind(self, *args, **params):
-    return self.bind_with_trace(None, args, params)
-class Trace:
-  pass
-"""
+_CORE = TRACE_CORE
 _AD = """
 from jax._src.core import Trace
 primitive_jvps = {}

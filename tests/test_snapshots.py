@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from inline import TRACE_CORE
 from markers import ROOT
 
 from jaxmap.cli import main
@@ -423,14 +424,7 @@ def test_diff_tells_a_helper_changed_from_a_rule_retargeted(tmp_path, capsys):
     assert "rules registered through another helper (1):\n  plus " in out
 
 
-_TRACE_CORE = """
-class Primitive:
-  def __init__(self, name):
-    self.name = name
-  def bind(self, *args, **params):
-    return self.bind_with_trace(None, args, params)
-class Trace:
-  pass
+_TRACE_CORE = TRACE_CORE + """\
 class EvalTrace(Trace):
   def process_thing(self, prim, args, params):
     return args

@@ -4,18 +4,11 @@ rules of the primitive whose bind calls that method, on small trees written here
 from __future__ import annotations
 
 import pytest
-from inline import indexed_tree, primitive, resolve_sources
+from inline import TRACE_CORE, indexed_tree, primitive, resolve_sources
 
 from jaxmap.commands import callgraph, locate, lookup
 
-_CORE = """
-class Primitive:
-  def __init__(self, name):
-    self.name = name
-  def bind(self, *args, **params):
-    return self.bind_with_trace(None, args, params)
-class Trace:
-  pass
+_CORE = TRACE_CORE + """\
 class EvalTrace(Trace):
   pass
 """
