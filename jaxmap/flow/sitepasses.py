@@ -1,6 +1,6 @@
 """A pass of the call sites (callsites.py) over every call, in this process or, for a
-larger tree, in forked helpers (forked.py: `each`), each reading contiguous chunks of
-the calls from the flow as the pass starts.
+larger tree, in forked helpers (forked.py: `each`), each forked for one contiguous share
+of the calls and reading it, in order, from the flow as the pass starts.
 
 A key's value does not depend on which calls were read before it (engine.py), so a
 helper's values are this process's. What a pass leaves in the flow that later stages
@@ -11,6 +11,10 @@ fills (MROs, subclasses, type aliases' tags, how returns pass parameters on, the
 functions iterating an Array), merged in the calls' order, the first reading kept, as
 one process keeps it. The rest of a helper's memo is the pass's own: one process drops
 it too (the direct memo after the first pass, the through memo after the second).
+A share's helper reads more than one process does there (it has not the shares before
+it memoised), so it makes some literals one process never makes; where two literals of
+one owner coincide (containers.py's `_box`), which is made first can differ (on jax
+0.10.2 with two helpers, one tuple of constants: nothing the tables read).
 """
 
 from __future__ import annotations
@@ -25,30 +29,40 @@ if TYPE_CHECKING:
     from jaxmap.flow.callsites import CallSites
 
 _LEAST_CALLS = 2000  # fewer are read faster here than helpers fork
-_CHUNKS_PER_JOB = 8  # chunks a helper takes in turn: the slower ones take fewer
 
 
 def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int) -> list[tuple]:
     """`flow._site_callees(*call)` of each call, in mode `through`, on `jobs` processes."""
     if jobs <= 1 or len(calls) < _LEAST_CALLS or os.name != "posix":
         return [flow._in_mode(through, flow._site_callees, *call) for call in told(calls)]
-    count = min(len(calls), jobs * _CHUNKS_PER_JOB)
+    count = min(len(calls), jobs)
     bounds = [len(calls) * place // count for place in range(count + 1)]
 
     def work(place: int) -> tuple[list, dict]:
         marks = _marks(flow)
-        found = [flow._in_mode(through, flow._site_callees, *call)
-                 for call in calls[bounds[place]:bounds[place + 1]]]
+        found = []
+        for call in calls[bounds[place]:bounds[place + 1]]:
+            values, site = flow._in_mode(through, flow._site_callees, *call)
+            found.append((values, len(call[3][0]) - len(site[2])))
         return found, _learned(flow, marks, through)
 
     parts = forked.each(count, work, jobs, told.share(bounds),
-                        lambda place: told.path(calls[bounds[place]]), least=1)
+                        lambda place: told.path(calls[bounds[place]]), least=1, fresh=True)
     told.done += len(calls)
     found: list[tuple] = []
-    for part, learned in parts:
-        found += [(_interned(flow, values), site) for values, site in part]
+    for place, (part, learned) in enumerate(parts):
+        for call, (values, skipped) in zip(calls[bounds[place]:bounds[place + 1]], part):
+            found.append((_interned(flow, values), _site(call, skipped)))
         _adopt(flow, learned)
     return found
+
+
+def _site(call: tuple, skipped: int) -> tuple:
+    """A call's site, as `_site_callees` gives it, its first `skipped` positional
+    arguments left out (a partial's function), made here from the call's own texts
+    (kept once, not a helper's copy of each)."""
+    module, owner, _callee, (positional, keywords) = call
+    return module, owner, positional[skipped:], keywords
 
 
 def _tables(flow: CallSites) -> dict[str, dict]:
