@@ -39,7 +39,8 @@ _READ_FIRST = 0.05
 
 
 def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int) -> list[tuple]:
-    """`flow._site_callees(*call)` of each call, in mode `through`, on `jobs` processes."""
+    """`flow._site_callees(*call)` of each call, in mode `through`, on `jobs` processes
+    (`_READ_FIRST` of them in this one, before the others fork)."""
     if jobs <= 1 or len(calls) < _LEAST_CALLS or os.name != "posix":
         return [flow._in_mode(through, flow._site_callees, *call) for call in told(calls)]
     first = int(len(calls) * _READ_FIRST)
@@ -51,11 +52,11 @@ def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int
 
     def work(place: int) -> tuple[list, dict]:
         marks = _marks(flow)
-        found = []
+        part = []
         for call in calls[bounds[place]:bounds[place + 1]]:
             values, site = flow._in_mode(through, flow._site_callees, *call)
-            found.append((values, len(call[3][0]) - len(site[2])))
-        return found, _learned(flow, marks, through)
+            part.append((values, len(call[3][0]) - len(site[2])))
+        return part, _learned(flow, marks, through)
 
     parts = forked.each(count, work, jobs, told.share(bounds),
                         lambda place: told.path(calls[bounds[place]]), least=1, fresh=True)
