@@ -1,4 +1,5 @@
-"""The call graph's modules read in forked helpers: the same index as in one process."""
+"""The call graph's modules (and call sites) read in forked helpers: the same index as in
+one process."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxmap.flow import forked
+from jaxmap.flow import forked, sitepasses
 from jaxmap.indexing import indexer
 
 MINIJAX = Path(__file__).parent / "fixtures" / "minijax"
@@ -25,6 +26,7 @@ def _tables(path: str) -> dict[str, list]:
 @pytest.mark.skipif(os.name != "posix", reason="helpers fork")
 def test_modules_read_in_helpers_give_the_index_one_process_gives(tmp_path, monkeypatch):
     monkeypatch.setattr(forked, "_PARALLEL_MIN_MODULES", 1)
+    monkeypatch.setattr(sitepasses, "_LEAST_CALLS", 1)  # the call sites' passes too
     tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
     built = {}
     for jobs in (1, 3):

@@ -9,7 +9,8 @@ flowfacts.py indexes those of the whole tree by module, owner and name.
 
 Solve: graph.py builds a `Flow` (flow.py: engine.py and its parts) over all of them, and
 calls.py reads the rows off it, module by module, on every core (forked.py: helpers
-forked once the call sites and the largest modules are read). `Flow` is a memoised,
+forked once the call sites and the largest modules are read; each pass of the call
+sites is read on every core too, sitepasses.py). `Flow` is a memoised,
 demand-driven evaluator whose keys are visited as Tarjan's algorithm visits a graph
 (engine.py): the keys a key reads while it is computed are its edges, and keys that read
 each other (a strongly connected component) are each computed once, every read of

@@ -132,7 +132,7 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     With `jobs` above one, modules are read in forked helpers too (forked.py): the
     flow's answers do not depend on which questions a process asked before, so the
     rows are the same. `flow` is closed once its answers are read."""
-    flow.sites(progress)  # every call site first: no question is answered from a part of them
+    flow.sites(progress, jobs)  # every call site first: no question is answered from a part of them
     modules = _Modules(names, ids, flow, hijax)
     rows: list[CallRow] = []
     for found, noted in forked.each(len(modules.order), modules.read, jobs, progress,

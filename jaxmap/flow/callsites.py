@@ -14,6 +14,7 @@ from collections import defaultdict
 from jaxmap.flow.engine import CALLABLE, FIELDS, Engine, in_tests
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, parse_text
+from jaxmap.flow.sitepasses import Told, read_pass
 
 
 class CallSites(Engine):
@@ -65,12 +66,13 @@ class CallSites(Engine):
                 found |= self._value(m, o, positional[position])
         return found
 
-    def sites(self, progress=None) -> dict:
+    def sites(self, progress=None, jobs: int = 1) -> dict:
         """Function (owner, name) -> the calls that hand it arguments: (module, owner,
         positional argument texts, (keyword, text) pairs, the position of the parameter
         the first positional one binds: 1 for a bound method, more through a partial).
         `partial(f, a, k=b)` is a call of f that hands it `a` and `b`. `progress(done,
-        total, working)` is told of the calls read, twice each, and which file's."""
+        total, working)` is told of the calls read, twice each, and which file's; with
+        `jobs` above one, each pass is read in as many processes (sitepasses.py)."""
         # Built in two passes, so that no value is computed from a part of the sites:
         # what the callees are without what parameters receive (which reads no site),
         # then, with those sites known, what parameters add (the callee `fun` of a
@@ -90,15 +92,15 @@ class CallSites(Engine):
                      for module, owner, callee, args, _line in self._calls + self._decorations]
             self._calls = []  # read once: a module's calls are _by_module's too
             sites: dict[tuple, list] = defaultdict(list)
-            told = _Told(progress, calls, self.names.modules)
-            direct = [self._in_mode(False, self._site_callees, *call) for call in told(calls)]
+            told = Told(progress, calls, self.names.modules)
+            direct = read_pass(self, False, calls, told, jobs)
             self._held_late()
             for call, (values, site) in zip(calls, direct):
                 for value in ordered(values):
                     self._add_site(sites, value, site, 0)
             self._sites = sites
             self._direct_memo.clear()  # computed without fields, which the sites give
-            through = [self._in_mode(True, self._site_callees, *call) for call in told(calls)]
+            through = read_pass(self, True, calls, told, jobs)
             told.end()
             for (values, site), (before, _site) in zip(through, direct):
                 for value in ordered(values - before):
@@ -146,30 +148,3 @@ class CallSites(Engine):
         elif value[0] == PARTIAL_OF:
             self._add_site(sites, value[1], site, first + value[2])
 
-
-class _Told:
-    """The calls of the sites' two passes, each pass's handed out in order while
-    `progress` is told every _EVERY of them, with the file of the one in work."""
-
-    _EVERY = 200
-
-    def __init__(self, progress, calls: list, modules: dict):
-        self.progress, self.modules = progress, modules
-        self.done, self.total = 0, 2 * len(calls)
-        if progress is not None:
-            progress(0, self.total, list)
-
-    def __call__(self, calls: list):
-        if self.progress is None:
-            yield from calls
-            return
-        for i, call in enumerate(calls):
-            if i % self._EVERY == 0:
-                self.progress(self.done + i, self.total,
-                              lambda path=self.modules[call[0]][0]: [path])
-            yield call
-        self.done += len(calls)
-
-    def end(self) -> None:
-        if self.progress is not None:
-            self.progress(self.total, self.total, list)

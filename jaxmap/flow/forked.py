@@ -31,13 +31,18 @@ _SLOT = [0]  # in a helper: its place in the slots that say which module each re
 
 
 def each(count: int, work: Callable[[int], object], jobs: int, progress: Progress | None,
-         path: Callable[[int], str], sizes: list[int] | None = None) -> list:
+         path: Callable[[int], str], sizes: list[int] | None = None,
+         least: int | None = None, fresh: bool = False) -> list:
     """`work(place)` for each place in range(count), in order; with `jobs` above one,
-    on as many processes (where processes fork; _MOST_HELPERS at most), largest
-    (`sizes`) first. `progress` is told of each place done and can ask which files are
-    in work (`path`)."""
+    on as many processes (where processes fork; _MOST_HELPERS at most; with `least`
+    places at least, else _PARALLEL_MIN_MODULES), largest (`sizes`) first; with
+    `fresh`, each place in a helper forked for it alone, which no other place's work
+    has changed. `progress` is told of each place done and can ask which files are in
+    work (`path`)."""
     results: list = [None] * count
-    if jobs <= 1 or count < _PARALLEL_MIN_MODULES or os.name != "posix":
+    if least is None:
+        least = _PARALLEL_MIN_MODULES
+    if jobs <= 1 or count < least or os.name != "posix":
         for place in range(count):
             if progress is not None:
                 progress(place, count, functools.partial(_named, path, place))
@@ -62,7 +67,8 @@ def each(count: int, work: Callable[[int], object], jobs: int, progress: Progres
     if progress is not None:  # told before the first module a helper reads ends
         progress(first, count, list)
     try:
-        with context.Pool(jobs, initializer=_start, initargs=(taken,)) as pool:
+        with context.Pool(jobs, initializer=_start, initargs=(taken,),
+                          maxtasksperchild=1 if fresh else None) as pool:
             for done, (place, result) in enumerate(
                     pool.imap_unordered(_work, order[first:], chunksize=1), first + 1):
                 results[place] = result
