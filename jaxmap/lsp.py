@@ -85,6 +85,8 @@ class _Answers:
         self.progress = _BuildProgress(server)
         self.lens_options = types.CodeLensOptions(resolve_provider=True)
         self._told: set[str] = set()
+        self._loop = None  # the server's, from `initialized` on
+        self._early: list[str] = []  # what the stdin reader said before that
 
     def index(self):
         """The index answers come from; None before the first one is built."""
@@ -119,6 +121,14 @@ class _Answers:
     def log(self, message: str, kind=None) -> None:
         self.server.window_log_message(self.t.LogMessageParams(
             type=kind or self.t.MessageType.Info, message=f"jaxmap: {message}"))
+
+    def log_from_reader(self, message: str) -> None:
+        """`log`, from the thread that reads stdin: on the server's loop, once it runs
+        (`initialized` says those said before)."""
+        if self._loop is None:
+            self._early.append(message)
+        else:
+            self._loop.call_soon_threadsafe(self.log, message, self.t.MessageType.Error)
 
     def note_once(self, message: str) -> None:
         """Log `message` once until the next refresh ends."""
@@ -235,7 +245,9 @@ class _Answers:
         uri = folders[0].uri if folders else workspace.root_uri
         self.root = self.root or os.environ.get("JAXMAP_ROOT") or (
             to_fs_path(uri) if uri else None)
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
+        for message in self._early:
+            self.log(message, self.t.MessageType.Error)
         self.served = ServedSession(self.root, loop.call_soon_threadsafe, self._refreshed,
                                     self.progress.report, self._first_phase)
         self.served.start()
@@ -444,13 +456,15 @@ def serve_stdio(root: str | None = None) -> None:
     quiet: what a user should see goes to the editor as one line."""
     import sys
 
+    from jaxmap.lspheaders import Headers
+
     require_sdk()
     pygls_log = logging.getLogger("pygls")
     pygls_log.addHandler(logging.NullHandler())
     pygls_log.propagate = False
     server = build(root)
     try:
-        server.start_io()
+        server.start_io(stdin=Headers(sys.stdin.buffer, server.answers.log_from_reader))
     finally:
         server.answers.close()
         try:

@@ -78,6 +78,18 @@ async def test_broken_json_rpc_is_one_log_line(client, places):
     await _still_answers(client, places["root"])
 
 
+async def test_a_header_it_cannot_read_costs_that_message_alone(client, places):
+    """`Content-Length: abc`, then its body run into the next message's header: each is
+    one log line, and the next request is answered (none was, nor `exit`, before)."""
+    seen = len(client.log_messages)
+    client._server.stdin.write(b"Content-Length: abc\r\n\r\n{}")
+    message = await logged(client, "a header it could not read", after=seen)
+    assert "\n" not in message
+    await _still_answers(client, places["root"])
+    assert any("bytes of a message it could not read" in m.message
+               for m in client.log_messages[seen:])
+
+
 async def test_an_unknown_method_is_an_error_response(client, places):
     with pytest.raises(Exception, match="(?i)method not found|unknown method|not supported"):
         await client.protocol.send_request_async("jaxmap/noSuchThing", {})
