@@ -26,7 +26,8 @@ def _tables(path: str) -> dict[str, list]:
 @pytest.mark.skipif(os.name != "posix", reason="helpers fork")
 def test_modules_read_in_helpers_give_the_index_one_process_gives(tmp_path, monkeypatch):
     monkeypatch.setattr(forked, "_PARALLEL_MIN_MODULES", 1)
-    monkeypatch.setattr(sitepasses, "_LEAST_CALLS", 1)  # the call sites' passes too
+    monkeypatch.setattr(sitepasses, "_LEAST_CALLS", 1)
+    monkeypatch.setattr(sitepasses, "_LEAST_JOBS", 2)  # the call sites' passes too
     tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
     built = {}
     for jobs in (1, 3):

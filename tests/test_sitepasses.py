@@ -88,6 +88,7 @@ def test_passes_read_in_helpers_leave_the_flow_one_process_leaves(monkeypatch):
     from jaxmap.indexing.resolve import resolve
 
     monkeypatch.setattr(sitepasses, "_LEAST_CALLS", 1)
+    monkeypatch.setattr(sitepasses, "_LEAST_JOBS", 2)
     monkeypatch.setattr(sitepasses, "_READ_FIRST", 0.25)  # (some read here, some in helpers)
     states = {}
 

@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from jaxmap.flow.callsites import CallSites
 
 _LEAST_CALLS = 2000  # fewer are read faster here than helpers fork
+# Fewer jobs read the passes here: on 2 cores the helpers' forks cost about what they
+# save with the cores free, and lose when other processes share them (jax 0.10.2's call
+# sites 5.3-5.5 s forked against 5.5-6.1 s, but 16.6 against 5.6 s under load); on the
+# 13-core TPU host the call sites' stage went from 14.0 to 12.6 s, the graph phase from
+# 0.84x to 0.79-0.82x of one worker's.
+_LEAST_JOBS = 4
 # The share of the calls this process reads before the helpers fork: it computes the
 # values nearly every share needs, which each helper would compute again (jax 0.10.2's
 # second pass: each of 2 helpers forked at once spent 3.5-3.7 s of CPU, one process
@@ -40,8 +46,8 @@ _READ_FIRST = 0.05
 
 def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int) -> list[tuple]:
     """`flow._site_callees(*call)` of each call, in mode `through`, on `jobs` processes
-    (`_READ_FIRST` of them in this one, before the others fork)."""
-    if jobs <= 1 or len(calls) < _LEAST_CALLS or os.name != "posix":
+    (`_READ_FIRST` of them in this one, before the others fork), from _LEAST_JOBS."""
+    if jobs < _LEAST_JOBS or len(calls) < _LEAST_CALLS or os.name != "posix":
         return [flow._in_mode(through, flow._site_callees, *call) for call in told(calls)]
     first = int(len(calls) * _READ_FIRST)
     found: list[tuple] = [flow._in_mode(through, flow._site_callees, *call)
