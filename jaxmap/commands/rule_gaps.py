@@ -6,6 +6,7 @@ platform JAX does not know.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.knowledge.traces import rule_kinds
@@ -35,7 +36,9 @@ class Gap(NamedTuple):
 def gaps(index: Index, file: str) -> list[Gap]:
     """Every finding in `file`, in line order."""
     prims = index.primitives_in_file(file)
-    found = [gap for prim in prims for gap in missing(prim, [p for p in prims if p != prim])]
+    read = _Read(prims)  # each primitive's kinds and platforms, read once: lax.py has 150
+    found = [gap for prim in prims
+             for gap in _missing(prim, [p for p in prims if p is not prim], read)]
     found += _unknown_platforms(index, file)
     return sorted(found, key=lambda g: (g.line, g.code, g.what))
 
@@ -44,24 +47,33 @@ def missing(prim: Primitive, siblings: list[Primitive]) -> list[Gap]:
     """The rule kinds and platforms most of `siblings` of its style have and `prim`
     lacks: a hijax primitive's rules are its class's methods, not registrations, so it
     is held to other hijax primitives only, and they to it not at all."""
+    return _missing(prim, siblings, _Read([prim, *siblings]))
+
+
+class _Read:
+    """The kinds and platforms of each of some primitives, by identity."""
+
+    def __init__(self, prims: list[Primitive]):
+        self.kinds = {id(p): _kinds(p) for p in prims}
+        self.platforms = {id(p): _platforms(p) for p in prims}
+
+
+def _missing(prim: Primitive, siblings: list[Primitive], read: _Read) -> list[Gap]:
     siblings = [s for s in siblings if s.style == prim.style]
     if len(siblings) < _MIN_SIBLINGS:
         return []
     label = prim.name or prim.variable
-    kinds = _kinds(prim)
-    found = []
-    for kind in RuleKind:
-        having = sum(1 for s in siblings if kind.value in _kinds(s))
-        if kind.value not in kinds and _common(having, len(siblings)):
-            found.append(Gap(prim.loc.line, MISSING_RULE, label, kind.value, having,
-                             len(siblings)))
+    kinds = read.kinds[id(prim)]
+    having = Counter(kind for s in siblings for kind in read.kinds[id(s)])
+    found = [Gap(prim.loc.line, MISSING_RULE, label, kind.value, having[kind.value],
+                 len(siblings)) for kind in RuleKind
+             if kind.value not in kinds and _common(having[kind.value], len(siblings))]
     if RuleKind.LOWERING.value in kinds and not _has_default_lowering(prim):
-        mine = _platforms(prim)
-        for platform in sorted({p for s in siblings for p in _platforms(s)} - mine):
-            having = sum(1 for s in siblings if platform in _platforms(s))
-            if _common(having, len(siblings)):
-                found.append(Gap(prim.loc.line, MISSING_PLATFORM, label, platform, having,
-                                 len(siblings)))
+        lowering = Counter(p for s in siblings for p in read.platforms[id(s)])
+        for platform in sorted(set(lowering) - read.platforms[id(prim)]):
+            if _common(lowering[platform], len(siblings)):
+                found.append(Gap(prim.loc.line, MISSING_PLATFORM, label, platform,
+                                 lowering[platform], len(siblings)))
     return found
 
 
