@@ -375,6 +375,21 @@ def test_docstring_first_lines_are_summaries():
         "The module.", "Read a thing.", "Holds a value."]
 
 
+def test_a_restructuredtext_directive_is_no_summary():
+    """`.. currentmodule:: pkg` opens jax.experimental.sparse's docstring: markup."""
+    res = resolve_sources({"pkg/__init__.py": '''
+        """
+        .. currentmodule:: pkg
+
+        Sparse arrays.
+        """
+        def f():
+          """.. deprecated:: 0.4
+          """
+        '''})
+    assert [definition(res, q).summary for q in ("pkg", "pkg.f")] == ["Sparse arrays.", None]
+
+
 def test_public_paths_follow_reexports_not_internal_imports():
     res = resolve_sources({
         "pkg/_src/impl.py": "def jit(f): return f\ndef grad(f): return f\n"

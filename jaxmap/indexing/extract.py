@@ -170,9 +170,18 @@ def _docstring(source: bytes, at: int) -> str | None:
     if opening is None:
         return None
     end = source.find(opening.group(1), opening.end())
-    lines = source[opening.end():end].decode("utf-8", "replace").strip().splitlines() \
-        if end >= 0 else []
-    return lines[0].strip() if lines else None
+    return _summary(source[opening.end():end].decode("utf-8", "replace")) if end >= 0 \
+        else None
+
+
+def _summary(docstring: str) -> str | None:
+    """A docstring's first line of prose: a reST directive before it (`.. currentmodule::
+    jax.experimental.sparse`) is markup, not what the definition is."""
+    for line in docstring.splitlines():
+        line = line.strip()
+        if line and not line.startswith(".. "):
+            return line
+    return None
 
 
 # Statements that hold others, so that what they hold runs in an order, or at all, that
@@ -196,9 +205,7 @@ def _module_doc(root) -> str | None:
             continue
         if child.type == "expression_statement" and child.named_children and \
                 child.named_children[0].type == "string":
-            literal = string_literal(child.named_children[0]) or ""
-            first = literal.strip().splitlines()
-            return first[0].strip() if first else None
+            return _summary(string_literal(child.named_children[0]) or "")
         return None
     return None
 
