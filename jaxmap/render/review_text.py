@@ -16,29 +16,42 @@ _LEAD = 30  # of two texts' shared start shown before their first difference
 
 
 def review(result) -> str:
-    sections = [summary(result)]
+    """The report: each section with findings, then one line naming those without (a
+    reviewer reads what changed, not a dozen empty headings)."""
+    sections, empty = [summary(result)], []
+
+    def add(title: str, lines: list[str], heading: str | None = None) -> None:
+        if lines:
+            sections.append(_section(heading or title, lines, count=heading is None))
+        else:
+            empty.append(title)
+
     prims = result.primitives
-    sections.append("\n".join([
-        f"primitives added ({len(prims.added)}): {', '.join(prims.added) or '-'}",
-        f"primitives removed ({len(prims.removed)}): {', '.join(prims.removed) or '-'}",
-        f"primitives renamed ({len(prims.renamed)}): "
-        + (", ".join(f"{old} -> {new}" for old, new in prims.renamed) or "-")]))
+    named = []  # primitives added, removed, renamed: a line each that has any
+    for title, names in (("primitives added", prims.added), ("primitives removed", prims.removed),
+                         ("primitives renamed", [f"{old} -> {new}" for old, new in prims.renamed])):
+        if names:
+            named.append(f"{title} ({len(names)}): {', '.join(names)}")
+        else:
+            empty.append(title)
+    if named:
+        sections.append("\n".join(named))
     for change, title in RULE_CHANGES.items():
-        sections.append(_section(f"rules {title}", [
-            f"  {c.primitive} {rule_change_kind(c)}: {rule_places(c)}"
-            for c in prims.rules if c.change == change]))
+        add(f"rules {title}", [f"  {c.primitive} {rule_change_kind(c)}: {rule_places(c)}"
+                               for c in prims.rules if c.change == change])
     touched, elsewhere = split_reach(result.reach)
-    sections.append(_section(f"reach changed ({_findings(len(touched))})",
-                             _reach_lines(touched), count=False))
+    add("reach changed", _reach_lines(touched),
+        f"reach changed ({_findings(len(touched))})")
     if elsewhere:
-        sections.append(_section(f"reach changed through untouched code only "
-                                 f"({_findings(len(elsewhere))})",
-                                 [f"  ({ELSEWHERE})", *_reach_lines(elsewhere)], count=False))
-    sections.append(_section("messages changed", [f"  {message_line(c)}"
-                                                  for c in result.messages]))
-    sections.append(_section("rules siblings have", [f"  {gap_line(g)}" for g in result.gaps]))
-    sections.append(_section("tests of changed primitives", [
-        f"  {c.primitive}: {test_files(c.files) or 'no test'}" for c in result.coverage]))
+        add("reach changed through untouched code only", [f"  ({ELSEWHERE})",
+                                                          *_reach_lines(elsewhere)],
+            f"reach changed through untouched code only ({_findings(len(elsewhere))})")
+    add("messages changed", [f"  {message_line(c)}" for c in result.messages])
+    add("rules siblings have", [f"  {gap_line(g)}" for g in result.gaps])
+    add("tests of changed primitives", [
+        f"  {c.primitive}: {test_files(c.files) or 'no test'}" for c in result.coverage])
+    if empty:
+        sections.append(f"nothing in: {', '.join(empty)}")
     return "\n\n".join(sections)
 
 
