@@ -15,9 +15,13 @@ from __future__ import annotations
 import functools
 import logging
 import os
+from typing import TYPE_CHECKING
 
 from jaxmap.errors import JaxmapError, describe
 from jaxmap.served import ServedSession
+
+if TYPE_CHECKING:
+    import asyncio
 
 EXTRA = "pip install 'jaxmap[lsp]'"
 REFERENCES, DEFINITIONS = "jaxmap.references", "jaxmap.definitions"
@@ -85,7 +89,7 @@ class _Answers:
         self.progress = _BuildProgress(server)
         self.lens_options = types.CodeLensOptions(resolve_provider=True)
         self._told: set[str] = set()
-        self._loop = None  # the server's, from `initialized` on
+        self._loop: asyncio.AbstractEventLoop | None = None  # from `initialized` on
         self._early: list[str] = []  # what the stdin reader said before that
 
     def index(self):
