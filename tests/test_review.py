@@ -543,3 +543,24 @@ def test_a_library_call_never_reaches_a_primitive_through_a_test(capsys, repo):
     assert document["files"] == [OPS]
     assert not [r for r in document["reach"]
                 if any(step.startswith("tests.") for step in r["chain"])]
+
+
+def test_a_rule_functions_edited_body_is_a_finding_and_its_primitive_changed(capsys, repo):
+    """No registration moves, yet the change edits what neg's lowering does: the review
+    says so, in each form, and asks for neg's tests."""
+    ops = (repo / OPS).read_text().replace(
+        "def _neg_lowering(*args):\n  return args\n",
+        "def _neg_lowering(*args):\n  return tuple(reversed(args))\n")
+    commit(repo, {OPS: ops}, "neg lowers otherwise")
+    document = review_json(capsys, repo)
+    assert document["rules"] == []
+    line = ops.splitlines().index("def _neg_lowering(*args):") + 1
+    assert document["rule_functions_edited"] == [
+        {"primitive": "neg", "kind": "lowering", "platform": None,
+         "function": "_neg_lowering", "file": OPS, "line": line}]
+    assert [c["primitive"] for c in document["tests"]] == ["neg"]
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD")
+    assert code == 0
+    assert f"rule functions edited (1):\n  neg lowering: _neg_lowering {OPS}:{line}" in out
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert f"- `neg` lowering: `_neg_lowering` `{OPS}:{line}`" in out

@@ -78,7 +78,7 @@ def compare(old_label: str, old: list[Primitive], new_label: str,
     (old, old_left), (new, new_left) = _shipped(old), _shipped(new)
     pairs, added, removed = _match(old, new)
     renamed = _renamed(removed, added, old, new)
-    label, old_label_of = _labeller(new), _labeller(old)
+    label, old_label_of = labeller(new), labeller(old)
     gone = {id(before) for before, _ in renamed} | {id(after) for _, after in renamed}
     added = [p for p in added if id(p) not in gone]
     removed = [p for p in removed if id(p) not in gone]
@@ -174,7 +174,7 @@ def _match(old: list[Primitive], new: list[Primitive]):
     return pairs, new, old
 
 
-def _labeller(prims: list[Primitive]):
+def labeller(prims: list[Primitive]):
     """`name`; `name@module` for a name several primitives share; `name@module:line`
     where that is still not unique."""
     names = Counter(p.name for p in prims)

@@ -81,16 +81,23 @@ def _recalled(old: Graph, new: Graph, names: set[str]) -> set[str]:
 def edited(index: Index, edits: Mapping[str, Sequence[int]]) -> set[str]:
     """The qualified names of the definitions of `index` whose own lines are among
     `edits` (file -> lines): for each line, the innermost definition holding it."""
+    return {name for name, _file, _line in edited_places(index, edits)}
+
+
+def edited_places(index: Index, edits: Mapping[str, Sequence[int]]
+                  ) -> set[tuple[str, str, int]]:
+    """(qualified name, file, first line) of each definition `edited` names."""
     spans: dict[str, list[tuple[str, int, int]]] = {}
     for name, file, line, end in index.spans_in([f for f, lines in edits.items() if lines]):
         spans.setdefault(file, []).append((name, line, end))
-    return {name for file, found in spans.items()
-            for name in _innermost(found, edits[file])}
+    return {(name, file, line) for file, found in spans.items()
+            for name, line in _innermost(found, edits[file])}
 
 
-def _innermost(spans: list[tuple[str, int, int]], lines: Sequence[int]) -> set[str]:
+def _innermost(spans: list[tuple[str, int, int]], lines: Sequence[int]
+               ) -> set[tuple[str, int]]:
     """Of `spans` (name, first line, last line; each nested in another or apart), the
-    innermost holding each of `lines`."""
+    innermost holding each of `lines`: its name and first line."""
     spans = sorted(spans, key=lambda span: (span[1], -span[2]))
     found: set[str] = set()
     held: list[tuple[str, int, int]] = []  # the spans open at the line, outermost first
@@ -104,5 +111,5 @@ def _innermost(spans: list[tuple[str, int, int]], lines: Sequence[int]) -> set[s
         while held and held[-1][2] < line:
             held.pop()
         if held:
-            found.add(held[-1][0])
+            found.add(held[-1][:2])
     return found

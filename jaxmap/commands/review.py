@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.commands import diff, message_diff, reach, rule_gaps, test_links
+from jaxmap.commands import diff, message_diff, reach, reach_touched, rule_gaps, test_links
 
 if TYPE_CHECKING:
     from jaxmap.models import Primitive
@@ -50,6 +50,17 @@ class Coverage(NamedTuple):
     files: tuple[str, ...]  # test files exercising it at HEAD, nearest first
 
 
+class EditedRule(NamedTuple):
+    """A rule whose function the change edits, its registration kept: at HEAD."""
+
+    primitive: str  # HEAD's label
+    kind: str
+    platform: str | None
+    function: str
+    file: str
+    line: int
+
+
 class Review(NamedTuple):
     base: Side
     head: Side
@@ -59,6 +70,7 @@ class Review(NamedTuple):
     messages: tuple[message_diff.MessageChange, ...]
     gaps: tuple[SiblingGap, ...]
     coverage: tuple[Coverage, ...]
+    edited_rules: tuple[EditedRule, ...] = ()
 
     @property
     def uncovered(self) -> tuple[str, ...]:
@@ -75,7 +87,8 @@ def review(base: Side, before: Index, head: Side, after: Index,
     findings it makes from the rest."""
     old_prims, new_prims = before.primitives(), after.primitives()
     primitives = diff.compare(base.label, old_prims, head.label, new_prims, whole=True)
-    changed = _changed(primitives)
+    edited = () if moved_only or edits is None else _edited_rules(after, new_prims, edits)
+    changed = sorted({*_changed(primitives), *(rule.primitive for rule in edited)})
     named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
                   () if moved_only else tuple(reach.compare(
@@ -84,7 +97,23 @@ def review(base: Side, before: Index, head: Side, after: Index,
                       edits)),
                   tuple(message_diff.compare(before, after, files)),
                   tuple(_gaps(before, after, changed)),
-                  tuple(Coverage(label, _test_files(after, label)) for label in changed))
+                  tuple(Coverage(label, _test_files(after, label)) for label in changed),
+                  edited)
+
+
+def _edited_rules(after: Index, prims: list[Primitive], edits: reach.Edits
+                  ) -> tuple[EditedRule, ...]:
+    """The rules at HEAD whose function's own lines the change edits (its body, its
+    signature), each once: what a reviewer reads though no registration moved."""
+    places = {(file, line) for _name, file, line in reach_touched.edited_places(
+        after, {file: lines[1] for file, lines in edits.items()})}
+    label = diff.labeller(prims)
+    found = {EditedRule(label(prim), rule.kind.value, rule.platform, function.name,
+                        function.loc.file, function.loc.line)
+             for prim in prims for rule in prim.rules for function in rule.functions
+             if (function.loc.file, function.loc.line) in places}
+    return tuple(sorted(found, key=lambda e: (e.primitive, e.kind, e.platform or "",
+                                              e.function)))
 
 
 def unchanged(base: Side, head: Side) -> Review:

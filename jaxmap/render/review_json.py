@@ -17,6 +17,7 @@ def review_document(result, checks: tuple[str, ...] = (),
         "primitives": {"added": list(prims.added), "removed": list(prims.removed),
                        "renamed": [{"old": old, "new": new} for old, new in prims.renamed]},
         "rules": [change._asdict() for change in prims.rules],
+        "rule_functions_edited": [edited._asdict() for edited in result.edited_rules],
         "reach": [change._asdict() for change in result.reach],
         "messages": [{"change": c.change, "old": _message(c.old), "new": _message(c.new)}
                      for c in result.messages],

@@ -30,6 +30,10 @@ def review_comment(result, link_base: str | None = None) -> str:
     parts += _details(f"Rules ({len(rules)})", rules, (
         "| primitive | kind | platform | change | BASE | HEAD |",
         "| --- | --- | --- | --- | --- | --- |"))
+    parts += _details(f"Rule functions edited ({len(result.edited_rules)})", [
+        f"- `{e.primitive}` {e.kind}{f' [{e.platform}]' if e.platform else ''}: "
+        f"`{e.function}` {link(result.head.commit, e.file, e.line)}"
+        for e in result.edited_rules])
     touched, elsewhere = text.split_reach(result.reach)
     parts += _details(f"Reach ({len(touched)})", _reach_items(touched))
     if elsewhere:

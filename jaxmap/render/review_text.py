@@ -39,6 +39,7 @@ def review(result) -> str:
     for change, title in RULE_CHANGES.items():
         add(f"rules {title}", [f"  {c.primitive} {rule_change_kind(c)}: {rule_places(c)}"
                                for c in prims.rules if c.change == change])
+    add("rule functions edited", [f"  {edited_rule(e)}" for e in result.edited_rules])
     touched, elsewhere = split_reach(result.reach)
     add("reach changed", _reach_lines(touched),
         f"reach changed ({_findings(len(touched))})")
@@ -85,6 +86,7 @@ def summary(result) -> str:
     touched, elsewhere = split_reach(result.reach)
     counts = [("primitives added", len(prims.added)), ("removed", len(prims.removed)),
               ("renamed", len(prims.renamed)), ("rules changed", len(prims.rules)),
+              ("rule functions edited", len(result.edited_rules)),
               ("reach changes", len(touched)),
               ("reach changes through untouched code", len(elsewhere)),
               ("messages changed", len(result.messages)),
@@ -182,6 +184,13 @@ def short_pair(old: str, new: str) -> tuple[str, str]:
         return short(old), short(new)
     start = old.rfind(" ", 0, same - _LEAD) + 1
     return short("…" + old[start:]), short("…" + new[start:])
+
+
+def edited_rule(edited) -> str:
+    """A review.EditedRule: `psum transpose: _psum_transpose_rule parallel.py:1031`."""
+    where = f"[{edited.platform}]" if edited.platform else ""
+    return (f"{edited.primitive} {edited.kind}{where}: {edited.function} "
+            f"{edited.file}:{edited.line}")
 
 
 def gap_line(gap) -> str:
