@@ -99,7 +99,7 @@ def _innermost(spans: list[tuple[str, int, int]], lines: Sequence[int]
     """Of `spans` (name, first line, last line; each nested in another or apart), the
     innermost holding each of `lines`: its name and first line."""
     spans = sorted(spans, key=lambda span: (span[1], -span[2]))
-    found: set[str] = set()
+    found: set[tuple[str, int]] = set()
     held: list[tuple[str, int, int]] = []  # the spans open at the line, outermost first
     taken = 0
     for line in sorted(set(lines)):
@@ -111,5 +111,6 @@ def _innermost(spans: list[tuple[str, int, int]], lines: Sequence[int]
         while held and held[-1][2] < line:
             held.pop()
         if held:
-            found.add(held[-1][:2])
+            name, first, _last = held[-1]
+            found.add((name, first))
     return found
