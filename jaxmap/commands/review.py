@@ -87,7 +87,8 @@ def review(base: Side, before: Index, head: Side, after: Index,
     findings it makes from the rest."""
     old_prims, new_prims = before.primitives(), after.primitives()
     primitives = diff.compare(base.label, old_prims, head.label, new_prims, whole=True)
-    edited = () if moved_only or edits is None else _edited_rules(after, new_prims, edits)
+    edited = () if moved_only or edits is None else _edited_rules(after, new_prims, edits,
+                                                                   primitives)
     changed = sorted({*_changed(primitives), *(rule.primitive for rule in edited)})
     named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
@@ -101,17 +102,21 @@ def review(base: Side, before: Index, head: Side, after: Index,
                   edited)
 
 
-def _edited_rules(after: Index, prims: list[Primitive], edits: reach.Edits
-                  ) -> tuple[EditedRule, ...]:
+def _edited_rules(after: Index, prims: list[Primitive], edits: reach.Edits,
+                  changes: diff.IndexDiff) -> tuple[EditedRule, ...]:
     """The rules at HEAD whose function's own lines the change edits (its body, its
-    signature), each once: what a reviewer reads though no registration moved."""
+    signature), each once: what a reviewer reads though no registration moved (not
+    those of a primitive added, nor a rule the diff already lists)."""
     places = {(file, line) for _name, file, line in reach_touched.edited_places(
         after, {file: lines[1] for file, lines in edits.items()})}
+    listed = {(c.primitive, c.kind, c.platform) for c in changes.rules}
     label = diff.labeller(prims)
     found = {EditedRule(label(prim), rule.kind.value, rule.platform, function.name,
                         function.loc.file, function.loc.line)
-             for prim in prims for rule in prim.rules for function in rule.functions
-             if (function.loc.file, function.loc.line) in places}
+             for prim in prims if label(prim) not in changes.added
+             for rule in prim.rules for function in rule.functions
+             if (function.loc.file, function.loc.line) in places
+             and (label(prim), rule.kind.value, rule.platform) not in listed}
     return tuple(sorted(found, key=lambda e: (e.primitive, e.kind, e.platform or "",
                                               e.function)))
 
