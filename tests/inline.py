@@ -51,18 +51,24 @@ def rules(resolution: Resolution, name: str) -> list[tuple[str, str | None, str 
             for r in primitive(resolution, name).rules]
 
 
-def indexed_tree(tmp_path_factory, sources: dict[str, str]):
-    """The open index, with its call graph, of a new tree of `sources` (path -> text,
-    dedented), built in a cache of its own."""
-    root = tmp_path_factory.mktemp("tree")
+def written_tree(tmp_path_factory, sources: dict[str, str], name: str = "tree") -> str:
+    """A new tree of `sources` (path -> text, dedented): its root."""
+    root = tmp_path_factory.mktemp(name)
     for path, text in sources.items():
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(textwrap.dedent(text))
+    return str(root)
+
+
+def indexed_tree(tmp_path_factory, sources: dict[str, str]):
+    """The open index, with its call graph, of a new tree of `sources` (path -> text,
+    dedented), built in a cache of its own."""
+    root = written_tree(tmp_path_factory, sources)
     old = os.environ.get("JAXMAP_CACHE_DIR")
     os.environ["JAXMAP_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
     try:
-        return open_index(str(root), graph=True)
+        return open_index(root, graph=True)
     finally:
         os.environ.pop("JAXMAP_CACHE_DIR") if old is None else \
             os.environ.__setitem__("JAXMAP_CACHE_DIR", old)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from inline import written_tree
 
 from jaxmap.cli import main
 
@@ -27,11 +28,7 @@ _ORDER = ["zeta.also", "zeta.direct", "alpha.near", "alpha.far", "jax.experiment
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    root = tmp_path_factory.mktemp("order")
-    for path, text in _TREE.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    return str(root)
+    return written_tree(tmp_path_factory, _TREE, "order")
 
 
 def _json(capsys, tree, *argv) -> dict:

@@ -10,7 +10,7 @@ import io
 import json
 
 import pytest
-from inline import TRACE_CORE
+from inline import TRACE_CORE, written_tree
 
 from jaxmap.cli import main
 
@@ -61,11 +61,7 @@ _WITH_JVP = ["cos", "neg", "sin", "wrap"]
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    root = tmp_path_factory.mktemp("kinds")
-    for path, text in _TREE.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    return str(root)
+    return written_tree(tmp_path_factory, _TREE, "kinds")
 
 
 def _out(capsys, *argv) -> str:
