@@ -740,8 +740,8 @@ def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
     """Primitives and rules added, removed, moved, retargeted, registered through
     another helper or with a registration added or removed between OLD and NEW: jax
     versions with a snapshot (0.4.38) or roots (paths). Or review a git range,
-    BASE..HEAD (or BASE...HEAD, from their merge base), in --repo: rules, reach,
-    messages, gaps, tests.
+    BASE..HEAD (or BASE...HEAD, from their merge base; or one commit, C~1..C), in
+    --repo: rules, reach, messages, gaps, tests.
     The paging options (--limit, ...) page `diff OLD NEW --json` only."""
     if as_json and form:
         raise click.UsageError(f"--json and --format {form} each choose the output: give one")
@@ -778,9 +778,10 @@ def _review(range_text: str, repo: str, form: str, link_base: str | None,
     from jaxmap.commands.review import FAIL_ON, failures
     from jaxmap.revisions.compare import review_range
 
-    if ".." not in range_text:
-        raise click.UsageError(f"give OLD and NEW, or a git range BASE..HEAD "
-                               f"(not {range_text!r})")
+    if ".." not in range_text and (os.path.exists(range_text)
+                                   or re.fullmatch(r"\d+\.\d+(?:\.\d+)?", range_text)):
+        raise click.UsageError(f"give OLD and NEW, a git range BASE..HEAD, or one commit "
+                               f"(not {range_text!r} alone)")
     checks = tuple(filter(None, (c.strip() for c in fail_on.split(","))))
     unknown = [c for c in checks if c not in FAIL_ON]
     if unknown:

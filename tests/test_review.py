@@ -309,7 +309,7 @@ def test_fail_on_trips_with_a_line_saying_why(capsys, repo):
 
 @pytest.mark.parametrize("argv", [
     ["no-such-ref..HEAD"], ["HEAD~1..HEAD", "--fail-on", "everything"],
-    ["HEAD~5..HEAD"], ["HEAD", "--format", "markdown"],
+    ["HEAD~5..HEAD"], ["HEAD~5", "--format", "markdown"],
     ["-x..HEAD"], ["HEAD~1..HEAD", "--json", "--limit", "1"],
     ["HEAD~1..HEAD", "--link-base", "https://example.com/blob/"]])
 def test_bad_input_is_one_line(capsys, repo, argv):
@@ -564,3 +564,15 @@ def test_a_rule_functions_edited_body_is_a_finding_and_its_primitive_changed(cap
     assert f"rule functions edited (1):\n  neg lowering: _neg_lowering {OPS}:{line}" in out
     code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
     assert f"- `neg` lowering: `_neg_lowering` `{OPS}:{line}`" in out
+
+
+def test_one_commit_is_what_it_changed(capsys, repo):
+    """`diff HEAD` reads as `diff HEAD~1..HEAD`, as a reviewer of one commit types it; a
+    commit with no parent says so in one line."""
+    code, alone, _err = review(capsys, repo, "HEAD")
+    assert code == 0
+    assert alone == review(capsys, repo, "HEAD~1..HEAD")[1]
+    root = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    code, out, err = review(capsys, repo, root)
+    assert_one_line_error(code, out, err)
+    assert "has no parent to compare it with" in err

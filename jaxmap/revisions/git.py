@@ -66,7 +66,14 @@ def is_range(text: str) -> bool:
 
 def parse_range(repo: Repo, text: str) -> Range:
     """`A..B` compares A with B; `A...B` compares B with where it left A (their merge
-    base); an end left empty is HEAD, as for git."""
+    base); an end left empty is HEAD, as for git; one commit, `C`, is `C~1..C`: what
+    it changed."""
+    if ".." not in text:
+        head = commit(repo, text)
+        base = _run(repo, ["rev-parse", "--verify", "--quiet", "--end-of-options",
+                           f"{head}~1^{{commit}}"],
+                    f"{text} has no parent to compare it with").strip()
+        return Range(base, head, f"{text}~1", text)
     three = "..." in text
     base_ref, _, head_ref = text.partition("..." if three else "..")
     base_ref, head_ref = base_ref or "HEAD", head_ref or "HEAD"
