@@ -752,6 +752,9 @@ def diff(old: str, new: str | None, as_json: bool, repo: str, form: str | None,
         if link_base and form != "markdown":
             raise click.UsageError("--link-base links the places of --format markdown; "
                                    "add --format markdown")
+        if link_base and not re.match(r"https?://\S+\Z", link_base):
+            raise click.UsageError(f"--link-base takes a URL that links start with "
+                                   f"(https://github.com/jax-ml/jax/blob), not {link_base!r}")
         return _review(old, repo, "json" if as_json else form or "text", link_base, fail_on)
     if form or link_base or fail_on:
         raise click.UsageError("--format, --link-base and --fail-on review a range: "

@@ -311,7 +311,8 @@ def test_fail_on_trips_with_a_line_saying_why(capsys, repo):
     ["no-such-ref..HEAD"], ["HEAD~1..HEAD", "--fail-on", "everything"],
     ["HEAD~5..HEAD"], ["HEAD~5", "--format", "markdown"],
     ["-x..HEAD"], ["HEAD~1..HEAD", "--json", "--limit", "1"],
-    ["HEAD~1..HEAD", "--link-base", "https://example.com/blob/"]])
+    ["HEAD~1..HEAD", "--link-base", "https://example.com/blob/"],
+    ["HEAD~1..HEAD", "--format", "markdown", "--link-base", "not a url"]])
 def test_bad_input_is_one_line(capsys, repo, argv):
     assert_one_line_error(*review(capsys, repo, *argv))
 
