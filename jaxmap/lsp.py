@@ -309,7 +309,7 @@ class _Answers:
                                     params.position.character)
         if found is None:
             return None
-        return [self.location(ref.loc) for ref in self.editor.references(index, found)]
+        return [self.location(loc) for loc in _places(self.editor.references(index, found))]
 
     def code_lens(self, params):
         """Lenses of primitives come without their titles (resolve_lens counts); those
@@ -346,8 +346,8 @@ class _Answers:
         return lens
 
     def references_command(self, *args):
-        return self._command(args, lambda index, found: [
-            ref.loc for ref in self.editor.references(index, found)])
+        return self._command(args, lambda index, found: _places(
+            self.editor.references(index, found)))
 
     def definitions_command(self, *args):
         return self._command(args, lambda _index, found: self.editor.rule_locations(found))
@@ -369,6 +369,12 @@ class _Answers:
         return [t.SymbolInformation(name=row.name, kind=kinds.get(row.kind, t.SymbolKind.Variable),
                                     location=self.location(row.loc), container_name=row.container)
                 for row in self.editor.symbols(index, params.query)]
+
+
+def _places(refs) -> list:
+    """The places of references, each once: one line registering several rules of a
+    primitive (`ad.deflinear2(p, ...)`: a jvp and a transpose) is one location."""
+    return list(dict.fromkeys(ref.loc for ref in refs))
 
 
 @functools.cache

@@ -207,6 +207,9 @@ async def test_references_of_a_primitive_are_its_binds_and_registrations(client,
     assert _line_of(tree, PARALLEL, "return psum_p.bind(x, axes=axis_name)") in lines
     assert _line_of(tree, PARALLEL, "return psum_p.bind(x, axes=axis_name) / 2") in lines
     assert mark("psum-batcher")[1] in lines
+    # `ad.deflinear2(psum_p, ...)` registers a jvp and a transpose: one location
+    assert mark("psum-deflinear2")[1] in lines
+    assert len({(ref.uri, ref.range.start.line) for ref in refs}) == len(refs)
 
 
 async def test_references_of_a_function_are_its_calls(client, tree):
