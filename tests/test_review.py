@@ -558,7 +558,7 @@ def test_a_rule_functions_edited_body_is_a_finding_and_its_primitive_changed(cap
     line = ops.splitlines().index("def _neg_lowering(*args):") + 1
     assert document["rule_functions_edited"] == [
         {"primitive": "neg", "kind": "lowering", "platform": None,
-         "function": "_neg_lowering", "file": OPS, "line": line}]
+         "function": "_neg_lowering", "file": OPS, "line": line, "trace": None}]
     assert [c["primitive"] for c in document["tests"]] == ["neg"]
     code, out, _err = review(capsys, repo, "HEAD~1..HEAD")
     assert code == 0

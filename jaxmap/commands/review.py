@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands import diff, message_diff, reach, reach_touched, rule_gaps, test_links
+from jaxmap.knowledge.traces import trace_class
 
 if TYPE_CHECKING:
     from jaxmap.models import Primitive
@@ -59,6 +60,7 @@ class EditedRule(NamedTuple):
     function: str
     file: str
     line: int
+    trace: str | None = None  # a trace rule's Trace class (`JVPTrace`), as diff.py's
 
 
 class Review(NamedTuple):
@@ -111,12 +113,12 @@ def _edited_rules(after: Index, prims: list[Primitive], edits: reach.Edits,
         after, {file: lines[1] for file, lines in edits.items()})}
     listed = {(c.primitive, c.kind, c.platform) for c in changes.rules}
     label = diff.labeller(prims)
-    found = {EditedRule(label(prim), rule.kind.value, rule.platform, function.name,
-                        function.loc.file, function.loc.line)
-             for prim in prims if label(prim) not in changes.added
+    found = {EditedRule(name, rule.kind.value, rule.platform, function.name,
+                        function.loc.file, function.loc.line, trace_class(rule.kind, rule.via))
+             for prim in prims if (name := label(prim)) not in changes.added
              for rule in prim.rules for function in rule.functions
              if (function.loc.file, function.loc.line) in places
-             and (label(prim), rule.kind.value, rule.platform) not in listed}
+             and (name, rule.kind.value, rule.platform) not in listed}
     return tuple(sorted(found, key=lambda e: (e.primitive, e.kind, e.platform or "",
                                               e.function)))
 

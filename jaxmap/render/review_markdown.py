@@ -31,7 +31,7 @@ def review_comment(result, link_base: str | None = None) -> str:
         "| primitive | kind | platform | change | BASE | HEAD |",
         "| --- | --- | --- | --- | --- | --- |"))
     parts += _details(f"Rule functions edited ({len(result.edited_rules)})", [
-        f"- `{e.primitive}` {e.kind}{f' [{e.platform}]' if e.platform else ''}: "
+        f"- `{e.primitive}` {rule_change_kind(e)}: "
         f"`{e.function}` {link(result.head.commit, e.file, e.line)}"
         for e in result.edited_rules])
     touched, elsewhere = text.split_reach(result.reach)

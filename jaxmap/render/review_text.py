@@ -188,8 +188,7 @@ def short_pair(old: str, new: str) -> tuple[str, str]:
 
 def edited_rule(edited) -> str:
     """A review.EditedRule: `psum transpose: _psum_transpose_rule parallel.py:1031`."""
-    where = f"[{edited.platform}]" if edited.platform else ""
-    return (f"{edited.primitive} {edited.kind}{where}: {edited.function} "
+    return (f"{edited.primitive} {rule_change_kind(edited)}: {edited.function} "
             f"{edited.file}:{edited.line}")
 
 
