@@ -88,7 +88,8 @@ PAGING: tuple[Param, ...] = (
     Param("limit", "integer", "JSON: at most N items", minimum=0, metavar="N"),
     Param("offset", "integer", "JSON: from item N (next_offset)", minimum=0, metavar="N"),
     Param("fields", "array", "JSON: only these item fields", flag="--field", metavar="FIELD"),
-    Param("max_chars", "integer", "JSON: at most N characters, dropping items from the end",
+    Param("max_chars", "integer", "JSON: at most N characters, dropping items from the end "
+          "(one stays; over_max_chars gives the size of an answer still larger)",
           minimum=1, metavar="N", mcp=False))
 PAGING_NAMES = frozenset(p.name for p in PAGING)
 MCP_CHARS = 30_000  # about 7,500 tokens (characters / 4)
