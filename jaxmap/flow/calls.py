@@ -47,6 +47,7 @@ from jaxmap.flow.guardtext import (
     VALUE,
     WORD,
 )
+from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import parameters
 from jaxmap.indexing.facts import (
     APPLIED,
@@ -142,8 +143,9 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
             hijax.add(noted)
     if progress is not None:
         progress(len(names.modules), len(names.modules), list)
-    rows = _library_calls_no_test(names, ids, rows)
     flow.close()  # its memos, let go before the fills: they read only its signatures
+    release_freed()
+    rows = _library_calls_no_test(names, ids, rows)
     _fill(rows, _passed(names, ids), _signatures(names, ids), flow)
     return rows
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from jaxmap.flow.engine import CALLABLE, FIELDS, Engine, in_tests
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
+from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import argument_texts, parse_text
 from jaxmap.flow.sitepasses import Told, read_pass
 
@@ -100,12 +101,14 @@ class CallSites(Engine):
                     self._add_site(sites, value, site, 0)
             self._sites = sites
             self._direct_memo.clear()  # computed without fields, which the sites give
+            release_freed()
             through = read_pass(self, True, calls, told, jobs)
             told.end()
             for (values, site), (before, _site) in zip(through, direct):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
             self._through_memo.clear()  # computed while the sites were not all known
+            release_freed()
             # A direct value the second pass found empty is asked again when next
             # needed, every site known (a field reads them); those it found are kept.
             for key in [key for key, held in self._direct_memo.items() if not held]:

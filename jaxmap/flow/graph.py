@@ -8,6 +8,7 @@ import threading
 
 from jaxmap.flow import calls
 from jaxmap.flow.flow import Flow
+from jaxmap.flow.heap import release_freed
 from jaxmap.flow.hicalls import HiCalls
 from jaxmap.indexing.facts import PRIM
 from jaxmap.indexing.resolve.findings import Findings
@@ -59,6 +60,7 @@ def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRe
                 flows: dict[str, dict], progress, jobs: int) -> tuple[list, list, list, tuple]:
     ids = _ids(definitions)
     flow = Flow(names, flows)
+    release_freed()  # the raw facts, read into the flow's tables
     hijax = HiCalls(findings.primitives)
     call_rows = calls.call_edges(names, ids, flow, progress, hijax, jobs)  # closes the flow
     del flow, flows
