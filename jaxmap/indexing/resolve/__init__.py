@@ -75,9 +75,12 @@ def _resolve(files: dict[str, FileFacts], graph: GraphBuilder | None,
         mark_overridden(findings.primitives, {path: facts.straight
                                               for path, facts in names.modules.values()})
         definitions = edges.definitions(names, findings)
+        messages = edges.messages(names) if graph is not None else []
+        if graph is not None:
+            files.clear()  # (the caller's: the records are the names' alone now)
+            interpreter.let_go_of_statements()
         call_rows, binds, tests, rule_calls = graph(names, findings, definitions, flows) \
             if graph is not None else ([], [], [], ())
-        messages = edges.messages(names) if graph is not None else []
         return Resolution(findings.primitives, definitions, edges.import_edges(names), binds,
                           tests, findings.diagnostics, _jax_version(names, interpreter),
                           aliases, call_rows, messages, rule_calls)
