@@ -132,6 +132,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             read |= _with_graph_facts(root, facts, rows, progress, jobs)
         from jaxmap.flow.graph import call_graph
         from jaxmap.indexing import resolve
+        from jaxmap.indexing.worker import usable_cores
 
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
@@ -141,7 +142,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
             if graph and progress is not None:
                 progress(0, 0, list)
             linking = functools.partial(call_graph, progress=progress,
-                                        jobs=jobs or os.cpu_count() or 1)
+                                        jobs=jobs or usable_cores())
             resolution = resolve.resolve(facts, graph=linking if graph else None)
             del facts
             state = "1" if graph else store.DROPPED if plan.had_graph else "0"

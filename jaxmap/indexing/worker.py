@@ -54,6 +54,14 @@ def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[s
                         jobs if forks else 1)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: those its affinity allows (`taskset`, a
+    container's cpuset), not every core of the machine, where the system tells."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # (macOS, Windows: no affinity to read)
+        return os.cpu_count() or 1
+
 def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress: Progress | None,
                  jobs) -> list[tuple]:
     """(digest, facts, facts marshalled) of `work` on each task ((path, size) in
@@ -61,7 +69,7 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
     from one shared counter, and the helpers send theirs back as they finish. Each
     worker keeps the position it works on in a shared slot, so that progress can name
     the files in work."""
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or usable_cores()
     stored = _stored(work)
     if jobs == 1 or len(tasks) < _PARALLEL_MIN_FILES:
         order, slots = list(range(len(tasks))), [-1]
