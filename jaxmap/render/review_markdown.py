@@ -33,7 +33,7 @@ def review_comment(result, link_base: str | None = None) -> str:
     parts += _details(f"Rule functions edited ({len(result.edited_rules)})", [
         f"- `{e.primitive}` {rule_change_kind(e)}: "
         f"`{e.function}` {link(result.head.commit, e.file, e.line)}"
-        for e in result.edited_rules])
+        + (f" via `{e.via}`" if e.via else "") for e in result.edited_rules])
     touched, elsewhere = text.split_reach(result.reach)
     parts += _details(f"Reach ({len(touched)})", _reach_items(touched))
     if elsewhere:
