@@ -522,6 +522,36 @@ def test_a_reworded_message_shows_both_places_and_where_its_texts_differ(capsys,
     assert "(2).`" in out
 
 
+def _code_span(markdown: str) -> str:
+    """The text of the code span `markdown` is, read as CommonMark reads one: the
+    opening run of backticks closes at the next run as long, and one space is dropped
+    from each side where both sides have one (and the text is not all spaces)."""
+    fence = re.match(r"`+", markdown).group()
+    inside = re.fullmatch(f"{fence}(.*?)(?<!`){fence}(?!`)", markdown).group(1)
+    assert not re.search(f"(?<!`){fence}(?!`)", inside)  # no earlier close
+    if inside[:1] == inside[-1:] == " " and inside.strip():
+        return inside[1:-1]
+    return inside
+
+
+@pytest.mark.parametrize("text", [
+    "plain", "use `jnp.asarray(x)` first", "`x` must be an array", "ends with `x`",
+    "a ``double`` run", "`", "`` and ` together"])
+def test_markdown_code_spans_read_as_written(text):
+    from jaxmap.render.review_markdown import _code
+
+    assert _code_span(_code(text)) == text
+
+
+def test_a_message_with_backticks_reads_as_written_in_markdown(capsys, repo):
+    ops = (repo / OPS).read_text().replace(
+        "sin takes an array; got None", "`x` must be an array: use `jnp.asarray(x)`")
+    commit(repo, {OPS: ops}, "a message quoting code")
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert ("`sin takes an array; got None` → "
+            "`` `x` must be an array: use `jnp.asarray(x)` ``") in out
+
+
 def test_a_library_call_never_reaches_a_primitive_through_a_test(capsys, repo):
     """A test that stores a lambda into a library registry is, in the call graph, what
     the library's call of a handler calls; but the library never runs the test's other
