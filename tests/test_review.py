@@ -552,6 +552,20 @@ def test_a_message_with_backticks_reads_as_written_in_markdown(capsys, repo):
             "`` `x` must be an array: use `jnp.asarray(x)` ``") in out
 
 
+def test_a_value_the_index_cannot_fill_reads_as_repo_map_writes_it(capsys, repo):
+    """`{}`, in each form, as REPO-MAP's message pages and `explain` show it (`…`
+    marks text cut short)."""
+    ops = (repo / OPS).read_text().replace(
+        '"sin takes an array; got None"', 'f"sin takes an array; got {x!r} of {type(x)}"')
+    commit(repo, {OPS: ops}, "the message shows the value")
+    (message,) = review_json(capsys, repo)["messages"]
+    assert message["new"]["text"] == "sin takes an array; got {} of {}"
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD")
+    assert "-> 'sin takes an array; got {} of {}'" in out
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert "→ `sin takes an array; got {} of {}`" in out
+
+
 def test_a_library_call_never_reaches_a_primitive_through_a_test(capsys, repo):
     """A test that stores a lambda into a library registry is, in the call graph, what
     the library's call of a handler calls; but the library never runs the test's other
