@@ -2,12 +2,12 @@
 `rule functions edited` (review.py).
 
 A rule is listed when the change edits the own lines (reach_touched.edited_places) of
-a function registered for it, or of a helper that only rule functions call: a helper
-called by rule functions alone (directly, in the call graph; none of them itself)
-changes what those rules do and nothing else, so each rule it serves is listed with the
-rule function it serves it through (`_cumred_chlo_lowering` via `_cumred_gpu_lowering`).
-A helper that other code calls too is left to reach (reach.py), which follows it to
-the public functions.
+a function registered for it, or of a helper: a function, no rule function itself,
+whose callers (direct, in the call graph) are all rule functions. Editing it changes
+what their rules do and nothing else, so each rule is listed with the rule function it
+is served through (`_cumred_chlo_lowering` via `_cumred_gpu_lowering`). A function
+that other code calls too is left to reach (reach.py), which follows it to the public
+functions.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from jaxmap.store.read import Index
 
 Place = tuple[str, int]  # (file, first line) of a definition
-Served = tuple[str, str, "str | None", str, str]  # label, kind, platform, function, via
+Served = tuple[str, str, str | None, str, str]  # label, kind, platform, function, via
 
 
 class EditedRule(NamedTuple):
