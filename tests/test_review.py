@@ -332,6 +332,8 @@ def test_base_files_hold_the_siblings_a_gap_needs():
 
 
 def test_the_readme_documents_every_key(capsys, repo):
+    from jaxmap.commands.edited_rules import EditedRule
+
     document = review_json(capsys, repo)
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     schema = readme.split("`jaxmap diff BASE..HEAD --json` prints ", 1)[1].split("`", 2)[1]
@@ -339,7 +341,7 @@ def test_the_readme_documents_every_key(capsys, repo):
     keys = set(document) | set(document["primitives"]) | set(document["base"]) \
         | {k for name in ("rules", "reach", "gaps") for k in document[name][0]} \
         | set(document["messages"][0]) | set(document["tests"][0]) \
-        | set(document["fail_on"]) | {"check", "findings"}
+        | set(document["fail_on"]) | {"check", "findings"} | set(EditedRule._fields)
     assert keys <= documented, keys - documented
 
 
@@ -520,6 +522,50 @@ def test_a_reworded_message_shows_both_places_and_where_its_texts_differ(capsys,
     assert "(2).`" in out
 
 
+def _code_span(markdown: str) -> str:
+    """The text of the code span `markdown` is, read as CommonMark reads one: the
+    opening run of backticks closes at the next run as long, and one space is dropped
+    from each side where both sides have one (and the text is not all spaces)."""
+    fence = re.match(r"`+", markdown).group()
+    inside = re.fullmatch(f"{fence}(.*?)(?<!`){fence}(?!`)", markdown).group(1)
+    assert not re.search(f"(?<!`){fence}(?!`)", inside)  # no earlier close
+    if inside[:1] == inside[-1:] == " " and inside.strip():
+        return inside[1:-1]
+    return inside
+
+
+@pytest.mark.parametrize("text", [
+    "plain", "use `jnp.asarray(x)` first", "`x` must be an array", "ends with `x`",
+    "a ``double`` run", "`", "`` and ` together"])
+def test_markdown_code_spans_read_as_written(text):
+    from jaxmap.render.review_markdown import _code
+
+    assert _code_span(_code(text)) == text
+
+
+def test_a_message_with_backticks_reads_as_written_in_markdown(capsys, repo):
+    ops = (repo / OPS).read_text().replace(
+        "sin takes an array; got None", "`x` must be an array: use `jnp.asarray(x)`")
+    commit(repo, {OPS: ops}, "a message quoting code")
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert ("`sin takes an array; got None` → "
+            "`` `x` must be an array: use `jnp.asarray(x)` ``") in out
+
+
+def test_a_value_the_index_cannot_fill_reads_as_repo_map_writes_it(capsys, repo):
+    """`{}`, in each form, as REPO-MAP's message pages and `explain` show it (`…`
+    marks text cut short)."""
+    ops = (repo / OPS).read_text().replace(
+        '"sin takes an array; got None"', 'f"sin takes an array; got {x!r} of {type(x)}"')
+    commit(repo, {OPS: ops}, "the message shows the value")
+    (message,) = review_json(capsys, repo)["messages"]
+    assert message["new"]["text"] == "sin takes an array; got {} of {}"
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD")
+    assert "-> 'sin takes an array; got {} of {}'" in out
+    _, out, _ = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert "→ `sin takes an array; got {} of {}`" in out
+
+
 def test_a_library_call_never_reaches_a_primitive_through_a_test(capsys, repo):
     """A test that stores a lambda into a library registry is, in the call graph, what
     the library's call of a handler calls; but the library never runs the test's other
@@ -558,13 +604,45 @@ def test_a_rule_functions_edited_body_is_a_finding_and_its_primitive_changed(cap
     line = ops.splitlines().index("def _neg_lowering(*args):") + 1
     assert document["rule_functions_edited"] == [
         {"primitive": "neg", "kind": "lowering", "platform": None,
-         "function": "_neg_lowering", "file": OPS, "line": line, "trace": None}]
+         "function": "_neg_lowering", "file": OPS, "line": line, "trace": None, "via": None}]
     assert [c["primitive"] for c in document["tests"]] == ["neg"]
     code, out, _err = review(capsys, repo, "HEAD~1..HEAD")
     assert code == 0
     assert f"rule functions edited (1):\n  neg lowering: _neg_lowering {OPS}:{line}" in out
     code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
     assert f"- `neg` lowering: `_neg_lowering` `{OPS}:{line}`" in out
+
+
+def test_a_helper_only_rule_functions_call_is_listed_via_each(capsys, repo):
+    """An edit of a helper that only rule functions call changes those rules and
+    nothing else: each is listed with the rule function it serves it through. A helper
+    that other code calls too is left to reach."""
+    ops = (repo / OPS).read_text()
+    for name in ("neg", "sin"):
+        ops = ops.replace(f"def _{name}_lowering(*args):\n  return args\n",
+                          f"def _{name}_lowering(*args):\n  return _lower(args)\n")
+    ops = ops.replace("def _exp_lowering(*args):\n  return args\n",
+                      "def _exp_lowering(*args):\n  return _both(args)\n")
+    ops = ops.replace("def _exp(x):\n  return exp_p.bind(x)\n",
+                      "def _exp(x):\n  return exp_p.bind(_both(x))\n")
+    ops += "\n\ndef _lower(args):\n  return args\n\n\ndef _both(args):\n  return args\n"
+    commit(repo, {OPS: ops}, "lowerings share helpers")
+    ops = ops.replace("  return args\n\n\ndef _both(args):\n  return args\n",
+                      "  return tuple(args)\n\n\ndef _both(args):\n  return tuple(args)\n")
+    commit(repo, {OPS: ops}, "the helpers change")
+    document = review_json(capsys, repo)
+    line = ops.splitlines().index("def _lower(args):") + 1
+    assert document["rule_functions_edited"] == [
+        {"primitive": name, "kind": "lowering", "platform": None, "function": "_lower",
+         "file": OPS, "line": line, "trace": None, "via": f"_{name}_lowering"}
+        for name in ("neg", "sin")]
+    assert [c["primitive"] for c in document["tests"]] == ["neg", "sin"]
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD")
+    assert code == 0
+    assert (f"rule functions edited (2):\n  neg lowering: _lower {OPS}:{line} via "
+            f"_neg_lowering\n  sin lowering: _lower {OPS}:{line} via _sin_lowering") in out
+    code, out, _err = review(capsys, repo, "HEAD~1..HEAD", "--format", "markdown")
+    assert f"- `sin` lowering: `_lower` `{OPS}:{line}` via `_sin_lowering`" in out
 
 
 def test_one_commit_is_what_it_changed(capsys, repo):

@@ -54,6 +54,7 @@ from jaxmap.store.message_patterns import (
     fixed_length,
     matches_start,
     matches_whole,
+    template,
 )
 
 if TYPE_CHECKING:
@@ -557,8 +558,8 @@ def _older(reading: _Reading, raised, before, version, found) -> Explanation:
     messages = reading.messages
     sites, pieces, matched, whole = found
     old = sites[0]
-    wording = "{}".join(pieces)
-    same = [(_similarity(wording, "{}".join(p)), Site(file, line, function, exception, returned))
+    wording = template(pieces)
+    same = [(_similarity(wording, template(p)), Site(file, line, function, exception, returned))
             for file, line, function, exception, p, returned in messages
             if function == old.function and exception == old.exception]
     same = [(score, site) for score, site in same if score >= _SAME_FUNCTION_AT_LEAST]
@@ -593,13 +594,13 @@ def closest(messages, text: str, openings: bool = True) -> tuple[Near, ...]:
     for file, line, function, exception, pieces, returned in messages:
         if len(words & set(_words(pieces))) < 2:
             continue
-        template = "{}".join(pieces)
-        ratio = _likeness(template[:_COMPARED], text[:_COMPARED])
+        shown = template(pieces)
+        ratio = _likeness(shown[:_COMPARED], text[:_COMPARED])
         if opening:
-            ratio = max(ratio, _likeness(template[:len(opening)], opening))
+            ratio = max(ratio, _likeness(shown[:len(opening)], opening))
         if ratio >= _CLOSEST_AT_LEAST:
             scored.append(Near(round(ratio, 2),
-                               Site(file, line, function, exception, returned), template))
+                               Site(file, line, function, exception, returned), shown))
     scored.sort(key=lambda near: -near.similarity)
     return tuple(scored[:_CLOSEST])
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.store.message_patterns import template
+
 if TYPE_CHECKING:
     from jaxmap.store.read import Index
 
-_GAP = "…"  # where a formatted value goes between literal pieces
 _ALIKE = 0.6  # how alike two texts of a renamed function must be to pair (difflib's ratio)
 
 
@@ -61,7 +62,7 @@ def _place(change: MessageChange) -> tuple[str, int]:
 
 def _messages(index: Index, files: list[str]) -> list[Message]:
     wanted = set(files)
-    return [Message(file, line, function or "", exception or "", _GAP.join(pieces))
+    return [Message(file, line, function or "", exception or "", template(pieces))
             for file, line, function, exception, pieces, _returned in index.messages()
             if file in wanted]
 

@@ -15,17 +15,16 @@ import re
 from typing import NamedTuple
 
 from jaxmap.knowledge.orientation import MESSAGE_PAGES
-from jaxmap.store.message_patterns import MIN_LITERAL, fixed_length
+from jaxmap.store.message_patterns import MIN_LITERAL, fixed_length, template
 
 MAX_DEPTH = 8  # calls from a public function to the raising function
 REACHERS = 3  # public functions named per message, nearest first
-PLACEHOLDER = "{}"  # where the message has a value in its text
 LEFT_OUT = ("AssertionError",)
 
 
 class MessageSite(NamedTuple):
     exception: str  # `warning` for warnings.warn
-    text: str  # the fixed text, PLACEHOLDER where a value goes
+    text: str  # the fixed text, message_patterns.PLACEHOLDER where a value goes
     file: str
     line: int
     function: str  # qualified name of the function that raises it
@@ -71,7 +70,7 @@ def _module_of(graph, did: int) -> str:
 
 
 def _text(pieces: tuple[str, ...]) -> str:
-    return PLACEHOLDER.join(re.sub(r"\s+", " ", piece) for piece in pieces).strip()
+    return template(tuple(re.sub(r"\s+", " ", piece) for piece in pieces)).strip()
 
 
 def _page(module: str) -> str:

@@ -3,18 +3,19 @@
 Given the indexes of both sides and the Python files the change touched, a review
 gathers primitives added, removed and renamed and rules added, removed, moved,
 retargeted or otherwise changed (diff.py); public functions that start or stop
-reaching a primitive, or reach it by another chain (reach.py); messages added, removed and reworded
-(message_diff.py); rule kinds and platforms a changed primitive lacks though its
-siblings have them (rule_gaps.py); and the test files exercising each changed
-primitive. `failures` says which of the CI checks (`--fail-on`) the review trips.
+reaching a primitive, or reach it by another chain (reach.py); rules whose function,
+or a helper only rule functions call, it edits (edited_rules.py); messages added,
+removed and reworded (message_diff.py); rule kinds and platforms a changed primitive
+lacks though its siblings have them (rule_gaps.py); and the test files exercising
+each changed primitive. `failures` says which of the CI checks (`--fail-on`) the review trips.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from jaxmap.commands import diff, message_diff, reach, reach_touched, rule_gaps, test_links
-from jaxmap.knowledge.traces import trace_class
+from jaxmap.commands import diff, message_diff, reach, rule_gaps, test_links
+from jaxmap.commands.edited_rules import EditedRule, edited_rules
 
 if TYPE_CHECKING:
     from jaxmap.models import Primitive
@@ -51,18 +52,6 @@ class Coverage(NamedTuple):
     files: tuple[str, ...]  # test files exercising it at HEAD, nearest first
 
 
-class EditedRule(NamedTuple):
-    """A rule whose function the change edits, its registration kept: at HEAD."""
-
-    primitive: str  # HEAD's label
-    kind: str
-    platform: str | None
-    function: str
-    file: str
-    line: int
-    trace: str | None = None  # a trace rule's Trace class (`JVPTrace`), as diff.py's
-
-
 class Review(NamedTuple):
     base: Side
     head: Side
@@ -89,8 +78,8 @@ def review(base: Side, before: Index, head: Side, after: Index,
     findings it makes from the rest."""
     old_prims, new_prims = before.primitives(), after.primitives()
     primitives = diff.compare(base.label, old_prims, head.label, new_prims, whole=True)
-    edited = () if moved_only or edits is None else _edited_rules(after, new_prims, edits,
-                                                                   primitives)
+    edited = () if moved_only or edits is None else edited_rules(
+        after, new_prims, {file: lines[1] for file, lines in edits.items()}, primitives)
     changed = sorted({*_changed(primitives), *(rule.primitive for rule in edited)})
     named = {_name(label) for label in [*changed, *primitives.removed]}
     return Review(base, head, tuple(files), primitives,
@@ -102,25 +91,6 @@ def review(base: Side, before: Index, head: Side, after: Index,
                   tuple(_gaps(before, after, changed)),
                   tuple(Coverage(label, _test_files(after, label)) for label in changed),
                   edited)
-
-
-def _edited_rules(after: Index, prims: list[Primitive], edits: reach.Edits,
-                  changes: diff.IndexDiff) -> tuple[EditedRule, ...]:
-    """The rules at HEAD whose function's own lines the change edits (its body, its
-    signature), each once: what a reviewer reads though no registration moved (not
-    those of a primitive added, nor a rule the diff already lists)."""
-    places = {(file, line) for _name, file, line in reach_touched.edited_places(
-        after, {file: lines[1] for file, lines in edits.items()})}
-    listed = {(c.primitive, c.kind, c.platform) for c in changes.rules}
-    label = diff.labeller(prims)
-    found = {EditedRule(name, rule.kind.value, rule.platform, function.name,
-                        function.loc.file, function.loc.line, trace_class(rule.kind, rule.via))
-             for prim in prims if (name := label(prim)) not in changes.added
-             for rule in prim.rules for function in rule.functions
-             if (function.loc.file, function.loc.line) in places
-             and (name, rule.kind.value, rule.platform) not in listed}
-    return tuple(sorted(found, key=lambda e: (e.primitive, e.kind, e.platform or "",
-                                              e.function)))
 
 
 def unchanged(base: Side, head: Side) -> Review:

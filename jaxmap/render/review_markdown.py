@@ -12,6 +12,7 @@ from jaxmap.render.text import rule_change_kind
 
 MARKER = "<!-- jaxmap review -->"  # lets a CI job find and update its own comment
 _PLACE = re.compile(r"(?P<file>[\w./-]+\.py):(?P<line>\d+)")
+_BACKTICKS = re.compile(r"`+")
 _ROWS = 100  # rows of one section before a count of the rest
 
 
@@ -33,7 +34,7 @@ def review_comment(result, link_base: str | None = None) -> str:
     parts += _details(f"Rule functions edited ({len(result.edited_rules)})", [
         f"- `{e.primitive}` {rule_change_kind(e)}: "
         f"`{e.function}` {link(result.head.commit, e.file, e.line)}"
-        for e in result.edited_rules])
+        + (f" via `{e.via}`" if e.via else "") for e in result.edited_rules])
     touched, elsewhere = text.split_reach(result.reach)
     parts += _details(f"Reach ({len(touched)})", _reach_items(touched))
     if elsewhere:
@@ -120,7 +121,12 @@ def _quote(message_text: str) -> str:
 
 
 def _code(shown: str) -> str:
-    return "`" + shown.replace("`", "'") + "`"
+    """`shown` as a code span that reads as written, backticks too (CommonMark): fenced
+    by a run of backticks longer than any inside, padded with a space on each side
+    (which the span drops) where it starts or ends with a backtick."""
+    fence = "`" * (max(map(len, _BACKTICKS.findall(shown)), default=0) + 1)
+    pad = " " if shown[:1] == "`" or shown[-1:] == "`" else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
 
 
 def _cell(value: str) -> str:

@@ -187,9 +187,12 @@ def short_pair(old: str, new: str) -> tuple[str, str]:
 
 
 def edited_rule(edited) -> str:
-    """A review.EditedRule: `psum transpose: _psum_transpose_rule parallel.py:1031`."""
+    """An edited_rules.EditedRule: `psum transpose: _psum_transpose_rule
+    parallel.py:1031`; a helper's, `cumsum lowering[gpu]: _cumred_chlo_lowering
+    loops.py:2976 via _cumred_gpu_lowering`."""
+    via = f" via {edited.via}" if edited.via else ""
     return (f"{edited.primitive} {rule_change_kind(edited)}: {edited.function} "
-            f"{edited.file}:{edited.line}")
+            f"{edited.file}:{edited.line}{via}")
 
 
 def gap_line(gap) -> str:

@@ -10,6 +10,14 @@ _TOKEN = re.compile(r"\w+|[^\w\s]+")  # a word, or a run of signs
 MIN_LITERAL = 12  # a message with less literal text than this matches too much
 INIT_KIND = "__init__"  # the exception of a site that hands a message to a base __init__
 WARNING_KIND = "warning"  # the exception of a `warnings.warn` site
+# Where a message shows a value the index cannot fill, in every command's output:
+# Python's own spelling of a format field, and no mark of text cut short (`…`).
+PLACEHOLDER = "{}"
+
+
+def template(pieces: tuple[str, ...]) -> str:
+    """A message as shown: its literal pieces, PLACEHOLDER where each value goes."""
+    return PLACEHOLDER.join(pieces)
 
 
 def _literal(piece: str) -> str:
