@@ -318,7 +318,7 @@ def _gaps(data) -> Section:
             "rules by design and are counted, not listed:")]
     head += [f"- *{f.name}*: {f.description} ({len(f.members)})" for f in data.families]
     if any(gap.switched_off for gap in data.gaps):
-        head.append(f"- *{SWITCHED_OFF_FAMILY}*: {SWITCHED_OFF_DESCRIPTION} (named)")
+        head.append(f"- *{SWITCHED_OFF_FAMILY}*: {SWITCHED_OFF_DESCRIPTION} (named in the table)")
     head += ["", "| lacking | surprises | by design |", "|---|---|---|"]
     rows = []
     for gap in data.gaps:
