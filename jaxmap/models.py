@@ -125,6 +125,21 @@ class Rule(NamedTuple):
     overridden_by: int | None = None
 
 
+class SwitchedOff(NamedTuple):
+    """A rule switched off where the primitive is made: a helper that makes primitives
+    registers it only under an `if` on its parameters, which the call that made this
+    one decides the other way (`linalg_primitive(..., supports_batching=False)`). Not
+    a rule: nothing is registered."""
+
+    kind: RuleKind
+    loc: SourceLoc  # the call that switches it off
+    via: str
+    condition: str  # how the `if` goes: "`supports_batching` is False"
+    guard: SourceLoc  # the helper's `if`
+    platform: str | None = None  # as the helper would register it (`gpu`)
+    platforms: tuple[str, ...] = ()  # what `platform` stands for
+
+
 class Primitive(NamedTuple):
     """A primitive: its name string, the variable (or class) that holds it, its rules,
     and (from `locate`) the test functions that exercise it."""
@@ -137,6 +152,7 @@ class Primitive(NamedTuple):
     rules: tuple[Rule, ...] = ()
     tests: tuple[FunctionRef, ...] = ()
     aliases: tuple[str, ...] = ()  # other module-level names it is assigned to
+    switched_off: tuple[SwitchedOff, ...] = ()  # rules its making call switches off
 
 
 class Definition(NamedTuple):

@@ -95,6 +95,7 @@ def _match(snapshot: dict, query: str) -> tuple[list, list]:
     stem = leaf[:-2] if leaf.endswith("_p") else leaf
     # A snapshot is built from a wheel, which has no tests to list.
     primitives = [{**p, "tests_total": 0, "tests": [],
+                   "switched_off": p.get("switched_off", []),  # only where there are any
                    # a snapshot written before jaxmap knew overrides says none
                    "rules": [{"overridden_by": None, **r, "stands_for": _stands_for(r)}
                              for r in p["rules"]]}

@@ -17,7 +17,7 @@ from jaxmap.commands.registrations import SHOWN, Registration, registrations
 from jaxmap.commands.rule_examples import Sibling, siblings
 from jaxmap.knowledge import registrars as R
 from jaxmap.knowledge.traces import rule_kinds
-from jaxmap.models import Primitive, Rule
+from jaxmap.models import Primitive, Rule, SwitchedOff
 from jaxmap.models import RuleKind as K
 
 if TYPE_CHECKING:
@@ -50,6 +50,9 @@ class MissingRule(NamedTuple):
     flag: str | None
     internal: tuple[Registration, ...] = ()  # the private ones JAX's own modules use
     of_jax: bool = True  # whether the indexed tree is jax (else it has no registrars)
+    # The primitive's registrations of that kind switched off where it is made (the
+    # call made it with a helper's switch off): missing by design, not by omission.
+    switched_off: tuple[SwitchedOff, ...] = ()
 
 
 class NotLinear(NamedTuple):
@@ -128,7 +131,19 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
     examples = siblings(index, prim, kind, platforms, style,
                         frozenset(r.name for r in public))
     return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
-                       flag, internal, index.jax_version is not None)
+                       flag, internal, index.jax_version is not None,
+                       _switched_off(prim, kind.value, platforms))
+
+
+def _switched_off(prim: Primitive | None, kind: str,
+                  platforms: tuple[str, ...]) -> tuple[SwitchedOff, ...]:
+    """The primitive's registrations of `kind` switched off where it is made; of a
+    lowering, those for a platform the message names (or any, where it names none or
+    the registration is the default)."""
+    if prim is None:
+        return ()
+    return tuple(o for o in prim.switched_off if o.kind.value == kind and (
+        not platforms or not o.platforms or set(platforms) & set(o.platforms)))
 
 
 def _primitive(index: Index, groups: tuple[str, ...]) -> tuple[str, Primitive | None]:

@@ -80,6 +80,9 @@ class Gap(NamedTuple):
     title: str
     surprises: tuple[str, ...]
     by_design: tuple[tuple[str, int], ...]  # (family, how many of it lack the rule)
+    # Those outside the families whose rule the call that makes them switches off
+    # (`linalg_primitive(..., supports_batching=False)`): by design too, named.
+    switched_off: tuple[str, ...] = ()
 
 
 class Registry(NamedTuple):
@@ -379,23 +382,35 @@ def _gaps(prims, families) -> tuple[Gap, ...]:
                    and (r.platform is None or r.platform in R.XLA_PLATFORMS)}
     linear = {id(p) for p in classic for r in p.rules
               if "deflinear" in r.via or "defbilinear" in r.via}
-    checks = (
-        ("without an abstract eval rule", lambda p: "abstract_eval" not in kinds[id(p)]),
-        ("without a JVP rule", lambda p: "jvp" not in kinds[id(p)]),
-        ("linear (deflinear) but without a transpose rule",
+    checks = (  # (title, the kind lacking, whether a primitive lacks it)
+        ("without an abstract eval rule", "abstract_eval",
+         lambda p: "abstract_eval" not in kinds[id(p)]),
+        ("without a JVP rule", "jvp", lambda p: "jvp" not in kinds[id(p)]),
+        ("linear (deflinear) but without a transpose rule", "transpose",
          lambda p: id(p) in linear and "transpose" not in kinds[id(p)]),
-        ("without a batching rule", lambda p: "batching" not in kinds[id(p)]),
-        ("without an XLA lowering (default or per platform)", lambda p: id(p) not in xla_lowered),
-        ("with no rules at all", lambda p: not p.rules),
+        ("without a batching rule", "batching", lambda p: "batching" not in kinds[id(p)]),
+        ("without an XLA lowering (default or per platform)", "lowering",
+         lambda p: id(p) not in xla_lowered),
+        ("with no rules at all", None, lambda p: not p.rules),
     )
     gaps = []
-    for title, test in checks:
-        lacking = [p for p in classic if test(p)]
-        by_family = Counter(_family(p) for p in lacking)
-        gaps.append(Gap(title, tuple(sorted(label(p) for p in lacking if not _family(p))),
+    for title, kind, test in checks:
+        lacking = [p for p in classic if test(p) and not _family(p)]
+        by_family = Counter(_family(p) for p in classic if test(p))
+        off = {id(p) for p in lacking if _switched_off(p, kind)}
+        gaps.append(Gap(title, tuple(sorted(label(p) for p in lacking if id(p) not in off)),
                         tuple((f.name, by_family[f.name]) for f in families
-                              if by_family[f.name])))
+                              if by_family[f.name]),
+                        tuple(sorted(label(p) for p in lacking if id(p) in off))))
     return tuple(gaps)
+
+
+def _switched_off(prim, kind: str | None) -> bool:
+    """Whether the call that makes `prim` switches off its rule of `kind` (a lowering:
+    the default one, or one for an XLA platform)."""
+    return any(o.kind.value == kind and (kind != "lowering" or o.platform is None
+                                         or o.platform in R.XLA_PLATFORMS)
+               for o in prim.switched_off)
 
 
 # -- ranking ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """What an editor flags, at information level, in one file: a primitive that lacks a
 rule kind most of its siblings (the primitives its module defines) have; one whose
 lowerings skip a platform its siblings lower on; and a lowering registered for a
-platform JAX does not know.
+platform JAX does not know. A rule the call that makes the primitive switches off
+(`supports_batching=False`) is no gap: it is missing by design.
 """
 
 from __future__ import annotations
@@ -64,17 +65,25 @@ def _missing(prim: Primitive, siblings: list[Primitive], read: _Read) -> list[Ga
         return []
     label = prim.name or prim.variable
     kinds = read.kinds[id(prim)]
+    off = {o.kind.value for o in prim.switched_off  # by design, where it is made
+           if o.kind != RuleKind.LOWERING or not o.platform}
     having = Counter(kind for s in siblings for kind in read.kinds[id(s)])
     found = [Gap(prim.loc.line, MISSING_RULE, label, kind.value, having[kind.value],
                  len(siblings)) for kind in RuleKind
-             if kind.value not in kinds and _common(having[kind.value], len(siblings))]
+             if kind.value not in kinds | off and _common(having[kind.value], len(siblings))]
     if RuleKind.LOWERING.value in kinds and not _has_default_lowering(prim):
         lowering = Counter(p for s in siblings for p in read.platforms[id(s)])
-        for platform in sorted(set(lowering) - read.platforms[id(prim)]):
+        for platform in sorted(set(lowering) - read.platforms[id(prim)] - _off_platforms(prim)):
             if _common(lowering[platform], len(siblings)):
                 found.append(Gap(prim.loc.line, MISSING_PLATFORM, label, platform,
                                  lowering[platform], len(siblings)))
     return found
+
+
+def _off_platforms(prim: Primitive) -> set[str]:
+    """The platforms whose lowering the call that makes `prim` switches off."""
+    return {p for o in prim.switched_off if o.kind == RuleKind.LOWERING and o.platform
+            for p in (o.platforms or (o.platform,))}
 
 
 def _kinds(prim: Primitive) -> set[str]:

@@ -203,10 +203,21 @@ _RULE_SHOWN = MISSING_RULE._replace(fix=MISSING_RULE.fix.replace(
     "register it,", "register it (jaxmap shows where and how above),"))
 
 
-def missing_rule(shown: bool, registered: bool, not_linear: bool) -> Family | None:
+_RULE_SWITCHED_OFF = MISSING_RULE._replace(fix=(
+    "the primitive is made with this rule switched off on purpose (where, above), so "
+    "this release does not support that transformation of it: leave it out of the "
+    "transformation (for vmap, a Python loop or lax.map over the batch), or, for a "
+    "primitive of your own, make it with the rule on or register one"))
+
+
+def missing_rule(shown: bool, registered: bool, not_linear: bool,
+                 switched_off: bool = False) -> Family | None:
     """The fix for a rule-missing message: none where the rule should not exist (the
     answer says what to do instead); where the tree registers it, why it did not run;
+    where the call that makes the primitive switches it off, that it is so by design;
     else register it, pointing at the registrars shown where they are."""
     if not_linear:
         return None
-    return _RULE_REGISTERED if registered else _RULE_SHOWN if shown else MISSING_RULE
+    if registered:
+        return _RULE_REGISTERED
+    return _RULE_SWITCHED_OFF if switched_off else _RULE_SHOWN if shown else MISSING_RULE

@@ -8,7 +8,7 @@ import textwrap
 from itertools import groupby
 from typing import TYPE_CHECKING
 
-from jaxmap.render.text import kind_labels
+from jaxmap.render.text import SWITCHED_OFF, kind_labels, switched_off, switched_off_heading
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
@@ -264,10 +264,14 @@ def _has_rule(diagnosis, path: PathFn) -> list[str]:
 def _missing(missing, path: PathFn) -> list[str]:
     prim = missing.primitive
     platforms = f" for {', '.join(missing.platforms)}" if missing.platforms else ""
-    lines = [(f"missing rule: {missing.kind}{platforms} of {missing.style} primitive "
+    lines = [switched_off_heading(missing.kind, platforms, missing.name)
+             if missing.switched_off else
+             (f"missing rule: {missing.kind}{platforms} of {missing.style} primitive "
               f"{missing.name}")]
     if prim is not None:
         lines.append(f"  {'primitive':<14} {prim.name}  {path(prim.loc.file)}:{prim.loc.line}")
+        lines += [f"  {SWITCHED_OFF:<14} {switched_off(o, path)}"
+                  for o in missing.switched_off]
         lines.append(f"  {'has rules':<14} {', '.join(kind_labels(prim.rules)) or 'none'}")
     else:
         lines.append(f"  {'primitive':<14} {missing.name}  (not defined in the indexed tree)")

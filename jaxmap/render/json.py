@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jaxmap.knowledge.traces import rule_kinds, trace_kind
-from jaxmap.models import CALL_STATUSES, Definition, Primitive, Rule
+from jaxmap.models import CALL_STATUSES, Definition, Primitive, Rule, SwitchedOff
 from jaxmap.render.paging import EVERYTHING, Paging, capped, paged
 from jaxmap.render.paging import dump as _dump
 from jaxmap.render.view import View
@@ -25,7 +25,16 @@ def primitive(prim: Primitive, path: PathFn = _same) -> dict:
     return {"name": prim.name, "variable": prim.variable, "module": prim.module,
             "style": prim.style, "file": path(prim.loc.file), "line": prim.loc.line,
             "end_line": prim.loc.end_line, "aliases": list(prim.aliases),
-            "rules": [rule(r, path) for r in prim.rules]}
+            "rules": [rule(r, path) for r in prim.rules],
+            "switched_off": [switched_off(o, path) for o in prim.switched_off]}
+
+
+def switched_off(o: SwitchedOff, path: PathFn = _same) -> dict:
+    """A rule switched off where the primitive is made (not a rule)."""
+    return {"kind": o.kind.value, "platform": o.platform, "platforms": list(o.platforms),
+            "file": path(o.loc.file), "line": o.loc.line, "end_line": o.loc.end_line,
+            "via": o.via, "condition": o.condition,
+            "guard": {"file": path(o.guard.file), "line": o.guard.line}}
 
 
 def rule(r: Rule, path: PathFn = _same) -> dict:
@@ -111,7 +120,8 @@ def repo_map_document(data) -> str:
         "families": [{"name": f.name, "description": f.description,
                       "primitives": list(f.members)} for f in data.families],
         "gaps": [{"title": g.title, "surprises": list(g.surprises),
-                  "by_design": dict(g.by_design)} for g in data.gaps],
+                  "by_design": dict(g.by_design), "switched_off": list(g.switched_off)}
+                 for g in data.gaps],
         "hubs": [{"name": n, "imported_by": by, "imports": to} for n, by, to in data.hubs],
         "infrastructure": [{"name": n, "imported_by": by} for n, by in data.infrastructure],
         "rule_helpers": [{**place(*p), "primitives": n} for p, n in data.helpers],
@@ -372,7 +382,8 @@ def _explanation(found, path) -> dict:
             "internal": [_registration(r, path) for r in missing.internal],
             "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,
                           "function": s.function} for s in missing.siblings],
-            "new_primitive_flag": missing.flag},
+            "new_primitive_flag": missing.flag,
+            "switched_off": [switched_off(o, path) for o in missing.switched_off]},
         "not_linear": None if diagnosis is None else {
             "primitive": diagnosis.primitive.name,
             "transposed_at": [{"file": f, "line": li, "code": c}

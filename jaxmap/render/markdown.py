@@ -16,6 +16,7 @@ from jaxmap.errors import JaxmapError
 from jaxmap.knowledge.orientation import MESSAGE_PAGES
 from jaxmap.models import RuleKind
 from jaxmap.render.map_pages import HEADER, anchor, document, message_page, page_path
+from jaxmap.render.text import SWITCHED_OFF_DESCRIPTION, SWITCHED_OFF_FAMILY
 
 CHARS_PER_TOKEN = 3  # conservative for Markdown full of paths; English prose runs nearer 4
 PRIMITIVES_FILE = "REPO-MAP-PRIMITIVES.md"
@@ -316,10 +317,14 @@ def _gaps(data) -> Section:
     head = [("Primitives (not hijax classes) lacking a rule of a kind. Some families lack "
             "rules by design and are counted, not listed:")]
     head += [f"- *{f.name}*: {f.description} ({len(f.members)})" for f in data.families]
+    if any(gap.switched_off for gap in data.gaps):
+        head.append(f"- *{SWITCHED_OFF_FAMILY}*: {SWITCHED_OFF_DESCRIPTION} (named in the table)")
     head += ["", "| lacking | surprises | by design |", "|---|---|---|"]
     rows = []
     for gap in data.gaps:
-        design = ", ".join(f"{n} {name}" for name, n in gap.by_design) or "—"
+        off = [f"{SWITCHED_OFF_FAMILY}: {', '.join(f'`{n}`' for n in gap.switched_off)}"] \
+            if gap.switched_off else []
+        design = ", ".join([f"{n} {name}" for name, n in gap.by_design] + off) or "—"
         names = ", ".join(f"`{n}`" for n in gap.surprises) or "none"
         rows.append(f"| {len(gap.surprises)} {gap.title} | {names} | {design} |")
     return Section("Gaps", 7, tuple(head), tuple(rows))

@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from jaxmap.knowledge.traces import rule_kinds, trace_kind, trace_only
-from jaxmap.models import Definition, Primitive, Rule, RuleKind
+from jaxmap.models import Definition, Primitive, Rule, RuleKind, SwitchedOff
 from jaxmap.render.view import View
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ def primitive(prim: Primitive, path: PathFn, source_line: SourceFn, tests=None) 
     lines += [rule_line(r, path, width) for r in prim.rules]
     if not prim.rules:
         lines.append("  (no rules registered)")
+    lines += [f"  {SWITCHED_OFF:<{width}} {switched_off(o, path)}" for o in prim.switched_off]
     if tests is None:
         tests = [(t.name, t.loc.file, t.loc.line, "") for t in prim.tests]
     else:
@@ -127,7 +128,33 @@ def rule_line(r: Rule, path: PathFn, width: int = _KIND_WIDTH) -> str:
     return text
 
 
-def platform_label(r: Rule) -> str:
+SWITCHED_OFF = "switched off"  # a rule the call that makes the primitive switches off
+
+
+def switched_off(o: SwitchedOff, path: PathFn) -> str:
+    """`batching  PATH:977  `supports_batching` is False here (standard_linalg_primitive
+    registers it only under its `if` at PATH:845)`: a rule the call that makes the
+    primitive switches off, at that call."""
+    helper = o.via.partition(" > ")[0]
+    return (f"{o.kind.value}{platform_label(o)}  {path(o.loc.file)}:{o.loc.line}  "
+            f"{o.condition} here ({helper} registers it only under its `if` at "
+            f"{path(o.guard.file)}:{o.guard.line})")
+
+
+# REPO-MAP's gaps: primitives lacking a rule their making call switches off.
+SWITCHED_OFF_FAMILY = "switched off where made"
+SWITCHED_OFF_DESCRIPTION = (
+    "made by a helper called with the rule switched off (`linalg_primitive(..., "
+    "supports_batching=False)`); `jaxmap locate NAME` shows the call and the helper's `if`")
+
+
+def switched_off_heading(kind: str, platforms: str, name: str) -> str:
+    """explain's first line for a rule missing by design."""
+    return (f"switched off: {kind}{platforms} of primitive {name}, by design: the call "
+            f"that makes it switches the rule off")
+
+
+def platform_label(r: Rule | SwitchedOff) -> str:
     """`[tpu]`, or `[gpu: cuda, rocm]` where the registered platform is an alias."""
     if not r.platform:
         return ""

@@ -21,6 +21,7 @@ from jaxmap.models import (
     Rule,
     RuleKind,
     SourceLoc,
+    SwitchedOff,
 )
 from jaxmap.store import write as store
 from jaxmap.store.read_core import NAMED_PRIMITIVE, each_rule_function, like, named_primitive
@@ -34,6 +35,8 @@ _RULE = ("primitive_id, kind, file, line, end_line, via, platform, function_name
          "function_file, function_line, platforms, functions, condition, written, keywords, "
          "overridden_by")
 _RULE_OF_R = ", ".join(f"r.{column.strip()}" for column in _RULE.split(","))
+_SWITCHED_OFF = ("primitive_id, kind, file, line, end_line, via, platform, platforms, "
+                 "condition, guard_file, guard_line")
 _DEFINITION = "id, name, qualname, kind, file, line, end_line, summary, alias_of"
 
 
@@ -47,7 +50,12 @@ class Index(GraphReads):
         rules: dict[int, list[Rule]] = {}
         for row in self._conn.execute(f"SELECT {_RULE} FROM rules ORDER BY primitive_id, seq"):
             rules.setdefault(row[0], []).append(_rule(row))
-        return [_primitive(row, rules.get(row[0], ())) for row in
+        offs: dict[int, list[SwitchedOff]] = {}
+        for row in self._conn.execute(
+                f"SELECT {_SWITCHED_OFF} FROM switched_off ORDER BY primitive_id, rowid"):
+            offs.setdefault(row[0], []).append(_switched_off(row))
+        return [_primitive(row, rules.get(row[0], ()))._replace(
+                    switched_off=tuple(offs.get(row[0], ()))) for row in
                 self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives ORDER BY id")]
 
     def primitive_count(self) -> int:
@@ -60,7 +68,8 @@ class Index(GraphReads):
         rows = self._conn.execute(
             f"SELECT {_PRIMITIVE} FROM primitives WHERE {NAMED_PRIMITIVE}",
             named_primitive(name, stem)).fetchall()
-        return [_primitive(row, self._rules(row[0]))._replace(tests=self._tests(row[0]))
+        return [_primitive(row, self._rules(row[0]))._replace(
+                    tests=self._tests(row[0]), switched_off=self._switched_off(row[0]))
                 for row in rows]
 
     def bound_by_namesakes(self) -> set[tuple[str, str]]:
@@ -81,6 +90,12 @@ class Index(GraphReads):
     def _rules(self, pid: int) -> list[Rule]:
         return [_rule(row) for row in self._conn.execute(
             f"SELECT {_RULE} FROM rules WHERE primitive_id = ? ORDER BY seq", (pid,))]
+
+    def _switched_off(self, pid: int) -> tuple[SwitchedOff, ...]:
+        """The rules the call that made the primitive switches off (not rules)."""
+        return tuple(_switched_off(row) for row in self._conn.execute(
+            f"SELECT {_SWITCHED_OFF} FROM switched_off WHERE primitive_id = ? ORDER BY rowid",
+            (pid,)))
 
     def _tests(self, pid: int) -> tuple[FunctionRef, ...]:
         """Test functions that use the primitive or call a function that binds it."""
@@ -170,10 +185,12 @@ class Index(GraphReads):
         return self._definitions(sorted(rows, key=lambda row: (row[4], row[5])))
 
     def primitives_in_file(self, file: str) -> list[Primitive]:
-        """The primitives defined in `file`, with their rules, in line order."""
+        """The primitives defined in `file`, with their rules (and those switched off
+        where they are made), in line order."""
         rows = self._conn.execute(f"SELECT {_PRIMITIVE} FROM primitives WHERE file = ? "
                                   "ORDER BY line, id", (file,)).fetchall()
-        return [_primitive(row, self._rules(row[0])) for row in rows]
+        return [_primitive(row, self._rules(row[0]))._replace(
+                    switched_off=self._switched_off(row[0])) for row in rows]
 
     def rules_with_function_in(self, file: str, line: int | None = None
                                ) -> list[tuple[int, str, str, str, str, int]]:
@@ -389,6 +406,13 @@ def _rule(row) -> Rule:
     return Rule(RuleKind(kind), SourceLoc(file, line, end_line), via, platform, function,
                 tuple(platforms.split(",")) if platforms else (), functions, condition,
                 written or None, keywords, overridden_by)
+
+
+def _switched_off(row) -> SwitchedOff:
+    _pid, kind, file, line, end_line, via, platform, platforms, condition, g_file, g_line = row
+    return SwitchedOff(RuleKind(kind), SourceLoc(file, line, end_line), via, condition,
+                       SourceLoc(g_file, g_line), platform,
+                       tuple(platforms.split(",")) if platforms else ())
 
 
 def _dotted(expression) -> str | None:

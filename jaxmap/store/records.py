@@ -45,6 +45,25 @@ class RuleRecord:
 
 
 @dataclass(slots=True)
+class SwitchedOffRecord:
+    """A registration a call's argument switches off: the rule a helper that makes
+    primitives registers only under an `if` on its parameters, which this call's
+    arguments decide the other way (`linalg_primitive(..., supports_batching=False)`).
+    Not a rule: nothing is registered."""
+
+    kind: str
+    file: str  # the call
+    line: int
+    end_line: int | None
+    via: str
+    platform: str | None
+    condition: str  # how the `if` goes: "`supports_batching` is False"
+    guard_file: str  # the `if`, in the helper
+    guard_line: int
+    platforms: list[str] = field(default_factory=list)  # what `platform` stands for
+
+
+@dataclass(slots=True)
 class PrimitiveRecord:
     name: str | None
     variable: str | None
@@ -55,6 +74,7 @@ class PrimitiveRecord:
     style: str = "classic"
     rules: list[RuleRecord] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)  # other module-level names for it
+    switched_off: list[SwitchedOffRecord] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -17,10 +17,17 @@ import os
 import re
 
 from jaxmap.errors import SnapshotError
-from jaxmap.models import Definition, Primitive, Rule
+from jaxmap.models import Definition, Primitive, Rule, SwitchedOff
 from jaxmap.store import write as store
 from jaxmap.store.read import Index
-from jaxmap.store.records import DefinitionRecord, Place, PrimitiveRecord, Resolution, RuleRecord
+from jaxmap.store.records import (
+    DefinitionRecord,
+    Place,
+    PrimitiveRecord,
+    Resolution,
+    RuleRecord,
+    SwitchedOffRecord,
+)
 
 FORMAT = 1
 _NAME = re.compile(r"jax-(\d+(?:\.\d+)*)\.json\.gz\Z")
@@ -96,7 +103,18 @@ def _primitive_record(prim: Primitive) -> dict:
     loc = prim.loc
     return {"name": prim.name, "variable": prim.variable, "module": prim.module,
             "style": prim.style, "file": loc.file, "line": loc.line, "end_line": loc.end_line,
-            "aliases": list(prim.aliases), "rules": [_rule_record(r) for r in prim.rules]}
+            "aliases": list(prim.aliases), "rules": [_rule_record(r) for r in prim.rules],
+            # only where there are any: most primitives have none
+            **({"switched_off": [_switched_off_record(o) for o in prim.switched_off]}
+               if prim.switched_off else {})}
+
+
+def _switched_off_record(o: SwitchedOff) -> dict:
+    """A rule switched off where the primitive is made, as `locate --json` says it."""
+    return {"kind": o.kind.value, "platform": o.platform, "platforms": list(o.platforms),
+            "file": o.loc.file, "line": o.loc.line, "end_line": o.loc.end_line,
+            "via": o.via, "condition": o.condition,
+            "guard": {"file": o.guard.file, "line": o.guard.line}}
 
 
 def _rule_record(rule: Rule) -> dict:
@@ -138,7 +156,14 @@ def _resolution(document: dict) -> Resolution:
 def _primitive(p: dict) -> PrimitiveRecord:
     return PrimitiveRecord(p["name"], p["variable"], p["module"], p["file"], p["line"],
                            p["end_line"], p["style"], [_rule(r) for r in p["rules"]],
-                           list(p.get("aliases", ())))
+                           list(p.get("aliases", ())),
+                           [_switched_off(o) for o in p.get("switched_off", ())])
+
+
+def _switched_off(o: dict) -> SwitchedOffRecord:
+    return SwitchedOffRecord(o["kind"], o["file"], o["line"], o["end_line"], o["via"],
+                             o["platform"], o["condition"], o["guard"]["file"],
+                             o["guard"]["line"], o["platforms"])
 
 
 def _rule(r: dict) -> RuleRecord:

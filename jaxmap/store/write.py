@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 30  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 31  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
 # calls.fill_lines); 22: rules.keywords; 23: calls of a call's result
@@ -45,7 +45,8 @@ SCHEMA_VERSION = 30  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # comment among them had swallowed the body; a comment added there only moves rows),
 # and a default on a signature's own line no assignment; 30: rules.overridden_by, the
 # line of a later registration of the rule in its file that certainly replaces it (facts'
-# `straight` lines)
+# `straight` lines); 31: table switched_off, the registrations a call's argument
+# switches off (`linalg_primitive(..., supports_batching=False)`)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
@@ -73,6 +74,11 @@ CREATE TABLE rules (
   via TEXT, platform TEXT, function_name TEXT, function_file TEXT, function_line INTEGER,
   platforms TEXT, functions TEXT, condition TEXT, written TEXT, keywords TEXT,
   overridden_by INTEGER);
+-- A registration a call's argument switches off (records.py's SwitchedOffRecord): not
+-- a rule. file, line, end_line: the call; guard_file, guard_line: the helper's `if`.
+CREATE TABLE switched_off (
+  primitive_id INTEGER, kind TEXT, file TEXT, line INTEGER, end_line INTEGER, via TEXT,
+  platform TEXT, platforms TEXT, condition TEXT, guard_file TEXT, guard_line INTEGER);
 CREATE TABLE definitions (
   id INTEGER PRIMARY KEY, name TEXT, qualname TEXT, kind TEXT, module TEXT, file TEXT,
   line INTEGER, end_line INTEGER, summary TEXT, alias_of TEXT);
@@ -107,6 +113,7 @@ CREATE INDEX primitives_name ON primitives (name);
 CREATE INDEX primitives_variable ON primitives (variable);
 CREATE INDEX rules_primitive ON rules (primitive_id);
 CREATE INDEX rules_function ON rules (function_file, function_line);
+CREATE INDEX switched_off_primitive ON switched_off (primitive_id);
 CREATE INDEX definitions_place ON definitions (file, line);
 CREATE INDEX definitions_module ON definitions (module);
 CREATE INDEX primitives_module ON primitives (module);
@@ -123,8 +130,8 @@ CREATE INDEX calls_caller ON calls (caller);
 CREATE INDEX calls_callee ON calls (callee);
 CREATE INDEX rule_calls_primitive ON rule_calls (primitive_id);
 """
-TABLES = frozenset({"meta", "files", "facts", "dirs", "primitives", "rules", "definitions",
-                    "public_paths", "imports", "binds", "calls", "messages", "tests",
+TABLES = frozenset({"meta", "files", "facts", "dirs", "primitives", "rules", "switched_off",
+                    "definitions", "public_paths", "imports", "binds", "calls", "messages", "tests",
                     "diagnostics", "rule_calls", "stale"})
 
 
@@ -411,6 +418,11 @@ def first_phase_moves(conn: sqlite3.Connection, moved: dict[str, dict[int, int]]
                 "SELECT rowid, file, line, end_line, function_file, function_line, functions,"
                 f" written, overridden_by FROM rules WHERE file {in_files} OR function_file "
                 f"{in_files} OR functions IS NOT NULL OR written IS NOT NULL", files + files)]),
+        ("UPDATE switched_off SET line = ?, end_line = ?, guard_line = ? WHERE rowid = ?", [
+            (line(f, a), line(f, b), line(g, c), rowid)
+            for rowid, f, a, b, g, c in conn.execute(
+                "SELECT rowid, file, line, end_line, guard_file, guard_line FROM switched_off"
+                f" WHERE file {in_files} OR guard_file {in_files}", files + files)]),
         ("UPDATE diagnostics SET message = ? WHERE rowid = ?", [
             (_moved_diagnostic(message, line), rowid)
             for rowid, message in conn.execute("SELECT rowid, message FROM diagnostics")]),
@@ -539,8 +551,8 @@ def _resolution(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
     conn.executescript(_INDEXES)
 
 
-FIRST_PHASE = ("meta", "primitives", "rules", "definitions", "public_paths", "imports",
-               "diagnostics")  # the tables `first_phase` fills
+FIRST_PHASE = ("meta", "primitives", "rules", "switched_off", "definitions", "public_paths",
+               "imports", "diagnostics")  # the tables `first_phase` fills
 
 
 def first_phase(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
@@ -555,6 +567,10 @@ def first_phase(conn: sqlite3.Connection, meta, resolution: Resolution) -> None:
          *(r.function or (None, None, None)), ",".join(r.platforms), _more_functions(r),
          r.condition, _written(r.written), r.keywords, r.overridden_by)
         for pid, p in enumerate(resolution.primitives) for seq, r in enumerate(p.rules)])
+    conn.executemany(f"INSERT INTO switched_off VALUES ({', '.join('?' * 11)})", [
+        (pid, o.kind, o.file, o.line, o.end_line, o.via, o.platform, ",".join(o.platforms),
+         o.condition, o.guard_file, o.guard_line)
+        for pid, p in enumerate(resolution.primitives) for o in p.switched_off])
     conn.executemany("INSERT INTO definitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         (i, d.name, d.qualname, d.kind, d.module, d.file, d.line, d.end_line, d.summary,
          d.alias_of)

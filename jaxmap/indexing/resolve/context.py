@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from jaxmap.indexing.facts import UNKNOWN
+
+
+class Guard(NamedTuple):
+    """An `if` on parameters around a registration under summary: its condition (a
+    value, decided where the summary is applied), whether the registration is in its
+    body (True) or its `else:`, the condition as written, and where the `if` is."""
+
+    condition: tuple
+    taken: bool
+    text: str
+    module: str
+    line: int
 
 
 @dataclass
@@ -12,10 +25,13 @@ class Summary:
     """What calling a function does: registrations on its parameters or on the
     primitive it creates, and what it returns."""
 
-    # (target, kind, via, platform, rule, guards, conditions); guards: ((condition,
-    # branch), ...) on parameters, decided where the summary is applied; conditions:
-    # the text of other `if`s around the registration, which nothing decides.
+    # (target, kind, via, platform, rule, guards, conditions); guards: Guards on
+    # parameters, decided where the summary is applied; conditions: the text of other
+    # `if`s around the registration, which nothing decides.
     regs: list[tuple] = field(default_factory=list)
+    # (target, kind, via, platform, guard): registrations the arguments of a call it
+    # makes switch off (the Guard that goes the other way).
+    offs: list[tuple] = field(default_factory=list)
     returns: tuple = UNKNOWN
     created: list[tuple] = field(default_factory=list)  # name of each NEW, by its k
     # A loop over a parameter, or a name assigned under an `if` on one: what it registers
@@ -33,7 +49,7 @@ class Context:
     locals: dict
     site: tuple = (0, 0)
     summary: Summary | None = None
-    guards: list = field(default_factory=list)  # open `if` branches on parameters
+    guards: list = field(default_factory=list)  # open `if`s on parameters, as Guards
     conditions: list = field(default_factory=list)  # other open `if`s, as text
     # In the body of a nested function being called: registrations keep the caller's
     # site, and what it returns is collected here.

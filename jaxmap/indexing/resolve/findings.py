@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jaxmap.indexing.resolve.names import Names
-from jaxmap.store.records import Place, PrimitiveRecord, RuleRecord
+from jaxmap.store.records import Place, PrimitiveRecord, RuleRecord, SwitchedOffRecord
 
 
 class Findings:
@@ -46,13 +46,30 @@ class Findings:
             str(kind), self.names.path(module), line, end_line, via, platform, functions,
             condition, written, handed=handed or [], keywords=keywords))
 
+    def switched_off(self, pid: int, kind, module: str, site: tuple[int, int], via: str,
+                     platform: str | None, condition: str, guard: tuple[str, int]) -> None:
+        """A rule of primitive `pid` that the call at `site` of `module` switches off:
+        `condition` says how the `if` at `guard` (module, line) goes; once each."""
+        line, end_line = site
+        guard_module, guard_line = guard
+        record = SwitchedOffRecord(str(kind), self.names.path(module), line, end_line, via,
+                                   platform, condition, self.names.path(guard_module),
+                                   guard_line)
+        offs = self.primitives[pid].switched_off
+        if record not in offs:
+            offs.append(record)
+
     def expand_platforms(self, aliases: dict[str, list[str]]) -> None:
-        """Give each rule `platforms`: the platforms its `platform` stands for (`gpu`:
-        cuda and rocm, as the tree's own alias table says); none for a default rule."""
+        """Give each rule, and each registration switched off, `platforms`: the
+        platforms its `platform` stands for (`gpu`: cuda and rocm, as the tree's own
+        alias table says); none for a default rule."""
         for primitive in self.primitives:
             for rule in primitive.rules:
                 platform = rule.platform
                 rule.platforms = list(aliases.get(platform, [platform])) if platform else []
+            for off in primitive.switched_off:
+                off.platforms = list(aliases.get(off.platform, [off.platform])) \
+                    if off.platform else []
 
     def kinds_of(self, pid: int) -> set[str]:
         return {rule.kind for rule in self.primitives[pid].rules}

@@ -22,7 +22,7 @@ from jaxmap.indexing.facts import (
     SYM,
     UNKNOWN,
 )
-from jaxmap.indexing.resolve.context import Context
+from jaxmap.indexing.resolve.context import Context, Guard
 from jaxmap.indexing.resolve.findings import Findings
 from jaxmap.indexing.resolve.names import Names
 from jaxmap.indexing.resolve.values import bind_params, is_callable
@@ -138,6 +138,21 @@ class Registrations:
             self.findings.add_rule(target[1], param, ctx.site_in, ctx.site, f"{via} > {param}",
                                    platform_name, [f for f in (self._function_ref(received),)
                                                    if f is not None], condition)
+
+    def switched_off(self, target, kind, via, platform, guard: Guard, ctx: Context) -> None:
+        """A registration the arguments of a call switch off (`guard` goes the other
+        way): kept in the summary of the function being summarised, else recorded for
+        the primitive it names, at the call."""
+        via = ctx.via + via
+        if ctx.summary is not None:
+            if target[0] in _SUMMARY_TARGETS:
+                ctx.summary.offs.append((target, kind, via, platform, guard))
+            return
+        if target[0] == PRIM:
+            self.findings.switched_off(target[1], kind, ctx.site_in, ctx.site, via,
+                                       platform[1] if platform[0] == STR else None,
+                                       f"`{guard.text}` is {not guard.taken}",
+                                       (guard.module, guard.line))
 
     def _functions(self, rule: tuple) -> tuple[tuple, list[Place]]:
         """The value the rule's first function comes from (which `written` and `handed`

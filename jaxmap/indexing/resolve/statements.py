@@ -40,7 +40,7 @@ from jaxmap.indexing.facts import (
     SetItem,
     Unpack,
 )
-from jaxmap.indexing.resolve.context import Context
+from jaxmap.indexing.resolve.context import Context, Guard
 from jaxmap.indexing.resolve.evaluator import ZIP, Evaluator
 from jaxmap.indexing.resolve.registrations import registry
 from jaxmap.indexing.resolve.values import (
@@ -125,8 +125,8 @@ class Statements(Evaluator):
                 and any(type(event) in _BINDINGS for event in events):
             ctx.summary.per_call = True  # which value a name gets, each call's arguments say
         opened = ctx.guards if guarded else ctx.conditions
-        opened.append((condition, branch.taken) if guarded else
-                      condition_text(branch))
+        opened.append(Guard(condition, branch.taken, branch.text, ctx.module, branch.line)
+                      if guarded else condition_text(branch))
         try:
             self._block(events, index, blocks, ctx)
         finally:

@@ -7,7 +7,7 @@ each call site to the arguments.
 from __future__ import annotations
 
 from jaxmap.indexing.facts import APPLIED, LAMBDA, MADE, NEW, PARAM, UNKNOWN
-from jaxmap.indexing.resolve.context import Context, Summary
+from jaxmap.indexing.resolve.context import Context, Guard, Summary
 from jaxmap.indexing.resolve.evaluator import Evaluator
 from jaxmap.indexing.resolve.values import (
     Rewrite,
@@ -25,9 +25,10 @@ class Summaries(Evaluator):
 
     def apply(self, func: tuple, args, kwargs, ctx, via, decorated) -> tuple:
         """A call of a function of the tree: its summary, applied to the arguments."""
-        summary = self.summary(func[1], func[2])
-        if summary is None:
+        general = self.summary(func[1], func[2])
+        if general is None:
             return (APPLIED, func, args)
+        summary = general
         spec = self.names.facts(func[1]).funcs[func[2]]
         bound = bind_params(spec.params, args, kwargs, spec.defaults)
         specialised = self._specialise(func, spec.params, bound) \
@@ -45,17 +46,12 @@ class Summaries(Evaluator):
         def subst(value):
             return with_new(with_args(value))
 
-        for target, kind, inner_via, platform, rule, guards, conditions in summary.regs:
-            guards = tuple((subst(condition), branch) for condition, branch in guards)
-            if any(truth_of(condition) not in (None, branch) for condition, branch in guards):
-                continue  # registered in a branch this call does not take
-            rule = subst(rule)
-            if decorated is not None and not is_callable(rule):
-                rule = decorated
-            self.registrations.register(subst(target), kind, f"{via} > {inner_via}",
-                                        subst(platform), rule, ctx,
-                                        tuple(g for g in guards if truth_of(g[0]) is None),
-                                        conditions)
+        offs, made = self._register(summary, subst, via, ctx, decorated)
+        if specialised is not None:
+            offs += self._skipped(general, specialised, bound, created, via)
+        for target, kind, off_via, platform, guard in offs:
+            if (target, kind, platform) not in made:  # else the `else:` of the same `if`
+                self.registrations.switched_off(target, kind, off_via, platform, guard, ctx)
         if summary.returns[0] == LAMBDA:  # a rule factory (`_argnum_weak_type(0)`)
             returned = (MADE, func, args)
         else:
@@ -66,6 +62,54 @@ class Summaries(Evaluator):
                                    f"by {func[1]}.{func[2]} nests too deep to follow: parts "
                                    f"of it are unknown")
         return returned
+
+    def _register(self, summary: Summary, subst, via: str, ctx: Context,
+                  decorated) -> tuple[list[tuple], list[tuple]]:
+        """Register what a summary registers, its values rewritten by `subst`: what the
+        call's arguments switch off, as (target, kind, via, platform, guard), and what
+        it registers, as (target, kind, platform)."""
+        offs = [(subst(target), kind, f"{via} > {inner_via}", subst(platform), guard)
+                for target, kind, inner_via, platform, guard in summary.offs]
+        made = []
+        for target, kind, inner_via, platform, rule, guards, conditions in summary.regs:
+            target, platform = subst(target), subst(platform)
+            guards = tuple(g._replace(condition=subst(g.condition)) for g in guards)
+            off = _switching_off(guards)
+            if off is not None:  # registered in a branch this call does not take
+                offs.append((target, kind, f"{via} > {inner_via}", platform, off))
+                continue
+            made.append((target, kind, platform))
+            rule = subst(rule)
+            if decorated is not None and not is_callable(rule):
+                rule = decorated
+            self.registrations.register(target, kind, f"{via} > {inner_via}", platform, rule,
+                                        ctx, tuple(g for g in guards
+                                                   if truth_of(g.condition) is None),
+                                        conditions)
+        return offs, made
+
+    def _skipped(self, general: Summary, specialised: Summary, bound: dict,
+                 created: dict, via: str) -> list[tuple]:
+        """The registrations a call's arguments switch off where a specialised summary
+        ran the call (its body skipped the branches they are in): those of the general
+        summary that a guard the arguments decide leaves out, on what the call passed
+        or created (a primitive the general summary creates is the specialised one's
+        of the same place, where both make it of the same name)."""
+        with_args = Rewrite(bound=bound, isinstance_of=self.objects.isinstance)
+        offs = []
+        for target, kind, inner_via, platform, _, guards, _ in general.regs:
+            off = _switching_off(tuple(g._replace(condition=with_args(g.condition))
+                                       for g in guards))
+            if off is None:
+                continue
+            target = with_args(target)
+            if target[0] == NEW:
+                k = target[2]
+                same = k < len(specialised.created) and \
+                    with_args(general.created[k]) == specialised.created[k]
+                target = created.get(k, UNKNOWN) if same else UNKNOWN
+            offs.append((target, kind, f"{via} > {inner_via}", with_args(platform), off))
+        return offs
 
     def summary(self, module: str, qualname: str) -> Summary | None:
         """What calling a function does, with PARAM values for its parameters."""
@@ -101,6 +145,11 @@ class Summaries(Evaluator):
         events = self._statements(module, qualname)
         self._block(events, -1, facts.blocks, ctx)
         return summary
+
+
+def _switching_off(guards: tuple[Guard, ...]) -> Guard | None:
+    """The first guard decided the other way from the branch the registration is in."""
+    return next((g for g in guards if truth_of(g.condition) not in (None, g.taken)), None)
 
 
 def _created_used(summary: Summary) -> list[int]:
