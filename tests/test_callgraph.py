@@ -869,3 +869,25 @@ def test_callers_of_an_override_are_those_of_the_method_it_overrides(tmp_path_fa
     assert found("plain") == [] and found("vmap_one") == [("pkg.batching.plain", 1, None)]
     # the base's own callers are as they were: no override is one of them
     assert ("pkg.batching.BatchTrace.process", 1, None) in found("Trace.process")
+
+
+def test_calls_lists_a_bind_once_where_a_helper_binds_it_at_the_same_line(capsys, tmp_path):
+    """`helper(prim, x) + prim.bind(x)`: the same primitives bound at one line, directly
+    and through a helper that binds its parameter; each is listed once, most directly."""
+    src = tmp_path / "jax" / "_src"
+    src.mkdir(parents=True)
+    (tmp_path / "jax" / "__init__.py").write_text("")
+    (src / "__init__.py").write_text("")
+    (src / "core.py").write_text("class Primitive:\n  def __init__(self, name):\n"
+                                 "    self.name = name\n\n"
+                                 "  def bind(self, *args):\n    return args\n")
+    (src / "ops.py").write_text(
+        "from jax._src import core\n\na_p = core.Primitive('a')\nb_p = core.Primitive('b')\n"
+        "\n\ndef bind_helper(prim, x):\n  return prim.bind(x)\n\n\n"
+        "def either(x, flag):\n  prim = a_p if flag else b_p\n"
+        "  return bind_helper(prim, x) + prim.bind(x)\n")
+    found = json.loads(run_tree(capsys, tmp_path, "calls", "jax._src.ops.either",
+                                "--json"))["found"]
+    bound = [(f["name"], f["chain"]) for f in found if f["kind"] == "primitive"]
+    assert sorted(bound) == [("a_p", ["jax._src.ops.either", "a_p.bind"]),
+                             ("b_p", ["jax._src.ops.either", "b_p.bind"])]

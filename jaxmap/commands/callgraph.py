@@ -690,12 +690,18 @@ def _descend(index, start: list[int], depth: int | None, prims_only: bool = Fals
 
 def _bound(index, frontier, step: int, parent, owners, through: set[int]) -> list[Reached]:
     """The primitives the functions of `frontier` bind, one step below them (`through`:
-    those a binder reached through a value's call may bind)."""
-    rows = index.bound_by(frontier)
+    those a binder reached through a value's call may bind); a bind at one line once,
+    by its most direct row (`prim.bind(...)` is also a call of `Primitive.bind`, which
+    binds what its receiver holds: the same bind, one step longer)."""
+    rows = sorted(index.bound_by(frontier), key=lambda row: row[3] is not None)
     prims = {pid: variable or prim_name for pid, prim_name, variable
              in index.primitive_labels({pid for _d, pid, _l, _v in rows})}
     found = []
+    seen: set[tuple[int, int, int]] = set()
     for did, pid, line, via in rows:
+        if (did, pid, line) in seen:
+            continue
+        seen.add((did, pid, line))
         owner = owners[did]
         chain = _chain(did, parent, owners, down=True) + ((via,) if via else ()) \
             + (f"{prims[pid]}.bind",)
