@@ -380,22 +380,36 @@ def _places(refs) -> list:
 @functools.cache
 def _server_class():
     """pygls's LanguageServer, holding its answers, that tells the editor in one line
-    of a message it could not read (pygls would pop up a window), and answers a request
+    of a message it could not read (pygls would pop up a window), answers a request
     whose params it cannot read with that error (pygls answers none: a client waiting
-    for its id would wait for ever)."""
+    for its id would wait for ever), and a value that is no JSON-RPC message (`[]`, a
+    "method" that is no string) with Invalid Request (lspmessages.py)."""
     from lsprotocol import types as t
     from pygls.exceptions import JsonRpcException
     from pygls.lsp.server import LanguageServer
     from pygls.protocol import LanguageServerProtocol
 
+    from jaxmap import lspmessages
+
     class Protocol(LanguageServerProtocol):
         def structure_message(self, data):
+            invalid = lspmessages.judge(data) if "jsonrpc" in data else None
+            if invalid is not None:  # what json.loads returns, for handle_message
+                return invalid
             try:
                 return super().structure_message(data)
             except JsonRpcException as error:
                 if "id" in data and "method" in data:
                     self._send_response(data["id"], error=error.to_response_error())
                 raise
+
+        def handle_message(self, message):
+            invalid = lspmessages.unread(message)
+            if invalid is None:
+                return super().handle_message(message)
+            self._send_data(lspmessages.answer(invalid))
+            self._server.answers.log(self._server.answers.render.INVALID_REQUEST.format(
+                why=invalid.why), t.MessageType.Error)
 
     class Server(LanguageServer):
         answers: _Answers
