@@ -112,8 +112,8 @@ class ServedSession:
     while the graph is solved), and `on_first_phase(report)` is told.
 
     `on_refreshed(report, error)`, `on_first_phase(report)` and `on_progress(progress)`
-    (a stages.Progress) run on the server's thread; so does every method here. `error` is the last
-    update's, if it failed."""
+    (a stages.Progress) run on the server's thread; so does every method here. `error`
+    is the last update's, if it failed."""
 
     def __init__(self, root: str | None, post: Post, on_refreshed, on_progress=None,
                  on_first_phase=None):
