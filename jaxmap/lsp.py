@@ -380,22 +380,36 @@ def _places(refs) -> list:
 @functools.cache
 def _server_class():
     """pygls's LanguageServer, holding its answers, that tells the editor in one line
-    of a message it could not read (pygls would pop up a window), and answers a request
+    of a message it could not read (pygls would pop up a window), answers a request
     whose params it cannot read with that error (pygls answers none: a client waiting
-    for its id would wait for ever)."""
+    for its id would wait for ever), and a value that is no JSON-RPC message (`[]`, a
+    "method" that is no string) with Invalid Request (lspmessages.py)."""
     from lsprotocol import types as t
     from pygls.exceptions import JsonRpcException
     from pygls.lsp.server import LanguageServer
     from pygls.protocol import LanguageServerProtocol
 
+    from jaxmap import lspmessages
+
     class Protocol(LanguageServerProtocol):
         def structure_message(self, data):
+            invalid = lspmessages.judge(data) if "jsonrpc" in data else None
+            if invalid is not None:  # what json.loads returns, for handle_message
+                return invalid
             try:
                 return super().structure_message(data)
             except JsonRpcException as error:
                 if "id" in data and "method" in data:
                     self._send_response(data["id"], error=error.to_response_error())
                 raise
+
+        def handle_message(self, message):
+            invalid = lspmessages.unread(message)
+            if invalid is None:
+                return super().handle_message(message)
+            self._send_data(lspmessages.answer(invalid))
+            self._server.answers.log(self._server.answers.render.INVALID_REQUEST.format(
+                why=invalid.why), t.MessageType.Error)
 
     class Server(LanguageServer):
         answers: _Answers
@@ -412,35 +426,37 @@ def _one_line(error: BaseException) -> str:
 
 
 class _BuildProgress:
-    """The build shown as work-done progress (`$/progress`) where the client supports
-    it: begun at the first progress of an update, ended when it ends."""
+    """An update shown as work-done progress (`$/progress`) where the client supports
+    it: begun at its first progress, ended when it ends; its percentage (stages.py)
+    only rises, and its message names the stage (`call graph: 120 of 617 modules`)."""
 
     def __init__(self, server):
         self.server = server
         self._token: str | None = None  # of the update running
         self._begun = False
         self._count = 0
-        self._percent = 0
+        self._told = (0, "")  # (percentage, message): the latest
 
     def supported(self) -> bool:
         window = self.server.client_capabilities.window
         return bool(window and window.work_done_progress)
 
-    def report(self, done: int, total: int) -> None:
+    def report(self, progress) -> None:
         from lsprotocol import types as t
+
+        from jaxmap.render.text import build_progress
 
         if not self.supported():
             return
-        percent = done * 100 // max(total, 1)
+        told = (progress.percent, build_progress(progress.stage, progress.done, progress.total))
         if self._token is None:
             self._count += 1
-            self._token, self._percent = f"jaxmap-index-{self._count}", percent
-            token = self._token
+            token = self._token = f"jaxmap-index-{self._count}"
             self.server.work_done_progress.create(token, lambda *_: self._begin(token))
-        elif percent != self._percent and self._begun:
-            self._percent = percent
+        elif self._begun and told != self._told:
             self.server.work_done_progress.report(self._token, t.WorkDoneProgressReport(
-                message=f"{done:,} of {total:,}", percentage=percent))
+                message=told[1], percentage=told[0]))
+        self._told = told
 
     def _begin(self, token: str) -> None:
         from lsprotocol import types as t
@@ -448,7 +464,7 @@ class _BuildProgress:
         if token == self._token:
             self._begun = True
             self.server.work_done_progress.begin(token, t.WorkDoneProgressBegin(
-                title="jaxmap: indexing", percentage=self._percent))
+                title="jaxmap: indexing", percentage=self._told[0], message=self._told[1]))
 
     def end(self) -> None:
         from lsprotocol import types as t

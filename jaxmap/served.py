@@ -111,9 +111,9 @@ class ServedSession:
     save) writes the first phase first: answers read it from then on (`graph_stale`
     while the graph is solved), and `on_first_phase(report)` is told.
 
-    `on_refreshed(report, error)`, `on_first_phase(report)` and `on_progress(done, total)`
-    run on the server's thread; so does every method here. `error` is the last
-    update's, if it failed."""
+    `on_refreshed(report, error)`, `on_first_phase(report)` and `on_progress(progress)`
+    (a stages.Progress) run on the server's thread; so does every method here. `error`
+    is the last update's, if it failed."""
 
     def __init__(self, root: str | None, post: Post, on_refreshed, on_progress=None,
                  on_first_phase=None):
@@ -169,7 +169,9 @@ class ServedSession:
     def _received(self, message: dict) -> None:
         if "progress" in message:
             if self.on_progress is not None:
-                self.on_progress(*message["progress"])
+                from jaxmap.indexing.stages import Progress
+
+                self.on_progress(Progress(*message["progress"]))
         elif "first" in message:
             self._first_phase(_report(message["first"]))
         elif "report" in message:

@@ -100,11 +100,15 @@ async def _updated(served: ServedSession, graph: bool, ctx) -> _Updated:
 
 
 def _progress_sender(ctx):
-    """Progress notifications for the call of `ctx` (none unless it sent a token)."""
+    """Progress notifications for the call of `ctx` (none unless it sent a token): the
+    percentage of the update, which only rises, and its stage."""
     import asyncio
 
-    def send(done: int, total: int) -> None:
-        asyncio.ensure_future(ctx.session.report_progress(done, total, "jaxmap: indexing"))
+    from jaxmap.render.text import build_progress
+
+    def send(progress) -> None:  # a stages.Progress: its percentage only rises
+        asyncio.ensure_future(ctx.session.report_progress(progress.percent, 100, build_progress(
+            progress.stage, progress.done, progress.total)))
     return send
 
 

@@ -61,6 +61,12 @@ def test_a_rule_function_serves_its_primitive(index):
     assert render.rule_lens(found.served[0]) == "transpose rule of psum"
 
 
+def test_references_of_a_rule_function_include_its_registration(index):
+    found = _meaning(index, "psum-deflinear2", "_psum_transpose_rule")
+    refs = editor.references(index, found)
+    assert (SourceLoc(*mark("psum-deflinear2")), "registers") in [(r.loc, r.how) for r in refs]
+
+
 @pytest.mark.parametrize("key, function, kind, primitive", [
     ("sub-defjvp", "_sub_jvp_rhs", "jvp", "sub"),  # the second operand's JVP
     ("mul-defbilinear", "_mul_transpose_rhs", "transpose", "mul"),

@@ -221,6 +221,21 @@ async def test_references_of_a_function_are_its_calls(client, tree):
                                                        "return _psum_halved(x, axis_name)"))]
 
 
+async def test_references_of_a_rule_function_are_its_registrations_each_once(client, tree):
+    """`_rule` is registered as three batching rules and one lowering, each on a line
+    of its own."""
+    line = _line_of(tree, SIBLINGS_FILE, "def _rule(")
+    refs = await client.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False),
+        **_at(tree, SIBLINGS_FILE, line, "_rule")))
+    places = _places(refs)
+    assert [("siblings.py", _line_of(tree, SIBLINGS_FILE, text))
+            for text in ("primitive_batchers[a_p]", "primitive_batchers[b_p]",
+                         "primitive_batchers[c_p]", "mlir.register_lowering(a_p")] == sorted(
+        place for place in places if place[0] == "siblings.py")
+    assert len(set(places)) == len(places)
+
+
 async def test_workspace_symbols_find_primitives_public_paths_and_private_functions(client):
     symbols = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="psum"))
     named = {(s.name, s.kind) for s in symbols}
@@ -403,6 +418,17 @@ async def test_installed_code_lens_counts_match_the_commands(installed, installe
     assert title == f"{len(prim.rules)} rules · {binders:,} binders · {len(prim.tests):,} tests"
     rule = by_line[_line_of(installed_root, LAX, "def _dot_general_transpose_lhs(")]
     assert rule.command.title == "transpose rule of dot_general"
+
+
+async def test_installed_references_of_a_batching_rule_are_its_registration(
+        installed, installed_root):
+    line = _line_of(installed_root, LAX, "def _clamp_batch_rule(")
+    refs = await installed.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False),
+        **_at(installed_root, LAX, line, "_clamp_batch_rule")))
+    assert ("lax.py", _line_of(installed_root, LAX, "primitive_batchers[clamp_p] = ")) \
+        in _places(refs)
+    assert len(set(_places(refs))) == len(refs)
 
 
 # The new user's file: jnp and lax as most code imports them.

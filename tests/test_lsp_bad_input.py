@@ -108,6 +108,36 @@ async def test_wrong_params_are_an_error_response(client, places):
     await _still_answers(client, places["root"])
 
 
+async def _answer_to_raw(client, body: bytes, answered_id):
+    """The error a raw message is answered with, the id it answers (None: null)."""
+    answer = asyncio.get_running_loop().create_future()
+    client.protocol._request_futures[answered_id] = answer
+    _send_raw(client, body)
+    with pytest.raises(Exception) as raised:  # an error response, not a timeout
+        await asyncio.wait_for(answer, 30)
+    return raised.value
+
+
+@pytest.mark.parametrize("body, answered_id, why", [
+    (b'{"jsonrpc": "2.0", "id": "non-string", "method": 5}', "non-string", '"method"'),
+    (b'{"jsonrpc": "2.0", "id": "no-params", "method": "shutdown", "params": 7}',
+     "no-params", '"params"'),
+    (b"[]", None, "an empty batch"),  # JSON-RPC 2.0: one Invalid Request, id null
+    (b'"hello"', None, "no JSON object"),
+    (b'{"jsonrpc": "2.0", "id": "neither"}', "neither", "neither a request nor a response"),
+])
+async def test_a_message_that_is_no_request_is_invalid_request(client, places, body,
+                                                               answered_id, why):
+    seen = len(client.log_messages)
+    error = await _answer_to_raw(client, body, answered_id)
+    assert getattr(error, "code", None) == -32600, error
+    message = await logged(client, "Invalid Request", after=seen)
+    assert why in message and "\n" not in message
+    assert all(_one_line(m) and "object has no attribute" not in m.message
+               and "Internal Error" not in m.message for m in client.log_messages[seen:])
+    await _still_answers(client, places["root"])
+
+
 def _send_raw(client, body: bytes) -> None:
     client._server.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 

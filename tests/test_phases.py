@@ -218,6 +218,53 @@ def test_a_call_graph_built_later_is_its_own_stage(tree):
     assert sites[0][0] == 0 and counted[0] == (0, modules) and modules > 0
 
 
+def _told_a_server(root: Path) -> list:
+    """The progress the build process tells a server of one update with the call
+    graph, every count sent."""
+    from jaxmap.indexing import builder, stages
+
+    sent: list[dict] = []
+    builder.answer(str(root), {"graph": True}, sent.append)
+    return [stages.Progress(*message["progress"]) for message in sent if "progress" in message]
+
+
+def test_a_servers_update_is_one_rising_percentage_that_names_its_stage(tree, monkeypatch):
+    """A build from nothing, then a save's refresh (a call added: its first phase
+    written, then the call graph solved again): each count starts again from nought,
+    the percentage of the update never goes down, and ends at 100."""
+    from jaxmap.indexing import builder, stages
+
+    monkeypatch.setattr(builder, "_PROGRESS_EVERY_S", 0.0)
+    built = _told_a_server(tree)
+    path = tree / "jax" / "_src" / "lax" / "parallel.py"
+    path.write_text(path.read_text().replace(
+        "def _psum_transpose_rule(cts, *args, axes):\n",
+        "def _psum_transpose_rule(cts, *args, axes):\n  _psum_abstract_eval(cts, axes=axes)\n"))
+    saved = _told_a_server(tree)
+    assert [p.stage for p in built[:1]] == [stages.PARSING]
+    for told in (built, saved):
+        assert [p.percent for p in told] == sorted(p.percent for p in told), told
+        assert told[-1].percent == 100 and told[-1].stage == stages.CALL_GRAPH
+        assert [p.stage for p in told] == sorted(p.stage for p in told)
+    assert {stages.CALL_SITES, stages.CALL_GRAPH} <= {p.stage for p in saved}
+
+
+@pytest.mark.parametrize("graph, counts, expected", [
+    # a save: the parse over at once, then the call sites and the modules
+    (True, [(0, 0), (0, 10), (10, 10), (0, 4), (2, 4), (4, 4)],
+     [(1, 33), (1, 33), (1, 66), (2, 66), (2, 83), (2, 100)]),
+    # files parsed, then read again for the call graph: one stage, held
+    (True, [(0, 2), (2, 2), (0, 4), (4, 4), (0, 0), (0, 0), (0, 3), (3, 3)],
+     [(0, 0), (0, 33), (0, 33), (0, 33), (1, 33), (1, 33), (2, 66), (2, 100)]),
+    (False, [(0, 4), (2, 4), (4, 4)], [(0, 0), (0, 50), (0, 100)]),
+])
+def test_stages_read_off_the_counts(graph, counts, expected):
+    from jaxmap.indexing.stages import Stages
+
+    stages = Stages(graph)
+    assert [(p.stage, p.percent) for p in (stages.read(*c) for c in counts)] == expected
+
+
 def test_a_stage_with_nothing_to_count_says_nothing(monkeypatch, capsys):
     from jaxmap import cli
 

@@ -73,9 +73,14 @@ async def test_lsp_on_an_empty_cache_answers_shows_progress_and_leaves_nothing(t
     answering = asyncio.ensure_future(first_answer())
     seen = await _watch(server.pid, answering)
     assert "wide" in {s.name for s in answering.result()}
-    kinds = [getattr(v, "kind", None) for reports in client.progress_reports.values()
-             for v in reports]
+    values = [v for reports in client.progress_reports.values() for v in reports]
+    kinds = [getattr(v, "kind", None) for v in values]
     assert kinds[0] == "begin" and kinds[-1] == "end", kinds
+    # one bar for the build, rising through its stages, each named
+    percents = [v.percentage for v in values[:-1]]
+    assert percents == sorted(percents), values
+    assert {v.message.partition(":")[0] for v in values[:-1]} <= {
+        "parsing", "call sites", "call graph"}, values
     # The build process at least: the helpers it forks may come and go between looks.
     assert len(seen) >= 1, seen
 
@@ -134,15 +139,15 @@ def test_an_mcp_call_waiting_for_the_first_build_is_told_its_progress(tmp_path):
     from jaxmap.served import ServedSession
 
     root = _tree(tmp_path)
-    told: list[tuple[float, float | None]] = []
+    told: list[tuple[float, float | None, str | None]] = []
 
     async def run():
         served = ServedSession(str(root), asyncio.get_running_loop().call_soon_threadsafe,
                                lambda report, error: None)
         try:
             async with Client(server.build(served)) as client:
-                async def progress(done, total, _message):
-                    told.append((done, total))
+                async def progress(done, total, message):
+                    told.append((done, total, message))
                 return await client.call_tool("locate", {"name": "wide"},
                                               progress_callback=progress)
         finally:
@@ -150,4 +155,6 @@ def test_an_mcp_call_waiting_for_the_first_build_is_told_its_progress(tmp_path):
 
     result = anyio.run(run, backend="asyncio")
     assert not result.is_error and "wide.py" in result.content[0].text
-    assert told and told[-1][0] == told[-1][1] == MODULES + 4  # every file, then done
+    assert told and told[-1][:2] == (100, 100)  # percent, rising; then done
+    assert [done for done, _total, _message in told] == sorted(done for done, *_ in told)
+    assert told[-1][2] == f"parsing: {MODULES + 4} of {MODULES + 4} files"

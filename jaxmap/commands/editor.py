@@ -242,8 +242,9 @@ def _once(places) -> list[SourceLoc]:
 
 
 def references(index: Index, found: Meaning) -> list[Reference]:
-    """The binds and rule registrations of the primitives, and the calls of the
-    definitions, each at its line."""
+    """The binds and rule registrations of the primitives, the registrations of the
+    rules the definitions serve (a rule function's), and the calls of the definitions,
+    each at its line."""
     refs = []
     pids = _primitive_ids(index, found.primitives)
     rows = index.binders(pids) if pids else []
@@ -253,6 +254,8 @@ def references(index: Index, found: Meaning) -> list[Reference]:
     for prim in found.primitives:
         refs += [Reference(SourceLoc(r.loc.file, r.loc.line), "registers", f"{r.kind} rule")
                  for r in prim.rules]
+    refs += [Reference(s.loc, "registers", f"{s.kind} rule of {s.primitive}")
+             for served in found.served for s in served]
     ids = [index.definition_id(d) for d in found.definitions]
     calls = index.callers(ids) if ids else []
     callers = index.nodes({caller for caller, _callee, _line, _fn in calls})

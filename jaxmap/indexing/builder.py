@@ -2,9 +2,10 @@
 side is jaxmap/served.py).
 
 A fresh, single-threaded process, so that the indexer may fork its helpers safely.
-It reads one request a line on stdin, `{"graph": bool}`, and
-answers each with JSON lines on stdout: `{"progress": [done, total]}` while it builds,
-then `{"report": {...}}` (null when the index was current) or `{"error": "one line"}`.
+It reads one request a line on stdin, `{"graph": bool}`, and answers each with JSON
+lines on stdout: `{"progress": [stage, done, total, percent]}` while it builds
+(stages.py: one percentage for the update, which only rises), then `{"report": {...}}`
+(null when the index was current) or `{"error": "one line"}`.
 A request for the call graph of an index that has one (a refresh after a save) is
 answered in two steps where files changed: the first phase (definitions, primitives,
 rules) is written and told as `{"first": {...}}` within a fraction of a second, then
@@ -48,16 +49,19 @@ def update(root: str | None, graph: bool, progress, early=None):
 def answer(root: str | None, request: dict, send) -> None:
     """Run one request, sending its progress, its first phase where it comes early, and
     its outcome."""
-    last = [0.0]
+    from jaxmap.indexing.stages import Stages
+
+    graph, last = bool(request.get("graph")), [0.0]
+    stages = Stages(graph)
 
     def progress(done: int, total: int, _working) -> None:
-        now = time.monotonic()
+        told, now = stages.read(done, total), time.monotonic()  # every count read
         if now - last[0] >= _PROGRESS_EVERY_S or done == total:
             last[0] = now
-            send({"progress": [done, total]})
+            send({"progress": list(told)})
 
     try:
-        report = update(root, bool(request.get("graph")), progress,
+        report = update(root, graph, progress,
                         lambda first: send({"first": first._asdict()}))
     except Exception as error:  # noqa: BLE001 - the server shows one line, never a traceback
         send({"error": describe(error, debug_hint=False)})

@@ -17,6 +17,7 @@ GRAPH_STALE = ("definitions and rules are current; calls and binds are from befo
                "last save while the call graph is solved again")
 FIRST_PHASE = "definitions and rules refreshed: {parsed} files parsed; solving the call graph"
 BUILDING = "the index of {root} is being built; answers come once it is ready"
+INVALID_REQUEST = "answered Invalid Request to {why}"
 
 def hover(found, link: LinkFn, summaries: dict[str, str], note: str | None = None) -> str | None:
     """Markdown for what a symbol means: each primitive with its rules by kind, its

@@ -361,6 +361,15 @@ def build_stage(label: str, stage: int) -> str:
 
 
 _STAGES = ("parsing", "the call sites", "the call graph")
+# The same stages (indexing/stages.py) in a server's progress message, and what each counts.
+_SERVED_STAGES = (("parsing", "files"), ("call sites", "read"), ("call graph", "modules"))
+
+
+def build_progress(stage: int, done: int, total: int) -> str:
+    """A server's progress message for its build: `call graph: 120 of 617 modules`, or
+    the stage alone before it counts."""
+    name, counted = _SERVED_STAGES[stage]
+    return f"{name}: {done:,} of {total:,} {counted}" if total else name
 
 
 _IN_WORK_CHARS = 40  # of the file in work a progress bar shows after it
