@@ -255,7 +255,9 @@ def call_document(answer, view: View) -> str:
                                   for r in answer.found],
                         "registrations": [{"function": reg.function, "kind": reg.kind,
                                            "primitive": reg.primitive, "file": path(reg.file),
-                                           "line": reg.line} for reg in answer.registrations],
+                                           "line": reg.line,
+                                           "platforms": list(reg.platforms)}
+                                          for reg in answer.registrations],
                         "aliases": [{"variable": label, "names": list(names)}
                                     for label, names in answer.aliases],
                         "also_named": [{"name": label, "aliases": list(names)}
