@@ -94,15 +94,18 @@ def has_rule(index: Index, missing: MissingRule | None) -> HasRule | None:
 def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
     """The diagnosis for a transpose rule missing from a primitive that has a JVP rule
     (so is differentiated by linearizing, not transposing, it), with the traceback's
-    frames (path, line, function, code) whose source transposes."""
+    frames (path, line, code) whose source transposes, each line once (a chain shows
+    the user's call in the operation's source and again in the exception's frames)."""
     if missing is None or missing.kind != K.TRANSPOSE.value or missing.primitive is None:
         return None
     kinds = {kind for r in missing.primitive.rules for kind in rule_kinds(r)}
     if K.JVP.value not in kinds or K.TRANSPOSE.value in kinds:
         return None
-    called = tuple((f.path, f.line, f.code) for f in frames
-                   if f.code and _TRANSPOSING.search(f.code))
-    return NotLinear(missing.primitive, called)
+    called: dict[tuple[str, int], tuple[str, int, str]] = {}
+    for f in frames:
+        if f.code and _TRANSPOSING.search(f.code):
+            called.setdefault((f.path, f.line), (f.path, f.line, f.code))
+    return NotLinear(missing.primitive, tuple(called.values()))
 
 
 def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],

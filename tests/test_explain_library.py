@@ -1,0 +1,140 @@
+"""explain for the author of a library of primitives (a tree that is not jax, indexed
+with --root): a missing rule is registered with jax's public registrars (those of the
+jax the paste ran, else the installed one, from its snapshot); a primitive with no
+lowering anywhere gets a default one first; the user's line is the code that binds,
+under jit as under grad; every rule-missing family says what usually fixes it; and a
+transposing call the chain shows twice is named once."""
+
+from __future__ import annotations
+
+import pytest
+from inline import indexed_tree
+
+from jaxmap.commands import explain
+from jaxmap.render import explain_text
+from jaxmap.render.view import View
+
+_OPS = '''
+    from jax.extend.core import Primitive
+    from jax.interpreters import ad, mlir
+
+    curl_p = Primitive("curl")  # differentiated, never transposed nor batched
+    swap_p = Primitive("swap")  # no lowering on any platform
+    swap_p.multiple_results = True
+    edge_p = Primitive("edge")  # a lowering for cuda only
+    bare_p = Primitive("bare")  # an impl alone
+
+
+    def curl(x):
+      return curl_p.bind(x)
+
+
+    def _curl_jvp(g, x):
+      return g
+
+
+    curl_p.def_impl(lambda x: x)
+    curl_p.def_abstract_eval(lambda x: x)
+    ad.defjvp(curl_p, _curl_jvp)
+    mlir.register_lowering(curl_p, lambda ctx, x: [x])
+
+
+    def swap(x, y):
+      return swap_p.bind(x, y)
+
+
+    swap_p.def_impl(lambda x, y: [y, x])
+    swap_p.def_abstract_eval(lambda x, y: [y, x])
+
+
+    def edge(x):
+      return edge_p.bind(x)
+
+
+    edge_p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(edge_p, lambda ctx, x: [x], platform="cuda")
+
+
+    def bare(x):
+      return bare_p.bind(x)
+
+
+    bare_p.def_impl(lambda x: x)
+    '''
+_NOTE = ("--------------------\nFor simplicity, JAX has removed its internal frames from "
+         "the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to "
+         "include these.\n")
+_CAUSE = ("\nThe preceding stack trace is the source of the JAX operation that, once "
+          "transformed by JAX, triggered the following exception.\n\n--------------------\n\n"
+          "The above exception was the direct cause of the following exception:\n\n")
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    index = indexed_tree(tmp_path_factory, {"spin/__init__.py": "", "spin/ops.py": _OPS})
+    yield index
+    index.close()
+
+
+def _line(code: str) -> int:
+    import textwrap
+
+    return next(n for n, line in enumerate(textwrap.dedent(_OPS).splitlines(), 1)
+                if code in line)
+
+
+def _frame(path: str, line: int, function: str, code: str) -> str:
+    return f'  File "{path}", line {line}, in {function}\n    {code}\n'
+
+
+def _ops(library) -> str:
+    return f"{library.root}/spin/ops.py"
+
+
+def _jit(library, name: str, bind: str, call: str) -> str:
+    """The traceback of `jax.jit(NAME)(...)` whose lowering is missing, as jax 0.10.2
+    prints it: the operation's source, then the user's call."""
+    message = f"MLIR translation rule for primitive '{name}' not found for platform cpu"
+    return ("Traceback (most recent call last):\n"
+            + _frame(_ops(library), _line(bind), name, bind)
+            + "jax._src.source_info_util.JaxStackTraceBeforeTransformation: "
+              f"NotImplementedError: {message}\n" + _CAUSE
+            + "Traceback (most recent call last):\n"
+            + _frame("/home/me/run.py", 5, "<module>", call)
+            + f"NotImplementedError: {message}\n" + _NOTE)
+
+
+def _answer(library, text: str):
+    [answer] = explain.explain_all(library, text)
+    return answer, explain_text.explanation([answer], View(library.root))
+
+
+def _advice(text: str) -> list[str]:
+    """The calls under `register with` (not the note on whose registrars they are)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  register with"))
+    found = []
+    for line in lines[start:]:
+        if found and not line.startswith(" " * 17):
+            break
+        if not line[17:].startswith("("):
+            found.append(line[17:].split("  (")[0])
+    return found
+
+
+def test_a_transposing_call_the_chain_shows_twice_is_named_once(library):
+    bind, call = "return curl_p.bind(x)", "jax.linear_transpose(curl, 1.0)(1.0)"
+    message = "Transpose rule (for reverse-mode differentiation) for 'curl' not implemented"
+    paste = ("Traceback (most recent call last):\n"
+             + _frame("/home/me/run.py", 7, "<module>", call)
+             + _frame(_ops(library), _line(bind), "curl", bind)
+             + "jax._src.source_info_util.JaxStackTraceBeforeTransformation: "
+               f"NotImplementedError: {message}\n" + _CAUSE
+             + "Traceback (most recent call last):\n"
+             + _frame("/home/me/run.py", 7, "<module>", call)
+             + f"NotImplementedError: {message}\n" + _NOTE)
+    answer, text = _answer(library, paste)
+    assert answer.not_linear is not None
+    assert answer.not_linear.called_at == (("/home/me/run.py", 7, call),)
+    assert sum("/home/me/run.py:7" in line for line in text.splitlines()
+               if not line.startswith(("  your line", "  transformed by"))) == 1
