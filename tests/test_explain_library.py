@@ -122,6 +122,14 @@ def _advice(text: str) -> list[str]:
     return found
 
 
+def test_under_jit_the_users_line_is_the_code_that_binds(library):
+    bind = "return swap_p.bind(x, y)"
+    answer, text = _answer(library, _jit(library, "swap", bind, "jax.jit(swap)(1.0, 2.0)"))
+    assert (answer.user.path, answer.user.line) == (_ops(library), _line(bind))
+    assert f"  your line      {_ops(library)}:{_line(bind)}  {bind}" in text.splitlines()
+    assert "  transformed by jax.jit  /home/me/run.py:5  jax.jit(swap)(1.0, 2.0)" in text
+
+
 def test_a_transposing_call_the_chain_shows_twice_is_named_once(library):
     bind, call = "return curl_p.bind(x)", "jax.linear_transpose(curl, 1.0)(1.0)"
     message = "Transpose rule (for reverse-mode differentiation) for 'curl' not implemented"

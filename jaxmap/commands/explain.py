@@ -251,8 +251,7 @@ def _with_user_side(answer: Explanation, raised, before, outermost, segment,
     frames, where the operation was traced, run inside the exception's own), and what
     usually fixes the message's family (for a name a jax module lacks, where the tree
     makes it public)."""
-    user = explain_user.user_frame(raised.frames) or explain_user.user_frame(before) \
-        or outermost
+    user = explain_user.nearest(raised.frames, before) or outermost
     called = explain_user.called_by_jax(raised.frames)
     family = fixes.family(answer.exception, answer.message)
     missing = fixes.NO_ATTRIBUTE.search(answer.message or "")
