@@ -7,11 +7,14 @@ transposing call the chain shows twice is named once."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from inline import indexed_tree
 
 from jaxmap.commands import explain
 from jaxmap.render import explain_text
+from jaxmap.render import json as render_json
 from jaxmap.render.view import View
 
 _OPS = '''
@@ -120,6 +123,33 @@ def _advice(text: str) -> list[str]:
         if not line[17:].startswith("("):
             found.append(line[17:].split("  (")[0])
     return found
+
+
+def test_a_librarys_missing_rule_is_registered_with_jaxs_public_registrars(library):
+    answer, text = _answer(library, "Batching rule for 'curl' not implemented")
+    assert answer.missing is not None and not answer.missing.of_jax
+    assert _advice(text)[0] == "batching.defvectorized(curl_p)"
+    assert "  register with  batching.defvectorized(curl_p)  (from jax.interpreters " \
+        "import batching)" in text.splitlines()
+    assert "so it has no registrars" not in text
+    assert answer.missing.registrars_of  # the jax release whose registrars these are
+    assert f"(the public registrars of jax {answer.missing.registrars_of}" in text
+    assert "register it (jaxmap shows where and how above)" in answer.fix.fix
+    absolute = View(library.root, path=lambda file: f"{library.root}/{file}")
+    document = json.loads(render_json.explanation_document((answer,), absolute))
+    missing = document["missing_rule"]
+    assert missing["registrars_of"] == answer.missing.registrars_of
+    assert missing["register_with"][0]["call"] == "batching.defvectorized(curl_p)"
+    # a file of that jax, not of the indexed tree
+    assert missing["register_with"][0]["file"] == "jax/_src/interpreters/batching.py"
+
+
+def test_a_library_with_no_jax_to_read_says_so(library, monkeypatch):
+    from jaxmap.commands import missing_rules
+
+    monkeypatch.setattr(missing_rules, "jax_release", lambda release: None)
+    _answer_, text = _answer(library, "Batching rule for 'curl' not implemented")
+    assert "(the indexed tree is not jax, and no jax release" in text
 
 
 def test_under_jit_the_users_line_is_the_code_that_binds(library):

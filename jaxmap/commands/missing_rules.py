@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands import explain_user
 from jaxmap.commands.lookup import spellings
-from jaxmap.commands.registrations import SHOWN, Registration, registrations
+from jaxmap.commands.registrations import SHOWN, Registration, jax_release, registrations
 from jaxmap.commands.rule_examples import Sibling, siblings
 from jaxmap.knowledge import registrars as R
 from jaxmap.knowledge.traces import rule_kinds
@@ -50,6 +50,9 @@ class MissingRule(NamedTuple):
     flag: str | None
     internal: tuple[Registration, ...] = ()  # the private ones JAX's own modules use
     of_jax: bool = True  # whether the indexed tree is jax (else it has no registrars)
+    # Of a tree that is not jax: the jax release whose registrars `register_with` are
+    # (registrations.jax_release); None for the indexed tree's own, or none found.
+    registrars_of: str | None = None
     # The primitive's registrations of that kind switched off where it is made (the
     # call made it with a helper's switch off): missing by design, not by omission.
     switched_off: tuple[SwitchedOff, ...] = ()
@@ -109,10 +112,11 @@ def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
 
 
 def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
-                 frames: tuple = ()) -> MissingRule | None:
+                 frames: tuple = (), release: str | None = None) -> MissingRule | None:
     """What a rule-missing message is about; None for any other message. A primitive
     the index does not hold is named by the variable the user's files in `frames`
-    make it in, where one does."""
+    make it in, where one does. Where the indexed tree is not jax, the registrars are
+    those of jax `release` (the one the paste ran), else of the installed jax."""
     wording = " ".join(pieces).lower()
     if not any(word in wording for word in _MISSING):
         return None
@@ -130,12 +134,16 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
     if flag and "{platform}" in flag:  # (for every platform by default)
         flag = flag.format(platform=platforms[0]) if platforms else ""
     variable = prim.variable if prim else explain_user.primitive_variable(frames, name)
-    public, internal = registrations(index, kind, style, methods, name, variable, platforms)
+    of_jax = index.jax_version is not None
+    jax = None if of_jax else jax_release(release)
+    public, internal = registrations(jax[1] if jax else index, kind, style, methods, name,
+                                     variable, platforms)
     examples = siblings(index, prim, kind, platforms, style,
                         frozenset(r.name for r in public))
     return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
-                       flag, internal, index.jax_version is not None,
-                       _switched_off(prim, kind.value, platforms))
+                       flag, internal, of_jax,
+                       switched_off=_switched_off(prim, kind.value, platforms),
+                       registrars_of=jax[0] if jax else None)
 
 
 def _switched_off(prim: Primitive | None, kind: str,

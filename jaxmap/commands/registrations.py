@@ -2,13 +2,17 @@
 its kind (knowledge/registrars.py) that the indexed jax exports publicly, each with the
 public path to import it from and the call that registers the rule for the primitive;
 apart, the private ones JAX's own modules use (`mlir._lowerings`), which are never the
-advice: a private name may change in any release."""
+advice: a private name may change in any release. A tree that is not jax (a library of
+primitives, which imports jax) is advised jax's, from a committed snapshot
+(`jax_release`)."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.errors import JaxmapError
 from jaxmap.knowledge import registrars as R
 
 if TYPE_CHECKING:
@@ -44,6 +48,40 @@ def registrations(index: Index, kind: RuleKind, style: str, methods: list[str],
                                           _import_line(short, public)))
                 break
     return tuple(r for r in found if r.public), tuple(r for r in found if not r.public)
+
+
+def jax_release(release: str | None) -> tuple[str, Index] | None:
+    """(version, index) of the jax whose public registrars a tree that is not jax is
+    advised: the committed snapshot of the release the paste says ran, else of the
+    installed jax, else the newest snapshot older than that release (the oldest where
+    it is older than all); None where no snapshot is there."""
+    from jaxmap.store import snapshot
+
+    available = snapshot.available()
+    wanted = release or _installed()
+    if wanted not in available:
+        nearest = snapshot.older_than(wanted) or snapshot.older_than(None)[::-1]
+        if not nearest:
+            return None
+        wanted = nearest[0][0]
+    return wanted, _snapshot(available[wanted])
+
+
+@lru_cache(maxsize=2)
+def _snapshot(path: str) -> Index:
+    from jaxmap.store import snapshot
+
+    return snapshot.load(path)
+
+
+def _installed() -> str | None:
+    """The installed jax's release, if one is (read without importing it)."""
+    from jaxmap.knowledge import versions
+
+    try:
+        return versions.installed().text
+    except JaxmapError:
+        return None
 
 
 def _candidates(kind: RuleKind, style: str, methods: list[str], holder: str,
