@@ -152,6 +152,21 @@ def test_a_library_with_no_jax_to_read_says_so(library, monkeypatch):
     assert "(the indexed tree is not jax, and no jax release" in text
 
 
+def test_no_lowering_anywhere_is_fixed_by_a_default_lowering_first(library):
+    answer, text = _answer(library, _jit(library, "swap", "return swap_p.bind(x, y)",
+                                         "jax.jit(swap)(1.0, 2.0)"))
+    assert _advice(text) == ["mlir.register_lowering(swap_p, rule)",
+                             "mlir.register_lowering(swap_p, rule, platform='cpu')"]
+    assert answer.missing.flag == ""  # new-primitive's default lowering, for every platform
+
+
+def test_a_lowering_other_platforms_have_keeps_the_platform_form(library):
+    _answer_, text = _answer(library, _jit(library, "edge", "return edge_p.bind(x)",
+                                           "jax.jit(edge)(1.0)"))
+    assert _advice(text) == ["mlir.register_lowering(edge_p, rule, platform='cpu')"]
+    assert "jaxmap new-primitive NAME --platform cpu --dry-run" in text
+
+
 def test_under_jit_the_users_line_is_the_code_that_binds(library):
     bind = "return swap_p.bind(x, y)"
     answer, text = _answer(library, _jit(library, "swap", bind, "jax.jit(swap)(1.0, 2.0)"))

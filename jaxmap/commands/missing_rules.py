@@ -130,20 +130,30 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
         kind, style = kinds[0], "classic"
     name, prim = _primitive(index, groups)
     platforms = _platforms(pieces, groups) if kind == K.LOWERING else ()
+    lowered = _lowered(prim)
     flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
     if flag and "{platform}" in flag:  # (for every platform by default)
-        flag = flag.format(platform=platforms[0]) if platforms else ""
+        flag = flag.format(platform=platforms[0]) if platforms and lowered is not False else ""
     variable = prim.variable if prim else explain_user.primitive_variable(frames, name)
     of_jax = index.jax_version is not None
     jax = None if of_jax else jax_release(release)
     public, internal = registrations(jax[1] if jax else index, kind, style, methods, name,
-                                     variable, platforms)
+                                     variable, platforms, lowered)
     examples = siblings(index, prim, kind, platforms, style,
                         frozenset(r.name for r in public))
     return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
                        flag, internal, of_jax,
                        switched_off=_switched_off(prim, kind.value, platforms),
                        registrars_of=jax[0] if jax else None)
+
+
+def _lowered(prim: Primitive | None) -> bool | None:
+    """Whether the primitive has an XLA lowering, for some platform (a Pallas kernel's
+    is not one); None where the tree does not define it."""
+    if prim is None:
+        return None
+    return any(r.kind == K.LOWERING and (not r.platform or r.platform in R.XLA_PLATFORMS)
+               for r in prim.rules)
 
 
 def _switched_off(prim: Primitive | None, kind: str,
