@@ -175,6 +175,18 @@ def test_under_jit_the_users_line_is_the_code_that_binds(library):
     assert "  transformed by jax.jit  /home/me/run.py:5  jax.jit(swap)(1.0, 2.0)" in text
 
 
+@pytest.mark.parametrize(("text", "fix"), [
+    ("MLIR translation rule for primitive 'swap' not found for platform cpu",
+     "has no lowering for the platform"),
+    ("Abstract evaluation for 'bare' not implemented", "has no abstract evaluation rule"),
+])
+def test_lowering_and_abstract_eval_say_what_usually_fixes_them(library, text, fix):
+    answer, shown = _answer(library, text)
+    assert answer.fix is not None and fix in answer.fix.fix
+    assert "(jaxmap shows where and how above)" in answer.fix.fix
+    assert "  usually fixes  " in shown
+
+
 def test_a_transposing_call_the_chain_shows_twice_is_named_once(library):
     bind, call = "return curl_p.bind(x)", "jax.linear_transpose(curl, 1.0)(1.0)"
     message = "Transpose rule (for reverse-mode differentiation) for 'curl' not implemented"

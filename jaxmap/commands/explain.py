@@ -258,12 +258,13 @@ def _with_user_side(answer: Explanation, raised, before, outermost, segment,
     if family is None and missing:
         module, name = missing.groups()
         family = fixes.moved(module, name, _public_paths(index, name))
-    if family is not None and family.name == fixes.MISSING_RULE.name:
+    if family is not None and family.name in fixes.RULE_FAMILIES:
         family = fixes.missing_rule(shown=bool(answer.missing and answer.missing.register_with),
                                     registered=answer.has_rule is not None,
                                     not_linear=answer.not_linear is not None,
                                     switched_off=bool(answer.missing
-                                                      and answer.missing.switched_off))
+                                                      and answer.missing.switched_off),
+                                    family=family)
     if answer.status == Status.USER_CODE:
         family = fixes.CALLBACK_RAISED if called and called.via == CALLBACK else \
             fixes.USER_CODE
