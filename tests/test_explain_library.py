@@ -203,3 +203,16 @@ def test_a_transposing_call_the_chain_shows_twice_is_named_once(library):
     assert answer.not_linear.called_at == (("/home/me/run.py", 7, call),)
     assert sum("/home/me/run.py:7" in line for line in text.splitlines()
                if not line.startswith(("  your line", "  transformed by"))) == 1
+
+
+@pytest.mark.parametrize(("release", "chosen"), [
+    ("0.4.38", "0.4.38"),  # the release the paste ran, where a snapshot holds it
+    ("0.5.0", "0.4.38"),  # else the newest snapshot older than it
+    ("0.1.0", "0.4.38"),  # older than all: the oldest
+])
+def test_the_registrars_are_those_of_the_release_that_ran(release, chosen):
+    from jaxmap.commands.registrations import jax_release
+
+    version, index = jax_release(release)
+    assert version == chosen and index.jax_version == chosen
+    assert index.public_paths_of("jax._src.interpreters.batching.defvectorized")
