@@ -557,7 +557,7 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
     method's kind is the one its class stands for (`ad.JVPTrace.process_shard_map =
     _shard_map_jvp`: shard_map's jvp rule). One statement that registers the rule for
     several platforms (a loop over `["cpu", "tpu"]`) is one registration of them all."""
-    platforms: dict[tuple, set[str]] = {}
+    platforms: dict[tuple[str, str, str, str, int], set[str]] = {}
     for did, kind, prim, file, line, via, platform in index.registrations(targets):
         named = platforms.setdefault((targets[did], _stands_for(kind, via), prim, file, line),
                                      set())
