@@ -191,10 +191,32 @@ def test_callers_of_a_rule_function_name_the_registrations_that_run_it(capsys, t
     document = json.loads(run_tree(capsys, tmp_path, "callers", "_p_batch_rule", "--json"))
     assert document["found"] == []
     assert document["registrations"] == [{"function": "m._p_batch_rule", "kind": "batching",
-                                          "primitive": "p", "file": "m.py", "line": 20}]
+                                          "primitive": "p", "file": "m.py", "line": 20,
+                                          "platforms": []}]
     # A partial of another function, registered by its name: the statement names it.
     text = run_tree(capsys, tmp_path, "callers", "_q_batch_rule")
     assert "runs as  the batching rule of q, registered at m.py:22" in text
+
+
+def test_callers_of_a_lowering_say_the_platforms_of_each_registration(capsys, tmp_path):
+    """A default lowering and one a loop registers for two platforms: two registrations,
+    each with its platforms, not the same line twice."""
+    (tmp_path / "m.py").write_text(
+        "from functools import partial\nfrom jax._src import core\n"
+        "from jax._src.interpreters import mlir\np_p = core.Primitive('p')\n\n"
+        "def _lower(ctx, x, platform=None):\n  return [x]\n\n"
+        "mlir.register_lowering(p_p, _lower)\n"
+        "for platform in ['cpu', 'tpu']:\n"
+        "  mlir.register_lowering(p_p, partial(_lower, platform=platform),\n"
+        "                         platform=platform)\n")
+    document = json.loads(run_tree(capsys, tmp_path, "callers", "_lower", "--json"))
+    assert [(r["line"], r["platforms"]) for r in document["registrations"]] == \
+        [(9, []), (11, ["cpu", "tpu"])]
+    text = run_tree(capsys, tmp_path, "callers", "_lower").splitlines()
+    assert "  runs as  the lowering rule of p (default: any platform without its own), " \
+        "registered at m.py:9  (m._lower)" in text
+    assert "           the lowering rule of p for cpu, tpu, registered at m.py:11  (m._lower)" \
+        in text
 
 
 def test_callers_of_any_operands_jvp_name_the_defjvp_that_runs_it(capsys, tmp_path):
@@ -205,7 +227,8 @@ def test_callers_of_any_operands_jvp_name_the_defjvp_that_runs_it(capsys, tmp_pa
     for function in ("_jvp_x", "_jvp_y"):
         document = json.loads(run_tree(capsys, tmp_path, "callers", function, "--json"))
         assert document["registrations"] == [{"function": f"m.{function}", "kind": "jvp",
-                                              "primitive": "p", "file": "m.py", "line": 11}]
+                                              "primitive": "p", "file": "m.py", "line": 11,
+                                              "platforms": []}]
 
 
 def test_a_primitive_variable_does_not_run_as_the_rules_registered_on_it(capsys, tmp_path):

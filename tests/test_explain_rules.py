@@ -251,10 +251,13 @@ def test_the_examples_are_the_nearest_siblings(index, message, examples):
 def test_a_lowering_is_registered_with_the_public_api_for_the_platform_named(index):
     missing = _missing(
         index, "MLIR translation rule for primitive 'my_prim' not found for platform cpu")
-    [public] = missing.register_with
-    assert public.name == "mlir.register_lowering"
+    # a primitive of the user's (not in the tree), whose other lowerings are unknown:
+    # the platform's first, then a default one, which serves every platform
+    public, default = missing.register_with
+    assert public.name == default.name == "mlir.register_lowering"
     assert public.public == "jax.interpreters.mlir.register_lowering"
     assert public.call == "mlir.register_lowering(my_prim_p, rule, platform='cpu')"
+    assert default.call == "mlir.register_lowering(my_prim_p, rule)"
     assert public.imports == "from jax.interpreters import mlir"
     assert {r.name for r in missing.internal} == {"mlir._lowerings",
                                                   "mlir._platform_specific_lowerings"}
@@ -264,7 +267,8 @@ def test_a_lowering_is_registered_with_the_public_api_for_the_platform_named(ind
     advice = text.split("JAX internally")[0]
     assert "register_lowering(my_prim_p" in advice and "_lowerings" not in advice
     document = json.loads(render_json.explanation_document((found,), View("")))
-    assert [r["call"] for r in document["missing_rule"]["register_with"]] == [public.call]
+    assert [r["call"] for r in document["missing_rule"]["register_with"]] == \
+        [public.call, default.call]
 
 
 def test_a_private_registrar_is_never_the_advice(index):

@@ -65,12 +65,17 @@ def test_a_rule_the_tree_registers_is_said_to_be_registered_there(tmp_path_facto
     assert "register with" not in text and "shows where and how" not in text
 
 
-def test_a_rule_the_tree_lacks_is_missing_with_its_primitive_and_no_promise(tmp_path_factory):
+def test_a_rule_the_tree_lacks_is_missing_with_its_primitive_and_no_promise(tmp_path_factory,
+                                                                          monkeypatch):
+    from jaxmap.commands import missing_rules
+
+    # no jax release's snapshot to read registrars from (test_explain_library.py: with one)
+    monkeypatch.setattr(missing_rules, "jax_release", lambda release: None)
     answer, text = _answer(tmp_path_factory, _OPS)
     assert answer.status == explain.Status.OLDER and answer.has_rule is None
     assert "missing rule: batching of classic primitive wiggle" in text
     assert f"primitive      wiggle  wig/ops.py:{_line(_OPS, 'core.Primitive')}" in text
-    assert "the indexed tree is not jax" in text
+    assert "the indexed tree is not jax, and no jax release" in text
     assert "usually fixes  the primitive lacks the rule this transform needs" in text
     assert "above" not in text  # nothing above shows where and how to register it
     # a template to copy the rule's wiring from, which writes nothing

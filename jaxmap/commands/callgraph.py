@@ -80,13 +80,15 @@ class Reached(NamedTuple):
 
 class Registration(NamedTuple):
     """A rule registration that makes a function run: JAX calls it as `kind` rule of
-    `primitive` (registered at file:line)."""
+    `primitive` (registered at file:line), for `platforms` (a lowering's, as the
+    registration names them; none: the default, or a kind with no platform)."""
 
     function: str
     kind: str
     primitive: str
     file: str
     line: int
+    platforms: tuple[str, ...] = ()
 
 
 class CallAnswer(NamedTuple):
@@ -553,11 +555,16 @@ def _registrations(index, targets: dict[int, str]) -> tuple[Registration, ...]:
     a lambda rule that calls it) does not make it a rule. Sorted by place, then
     primitive, kind and function, so that two indexes of one tree agree. A Trace
     method's kind is the one its class stands for (`ad.JVPTrace.process_shard_map =
-    _shard_map_jvp`: shard_map's jvp rule)."""
-    rows = {(targets[did], _stands_for(kind, via), prim, file, line)
-            for did, kind, prim, file, line, via in index.registrations(targets)}
-    return tuple(Registration(*row) for row in
-                 sorted(rows, key=lambda r: (r[3], r[4], r[2], r[1], r[0])))
+    _shard_map_jvp`: shard_map's jvp rule). One statement that registers the rule for
+    several platforms (a loop over `["cpu", "tpu"]`) is one registration of them all."""
+    platforms: dict[tuple[str, str, str, str, int], set[str]] = {}
+    for did, kind, prim, file, line, via, platform in index.registrations(targets):
+        named = platforms.setdefault((targets[did], _stands_for(kind, via), prim, file, line),
+                                     set())
+        if platform:
+            named.add(platform)
+    return tuple(Registration(*row, tuple(sorted(platforms[row]))) for row in
+                 sorted(platforms, key=lambda r: (r[3], r[4], r[2], r[1], r[0])))
 
 
 def _stands_for(kind: str, via: str) -> str:

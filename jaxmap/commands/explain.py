@@ -251,20 +251,20 @@ def _with_user_side(answer: Explanation, raised, before, outermost, segment,
     frames, where the operation was traced, run inside the exception's own), and what
     usually fixes the message's family (for a name a jax module lacks, where the tree
     makes it public)."""
-    user = explain_user.user_frame(raised.frames) or explain_user.user_frame(before) \
-        or outermost
+    user = explain_user.nearest(raised.frames, before) or outermost
     called = explain_user.called_by_jax(raised.frames)
     family = fixes.family(answer.exception, answer.message)
     missing = fixes.NO_ATTRIBUTE.search(answer.message or "")
     if family is None and missing:
         module, name = missing.groups()
         family = fixes.moved(module, name, _public_paths(index, name))
-    if family is not None and family.name == fixes.MISSING_RULE.name:
+    if family is not None and family.name in fixes.RULE_FAMILIES:
         family = fixes.missing_rule(shown=bool(answer.missing and answer.missing.register_with),
                                     registered=answer.has_rule is not None,
                                     not_linear=answer.not_linear is not None,
                                     switched_off=bool(answer.missing
-                                                      and answer.missing.switched_off))
+                                                      and answer.missing.switched_off),
+                                    family=family)
     if answer.status == Status.USER_CODE:
         family = fixes.CALLBACK_RAISED if called and called.via == CALLBACK else \
             fixes.USER_CODE
@@ -292,7 +292,8 @@ def _answer(reading: _Reading, raised, before) -> Explanation:
     if wording is not None:
         return _older(reading, raised, before, *wording)
     if found:
-        return _matched(index, raised, before, *found)._replace(wording=index.jax_version)
+        return _matched(index, raised, before, *found, release=reading.release)._replace(
+            wording=index.jax_version)
     if called is not None and called.raised and _raises(raised.frames[-1]):
         return _user_code(raised)
     if raised.frames and raised.frames[-1].jax_file:  # not a raise in the user's code
@@ -487,7 +488,8 @@ def _words(pieces: tuple[str, ...]) -> list[str]:
     return [word for piece in pieces for word in piece.split()]
 
 
-def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
+def _matched(index, raised, before, sites, pieces, found, whole,
+             release: str | None = None) -> Explanation:
     entry = explain_entry.entry_call(index, before + raised.frames)
     if entry is not None and not entry.shown and _arisen_elsewhere(raised.message,
                                                                    entry.spelled):
@@ -502,7 +504,8 @@ def _matched(index, raised, before, sites, pieces, found, whole) -> Explanation:
     return Explanation(found.group().strip(), tuple(sites), raised_by=raised_by,
                        exception=raised.exception, status=Status.MATCHED, entry=entry,
                        on_path=len(list(takewhile(ranker.on_path, raised_by))),
-                       **_rule_diagnosis(index, pieces, found, before + raised.frames, whole))
+                       **_rule_diagnosis(index, pieces, found, before + raised.frames, whole,
+                                         release))
 
 
 def _arisen_elsewhere(message: str, spelled: str) -> bool:
@@ -514,11 +517,13 @@ def _arisen_elsewhere(message: str, spelled: str) -> bool:
     return named is not None and named.group(1).rpartition(".")[2] != spelled.rpartition(".")[2]
 
 
-def _rule_diagnosis(index, pieces, found, frames, whole: bool) -> dict:
+def _rule_diagnosis(index, pieces, found, frames, whole: bool,
+                    release: str | None) -> dict:
     """For a rule-missing message matched whole, in this tree: the rule to add
-    (`missing`), or why none should be (`not_linear`; `has_rule`: the tree registers
-    it)."""
-    missing = missing_rules.missing_rule(index, pieces, found.groups(), frames) \
+    (`missing`; in a tree that is not jax, with the registrars of jax `release`, the
+    one the paste ran, else the installed one), or why none should be (`not_linear`;
+    `has_rule`: the tree registers it)."""
+    missing = missing_rules.missing_rule(index, pieces, found.groups(), frames, release) \
         if whole else None
     diagnosis = missing_rules.not_linear(missing, frames)
     present = missing_rules.has_rule(index, missing)
@@ -575,7 +580,7 @@ def _older(reading: _Reading, raised, before, version, found) -> Explanation:
                        status=Status.OLDER, older=Older(version, old, successors),
                        wording=version,
                        **_rule_diagnosis(reading.tree, pieces, matched, before + raised.frames,
-                                         whole))
+                                         whole, reading.release))
 
 
 def _similarity(a: str, b: str) -> float:

@@ -82,6 +82,19 @@ def user_frame(frames: tuple[Frame, ...]) -> Frame | None:
     return next((f for f in reversed(frames) if is_user(f)), None)
 
 
+def nearest(frames: tuple[Frame, ...], source: tuple[Frame, ...]) -> Frame | None:
+    """The user's frame nearest the failure: the innermost of `frames`, unless that line
+    calls a transformation (`jax.jit(f)(x)`: its machinery failed on what tracing made)
+    and `source`, the frames where JAX traced the failing operation (a
+    JaxStackTraceBeforeTransformation's), holds one of theirs: then the innermost of
+    those, the user's code that binds it, as under grad, where no such chain comes
+    between."""
+    user, bound = user_frame(frames), user_frame(source)
+    if bound is not None and (user is None or transformations.spelled_in(user.code)):
+        return bound
+    return user
+
+
 def called_by_jax(frames: tuple[Frame, ...]) -> CalledByJax | None:
     """The user's function nearest the failure that JAX called (its caller a JAX frame,
     or, where JAX removed its frames, a user line that does not call it), if any."""

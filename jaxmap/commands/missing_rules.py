@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from jaxmap.commands import explain_user
 from jaxmap.commands.lookup import spellings
-from jaxmap.commands.registrations import SHOWN, Registration, registrations
+from jaxmap.commands.registrations import SHOWN, Registration, jax_release, registrations
 from jaxmap.commands.rule_examples import Sibling, siblings
 from jaxmap.knowledge import registrars as R
 from jaxmap.knowledge.traces import rule_kinds
@@ -50,6 +50,9 @@ class MissingRule(NamedTuple):
     flag: str | None
     internal: tuple[Registration, ...] = ()  # the private ones JAX's own modules use
     of_jax: bool = True  # whether the indexed tree is jax (else it has no registrars)
+    # Of a tree that is not jax: the jax release whose registrars `register_with` are
+    # (registrations.jax_release); None for the indexed tree's own, or none found.
+    registrars_of: str | None = None
     # The primitive's registrations of that kind switched off where it is made (the
     # call made it with a helper's switch off): missing by design, not by omission.
     switched_off: tuple[SwitchedOff, ...] = ()
@@ -94,22 +97,26 @@ def has_rule(index: Index, missing: MissingRule | None) -> HasRule | None:
 def not_linear(missing: MissingRule | None, frames) -> NotLinear | None:
     """The diagnosis for a transpose rule missing from a primitive that has a JVP rule
     (so is differentiated by linearizing, not transposing, it), with the traceback's
-    frames (path, line, function, code) whose source transposes."""
+    frames (path, line, code) whose source transposes, each line once (a chain shows
+    the user's call in the operation's source and again in the exception's frames)."""
     if missing is None or missing.kind != K.TRANSPOSE.value or missing.primitive is None:
         return None
     kinds = {kind for r in missing.primitive.rules for kind in rule_kinds(r)}
     if K.JVP.value not in kinds or K.TRANSPOSE.value in kinds:
         return None
-    called = tuple((f.path, f.line, f.code) for f in frames
-                   if f.code and _TRANSPOSING.search(f.code))
-    return NotLinear(missing.primitive, called)
+    called: dict[tuple[str, int], tuple[str, int, str]] = {}
+    for f in frames:
+        if f.code and _TRANSPOSING.search(f.code):
+            called.setdefault((f.path, f.line), (f.path, f.line, f.code))
+    return NotLinear(missing.primitive, tuple(called.values()))
 
 
 def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
-                 frames: tuple = ()) -> MissingRule | None:
+                 frames: tuple = (), release: str | None = None) -> MissingRule | None:
     """What a rule-missing message is about; None for any other message. A primitive
     the index does not hold is named by the variable the user's files in `frames`
-    make it in, where one does."""
+    make it in, where one does. Where the indexed tree is not jax, the registrars are
+    those of jax `release` (the one the paste ran), else of the installed jax."""
     wording = " ".join(pieces).lower()
     if not any(word in wording for word in _MISSING):
         return None
@@ -123,16 +130,30 @@ def missing_rule(index: Index, pieces: tuple[str, ...], groups: tuple[str, ...],
         kind, style = kinds[0], "classic"
     name, prim = _primitive(index, groups)
     platforms = _platforms(pieces, groups) if kind == K.LOWERING else ()
+    lowered = _lowered(prim)
     flag = "--style hijax" if style == "hijax" else _FLAGS.get(kind)
     if flag and "{platform}" in flag:  # (for every platform by default)
-        flag = flag.format(platform=platforms[0]) if platforms else ""
+        flag = flag.format(platform=platforms[0]) if platforms and lowered is not False else ""
     variable = prim.variable if prim else explain_user.primitive_variable(frames, name)
-    public, internal = registrations(index, kind, style, methods, name, variable, platforms)
+    of_jax = index.jax_version is not None
+    jax = None if of_jax else jax_release(release)
+    public, internal = registrations(jax[1] if jax else index, kind, style, methods, name,
+                                     variable, platforms, lowered)
     examples = siblings(index, prim, kind, platforms, style,
                         frozenset(r.name for r in public))
     return MissingRule(kind.value, style, name, platforms, prim, public[:SHOWN], examples,
-                       flag, internal, index.jax_version is not None,
-                       _switched_off(prim, kind.value, platforms))
+                       flag, internal, of_jax,
+                       switched_off=_switched_off(prim, kind.value, platforms),
+                       registrars_of=jax[0] if jax else None)
+
+
+def _lowered(prim: Primitive | None) -> bool | None:
+    """Whether the primitive has an XLA lowering, for some platform (a Pallas kernel's
+    is not one); None where the tree does not define it."""
+    if prim is None:
+        return None
+    return any(r.kind == K.LOWERING and (not r.platform or r.platform in R.XLA_PLATFORMS)
+               for r in prim.rules)
 
 
 def _switched_off(prim: Primitive | None, kind: str,

@@ -2,13 +2,17 @@
 its kind (knowledge/registrars.py) that the indexed jax exports publicly, each with the
 public path to import it from and the call that registers the rule for the primitive;
 apart, the private ones JAX's own modules use (`mlir._lowerings`), which are never the
-advice: a private name may change in any release."""
+advice: a private name may change in any release. A tree that is not jax (a library of
+primitives, which imports jax) is advised jax's, from a committed snapshot
+(`jax_release`)."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from jaxmap.errors import JaxmapError
 from jaxmap.knowledge import registrars as R
 
 if TYPE_CHECKING:
@@ -28,14 +32,19 @@ class Registration(NamedTuple):
 
 
 def registrations(index: Index, kind: RuleKind, style: str, methods: list[str],
-                  name: str, variable: str | None, platforms: tuple[str, ...]
+                  name: str, variable: str | None, platforms: tuple[str, ...],
+                  lowered: bool | None = True
                   ) -> tuple[tuple[Registration, ...], tuple[Registration, ...]]:
     """(the public registrations of `kind`; the private ones) for the
     primitive `name` (held in `variable`, if known). A lowering for one platform is
-    registered for it; for several, one rule with no platform serves them all."""
+    registered for it where the primitive has another platform's (`lowered`); where it
+    has none, a default one, with no platform, first (mlir falls back to it for every
+    platform), then that platform's; where that is not known (None), the platform's
+    first. For several platforms, one rule with no platform serves them all."""
     holder = variable or _variable(name)
     found = []
-    for short, call in _candidates(kind, style, methods, holder, platforms):
+    for short, call in _candidates(kind, style, methods, holder,
+                                   _platform_choices(platforms, lowered)):
         for qualified in R.expand(short):
             place = index.place(qualified)
             if place:
@@ -46,16 +55,60 @@ def registrations(index: Index, kind: RuleKind, style: str, methods: list[str],
     return tuple(r for r in found if r.public), tuple(r for r in found if not r.public)
 
 
+def jax_release(release: str | None) -> tuple[str, Index] | None:
+    """(version, index) of the jax whose public registrars a tree that is not jax is
+    advised: the committed snapshot of the release the paste says ran, else of the
+    installed jax, else the newest snapshot older than that release (the oldest where
+    it is older than all); None where no snapshot is there."""
+    from jaxmap.store import snapshot
+
+    available = snapshot.available()
+    wanted = release or _installed()
+    if wanted not in available:
+        nearest = snapshot.older_than(wanted) or snapshot.older_than(None)[::-1]
+        if not nearest:
+            return None
+        wanted = nearest[0][0]
+    return wanted, _snapshot(available[wanted])
+
+
+@lru_cache(maxsize=2)
+def _snapshot(path: str) -> Index:
+    from jaxmap.store import snapshot
+
+    return snapshot.load(path)
+
+
+def _installed() -> str | None:
+    """The installed jax's release, if one is (read without importing it)."""
+    from jaxmap.knowledge import versions
+
+    try:
+        return versions.installed().text
+    except JaxmapError:
+        return None
+
+
+def _platform_choices(platforms: tuple[str, ...], lowered: bool | None
+                      ) -> tuple[str | None, ...]:
+    """The `platform=` of each call to offer, in order (None: no platform)."""
+    if len(platforms) != 1:
+        return (None,)
+    one = f"'{platforms[0]}'"
+    return (None, one) if lowered is False else (one, None) if lowered is None else (one,)
+
+
 def _candidates(kind: RuleKind, style: str, methods: list[str], holder: str,
-                platforms: tuple[str, ...]) -> list[tuple[str, str | None]]:
-    """(registrar or registry as JAX writes it, the call for `holder`) of `kind`."""
+                choices: tuple[str | None, ...]) -> list[tuple[str, str | None]]:
+    """(registrar or registry as JAX writes it, the call for `holder`) of `kind`; a
+    registrar that takes a platform once for each of `choices`."""
     if style == "hijax":
         return [(f"{base}.{m}", None) for base in R.HI_PRIMITIVE_BASES + R.HIJAX_CLASS_BASES
                 for m in methods]
-    platform = f"'{platforms[0]}'" if len(platforms) == 1 else None
     found: list[tuple[str, str | None]] = [
         (short, _call(short, entry, holder, platform))
-        for short, entry in R.CALLS.items() if kind in entry.kinds]
+        for short, entry in R.CALLS.items() if kind in entry.kinds
+        for platform in (choices if entry.platform_arg is not None else (None,))]
     found += [(f"core.Primitive.{m}", f"{holder}.{m}(rule)")
               for m, k in R.METHODS.items() if k == kind]
     found += [(short, f"{short}[{holder}] = rule") for short, k in R.REGISTRIES.items()

@@ -81,6 +81,19 @@ FAMILIES: tuple[Family, ...] = (
             r"differentiation with respect to integer|requires real-valued outputs",
             "differentiate with respect to floating inputs (1.0, not 1; or .astype(float)), "
             "or pass allow_int=True if an integer input must stay"),
+    _family("missing lowering",
+            r"MLIR translation rule for primitive '[^']*' not found",
+            "the primitive has no lowering for the platform it was compiled for (under "
+            "jit, or a transformation that compiles): register it, one with no platform= "
+            "unless a platform needs its own (mlir.lower_fun(impl, multiple_results=...) "
+            "lowers an impl written with jax.numpy), or call the function outside jit, "
+            "where its impl runs"),
+    _family("missing abstract evaluation",
+            r"Abstract evaluation for '[^']*' not implemented",
+            "the primitive has no abstract evaluation rule, which jit, vmap, grad and every "
+            "other trace need for the shapes and dtypes of its outputs: register it, a "
+            "function of the inputs' avals and the parameters that returns a "
+            "jax.core.ShapedArray for each output (a list where multiple_results)"),
     _family("missing rule",
             r"(?:Differentiation|Transpose|Batching|JVP|MLIR translation|Abstract evaluation|"
             r"Evaluation) rule for '[^']*' not implemented|"
@@ -192,32 +205,34 @@ USER_CODE = Family(
     "transform on concrete arrays, or use jax.debug.print inside it")
 
 
-# A rule-missing message, as the tree answers it (commands/missing_rules.py).
+# A rule-missing message, as the tree answers it (commands/missing_rules.py): the
+# families of each kind of rule, each fix saying `register it,`.
 MISSING_RULE = next(f for f in FAMILIES if f.name == "missing rule")
-_RULE_REGISTERED = MISSING_RULE._replace(fix=(
+RULE_FAMILIES = frozenset({MISSING_RULE.name, "missing lowering", "missing abstract evaluation"})
+_REGISTERED = (
     "the tree registers this rule (above), so the registration did not run for the "
     "primitive JAX was given: import the module that registers it before the transform "
     "runs, and check that the primitive bound is that one and the jax that ran is the "
-    "indexed release"))
-_RULE_SHOWN = MISSING_RULE._replace(fix=MISSING_RULE.fix.replace(
-    "register it,", "register it (jaxmap shows where and how above),"))
-
-
-_RULE_SWITCHED_OFF = MISSING_RULE._replace(fix=(
+    "indexed release")
+_SWITCHED_OFF = (
     "the primitive is made with this rule switched off on purpose (where, above), so "
     "this release does not support that transformation of it: leave it out of the "
     "transformation (for vmap, a Python loop or lax.map over the batch), or, for a "
-    "primitive of your own, make it with the rule on or register one"))
+    "primitive of your own, make it with the rule on or register one")
 
 
 def missing_rule(shown: bool, registered: bool, not_linear: bool,
-                 switched_off: bool = False) -> Family | None:
-    """The fix for a rule-missing message: none where the rule should not exist (the
-    answer says what to do instead); where the tree registers it, why it did not run;
-    where the call that makes the primitive switches it off, that it is so by design;
-    else register it, pointing at the registrars shown where they are."""
+                 switched_off: bool = False, family: Family = MISSING_RULE) -> Family | None:
+    """The fix for a rule-missing message of `family` (one of RULE_FAMILIES): none where
+    the rule should not exist (the answer says what to do instead); where the tree
+    registers it, why it did not run; where the call that makes the primitive switches
+    it off, that it is so by design; else register it, pointing at the registrars shown
+    where they are."""
     if not_linear:
         return None
     if registered:
-        return _RULE_REGISTERED
-    return _RULE_SWITCHED_OFF if switched_off else _RULE_SHOWN if shown else MISSING_RULE
+        return family._replace(fix=_REGISTERED)
+    if switched_off:
+        return family._replace(fix=_SWITCHED_OFF)
+    return family._replace(fix=family.fix.replace(
+        "register it,", "register it (jaxmap shows where and how above),")) if shown else family

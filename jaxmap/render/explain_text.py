@@ -294,9 +294,13 @@ def _registrations(missing) -> list[str]:
     for i, reg in enumerate(missing.register_with):
         label = "register with" if i == 0 else ""
         lines.append(f"  {label:<14} {reg.call or reg.name}  ({reg.imports})")
-    if not missing.register_with and not missing.of_jax:
-        lines.append(f"  {'register with':<14} (the indexed tree is not jax, so it has no "
-                     f"registrars; `jaxmap explain` without --root shows jax's)")
+    if missing.register_with and missing.registrars_of:
+        lines.append(f"  {'':<14} (the public registrars of jax {missing.registrars_of}, "
+                     f"from its snapshot: the indexed tree is not jax)")
+    elif not missing.of_jax and not missing.registrars_of:
+        lines.append(f"  {'register with':<14} (the indexed tree is not jax, and no jax "
+                     f"release's snapshot is here to read its registrars from; `jaxmap "
+                     f"explain` without --root shows the installed jax's)")
     elif not missing.register_with:
         lines.append(f"  {'register with':<14} (this jax exports no public registrar of "
                      f"{missing.kind} rules)")

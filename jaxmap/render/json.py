@@ -255,7 +255,9 @@ def call_document(answer, view: View) -> str:
                                   for r in answer.found],
                         "registrations": [{"function": reg.function, "kind": reg.kind,
                                            "primitive": reg.primitive, "file": path(reg.file),
-                                           "line": reg.line} for reg in answer.registrations],
+                                           "line": reg.line,
+                                           "platforms": list(reg.platforms)}
+                                          for reg in answer.registrations],
                         "aliases": [{"variable": label, "names": list(names)}
                                     for label, names in answer.aliases],
                         "also_named": [{"name": label, "aliases": list(names)}
@@ -378,7 +380,9 @@ def _explanation(found, path) -> dict:
                 "name": missing.primitive.name, "file": path(missing.primitive.loc.file),
                 "line": missing.primitive.loc.line,
                 "rules": sorted({k for r in missing.primitive.rules for k in rule_kinds(r)})},
-            "register_with": [_registration(r, path) for r in missing.register_with],
+            "registrars_of": missing.registrars_of,
+            "register_with": [_registration(r, str if missing.registrars_of else path)
+                              for r in missing.register_with],
             "internal": [_registration(r, path) for r in missing.internal],
             "siblings": [{"name": s.name, "file": path(s.file), "line": s.line,
                           "function": s.function} for s in missing.siblings],

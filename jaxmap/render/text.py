@@ -571,9 +571,18 @@ def call_answer(answer, view: View) -> str:
                      "--all lists them")
     for i, reg in enumerate(answer.registrations):
         label = "runs as" if i == 0 else ""
-        lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}, registered at "
+        lines.append(f"  {label:<8} the {reg.kind} rule of {reg.primitive}"
+                     f"{_for_platforms(reg)}, registered at "
                      f"{view.path(reg.file)}:{reg.line}  ({reg.function})")
     return "\n".join(lines)
+
+
+def _for_platforms(reg) -> str:
+    """` for cpu, tpu`: the platforms a registration names; a lowering that names none
+    is the default, which serves any platform without one of its own."""
+    if reg.platforms:
+        return f" for {', '.join(reg.platforms)}"
+    return " (default: any platform without its own)" if reg.kind == RuleKind.LOWERING else ""
 
 
 # More chains than this do not fit a screen: `binds` then lists the names by module.

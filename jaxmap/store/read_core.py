@@ -26,7 +26,8 @@ NAMED_PRIMITIVE = ("name IN (?, ?) OR variable IN (?, ?) OR ',' || aliases || ',
 # first, defbilinear's right transpose), a row each with the rule's own columns, read
 # from its `functions` JSON: `each_rule_function` reads them beside the first.
 _MORE_FUNCTIONS = (
-    "(SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, r.via, json_extract(f.value, '$[0]') "
+    "(SELECT r.primitive_id, r.seq, r.kind, r.file, r.line, r.via, r.platform, "
+    "json_extract(f.value, '$[0]') "
     "AS function_name, json_extract(f.value, '$[1]') AS function_file, "
     "json_extract(f.value, '$[2]') AS function_line FROM rules r, json_each(r.functions) f "
     "WHERE r.functions IS NOT NULL)")

@@ -238,18 +238,20 @@ class GraphReads(IndexCore):
             "SELECT r.primitive_id, r.seq, d.id FROM definitions d JOIN {rules} r ON "
             "r.function_file = d.file AND r.function_line = d.line WHERE d.id IN (?*)"), ids)
 
-    def registrations(self, ids) -> list[tuple[int, str, str, str, int, str]]:
+    def registrations(self, ids) -> list[tuple[int, str, str, str, int, str, str | None]]:
         """(definition id, rule kind, primitive, file, line of the registration, how it
-        was registered) of each rule that one of `ids` is a function of (its first, a
-        later one: defbilinear's right transpose), or was written as (a module-level
-        partial of its function): what makes a rule function run. Each once, in no set
-        order."""
+        was registered, the platform it names or None) of each rule that one of `ids` is
+        a function of (its first, a later one: defbilinear's right transpose), or was
+        written as (a module-level partial of its function): what makes a rule function
+        run. Each once, in no set order."""
         rows = set(self._in(each_rule_function(
-            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line, r.via FROM "
+            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line, r.via, "
+            "r.platform FROM "
             "definitions d JOIN {rules} r ON r.function_file = d.file AND r.function_line = "
             "d.line JOIN primitives p ON p.id = r.primitive_id WHERE d.id IN (?*)"), ids))
         rows.update(self._in(
-            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line, r.via FROM "
+            "SELECT d.id, r.kind, coalesce(p.name, p.variable), r.file, r.line, r.via, "
+            "r.platform FROM "
             "definitions d JOIN rules r ON json_extract(r.written, '$[1]') = d.file AND "
             "json_extract(r.written, '$[2]') = d.line JOIN primitives p ON "
             "p.id = r.primitive_id WHERE d.id IN (?*)", ids))
