@@ -52,7 +52,7 @@ def test_partial_and_a_name_handed_on_are_edges():
           return jit(_private)(x)
         """})
     found = edges(res, "m.f")
-    assert found["target"] == (HANDED, "m.target")  # made a partial of, never called here
+    assert found["target"] == (RESOLVED, "m.target")
     assert found["_private"] == (RESOLVED, "m._private")
 
 

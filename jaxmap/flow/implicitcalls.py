@@ -101,7 +101,8 @@ class ImplicitCalls(Engine):
         if kind == _OPERATOR_SITE:
             return self._array_operator(module, owner, text, args, line)
         complex_callee = "(" in text or "[" in text
-        handed = {} if kind == _LOOP_SITE or self._keeps(module, owner, text) \
+        handed = {} if kind == _LOOP_SITE or self._keeps(text) \
+            or (module, owner, args, line) in self._kept_calls \
             else self._handed(module, owner, args)
         if kind == _CALL_SITE and not complex_callee and not handed:
             return {}  # a dotted callee hands on no function: the names resolve the call
@@ -143,18 +144,15 @@ class ImplicitCalls(Engine):
             (BOUND, *v[1:]) if v[0] == FN else v
             for v in self._table_entry(ARRAY_OPERATORS, operator) if v[0] in CALLABLE)}
 
-    def _keeps(self, module: str, owner: str, text: str) -> bool:
-        """Whether a callee keeps the functions handed to it, calling none of them there:
-        `functools.partial` (calling the partial calls them, which is followed where it
-        is called), or a registrar (`mlir.register_lowering`, `register_rule(p)(f)`:
-        kept.py)."""
+    @staticmethod
+    def _keeps(text: str) -> bool:
+        """Whether a callee is a registrar, which keeps the functions handed to it for
+        later, calling none of them there (`mlir.register_lowering`,
+        `register_rule(p)(f)`: kept.py)."""
         expr = parse_text(text)
-        plain = not isinstance(expr, ast.Call)
         while isinstance(expr, ast.Call):  # `register_rule(p)(f)`: register_rule's
             expr = expr.func
         leaf = getattr(expr, "attr", getattr(expr, "id", None))
-        if leaf == "partial" and plain:
-            return self._is_partial(module, owner, expr)
         return leaf is not None and keeps(leaf)
 
     def _handed(self, module: str, owner: str, args: str) -> dict[str, frozenset]:

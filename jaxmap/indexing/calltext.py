@@ -11,7 +11,7 @@ import re
 from jaxmap.flow import flowtext
 from jaxmap.flow.guardtext import EQUALS, SPREAD, VALUE, Guards, arguments
 from jaxmap.indexing import messages
-from jaxmap.indexing.kept import kept, partial_argument
+from jaxmap.indexing.kept import kept
 
 # Read left to right, each string, comment, import statement and name that a `def` or
 # `class` introduces is taken whole (no group: not code); otherwise a dotted name (group
@@ -121,7 +121,7 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                 if called and not seen[0]:
                     seen[:] = True, at
             elif called or before == b"(" or name[0] == 95 or b"." in name \
-                    or name.endswith(b"_p") or partial_argument(source, at):  # 95: `_`
+                    or name.endswith(b"_p"):  # 95: `_`
                 found[name] = [called, at]
     lines = _lines(source, pieces[0][0], line, [at for _called, at in found.values()]
                    + [at for name in found for at in sites[name].values()])

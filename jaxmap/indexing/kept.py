@@ -35,19 +35,11 @@ def kept(source: bytes, at: int) -> bool:
         return False
     start, leaf = _callee(source, opener)
     if leaf == "partial":
-        return _kept_value(source, start)
+        return kept_value(source, start)
     return keeps(leaf)
 
 
-def partial_argument(source: bytes, at: int) -> bool:
-    """Whether the name at `at` is the first argument of a `partial(` call, on the same
-    line or the next (`functools.partial(\\n    decode_attn_unbatched, ...)`)."""
-    opener = _skip_space(source, at) - 1
-    return opener >= 0 and source[opener] == _OPENERS[0] \
-        and _callee(source, opener)[1] == "partial"
-
-
-def _kept_value(source: bytes, start: int) -> bool:
+def kept_value(source: bytes, start: int) -> bool:
     """Whether the value of the expression at `start` is stored into a subscript or an
     attribute, or handed to a registrar."""
     end = _skip_space(source, start)
