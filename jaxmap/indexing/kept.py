@@ -13,9 +13,10 @@ import re
 
 from jaxmap.knowledge.registrars import KEEPER_PREFIX, KEEPERS
 
-_LOOK_BACK = 2000  # bytes searched for the bracket a name is inside
+_LOOK_BACK = (200, 2000)  # bytes searched for the bracket a name is inside, then more
 _OPENERS, _CLOSERS = b"([{", b")]}"
-_NAME_BYTE = re.compile(rb"[\w.]")
+_BRACKET = re.compile(rb"[()\[\]{}]")
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 # An assignment's target that keeps a value: a subscript or a dotted attribute.
 _STORE_TARGET = re.compile(rb"[A-Za-z_][\w.]*(?:\[[^\n]*\]|\.\w+)")
 _NOT_ASSIGNMENT = b"=!<>:+-*/%&|^@~"  # what comes before a `=` that assigns nothing
@@ -64,22 +65,24 @@ def _callee(source: bytes, opener: int) -> tuple[int, str]:
             return end, ""
         end = _skip_space(source, inner)
     start = end
-    while start > 0 and _NAME_BYTE.match(source, start - 1):
+    while start > 0 and source[start - 1] in _NAME_BYTES:
         start -= 1
     return start, source[start:end].rpartition(b".")[2].decode("ascii", "replace")
 
 
 def _enclosing(source: bytes, at: int) -> int | None:
     """The offset of the innermost open bracket before `at` that is not closed by then."""
-    depth = 0
-    for i in range(at - 1, max(-1, at - 1 - _LOOK_BACK), -1):
-        byte = source[i]
-        if byte in _CLOSERS:
-            depth += 1
-        elif byte in _OPENERS:
-            if not depth:
-                return i
-            depth -= 1
+    for back in _LOOK_BACK:
+        depth = 0
+        for match in reversed(list(_BRACKET.finditer(source, max(0, at - back), at))):
+            if source[match.start()] in _CLOSERS:
+                depth += 1
+            elif not depth:
+                return match.start()
+            else:
+                depth -= 1
+        if at - back <= 0:
+            break
     return None
 
 
