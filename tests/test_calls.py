@@ -313,14 +313,18 @@ def test_top_level_code_and_class_bodies_are_callers():
     res = resolve_sources({"m.py": """
         def make(x): return x
         def _impl(x): return x
+        def wrap(f): return f
         def register(f): return f
+        wrap(_impl)
         register(_impl)
         class Tracer:
           _bool = make(bool)
           def method(self): return make(1)
         """})
-    assert edges(res, "m") == {"register": (RESOLVED, "m.register"),
-                               "_impl": (HANDED, "m._impl")}
+    # (a registrar keeps _impl for later: no edge; see test_stored_rules.py)
+    assert edges(res, "m") == {"wrap": (RESOLVED, "m.wrap"), "_impl": (HANDED, "m._impl"),
+                               "register": (RESOLVED, "m.register")}
+    assert [row.line for row in res.calls if row.text == "_impl"] == [6]  # wrap's only
     assert edges(res, "m.Tracer") == {"make": (RESOLVED, "m.make")}
     assert edges(res, "m.Tracer.method") == {"make": (RESOLVED, "m.make")}
 

@@ -103,6 +103,7 @@ class FlowFacts:
         self._foreign: dict[str, list] = defaultdict(list)  # attr -> [(module, owner, head, expr)]
         self._stores: list = []  # (module, owner, base, expr): `d[k] = v`, `d.append(v)`
         self._calls: list = []  # (module, owner, callee, args, line)
+        self._kept_calls: set[tuple] = set()  # (module, owner, args, line) of a kept partial
         self._decorations: list = []  # (module, owner, decorator, name, line)
         # module -> (owner, name, line) of each decoration of a top-level or class def
         self._decorated_defs: dict[str, list] = defaultdict(list)
@@ -212,9 +213,11 @@ class FlowFacts:
                 self._fields[f"{module}.{cls}"].append(fact[1])
                 self._field_types[fact[1]].append((module, fact[2]))
                 self._field_annotations[(f"{module}.{cls}", fact[1])] = (module, fact[2])
-            elif kind == flowtext.CALL:
+            elif kind in (flowtext.CALL, flowtext.KEPT):
                 _, callee, args, line = fact
                 self._calls.append((module, owner, callee, args, line))
+                if kind == flowtext.KEPT:
+                    self._kept_calls.add((module, owner, args, line))
                 head, _, method = callee.rpartition(".")
                 if method in _ADDERS and head:
                     self._stores.append((module, owner, head, (ADD_STORE, method, args)))

@@ -32,7 +32,9 @@ resolver parses only what a question needs):
   function (one the file defines or imports, a parameter, a nested function, a lambda, an
   attribute of `self`/`cls` or of a name the file defines), and
   every call of something that is not a dotted name (`d["a"](`, `f()(`, `super().m(`;
-  `Op(\n  aval,\n)(x)` with the callee on one line, `Op(aval)`).
+  `Op(\n  aval,\n)(x)` with the callee on one line, `Op(aval)`); `("kept", ...)`
+  alike for a `partial(...)` whose value is kept for later (stored into a subscript
+  or an attribute, or handed to a registrar: indexing/kept.py), which calls nothing.
 Strings and comments are not read; a statement's value is taken whole, over several
 lines while its brackets are open; statements joined by `;` are read each alone.
 """
@@ -47,13 +49,14 @@ from typing import TYPE_CHECKING
 
 from jaxmap.flow import narrowing
 from jaxmap.flow.parsing import argument_texts, parameters, parse_text
+from jaxmap.indexing.kept import kept_value
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
 # The kinds of facts.
-ASSIGN, DEF, DECORATE, RAISE, CALL, OPERATOR, FIELD = \
-    "=", "def", "dec", "raise", "call", "op", "field"
+ASSIGN, DEF, DECORATE, RAISE, CALL, KEPT, OPERATOR, FIELD = \
+    "=", "def", "dec", "raise", "call", "kept", "op", "field"
 # (NUL: a masked string's contents; `[x] = f()`, `(a, b) = f()`: unpacked as `x, = f()`)
 _TARGET = rb"(?:\[[\w\t ,*]*\]|\([\w\t ,*]*\)|[A-Za-z_*][\w.\[\]'\"\t ,*\0]*?)"
 # A statement starts a line or follows a `;` (`import os; y = f(x)`); each ends at the
@@ -434,7 +437,9 @@ def _calls(text: bytes, code: bytes, line_of, names: _AnyOf, owned: _AnyOf) -> l
                 if inner_args:
                     found.append((CALL, inner.decode(), inner_args.decode(errors="replace"),
                                   line_of(match.start())))
-        found.append((CALL, callee.decode(), args[1:-1].decode(errors="replace"),
+        kind = KEPT if plain and callee.rpartition(b".")[2] == b"partial" \
+            and kept_value(code, match.start(1)) else CALL
+        found.append((kind, callee.decode(), args[1:-1].decode(errors="replace"),
                       line_of(match.start())))
     return found
 

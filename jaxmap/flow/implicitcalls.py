@@ -16,6 +16,7 @@ from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
 from jaxmap.flow.flowtext import ABS, HELD_OPEN, ITER, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
+from jaxmap.indexing.kept import keeps
 
 _EMPTY: frozenset = frozenset()
 # Which kind of site an implicit call is.
@@ -100,7 +101,9 @@ class ImplicitCalls(Engine):
         if kind == _OPERATOR_SITE:
             return self._array_operator(module, owner, text, args, line)
         complex_callee = "(" in text or "[" in text
-        handed = {} if kind == _LOOP_SITE else self._handed(module, owner, args)
+        handed = {} if kind == _LOOP_SITE or self._keeps(text) \
+            or (module, owner, args, line) in self._kept_calls \
+            else self._handed(module, owner, args)
         if kind == _CALL_SITE and not complex_callee and not handed:
             return {}  # a dotted callee hands on no function: the names resolve the call
         expr = parse_text(text)
@@ -140,6 +143,17 @@ class ImplicitCalls(Engine):
         return {(owner, f"{text} {operator}", line): frozenset(
             (BOUND, *v[1:]) if v[0] == FN else v
             for v in self._table_entry(ARRAY_OPERATORS, operator) if v[0] in CALLABLE)}
+
+    @staticmethod
+    def _keeps(text: str) -> bool:
+        """Whether a callee is a registrar, which keeps the functions handed to it for
+        later, calling none of them there (`mlir.register_lowering`,
+        `register_rule(p)(f)`: kept.py)."""
+        expr = parse_text(text)
+        while isinstance(expr, ast.Call):  # `register_rule(p)(f)`: register_rule's
+            expr = expr.func
+        leaf = getattr(expr, "attr", getattr(expr, "id", None))
+        return leaf is not None and keeps(leaf)
 
     def _handed(self, module: str, owner: str, args: str) -> dict[str, frozenset]:
         """argument text -> the functions it is, of the arguments of a call that are

@@ -11,6 +11,7 @@ import re
 from jaxmap.flow import flowtext
 from jaxmap.flow.guardtext import EQUALS, SPREAD, VALUE, Guards, arguments
 from jaxmap.indexing import messages
+from jaxmap.indexing.kept import kept
 
 # Read left to right, each string, comment, import statement and name that a `def` or
 # `class` introduces is taken whole (no group: not code); otherwise a dotted name (group
@@ -100,6 +101,8 @@ def read_callees(source: bytes, pieces: list[tuple[int, int]], line: int) -> tup
                 continue
             if name in _NOT_CALLEES:
                 continue
+            if not called and not name.endswith(b"_p") and kept(source, at):
+                continue  # a rule kept for later: registering it runs none of it
             if called and cases and _in_case_pattern(source, at):
                 continue  # `case Blocked(...):` tests a class, it makes none
             before = source[at - 1:at]

@@ -181,6 +181,12 @@ HIJAX_METHODS: dict[str, K] = {
 }
 
 PARTIAL = "functools.partial"
+# Calls that keep a function handed to them for later, never calling it there (a rule
+# runs when a transformation dispatches on its primitive), by their last name: the
+# registrars above (`mlir.register_lowering`, `p.def_impl`), and any name with JAX's
+# registrar prefix (`register_discharge_rule(p)(rule)`, `register_pytree_node`).
+KEEPER_PREFIX = "register"
+KEEPERS = frozenset({*(short.rpartition(".")[2] for short in CALLS), *METHODS})
 # Functions that trace a function handed to them: (the positional argument it is handed
 # as, what the traced function's positional parameters without a default hold, in order,
 # the last for the rest): "array", one Array (a tracer) each, as `mlir.lower_fun(f)`

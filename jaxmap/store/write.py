@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # dataclasses are not on the query path
 
     from jaxmap.store.records import Place, Resolution, RuleRecord
 
-SCHEMA_VERSION = 31  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
+SCHEMA_VERSION = 32  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in fills;
 # 18: fills per different call, `|`-separated; 19: table `stale`; 20: sets of words in
 # guards (`P==a/b`); 21: the line of each different call (facts' Callee.lines,
 # calls.fill_lines); 22: rules.keywords; 23: calls of a call's result
@@ -46,7 +46,10 @@ SCHEMA_VERSION = 31  # 16: call guards (calls.guard, calls.fills); 17: `P=Q` in 
 # and a default on a signature's own line no assignment; 30: rules.overridden_by, the
 # line of a later registration of the rule in its file that certainly replaces it (facts'
 # `straight` lines); 31: table switched_off, the registrations a call's argument
-# switches off (`linalg_primitive(..., supports_batching=False)`)
+# switches off (`linalg_primitive(..., supports_batching=False)`); 32: a rule kept for
+# later (a partial stored into a subscript or an attribute, a function or partial
+# handed to a registrar) is no callee of the function that registers it
+# (indexing/kept.py)
 # The meta key that says whether the index holds its second phase ("1": the call graph
 # and messages), or only the first ("0": primitives, rules, definitions), or holds a
 # second phase that is not current (STALE): its rows of the files in table `stale` were
