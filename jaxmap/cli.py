@@ -866,22 +866,23 @@ def _quiet() -> bool:
 class _progress:
     """What a build says on stderr once it has taken a second: a live bar on a
     terminal, else a line when that second passes and one when it ends; nothing with
-    --quiet or $JAXMAP_QUIET. A count that starts again from nought is the next stage:
-    the files parsed, the call sites read, the call graph's modules (the indexer ends
-    the first with nought of nought, so that it ends even when no file was parsed); a
-    stage with nothing to count says nothing. A file in work for SLOW_S seconds is named, and
-    again every AGAIN_S seconds it stays."""
+    --quiet or $JAXMAP_QUIET. Each count has a bar of its own, in its stage
+    (indexing/stages.py: the files parsed, the call sites read, the call graph's
+    modules); a stage with nothing to count says nothing. A file in work for SLOW_S
+    seconds is named, and again every AGAIN_S seconds it stays."""
 
-    STAGES = 3
     SLOW_S, AGAIN_S = 10.0, 30.0
 
     def __init__(self, label: str, root: str | None = None):
+        from jaxmap.indexing.stages import PARSING, Stages
+
         self.label, self.root = label, root
         self.bar: ProgressBar[int] | None = None
         self.started = time.perf_counter()
         self.total: int | None = None
         self.announced = False
-        self.stage, self.done = 0, 0
+        self.stage, self.done = PARSING, 0
+        self._stages = Stages(graph=True)  # (its percentages are the servers')
         self.working: Callable[[], list[str]] = list  # names the files in work, once told
         self._in_work: dict[str, list[float]] = {}  # path -> [since, next notice]
         self._stop = threading.Event()
@@ -917,14 +918,11 @@ class _progress:
 
     def _update(self, done: int, total: int, working=list) -> None:
         self.working = working
-        parsed = done == total == 0  # the parse is over, whether or not it counted files
-        if (parsed and self.stage == 0) or (self.total is not None and (
-                done < self.done or total != self.total)):
+        stage = self._stages.read(done, total).stage
+        if stage != self.stage or (self.total is not None and (
+                done < self.done or total != self.total)):  # a stage, or a count, begins
             self._end_stage(None)
-            if parsed:
-                self.stage = 1
-            elif self.total:  # (after nought of nought, the stage it began is this one)
-                self.stage = min(self.stage + 1, self.STAGES - 1)
+            self.stage = stage
             self.started, self.announced = time.perf_counter(), False
         self.total, self.done = total, done
         if not total or time.perf_counter() - self.started < 1.0:  # nothing to count

@@ -304,6 +304,26 @@ def test_a_slow_build_names_each_stage_on_stderr(monkeypatch, capsys):
         "the call graph of 5 modules...", "done, the call graph of 5 modules"]
 
 
+def test_files_read_again_for_the_call_graph_are_still_the_parse_stage(monkeypatch, capsys):
+    """An update parses the changed files, then reads the others' call-graph facts (a
+    second count, before nought of nought): both are parsing, each said on its own."""
+    from jaxmap import cli
+
+    monkeypatch.delenv("JAXMAP_QUIET", raising=False)
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(cli.time, "perf_counter", lambda: next(clock))
+    with cli._progress("indexing", str(MINIJAX)) as progress:
+        for counts in ([(d, 3) for d in range(4)] + [(d, 2) for d in range(3)] + [(0, 0)]
+                       + [(d, 4) for d in range(5)] + [(d, 5) for d in range(6)]):
+            progress(*counts)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(": ", 2)[-1].partition(" in ")[0] for line in err] == [
+        "parsing 3 files...", "done, 3 files parsed", "parsing 2 files...",
+        "done, 2 files parsed", "the call sites, 2 calls read twice...",
+        "done, 2 call sites read", "the call graph of 5 modules...",
+        "done, the call graph of 5 modules"]
+
+
 def test_progress_can_name_the_file_and_the_module_in_work(tree, monkeypatch):
     """Asked while a file is parsed, or a module's calls read, progress's `working()`
     names that file: the parse stage's files in work, then each module's file."""
