@@ -427,11 +427,11 @@ def bind_steps(rows, hops: dict[tuple[int, int], str],
     that run outside a Pallas kernel (a Pallas backend's lowering runs only there),
     each step noted in `hops` with the words its chain shows (and in `kinds` with the
     kind of rule run)."""
-    from jaxmap.knowledge.registrars import XLA_PLATFORMS  # not on `locate`'s path
+    from jaxmap.knowledge.registrars import lowers_for_xla  # not on `locate`'s path
 
     steps = []
     for binder, rule, line, function, prim, kind, platform, caller in rows:
-        if platform is None or platform in XLA_PLATFORMS:
+        if lowers_for_xla(platform):
             hops.setdefault((binder, rule), rule_words(prim, kind, caller))
             if kinds is not None:
                 kinds.setdefault((binder, rule), kind)

@@ -152,8 +152,7 @@ def _lowered(prim: Primitive | None) -> bool | None:
     is not one); None where the tree does not define it."""
     if prim is None:
         return None
-    return any(r.kind == K.LOWERING and (not r.platform or r.platform in R.XLA_PLATFORMS)
-               for r in prim.rules)
+    return any(r.kind == K.LOWERING and R.lowers_for_xla(r.platform) for r in prim.rules)
 
 
 def _switched_off(prim: Primitive | None, kind: str,

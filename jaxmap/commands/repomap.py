@@ -379,7 +379,7 @@ def _gaps(prims, families) -> tuple[Gap, ...]:
     classic = [p for p in prims if p.style == "classic"]
     kinds = {id(p): {k for r in p.rules for k in rule_kinds(r)} for p in classic}
     xla_lowered = {id(p) for p in classic for r in p.rules if r.kind.value == "lowering"
-                   and (r.platform is None or r.platform in R.XLA_PLATFORMS)}
+                   and R.lowers_for_xla(r.platform)}
     linear = {id(p) for p in classic for r in p.rules
               if "deflinear" in r.via or "defbilinear" in r.via}
     checks = (  # (title, the kind lacking, whether a primitive lacks it)
@@ -408,8 +408,7 @@ def _gaps(prims, families) -> tuple[Gap, ...]:
 def _switched_off(prim, kind: str | None) -> bool:
     """Whether the call that makes `prim` switches off its rule of `kind` (a lowering:
     the default one, or one for an XLA platform)."""
-    return any(o.kind.value == kind and (kind != "lowering" or o.platform is None
-                                         or o.platform in R.XLA_PLATFORMS)
+    return any(o.kind.value == kind and (kind != "lowering" or R.lowers_for_xla(o.platform))
                for o in prim.switched_off)
 
 

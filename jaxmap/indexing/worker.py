@@ -62,6 +62,7 @@ def usable_cores() -> int:
     except (AttributeError, OSError):  # (macOS, Windows: no affinity to read)
         return os.cpu_count() or 1
 
+
 def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress: Progress | None,
                  jobs) -> list[tuple]:
     """(digest, facts, facts marshalled) of `work` on each task ((path, size) in
