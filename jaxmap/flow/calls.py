@@ -135,6 +135,8 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     rows are the same. `flow` is closed once its answers are read."""
     flow.sites(progress, jobs)  # every call site first: no question is answered from a part of them
     modules = _Modules(names, ids, flow, hijax)
+    if flow._recording is not None:  # (each module's reads, in this process)
+        jobs = 1
     rows: list[CallRow] = []
     for found, noted in forked.each(len(modules.order), modules.read, jobs, progress,
                                     modules.path, modules.sizes()):
@@ -173,9 +175,13 @@ class _Modules:
 
     def read(self, place: int) -> tuple[list[CallRow], list]:
         """The call rows of the module at `place`, and the hijax binds noted reading it."""
-        hijax = self.hijax
+        hijax, recording = self.hijax, self.flow._recording
         noted = hijax.noted() if hijax is not None else 0
+        if recording is not None:
+            recording.start_root(("rows", self.order[place]))
         rows = self._rows(self.order[place])
+        if recording is not None:
+            recording.end_root()
         return rows, hijax.since(noted) if hijax is not None else []
 
     def _rows(self, module: str) -> list[CallRow]:

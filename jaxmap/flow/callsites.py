@@ -15,6 +15,7 @@ from jaxmap.flow.engine import CALLABLE, FIELDS, Engine, in_tests
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import argument_texts, parse_text
+from jaxmap.flow.recording import FINAL, PASS_1, PASS_2
 from jaxmap.flow.sitepasses import Told, read_pass
 
 
@@ -48,6 +49,8 @@ class CallSites(Engine):
         parameters hold, library values would depend on tests, and a cycle through
         a test, cut (engine.py), would leave library values short of what library
         code alone gives them."""
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "sites", self._qual(module, owner), def_name))
         found = self.sites().get((self._qual(module, owner), def_name), [])
         if tests or in_tests(module):
             return found
@@ -81,13 +84,20 @@ class CallSites(Engine):
         # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
             self._building_sites = True
+            recording = self._recording
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
             for module, owner, base, _value in self._stores:
                 expr = parse_text(base)
                 if expr is not None:
+                    if recording is not None:
+                        recording.start_root(("store", module, owner, base))
                     self._in_mode(False, self._eval, module, owner, expr)
+                    if recording is not None:
+                        recording.end_root()
             self._held_late()
+            if recording is not None:
+                recording.stage = PASS_1
             self.array_tables()  # read once, before any question: the same for all
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
@@ -102,6 +112,8 @@ class CallSites(Engine):
             self._sites = sites
             self._direct_memo.clear()  # computed without fields, which the sites give
             release_freed()
+            if recording is not None:
+                recording.stage = PASS_2
             through = read_pass(self, True, calls, told, jobs)
             told.end()
             for (values, site), (before, _site) in zip(through, direct):
@@ -115,6 +127,8 @@ class CallSites(Engine):
                 del self._direct_memo[key]
             self._held_late()
             self._building_sites = False
+            if recording is not None:
+                recording.stage = FINAL
         return self._sites
 
     def _held_late(self) -> None:

@@ -77,6 +77,8 @@ class Containers(Engine):
 
     def _written(self, box: tuple) -> frozenset:
         """The (key, value) pairs a literal container is written with."""
+        if self._recording is not None:  # the literal's text, in its owner's facts
+            self._recording.read(("literal", box[1], box[2]))
         return self._cached(box, lambda: self._pairs(*self._literals[box]))
 
     def _pairs(self, module: str, owner: str, node) -> set:
@@ -128,6 +130,8 @@ class Containers(Engine):
 
     def _stores_into(self, box: tuple) -> set:
         found = set()
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "holders", box))
         stores = [store for name in sorted(self._holders.get(box, ()))
                   for store in self._stores_by.get(name, ())]
         for module, owner, base, value in stores:

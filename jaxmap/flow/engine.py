@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from jaxmap.flow.flowfacts import FlowFacts
 from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, INSTANCE, ordered
 from jaxmap.flow.parsing import parse_text
+from jaxmap.flow.recording import Recording
 from jaxmap.indexing.resolve.names import Names
 from jaxmap.knowledge.orientation import is_test_module
 
@@ -83,6 +84,7 @@ class Engine(FlowFacts):
         self._made: dict[bool, dict[str, int]] = {}
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
+        self._recording: Recording | None = None  # what each key reads, when recorded
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without
@@ -150,6 +152,9 @@ class Engine(FlowFacts):
         return self._eval(module, owner, expr) if expr is not None else _EMPTY
 
     def _cached(self, key: tuple, compute) -> frozenset:
+        recording = self._recording
+        if recording is not None:
+            recording.read((self._through, key))
         found = self._memo.get(key)
         if found is not None:
             return found
@@ -168,10 +173,16 @@ class Engine(FlowFacts):
         self._open[mode_key] = index
         self._component.append(mode_key)
         self._low.append(index)
+        if recording is not None:
+            recording.enter()
+            if self._through:
+                recording.read((False, key))
         try:
             found = frozenset(compute())
         finally:
             low = self._low.pop()
+            if recording is not None:
+                recording.leave(mode_key)
         # Most keys hold a set another key holds too (a name, the parameter it is
         # handed to, what a call returns): each is kept once.
         found = self._sets.setdefault(found, found)

@@ -27,6 +27,7 @@ from jaxmap.flow.callresults import CallResults
 from jaxmap.flow.callsites import CallSites
 from jaxmap.flow.containers import Containers
 from jaxmap.flow.engine import in_tests
+from jaxmap.flow.flowfacts import TABLES
 from jaxmap.flow.flowvalues import (
     APPLIED_CLOSURE,
     BOUND,
@@ -47,6 +48,7 @@ from jaxmap.flow.parsing import (
     parse_text,
     split_arguments,
 )
+from jaxmap.flow.recording import RecordedNames, Recording, record_tables
 from jaxmap.flow.scopes import Scopes
 from jaxmap.flow.sitefields import SiteFields
 from jaxmap.indexing.resolve.names import Names
@@ -64,6 +66,15 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         self.classes = Hierarchy(names, self._bases)
         self._bound = BoundCalls(self)
         self._site_fields = SiteFields(self)
+
+    def record(self) -> Recording:
+        """From now on, record what each key, side entry and root reads (recording.py)."""
+        recording = self._recording = Recording()
+        record_tables(recording, self, TABLES)
+        self.names = RecordedNames(recording, self.names)  # type: ignore[assignment]
+        self.classes._names = self.names
+        self.classes.recording = recording
+        return recording
 
     def close(self) -> None:
         """Forget what was computed, and the parsed texts kept for reuse."""

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from jaxmap.flow.engine import in_tests
+from jaxmap.flow.recording import Recording, apart
 from jaxmap.indexing.resolve.names import Names
 
 
@@ -20,14 +21,24 @@ class Hierarchy:
         self._subclasses: dict[str, set[str]] | None = None
         self._of_tests: set[str] = set()  # the classes of test modules
         self._mros: dict[str, list[str]] = {}
+        self.recording: Recording | None = None  # what each MRO and family reads
 
     def mro(self, cls: str) -> list[str]:
         """The class and its bases of the tree, in C3-like order (depth first, left to
         right, each once; bounded)."""
+        recording = self.recording
+        if recording is not None:
+            recording.read(("side", "mro", cls))
         found = self._mros.get(cls)
         if found is None:
-            self._mros[cls] = [cls]  # a class that is its own base: itself only
-            found = self._mros[cls] = self._linear(cls)
+            if recording is not None:
+                recording.enter()
+            try:
+                self._mros[cls] = [cls]  # a class that is its own base: itself only
+                found = self._mros[cls] = self._linear(cls)
+            finally:
+                if recording is not None:
+                    recording.leave(("side", "mro", cls))
         return found
 
     def _linear(self, cls: str) -> list[str]:
@@ -51,19 +62,22 @@ class Hierarchy:
         of a class outside test modules, none of theirs: a test's `class MyTrace(Trace)`
         is not what `self` holds in `Trace`'s methods, which library values read."""
         if self._subclasses is None:
-            self._subclasses = defaultdict(set)
-            for module, (_, facts) in self._names.modules.items():
-                for qualname in facts.classes:
-                    if in_tests(module):
-                        self._of_tests.add(f"{module}.{qualname}")
-                    for base in self._bases(f"{module}.{qualname}"):
-                        self._subclasses[base].add(f"{module}.{qualname}")
+            with apart(self.recording):
+                self._subclasses = defaultdict(set)
+                for module, (_, facts) in self._names.modules.items():
+                    for qualname in facts.classes:
+                        if in_tests(module):
+                            self._of_tests.add(f"{module}.{qualname}")
+                        for base in self._bases(f"{module}.{qualname}"):
+                            self._subclasses[base].add(f"{module}.{qualname}")
         leave_out = () if cls in self._of_tests else self._of_tests
         family: list[str] = []
         todo = [cls]
         while todo and len(family) < 256:
             klass = todo.pop()
             if klass not in family:
+                if self.recording is not None:  # (the table compared whole: update.py)
+                    self.recording.read(("side", "subclasses", klass))
                 family.append(klass)
                 todo.extend(sorted(self._subclasses.get(klass, set()).difference(leave_out)))
         return family

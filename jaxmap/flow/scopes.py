@@ -54,6 +54,8 @@ class Scopes(Engine):
         found = self._memo.get(key)
         if found is None:
             found = self._cached(key, lambda: self._held(module, owner, name))
+        elif self._recording is not None:
+            self._recording.read((self._through, key))
         return found
 
     def _held(self, module: str, owner: str, name: str) -> set:
@@ -145,10 +147,17 @@ class Scopes(Engine):
         local = None if owner else self.names.env_of(module)
         value = self.names.lookup(name, module, owner, local)
         if value[0] in _NAMED:  # a definition or a module, read in many places: made once
+            recording = self._recording
+            if recording is not None:
+                recording.read(("side", "of names", value))
             held = self._of_names.get(value)
             if held is None:
+                if recording is not None:
+                    recording.enter()
                 held = frozenset(from_names(self.names, value))
                 held = self._of_names[value] = self._sets.setdefault(held, held)
+                if recording is not None:
+                    recording.leave(("side", "of names", value))
             found |= held
         else:
             found |= from_names(self.names, value)

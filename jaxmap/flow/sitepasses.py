@@ -47,6 +47,14 @@ _READ_FIRST = 0.05
 def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int) -> list[tuple]:
     """`flow._site_callees(*call)` of each call, in mode `through`, on `jobs` processes
     (`_READ_FIRST` of them in this one, before the others fork), from _LEAST_JOBS."""
+    recording = flow._recording
+    if recording is not None:  # each call a root of its own, in this process
+        found = []
+        for call in told(calls):
+            recording.start_root(call)
+            found.append(flow._in_mode(through, flow._site_callees, *call))
+            recording.end_root()
+        return found
     if jobs < _LEAST_JOBS or len(calls) < _LEAST_CALLS or os.name != "posix":
         return [flow._in_mode(through, flow._site_callees, *call) for call in told(calls)]
     first = int(len(calls) * _READ_FIRST)
