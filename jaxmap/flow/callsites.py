@@ -15,8 +15,9 @@ from jaxmap.flow.engine import CALLABLE, FIELDS, Engine, in_tests
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import argument_texts, parse_text
-from jaxmap.flow.recording import FINAL, PASS_1, PASS_2
+from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0
 from jaxmap.flow.sitepasses import Told, read_pass
+from jaxmap.flow.update import holders_changed, sites_changed
 
 
 class CallSites(Engine):
@@ -84,20 +85,32 @@ class CallSites(Engine):
         # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
             self._building_sites = True
-            recording = self._recording
+            recording, plan = self._recording, self._plan
+            if plan is not None:
+                plan.start(ROUND_0, set())
+                plan.seed(ROUND_0, self._direct_memo, False, plan.old.memos[PASS_1][1],
+                          recording)
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
             for module, owner, base, _value in self._stores:
                 expr = parse_text(base)
-                if expr is not None:
+                root = ("store", module, owner, base)
+                if expr is None:
+                    continue
+                if plan is not None and plan.green(ROUND_0, root):
                     if recording is not None:
-                        recording.start_root(("store", module, owner, base))
-                    self._in_mode(False, self._eval, module, owner, expr)
-                    if recording is not None:
-                        recording.end_root()
-            self._held_late()
-            if recording is not None:
-                recording.stage = PASS_1
+                        recording.roots[ROUND_0][root] = plan.old.roots[ROUND_0][root]
+                    continue
+                if recording is not None:
+                    recording.start_root(root)
+                self._in_mode(False, self._eval, module, owner, expr)
+                if recording is not None:
+                    recording.end_root()
+            self._round_ends(ROUND_0)
+            if plan is not None:
+                plan.start(PASS_1, holders_changed(plan.old.holders[ROUND_0], self._holders))
+                plan.seed(PASS_1, self._direct_memo, False, plan.old.memos[PASS_1][1],
+                          recording)
             self.array_tables()  # read once, before any question: the same for all
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
@@ -105,7 +118,10 @@ class CallSites(Engine):
             sites: dict[tuple, list] = defaultdict(list)
             told = Told(progress, calls, self.names.modules)
             direct = read_pass(self, False, calls, told, jobs)
-            self._held_late()
+            if recording is not None:
+                recording.memos[PASS_1] = ({}, dict(self._direct_memo))
+                recording.results[PASS_1] = dict(zip(calls, direct))
+            self._round_ends(PASS_1)
             for call, (values, site) in zip(calls, direct):
                 for value in ordered(values):
                     self._add_site(sites, value, site, 0)
@@ -113,9 +129,18 @@ class CallSites(Engine):
             self._direct_memo.clear()  # computed without fields, which the sites give
             release_freed()
             if recording is not None:
-                recording.stage = PASS_2
+                recording.sites[PASS_1] = {key: list(found) for key, found in sites.items()}
+            if plan is not None:
+                plan.start(PASS_2, holders_changed(plan.old.holders[PASS_1], self._holders)
+                           | sites_changed(plan.old.sites[PASS_1], sites))
+                old_through, old_direct = plan.old.memos[PASS_2]
+                plan.seed(PASS_2, self._through_memo, True, old_through, recording)
+                plan.seed(PASS_2, self._direct_memo, False, old_direct, recording)
             through = read_pass(self, True, calls, told, jobs)
             told.end()
+            if recording is not None:
+                recording.memos[PASS_2] = (dict(self._through_memo), dict(self._direct_memo))
+                recording.results[PASS_2] = dict(zip(calls, through))
             for (values, site), (before, _site) in zip(through, direct):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
@@ -125,17 +150,32 @@ class CallSites(Engine):
             # needed, every site known (a field reads them); those it found are kept.
             for key in [key for key, held in self._direct_memo.items() if not held]:
                 del self._direct_memo[key]
-            self._held_late()
+            self._round_ends(PASS_2)
             self._building_sites = False
             if recording is not None:
+                recording.sites[FINAL] = {key: list(found) for key, found in sites.items()}
                 recording.stage = FINAL
+            if plan is not None:
+                plan.start(FINAL, holders_changed(plan.old.holders[PASS_2], self._holders)
+                           | sites_changed(plan.old.sites[FINAL], sites))
+                old_through, old_direct = plan.old.memos[FINAL]
+                plan.seed(FINAL, self._through_memo, True, old_through, recording)
+                plan.seed(FINAL, self._direct_memo, False, old_direct, recording)
         return self._sites
 
-    def _held_late(self) -> None:
-        """The holders a pass of the sites noted count from now on (engine.py)."""
+    def _round_ends(self, stage: int) -> None:
+        """The holders a round of the sites noted count from now on (engine.py); those
+        the clean frames of a recorded solve noted too, in an update (update.py)."""
+        if self._plan is not None:
+            for box, names in self._plan.held(stage).items():
+                self._late_holders[box] |= names
         for box, names in self._late_holders.items():
             self._holders[box] |= names
         self._late_holders.clear()
+        if self._recording is not None:
+            self._recording.holders[stage] = {box: set(names)
+                                              for box, names in self._holders.items()}
+            self._recording.stage = stage + 1 if stage < FINAL else FINAL
 
     def _site_callees(self, module: str, owner: str, callee: str, args: tuple
                       ) -> tuple[frozenset, tuple]:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from jaxmap.flow.boundcalls import BoundCalls
     from jaxmap.flow.hierarchy import Hierarchy
     from jaxmap.flow.sitefields import SiteFields
+    from jaxmap.flow.update import Plan
 
 _EMPTY: frozenset = frozenset()
 # What several parts read.
@@ -70,6 +71,7 @@ class Engine(FlowFacts):
         # pass ends: a site's values do not depend on which sites were read before it
         self._late_holders: dict[tuple, set] = defaultdict(set)
         self._literals: dict[tuple, tuple] = {}  # box -> (module, owner, node) writing it
+        self._recorded_literals: set[tuple] = set()  # those an update took from before
         self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
         self._traced: dict | None = None  # see traced()
         self._iteration_functions: frozenset | None = None  # see array_iteration()
@@ -85,6 +87,7 @@ class Engine(FlowFacts):
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self._recording: Recording | None = None  # what each key reads, when recorded
+        self._plan: Plan | None = None  # what a recorded solve lets this one keep
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without

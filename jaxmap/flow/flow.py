@@ -48,9 +48,10 @@ from jaxmap.flow.parsing import (
     parse_text,
     split_arguments,
 )
-from jaxmap.flow.recording import RecordedNames, Recording, record_tables
+from jaxmap.flow.recording import FINAL, RecordedNames, Recording, apart, record_tables
 from jaxmap.flow.scopes import Scopes
 from jaxmap.flow.sitefields import SiteFields
+from jaxmap.flow.update import GiveUp, Plan, changed_inputs
 from jaxmap.indexing.resolve.names import Names
 
 # The values calls.py reads of the flow's answers, with `Flow`.
@@ -76,8 +77,41 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         self.classes.recording = recording
         return recording
 
+    def again(self, old: Flow) -> None:
+        """Solve again from `old`'s recorded solve what this tree's edits reach
+        (update.py), recording this one too; GiveUp where it cannot."""
+        if old._recording is None:
+            raise GiveUp("no recorded solve")
+        self._plan = Plan(old._recording, changed_inputs(old, self))
+        # The literal containers the clean keys wrote; one a key writes again replaces
+        # the recorded one (containers.py `_box`): its text may have changed.
+        self._literals.update(old._literals)
+        self._recorded_literals = set(old._literals)
+        self.record()
+
+    def whole_tables(self) -> dict[str, object]:
+        """The tables of the whole tree the solve read (update.py compares them)."""
+        with apart(self._recording):
+            for tests in (False, True):
+                if tests not in self._made:
+                    self._made[tests] = self._counted(tests)
+            if not self._leaves_read:
+                self._read_leaves()
+            self.classes.family("")
+        return {"tables": self.array_tables(), "traced": dict(self.traced()),
+                "iteration": self.array_iteration(), "made": dict(self._made),
+                "leaves": (set(self._leaves), set(self._top_names)),
+                "subclasses": (dict(self.classes._subclasses or {}),
+                               set(self.classes._of_tests))}
+
     def close(self) -> None:
-        """Forget what was computed, and the parsed texts kept for reuse."""
+        """Forget what was computed, and the parsed texts kept for reuse; where it was
+        recorded, what an update reads first (recording.py)."""
+        if self._plan is not None:
+            self._plan.same_tables(self.whole_tables())
+        if self._recording is not None:
+            self._recording.tables = self.whole_tables()
+            self._recording.memos[FINAL] = (dict(self._through_memo), dict(self._direct_memo))
         self._through_memo.clear()
         self._direct_memo.clear()
         self._sets.clear()

@@ -37,27 +37,51 @@ class Recording:
         self.reads: list[dict[int, array]] = [{} for _stage in STAGES]
         self.roots: list[dict[object, set[int]]] = [{} for _stage in STAGES]
         self._root: object = None
-        self.questions: set[tuple] = set()
+        self.questions: dict[tuple, object] = {}  # (method, arguments) -> answer
+        self._held: list[list] = []  # the holders each open frame noted
+        # frame -> (box, name) it noted as holding, per stage (scopes.py `_hold`)
+        self.held: list[dict[int, list]] = [{} for _stage in STAGES]
+        # What each stage leaves (callsites.py): its memos ((through, key) -> values),
+        # each call's values (passes), the holders once its round ends, the sites.
+        self.memos: list[dict] = [{} for _stage in STAGES]
+        self.results: list[dict] = [{} for _stage in STAGES]
+        self.holders: list[dict] = [{} for _stage in STAGES]
+        self.sites: list[dict] = [{} for _stage in STAGES]
+        self.rows: dict[str, tuple] = {}  # module -> (its call rows, hijax calls noted)
+        self.tree: tuple = ()  # (definition ids, names the rows read as the tree's)
+        self.tables: dict[str, object] = {}  # the whole tree's tables, at the end
 
     def read(self, what: tuple) -> None:
         """Note a read by the frame being computed (or the root being read)."""
         if self._frames:
             self._frames[-1].add(hash(what))
 
-    def ask(self, question: tuple) -> None:
-        """Note a question asked of the resolver, (method, arguments): kept, to be
-        asked again of an edited tree's."""
-        self.questions.add(question)
+    def ask(self, question: tuple, answer: object) -> None:
+        """Note a question asked of the resolver, (method, arguments), and its answer:
+        kept, to be asked again of an edited tree's."""
+        self.questions.setdefault(question, answer)
         self.read(("names", *question))
 
     def enter(self) -> None:
         """A frame starts being computed."""
         self._frames.append(set())
+        self._held.append([])
+
+    def hold(self, box: tuple, name: str) -> None:
+        """The frame being computed notes `name` as a holder of `box`."""
+        if self._held:
+            self._held[-1].append((box, name))
 
     def leave(self, who: tuple) -> None:
         """The frame started last is done: `who`'s reads are those it noted (a frame
         computed again in the same stage replaces what it read before)."""
-        self.reads[self.stage][hash(who)] = array("q", self._frames.pop())
+        key = hash(who)
+        self.reads[self.stage][key] = array("q", self._frames.pop())
+        held = self._held.pop()
+        if held:
+            self.held[self.stage][key] = held
+        else:
+            self.held[self.stage].pop(key, None)
 
     def start_root(self, root: object) -> None:
         """A root's reads start: each read outside any frame's is the root's."""
@@ -84,30 +108,21 @@ class Recording:
         finally:
             self._frames.pop()
 
-    def readers(self, stage: int) -> dict[int, list[int]]:
-        """Read hash -> the frames of `stage` that read it."""
-        found: dict[int, list[int]] = {}
+    def closure_from(self, stage: int, seeds: set[int]) -> set[int]:
+        """The frames of `stage` that read something in `seeds`, or read such a frame,
+        and so on."""
+        readers: dict[int, list[int]] = {}
         for who, reads in self.reads[stage].items():
             for read in reads:
-                found.setdefault(read, []).append(who)
-        return found
-
-    def closure(self, changed: Iterable[int]) -> list[set[int]]:
-        """Per stage, every frame that read something in `changed`, or read such a
-        frame, and so on (the frames of a stage read frames of that stage only)."""
-        changed = set(changed)
-        found = []
-        for stage in STAGES:
-            readers = self.readers(stage)
-            dirty: set[int] = set()
-            todo = [who for read in changed for who in readers.get(read, ())]
-            while todo:
-                who = todo.pop()
-                if who not in dirty:
-                    dirty.add(who)
-                    todo.extend(readers.get(who, ()))
-            found.append(dirty)
-        return found
+                readers.setdefault(read, []).append(who)
+        dirty: set[int] = set()
+        todo = [who for read in seeds for who in readers.get(read, ())]
+        while todo:
+            who = todo.pop()
+            if who not in dirty:
+                dirty.add(who)
+                todo.extend(readers.get(who, ()))
+        return dirty
 
 
 def apart(recording: Recording | None):
@@ -272,6 +287,7 @@ class RecordedNames:
 
         def recorded(*args):
             asked = args[:3] + ("<env>",) if len(args) > 3 and args[3] is not None else args
-            recording.ask((attr, asked))
-            return real(*args)
+            answer = real(*args)
+            recording.ask((attr, asked), answer)
+            return answer
         return recorded

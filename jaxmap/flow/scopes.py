@@ -92,6 +92,8 @@ class Scopes(Engine):
         for value in ordered(values):
             if value[0] == BOX:
                 holders[value[1]].add(name)
+                if self._recording is not None:
+                    self._recording.hold(value[1], name)
 
     def _assigned_value(self, module: str, owner: str, name: str, text: str) -> frozenset:
         """What an assignment to `name` gives it; a container written there is its own,
