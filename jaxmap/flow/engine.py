@@ -160,6 +160,11 @@ class Engine(FlowFacts):
             recording.read((self._through, key))
         found = self._memo.get(key)
         if found is not None:
+            if self._plan is not None:  # an update's: verified first (update.py)
+                self._plan.verify(self._plan.stage, hash((self._through, key)))
+                found = self._memo.get(key)
+                if found is None:
+                    return self._cached(key, compute)
             return found
         mode_key = (self._through, key)
         index = self._open.get(mode_key)
@@ -197,6 +202,8 @@ class Engine(FlowFacts):
         at = len(self._component) - 1
         while self._component[at] is not mode_key:
             at -= 1
+        if recording is not None and len(self._component) - at > 1:
+            recording.component(self._component[at:])
         for member in self._component[at + 1:]:
             del self._open[member]
             memo = self._through_memo if member[0] else self._direct_memo

@@ -82,7 +82,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         (update.py), recording this one too; GiveUp where it cannot."""
         if old._recording is None:
             raise GiveUp("no recorded solve")
-        self._plan = Plan(old._recording, changed_inputs(old, self))
+        self._plan = Plan(self, old._recording, changed_inputs(old, self))
         # The literal containers the clean keys wrote; one a key writes again replaces
         # the recorded one (containers.py `_box`): its text may have changed.
         self._literals.update(old._literals)

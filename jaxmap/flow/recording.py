@@ -49,6 +49,9 @@ class Recording:
         self.sites: list[dict] = [{} for _stage in STAGES]
         self.rows: dict[str, tuple] = {}  # module -> (its call rows, hijax calls noted)
         self.tree: tuple = ()  # (definition ids, names the rows read as the tree's)
+        # frame -> the (through, key)s of its cycle, in the order visited, where more
+        # than one key (engine.py: computed together, each reading the others as nothing)
+        self.components: list[dict[int, tuple]] = [{} for _stage in STAGES]
         self.tables: dict[str, object] = {}  # the whole tree's tables, at the end
 
     def read(self, what: tuple) -> None:
@@ -82,6 +85,13 @@ class Recording:
             self.held[self.stage][key] = held
         else:
             self.held[self.stage].pop(key, None)
+
+    def component(self, members: list[tuple]) -> None:
+        """The keys of a cycle, computed together, in the order visited."""
+        found = tuple(members)
+        components = self.components[self.stage]
+        for member in found:
+            components[hash(member)] = found
 
     def start_root(self, root: object) -> None:
         """A root's reads start: each read outside any frame's is the root's."""

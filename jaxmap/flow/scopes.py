@@ -52,7 +52,7 @@ class Scopes(Engine):
         `cls` of a method, else what the module's top level and imports make it."""
         key = ("name", module, owner, name)
         found = self._memo.get(key)
-        if found is None:
+        if found is None or self._plan is not None:
             found = self._cached(key, lambda: self._held(module, owner, name))
         elif self._recording is not None:
             self._recording.read((self._through, key))

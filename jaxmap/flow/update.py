@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from jaxmap.flow.flowfacts import TABLES
+from jaxmap.flow.parsing import parse_text
 from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0, STAGES, Recording
 
 # Tables that are the roots' lists (compared root by root), or that a module's rows
@@ -33,50 +34,104 @@ class GiveUp(Exception):
 
 
 class Plan:
-    """What a recorded solve (`old`) lets a new flow keep, stage by stage."""
+    """What a recorded solve (`old`) lets a new flow (`flow`) keep, stage by stage:
+    every frame's value, where none of what it read changed (Salsa's red-green walk)."""
 
-    def __init__(self, old: Recording, changed: set[int]):
-        self.old = old
+    def __init__(self, flow, old: Recording, changed: set[int]):
+        self.flow, self.old = flow, old
         self.changed = changed  # hashes of the inputs that changed
-        self.dirty: list[set[int]] = [set() for _stage in STAGES]
+        self.stage = ROUND_0
+        self.suspects: list[set[int]] = [set() for _stage in STAGES]
+        # frame -> whether its value changed, once verified (or computed again)
+        self.status: list[dict[int, bool]] = [{} for _stage in STAGES]
+        self.again: list[set[int]] = [set() for _stage in STAGES]  # frames computed again
+        self._keys: dict[int, tuple] = {}  # suspect frame -> (through, key), this stage's
 
-    def start(self, stage: int, more: set[int]) -> set[int]:
-        """The dirty frames of `stage`, once `more` inputs are known changed."""
+    def start(self, stage: int, more: set[int]) -> None:
+        """Stage `stage` starts, `more` inputs known changed: its suspect frames are
+        those that read a changed input, or a suspect frame, and so on."""
+        self.stage = stage
         self.changed |= more
         seeds = set(self.changed)
         if stage == PASS_1:  # (round 0's memo is the first pass's)
-            seeds |= self.dirty[ROUND_0]
+            seeds |= {who for who, changed in self.status[ROUND_0].items() if changed}
+            seeds |= self.suspects[ROUND_0] - self.status[ROUND_0].keys()
         if stage == FINAL:  # (the second pass's direct values it kept)
-            seeds |= self.dirty[PASS_2]
-        dirty = self.old.closure_from(stage, seeds)
-        self.dirty[stage] = dirty
-        return dirty
+            seeds |= {who for who, changed in self.status[PASS_2].items() if changed}
+            seeds |= self.suspects[PASS_2] - self.status[PASS_2].keys()
+        self.suspects[stage] = self.old.closure_from(stage, seeds)
 
     def seed(self, stage: int, memo: dict, through: bool, recorded: dict,
              recording: Recording | None) -> None:
-        """Put in `memo` the values of the clean frames of `stage` in `recorded` (a
-        recorded memo), where it has none; and their reads in `recording`."""
-        frames, dirty = self.old.reads[stage], self.dirty[stage]
+        """Put in `memo` the values of the frames of `stage` in `recorded` (a recorded
+        memo), where it has none, the suspects' to be verified when read; and their
+        reads in `recording`."""
+        frames, suspects = self.old.reads[stage], self.suspects[stage]
         for key, values in recorded.items():
             who = hash((through, key))
-            if who in frames and who not in dirty:
+            if who in frames:
                 memo.setdefault(key, values)
+                if who in suspects:
+                    self._keys[who] = (through, key)
         if recording is not None:
             reads, held = recording.reads[stage], recording.held[stage]
             for who, read in frames.items():
-                if who not in dirty:
-                    reads.setdefault(who, read)
-                    if who in self.old.held[stage]:
-                        held.setdefault(who, self.old.held[stage][who])
+                reads.setdefault(who, read)
+                if who in self.old.held[stage]:
+                    held.setdefault(who, self.old.held[stage][who])
 
     def green(self, stage: int, root) -> bool:
-        """Whether a root of the recorded solve read nothing dirty or changed."""
+        """Whether a root of the recorded solve read nothing that changed."""
         reads = self.old.roots[stage].get(root)
-        if reads is None:
+        return reads is not None and not any(self._read_changed(stage, r) for r in reads)
+
+    def _read_changed(self, stage: int, read: int) -> bool:
+        if read in self.changed:
+            return True
+        if read in self.suspects[stage]:
+            return self.verify(stage, read)
+        before = PASS_2 if stage == FINAL else ROUND_0 if stage == PASS_1 else None
+        if before is not None and read in self.status[before]:
+            return self.status[before][read]
+        return False
+
+    def verify(self, stage: int, who: int) -> bool:
+        """Whether a frame's value changed: where something it read did, it is
+        computed again (with its cycle) and compared."""
+        status = self.status[stage]
+        if who in status:
+            return status[who]
+        if who not in self.suspects[stage]:
             return False
-        dirty = self.dirty[stage]
-        changed = self.changed
-        return not any(read in dirty or read in changed for read in reads)
+        status[who] = False  # (while its reads are verified: a cycle reads it as is)
+        reads = self.old.reads[stage].get(who, ())
+        if any(self._read_changed(stage, read) for read in reads):
+            self._compute_again(stage, who)
+        return status[who]
+
+    def _compute_again(self, stage: int, who: int) -> None:
+        """A suspect frame computed again, with the other keys of its cycle; a frame
+        that is no key (a side table's entry) counts as changed."""
+        flow, status = self.flow, self.status[stage]
+        members = self.old.components[stage].get(who)
+        keys = [self._keys.get(hash(member)) for member in members] if members \
+            else [self._keys.get(who)]
+        if any(key is None for key in keys):
+            status[who] = True
+            return
+        old = {}
+        for through, key in keys:
+            memo = flow._through_memo if through else flow._direct_memo
+            old[(through, key)] = memo.pop(key, None)
+        for through, key in keys:
+            memo = flow._through_memo if through else flow._direct_memo
+            if key not in memo:
+                flow._in_mode(through, compute_again, flow, key)
+        for (through, key), before in old.items():
+            memo = flow._through_memo if through else flow._direct_memo
+            member = hash((through, key))
+            status[member] = memo.get(key) != before
+            self.again[stage].add(member)
 
     def same_tree(self, ids: dict[str, int], named: set[str]) -> None:
         """GiveUp where the definitions' ids, or the names rows read as the tree's
@@ -91,14 +146,44 @@ class Plan:
                 raise GiveUp(f"the tree's {name} differ")
 
     def held(self, stage: int) -> dict[tuple, set]:
-        """The holders the clean frames of `stage` noted."""
+        """The holders the frames of `stage` not computed again noted."""
         found: dict[tuple, set] = {}
-        dirty = self.dirty[stage]
+        again = self.again[stage]
         for who, held in self.old.held[stage].items():
-            if who not in dirty:
+            if who not in again:
                 for box, name in held:
                     found.setdefault(box, set()).add(name)
         return found
+
+
+def compute_again(flow, key: tuple) -> frozenset:
+    """A key's values, computed as the part that owns its kind computes them (the mode
+    is the caller's)."""
+    kind = key[0]
+    if kind == "name":
+        return flow._name(*key[1:])
+    if kind == "global":
+        return flow._cached(key, lambda: flow._global(key[1], "", key[2]))
+    if kind == "member":
+        return flow._cached(key, lambda: flow._member(*key[1:]))
+    if kind == "returned":
+        return flow._cached(key, lambda: flow._returned(key[1], key[2]))
+    if kind == "annotated":
+        return flow._cached(key, lambda: flow._instances_annotated(key[1], key[2]))
+    if kind == "stored":
+        return flow._stored(key[1])
+    if kind == "array member":
+        return flow._cached(key, lambda: flow._array_member(key[1]))
+    if kind == "plainly array":
+        return frozenset({flow._plainly_array(*key[1:])})
+    if kind == "results of call":
+        module, owner, value, text = key[1:]
+        node = parse_text(text)
+        return flow._cached(key, lambda: flow._bound.results(
+            value, node, lambda arg: flow._eval(module, owner, arg)))
+    if kind == "site fields":
+        return flow._cached(key, lambda: flow._site_fields._read(*key[1:]).items())
+    return flow._written(key)  # a literal container
 
 
 def changed_inputs(old, new) -> set[int]:
@@ -124,25 +209,17 @@ def changed_inputs(old, new) -> set[int]:
                 continue
             changed.add(hash(("names", "all", module, attr)))
             if isinstance(a, dict) and isinstance(b, dict):
-                n = 0
                 for key in a.keys() | b.keys():
                     if a.get(key, _MISSING) != b.get(key, _MISSING):
                         changed.add(hash(("names", module, attr, key)))
-                        n += 1
-                        if n < 3: print("DEBUG names", module, attr, key, str(a.get(key))[:150], str(b.get(key))[:150])
-                print("DEBUG names", module, attr, n)
     for attr in ("stars", "imports", "top_names", "reexports"):
         a, b = getattr(old_names, attr), getattr(new_names, attr)
         for key in a.keys() | b.keys():
             if a.get(key, _MISSING) != b.get(key, _MISSING):
                 changed.add(hash(("names", f"<{attr}>", key)))
-    before = len(changed)
     for question, answer in old._recording.questions.items():
         if not _same(_answer(new_names, question), answer):
             changed.add(hash(("names", *question)))
-            if len(changed) - before < 6:
-                print("DEBUG question", question, str(answer)[:200])
-    print("DEBUG", before, "from tables and modules,", len(changed) - before, "questions")
     return changed
 
 
@@ -159,7 +236,6 @@ def _compare_table(changed: set[int], tag: str, a, b) -> None:
     else:
         differ = [] if _equal(list(a), list(b)) else [None]
     if differ:
-        print("DEBUG table", tag, len(differ), differ[:2])
         changed.add(hash(("all", tag)))
         changed.update(hash(("t", tag, key)) for key in differ)
 
