@@ -196,8 +196,6 @@ class _Modules:
             if recording is not None:
                 recording.end_root()
         if recording is not None:
-            if plan is not None and ("rows", module) not in recording.roots[FINAL]:
-                recording.roots[FINAL][("rows", module)] = plan.old.roots[FINAL][("rows", module)]
             recording.rows[module] = (rows, found)
         return rows, found
 

@@ -98,8 +98,6 @@ class CallSites(Engine):
                 if expr is None:
                     continue
                 if plan is not None and plan.green(ROUND_0, root):
-                    if recording is not None:
-                        recording.roots[ROUND_0][root] = plan.old.roots[ROUND_0][root]
                     continue
                 if recording is not None:
                     recording.start_root(root)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -88,6 +89,7 @@ class Engine(FlowFacts):
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self._recording: Recording | None = None  # what each key reads, when recorded
         self._plan: Plan | None = None  # what a recorded solve lets this one keep
+        self._as_open: Collection[tuple] = ()  # keys of a cycle, as open (update.py)
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without
@@ -158,6 +160,8 @@ class Engine(FlowFacts):
         recording = self._recording
         if recording is not None:
             recording.read((self._through, key))
+        if self._as_open and (self._through, key) in self._as_open:
+            return _EMPTY  # an update's: a key of the cycle computed again (update.py)
         found = self._memo.get(key)
         if found is not None:
             if self._plan is not None:  # an update's: verified first (update.py)

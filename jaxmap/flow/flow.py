@@ -87,7 +87,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         # the recorded one (containers.py `_box`): its text may have changed.
         self._literals.update(old._literals)
         self._recorded_literals = set(old._literals)
-        self.record()
+        self.record().continues(old._recording)
 
     def whole_tables(self) -> dict[str, object]:
         """The tables of the whole tree the solve read (update.py compares them)."""

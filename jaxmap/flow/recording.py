@@ -38,6 +38,7 @@ class Recording:
         self.roots: list[dict[object, set[int]]] = [{} for _stage in STAGES]
         self._root: object = None
         self.questions: dict[tuple, object] = {}  # (method, arguments) -> answer
+        self._started: set = set()  # the roots read in this recording
         self._held: list[list] = []  # the holders each open frame noted
         # frame -> (box, name) it noted as holding, per stage (scopes.py `_hold`)
         self.held: list[dict[int, list]] = [{} for _stage in STAGES]
@@ -94,9 +95,20 @@ class Recording:
             components[hash(member)] = found
 
     def start_root(self, root: object) -> None:
-        """A root's reads start: each read outside any frame's is the root's."""
+        """A root's reads start: each read outside any frame's is the root's (those it
+        had, from a recording this one continues, replaced)."""
         self._root = root
         self._frames.append(set())
+        if (self.stage, root) not in self._started:
+            self._started.add((self.stage, root))
+            self.roots[self.stage].pop(root, None)
+
+    def continues(self, old: Recording) -> None:
+        """Start from what `old` recorded (an update's: update.py), which each frame
+        and root read again replaces."""
+        self.reads, self.held, self.roots = old.reads, old.held, old.roots
+        self.components, self.rows = old.components, old.rows
+        self.questions = old.questions  # (update.py keeps their answers current)
 
     def end_root(self) -> None:
         found = self._frames.pop()

@@ -55,8 +55,6 @@ def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int
         for call in told(calls):
             if plan is not None and plan.green(stage, call):
                 found.append(plan.old.results[stage][call])
-                if recording is not None:
-                    recording.roots[stage][call] = plan.old.roots[stage][call]
                 continue
             if recording is not None:
                 recording.start_root(call)

@@ -29,6 +29,9 @@ from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0, STAGES, Record
 _ROOT_TABLES = ("_calls", "_by_module", "_raises", "_loops", "_operators")
 
 
+_NONE_OPEN: frozenset = frozenset()
+
+
 class GiveUp(Exception):
     """What the update cannot follow: solve in full."""
 
@@ -73,12 +76,6 @@ class Plan:
                 memo.setdefault(key, values)
                 if who in suspects:
                     self._keys[who] = (through, key)
-        if recording is not None:
-            reads, held = recording.reads[stage], recording.held[stage]
-            for who, read in frames.items():
-                reads.setdefault(who, read)
-                if who in self.old.held[stage]:
-                    held.setdefault(who, self.old.held[stage][who])
 
     def green(self, stage: int, root) -> bool:
         """Whether a root of the recorded solve read nothing that changed."""
@@ -110,28 +107,26 @@ class Plan:
         return status[who]
 
     def _compute_again(self, stage: int, who: int) -> None:
-        """A suspect frame computed again, with the other keys of its cycle; a frame
-        that is no key (a side table's entry) counts as changed."""
+        """A suspect frame computed again and compared; the other keys of its cycle,
+        if any, read as nothing, as when the cycle was computed (engine.py): each of
+        them read this one as nothing too, and keeps its value. A frame that is no key
+        (a side table's entry, computed again when next read) counts as changed."""
         flow, status = self.flow, self.status[stage]
-        members = self.old.components[stage].get(who)
-        keys = [self._keys.get(hash(member)) for member in members] if members \
-            else [self._keys.get(who)]
-        if any(key is None for key in keys):
+        found = self._keys.get(who)
+        if found is None:
             status[who] = True
             return
-        old = {}
-        for through, key in keys:
-            memo = flow._through_memo if through else flow._direct_memo
-            old[(through, key)] = memo.pop(key, None)
-        for through, key in keys:
-            memo = flow._through_memo if through else flow._direct_memo
-            if key not in memo:
-                flow._in_mode(through, compute_again, flow, key)
-        for (through, key), before in old.items():
-            memo = flow._through_memo if through else flow._direct_memo
-            member = hash((through, key))
-            status[member] = memo.get(key) != before
-            self.again[stage].add(member)
+        through, key = found
+        memo = flow._through_memo if through else flow._direct_memo
+        before = memo.pop(key, None)
+        members = self.old.components[stage].get(who, ())
+        flow._as_open = {member for member in members if member != found}
+        try:
+            flow._in_mode(through, compute_again, flow, key)
+        finally:
+            flow._as_open = _NONE_OPEN
+        status[who] = memo.get(key) != before
+        self.again[stage].add(who)
 
     def same_tree(self, ids: dict[str, int], named: set[str]) -> None:
         """GiveUp where the definitions' ids, or the names rows read as the tree's
@@ -217,9 +212,12 @@ def changed_inputs(old, new) -> set[int]:
         for key in a.keys() | b.keys():
             if a.get(key, _MISSING) != b.get(key, _MISSING):
                 changed.add(hash(("names", f"<{attr}>", key)))
-    for question, answer in old._recording.questions.items():
-        if not _same(_answer(new_names, question), answer):
+    questions = old._recording.questions
+    for question, answer in list(questions.items()):
+        now = _answer(new_names, question)
+        if not _same(now, answer):
             changed.add(hash(("names", *question)))
+            questions[question] = now
     return changed
 
 
