@@ -92,11 +92,13 @@ class CallSites(Engine):
                           recording)
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
+            stores = []
             for module, owner, base, _value in self._stores:
                 expr = parse_text(base)
                 root = ("store", module, owner, base)
                 if expr is None:
                     continue
+                stores.append(root)
                 if plan is not None and plan.green(ROUND_0, root):
                     continue
                 if recording is not None:
@@ -104,7 +106,7 @@ class CallSites(Engine):
                 self._in_mode(False, self._eval, module, owner, expr)
                 if recording is not None:
                     recording.end_root()
-            self._round_ends(ROUND_0)
+            self._round_ends(ROUND_0, stores, [(False, self._direct_memo)])
             if plan is not None:
                 plan.start(PASS_1, holders_changed(plan.old.holders[ROUND_0], self._holders))
                 plan.seed(PASS_1, self._direct_memo, False, plan.old.memos[PASS_1][1],
@@ -119,7 +121,7 @@ class CallSites(Engine):
             if recording is not None:
                 recording.memos[PASS_1] = ({}, dict(self._direct_memo))
                 recording.results[PASS_1] = dict(zip(calls, direct))
-            self._round_ends(PASS_1)
+            self._round_ends(PASS_1, calls, [])
             for call, (values, site) in zip(calls, direct):
                 for value in ordered(values):
                     self._add_site(sites, value, site, 0)
@@ -148,7 +150,7 @@ class CallSites(Engine):
             # needed, every site known (a field reads them); those it found are kept.
             for key in [key for key, held in self._direct_memo.items() if not held]:
                 del self._direct_memo[key]
-            self._round_ends(PASS_2)
+            self._round_ends(PASS_2, calls, [(False, self._direct_memo)])
             self._building_sites = False
             if recording is not None:
                 recording.sites[FINAL] = {key: list(found) for key, found in sites.items()}
@@ -161,11 +163,12 @@ class CallSites(Engine):
                 plan.seed(FINAL, self._direct_memo, False, old_direct, recording)
         return self._sites
 
-    def _round_ends(self, stage: int) -> None:
-        """The holders a round of the sites noted count from now on (engine.py); those
-        the clean frames of a recorded solve noted too, in an update (update.py)."""
+    def _round_ends(self, stage: int, roots: list, memos: list[tuple[bool, dict]]) -> None:
+        """The holders a round of the sites noted count from now on (engine.py); in an
+        update (update.py), those the frames of the recorded solve still read noted too,
+        and the others leave `memos`."""
         if self._plan is not None:
-            for box, names in self._plan.held(stage).items():
+            for box, names in self._plan.live(stage, roots, memos).items():
                 self._late_holders[box] |= names
         for box, names in self._late_holders.items():
             self._holders[box] |= names

@@ -82,12 +82,37 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         (update.py), recording this one too; GiveUp where it cannot."""
         if old._recording is None:
             raise GiveUp("no recorded solve")
-        self._plan = Plan(self, old._recording, changed_inputs(old, self))
+        changed = changed_inputs(old, self)
+        changed |= self._tables_changed(old._recording.tables)
+        self._plan = Plan(self, old._recording, changed)
         # The literal containers the clean keys wrote; one a key writes again replaces
         # the recorded one (containers.py `_box`): its text may have changed.
         self._literals.update(old._literals)
         self._recorded_literals = set(old._literals)
         self.record().continues(old._recording)
+
+    def _tables_changed(self, before: dict[str, object]) -> set[int]:
+        """The entries of the whole tree's tables its facts alone make (how many of
+        each class the text makes, the names of the tree, the subclasses) that differ
+        from `before`'s, as inputs (recording.py); made now, before any is read."""
+        made = {tests: self._counted(tests) for tests in (False, True)}
+        self._made.update(made)
+        self.classes.family("")
+        changed = set()
+        for tests, counted in made.items():
+            old = before["made"].get(tests, {})
+            changed |= {hash(("side", "made", tests, name)) for name in old.keys() | counted.keys()
+                        if (old.get(name, 0) <= 1) != (counted.get(name, 0) <= 1)}
+        leaves, top = before["leaves"]
+        now = self.named_leaves() | {name for (_m, owner, name) in self._assigned if not owner}
+        changed |= {hash(("side", "leaves", name)) for name in (leaves | top) ^ now}
+        subclasses, of_tests = before["subclasses"]
+        for klass in subclasses.keys() | self.classes._subclasses.keys():
+            if subclasses.get(klass, set()) != self.classes._subclasses.get(klass, set()):
+                changed.add(hash(("side", "subclasses", klass)))
+        if of_tests != self.classes._of_tests:
+            raise GiveUp("the test classes differ")
+        return changed
 
     def whole_tables(self) -> dict[str, object]:
         """The tables of the whole tree the solve read (update.py compares them)."""
@@ -100,8 +125,9 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
             self.classes.family("")
         return {"tables": self.array_tables(), "traced": dict(self.traced()),
                 "iteration": self.array_iteration(), "made": dict(self._made),
-                "leaves": (set(self._leaves), set(self._top_names)),
-                "subclasses": (dict(self.classes._subclasses or {}),
+                "leaves": (self.named_leaves(), set(self._top_names)),
+                "subclasses": ({klass: set(found) for klass, found
+                                in (self.classes._subclasses or {}).items()},
                                set(self.classes._of_tests))}
 
     def close(self) -> None:

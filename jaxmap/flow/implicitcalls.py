@@ -54,13 +54,18 @@ class ImplicitCalls(Engine):
     def _read_leaves(self) -> None:
         self._leaves_read = True
         self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
-        self._leaves |= {key[1] for key in self._attrs} | set(self._foreign)
-        self._leaves.update(field for fields in self._fields.values() for field in fields)
-        for _module, (_path, facts) in self.names.modules.items():
-            self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
-            self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
+        self._leaves |= self.named_leaves()
         for table in ARRAY_TABLES:  # an Array's methods, by their keys
             self._leaves.update(self.array_tables().get(table, ()))
+
+    def named_leaves(self) -> set[str]:
+        """The last names of the tree's definitions, attributes and fields."""
+        found = {key[1] for key in self._attrs} | set(self._foreign)
+        found.update(field for fields in self._fields.values() for field in fields)
+        for _module, (_path, facts) in self.names.modules.items():
+            found.update(q.rpartition(".")[2] for q in facts.funcs)
+            found.update(q.rpartition(".")[2] for q in facts.classes)
+        return found
 
     def _may_be_function(self, node) -> bool:
         """Whether an argument may name a function: a lambda, a call, or a name that a

@@ -78,9 +78,12 @@ class Plan:
                     self._keys[who] = (through, key)
 
     def green(self, stage: int, root) -> bool:
-        """Whether a root of the recorded solve read nothing that changed."""
+        """Whether a root of the recorded solve read nothing that changed (a call of a
+        pass, with the values it found then)."""
         reads = self.old.roots[stage].get(root)
-        return reads is not None and not any(self._read_changed(stage, r) for r in reads)
+        if reads is None or stage in (PASS_1, PASS_2) and root not in self.old.results[stage]:
+            return False
+        return not any(self._read_changed(stage, r) for r in reads)
 
     def _read_changed(self, stage: int, read: int) -> bool:
         if read in self.changed:
@@ -135,20 +138,46 @@ class Plan:
             raise GiveUp("the definitions differ")
 
     def same_tables(self, tables: dict[str, object]) -> None:
-        """GiveUp where a table of the whole tree differs from the recorded solve's."""
-        for name, table in tables.items():
-            if table != self.old.tables.get(name):
+        """GiveUp where a table of the whole tree that values make (the Array tables,
+        what JAX traces, what iterating an Array runs) differs from the recorded
+        solve's: those its facts alone make are compared entry by entry first."""
+        for name in ("tables", "traced", "iteration"):
+            if tables[name] != self.old.tables.get(name):
                 raise GiveUp(f"the tree's {name} differ")
 
-    def held(self, stage: int) -> dict[tuple, set]:
-        """The holders the frames of `stage` not computed again noted."""
-        found: dict[tuple, set] = {}
+    def live(self, stage: int, roots, memos: list[tuple[bool, dict]]) -> dict[tuple, set]:
+        """Once `stage`'s roots (`roots`: the stores of round 0, the calls of a pass)
+        are read: what a cold solve would have computed, the frames those roots reach,
+        alone kept (a frame no root reads any more leaves the memos `memos`, its
+        modes' (through's, direct's), and the recording); the holders the frames
+        kept, and not computed again, noted (those computed again noted theirs)."""
+        recorded, reads = self.old.roots[stage], self.old.reads[stage]
+        current = {root: recorded[root] for root in roots if root in recorded}
+        recorded.clear()
+        recorded.update(current)
+        found: set[int] = set()
+        todo = [read for reads_of in current.values() for read in reads_of]
+        while todo:
+            who = todo.pop()
+            if who not in found and who in reads:
+                found.add(who)
+                todo.extend(reads[who])
+        for through, memo in memos:
+            for key in [key for key in memo if hash((through, key)) in reads
+                        and hash((through, key)) not in found]:
+                del memo[key]
+        for who in [who for who in reads if who not in found]:
+            del reads[who]
+        held_by = self.old.held[stage]
+        for who in [who for who in held_by if who not in found]:
+            del held_by[who]
+        holders: dict[tuple, set] = {}
         again = self.again[stage]
-        for who, held in self.old.held[stage].items():
+        for who, held in held_by.items():
             if who not in again:
                 for box, name in held:
-                    found.setdefault(box, set()).add(name)
-        return found
+                    holders.setdefault(box, set()).add(name)
+        return holders
 
 
 def compute_again(flow, key: tuple) -> frozenset:

@@ -9,7 +9,8 @@ lines on stdout: `{"progress": [stage, done, total, percent]}` while it builds
 A request for the call graph of an index that has one (a refresh after a save) is
 answered in two steps where files changed: the first phase (definitions, primitives,
 rules) is written and told as `{"first": {...}}` within a fraction of a second, then
-the call graph is solved again and the report follows. (An index built from nothing
+the call graph is solved again (from the process's last solve, where it has one: only
+what the edit reaches; flow/update.py) and the report follows. (An index built from nothing
 is built in one step: its first phase alone would leave out what the graph reads.)
 It ends when stdin closes.
 """
@@ -71,9 +72,13 @@ def answer(root: str | None, request: dict, send) -> None:
 
 def main(argv: list[str]) -> int:
     """Serve requests until stdin closes, at a lower priority than the server: on a
-    busy machine the editor's answers come first."""
+    busy machine the editor's answers come first. Each solve of the call graph is kept
+    for the next to start from (flow/graph.py `keep_solves`)."""
+    from jaxmap.flow.graph import keep_solves
+
     if hasattr(os, "nice"):
         os.nice(_NICENESS)
+    keep_solves()
     root = argv[0] if argv and argv[0] else None
     out = sys.stdout
 

@@ -1,0 +1,76 @@
+"""A solve of the value flow kept and solved again after each edit (flow/update.py, as a
+server's build process does): every table equals a cold index of the edited tree, after
+edits that change what calls call, what names hold and what helpers return, in random
+orders; and the update is one (not a full solve) where the edit allows."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jaxmap.flow import graph
+from jaxmap.indexing import indexer
+
+from test_edits import MINIJAX, PARALLEL, LAX, _tables
+
+# name -> (file, text before, text after): each applied, or taken back if applied.
+EDITS = {
+    "psum binds another primitive": (
+        PARALLEL, "def psum(x, axis_name):\n  return psum_p.bind(x, axes=axis_name)",
+        "def psum(x, axis_name):\n  return all_gather_p.bind(x, axis_name=axis_name)"),
+    "a helper stops binding": (
+        PARALLEL, "  return psum_p.bind(x, axes=axis_name) / 2", "  return x / 2"),
+    "pmean calls psum": (
+        PARALLEL, "  return _pmean(x, axis_name)", "  return psum(x, axis_name)"),
+    "neg binds add": (LAX, "  return neg_p.bind(x)", "  return add_p.bind(x, x)"),
+    "mul calls add": (LAX, "  return mul_p.bind(x, y)", "  return add(x, y)"),
+    "cos calls neg": (LAX, "def cos(x):\n  return x", "def cos(x):\n  return neg(x)"),
+    "a transpose rule calls mul": (LAX, "  return [neg(t)]", "  return [mul(t, t)]"),
+    "a comment": (LAX, "def _neg_transpose_rule(t, operand):\n",
+                  "def _neg_transpose_rule(t, operand):  # an edit's comment\n"),
+}
+
+
+@pytest.fixture
+def kept(monkeypatch):
+    """This process keeps each solve and solves the next from it, as a server's build
+    process does; as it was after the test."""
+    fresh = graph._Kept()
+    monkeypatch.setattr(graph, "_KEPT", fresh)
+    graph.keep_solves()
+    return fresh
+
+
+def _toggled(source: Path, before: str, after: str) -> None:
+    text = source.read_text()
+    edited = text.replace(before, after, 1) if before in text else text.replace(after, before, 1)
+    assert edited != text
+    source.write_text(edited)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_solve_again_equals_a_cold_index(seed, kept, tmp_path, monkeypatch):
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    warm, cold = tmp_path / "warm", tmp_path / "cold"
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+    indexer.build_index(tree)
+    assert kept.flow is not None and not kept.updated  # the first solve: in full
+    chooser, updates = random.Random(seed), 0
+    for step in range(8):
+        name = chooser.choice(sorted(EDITS))
+        file, before, after = EDITS[name]
+        _toggled(tree / file, before, after)
+        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+        path, _report = indexer.ensure_index(tree, graph=True)
+        updates += kept.updated
+        kept.updated = False
+        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(cold))
+        shutil.rmtree(cold, ignore_errors=True)
+        graph._KEPT = graph._Kept()  # (the cold index's solve neither kept nor from one)
+        expected = indexer.build_index(tree).path
+        graph._KEPT = kept
+        assert _tables(path, facts=True) == _tables(expected, facts=True), (step, name)
+    assert updates >= 4
