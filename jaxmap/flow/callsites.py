@@ -17,7 +17,6 @@ from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import argument_texts, parse_text
 from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0
 from jaxmap.flow.sitepasses import Told, read_pass
-from jaxmap.flow.update import holders_changed, sites_changed
 
 
 class CallSites(Engine):
@@ -87,9 +86,7 @@ class CallSites(Engine):
             self._building_sites = True
             recording, plan = self._recording, self._plan
             if plan is not None:
-                plan.start(ROUND_0, set())
-                plan.seed(ROUND_0, self._direct_memo, False, plan.old.memos[PASS_1][1],
-                          recording)
+                plan.begin(ROUND_0, self)
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
             stores = []
@@ -108,9 +105,7 @@ class CallSites(Engine):
                     recording.end_root()
             self._round_ends(ROUND_0, stores, [(False, self._direct_memo)])
             if plan is not None:
-                plan.start(PASS_1, holders_changed(plan.old.holders[ROUND_0], self._holders))
-                plan.seed(PASS_1, self._direct_memo, False, plan.old.memos[PASS_1][1],
-                          recording)
+                plan.begin(PASS_1, self)
             self.array_tables()  # read once, before any question: the same for all
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
@@ -131,11 +126,7 @@ class CallSites(Engine):
             if recording is not None:
                 recording.sites[PASS_1] = {key: list(found) for key, found in sites.items()}
             if plan is not None:
-                plan.start(PASS_2, holders_changed(plan.old.holders[PASS_1], self._holders)
-                           | sites_changed(plan.old.sites[PASS_1], sites))
-                old_through, old_direct = plan.old.memos[PASS_2]
-                plan.seed(PASS_2, self._through_memo, True, old_through, recording)
-                plan.seed(PASS_2, self._direct_memo, False, old_direct, recording)
+                plan.begin(PASS_2, self)
             through = read_pass(self, True, calls, told, jobs)
             told.end()
             if recording is not None:
@@ -156,11 +147,7 @@ class CallSites(Engine):
                 recording.sites[FINAL] = {key: list(found) for key, found in sites.items()}
                 recording.stage = FINAL
             if plan is not None:
-                plan.start(FINAL, holders_changed(plan.old.holders[PASS_2], self._holders)
-                           | sites_changed(plan.old.sites[FINAL], sites))
-                old_through, old_direct = plan.old.memos[FINAL]
-                plan.seed(FINAL, self._through_memo, True, old_through, recording)
-                plan.seed(FINAL, self._direct_memo, False, old_direct, recording)
+                plan.begin(FINAL, self)
         return self._sites
 
     def _round_ends(self, stage: int, roots: list, memos: list[tuple[bool, dict]]) -> None:

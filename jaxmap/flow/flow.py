@@ -21,6 +21,8 @@ values), arrays.py (JAX Arrays) and implicitcalls.py (calls no dotted callee nam
 
 from __future__ import annotations
 
+from typing import Any
+
 from jaxmap.flow.arrays import Arrays
 from jaxmap.flow.boundcalls import BoundCalls
 from jaxmap.flow.callresults import CallResults
@@ -91,13 +93,14 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         self._recorded_literals = set(old._literals)
         self.record().continues(old._recording)
 
-    def _tables_changed(self, before: dict[str, object]) -> set[int]:
+    def _tables_changed(self, before: dict[str, Any]) -> set[int]:
         """The entries of the whole tree's tables its facts alone make (how many of
         each class the text makes, the names of the tree, the subclasses) that differ
         from `before`'s, as inputs (recording.py); made now, before any is read."""
         made = {tests: self._counted(tests) for tests in (False, True)}
         self._made.update(made)
         self.classes.family("")
+        now_subclasses = self.classes._subclasses or {}
         changed = set()
         for tests, counted in made.items():
             old = before["made"].get(tests, {})
@@ -107,14 +110,14 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         now = self.named_leaves() | {name for (_m, owner, name) in self._assigned if not owner}
         changed |= {hash(("side", "leaves", name)) for name in (leaves | top) ^ now}
         subclasses, of_tests = before["subclasses"]
-        for klass in subclasses.keys() | self.classes._subclasses.keys():
-            if subclasses.get(klass, set()) != self.classes._subclasses.get(klass, set()):
+        for klass in subclasses.keys() | now_subclasses.keys():
+            if subclasses.get(klass, set()) != now_subclasses.get(klass, set()):
                 changed.add(hash(("side", "subclasses", klass)))
         if of_tests != self.classes._of_tests:
             raise GiveUp("the test classes differ")
         return changed
 
-    def whole_tables(self) -> dict[str, object]:
+    def whole_tables(self) -> dict[str, Any]:
         """The tables of the whole tree the solve read (update.py compares them)."""
         with apart(self._recording):
             for tests in (False, True):

@@ -23,6 +23,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 from contextlib import contextmanager, nullcontext
+from typing import Any
 
 ROUND_0, PASS_1, PASS_2, FINAL = range(4)
 STAGES = (ROUND_0, PASS_1, PASS_2, FINAL)
@@ -44,7 +45,7 @@ class Recording:
         self.held: list[dict[int, list]] = [{} for _stage in STAGES]
         # What each stage leaves (callsites.py): its memos ((through, key) -> values),
         # each call's values (passes), the holders once its round ends, the sites.
-        self.memos: list[dict] = [{} for _stage in STAGES]
+        self.memos: list[tuple[dict, dict]] = [({}, {}) for _stage in STAGES]
         self.results: list[dict] = [{} for _stage in STAGES]
         self.holders: list[dict] = [{} for _stage in STAGES]
         self.sites: list[dict] = [{} for _stage in STAGES]
@@ -53,7 +54,7 @@ class Recording:
         # frame -> the (through, key)s of its cycle, in the order visited, where more
         # than one key (engine.py: computed together, each reading the others as nothing)
         self.components: list[dict[int, tuple]] = [{} for _stage in STAGES]
-        self.tables: dict[str, object] = {}  # the whole tree's tables, at the end
+        self.tables: dict[str, Any] = {}  # the whole tree's tables, at the end
 
     def read(self, what: tuple) -> None:
         """Note a read by the frame being computed (or the root being read)."""

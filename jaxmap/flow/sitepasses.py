@@ -51,17 +51,17 @@ def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int
     recording, plan = flow._recording, flow._plan
     if recording is not None or plan is not None:  # each call a root, in this process
         stage = PASS_2 if through else PASS_1
-        found = []
+        each = []
         for call in told(calls):
             if plan is not None and plan.green(stage, call):
-                found.append(plan.old.results[stage][call])
+                each.append(plan.old.results[stage][call])
                 continue
             if recording is not None:
                 recording.start_root(call)
-            found.append(flow._in_mode(through, flow._site_callees, *call))
+            each.append(flow._in_mode(through, flow._site_callees, *call))
             if recording is not None:
                 recording.end_root()
-        return found
+        return each
     if jobs < _LEAST_JOBS or len(calls) < _LEAST_CALLS or os.name != "posix":
         return [flow._in_mode(through, flow._site_callees, *call) for call in told(calls)]
     first = int(len(calls) * _READ_FIRST)

@@ -50,6 +50,25 @@ class Plan:
         self.again: list[set[int]] = [set() for _stage in STAGES]  # frames computed again
         self._keys: dict[int, tuple] = {}  # suspect frame -> (through, key), this stage's
 
+    def begin(self, stage: int, flow) -> None:
+        """`flow` starts `stage` (callsites.py): what the stage before changed (its
+        round's holders, its pass's sites) is known; the stage's memos hold every
+        frame's value the recorded solve had."""
+        old, memos = self.old, self.old.memos
+        if stage == ROUND_0:
+            self.start(ROUND_0, set())
+            self.seed(ROUND_0, flow._direct_memo, False, memos[PASS_1][1])
+        elif stage == PASS_1:
+            self.start(PASS_1, holders_changed(old.holders[ROUND_0], flow._holders))
+            self.seed(PASS_1, flow._direct_memo, False, memos[PASS_1][1])
+        else:
+            before = PASS_1 if stage == PASS_2 else PASS_2
+            self.start(stage, holders_changed(old.holders[before], flow._holders)
+                       | sites_changed(old.sites[before if stage == PASS_2 else FINAL],
+                                       flow._sites))
+            self.seed(stage, flow._through_memo, True, memos[stage][0])
+            self.seed(stage, flow._direct_memo, False, memos[stage][1])
+
     def start(self, stage: int, more: set[int]) -> None:
         """Stage `stage` starts, `more` inputs known changed: its suspect frames are
         those that read a changed input, or a suspect frame, and so on."""
@@ -64,11 +83,9 @@ class Plan:
             seeds |= self.suspects[PASS_2] - self.status[PASS_2].keys()
         self.suspects[stage] = self.old.closure_from(stage, seeds)
 
-    def seed(self, stage: int, memo: dict, through: bool, recorded: dict,
-             recording: Recording | None) -> None:
+    def seed(self, stage: int, memo: dict, through: bool, recorded: dict) -> None:
         """Put in `memo` the values of the frames of `stage` in `recorded` (a recorded
-        memo), where it has none, the suspects' to be verified when read; and their
-        reads in `recording`."""
+        memo), where it has none, the suspects' to be verified when read."""
         frames, suspects = self.old.reads[stage], self.suspects[stage]
         for key, values in recorded.items():
             who = hash((through, key))
@@ -137,7 +154,7 @@ class Plan:
         if (ids, named) != self.old.tree:
             raise GiveUp("the definitions differ")
 
-    def same_tables(self, tables: dict[str, object]) -> None:
+    def same_tables(self, tables: dict) -> None:
         """GiveUp where a table of the whole tree that values make (the Array tables,
         what JAX traces, what iterating an Array runs) differs from the recorded
         solve's: those its facts alone make are compared entry by entry first."""
