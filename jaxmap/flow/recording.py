@@ -8,7 +8,7 @@ tags, how a function's returns pass its parameters on, ...) is a frame: what it 
 is recorded against it once it is done. A root (a call of a pass, a module's rows, a
 table read once) accumulates what it reads. Reads are of three kinds, each recorded
 by the hash of a tuple: another frame (a key read, memoised or open, or a side
-entry), a flow-facts table's entry (`("t", table, key)`, or `("all", table)` for a
+entry), a flow-facts table's entry (`("table", table, key)`, or `("all", table)` for a
 table read whole), the resolver's answer to a question (`("names", method, args)`, a
 module's facts by attribute and key).
 
@@ -161,15 +161,15 @@ class RecordedTable(dict):
         self._recording, self._tag = recording, tag
 
     def __getitem__(self, key):
-        self._recording.read(("t", self._tag, key))
+        self._recording.read(("table", self._tag, key))
         return super().__getitem__(key)
 
     def get(self, key, default=None):
-        self._recording.read(("t", self._tag, key))
+        self._recording.read(("table", self._tag, key))
         return super().get(key, default)
 
     def __contains__(self, key):
-        self._recording.read(("t", self._tag, key))
+        self._recording.read(("table", self._tag, key))
         return super().__contains__(key)
 
     def items(self):
@@ -213,7 +213,7 @@ class RecordedSet(set):
         self._recording, self._tag = recording, tag
 
     def __contains__(self, key):
-        self._recording.read(("t", self._tag, key))
+        self._recording.read(("table", self._tag, key))
         return super().__contains__(key)
 
 

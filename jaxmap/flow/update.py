@@ -281,7 +281,7 @@ def _compare_table(changed: set[int], tag: str, a, b) -> None:
         differ = [] if _equal(list(a), list(b)) else [None]
     if differ:
         changed.add(hash(("all", tag)))
-        changed.update(hash(("t", tag, key)) for key in differ)
+        changed.update(hash(("table", tag, key)) for key in differ)
 
 
 def _equal(a, b) -> bool:
