@@ -210,7 +210,7 @@ class Arrays(Engine):
         if self._recording is not None:  # (compared whole on an update)
             self._recording.read(("side", "iteration"))
         if self._iteration_functions is None:
-            with apart(self._recording):
+            with apart(self._recording, "iteration"):
                 self._iteration_functions = self._iterating()
         return self._iteration_functions
 
@@ -294,7 +294,7 @@ class Arrays(Engine):
         if self._traced is None:
             if self._building_sites:
                 return {}
-            with apart(self._recording):
+            with apart(self._recording, "traced"):
                 self._traced = self._tracing()
         return self._traced
 
@@ -368,7 +368,7 @@ class Arrays(Engine):
         if self._tables is None and not self._reading_tables:
             self._reading_tables = True
             try:
-                with apart(self._recording):
+                with apart(self._recording, "tables"):
                     self._tables = self._in_mode(False, self._read_tables)
             finally:
                 self._reading_tables = False

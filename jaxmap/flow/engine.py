@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Collection
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -89,7 +88,7 @@ class Engine(FlowFacts):
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self._recording: Recording | None = None  # what each key reads, when recorded
         self._plan: Plan | None = None  # what a recorded solve lets this one keep
-        self._as_open: Collection[tuple] = ()  # keys of a cycle, as open (update.py)
+        self._as_open: frozenset[tuple] = frozenset()  # keys of a cycle, as open (update.py)
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without

@@ -119,7 +119,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
 
     def whole_tables(self) -> dict[str, Any]:
         """The tables of the whole tree the solve read (update.py compares them)."""
-        with apart(self._recording):
+        with apart(self._recording, "whole tables"):
             for tests in (False, True):
                 if tests not in self._made:
                     self._made[tests] = self._counted(tests)

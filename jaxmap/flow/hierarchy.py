@@ -62,7 +62,7 @@ class Hierarchy:
         of a class outside test modules, none of theirs: a test's `class MyTrace(Trace)`
         is not what `self` holds in `Trace`'s methods, which library values read."""
         if self._subclasses is None:
-            with apart(self.recording):
+            with apart(self.recording, "subclasses"):
                 self._subclasses = defaultdict(set)
                 for module, (_, facts) in self._names.modules.items():
                     for qualname in facts.classes:

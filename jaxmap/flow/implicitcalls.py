@@ -45,7 +45,7 @@ class ImplicitCalls(Engine):
         """Whether a definition, an attribute or a module-level variable of the tree
         has that name."""
         if not self._leaves_read:
-            with apart(self._recording):
+            with apart(self._recording, "leaves"):
                 self._read_leaves()
         if self._recording is not None:  # (compared whole on an update)
             self._recording.read(("side", "leaves", name))

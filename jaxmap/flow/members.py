@@ -109,7 +109,7 @@ class Members(Engine):
             self._recording.read(("side", "made", tests, cls.rpartition(".")[2]))
         made = self._made.get(tests)
         if made is None:
-            with apart(self._recording):
+            with apart(self._recording, "made"):
                 made = self._made[tests] = self._counted(tests)
         return made.get(cls.rpartition(".")[2], 0) <= 1
 

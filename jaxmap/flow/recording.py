@@ -40,6 +40,7 @@ class Recording:
         self._root: object = None
         self.questions: dict[tuple, object] = {}  # (method, arguments) -> answer
         self._started: set = set()  # the roots read in this recording
+        self.stages: dict[str, int] = {}  # a table of the whole tree -> its stage
         self._held: list[list] = []  # the holders each open frame noted
         # frame -> (box, name) it noted as holding, per stage (scopes.py `_hold`)
         self.held: list[dict[int, list]] = [{} for _stage in STAGES]
@@ -121,36 +122,39 @@ class Recording:
         self._root = None
 
     @contextmanager
-    def apart(self):
+    def apart(self, table: str):
         """A table of the whole tree is computed (the subclasses, the array tables, ...):
-        what it reads is no frame's. An update computes it again and compares it, entry
-        by entry, with the one before; a frame records the entries it reads."""
+        what it reads is no frame's but a root's, `("table", table)`, of the stage it is
+        computed in (`stages`), which an update computes it in too, first. The update
+        compares it, entry by entry, with the one before; a frame records the entries
+        it reads."""
         self._frames.append(set())
         try:
             yield
         finally:
-            self._frames.pop()
+            self.roots[self.stage][("table", table)] = self._frames.pop()
+            self.stages[table] = self.stage
 
     def closure_from(self, stage: int, seeds: set[int]) -> set[int]:
         """The frames of `stage` that read something in `seeds`, or read such a frame,
-        and so on."""
-        readers: dict[int, list[int]] = {}
-        for who, reads in self.reads[stage].items():
-            for read in reads:
-                readers.setdefault(read, []).append(who)
-        dirty: set[int] = set()
-        todo = [who for read in seeds for who in readers.get(read, ())]
-        while todo:
-            who = todo.pop()
-            if who not in dirty:
-                dirty.add(who)
-                todo.extend(readers.get(who, ()))
+        and so on: passes over the frames in the order they were first done (each read
+        frame done before its reader, but in a cycle), until one marks none."""
+        marked, dirty = set(seeds), set()
+        frames = self.reads[stage]
+        grew = True
+        while grew:
+            grew = False
+            for who, reads in frames.items():
+                if who not in dirty and not marked.isdisjoint(reads):
+                    dirty.add(who)
+                    marked.add(who)
+                    grew = True
         return dirty
 
 
-def apart(recording: Recording | None):
-    """`recording.apart()`, or nothing where nothing is recorded."""
-    return recording.apart() if recording is not None else nullcontext()
+def apart(recording: Recording | None, table: str):
+    """`recording.apart(table)`, or nothing where nothing is recorded."""
+    return recording.apart(table) if recording is not None else nullcontext()
 
 
 class RecordedTable(dict):

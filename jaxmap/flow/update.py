@@ -29,9 +29,6 @@ from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0, STAGES, Record
 _ROOT_TABLES = ("_calls", "_by_module", "_raises", "_loops", "_operators")
 
 
-_NONE_OPEN: frozenset = frozenset()
-
-
 class GiveUp(Exception):
     """What the update cannot follow: solve in full."""
 
@@ -49,6 +46,8 @@ class Plan:
         self.status: list[dict[int, bool]] = [{} for _stage in STAGES]
         self.again: list[set[int]] = [set() for _stage in STAGES]  # frames computed again
         self._keys: dict[int, tuple] = {}  # suspect frame -> (through, key), this stage's
+        self._computing: set[int] = set()  # the frames being computed again
+        self._chain: list = []
 
     def begin(self, stage: int, flow) -> None:
         """`flow` starts `stage` (callsites.py): what the stage before changed (its
@@ -68,6 +67,16 @@ class Plan:
                                        flow._sites))
             self.seed(stage, flow._through_memo, True, memos[stage][0])
             self.seed(stage, flow._direct_memo, False, memos[stage][1])
+        self._tables_first(stage, flow)
+
+    def _tables_first(self, stage: int, flow) -> None:
+        """The tables of the whole tree that values make, computed first in the stage
+        the recorded solve computed them in (holders noted in it are that round's)."""
+        first = {"tables": flow.array_tables, "iteration": flow.array_iteration,
+                 "leaves": lambda: flow.may_name("."), "traced": flow.traced}
+        for table, made in first.items():
+            if self.old.stages.get(table) == stage:
+                made()
 
     def start(self, stage: int, more: set[int]) -> None:
         """Stage `stage` starts, `more` inputs known changed: its suspect frames are
@@ -117,13 +126,19 @@ class Plan:
         computed again (with its cycle) and compared."""
         status = self.status[stage]
         if who in status:
+            if who in self._computing:  # read back by what it reads: a cycle it was not in
+                raise GiveUp("a cycle changed")
             return status[who]
         if who not in self.suspects[stage]:
             return False
         status[who] = False  # (while its reads are verified: a cycle reads it as is)
         reads = self.old.reads[stage].get(who, ())
-        if any(self._read_changed(stage, read) for read in reads):
-            self._compute_again(stage, who)
+        self._chain.append(who)
+        try:
+            if any(self._read_changed(stage, read) for read in reads):
+                self._compute_again(stage, who)
+        finally:
+            self._chain.pop()
         return status[who]
 
     def _compute_again(self, stage: int, who: int) -> None:
@@ -140,11 +155,14 @@ class Plan:
         memo = flow._through_memo if through else flow._direct_memo
         before = memo.pop(key, None)
         members = self.old.components[stage].get(who, ())
-        flow._as_open = {member for member in members if member != found}
+        around = flow._as_open  # (of a key computed again around this one, if any)
+        flow._as_open = around | frozenset(member for member in members if member != found)
+        self._computing.add(who)
         try:
             flow._in_mode(through, compute_again, flow, key)
         finally:
-            flow._as_open = _NONE_OPEN
+            flow._as_open = around
+            self._computing.discard(who)
         status[who] = memo.get(key) != before
         self.again[stage].add(who)
 
@@ -169,7 +187,8 @@ class Plan:
         modes' (through's, direct's), and the recording); the holders the frames
         kept, and not computed again, noted (those computed again noted theirs)."""
         recorded, reads = self.old.roots[stage], self.old.reads[stage]
-        current = {root: recorded[root] for root in roots if root in recorded}
+        current = {root: found for root, found in recorded.items() if root[0] == "table"}
+        current.update((root, recorded[root]) for root in roots if root in recorded)
         recorded.clear()
         recorded.update(current)
         found: set[int] = set()
@@ -271,10 +290,10 @@ _MISSING = object()
 
 
 def _compare_table(changed: set[int], tag: str, a, b) -> None:
-    if isinstance(a, dict):
-        a, b = dict(a.items()), dict(b.items())  # (a recorded table: read unrecorded)
-        differ = [key for key in a.keys() | b.keys()
-                  if not _equal(a.get(key, _MISSING), b.get(key, _MISSING))]
+    if isinstance(a, dict):  # (read as dicts: a recorded table's reads not recorded)
+        get = dict.get
+        differ = [key for key in dict.keys(a) | dict.keys(b)
+                  if not _equal(get(a, key, _MISSING), get(b, key, _MISSING))]
     elif isinstance(a, set):
         differ = list(set.symmetric_difference(set(a), set(b)))
     else:
