@@ -246,6 +246,8 @@ class Arrays(Engine):
         recording = self._recording
         if recording is not None:
             recording.read(("side", "alias", key))
+            if self._plan is not None:
+                self._plan.verify_side(("side", "alias", key))
         found = self._alias_tags.get(key)
         if found is None:
             if recording is not None:

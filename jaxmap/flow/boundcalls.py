@@ -136,6 +136,8 @@ class BoundCalls:
         recording = self.flow._recording
         if recording is not None:
             recording.read(("side", "bound", key))
+            if self.flow._plan is not None:
+                self.flow._plan.verify_side(("side", "bound", key))
         if key not in self._reads:
             if recording is not None:
                 recording.enter()

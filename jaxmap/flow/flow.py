@@ -91,6 +91,14 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         # the recorded one (containers.py `_box`): its text may have changed.
         self._literals.update(old._literals)
         self._recorded_literals = set(old._literals)
+        sides = old._recording.sides
+        self._alias_tags.update(sides["alias"])
+        self._of_names.update(sides["of names"])
+        self._bound._reads.update(sides["bound"])
+        self.classes._mros.update(sides["mro"])
+        self.classes.plan = self._plan
+        self._plan.keep_sides({"alias": self._alias_tags, "of names": self._of_names,
+                               "bound": self._bound._reads, "mro": self.classes._mros})
         self.record().continues(old._recording)
 
     def _tables_changed(self, before: dict[str, Any]) -> set[int]:
@@ -141,6 +149,10 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         if self._recording is not None:
             self._recording.tables = self.whole_tables()
             self._recording.memos[FINAL] = (dict(self._through_memo), dict(self._direct_memo))
+            self._recording.sides = {"alias": dict(self._alias_tags),
+                                     "of names": dict(self._of_names),
+                                     "bound": dict(self._bound._reads),
+                                     "mro": dict(self.classes._mros)}
         self._through_memo.clear()
         self._direct_memo.clear()
         self._sets.clear()

@@ -22,6 +22,7 @@ class Hierarchy:
         self._of_tests: set[str] = set()  # the classes of test modules
         self._mros: dict[str, list[str]] = {}
         self.recording: Recording | None = None  # what each MRO and family reads
+        self.plan = None  # an update's (update.py), which verifies an MRO kept
 
     def mro(self, cls: str) -> list[str]:
         """The class and its bases of the tree, in C3-like order (depth first, left to
@@ -29,6 +30,8 @@ class Hierarchy:
         recording = self.recording
         if recording is not None:
             recording.read(("side", "mro", cls))
+            if self.plan is not None:
+                self.plan.verify_side(("side", "mro", cls))
         found = self._mros.get(cls)
         if found is None:
             if recording is not None:

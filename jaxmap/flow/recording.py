@@ -56,6 +56,7 @@ class Recording:
         # than one key (engine.py: computed together, each reading the others as nothing)
         self.components: list[dict[int, tuple]] = [{} for _stage in STAGES]
         self.tables: dict[str, Any] = {}  # the whole tree's tables, at the end
+        self.sides: dict[str, dict] = {}  # the side tables (MROs, ...), at the end
 
     def read(self, what: tuple) -> None:
         """Note a read by the frame being computed (or the root being read)."""

@@ -152,6 +152,8 @@ class Scopes(Engine):
             recording = self._recording
             if recording is not None:
                 recording.read(("side", "of names", value))
+                if self._plan is not None:
+                    self._plan.verify_side(("side", "of names", value))
             held = self._of_names.get(value)
             if held is None:
                 if recording is not None:

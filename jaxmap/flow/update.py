@@ -47,6 +47,22 @@ class Plan:
         self.again: list[set[int]] = [set() for _stage in STAGES]  # frames computed again
         self._keys: dict[int, tuple] = {}  # suspect frame -> (through, key), this stage's
         self._computing: set[int] = set()  # the frames being computed again
+        # a side table's entry kept from the recorded solve -> (its table, its key)
+        self._sides: dict[int, tuple[dict, object]] = {}
+
+    def keep_sides(self, tables: dict[str, dict]) -> None:
+        """The side tables' entries of the recorded solve (`tables`: tag -> this flow's
+        table, filled with the recorded one's), each verified when read
+        (`verify_side`): one computed anew in another stage than it first was could
+        hold another value."""
+        for tag, table in tables.items():
+            for key in table:
+                self._sides[hash(("side", tag, key))] = (table, key)
+
+    def verify_side(self, who: tuple) -> None:
+        """Before a side entry is read: where what it read changed, it is let go, to be
+        computed again now."""
+        self.verify(self.stage, hash(who))
         self._chain: list = []
 
     def begin(self, stage: int, flow) -> None:
@@ -133,12 +149,8 @@ class Plan:
             return False
         status[who] = False  # (while its reads are verified: a cycle reads it as is)
         reads = self.old.reads[stage].get(who, ())
-        self._chain.append(who)
-        try:
-            if any(self._read_changed(stage, read) for read in reads):
-                self._compute_again(stage, who)
-        finally:
-            self._chain.pop()
+        if any(self._read_changed(stage, read) for read in reads):
+            self._compute_again(stage, who)
         return status[who]
 
     def _compute_again(self, stage: int, who: int) -> None:
@@ -148,8 +160,11 @@ class Plan:
         (a side table's entry, computed again when next read) counts as changed."""
         flow, status = self.flow, self.status[stage]
         found = self._keys.get(who)
-        if found is None:
+        if found is None:  # a side entry (computed again when read) changed, or a key
             status[who] = True
+            if who in self._sides:
+                table, key = self._sides.pop(who)
+                table.pop(key, None)
             return
         through, key = found
         memo = flow._through_memo if through else flow._direct_memo
