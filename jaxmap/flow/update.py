@@ -63,7 +63,6 @@ class Plan:
         """Before a side entry is read: where what it read changed, it is let go, to be
         computed again now."""
         self.verify(self.stage, hash(who))
-        self._chain: list = []
 
     def begin(self, stage: int, flow) -> None:
         """`flow` starts `stage` (callsites.py): what the stage before changed (its
