@@ -109,7 +109,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     tree = discover.list_files(root)
     path = store.index_path(root)
     expected = {**_version_key(), "root": str(root)}
-    with _gc_paused():  # the facts kept, unmarshalled: a million objects that all stay
+    with _gc_paused():  # kept facts unmarshalled a file at a time: nothing to collect
         plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan._replace(skipped=tuple(tree.skipped))
