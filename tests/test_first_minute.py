@@ -136,9 +136,9 @@ def slow_build(monkeypatch):
     monkeypatch.delenv("JAXMAP_QUIET")
     extract = worker.extract_files
 
-    def slow(root, sources, *, progress=None, jobs=None, flow=False):
+    def slow(root, sources, *, progress=None, jobs=None, **options):
         time.sleep(1.1)
-        return extract(root, sources, progress=progress, jobs=1, flow=flow)
+        return extract(root, sources, progress=progress, jobs=1, **options)
 
     monkeypatch.setattr(worker, "extract_files", slow)
 

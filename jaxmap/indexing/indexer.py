@@ -64,8 +64,9 @@ class IndexReport(NamedTuple):
 
 
 class _Plan(NamedTuple):
-    """What a run must do: facts kept from the old index, by path, sources to parse,
-    and of those, the ones already parsed (path -> (digest, facts, blob))."""
+    """What a run must do: facts kept from the old index, by path (digest, whether
+    they hold what the call graph reads, blob: `_kept`), sources to parse, and of
+    those, the ones already parsed (path -> (digest, facts, blob))."""
 
     kept: dict
     to_parse: list
@@ -108,7 +109,7 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     tree = discover.list_files(root)
     path = store.index_path(root)
     expected = {**_version_key(), "root": str(root)}
-    with _gc_paused():  # the facts kept, unmarshalled: a million objects that all stay
+    with _gc_paused():  # kept facts unmarshalled a file at a time: nothing to collect
         plan = _plan(root, tree, path, expected, rebuild, graph)
     if isinstance(plan, IndexReport):
         return plan._replace(skipped=tuple(tree.skipped))
@@ -127,16 +128,17 @@ def build_index(root=None, *, rebuild: bool = False, progress: Progress | None =
     read = {source.path for source in plan.to_parse} | set(plan.parsed)
     changed = len(read)
     with _gc_paused():
-        facts, rows = _facts(root, tree, plan, progress, jobs, graph or _had_flow(plan))
+        facts, rows, lacking = _facts(root, tree, plan, progress, jobs,
+                                      graph or _had_flow(plan))
         if graph:
-            read |= _with_graph_facts(root, facts, rows, progress, jobs)
+            read |= _with_graph_facts(root, facts, rows, lacking, progress, jobs)
         from jaxmap.flow.graph import call_graph
         from jaxmap.indexing import resolve
         from jaxmap.indexing.worker import usable_cores
 
         with store.writing(path) as index:
             index.files(rows, tree.dirs)
-            del rows  # marshalled facts (20 MB for jax with the call graph's): stored now
+            del rows  # (their marshalled facts are `facts`' too)
             # The call graph reports its modules as a second stage, counted from nought;
             # nought of nought ends the first, whether or not it counted files.
             if graph and progress is not None:
@@ -193,7 +195,7 @@ def _loaded(path: str, tree, plan: _Plan) -> _Plan:
         return plan
     conn = store.connect_readonly(path)
     try:
-        kept = store.load_facts(conn, plan.unloaded) if conn is not None else {}
+        kept = store.load_facts(conn, plan.unloaded, _kept) if conn is not None else {}
     except (StoreError, sqlite3.DatabaseError):
         kept = {}
     finally:
@@ -214,8 +216,8 @@ def _carried(root: str, tree, path: str, expected: dict, plan: _Plan,
     from jaxmap.indexing import carry, resolve
     from jaxmap.store import write_carry
 
-    facts = {p: raw for p, (_, raw, _) in plan.kept.items()}
-    facts.update((p, raw) for p, (_, raw, _) in carrying.parsed.items())
+    facts = {p: blob for p, (_, _, blob) in plan.kept.items()}
+    facts.update((p, blob) for p, (_, _, blob) in carrying.parsed.items())
     resolution = resolve.resolve(facts)
     renumbered = carry.renumbering(carrying.ids, resolution)
     stale = _unsettled(carrying)
@@ -306,7 +308,7 @@ def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
                                        *store.counts(conn))
             # carried with the first phase not resolved: the kept facts not read
             unread = carried is not None and carried.first is not None
-            return _Plan(store.load_facts(conn, unchanged) if old and not unread else {},
+            return _Plan(store.load_facts(conn, unchanged, _kept) if old and not unread else {},
                          to_parse, removed, not old, parsed,
                          state in ("1", store.STALE, store.DROPPED), carried,
                          tuple(touched), tuple(unchanged) if unread else ())
@@ -462,10 +464,16 @@ def _named_elsewhere(conn: sqlite3.Connection, added: dict[str, frozenset],
     return store.facts_holding(conn, every, leaving_out=set(parsed))
 
 
+def _kept(facts: dict) -> bool:
+    """What a run keeps of a file's stored facts, besides their marshalled form:
+    whether they hold what the call graph reads (extracted with the value flow's)."""
+    return "flow_spans" not in facts
+
+
 def _had_flow(plan: _Plan) -> bool:
     """Whether the facts kept hold what the call graph reads: then files parsed again
     get it too, so that a call graph asked for later need not read them once more."""
-    return any("flow_spans" not in facts for _, facts, _ in plan.kept.values())
+    return any(flow for _, flow, _ in plan.kept.values())
 
 
 def _unchanged(root: str, conn: sqlite3.Connection) -> bool:
@@ -506,40 +514,52 @@ def _classify(root: str, files: list, old: dict) -> tuple[list, list, list]:
 
 
 def _facts(root: str, tree, plan: _Plan, progress, jobs,
-           flow: bool) -> tuple[dict, list[tuple]]:
-    """Facts of every file, parsed now (with what the call graph reads, if `flow`) or
-    kept, and the file rows to store."""
+           flow: bool) -> tuple[dict[str, bytes], list[tuple], list[int]]:
+    """The marshalled facts of every file (path -> blob), parsed now (with what the
+    call graph reads, if `flow`) or kept, the file rows to store, and the places in
+    those rows of the files kept whose facts lack what the call graph reads. Facts are
+    held marshalled until the resolver reads them, a file at a time: unmarshalled, a
+    tree's take five times the memory (250 MB for jax with its tests)."""
     from jaxmap.indexing import worker
 
     to_parse = [source for source in plan.to_parse if source.path not in plan.parsed]
     parsed = dict(zip((s.path for s in to_parse),
                       worker.extract_files(root, to_parse, progress=progress,
-                                           jobs=jobs, flow=flow)))
-    parsed.update(plan.parsed)
-    facts, rows = {}, []
+                                           jobs=jobs, flow=flow, loaded=False)))
+    facts: dict[str, bytes] = {}
+    rows: list[tuple] = []
+    lacking: list[int] = []
     for source in tree.files:
         # Kept facts are taken from the plan: their old marshalled form goes with the row.
-        digest, facts[source.path], blob = parsed.get(source.path) or \
-            plan.kept.pop(source.path)
+        if source.path in parsed or source.path in plan.parsed:
+            digest, _, blob = parsed.get(source.path) or plan.parsed[source.path]
+        else:
+            digest, has_flow, blob = plan.kept.pop(source.path)
+            if not has_flow:
+                lacking.append(len(rows))
+        facts[source.path] = blob
         rows.append((source.path, source.module, source.mtime_ns, source.size, digest, blob))
-    return facts, rows
+    return facts, rows, lacking
 
 
-def _with_graph_facts(root: str, facts: dict, rows: list[tuple], progress,
-                      jobs) -> set[str]:
+def _with_graph_facts(root: str, facts: dict[str, bytes], rows: list[tuple],
+                      lacking: list[int], progress, jobs) -> set[str]:
     """What the call graph reads (callees, value flow) added to the facts that lack it
-    (those kept from an index of the first phase alone), read again from their source
-    on every core, and to their file `rows`; the paths read."""
+    (those kept from an index of the first phase alone, at `lacking` in `rows`), read
+    again from their source on every core, and to their file `rows`; the paths read."""
+    import marshal
+
     from jaxmap.indexing import worker
 
-    lacking = [i for i, row in enumerate(rows) if "flow_spans" in facts[row[0]]]
+    paths = [rows[i][0] for i in lacking]
     done = worker.with_graph_facts(
-        root, [(rows[i][0], rows[i][4], rows[i][3]) for i in lacking], facts,
-        progress=progress, jobs=jobs)
-    for i, (_, raw, blob) in zip(lacking, done):
-        facts[rows[i][0]] = raw
+        root, [(rows[i][0], rows[i][4], rows[i][3]) for i in lacking],
+        {path: marshal.loads(facts[path]) for path in paths}, progress=progress, jobs=jobs,
+        loaded=False)
+    for i, (_, _, blob) in zip(lacking, done):
+        facts[rows[i][0]] = blob
         rows[i] = (*rows[i][:5], blob)
-    return {rows[i][0] for i in lacking}
+    return set(paths)
 
 
 @contextmanager

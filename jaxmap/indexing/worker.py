@@ -1,6 +1,9 @@
 """Extracting source files, in this process and in forked helper processes: each file
 read, parsed and turned into facts, returned as (digest, facts, facts marshalled); and,
-the same way, giving facts extracted without the call graph's what it reads."""
+the same way, giving facts extracted without the call graph's what it reads. With
+`loaded=False`, the facts are None: a caller that stores the marshalled form and reads
+it back one file at a time (a whole tree's facts, unmarshalled together, are most of
+what indexing holds before the call graph)."""
 
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ _PARALLEL_MIN_FILES = 48
 
 
 def extract_files(root: str, sources: list, *, progress=None, jobs=None,
-                  flow: bool = False) -> list[tuple]:
+                  flow: bool = False, loaded: bool = True) -> list[tuple]:
     """(digest, facts, facts marshalled) of each source file, in order, using every
     core for many files. With `flow`, the facts hold what the call graph reads too
     (extract.extract's)."""
@@ -34,11 +37,11 @@ def extract_files(root: str, sources: list, *, progress=None, jobs=None,
     parse.warm_up()  # compiled once here, inherited by forked helpers
     tasks = [(str(root), s.path, s.module, s.is_package, flow) for s in sources]
     return _in_parallel(tasks, _extract_task, [(s.path, s.size) for s in sources], progress,
-                        jobs)
+                        jobs, loaded)
 
 
 def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[str, dict],
-                     *, progress=None, jobs=None) -> list[tuple]:
+                     *, progress=None, jobs=None, loaded: bool = True) -> list[tuple]:
     """(digest, facts, facts marshalled) of each of `files` ((path, digest, size)),
     in order: its `facts` (extracted without the call graph's) given what the call
     graph reads from its source (extract.add_graph_facts), on every core as
@@ -51,7 +54,7 @@ def with_graph_facts(root: str, files: list[tuple[str, str, int]], facts: dict[s
 
     forks = os.name == "posix"
     return _in_parallel(files, add, [(path, size) for path, _, size in files], progress,
-                        jobs if forks else 1)
+                        jobs if forks else 1, loaded)
 
 
 def usable_cores() -> int:
@@ -64,7 +67,7 @@ def usable_cores() -> int:
 
 
 def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress: Progress | None,
-                 jobs) -> list[tuple]:
+                 jobs, loaded: bool) -> list[tuple]:
     """(digest, facts, facts marshalled) of `work` on each task ((path, size) in
     `files`), in order: this process and `jobs - 1` helpers take tasks, largest first,
     from one shared counter, and the helpers send theirs back as they finish. Each
@@ -81,7 +84,7 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
         order = sorted(range(len(tasks)), key=lambda i: -files[i][1])
         slots = context.Array("i", [-1] * jobs, lock=False)
     results = _Results(len(tasks), stored, progress,
-                       lambda: [files[order[p]][0] for p in list(slots) if p >= 0])
+                       lambda: [files[order[p]][0] for p in list(slots) if p >= 0], loaded)
     if progress is not None and tasks:  # told before the first file: it may be slow
         progress(0, len(tasks), results.working)
 
@@ -119,18 +122,20 @@ def _in_parallel(tasks: list, work: Work, files: list[tuple[str, int]], progress
 
 class _Results:
     """(digest, facts, facts marshalled) by slot (the task's place in the caller's
-    list), with progress reported."""
+    list), with progress reported; without `loaded`, facts None."""
 
     def __init__(self, total: int, work: Stored, progress: Progress | None,
-                 working: Callable[[], list[str]]):
+                 working: Callable[[], list[str]], loaded: bool):
         self.items: list = [None] * total
         self._work = work
         self.done = 0
         self.progress = progress
         self.working = working
+        self._loaded = loaded
 
     def work(self, slot: int, task: tuple) -> None:
-        self._add(slot, *self._work(task))
+        digest, facts, blob = self._work(task)
+        self._add(slot, digest, facts if self._loaded else None, blob)
 
     def receive(self, receiver, order: list, *, wait: bool) -> bool:
         """Take what a helper has sent (with `wait`, all it will send); False once it
@@ -138,12 +143,13 @@ class _Results:
         try:
             while wait or receiver.poll():
                 position, digest, blob = receiver.recv()
-                self._add(order[position], digest, marshal.loads(blob), blob)
+                self._add(order[position], digest,
+                          marshal.loads(blob) if self._loaded else None, blob)
         except EOFError:
             return False
         return True
 
-    def _add(self, slot: int, digest: str, facts: dict, blob: bytes) -> None:
+    def _add(self, slot: int, digest: str, facts: dict | None, blob: bytes) -> None:
         self.items[slot] = digest, facts, blob
         self.done += 1
         if self.progress:

@@ -228,8 +228,11 @@ def dir_stats(conn: sqlite3.Connection) -> dict[str, int]:
     return dict(conn.execute("SELECT path, mtime_ns FROM dirs"))
 
 
-def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, bytes]]:
-    """Stored (digest, FileFacts, FileFacts marshalled) of the given paths."""
+def load_facts(conn: sqlite3.Connection, paths, read: Callable[[dict], object] | None = None
+               ) -> dict[str, tuple]:
+    """Stored (digest, FileFacts, FileFacts marshalled) of the given paths; with
+    `read`, what it reads of each file's facts in their place (the facts are then
+    unmarshalled one file at a time, none kept)."""
     wanted = set(paths)
     facts = {}
     query = "SELECT path, digest, facts FROM files JOIN facts USING (path)"
@@ -238,7 +241,8 @@ def load_facts(conn: sqlite3.Connection, paths) -> dict[str, tuple[str, dict, by
                         sorted(wanted)) if few else conn.execute(query)
     for path, digest, blob in rows:
         if path in wanted:
-            facts[path] = digest, facts_of(path, blob), blob
+            raw = facts_of(path, blob)
+            facts[path] = digest, raw if read is None else read(raw), blob
     return facts
 
 

@@ -16,9 +16,10 @@ graph is flow/'s, handed in as a builder.
 
 from __future__ import annotations
 
+import marshal
 import sys
 from contextlib import closing
-from typing import Callable
+from typing import Any, Callable
 
 from jaxmap.indexing.facts import DICT, STR, UNKNOWN, FileFacts, forget_shared_calls
 from jaxmap.indexing.resolve import edges
@@ -34,25 +35,56 @@ from jaxmap.store.records import DefinitionRecord, Resolution
 GraphBuilder = Callable[[Names, Findings, list[DefinitionRecord], dict], tuple]
 
 
-def resolve(files: dict[str, dict], graph: GraphBuilder | None = None) -> Resolution:
-    """Resolve the facts of every file of a tree (path -> stored facts, see extract.py);
-    with `graph` (flow.graph.call_graph), the call graph too: calls, binds, tests and
-    rule calls (without, the index's first phase). `files` is emptied once read: the raw
-    facts are not kept beside their records."""
+def resolve(files: dict[str, Any], graph: GraphBuilder | None = None) -> Resolution:
+    """Resolve the facts of every file of a tree (path -> stored facts, see extract.py,
+    or their marshalled form); with `graph` (flow.graph.call_graph), the call graph too:
+    calls, binds, tests and rule calls (without, the index's first phase). `files` is
+    emptied once read: the raw facts are not kept beside their records."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))  # import chains nest module runs
     try:
-        flows = {raw["module"]: raw.get("flow") or {} for raw in files.values()} \
-            if graph else {}
-        # Each file's raw facts freed as its records are made: the memory they leave
-        # is what the next file's records take. Without the call graph, what only it
-        # reads is not made into records (a fifth of the time after an edit).
+        # Each file's raw facts unmarshalled, and freed, as its records are made: the
+        # memory they leave is what the next file's records take. Without the call
+        # graph, what only it reads is not made into records (a fifth of the time
+        # after an edit).
         unread = {} if graph else _GRAPH_ONLY
-        wrapped = {path: FileFacts.wrap({**files.pop(path), **unread}) for path in list(files)}
+        wrapped, flows = {}, _Flows()
+        for path in list(files):
+            stored = files.pop(path)
+            raw = marshal.loads(stored) if isinstance(stored, bytes) else stored
+            wrapped[path] = FileFacts.wrap({**raw, **unread})
+            if graph:
+                flows.add(raw["module"], stored if isinstance(stored, bytes)
+                          else raw.get("flow") or {})
         forget_shared_calls()
         return _resolve(wrapped, graph, flows)
     finally:
         sys.setrecursionlimit(limit)
+
+
+class _Flows(dict):
+    """Each module's flow facts (module -> owner -> facts), for the flow's tables to
+    read through `items()`: those of a file whose facts came marshalled are
+    unmarshalled again only then, a module at a time, and let go once read (what the
+    tables keep of them is a fraction of them; all held unmarshalled from the start,
+    the build's memory before the call graph was a quarter more on jax)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._stored: dict[str, bytes | dict] = {}
+
+    def add(self, module: str, stored: bytes | dict) -> None:
+        """A module's flow facts, or its file's marshalled facts; a module added
+        twice keeps its first place and its last facts (as a dict's item)."""
+        self._stored[module] = stored
+
+    def items(self):  # (an iterator)
+        for module, stored in self._stored.items():
+            yield module, (marshal.loads(stored).get("flow") or {}
+                           if isinstance(stored, bytes) else stored)
+
+    def clear(self) -> None:
+        self._stored.clear()
 
 
 # What of a file's facts the call graph alone reads, left empty for the first phase.
