@@ -100,7 +100,7 @@ def _solved_again(names: Names, findings: Findings, ids: dict[str, int],
                   flows: dict[str, dict], progress, jobs: int) -> tuple[list, HiCalls]:
     """The call rows, solved again from the solve kept (update.py), or in full where
     none is kept or the update gives up; the new solve kept, recorded."""
-    spare = dict(flows)  # (Flow empties it; the facts it holds are not copied)
+    spare = flows.copy()  # (Flow empties it; the facts it holds are not copied)
     previous, _KEPT.flow = _KEPT.flow, None
     flow = Flow(names, flows)
     try:

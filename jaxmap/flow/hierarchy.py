@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from jaxmap.flow.engine import in_tests
 from jaxmap.flow.recording import Recording, apart
+
+if TYPE_CHECKING:
+    from jaxmap.flow.update import Plan
 from jaxmap.indexing.resolve.names import Names
 
 
@@ -22,7 +26,7 @@ class Hierarchy:
         self._of_tests: set[str] = set()  # the classes of test modules
         self._mros: dict[str, list[str]] = {}
         self.recording: Recording | None = None  # what each MRO and family reads
-        self.plan = None  # an update's (update.py), which verifies an MRO kept
+        self.plan: Plan | None = None  # an update's (update.py), which verifies an MRO kept
 
     def mro(self, cls: str) -> list[str]:
         """The class and its bases of the tree, in C3-like order (depth first, left to

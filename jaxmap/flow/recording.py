@@ -36,7 +36,7 @@ class Recording:
         self.stage = ROUND_0
         self._frames: list[set[int]] = []
         self.reads: list[dict[int, array]] = [{} for _stage in STAGES]
-        self.roots: list[dict[object, set[int]]] = [{} for _stage in STAGES]
+        self.roots: list[dict[tuple, set[int]]] = [{} for _stage in STAGES]
         self._root: object = None
         self.questions: dict[tuple, object] = {}  # (method, arguments) -> answer
         self._started: set = set()  # the roots read in this recording

@@ -201,7 +201,8 @@ class Plan:
         modes' (through's, direct's), and the recording); the holders the frames
         kept, and not computed again, noted (those computed again noted theirs)."""
         recorded, reads = self.old.roots[stage], self.old.reads[stage]
-        current = {root: found for root, found in recorded.items() if root[0] == "table"}
+        current = {root: found for root, found in recorded.items()
+                   if isinstance(root, tuple) and root[0] == "table"}
         current.update((root, recorded[root]) for root in roots if root in recorded)
         recorded.clear()
         recorded.update(current)
