@@ -1,7 +1,8 @@
 """A solve of the value flow kept and solved again after each edit (flow/update.py, as a
 server's build process does): every table equals a cold index of the edited tree, after
-edits that change what calls call, what names hold and what helpers return, in random
-orders; and the update is one (not a full solve) where the edit allows."""
+edits that change what calls call, what names hold, what helpers return and register,
+which defs exist, what a class derives from and what an import binds, in random orders;
+and the update is one (not a full solve) where the edit allows."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from jaxmap.flow import graph
 from jaxmap.indexing import indexer
 
 from test_edits import MINIJAX, PARALLEL, LAX, _tables
+
+CUSTOM, HIJAX_USER = "jax/_src/custom_prims.py", "jax/_src/numpy_hijax.py"
 
 # name -> (file, text before, text after): each applied, or taken back if applied.
 EDITS = {
@@ -31,6 +34,18 @@ EDITS = {
     "a transpose rule calls mul": (LAX, "  return [neg(t)]", "  return [mul(t, t)]"),
     "a comment": (LAX, "def _neg_transpose_rule(t, operand):\n",
                   "def _neg_transpose_rule(t, operand):  # an edit's comment\n"),
+    "a registry store takes another rule": (
+        LAX, "ad.primitive_transposes[add_p] = _add_transpose",
+        "ad.primitive_transposes[add_p] = _mul_transpose_lhs"),
+    "a registering helper ignores its argument": (
+        PARALLEL, "  ad.deflinear2(prim, transpose_rule)", "  ad.deflinear2(prim, _pmax_transpose)"),
+    "a def removed": (
+        LAX, "def _sin_cpu_lowering(ctx, x):\n  return [x]\n", "# (_sin_cpu_lowering removed)\n"),
+    "a class's base changed": (
+        CUSTOM, "class CallPrimitive(core.Primitive):", "class CallPrimitive(hijax.HiPrimitive):"),
+    "an import binds another class": (
+        HIJAX_USER, "from jax._src.hijax import VJPHiPrimitive",
+        "from jax._src.hijax import HiPrimitive as VJPHiPrimitive"),
 }
 
 

@@ -46,6 +46,7 @@ class Plan:
         self.status: list[dict[int, bool]] = [{} for _stage in STAGES]
         self.again: list[set[int]] = [set() for _stage in STAGES]  # frames computed again
         self._keys: dict[int, tuple] = {}  # suspect frame -> (through, key), this stage's
+        self._recorded: dict[int, frozenset] = {}  # suspect frame -> its recorded value
         self._computing: set[int] = set()  # the frames being computed again
         # a side table's entry kept from the recorded solve -> (its table, its key)
         self._sides: dict[int, tuple[dict, object]] = {}
@@ -114,9 +115,10 @@ class Plan:
         for key, values in recorded.items():
             who = hash((through, key))
             if who in frames:
-                memo.setdefault(key, values)
+                memo.setdefault(key, values)  # (one a stage before computed anew, kept)
                 if who in suspects:
                     self._keys[who] = (through, key)
+                    self._recorded[who] = values
 
     def green(self, stage: int, root) -> bool:
         """Whether a root of the recorded solve read nothing that changed (a call of a
@@ -153,9 +155,10 @@ class Plan:
         return status[who]
 
     def _compute_again(self, stage: int, who: int) -> None:
-        """A suspect frame computed again and compared; the other keys of its cycle,
-        if any, read as nothing, as when the cycle was computed (engine.py): each of
-        them read this one as nothing too, and keeps its value. A frame that is no key
+        """A suspect frame computed again and compared with its recorded value (not
+        with what the memo held: a stage before may have computed it anew); the other
+        keys of its cycle, if any, read as nothing, as when the cycle was computed
+        (engine.py): each of them read this one as nothing too, and keeps its value. A frame that is no key
         (a side table's entry, computed again when next read) counts as changed."""
         flow, status = self.flow, self.status[stage]
         found = self._keys.get(who)
@@ -177,7 +180,7 @@ class Plan:
         finally:
             flow._as_open = around
             self._computing.discard(who)
-        status[who] = memo.get(key) != before
+        status[who] = memo.get(key) != self._recorded.get(who, before)
         self.again[stage].add(who)
 
     def same_tree(self, ids: dict[str, int], named: set[str]) -> None:
