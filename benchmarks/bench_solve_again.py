@@ -24,23 +24,30 @@ import time
 from pathlib import Path
 
 PARALLEL, LAX, CORE = "jax/_src/lax/parallel.py", "jax/_src/lax/lax.py", "jax/_src/core.py"
-# (what, file, text before, text after), each made on the tree as the one before left it.
+# (what, file, texts before and after): each made on the tree as the one before left it,
+# with the first pair whose text before this release has.
 EDITS = [
-    ("a call in _psum_transpose_rule binds another primitive", PARALLEL,
-     "  return (psum_p.bind(cts, axes=tuple(named_axes),",
-     "  return (pmax_p.bind(cts, axes=tuple(named_axes),"),
-    ("a helper of lax returns another value", LAX,
-     "sharding=x_aval.sharding.update(spec=P()))\n  return out\n",
-     "sharding=x_aval.sharding.update(spec=P()))\n  return x_aval\n"),
-    ("a module-level partial of lax wraps another function", LAX,
-     "_zeros: Callable = partial(full_like, fill_value=0)",
-     "_zeros: Callable = partial(full, fill_value=0)"),
-    ("a call added on a line of its own in core.py", CORE,
-     "def to_concrete_value(x):\n  if isinstance(x, Tracer):",
-     "def to_concrete_value(x):\n  typeof(x)\n  if isinstance(x, Tracer):"),
-    ("the first edit taken back", PARALLEL,
-     "  return (pmax_p.bind(cts, axes=tuple(named_axes),",
-     "  return (psum_p.bind(cts, axes=tuple(named_axes),"),
+    ("a call in _psum_transpose_rule binds another primitive", PARALLEL, [
+        ("  return (psum_p.bind(cts, axes=tuple(named_axes),",
+         "  return (pmax_p.bind(cts, axes=tuple(named_axes),"),
+        ("  nonzero_in_cts = psum_p.bind(*nonzero_out_cts, axes=tuple(named_axes),",
+         "  nonzero_in_cts = pmax_p.bind(*nonzero_out_cts, axes=tuple(named_axes),")]),
+    ("a helper of lax returns another value", LAX, [
+        ("sharding=x_aval.sharding.update(spec=P()))\n  return out\n",
+         "sharding=x_aval.sharding.update(spec=P()))\n  return x_aval\n"),
+        ("  out = core.pvary(out, tuple(x_aval.vma))\n  return out\n",
+         "  out = core.pvary(out, tuple(x_aval.vma))\n  return x_aval\n")]),
+    ("a module-level partial of lax wraps another function", LAX, [
+        ("_zeros: Callable = partial(full_like, fill_value=0)",
+         "_zeros: Callable = partial(full, fill_value=0)")]),
+    ("a call added on a line of its own in core.py", CORE, [
+        ("def to_concrete_value(x):\n  if isinstance(x, Tracer):",
+         "def to_concrete_value(x):\n  typeof(x)\n  if isinstance(x, Tracer):")]),
+    ("the first edit taken back", PARALLEL, [
+        ("  return (pmax_p.bind(cts, axes=tuple(named_axes),",
+         "  return (psum_p.bind(cts, axes=tuple(named_axes),"),
+        ("  nonzero_in_cts = pmax_p.bind(*nonzero_out_cts, axes=tuple(named_axes),",
+         "  nonzero_in_cts = psum_p.bind(*nonzero_out_cts, axes=tuple(named_axes),")]),
 ]
 
 
@@ -62,12 +69,13 @@ def main() -> None:
     print(f"cold index, the solve recorded and kept: {seconds:.1f} s "
           f"(call graph {solves.pop():.1f} s)")
     print(f"{'edit':58} {'again s':>8} {'full s':>7} {'ratio':>6}  solved  tables")
-    for what, file, before, after in EDITS:
+    for what, file, pairs in EDITS:
         path = tree / file
         text = path.read_text()
-        if before not in text:
-            raise SystemExit(f"this jax has no `{before.strip()}` in {file}")
-        path.write_text(text.replace(before, after, 1))
+        made = [text.replace(before, after, 1) for before, after in pairs if before in text]
+        if not made:
+            raise SystemExit(f"this jax has none of `{pairs[0][0].strip()}`... in {file}")
+        path.write_text(made[0])
         _build(tree, work / "kept")
         again, updated = solves.pop(), graph._KEPT.updated
         kept, graph._KEPT = graph._KEPT, graph._Kept()  # the cold one neither kept nor from one
