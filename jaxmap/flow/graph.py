@@ -100,24 +100,31 @@ def _solved_again(names: Names, findings: Findings, ids: dict[str, int],
                   flows: dict[str, dict], progress, jobs: int) -> tuple[list, HiCalls]:
     """The call rows, solved again from the solve kept (update.py), or in full where
     none is kept or the update gives up; the new solve kept, recorded."""
-    spare = flows.copy()  # (Flow empties it; the facts it holds are not copied)
     previous, _KEPT.flow = _KEPT.flow, None
+    if previous is not None:
+        spare = flows.copy()  # (Flow empties `flows`; the facts it holds are not copied)
+        try:
+            return _updated(previous, names, findings, ids, flows, progress, jobs)
+        except GiveUp:
+            flows = spare
+        finally:
+            del previous
+    _KEPT.updated = False
     flow = Flow(names, flows)
-    try:
-        if previous is None:
-            raise GiveUp("no solve kept")
-        flow.again(previous)
-        hijax = HiCalls(findings.primitives)
-        call_rows = calls.call_edges(names, ids, flow, progress, hijax, jobs)
-        _KEPT.updated = True
-    except GiveUp:
-        _KEPT.updated = False
-        del previous, flow
-        flow = Flow(names, spare)
-        flow.record()
-        hijax = HiCalls(findings.primitives)
-        call_rows = calls.call_edges(names, ids, flow, progress, hijax, jobs)
+    flow.record()
+    hijax = HiCalls(findings.primitives)
+    call_rows = calls.call_edges(names, ids, flow, progress, hijax, jobs)
     _KEPT.flow = flow
+    return call_rows, hijax
+
+
+def _updated(previous: Flow, names: Names, findings: Findings, ids: dict[str, int],
+             flows: dict[str, dict], progress, jobs: int) -> tuple[list, HiCalls]:
+    flow = Flow(names, flows)
+    flow.again(previous)
+    hijax = HiCalls(findings.primitives)
+    call_rows = calls.call_edges(names, ids, flow, progress, hijax, jobs)
+    _KEPT.updated, _KEPT.flow = True, flow
     return call_rows, hijax
 
 

@@ -36,7 +36,7 @@ class Recording:
         self.stage = ROUND_0
         self._frames: list[set[int]] = []
         self.reads: list[dict[int, array]] = [{} for _stage in STAGES]
-        self.roots: list[dict[tuple, set[int]]] = [{} for _stage in STAGES]
+        self.roots: list[dict[Any, array]] = [{} for _stage in STAGES]
         self._root: object = None
         self.questions: dict[tuple, object] = {}  # (method, arguments) -> answer
         self._started: set = set()  # the roots read in this recording
@@ -116,10 +116,9 @@ class Recording:
     def end_root(self) -> None:
         found = self._frames.pop()
         roots = self.roots[self.stage]
-        if self._root in roots:
-            roots[self._root] |= found
-        else:
-            roots[self._root] = found
+        if self._root in roots:  # (a root read again in the same stage: what both read)
+            found.update(roots[self._root])
+        roots[self._root] = array("q", found)  # (a set of 1M hashes held some 70 MB more)
         self._root = None
 
     @contextmanager
@@ -133,7 +132,7 @@ class Recording:
         try:
             yield
         finally:
-            self.roots[self.stage][("table", table)] = self._frames.pop()
+            self.roots[self.stage][("table", table)] = array("q", self._frames.pop())
             self.stages[table] = self.stage
 
     def closure_from(self, stage: int, seeds: set[int]) -> set[int]:

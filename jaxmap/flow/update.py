@@ -158,8 +158,9 @@ class Plan:
         """A suspect frame computed again and compared with its recorded value (not
         with what the memo held: a stage before may have computed it anew); the other
         keys of its cycle, if any, read as nothing, as when the cycle was computed
-        (engine.py): each of them read this one as nothing too, and keeps its value. A frame that is no key
-        (a side table's entry, computed again when next read) counts as changed."""
+        (engine.py): each of them read this one as nothing too, and keeps its value. A
+        frame that is no key (a side table's entry, computed again when next read)
+        counts as changed."""
         flow, status = self.flow, self.status[stage]
         found = self._keys.get(who)
         if found is None:  # a side entry (computed again when read) changed, or a key
