@@ -135,15 +135,16 @@ REGISTRIES: dict[str, K] = {
 # Pallas backends below.
 XLA_PLATFORMS = frozenset({"cpu", "cuda", "rocm", "gpu", "tpu", "oneapi", "metal", "iree"})
 GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})  # `gpu`: JAX's name for both GPU backends
+# What `platform="gpu"` registers for in a tree without JAX's own alias table (a library
+# outside jax): the GPU backends of every release, as `mlir.register_lowering` expands it.
+DEFAULT_PLATFORM_ALIASES: dict[str, list[str]] = {"gpu": sorted(GPU_PLATFORMS - {"gpu"})}
 
 
 def lowers_for_xla(platform: str | None) -> bool:
     """Whether a lowering registered for `platform` is XLA's: the default one (None), or
     one of an XLA platform, not a Pallas backend's."""
     return platform is None or platform in XLA_PLATFORMS
-# What `platform="gpu"` registers for in a tree without JAX's own alias table (a library
-# outside jax): the GPU backends of every release, as `mlir.register_lowering` expands it.
-DEFAULT_PLATFORM_ALIASES: dict[str, list[str]] = {"gpu": sorted(GPU_PLATFORMS - {"gpu"})}
+
 
 # Pallas backends keep their own lowering tables; the backend is the platform.
 PALLAS_LOWERING_TABLES: dict[str, str] = {
