@@ -77,6 +77,11 @@ def keep_solves() -> None:
     _KEPT.on = True
 
 
+def solve_kept() -> bool:
+    """Whether this process keeps a solve for the next to start from."""
+    return _KEPT.flow is not None
+
+
 def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],
                 flows: dict[str, dict], progress, jobs: int) -> tuple[list, list, list, tuple]:
     ids = _ids(definitions)
