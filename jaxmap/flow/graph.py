@@ -72,7 +72,7 @@ _KEPT = _Kept()
 def keep_solves() -> None:
     """From now on, this process records each solve of the value flow and solves the
     next from it: only what an edit reaches is computed again (update.py). It costs
-    the recording (on jax about a fifth more time and 170 MB more memory, held between
+    the recording (on jax about a fifth more time and 200 MB more memory, held between
     solves)."""
     _KEPT.on = True
 
