@@ -391,7 +391,7 @@ def _instrument() -> None:
         setattr(cls, method, wrapped)
 
     as_root(calls._Modules, "_rows", lambda module: ("<rows>", module))
-    as_root(CallSites, "sites", ("<sites>",), lambda self: self._sites is None)
+    as_root(CallSites, "sites", ("<sites>",), lambda self, *_: self._sites is None)
     as_root(Arrays, "_read_tables", ("<table>", "tables"))
     as_root(Arrays, "array_iteration", ("<table>", "iteration"),
             lambda self: self._iteration_functions is None)

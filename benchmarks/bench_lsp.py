@@ -1,7 +1,7 @@
 """`jaxmap lsp` figures on a warm index, side by side in one run.
 
     python benchmarks/bench_lsp.py [--root PATH] [--requests N] [--starts N] [--refreshes N]
-                                   [--body-edits N] [--call-edits N] [--cold]
+                                   [--body-edits N] [--call-edits N] [--settle S] [--cold]
 
 Prints, for N definition and N hover requests at real positions (every `*_p` name and
 every `def` in two of jax's busiest files, taken in turn): the p50/p95 of the work the
@@ -18,7 +18,10 @@ added first in `_psum_transpose_rule`'s body, one nothing reads (the answer is c
 when the next primitive made below it has moved down); with --call-edits N, the same
 for a call added there (the call graph is solved again: definitions are current
 from the refresh's first phase on, the call graph when the refresh ends, timed
-too). With --cold: the server started
+too). With --settle S, each of those waits S seconds after the server starts before
+its first save (an editor opened, then a while before the first edit: meanwhile the
+build process solves the call graph the saves are solved again from). With --cold:
+the server started
 on an empty cache, the time to its first answer (initialize) and to its first
 definition that finds something (the build done), beside `jaxmap index` on an empty
 cache. The issue's targets are printed beside; nothing here asserts.
@@ -48,6 +51,7 @@ def main() -> None:
     parser.add_argument("--refreshes", type=int, default=0)
     parser.add_argument("--body-edits", type=int, default=0)
     parser.add_argument("--call-edits", type=int, default=0)
+    parser.add_argument("--settle", type=float, default=0.0)
     parser.add_argument("--cold", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
@@ -74,11 +78,11 @@ def main() -> None:
     _line("a process that only imports pygls: wall", f"{floor_wall:.3f} s", "(the floor)")
     _line("  its CPU time", f"{floor_cpu:.3f} s")
     if args.refreshes:
-        refreshes(root, args.refreshes, trips, _append_a_primitive)
+        refreshes(root, args.refreshes, trips, _append_a_primitive, args.settle)
     if args.body_edits:
-        refreshes(root, args.body_edits, trips, _add_a_body_statement)
+        refreshes(root, args.body_edits, trips, _add_a_body_statement, args.settle)
     if args.call_edits:
-        refreshes(root, args.call_edits, trips, _add_a_call)
+        refreshes(root, args.call_edits, trips, _add_a_call, args.settle)
     if args.cold:
         cold(root, places[0])
 
@@ -152,9 +156,10 @@ def _add_a_call(target: Path, n: int) -> tuple[str, str, object]:
     return what.replace("a statement", "a call"), name, moved
 
 
-def refreshes(root: Path, count: int, at_rest: dict[str, list[float]], edit) -> None:
+def refreshes(root: Path, count: int, at_rest: dict[str, list[float]], edit,
+              settle: float) -> None:
     """The figures after `count` saves of `edit`, on a copy of the root's jax/ (never
-    the root itself)."""
+    the root itself), the first `settle` seconds after the server starts."""
     import shutil
     import tempfile
 
@@ -166,8 +171,8 @@ def refreshes(root: Path, count: int, at_rest: dict[str, list[float]], edit) -> 
         open_index(str(copy), graph=True).close()
         places = [(copy / p.relative_to(root), line, column)
                   for p, line, column in positions(root, 40)]
-        what, waits, ends, during = asyncio.run(_refreshes(copy, places, count, edit))
-    print(f"after a save ({what}), {count} times")
+        what, waits, ends, during = asyncio.run(_refreshes(copy, places, count, edit, settle))
+    print(f"after a save ({what}), {count} times, the first {settle:.0f} s after the start")
     _line("didSave to the first current answer, median", f"{statistics.median(waits):.2f} s",
           f"max {max(waits):.2f} s")
     _line("didSave to the refresh's end (call graph current)",
@@ -178,10 +183,11 @@ def refreshes(root: Path, count: int, at_rest: dict[str, list[float]], edit) -> 
         _line("  ratio p95 during / at rest", f"{_p95(during[kind]) / _p95(at_rest[kind]):.2f}x")
 
 
-async def _refreshes(root: Path, places, count: int, edit):
+async def _refreshes(root: Path, places, count: int, edit, settle: float):
     from lsprotocol import types as t
 
     client = await _client(root)
+    await asyncio.sleep(settle)
     target = root / FILES[0]
     waits: list[float] = []
     ends: list[float] = []

@@ -19,6 +19,7 @@ from jaxmap.flow.flowtext import ABS
 from jaxmap.flow.flowvalues import BOUND, BOX, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.narrowing import no_array_where
 from jaxmap.flow.parsing import dotted_text, parameter_names, parameters, parse_text
+from jaxmap.flow.recording import apart
 from jaxmap.knowledge import registrars as R
 
 _EMPTY: frozenset = frozenset()
@@ -206,21 +207,27 @@ class Arrays(Engine):
         """The functions iterating an Array runs: what the tree assigns to its abstract
         value classes' AVAL_ITERATOR (`ShapedArray._iter = staticmethod(_iter)`, in
         lax.py; older releases set DShapedArray's too), outside test modules."""
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "iteration"))
         if self._iteration_functions is None:
-            found: set[tuple] = set()
-            for module, owner, head, value in self._foreign.get(AVAL_ITERATOR, ()):
-                if in_tests(module):
-                    continue
-                head_expr, expr = parse_text(head), parse_text(value)
-                if head_expr is None or expr is None or not any(
-                        v[0] == KLASS for v in self._eval(module, owner, head_expr)):
-                    continue
-                if isinstance(expr, ast.Call) and dotted_text(expr.func) == "staticmethod" \
-                        and len(expr.args) == 1:
-                    expr = expr.args[0]  # (the builtin: the function it wraps)
-                found |= {v for v in self._eval(module, owner, expr) if v[0] == FN}
-            self._iteration_functions = frozenset(found)
+            with apart(self._recording, "iteration"):
+                self._iteration_functions = self._iterating()
         return self._iteration_functions
+
+    def _iterating(self) -> frozenset:
+        found: set[tuple] = set()
+        for module, owner, head, value in self._foreign.get(AVAL_ITERATOR, ()):
+            if in_tests(module):
+                continue
+            head_expr, expr = parse_text(head), parse_text(value)
+            if head_expr is None or expr is None or not any(
+                    v[0] == KLASS for v in self._eval(module, owner, head_expr)):
+                continue
+            if isinstance(expr, ast.Call) and dotted_text(expr.func) == "staticmethod" \
+                    and len(expr.args) == 1:
+                expr = expr.args[0]  # (the builtin: the function it wraps)
+            found |= {v for v in self._eval(module, owner, expr) if v[0] == FN}
+        return frozenset(found)
 
     def _field_tags(self, cls: str, attr: str) -> frozenset:
         """ARRAY and/or ARRAYS, as the annotation of field `attr` of a class (or the
@@ -236,8 +243,15 @@ class Arrays(Engine):
         a type alias of the tree read as the alias's value (`index: Index`, where
         `Index = StaticIndex | None | Array | np.ndarray`)."""
         key = (module, annotation)
+        recording = self._recording
+        if recording is not None:
+            recording.read(("side", "alias", key))
+            if self._plan is not None:
+                self._plan.verify_side(("side", "alias", key))
         found = self._alias_tags.get(key)
         if found is None:
+            if recording is not None:
+                recording.enter()
             self._alias_tags[key] = _EMPTY  # while it is computed: a cycle finds nothing
             tags = set(array_tags(annotation))
             for alternative in alternatives(annotation) if depth < 4 else ():
@@ -249,6 +263,8 @@ class Arrays(Engine):
                     if kind == "value":
                         tags |= self._annotation_tags(alias[0], text, depth + 1)
             found = self._alias_tags[key] = frozenset(tags)
+            if recording is not None:
+                recording.leave(("side", "alias", key))
         return found
 
     def _alias(self, module: str, text: str) -> tuple | None:
@@ -264,6 +280,8 @@ class Arrays(Engine):
         """What a JAX tracer puts in parameter `name` of a function of `owner` it traces
         (`traced`): an Array or a pytree of them, if it has no default."""
         for def_name, i, params in self._params.get((module, owner, name), ()):
+            if self._recording is not None:  # (compared whole on an update)
+                self._recording.read(("side", "traced", self._qual(module, owner), def_name))
             for bound, kinds in self.traced().get((self._qual(module, owner), def_name), ()):
                 if i >= bound and not any(p == name and default for p, default, _a
                                           in parameters(params)):
@@ -278,24 +296,29 @@ class Arrays(Engine):
         if self._traced is None:
             if self._building_sites:
                 return {}
-            self._traced = defaultdict(list)
-            for full, arguments in R.TRACERS_BY_NAME.items():
-                module = self.names.module_of(full)
-                name = full[len(module) + 1:] if module else ""
-                signature = self._signatures.get((full, name))
-                if signature is None:
-                    continue
-                for index, kinds in arguments:
-                    param = next((p for p, i in parameter_names(signature[2]) if i == index),
-                                 "")
-                    for value in ordered(self._in_mode(True, self._argument, module, name,
-                                                       name, index, param, True)):
-                        bound = 0
-                        while value[0] == PARTIAL_OF:
-                            value, bound = value[1], bound + value[2]
-                        if value[0] == FN:
-                            self._traced[(value[1], value[2])].append((bound, kinds))
+            with apart(self._recording, "traced"):
+                self._traced = self._tracing()
         return self._traced
+
+    def _tracing(self) -> dict[tuple, list]:
+        traced: dict[tuple, list] = defaultdict(list)
+        for full, arguments in R.TRACERS_BY_NAME.items():
+            module = self.names.module_of(full)
+            name = full[len(module) + 1:] if module else ""
+            signature = self._signatures.get((full, name))
+            if signature is None:
+                continue
+            for index, kinds in arguments:
+                param = next((p for p, i in parameter_names(signature[2]) if i == index),
+                             "")
+                for value in ordered(self._in_mode(True, self._argument, module, name,
+                                                   name, index, param, True)):
+                    bound = 0
+                    while value[0] == PARTIAL_OF:
+                        value, bound = value[1], bound + value[2]
+                    if value[0] == FN:
+                        traced[(value[1], value[2])].append((bound, kinds))
+        return traced
 
     def _returned_tags(self, value: tuple, call: ast.Call) -> frozenset:
         """ARRAY and/or ARRAYS, as the return annotations of the function `value` say
@@ -335,6 +358,8 @@ class Arrays(Engine):
         return found
 
     def _table_entry(self, table: str, key: str) -> frozenset:
+        if self._recording is not None:  # (the tables compared whole on an update)
+            self._recording.read(("side", "tables", table, key))
         return self.array_tables().get(table, {}).get(key, _EMPTY)
 
     def array_tables(self) -> dict[str, dict[str, frozenset]]:
@@ -345,7 +370,8 @@ class Arrays(Engine):
         if self._tables is None and not self._reading_tables:
             self._reading_tables = True
             try:
-                self._tables = self._in_mode(False, self._read_tables)
+                with apart(self._recording, "tables"):
+                    self._tables = self._in_mode(False, self._read_tables)
             finally:
                 self._reading_tables = False
         return self._tables or {}

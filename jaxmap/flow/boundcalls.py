@@ -124,14 +124,28 @@ class BoundCalls:
         if value[0] == APPLIED_CLOSURE:
             handed = tuple(param for param, _held in value[3])
             closure = (value[1], value[2], handed)
-            if closure not in self._reads:
-                self._reads[closure] = self._read_closure(value[1], value[2], handed)
-            return self._reads[closure]
+            return self._entry(closure, lambda: self._read_closure(value[1], value[2], handed))
         if value[0] not in (FN, BOUND):
             return None
         key = (value[1], value[2])
+        return self._entry(key, lambda: self._read(key))
+
+    def _entry(self, key: tuple, read) -> Reads | None:
+        """The entry of `key`, read once; each a frame of its own where the flow's
+        reads are recorded (recording.py)."""
+        recording = self.flow._recording
+        if recording is not None:
+            recording.read(("side", "bound", key))
+            if self.flow._plan is not None:
+                self.flow._plan.verify_side(("side", "bound", key))
         if key not in self._reads:
-            self._reads[key] = self._read(key)
+            if recording is not None:
+                recording.enter()
+            try:
+                self._reads[key] = read()
+            finally:
+                if recording is not None:
+                    recording.leave(("side", "bound", key))
         return self._reads[key]
 
     def _read_closure(self, qual: str, name: str, handed: tuple[str, ...]) -> Reads | None:

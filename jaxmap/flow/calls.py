@@ -49,6 +49,7 @@ from jaxmap.flow.guardtext import (
 )
 from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import parameters
+from jaxmap.flow.recording import FINAL
 from jaxmap.indexing.facts import (
     APPLIED,
     CLASS,
@@ -135,6 +136,12 @@ def call_edges(names: Names, ids: dict[str, int], flow: Flow,
     rows are the same. `flow` is closed once its answers are read."""
     flow.sites(progress, jobs)  # every call site first: no question is answered from a part of them
     modules = _Modules(names, ids, flow, hijax)
+    if flow._recording is not None or flow._plan is not None:  # (in this process)
+        jobs = 1
+    if flow._plan is not None:
+        flow._plan.same_tree(ids, modules.classes | modules.variables | modules.packages)
+    if flow._recording is not None:
+        flow._recording.tree = (ids, modules.classes | modules.variables | modules.packages)
     rows: list[CallRow] = []
     for found, noted in forked.each(len(modules.order), modules.read, jobs, progress,
                                     modules.path, modules.sizes()):
@@ -154,6 +161,8 @@ class _Modules:
     """Each module's call rows, read by its place in the tree's order."""
 
     def __init__(self, names: Names, ids: dict[str, int], flow: Flow, hijax: HiCalls | None):
+        if flow._recording is not None:  # its reads recorded as the flow's
+            names = flow.names
         self.names, self.ids, self.flow, self.hijax = names, ids, flow, hijax
         self.order = list(names.modules)
         self.packages = {module.partition(".")[0] for module in names.modules}
@@ -173,10 +182,22 @@ class _Modules:
 
     def read(self, place: int) -> tuple[list[CallRow], list]:
         """The call rows of the module at `place`, and the hijax binds noted reading it."""
-        hijax = self.hijax
-        noted = hijax.noted() if hijax is not None else 0
-        rows = self._rows(self.order[place])
-        return rows, hijax.since(noted) if hijax is not None else []
+        hijax, recording, plan = self.hijax, self.flow._recording, self.flow._plan
+        module = self.order[place]
+        if plan is not None and plan.green(FINAL, ("rows", module)):
+            rows, found = plan.old.rows[module]
+        else:
+            noted = hijax.noted() if hijax is not None else 0
+            if recording is not None:
+                recording.start_root(("rows", module))
+                recording.read(("names", "module", module))
+            rows = self._rows(module)
+            found = hijax.since(noted) if hijax is not None else []
+            if recording is not None:
+                recording.end_root()
+        if recording is not None:
+            recording.rows[module] = (rows, found)
+        return rows, found
 
     def _rows(self, module: str) -> list[CallRow]:
         names, ids, flow, hijax = self.names, self.ids, self.flow, self.hijax

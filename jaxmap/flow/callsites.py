@@ -15,6 +15,7 @@ from jaxmap.flow.engine import CALLABLE, FIELDS, Engine, in_tests
 from jaxmap.flow.flowvalues import BOUND, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.heap import release_freed
 from jaxmap.flow.parsing import argument_texts, parse_text
+from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0
 from jaxmap.flow.sitepasses import Told, read_pass
 
 
@@ -48,6 +49,8 @@ class CallSites(Engine):
         parameters hold, library values would depend on tests, and a cycle through
         a test, cut (engine.py), would leave library values short of what library
         code alone gives them."""
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "sites", self._qual(module, owner), def_name))
         found = self.sites().get((self._qual(module, owner), def_name), [])
         if tests or in_tests(module):
             return found
@@ -81,13 +84,28 @@ class CallSites(Engine):
         # sites: what a function held by a parameter is handed, it does not pass on.
         if self._sites is None:
             self._building_sites = True
+            recording, plan = self._recording, self._plan
+            if plan is not None:
+                plan.begin(ROUND_0, self)
             # Every container a store's target names is known before any is read: what
             # is stored into a container is looked for through the names that hold it.
+            stores = []
             for module, owner, base, _value in self._stores:
                 expr = parse_text(base)
-                if expr is not None:
-                    self._in_mode(False, self._eval, module, owner, expr)
-            self._held_late()
+                root = ("store", module, owner, base)
+                if expr is None:
+                    continue
+                stores.append(root)
+                if plan is not None and plan.green(ROUND_0, root):
+                    continue
+                if recording is not None:
+                    recording.start_root(root)
+                self._in_mode(False, self._eval, module, owner, expr)
+                if recording is not None:
+                    recording.end_root()
+            self._round_ends(ROUND_0, stores, [(False, self._direct_memo)])
+            if plan is not None:
+                plan.begin(PASS_1, self)
             self.array_tables()  # read once, before any question: the same for all
             calls = [(module, owner, callee, argument_texts(args))
                      for module, owner, callee, args, _line in self._calls + self._decorations]
@@ -95,15 +113,25 @@ class CallSites(Engine):
             sites: dict[tuple, list] = defaultdict(list)
             told = Told(progress, calls, self.names.modules)
             direct = read_pass(self, False, calls, told, jobs)
-            self._held_late()
+            if recording is not None:
+                recording.memos[PASS_1] = ({}, dict(self._direct_memo))
+                recording.results[PASS_1] = dict(zip(calls, direct))
+            self._round_ends(PASS_1, calls, [])
             for call, (values, site) in zip(calls, direct):
                 for value in ordered(values):
                     self._add_site(sites, value, site, 0)
             self._sites = sites
             self._direct_memo.clear()  # computed without fields, which the sites give
             release_freed()
+            if recording is not None:
+                recording.sites[PASS_1] = {key: list(found) for key, found in sites.items()}
+            if plan is not None:
+                plan.begin(PASS_2, self)
             through = read_pass(self, True, calls, told, jobs)
             told.end()
+            if recording is not None:
+                recording.memos[PASS_2] = (dict(self._through_memo), dict(self._direct_memo))
+                recording.results[PASS_2] = dict(zip(calls, through))
             for (values, site), (before, _site) in zip(through, direct):
                 for value in ordered(values - before):
                     self._add_site(sites, value, site, 0)
@@ -113,15 +141,29 @@ class CallSites(Engine):
             # needed, every site known (a field reads them); those it found are kept.
             for key in [key for key, held in self._direct_memo.items() if not held]:
                 del self._direct_memo[key]
-            self._held_late()
+            self._round_ends(PASS_2, calls, [(False, self._direct_memo)])
             self._building_sites = False
+            if recording is not None:
+                recording.sites[FINAL] = {key: list(found) for key, found in sites.items()}
+                recording.stage = FINAL
+            if plan is not None:
+                plan.begin(FINAL, self)
         return self._sites
 
-    def _held_late(self) -> None:
-        """The holders a pass of the sites noted count from now on (engine.py)."""
+    def _round_ends(self, stage: int, roots: list, memos: list[tuple[bool, dict]]) -> None:
+        """The holders a round of the sites noted count from now on (engine.py); in an
+        update (update.py), those the frames of the recorded solve still read noted too,
+        and the others leave `memos`."""
+        if self._plan is not None:
+            for box, names in self._plan.live(stage, roots, memos).items():
+                self._late_holders[box] |= names
         for box, names in self._late_holders.items():
             self._holders[box] |= names
         self._late_holders.clear()
+        if self._recording is not None:
+            self._recording.holders[stage] = {box: set(names)
+                                              for box, names in self._holders.items()}
+            self._recording.stage = stage + 1 if stage < FINAL else FINAL
 
     def _site_callees(self, module: str, owner: str, callee: str, args: tuple
                       ) -> tuple[frozenset, tuple]:

@@ -72,11 +72,17 @@ class Containers(Engine):
         first = items[0] if items else None
         key = (BOX, module, owner, type(node).__name__, node.col_offset, node.end_col_offset,
                len(items), first.id if isinstance(first, ast.Name) else None, named)
-        self._literals.setdefault(key, (module, owner, node))
+        if key in self._recorded_literals:  # (an update's: written again, as it is now)
+            self._recorded_literals.discard(key)
+            self._literals[key] = (module, owner, node)
+        else:
+            self._literals.setdefault(key, (module, owner, node))
         return key
 
     def _written(self, box: tuple) -> frozenset:
         """The (key, value) pairs a literal container is written with."""
+        if self._recording is not None:  # the literal's text, in its module's facts
+            self._recording.read(("literal", box[1]))
         return self._cached(box, lambda: self._pairs(*self._literals[box]))
 
     def _pairs(self, module: str, owner: str, node) -> set:
@@ -128,6 +134,8 @@ class Containers(Engine):
 
     def _stores_into(self, box: tuple) -> set:
         found = set()
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "holders", box))
         stores = [store for name in sorted(self._holders.get(box, ()))
                   for store in self._stores_by.get(name, ())]
         for module, owner, base, value in stores:

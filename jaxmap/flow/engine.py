@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from jaxmap.flow.flowfacts import FlowFacts
 from jaxmap.flow.flowvalues import APPLIED_CLOSURE, BOUND, BOX, FN, INSTANCE, ordered
 from jaxmap.flow.parsing import parse_text
+from jaxmap.flow.recording import Recording
 from jaxmap.indexing.resolve.names import Names
 from jaxmap.knowledge.orientation import is_test_module
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from jaxmap.flow.boundcalls import BoundCalls
     from jaxmap.flow.hierarchy import Hierarchy
     from jaxmap.flow.sitefields import SiteFields
+    from jaxmap.flow.update import Plan
 
 _EMPTY: frozenset = frozenset()
 # What several parts read.
@@ -69,6 +71,7 @@ class Engine(FlowFacts):
         # pass ends: a site's values do not depend on which sites were read before it
         self._late_holders: dict[tuple, set] = defaultdict(set)
         self._literals: dict[tuple, tuple] = {}  # box -> (module, owner, node) writing it
+        self._recorded_literals: set[tuple] = set()  # those an update took from before
         self._sites: dict | None = None  # (owner, def name) -> its call sites: see sites()
         self._traced: dict | None = None  # see traced()
         self._iteration_functions: frozenset | None = None  # see array_iteration()
@@ -83,6 +86,9 @@ class Engine(FlowFacts):
         self._made: dict[bool, dict[str, int]] = {}
         self._sets: dict[frozenset, frozenset] = {}  # each value set, kept once
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
+        self._recording: Recording | None = None  # what each key reads, when recorded
+        self._plan: Plan | None = None  # what a recorded solve lets this one keep
+        self._as_open: frozenset[tuple] = frozenset()  # keys of a cycle, as open (update.py)
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without
@@ -150,8 +156,18 @@ class Engine(FlowFacts):
         return self._eval(module, owner, expr) if expr is not None else _EMPTY
 
     def _cached(self, key: tuple, compute) -> frozenset:
+        recording = self._recording
+        if recording is not None:
+            recording.read((self._through, key))
+        if self._as_open and (self._through, key) in self._as_open:
+            return _EMPTY  # an update's: a key of the cycle computed again (update.py)
         found = self._memo.get(key)
         if found is not None:
+            if self._plan is not None:  # an update's: verified first (update.py)
+                self._plan.verify(self._plan.stage, hash((self._through, key)))
+                found = self._memo.get(key)
+                if found is None:
+                    return self._cached(key, compute)
             return found
         mode_key = (self._through, key)
         index = self._open.get(mode_key)
@@ -168,10 +184,16 @@ class Engine(FlowFacts):
         self._open[mode_key] = index
         self._component.append(mode_key)
         self._low.append(index)
+        if recording is not None:
+            recording.enter()
+            if self._through:
+                recording.read((False, key))
         try:
             found = frozenset(compute())
         finally:
             low = self._low.pop()
+            if recording is not None:
+                recording.leave(mode_key)
         # Most keys hold a set another key holds too (a name, the parameter it is
         # handed to, what a call returns): each is kept once.
         found = self._sets.setdefault(found, found)
@@ -183,6 +205,8 @@ class Engine(FlowFacts):
         at = len(self._component) - 1
         while self._component[at] is not mode_key:
             at -= 1
+        if recording is not None and len(self._component) - at > 1:
+            recording.component(self._component[at:])
         for member in self._component[at + 1:]:
             del self._open[member]
             memo = self._through_memo if member[0] else self._direct_memo

@@ -72,6 +72,14 @@ _ADDERS = frozenset({"append", "add", "extend", "insert", "update", "setdefault"
                      "appendleft"})
 
 
+# The tables of `FlowFacts`, each read by key (or whole) by the parts of the flow.
+TABLES = ("_assigned", "_params", "_defs", "_signatures", "_array_results",
+          "_array_overloads", "_return_annotations", "_locals", "_stores_by", "_returns",
+          "_attrs", "_foreign", "_stores", "_calls", "_kept_calls", "_decorations",
+          "_decorated_defs", "_stacked", "_raises", "_fields", "_field_types",
+          "_field_annotations", "_operators", "decorated", "_loops", "_by_module")
+
+
 class FlowFacts:
     """A tree's flow facts, indexed by module, owner and name."""
 

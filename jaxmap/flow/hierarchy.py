@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from jaxmap.flow.engine import in_tests
+from jaxmap.flow.recording import Recording, apart
+
+if TYPE_CHECKING:
+    from jaxmap.flow.update import Plan
 from jaxmap.indexing.resolve.names import Names
 
 
@@ -20,14 +25,27 @@ class Hierarchy:
         self._subclasses: dict[str, set[str]] | None = None
         self._of_tests: set[str] = set()  # the classes of test modules
         self._mros: dict[str, list[str]] = {}
+        self.recording: Recording | None = None  # what each MRO and family reads
+        self.plan: Plan | None = None  # an update's (update.py), which verifies an MRO kept
 
     def mro(self, cls: str) -> list[str]:
         """The class and its bases of the tree, in C3-like order (depth first, left to
         right, each once; bounded)."""
+        recording = self.recording
+        if recording is not None:
+            recording.read(("side", "mro", cls))
+            if self.plan is not None:
+                self.plan.verify_side(("side", "mro", cls))
         found = self._mros.get(cls)
         if found is None:
-            self._mros[cls] = [cls]  # a class that is its own base: itself only
-            found = self._mros[cls] = self._linear(cls)
+            if recording is not None:
+                recording.enter()
+            try:
+                self._mros[cls] = [cls]  # a class that is its own base: itself only
+                found = self._mros[cls] = self._linear(cls)
+            finally:
+                if recording is not None:
+                    recording.leave(("side", "mro", cls))
         return found
 
     def _linear(self, cls: str) -> list[str]:
@@ -51,19 +69,22 @@ class Hierarchy:
         of a class outside test modules, none of theirs: a test's `class MyTrace(Trace)`
         is not what `self` holds in `Trace`'s methods, which library values read."""
         if self._subclasses is None:
-            self._subclasses = defaultdict(set)
-            for module, (_, facts) in self._names.modules.items():
-                for qualname in facts.classes:
-                    if in_tests(module):
-                        self._of_tests.add(f"{module}.{qualname}")
-                    for base in self._bases(f"{module}.{qualname}"):
-                        self._subclasses[base].add(f"{module}.{qualname}")
+            with apart(self.recording, "subclasses"):
+                self._subclasses = defaultdict(set)
+                for module, (_, facts) in self._names.modules.items():
+                    for qualname in facts.classes:
+                        if in_tests(module):
+                            self._of_tests.add(f"{module}.{qualname}")
+                        for base in self._bases(f"{module}.{qualname}"):
+                            self._subclasses[base].add(f"{module}.{qualname}")
         leave_out = () if cls in self._of_tests else self._of_tests
         family: list[str] = []
         todo = [cls]
         while todo and len(family) < 256:
             klass = todo.pop()
             if klass not in family:
+                if self.recording is not None:  # (the table compared whole: update.py)
+                    self.recording.read(("side", "subclasses", klass))
                 family.append(klass)
                 todo.extend(sorted(self._subclasses.get(klass, set()).difference(leave_out)))
         return family

@@ -16,6 +16,7 @@ from jaxmap.flow.engine import A_NAME, CALLABLE, Engine
 from jaxmap.flow.flowtext import ABS, HELD_OPEN, ITER, OPERATOR_NAMES
 from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, PARTIAL_OF, ordered
 from jaxmap.flow.parsing import argument_texts, head_name, parse_text
+from jaxmap.flow.recording import apart
 from jaxmap.indexing.kept import keeps
 
 _EMPTY: frozenset = frozenset()
@@ -38,28 +39,41 @@ class ImplicitCalls(Engine):
         """Whether a callee text's last attribute is a name some definition, attribute
         or module-level variable of the tree has (if none does, no value of the tree
         answers to it: `x.append`)."""
+        return "." not in text or self._a_leaf(text.rpartition(".")[2])
+
+    def _a_leaf(self, name: str) -> bool:
+        """Whether a definition, an attribute or a module-level variable of the tree
+        has that name."""
         if not self._leaves_read:
-            self._leaves_read = True
-            self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
-            self._leaves |= {key[1] for key in self._attrs} | set(self._foreign)
-            self._leaves.update(field for fields in self._fields.values() for field in fields)
-            for _module, (_path, facts) in self.names.modules.items():
-                self._leaves.update(q.rpartition(".")[2] for q in facts.funcs)
-                self._leaves.update(q.rpartition(".")[2] for q in facts.classes)
-            for table in ARRAY_TABLES:  # an Array's methods, by their keys
-                self._leaves.update(self.array_tables().get(table, ()))
-        last = text.rpartition(".")[2]
-        return "." not in text or last in self._leaves or last in self._top_names
+            with apart(self._recording, "leaves"):
+                self._read_leaves()
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "leaves", name))
+        return name in self._leaves or name in self._top_names
+
+    def _read_leaves(self) -> None:
+        self._leaves_read = True
+        self._top_names = {name for (_m, owner, name) in self._assigned if not owner}
+        self._leaves |= self.named_leaves()
+        for table in ARRAY_TABLES:  # an Array's methods, by their keys
+            self._leaves.update(self.array_tables().get(table, ()))
+
+    def named_leaves(self) -> set[str]:
+        """The last names of the tree's definitions, attributes and fields."""
+        found = {key[1] for key in self._attrs} | set(self._foreign)
+        found.update(field for fields in self._fields.values() for field in fields)
+        for _module, (_path, facts) in self.names.modules.items():
+            found.update(q.rpartition(".")[2] for q in facts.funcs)
+            found.update(q.rpartition(".")[2] for q in facts.classes)
+        return found
 
     def _may_be_function(self, node) -> bool:
         """Whether an argument may name a function: a lambda, a call, or a name that a
         definition, an attribute or a module-level variable of the tree has."""
         if isinstance(node, ast.Name):
-            self.may_name("")  # the names of the tree, computed once
-            return node.id in self._leaves or node.id in self._top_names
+            return self._a_leaf(node.id)
         if isinstance(node, ast.Attribute):
-            self.may_name("")
-            return node.attr in self._leaves or node.attr in self._top_names
+            return self._a_leaf(node.attr)
         return isinstance(node, (ast.Lambda, ast.Call))
 
     def implicit_calls(self, module: str) -> list[tuple[str, str, int, frozenset, frozenset]]:

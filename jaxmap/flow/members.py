@@ -16,6 +16,7 @@ from jaxmap.flow.engine import FIELDS, Engine, in_tests
 from jaxmap.flow.flowfacts import ARRAY
 from jaxmap.flow.flowvalues import BOUND, FN, INSTANCE, KLASS, MOD, SUPER, ordered
 from jaxmap.flow.parsing import parse_text
+from jaxmap.flow.recording import apart
 from jaxmap.indexing.facts import NAME
 
 _EMPTY: frozenset = frozenset()
@@ -104,20 +105,26 @@ class Members(Engine):
         one, so a call through one is `through` (`eqn.primitive.is_high()`). Of a class
         outside test modules, the text outside them alone tells."""
         tests = in_tests(self._split(cls)[0])
+        if self._recording is not None:  # (compared whole on an update)
+            self._recording.read(("side", "made", tests, cls.rpartition(".")[2]))
         made = self._made.get(tests)
         if made is None:
-            callers = Counter(
-                name.rpartition(".")[2] for m, (_p, facts) in self.names.modules.items()
-                if tests or not in_tests(m)
-                for callees in facts.callees.values() for name, _l, called, *_ in callees if called)
-            assigned = Counter(
-                call.group(1) for (m, owner, _n), facts in self._assigned.items()
-                if not owner and (tests or not in_tests(m))
-                for kind, text, *_line in facts
-                if kind == "value" and (call := _CONSTRUCTED.match(text)))
-            made = self._made[tests] = {name: max(n, assigned[name])
-                                        for name, n in callers.items()}
+            with apart(self._recording, "made"):
+                made = self._made[tests] = self._counted(tests)
         return made.get(cls.rpartition(".")[2], 0) <= 1
+
+    def _counted(self, tests: bool) -> dict[str, int]:
+        """Class name -> how many instances the text makes, at least (`_made_once`)."""
+        callers = Counter(
+            name.rpartition(".")[2] for m, (_p, facts) in self.names.modules.items()
+            if tests or not in_tests(m)
+            for callees in facts.callees.values() for name, _l, called, *_ in callees if called)
+        assigned = Counter(
+            call.group(1) for (m, owner, _n), facts in self._assigned.items()
+            if not owner and (tests or not in_tests(m))
+            for kind, text, *_line in facts
+            if kind == "value" and (call := _CONSTRUCTED.match(text)))
+        return {name: max(n, assigned[name]) for name, n in callers.items()}
 
     def _annotated(self, module: str, attr: str) -> frozenset:
         """`x.attr` of a value the flow does not know, read in `module`: an instance of

@@ -52,8 +52,10 @@ class Scopes(Engine):
         `cls` of a method, else what the module's top level and imports make it."""
         key = ("name", module, owner, name)
         found = self._memo.get(key)
-        if found is None:
+        if found is None or self._plan is not None:
             found = self._cached(key, lambda: self._held(module, owner, name))
+        elif self._recording is not None:
+            self._recording.read((self._through, key))
         return found
 
     def _held(self, module: str, owner: str, name: str) -> set:
@@ -90,6 +92,8 @@ class Scopes(Engine):
         for value in ordered(values):
             if value[0] == BOX:
                 holders[value[1]].add(name)
+                if self._recording is not None:
+                    self._recording.hold(value[1], name)
 
     def _assigned_value(self, module: str, owner: str, name: str, text: str) -> frozenset:
         """What an assignment to `name` gives it; a container written there is its own,
@@ -145,10 +149,19 @@ class Scopes(Engine):
         local = None if owner else self.names.env_of(module)
         value = self.names.lookup(name, module, owner, local)
         if value[0] in _NAMED:  # a definition or a module, read in many places: made once
+            recording = self._recording
+            if recording is not None:
+                recording.read(("side", "of names", value))
+                if self._plan is not None:
+                    self._plan.verify_side(("side", "of names", value))
             held = self._of_names.get(value)
             if held is None:
+                if recording is not None:
+                    recording.enter()
                 held = frozenset(from_names(self.names, value))
                 held = self._of_names[value] = self._sets.setdefault(held, held)
+                if recording is not None:
+                    recording.leave(("side", "of names", value))
             found |= held
         else:
             found |= from_names(self.names, value)

@@ -25,6 +25,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from jaxmap.flow import forked
+from jaxmap.flow.recording import PASS_1, PASS_2
 
 if TYPE_CHECKING:
     from jaxmap.flow.callsites import CallSites
@@ -47,6 +48,20 @@ _READ_FIRST = 0.05
 def read_pass(flow: CallSites, through: bool, calls: list, told: Told, jobs: int) -> list[tuple]:
     """`flow._site_callees(*call)` of each call, in mode `through`, on `jobs` processes
     (`_READ_FIRST` of them in this one, before the others fork), from _LEAST_JOBS."""
+    recording, plan = flow._recording, flow._plan
+    if recording is not None or plan is not None:  # each call a root, in this process
+        stage = PASS_2 if through else PASS_1
+        each = []
+        for call in told(calls):
+            if plan is not None and plan.green(stage, call):
+                each.append(plan.old.results[stage][call])
+                continue
+            if recording is not None:
+                recording.start_root(call)
+            each.append(flow._in_mode(through, flow._site_callees, *call))
+            if recording is not None:
+                recording.end_root()
+        return each
     if jobs < _LEAST_JOBS or len(calls) < _LEAST_CALLS or os.name != "posix":
         return [flow._in_mode(through, flow._site_callees, *call) for call in told(calls)]
     first = int(len(calls) * _READ_FIRST)

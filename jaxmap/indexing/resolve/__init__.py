@@ -86,6 +86,12 @@ class _Flows(dict):
     def clear(self) -> None:
         self._stored.clear()
 
+    def copy(self) -> _Flows:
+        """Another reading of the same facts (what a solve that gives up reads again)."""
+        found = _Flows()
+        found._stored = dict(self._stored)
+        return found
+
 
 # What of a file's facts the call graph alone reads, left empty for the first phase.
 _GRAPH_ONLY: dict[str, object] = {"callees": {}, "messages": ()}
