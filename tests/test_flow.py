@@ -1890,6 +1890,51 @@ def test_what_a_key_holds_does_not_depend_on_which_question_comes_first():
     assert any(answers[0].values())  # (what they agree on is not nothing)
 
 
+# A wrapper that gives back what it is handed through a local, called on a call of
+# itself: reading the outer call reads that local, and, in the middle of it, the inner
+# call, a key of its own, which reads the same local of the same function.
+_NESTED_WRAPS = """
+        def f(): pass
+        def h(): pass
+        def make(g):
+          return g
+        def wrap(fun):
+          wrapped = make(fun)
+          return wrapped
+        def use_h():
+          return wrap(h)()
+        def use():
+          return wrap(wrap(f))
+        def run():
+          return use()()
+        """
+
+
+def test_a_call_read_in_the_middle_of_a_read_of_its_function_holds_what_it_holds_alone():
+    import copy
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
+    asked = [("m", "run", "use()"), ("m", "use", "wrap(f)")]
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        for order in (asked, asked[::-1]):
+            flow = Flow(names, copy.deepcopy(flows))
+            flow.sites()
+            answers.append({q: flow.callees(*q) for q in order})
+            flow.close()
+        return [], [], [], ()
+
+    files = {"m.py": extract(textwrap.dedent(_NESTED_WRAPS).encode(),
+                             *discover.module_name("m.py"))}
+    resolve(files, graph=call_graph)
+    # (asked first, the outer call had read the inner one as the local's every value)
+    assert answers[0] == answers[1] == {q: {(FN, "m.f", "f")} for q in asked}
+
+
 # A registry stored into through a parameter (`table`), which holds the registry only
 # where call sites hand it: the call sites' passes find that holder; sites read before
 # and after it must not differ in what they find through it.

@@ -48,14 +48,25 @@ class BoundCalls:
     def __init__(self, flow: Flow):
         self.flow = flow
         self._reads: dict[tuple, Reads | None] = {}
-        self._busy: set[tuple] = set()  # locals being read in a context: a cycle reads none
+        self._busy: set[tuple] = set()  # locals being read in this read: a cycle reads none
 
-    def results(self, value: tuple, node: ast.Call, argument: Callable[[ast.AST], frozenset],
-                nesting: int = 0) -> frozenset:
+    def results(self, value: tuple, node: ast.Call, argument: Callable[[ast.AST], frozenset]
+                ) -> frozenset:
         """What calling `value` at `node` returns; `argument` evaluates an argument's
         node where the call is written. A closure the called function made calls what
         the call handed it (`_defer("+", ufuncs.add)`), as a partial would: it is an
-        applied closure, read with what its maker's parameters were handed."""
+        applied closure, read with what its maker's parameters were handed.
+        A read starts with no local busy: the flow asks it for a key of its memo
+        (callresults.py), maybe while reading another call of the same function, and
+        what a key holds must not depend on which read was under way when it was asked."""
+        busy, self._busy = self._busy, set()
+        try:
+            return self._results(value, node, argument, 0)
+        finally:
+            self._busy = busy
+
+    def _results(self, value: tuple, node: ast.Call,
+                 argument: Callable[[ast.AST], frozenset], nesting: int) -> frozenset:
         flow = self.flow
         reads = self.reads(value) if nesting < _MAX_NESTING else None
         if value[0] in (FN, BOUND) and self._closure(value):
@@ -280,7 +291,7 @@ class BoundCalls:
         found: set[tuple] = set()
         callees = argument(node.func)
         for value in ordered(callees):
-            found |= self.results(value, node, argument, nesting + 1)
+            found |= self._results(value, node, argument, nesting + 1)
         found |= flow.made_outside(reads.module, reads.owner, node, callees, argument)
         return frozenset(found)
 
