@@ -49,6 +49,7 @@ class BoundCalls:
         self.flow = flow
         self._reads: dict[tuple, Reads | None] = {}
         self._busy: set[tuple] = set()  # locals being read in this read: a cycle reads none
+        self._solve: _Solve | None = None  # the functions' reads being solved now
 
     def results(self, value: tuple, node: ast.Call, argument: Callable[[ast.AST], frozenset]
                 ) -> frozenset:
@@ -141,8 +142,17 @@ class BoundCalls:
         if value[0] not in (FN, BOUND):
             return None
         key = (value[1], value[2])
-        if key not in self._reads:
-            self._reads[key] = self._read(key)
+        if key in self._reads:
+            return self._reads[key]
+        if self._solve is not None:  # asked while a function's reading is solved
+            return self._solve.ask(key)
+        self._solve = _Solve(key)
+        try:
+            while (reading := self._solve.next()) is not None:
+                self._solve.found(reading, self._read(reading))
+            self._reads.update(self._solve.reads)
+        finally:
+            self._solve = None
         return self._reads[key]
 
     def _read_closure(self, qual: str, name: str, handed: tuple[str, ...]) -> Reads | None:
@@ -165,7 +175,6 @@ class BoundCalls:
         carriers = {name for name, _index in parameter_names(params)}
         if not carriers:
             return None
-        self._reads[key] = None  # while it is read: a recursion passes nothing on
         nested = {name for name, _line in flow._defs.get((module, owner), ())} - {key[1]}
         assigned = [(name, text) for name in flow._locals.get((module, owner), ())
                     for _kind, text, *_line in flow._assigned.get((module, owner, name), ())]
@@ -294,6 +303,44 @@ class BoundCalls:
             found |= self._results(value, node, argument, nesting + 1)
         found |= flow.made_outside(reads.module, reads.owner, node, callees, argument)
         return frozenset(found)
+
+
+class _Solve:
+    """How the returns of a function, and of each function its reading asks of, pass
+    their parameters on: one least fixed point. Each function is read once, those it
+    asks of that are being solved taken as passing nothing on until their reading says
+    otherwise, and read again whenever one it asked of passes more on, until none
+    does: what each passes on does not depend on which was asked first (a recursion
+    cut at whichever was first had made the others pass nothing on)."""
+
+    def __init__(self, key: tuple):
+        self.reads: dict[tuple, Reads | None] = {key: None}
+        self._askers: dict[tuple, set[tuple]] = {key: set()}
+        self._unread: dict[tuple, None] = {key: None}  # (in the order they came)
+        self._reading = key
+
+    def ask(self, key: tuple) -> Reads | None:
+        """What a function passes on so far, asked by the one being read."""
+        if key not in self.reads:
+            self.reads[key], self._askers[key] = None, set()
+            self._unread[key] = None
+        self._askers[key].add(self._reading)
+        return self.reads[key]
+
+    def next(self) -> tuple | None:
+        """The next function to read, or None once none is left."""
+        if not self._unread:
+            return None
+        self._reading = next(iter(self._unread))
+        del self._unread[self._reading]
+        return self._reading
+
+    def found(self, key: tuple, reads: Reads | None) -> None:
+        """What reading a function found: those that asked of it are read again if it
+        is more than it was."""
+        if reads != self.reads[key]:
+            self.reads[key] = reads
+            self._unread.update(dict.fromkeys(self._askers[key]))
 
 
 class _LazyBindings:
