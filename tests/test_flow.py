@@ -1977,6 +1977,37 @@ def test_functions_passing_a_parameter_through_each_other_pass_it_in_any_order()
     assert (FN, "m.f", "f") in answers[0][asked[0]]
 
 
+# Two type aliases that name each other, one of them an Array.
+_ALIASES_OF_EACH_OTHER = """
+        Index = Indices | None
+        Indices = Index | Array
+        """
+
+
+def test_type_aliases_naming_each_other_say_an_array_in_any_order():
+    import copy
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.flow.flowfacts import ARRAY
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
+    asked = [("m", "Index"), ("m", "Indices")]
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        for order in (asked, asked[::-1]):
+            flow = Flow(names, copy.deepcopy(flows))
+            answers.append({q: flow._annotation_tags(*q) for q in order})
+        return [], [], [], ()
+
+    files = {"m.py": extract(textwrap.dedent(_ALIASES_OF_EACH_OTHER).encode(),
+                             *discover.module_name("m.py"))}
+    resolve(files, graph=call_graph)
+    # (with `Indices` asked first, `Index` had been cut at the cycle: no Array)
+    assert answers[0] == answers[1] == {q: {ARRAY} for q in asked}
+
+
 # A registry stored into through a parameter (`table`), which holds the registry only
 # where call sites hand it: the call sites' passes find that holder; sites read before
 # and after it must not differ in what they find through it.
