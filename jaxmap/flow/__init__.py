@@ -17,16 +17,18 @@ each other (a strongly connected component) are each computed once, every read o
 another key of the component answering nothing, and memoised together when it closes. No
 chain is cut at a depth (graph.py gives the solve a deep stack), and no table outside
 that memo remembers a partial answer (a literal container's contents, a module-level
-instance's fields, the classes annotating a field are keys too). So what a key holds
-depends on the components, not on which question entered them first: the rows are the
+instance's fields, the classes annotating a field are keys too), nor does a read under
+way lend another key its state (boundcalls.py: the locals a call's read has busy;
+whether functions pass their parameters on is one least fixed point, not cut at the
+first asked). So what a key holds depends on the components, not on which question
+entered them first: the rows are the
 same whatever order calls.py asks in (bench_order.py measures it; a test asks a tree of
 cycles in eight orders). What a key holds with call sites' arguments includes what it
 holds without them. The names a container is held by (`_holders`: stores through a name
 are looked for once it holds the box) are noted in rounds: those the stores' targets,
 then each pass of the call sites, find count once that round ends, so no value depends
-on the order the sites are read in (a test shuffles them). What stays order-dependent,
-though no shuffled order of jax's modules showed it: the aliases a type alias's
-annotation reads, in a cycle of aliases.
+on the order the sites are read in (a test shuffles them). Nor do the type aliases an
+annotation reads (arrays.py: each annotation walks its own, a cycle of aliases too).
 
 Iterating each component to its least fixed point instead (every key computed again
 from the others' values until none grows) was measured on jax and dropped: with two
