@@ -49,8 +49,8 @@ equal to their old ones, or differ only in line numbers or in local assignments
 nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
 question, `locate`, at the next graph question: until then the call graph is
 stale). Any other edit solves the tree again, from the facts kept for the files that
-did not change and those extracted again. A process that solves again and again (a
-server's build process: graph.keep_solves) records what every key, side-table entry
+did not change and those extracted again. A process that solves again and again
+(graph.keep_solves, which no front end turns on yet) records what every key, side-table entry
 and root reads in each stage of a solve (recording.py) and keeps the solve; the next
 starts from it (update.py): the inputs the edit changed are found by comparing the
 two trees' tables and asking the resolver's questions again, a key whose reads did
@@ -59,8 +59,12 @@ the others read as nothing) and compared, so that what reads it is computed agai
 only where its value changed, and a root (a call of a pass, a module's rows) whose
 reads are all unchanged keeps what it found. Where the update cannot follow an edit
 (a module added or removed, a definition's id moved, a table of values of the whole
-tree changed) it gives up and the tree is solved in full. A command-line process
-solves in full, unrecorded: nothing of a solve is kept on disk.
+tree changed) it gives up and the tree is solved in full. Not yet right: an edit
+that changes which keys a cycle holds (on jax, one of 4,750 keys, which a changed
+return of `core.concrete_or_error` joins new keys to) is solved again with the cycle as
+recorded, so a key of it reads the new keys' values where a cold solve reads them as
+nothing; bench_solve_again.py shows it. So the servers solve in full too, and nothing
+of a solve is kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

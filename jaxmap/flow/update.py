@@ -13,7 +13,9 @@ read is compared entry by entry too: the holders of each box once a round ends, 
 sites of each function once a pass ends. The tables of the whole tree (subclasses,
 array tables, traced, iteration, leaves, made) are computed again and compared whole:
 where one differs, or a module is added or removed, or a definition's id moves, the
-update gives up (`Unchanged`), and the caller solves in full.
+update gives up (`GiveUp`), and the caller solves in full. A key of a cycle is computed
+again with the cycle's other keys as recorded read as nothing: where the edit changes
+which keys the cycle holds, that is not what a cold solve computes (flow/__init__.py).
 """
 
 from __future__ import annotations
