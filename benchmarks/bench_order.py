@@ -4,12 +4,12 @@
 
 The value flow is a memoised evaluator that computes the keys of each cycle together
 (jaxmap/flow/__init__.py), so that no order of questions should change a row; calls.py
-asks in one order: every call site, then module by module in the tree's order. This builds the index of the tree (default: the
-installed jax) cold, once in that order and once per seed with the modules asked in a
-shuffled order (the call sites and the modules' loop both follow it; nothing else is
-changed), each in a fresh cache folder, and prints, per table, the rows (named by
-qualified names, so definition ids do not matter) found in only one of the two. An
-order-independent solve prints zeros. Nothing here asserts.
+asks in one order: every call site, then module by module in the tree's order. This
+builds the index of the tree (default: the installed jax) cold, once in that order and
+once per seed with the modules asked in a shuffled order (the call sites and the
+modules' loop both follow it; nothing else is changed), each in a fresh cache folder,
+and prints, per table, the rows (named by qualified names, so definition ids do not
+matter) found in only one of the two. An order-independent solve prints zeros. Nothing here asserts.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ def _build(root: str | None, cache: str, seed: int | None) -> tuple[str, float]:
         if seed is not None:  # the modules' loop, and the call sites read first
             order = list(names.modules)
             random.Random(seed).shuffle(order)
-            for table in (names.modules, flows):
-                entries = {module: table[module] for module in order if module in table}
-                table.clear()
-                table.update(entries)
+            entries = {module: names.modules[module] for module in order}
+            names.modules.clear()
+            names.modules.update(entries)
+            flows.reorder(order)  # (resolve's flows, held marshalled: not a plain dict)
         return real(names, findings, definitions, flows, **kwargs)
 
     graph.call_graph = shuffled

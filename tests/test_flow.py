@@ -1890,6 +1890,124 @@ def test_what_a_key_holds_does_not_depend_on_which_question_comes_first():
     assert any(answers[0].values())  # (what they agree on is not nothing)
 
 
+# A wrapper that gives back what it is handed through a local, called on a call of
+# itself: reading the outer call reads that local, and, in the middle of it, the inner
+# call, a key of its own, which reads the same local of the same function.
+_NESTED_WRAPS = """
+        def f(): pass
+        def h(): pass
+        def make(g):
+          return g
+        def wrap(fun):
+          wrapped = make(fun)
+          return wrapped
+        def use_h():
+          return wrap(h)()
+        def use():
+          return wrap(wrap(f))
+        def run():
+          return use()()
+        """
+
+
+def test_a_call_read_in_the_middle_of_a_read_of_its_function_holds_what_it_holds_alone():
+    import copy
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
+    asked = [("m", "run", "use()"), ("m", "use", "wrap(f)")]
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        for order in (asked, asked[::-1]):
+            flow = Flow(names, copy.deepcopy(flows))
+            flow.sites()
+            answers.append({q: flow.callees(*q) for q in order})
+            flow.close()
+        return [], [], [], ()
+
+    files = {"m.py": extract(textwrap.dedent(_NESTED_WRAPS).encode(),
+                             *discover.module_name("m.py"))}
+    resolve(files, graph=call_graph)
+    # (asked first, the outer call had read the inner one as the local's every value)
+    assert answers[0] == answers[1] == {q: {(FN, "m.f", "f")} for q in asked}
+
+
+# Two functions that give back their parameter through each other: whether each passes
+# its parameter on is read with the other's answer, whichever is asked first.
+_PASSED_THROUGH_EACH_OTHER = """
+        def f(): pass
+        def g(): pass
+        def pb(x, c=False):
+          return pa(x) if c else x
+        def pa(x):
+          return pb(x)
+        def use_f():
+          return pa(f)
+        def use_g():
+          return pb(g)
+        """
+
+
+def test_functions_passing_a_parameter_through_each_other_pass_it_in_any_order():
+    import copy
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
+    asked = [("m", "use_f", "pa(f)"), ("m", "use_g", "pb(g)")]
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        for order in (asked, asked[::-1]):
+            flow = Flow(names, copy.deepcopy(flows))
+            flow.sites()
+            answers.append({q: flow.callees(*q) for q in order})
+            flow.close()
+        return [], [], [], ()
+
+    files = {"m.py": extract(textwrap.dedent(_PASSED_THROUGH_EACH_OTHER).encode(),
+                             *discover.module_name("m.py"))}
+    resolve(files, graph=call_graph)
+    # (with `pb` asked first, `pa` had been cut as passing nothing on: `pa(f)` held nothing)
+    assert answers[0] == answers[1]
+    assert (FN, "m.f", "f") in answers[0][asked[0]]
+
+
+# Two type aliases that name each other, one of them an Array.
+_ALIASES_OF_EACH_OTHER = """
+        Index = Indices | None
+        Indices = Index | Array
+        """
+
+
+def test_type_aliases_naming_each_other_say_an_array_in_any_order():
+    import copy
+
+    from jaxmap.flow.flow import Flow
+    from jaxmap.flow.flowfacts import ARRAY
+    from jaxmap.indexing import discover
+    from jaxmap.indexing.resolve import resolve
+
+    answers = []
+    asked = [("m", "Index"), ("m", "Indices")]
+
+    def call_graph(names, findings, definitions, flows, progress=None):
+        for order in (asked, asked[::-1]):
+            flow = Flow(names, copy.deepcopy(flows))
+            answers.append({q: flow._annotation_tags(*q) for q in order})
+        return [], [], [], ()
+
+    files = {"m.py": extract(textwrap.dedent(_ALIASES_OF_EACH_OTHER).encode(),
+                             *discover.module_name("m.py"))}
+    resolve(files, graph=call_graph)
+    # (with `Indices` asked first, `Index` had been cut at the cycle: no Array)
+    assert answers[0] == answers[1] == {q: {ARRAY} for q in asked}
+
+
 # A registry stored into through a parameter (`table`), which holds the registry only
 # where call sites hand it: the call sites' passes find that holder; sites read before
 # and after it must not differ in what they find through it.

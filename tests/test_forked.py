@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from inline import written_tree
 
 from jaxmap.flow import forked, sitepasses
 from jaxmap.indexing import indexer
@@ -37,6 +38,52 @@ def test_modules_read_in_helpers_give_the_index_one_process_gives(tmp_path, monk
         built[1].pop(table), built[3].pop(table)
     assert built[1] == built[3]
     assert built[1]["calls"] and built[1]["binds"]
+
+
+# `outer` (first in one process) asks what `use()` returns before `users`, the largest
+# module (read before the helpers fork), asks the inner `wrap(f)` on its own: the outer
+# call's read of `wrap` reads the inner call in the middle of reading `wrapped`.
+_NESTED_WRAPS = {
+    "wrappers.py": """
+        def f(): pass
+        def h(): pass
+        def make(g):
+          return g
+        def wrap(fun):
+          wrapped = make(fun)
+          return wrapped
+        def use_h():
+          return wrap(h)()
+        """,
+    "outer.py": """
+        from users import use
+        def run():
+          return use()()
+        """,
+    "users.py": """
+        from wrappers import wrap, f
+        def use():
+          return wrap(wrap(f))
+        def many(a, b, c, d, e, g):
+          a(); b(); c(); d(); e(); g()
+        """,
+}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="helpers fork")
+def test_a_call_read_in_a_read_of_its_function_is_the_same_in_any_process(
+        tmp_path_factory, monkeypatch):
+    monkeypatch.setattr(forked, "_PARALLEL_MIN_MODULES", 1)
+    tree = written_tree(tmp_path_factory, _NESTED_WRAPS)
+    built = {}
+    for jobs in (1, 3):
+        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        built[jobs] = _tables(indexer.build_index(tree, jobs=jobs).path)
+        built[jobs].pop("files"), built[jobs].pop("meta")
+    assert built[1] == built[3]
+    qualname = {row[0]: row[2] for row in built[1]["definitions"]}
+    assert [qualname[row[1]] for row in built[1]["calls"]
+            if qualname[row[0]] == "outer.run" and row[2] == "use()"] == ["wrappers.f"]
 
 
 def test_each_gives_the_results_in_order_whichever_process_worked(monkeypatch):

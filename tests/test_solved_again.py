@@ -1,5 +1,5 @@
 """A solve of the value flow kept and solved again after each edit (flow/update.py, as a
-server's build process does): every table equals a cold index of the edited tree, after
+process that keeps its solves does: graph.keep_solves): every table equals a cold index of the edited tree, after
 edits that change what calls call, what names hold, what helpers return and register,
 which defs exist, what a class derives from and what an import binds, in random orders;
 and the update is one (not a full solve) where the edit allows."""
@@ -38,7 +38,8 @@ EDITS = {
         LAX, "ad.primitive_transposes[add_p] = _add_transpose",
         "ad.primitive_transposes[add_p] = _mul_transpose_lhs"),
     "a registering helper ignores its argument": (
-        PARALLEL, "  ad.deflinear2(prim, transpose_rule)", "  ad.deflinear2(prim, _pmax_transpose)"),
+        PARALLEL, "  ad.deflinear2(prim, transpose_rule)",
+        "  ad.deflinear2(prim, _pmax_transpose)"),
     "a def removed": (
         LAX, "def _sin_cpu_lowering(ctx, x):\n  return [x]\n", "# (_sin_cpu_lowering removed)\n"),
     "a class's base changed": (
@@ -90,61 +91,3 @@ def test_a_solve_again_equals_a_cold_index(seed, kept, tmp_path, monkeypatch):
         assert _tables(path, facts=True) == _tables(expected, facts=True), (step, name)
     assert updates >= 4
 
-
-def test_a_solve_of_the_index_as_it_stands_is_solved_again_from(tmp_path, monkeypatch):
-    """A build process started on an index built before solves its call graph again,
-    writing nothing (indexer.solve_as_indexed), and the first edit is solved again from
-    that solve, to the tables of a cold index."""
-    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
-    warm, cold = tmp_path / "warm", tmp_path / "cold"
-    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
-    monkeypatch.setattr(graph, "_KEPT", graph._Kept())  # (built by a process that keeps none)
-    path = indexer.build_index(tree).path
-    written = Path(path).read_bytes()
-    kept = graph._Kept()
-    monkeypatch.setattr(graph, "_KEPT", kept)
-    graph.keep_solves()
-    assert indexer.solve_as_indexed(tree) and kept.flow is not None
-    assert Path(path).read_bytes() == written
-    _toggled(tree / LAX, *EDITS["mul calls add"][1:])
-    indexer.ensure_index(tree, graph=True)
-    assert kept.updated
-    monkeypatch.setattr(graph, "_KEPT", graph._Kept())
-    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(cold))
-    expected = indexer.build_index(tree).path
-    assert _tables(path, facts=True) == _tables(expected, facts=True)
-
-
-def test_no_index_or_a_stale_one_is_not_solved_as_indexed(tmp_path, monkeypatch):
-    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
-    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
-    kept = graph._Kept()
-    monkeypatch.setattr(graph, "_KEPT", kept)
-    graph.keep_solves()
-    assert not indexer.solve_as_indexed(tree)  # no index
-    indexer.build_index(tree, graph=False)
-    assert not indexer.solve_as_indexed(tree)  # no call graph
-    indexer.build_index(tree)
-    kept.flow = None
-    _toggled(tree / LAX, *EDITS["mul calls add"][1:])
-    assert not indexer.solve_as_indexed(tree)  # a file changed since
-    assert kept.flow is None
-
-
-def test_a_build_process_solves_a_current_call_graph_once_it_has_answered(tmp_path, monkeypatch):
-    """A server's build process told the index is current (`report: null`) then solves
-    its call graph, to solve the first save from; for a first-phase request it does not."""
-    from jaxmap.indexing import builder
-
-    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
-    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(graph, "_KEPT", graph._Kept())
-    indexer.build_index(tree)
-    kept = graph._Kept()
-    monkeypatch.setattr(graph, "_KEPT", kept)
-    graph.keep_solves()
-    sent: list[dict] = []
-    builder.answer(str(tree), {"graph": False}, sent.append)
-    assert sent == [{"report": None}] and kept.flow is None
-    builder.answer(str(tree), {"graph": True}, sent.append)
-    assert sent == [{"report": None}] * 2 and kept.flow is not None

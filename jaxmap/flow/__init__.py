@@ -17,16 +17,18 @@ each other (a strongly connected component) are each computed once, every read o
 another key of the component answering nothing, and memoised together when it closes. No
 chain is cut at a depth (graph.py gives the solve a deep stack), and no table outside
 that memo remembers a partial answer (a literal container's contents, a module-level
-instance's fields, the classes annotating a field are keys too). So what a key holds
-depends on the components, not on which question entered them first: the rows are the
+instance's fields, the classes annotating a field are keys too), nor does a read under
+way lend another key its state (boundcalls.py: the locals a call's read has busy;
+whether functions pass their parameters on is one least fixed point, not cut at the
+first asked). So what a key holds depends on the components, not on which question
+entered them first: the rows are the
 same whatever order calls.py asks in (bench_order.py measures it; a test asks a tree of
 cycles in eight orders). What a key holds with call sites' arguments includes what it
 holds without them. The names a container is held by (`_holders`: stores through a name
 are looked for once it holds the box) are noted in rounds: those the stores' targets,
 then each pass of the call sites, find count once that round ends, so no value depends
-on the order the sites are read in (a test shuffles them). What stays order-dependent,
-though no shuffled order of jax's modules showed it: the aliases a type alias's
-annotation reads, in a cycle of aliases.
+on the order the sites are read in (a test shuffles them). Nor do the type aliases an
+annotation reads (arrays.py: each annotation walks its own, a cycle of aliases too).
 
 Iterating each component to its least fixed point instead (every key computed again
 from the others' values until none grows) was measured on jax and dropped: with two
@@ -47,8 +49,8 @@ equal to their old ones, or differ only in line numbers or in local assignments
 nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
 question, `locate`, at the next graph question: until then the call graph is
 stale). Any other edit solves the tree again, from the facts kept for the files that
-did not change and those extracted again. A process that solves again and again (a
-server's build process: graph.keep_solves) records what every key, side-table entry
+did not change and those extracted again. A process that solves again and again
+(graph.keep_solves, which no front end turns on yet) records what every key, side-table entry
 and root reads in each stage of a solve (recording.py) and keeps the solve; the next
 starts from it (update.py): the inputs the edit changed are found by comparing the
 two trees' tables and asking the resolver's questions again, a key whose reads did
@@ -57,8 +59,12 @@ the others read as nothing) and compared, so that what reads it is computed agai
 only where its value changed, and a root (a call of a pass, a module's rows) whose
 reads are all unchanged keeps what it found. Where the update cannot follow an edit
 (a module added or removed, a definition's id moved, a table of values of the whole
-tree changed) it gives up and the tree is solved in full. A command-line process
-solves in full, unrecorded: nothing of a solve is kept on disk.
+tree changed) it gives up and the tree is solved in full. Not yet right: an edit
+that changes which keys a cycle holds (on jax, one of 4,750 keys, which a changed
+return of `core.concrete_or_error` joins new keys to) is solved again with the cycle as
+recorded, so a key of it reads the new keys' values where a cold solve reads them as
+nothing; bench_solve_again.py shows it. So the servers solve in full too, and nothing
+of a solve is kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

@@ -26,6 +26,7 @@ _EMPTY: frozenset = frozenset()
 _ARRAY_SET = frozenset({(ARRAY,)})  # what `_plainly_array` keeps for an Array
 ARRAY_MODULE = "jax._src.numpy.array_methods"
 _ARRAY_PROPERTIES = "_array_properties"
+_ALIAS_DEPTH = 4  # type aliases an annotation's tags are read through, at most
 ARRAY_TABLES = ("_array_methods", "_impl_only_array_methods", _ARRAY_PROPERTIES)
 ARRAY_OPERATORS = "_array_operators"  # the table that maps operators
 # What a tracer's `__iter__` calls on its abstract value (`core.Tracer.__iter__`:
@@ -238,10 +239,12 @@ class Arrays(Engine):
                 return self._annotation_tags(*annotated)
         return _EMPTY
 
-    def _annotation_tags(self, module: str, annotation: str, depth: int = 0) -> frozenset:
+    def _annotation_tags(self, module: str, annotation: str) -> frozenset:
         """`array_tags` of an annotation written in `module`, its alternatives that name
         a type alias of the tree read as the alias's value (`index: Index`, where
-        `Index = StaticIndex | None | Array | np.ndarray`)."""
+        `Index = StaticIndex | None | Array | np.ndarray`), and theirs, _ALIAS_DEPTH
+        aliases deep at most. Each annotation walks its aliases itself, so that what one
+        of a cycle of aliases gives does not depend on which was asked first."""
         key = (module, annotation)
         recording = self._recording
         if recording is not None:
@@ -252,20 +255,31 @@ class Arrays(Engine):
         if found is None:
             if recording is not None:
                 recording.enter()
-            self._alias_tags[key] = _EMPTY  # while it is computed: a cycle finds nothing
-            tags = set(array_tags(annotation))
-            for alternative in alternatives(annotation) if depth < 4 else ():
-                alias = self._alias(module, alternative) \
-                    if A_NAME.match(alternative) else None
-                if alias is None:
-                    continue
-                for kind, text, *_line in self._assigned.get(alias, ()):
-                    if kind == "value":
-                        tags |= self._annotation_tags(alias[0], text, depth + 1)
-            found = self._alias_tags[key] = frozenset(tags)
-            if recording is not None:
-                recording.leave(("side", "alias", key))
+            try:
+                found = self._alias_tags[key] = frozenset(self._reached_tags(key))
+            finally:
+                if recording is not None:
+                    recording.leave(("side", "alias", key))
         return found
+
+    def _reached_tags(self, key: tuple[str, str]) -> set:
+        tags: set = set()
+        seen, layer = {key}, [key]
+        for depth in range(_ALIAS_DEPTH + 1):
+            following = []
+            for module, annotation in layer:
+                tags |= array_tags(annotation)
+                for alternative in alternatives(annotation) if depth < _ALIAS_DEPTH else ():
+                    alias = self._alias(module, alternative) \
+                        if A_NAME.match(alternative) else None
+                    if alias is None:
+                        continue
+                    for kind, text, *_line in self._assigned.get(alias, ()):
+                        if kind == "value" and (alias[0], text) not in seen:
+                            seen.add((alias[0], text))
+                            following.append((alias[0], text))
+            layer = following
+        return tags
 
     def _alias(self, module: str, text: str) -> tuple | None:
         """(module, "", name) of the module-level name of the tree that a (dotted) name

@@ -48,14 +48,26 @@ class BoundCalls:
     def __init__(self, flow: Flow):
         self.flow = flow
         self._reads: dict[tuple, Reads | None] = {}
-        self._busy: set[tuple] = set()  # locals being read in a context: a cycle reads none
+        self._busy: set[tuple] = set()  # locals being read in this read: a cycle reads none
+        self._solve: _Solve | None = None  # the functions' reads being solved now
 
-    def results(self, value: tuple, node: ast.Call, argument: Callable[[ast.AST], frozenset],
-                nesting: int = 0) -> frozenset:
+    def results(self, value: tuple, node: ast.Call, argument: Callable[[ast.AST], frozenset]
+                ) -> frozenset:
         """What calling `value` at `node` returns; `argument` evaluates an argument's
         node where the call is written. A closure the called function made calls what
         the call handed it (`_defer("+", ufuncs.add)`), as a partial would: it is an
-        applied closure, read with what its maker's parameters were handed."""
+        applied closure, read with what its maker's parameters were handed.
+        A read starts with no local busy: the flow asks it for a key of its memo
+        (callresults.py), maybe while reading another call of the same function, and
+        what a key holds must not depend on which read was under way when it was asked."""
+        busy, self._busy = self._busy, set()
+        try:
+            return self._results(value, node, argument, 0)
+        finally:
+            self._busy = busy
+
+    def _results(self, value: tuple, node: ast.Call,
+                 argument: Callable[[ast.AST], frozenset], nesting: int) -> frozenset:
         flow = self.flow
         reads = self.reads(value) if nesting < _MAX_NESTING else None
         if value[0] in (FN, BOUND) and self._closure(value):
@@ -128,25 +140,47 @@ class BoundCalls:
         if value[0] not in (FN, BOUND):
             return None
         key = (value[1], value[2])
-        return self._entry(key, lambda: self._read(key))
+        self._noted(key)
+        if key in self._reads:
+            return self._reads[key]
+        if self._solve is not None:  # asked while a function's reading is solved
+            return self._solve.ask(key)
+        self._solve = _Solve(key)
+        try:
+            while (reading := self._solve.next()) is not None:
+                self._solve.found(reading, self._framed(reading, self._read))
+            self._reads.update(self._solve.reads)
+        finally:
+            self._solve = None
+        return self._reads[key]
 
     def _entry(self, key: tuple, read) -> Reads | None:
-        """The entry of `key`, read once; each a frame of its own where the flow's
-        reads are recorded (recording.py)."""
+        """The entry of `key`, read once."""
+        self._noted(key)
+        if key not in self._reads:
+            self._reads[key] = self._framed(key, lambda _key: read())
+        return self._reads[key]
+
+    def _noted(self, key: tuple) -> None:
+        """Where the flow's reads are recorded (recording.py), each entry is a side
+        table's, read by the frame under way, verified first on an update."""
         recording = self.flow._recording
         if recording is not None:
             recording.read(("side", "bound", key))
             if self.flow._plan is not None:
                 self.flow._plan.verify_side(("side", "bound", key))
-        if key not in self._reads:
-            if recording is not None:
-                recording.enter()
-            try:
-                self._reads[key] = read()
-            finally:
-                if recording is not None:
-                    recording.leave(("side", "bound", key))
-        return self._reads[key]
+
+    def _framed(self, key: tuple, read: Callable[[tuple], Reads | None]) -> Reads | None:
+        """`read(key)`, a frame of its own where the flow's reads are recorded (read
+        again in a solve, what it read the last time)."""
+        recording = self.flow._recording
+        if recording is None:
+            return read(key)
+        recording.enter()
+        try:
+            return read(key)
+        finally:
+            recording.leave(("side", "bound", key))
 
     def _read_closure(self, qual: str, name: str, handed: tuple[str, ...]) -> Reads | None:
         """A closure's returns read with what its maker's parameters `handed` hold:
@@ -168,7 +202,6 @@ class BoundCalls:
         carriers = {name for name, _index in parameter_names(params)}
         if not carriers:
             return None
-        self._reads[key] = None  # while it is read: a recursion passes nothing on
         nested = {name for name, _line in flow._defs.get((module, owner), ())} - {key[1]}
         assigned = [(name, text) for name in flow._locals.get((module, owner), ())
                     for _kind, text, *_line in flow._assigned.get((module, owner, name), ())]
@@ -294,9 +327,47 @@ class BoundCalls:
         found: set[tuple] = set()
         callees = argument(node.func)
         for value in ordered(callees):
-            found |= self.results(value, node, argument, nesting + 1)
+            found |= self._results(value, node, argument, nesting + 1)
         found |= flow.made_outside(reads.module, reads.owner, node, callees, argument)
         return frozenset(found)
+
+
+class _Solve:
+    """How the returns of a function, and of each function its reading asks of, pass
+    their parameters on: one least fixed point. Each function is read once, those it
+    asks of that are being solved taken as passing nothing on until their reading says
+    otherwise, and read again whenever one it asked of passes more on, until none
+    does: what each passes on does not depend on which was asked first (a recursion
+    cut at whichever was first had made the others pass nothing on)."""
+
+    def __init__(self, key: tuple):
+        self.reads: dict[tuple, Reads | None] = {key: None}
+        self._askers: dict[tuple, set[tuple]] = {key: set()}
+        self._unread: dict[tuple, None] = {key: None}  # (in the order they came)
+        self._reading = key
+
+    def ask(self, key: tuple) -> Reads | None:
+        """What a function passes on so far, asked by the one being read."""
+        if key not in self.reads:
+            self.reads[key], self._askers[key] = None, set()
+            self._unread[key] = None
+        self._askers[key].add(self._reading)
+        return self.reads[key]
+
+    def next(self) -> tuple | None:
+        """The next function to read, or None once none is left."""
+        if not self._unread:
+            return None
+        self._reading = next(iter(self._unread))
+        del self._unread[self._reading]
+        return self._reading
+
+    def found(self, key: tuple, reads: Reads | None) -> None:
+        """What reading a function found: those that asked of it are read again if it
+        is more than it was."""
+        if reads != self.reads[key]:
+            self.reads[key] = reads
+            self._unread.update(dict.fromkeys(self._askers[key]))
 
 
 class _LazyBindings:

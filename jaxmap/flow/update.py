@@ -13,7 +13,9 @@ read is compared entry by entry too: the holders of each box once a round ends, 
 sites of each function once a pass ends. The tables of the whole tree (subclasses,
 array tables, traced, iteration, leaves, made) are computed again and compared whole:
 where one differs, or a module is added or removed, or a definition's id moves, the
-update gives up (`Unchanged`), and the caller solves in full.
+update gives up (`GiveUp`), and the caller solves in full. A key of a cycle is computed
+again with the cycle's other keys as recorded read as nothing: where the edit changes
+which keys the cycle holds, that is not what a cold solve computes (flow/__init__.py).
 """
 
 from __future__ import annotations
@@ -99,6 +101,10 @@ class Plan:
         those that read a changed input, or a suspect frame, and so on."""
         self.stage = stage
         self.changed |= more
+        for before in range(stage):  # (side entries outlive their stage: see `_let_go`)
+            for who in self.suspects[before] - self.status[before].keys():
+                if who in self._sides:
+                    self._let_go(who)
         seeds = set(self.changed)
         if stage == PASS_1:  # (round 0's memo is the first pass's)
             seeds |= {who for who, changed in self.status[ROUND_0].items() if changed}
@@ -166,8 +172,7 @@ class Plan:
         if found is None:  # a side entry (computed again when read) changed, or a key
             status[who] = True
             if who in self._sides:
-                table, key = self._sides.pop(who)
-                table.pop(key, None)
+                self._let_go(who)
             return
         through, key = found
         memo = flow._through_memo if through else flow._direct_memo
@@ -183,6 +188,15 @@ class Plan:
             self._computing.discard(who)
         status[who] = memo.get(key) != self._recorded.get(who, before)
         self.again[stage].add(who)
+
+    def _let_go(self, who: int) -> None:
+        """A side entry kept from the recorded solve that may have changed is dropped,
+        to be computed again when next read, and counts as a changed input from now on:
+        side tables last the whole solve, so what later stages read of it is computed
+        again too (a frame is verified only in the stage it was recorded in)."""
+        table, key = self._sides.pop(who)
+        table.pop(key, None)
+        self.changed.add(who)
 
     def same_tree(self, ids: dict[str, int], named: set[str]) -> None:
         """GiveUp where the definitions' ids, or the names rows read as the tree's
