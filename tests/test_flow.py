@@ -1910,7 +1910,10 @@ _NESTED_WRAPS = """
         """
 
 
-def test_a_call_read_in_the_middle_of_a_read_of_its_function_holds_what_it_holds_alone():
+def _asked_both_ways(source: str, asked: list[tuple], ask=None) -> list[dict]:
+    """What the flow of module `m` (`source`) answers to each question of `asked`
+    (`ask(flow, question)`; by default a call's callees: module, owner, callee text),
+    asked in that order and then in reverse, by two flows."""
     import copy
 
     from jaxmap.flow.flow import Flow
@@ -1918,19 +1921,23 @@ def test_a_call_read_in_the_middle_of_a_read_of_its_function_holds_what_it_holds
     from jaxmap.indexing.resolve import resolve
 
     answers = []
-    asked = [("m", "run", "use()"), ("m", "use", "wrap(f)")]
 
     def call_graph(names, findings, definitions, flows, progress=None):
         for order in (asked, asked[::-1]):
             flow = Flow(names, copy.deepcopy(flows))
             flow.sites()
-            answers.append({q: flow.callees(*q) for q in order})
+            answers.append({q: ask(flow, q) if ask else flow.callees(*q) for q in order})
             flow.close()
         return [], [], [], ()
 
-    files = {"m.py": extract(textwrap.dedent(_NESTED_WRAPS).encode(),
-                             *discover.module_name("m.py"))}
+    files = {"m.py": extract(textwrap.dedent(source).encode(), *discover.module_name("m.py"))}
     resolve(files, graph=call_graph)
+    return answers
+
+
+def test_a_call_read_in_the_middle_of_a_read_of_its_function_holds_what_it_holds_alone():
+    asked = [("m", "run", "use()"), ("m", "use", "wrap(f)")]
+    answers = _asked_both_ways(_NESTED_WRAPS, asked)
     # (asked first, the outer call had read the inner one as the local's every value)
     assert answers[0] == answers[1] == {q: {(FN, "m.f", "f")} for q in asked}
 
@@ -1952,26 +1959,8 @@ _PASSED_THROUGH_EACH_OTHER = """
 
 
 def test_functions_passing_a_parameter_through_each_other_pass_it_in_any_order():
-    import copy
-
-    from jaxmap.flow.flow import Flow
-    from jaxmap.indexing import discover
-    from jaxmap.indexing.resolve import resolve
-
-    answers = []
     asked = [("m", "use_f", "pa(f)"), ("m", "use_g", "pb(g)")]
-
-    def call_graph(names, findings, definitions, flows, progress=None):
-        for order in (asked, asked[::-1]):
-            flow = Flow(names, copy.deepcopy(flows))
-            flow.sites()
-            answers.append({q: flow.callees(*q) for q in order})
-            flow.close()
-        return [], [], [], ()
-
-    files = {"m.py": extract(textwrap.dedent(_PASSED_THROUGH_EACH_OTHER).encode(),
-                             *discover.module_name("m.py"))}
-    resolve(files, graph=call_graph)
+    answers = _asked_both_ways(_PASSED_THROUGH_EACH_OTHER, asked)
     # (with `pb` asked first, `pa` had been cut as passing nothing on: `pa(f)` held nothing)
     assert answers[0] == answers[1]
     assert (FN, "m.f", "f") in answers[0][asked[0]]
@@ -1985,25 +1974,11 @@ _ALIASES_OF_EACH_OTHER = """
 
 
 def test_type_aliases_naming_each_other_say_an_array_in_any_order():
-    import copy
-
-    from jaxmap.flow.flow import Flow
     from jaxmap.flow.flowfacts import ARRAY
-    from jaxmap.indexing import discover
-    from jaxmap.indexing.resolve import resolve
 
-    answers = []
     asked = [("m", "Index"), ("m", "Indices")]
-
-    def call_graph(names, findings, definitions, flows, progress=None):
-        for order in (asked, asked[::-1]):
-            flow = Flow(names, copy.deepcopy(flows))
-            answers.append({q: flow._annotation_tags(*q) for q in order})
-        return [], [], [], ()
-
-    files = {"m.py": extract(textwrap.dedent(_ALIASES_OF_EACH_OTHER).encode(),
-                             *discover.module_name("m.py"))}
-    resolve(files, graph=call_graph)
+    answers = _asked_both_ways(_ALIASES_OF_EACH_OTHER, asked,
+                               lambda flow, q: flow._annotation_tags(*q))
     # (with `Indices` asked first, `Index` had been cut at the cycle: no Array)
     assert answers[0] == answers[1] == {q: {ARRAY} for q in asked}
 
