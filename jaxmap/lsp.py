@@ -5,7 +5,8 @@ The questions are commands/editor.py's and commands/rule_gaps.py's, the texts
 render/editor.py's; this module turns URIs and positions into files and lines and
 back, and holds the index through a ServedSession (served.py), which builds and
 refreshes it in a child process after each save: a request is answered at once from
-the index it has, and says so while that is the index from before the save. What
+the index it has, and says so while that is the index from before the save (or, once
+the save's first phase is written, while its call graph answers nothing). What
 goes wrong is the request's LSP error or one `window/logMessage` line; pygls's own
 log, tracebacks included, is kept off stderr.
 """

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     LinkFn = Callable[[str, int], str]  # (root-relative file, line) -> a URI to it
 
 STALE = "answered from the previous index; a refresh is running"
-GRAPH_STALE = ("definitions and rules are current; calls and binds are from before the "
-               "last save while the call graph is solved again")
+GRAPH_STALE = ("definitions and rules are current; calls and binds answer nothing "
+               "while the call graph is solved again")
 FIRST_PHASE = "definitions and rules refreshed: {parsed} files parsed; solving the call graph"
 BUILDING = "the index of {root} is being built; answers come once it is ready"
 INVALID_REQUEST = "answered Invalid Request to {why}"
