@@ -59,12 +59,12 @@ the others read as nothing) and compared, so that what reads it is computed agai
 only where its value changed, and a root (a call of a pass, a module's rows) whose
 reads are all unchanged keeps what it found. Where the update cannot follow an edit
 (a module added or removed, a definition's id moved, a table of values of the whole
-tree changed) it gives up and the tree is solved in full. Not yet right: an edit
-that changes which keys a cycle holds (on jax, one of 4,750 keys, which a changed
-return of `core.concrete_or_error` joins new keys to) is solved again with the cycle as
-recorded, so a key of it reads the new keys' values where a cold solve reads them as
-nothing; bench_solve_again.py shows it. So the servers solve in full too, and nothing
-of a solve is kept on disk.
+tree changed) it gives up and the tree is solved in full. A key an edit adds to a
+cycle (it reads a key of the recorded cycle of the key computed again) joins it: the
+two are memoised together, each having read the other as nothing, as in a cold solve.
+Not yet followed: a key an edit takes out of a cycle, still read as nothing. So no
+front end turns the update on yet (the servers solve in full too), and nothing of a
+solve is kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

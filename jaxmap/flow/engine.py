@@ -160,7 +160,10 @@ class Engine(FlowFacts):
         if recording is not None:
             recording.read((self._through, key))
         if self._as_open and (self._through, key) in self._as_open:
-            return _EMPTY  # an update's: a key of the cycle computed again (update.py)
+            # an update's: a key of the recorded cycle of the key computed again, which
+            # what reads it joins (update.py closes them together)
+            self._low[-1] = -1
+            return _EMPTY
         found = self._memo.get(key)
         if found is not None:
             if self._plan is not None:  # an update's: verified first (update.py)

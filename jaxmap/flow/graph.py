@@ -73,8 +73,8 @@ def keep_solves() -> None:
     """From now on, this process records each solve of the value flow and solves the
     next from it: only what an edit reaches is computed again (update.py). It costs
     the recording (on jax about a fifth more time and 200 MB more memory, held between
-    solves). No front end turns it on yet: an edit that changes which keys a cycle
-    holds is solved again wrongly (README, "Solving again after an edit")."""
+    solves). No front end turns it on yet: a key an edit takes out of a cycle is not
+    followed (README, "Solving again after an edit")."""
     _KEPT.on = True
 
 

@@ -14,8 +14,9 @@ sites of each function once a pass ends. The tables of the whole tree (subclasse
 array tables, traced, iteration, leaves, made) are computed again and compared whole:
 where one differs, or a module is added or removed, or a definition's id moves, the
 update gives up (`GiveUp`), and the caller solves in full. A key of a cycle is computed
-again with the cycle's other keys as recorded read as nothing: where the edit changes
-which keys the cycle holds, that is not what a cold solve computes (flow/__init__.py).
+again with the cycle's other keys as recorded read as nothing; a key that reads one of
+them joins the cycle (`_close`). A key the edit takes out of the cycle is still read
+as nothing, which a cold solve does not (flow/__init__.py).
 """
 
 from __future__ import annotations
@@ -181,13 +182,32 @@ class Plan:
         around = flow._as_open  # (of a key computed again around this one, if any)
         flow._as_open = around | frozenset(member for member in members if member != found)
         self._computing.add(who)
+        base = len(flow._component)
+        flow._low.append(float("inf"))  # (what joins the recorded cycle closes here)
         try:
             flow._in_mode(through, compute_again, flow, key)
         finally:
+            low = flow._low.pop()
             flow._as_open = around
             self._computing.discard(who)
+        if low == -1:
+            self._close(members, base)
         status[who] = memo.get(key) != self._recorded.get(who, before)
         self.again[stage].add(who)
+
+    def _close(self, members: tuple, base: int) -> None:
+        """The keys computed since the engine's stack was `base` deep that read a key of
+        the recorded cycle (the one computed again, and fresh keys an edit added to the
+        cycle) are the cycle's now: memoised with what each found, the others read as
+        nothing, as a cold solve's cycle is (engine.py)."""
+        flow = self.flow
+        joined = flow._component[base:]
+        for member in joined:
+            del flow._open[member]
+            memo = flow._through_memo if member[0] else flow._direct_memo
+            memo[member[1]] = flow._pending.pop(member)
+        del flow._component[base:]
+        flow._recording.component([*members, *(m for m in joined if m not in members)])
 
     def _let_go(self, who: int) -> None:
         """A side entry kept from the recorded solve that may have changed is dropped,
