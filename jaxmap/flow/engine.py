@@ -210,14 +210,22 @@ class Engine(FlowFacts):
             at -= 1
         if recording is not None and len(self._component) - at > 1:
             recording.component(self._component[at:])
-        for member in self._component[at + 1:]:
-            del self._open[member]
-            memo = self._through_memo if member[0] else self._direct_memo
-            memo[member[1]] = self._pending.pop(member)
-        del self._component[at:]
+        self.settle(at + 1)
+        del self._component[at]
         del self._open[mode_key]
         self._memo[key] = found
         return found
+
+    def settle(self, start: int) -> list[tuple]:
+        """The keys of the open component from `start` on, each waiting for it to close,
+        memoised with what each found (the others read as nothing); those keys."""
+        members = self._component[start:]
+        for member in members:
+            del self._open[member]
+            memo = self._through_memo if member[0] else self._direct_memo
+            memo[member[1]] = self._pending.pop(member)
+        del self._component[start:]
+        return members
 
     def _split(self, qualified: str) -> tuple[str, str]:
         module = self.names.module_of(qualified) or ""

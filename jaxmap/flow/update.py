@@ -32,6 +32,11 @@ from jaxmap.flow.recording import FINAL, PASS_1, PASS_2, ROUND_0, STAGES, Record
 _ROOT_TABLES = ("_calls", "_by_module", "_raises", "_loops", "_operators")
 
 
+# A stage -> the stage before it whose memo it continues (direct keys): what a frame of
+# it read there counts as changed where its value did.
+_CONTINUED = {PASS_1: ROUND_0, FINAL: PASS_2}
+
+
 class GiveUp(Exception):
     """What the update cannot follow: solve in full."""
 
@@ -107,12 +112,10 @@ class Plan:
                 if who in self._sides:
                     self._let_go(who)
         seeds = set(self.changed)
-        if stage == PASS_1:  # (round 0's memo is the first pass's)
-            seeds |= {who for who, changed in self.status[ROUND_0].items() if changed}
-            seeds |= self.suspects[ROUND_0] - self.status[ROUND_0].keys()
-        if stage == FINAL:  # (the second pass's direct values it kept)
-            seeds |= {who for who, changed in self.status[PASS_2].items() if changed}
-            seeds |= self.suspects[PASS_2] - self.status[PASS_2].keys()
+        continued = _CONTINUED.get(stage)  # (round 0's memo is the first pass's; the
+        if continued is not None:  # final stage keeps the second pass's direct values)
+            seeds |= {who for who, changed in self.status[continued].items() if changed}
+            seeds |= self.suspects[continued] - self.status[continued].keys()
         self.suspects[stage] = self.old.closure_from(stage, seeds)
 
     def seed(self, stage: int, memo: dict, through: bool, recorded: dict) -> None:
@@ -140,7 +143,7 @@ class Plan:
             return True
         if read in self.suspects[stage]:
             return self.verify(stage, read)
-        before = PASS_2 if stage == FINAL else ROUND_0 if stage == PASS_1 else None
+        before = _CONTINUED.get(stage)
         if before is not None and read in self.status[before]:
             return self.status[before][read]
         return False
@@ -200,14 +203,8 @@ class Plan:
         the recorded cycle (the one computed again, and fresh keys an edit added to the
         cycle) are the cycle's now: memoised with what each found, the others read as
         nothing, as a cold solve's cycle is (engine.py)."""
-        flow = self.flow
-        joined = flow._component[base:]
-        for member in joined:
-            del flow._open[member]
-            memo = flow._through_memo if member[0] else flow._direct_memo
-            memo[member[1]] = flow._pending.pop(member)
-        del flow._component[base:]
-        flow._recording.component([*members, *(m for m in joined if m not in members)])
+        joined = self.flow.settle(base)
+        self.flow._recording.component([*members, *(m for m in joined if m not in members)])
 
     def _let_go(self, who: int) -> None:
         """A side entry kept from the recorded solve that may have changed is dropped,
