@@ -1,7 +1,8 @@
 """A solve of the value flow kept and solved again after each edit (flow/update.py, as a
 process that keeps its solves does: graph.keep_solves): every table equals a cold index of the edited tree, after
 edits that change what calls call, what names hold, what helpers return and register,
-which defs exist, what a class derives from and what an import binds, in random orders;
+which defs exist, what a class derives from, what an import binds and which keys a cycle
+holds, in random orders;
 and the update is one (not a full solve) where the edit allows."""
 
 from __future__ import annotations
@@ -18,6 +19,29 @@ from jaxmap.indexing import indexer
 from test_edits import MINIJAX, PARALLEL, LAX, _tables
 
 CUSTOM, HIJAX_USER = "jax/_src/custom_prims.py", "jax/_src/numpy_hijax.py"
+# Two helpers that return what the other returns: a cycle of the value flow, whose keys
+# read each other as nothing (engine.py). Written into each test's copy of minijax.
+PICKING = "jax/_src/lax/picking.py"
+PICKING_TEXT = """from jax._src.lax.lax import cos, neg
+
+
+def pick(n):
+  if n:
+    return pick_again(n - 1)
+  return neg
+
+
+def pick_again(n):
+  return pick(n)
+
+
+def picked(x):
+  return pick(1)(x)
+
+
+def picked_again(x):
+  return pick_again(0)(x)
+"""
 
 # name -> (file, text before, text after): each applied, or taken back if applied.
 EDITS = {
@@ -47,6 +71,8 @@ EDITS = {
     "an import binds another class": (
         HIJAX_USER, "from jax._src.hijax import VJPHiPrimitive",
         "from jax._src.hijax import HiPrimitive as VJPHiPrimitive"),
+    "a helper leaves its cycle": (
+        PICKING, "def pick_again(n):\n  return pick(n)", "def pick_again(n):\n  return cos"),
 }
 
 
@@ -67,11 +93,31 @@ def _toggled(source: Path, before: str, after: str) -> None:
     source.write_text(edited)
 
 
+def _minijax(tmp_path: Path) -> Path:
+    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
+    (tree / PICKING).write_text(PICKING_TEXT)
+    return tree
+
+
+def _solved_again(tree: Path, kept, tmp_path: Path, monkeypatch) -> tuple[dict, dict, bool]:
+    """The tables of `tree`'s index, solved from the kept solve, and of a cold index of
+    it; whether the first was an update (not a full solve)."""
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    path, _report = indexer.ensure_index(tree, graph=True)
+    updated, kept.updated = kept.updated, False
+    cold = tmp_path / "cold"
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(cold))
+    shutil.rmtree(cold, ignore_errors=True)
+    graph._KEPT = graph._Kept()  # (the cold index's solve neither kept nor from one)
+    expected = indexer.build_index(tree).path
+    graph._KEPT = kept
+    return _tables(path, facts=True), _tables(expected, facts=True), updated
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_solve_again_equals_a_cold_index(seed, kept, tmp_path, monkeypatch):
-    tree = Path(shutil.copytree(MINIJAX, tmp_path / "minijax"))
-    warm, cold = tmp_path / "warm", tmp_path / "cold"
-    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+    tree = _minijax(tmp_path)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
     indexer.build_index(tree)
     assert kept.flow is not None and not kept.updated  # the first solve: in full
     chooser, updates = random.Random(seed), 0
@@ -79,15 +125,33 @@ def test_a_solve_again_equals_a_cold_index(seed, kept, tmp_path, monkeypatch):
         name = chooser.choice(sorted(EDITS))
         file, before, after = EDITS[name]
         _toggled(tree / file, before, after)
-        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
-        path, _report = indexer.ensure_index(tree, graph=True)
-        updates += kept.updated
-        kept.updated = False
-        monkeypatch.setenv("JAXMAP_CACHE_DIR", str(cold))
-        shutil.rmtree(cold, ignore_errors=True)
-        graph._KEPT = graph._Kept()  # (the cold index's solve neither kept nor from one)
-        expected = indexer.build_index(tree).path
-        graph._KEPT = kept
-        assert _tables(path, facts=True) == _tables(expected, facts=True), (step, name)
+        tables, expected, updated = _solved_again(tree, kept, tmp_path, monkeypatch)
+        updates += updated
+        assert tables == expected, (step, name)
     assert updates >= 4
 
+
+def test_keys_leaving_a_cycle_and_joining_it_again(kept, tmp_path, monkeypatch):
+    """A helper an edit takes out of its cycle is read with what it returns by its
+    partner, as a cold solve reads it, no longer as nothing; put back, it joins the
+    cycle again: both solved again from the kept solve, to a cold index's tables."""
+    tree = _minijax(tmp_path)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    file, before, after = EDITS["a helper leaves its cycle"]
+    callees = []
+    for _step in ("leaves", "joins"):
+        _toggled(tree / file, before, after)
+        tables, expected, updated = _solved_again(tree, kept, tmp_path, monkeypatch)
+        assert updated and tables == expected
+        callees.append(_callees(tables, "picked"))
+    # (`pick(1)` calls what `pick` returns: with `neg` alone while in the cycle)
+    assert callees == [{"pick", "cos", "neg"}, {"pick", "neg"}]
+
+
+def _callees(tables: dict, function: str) -> set[str]:
+    """The short names of what `function` of the picking module calls (calls table)."""
+    names = {row[0]: row[2] for row in tables["definitions"]}  # id -> qualified name
+    qualname = f"{PICKING[:-3].replace('/', '.')}.{function}"
+    return {names[row[1]].rsplit(".", 1)[1] for row in tables["calls"]
+            if names.get(row[0]) == qualname and row[1] in names}

@@ -250,7 +250,7 @@ class Arrays(Engine):
         if recording is not None:
             recording.read(("side", "alias", key))
             if self._plan is not None:
-                self._plan.verify_side(("side", "alias", key))
+                self._plan.verify_read(("side", "alias", key))
         found = self._alias_tags.get(key)
         if found is None:
             if recording is not None:

@@ -168,7 +168,7 @@ class BoundCalls:
         if recording is not None:
             recording.read(("side", "bound", key))
             if self.flow._plan is not None:
-                self.flow._plan.verify_side(("side", "bound", key))
+                self.flow._plan.verify_read(("side", "bound", key))
 
     def _framed(self, key: tuple, read: Callable[[tuple], Reads | None]) -> Reads | None:
         """`read(key)`, a frame of its own where the flow's reads are recorded (read

@@ -88,7 +88,6 @@ class Engine(FlowFacts):
         self._of_names: dict[tuple, frozenset] = {}  # a value of the names', as the flow's
         self._recording: Recording | None = None  # what each key reads, when recorded
         self._plan: Plan | None = None  # what a recorded solve lets this one keep
-        self._as_open: frozenset[tuple] = frozenset()  # keys of a cycle, as open (update.py)
 
     def callees(self, module: str, owner: str, text: str, through: bool = True) -> frozenset:
         """The values a call's callee text may hold, in `owner` of `module`; without
@@ -159,15 +158,10 @@ class Engine(FlowFacts):
         recording = self._recording
         if recording is not None:
             recording.read((self._through, key))
-        if self._as_open and (self._through, key) in self._as_open:
-            # an update's: a key of the recorded cycle of the key computed again, which
-            # what reads it joins (update.py closes them together)
-            self._low[-1] = -1
-            return _EMPTY
         found = self._memo.get(key)
         if found is not None:
             if self._plan is not None:  # an update's: verified first (update.py)
-                self._plan.verify(self._plan.stage, hash((self._through, key)))
+                self._plan.verify_read((self._through, key))
                 found = self._memo.get(key)
                 if found is None:
                     return self._cached(key, compute)
@@ -210,22 +204,14 @@ class Engine(FlowFacts):
             at -= 1
         if recording is not None and len(self._component) - at > 1:
             recording.component(self._component[at:])
-        self.settle(at + 1)
-        del self._component[at]
-        del self._open[mode_key]
-        self._memo[key] = found
-        return found
-
-    def settle(self, start: int) -> list[tuple]:
-        """The keys of the open component from `start` on, each waiting for it to close,
-        memoised with what each found (the others read as nothing); those keys."""
-        members = self._component[start:]
-        for member in members:
+        for member in self._component[at + 1:]:
             del self._open[member]
             memo = self._through_memo if member[0] else self._direct_memo
             memo[member[1]] = self._pending.pop(member)
-        del self._component[start:]
-        return members
+        del self._component[at:]
+        del self._open[mode_key]
+        self._memo[key] = found
+        return found
 
     def _split(self, qualified: str) -> tuple[str, str]:
         module = self.names.module_of(qualified) or ""

@@ -35,7 +35,7 @@ class Hierarchy:
         if recording is not None:
             recording.read(("side", "mro", cls))
             if self.plan is not None:
-                self.plan.verify_side(("side", "mro", cls))
+                self.plan.verify_read(("side", "mro", cls))
         found = self._mros.get(cls)
         if found is None:
             if recording is not None:

@@ -153,7 +153,7 @@ class Scopes(Engine):
             if recording is not None:
                 recording.read(("side", "of names", value))
                 if self._plan is not None:
-                    self._plan.verify_side(("side", "of names", value))
+                    self._plan.verify_read(("side", "of names", value))
             held = self._of_names.get(value)
             if held is None:
                 if recording is not None:

@@ -14,9 +14,9 @@ sites of each function once a pass ends. The tables of the whole tree (subclasse
 array tables, traced, iteration, leaves, made) are computed again and compared whole:
 where one differs, or a module is added or removed, or a definition's id moves, the
 update gives up (`GiveUp`), and the caller solves in full. A key of a cycle is computed
-again with the cycle's other keys as recorded read as nothing; a key that reads one of
-them joins the cycle (`_close`). A key the edit takes out of the cycle is still read
-as nothing, which a cold solve does not (flow/__init__.py).
+again with every key of its recorded cycle, as the engine reaches them (`_compute_again`),
+and a frame the edit puts on a cycle with a key being computed again is computed again
+too, the keys open below it read as nothing (`_open`): the cycles are a cold solve's.
 """
 
 from __future__ import annotations
@@ -56,22 +56,38 @@ class Plan:
         self._keys: dict[int, tuple] = {}  # suspect frame -> (through, key), this stage's
         self._recorded: dict[int, frozenset] = {}  # suspect frame -> its recorded value
         self._computing: set[int] = set()  # the frames being computed again
+        self._depth = 0  # how many computations again are under way, one in another
+        # the frames whose reads are being verified -> the depth their walk started at
+        self._walking: dict[int, int] = {}
         # a side table's entry kept from the recorded solve -> (its table, its key)
         self._sides: dict[int, tuple[dict, object]] = {}
 
     def keep_sides(self, tables: dict[str, dict]) -> None:
         """The side tables' entries of the recorded solve (`tables`: tag -> this flow's
         table, filled with the recorded one's), each verified when read
-        (`verify_side`): one computed anew in another stage than it first was could
+        (`verify_read`): one computed anew in another stage than it first was could
         hold another value."""
         for tag, table in tables.items():
             for key in table:
                 self._sides[hash(("side", tag, key))] = (table, key)
 
-    def verify_side(self, who: tuple) -> None:
-        """Before a side entry is read: where what it read changed, it is let go, to be
-        computed again now."""
-        self.verify(self.stage, hash(who))
+    def verify_read(self, who: tuple) -> None:
+        """Before the engine reads a frame the recorded solve left it (a memoised key, a
+        side entry): where what the frame read changed, it is computed again (a side
+        entry let go, to be computed again now). A frame open as a cold solve would
+        have it (`_open`) is computed again at once: the edit made a cycle through it
+        and the keys being computed, which it joins, reading those as nothing."""
+        hashed = hash(who)
+        if self._open(hashed):
+            self._compute_again(self.stage, hashed)
+        else:
+            self.verify(self.stage, hashed)
+
+    def _open(self, who: int) -> bool:
+        """Whether a cold solve would have the frame open here: it is being computed
+        again, or its reads are being verified below a computation again (which its
+        reads reach); what reads it reads it as nothing, so is computed again too."""
+        return who in self._computing or self._walking.get(who, self._depth) < self._depth
 
     def begin(self, stage: int, flow) -> None:
         """`flow` starts `stage` (callsites.py): what the stage before changed (its
@@ -152,59 +168,61 @@ class Plan:
         """Whether a frame's value changed: where something it read did, it is
         computed again (with its cycle) and compared."""
         status = self.status[stage]
-        if who in status:
-            if who in self._computing:  # read back by what it reads: a cycle it was not in
-                raise GiveUp("a cycle changed")
+        if who in self.again[stage]:
+            return status[who]
+        if self._open(who):  # read as nothing: what reads it is computed again
+            return True
+        if who in status:  # (its reads being verified: a recorded cycle reads it as is)
             return status[who]
         if who not in self.suspects[stage]:
             return False
         status[who] = False  # (while its reads are verified: a cycle reads it as is)
         reads = self.old.reads[stage].get(who, ())
-        if any(self._read_changed(stage, read) for read in reads):
+        self._walking[who] = self._depth
+        try:
+            changed = any(self._read_changed(stage, read) for read in reads)
+        finally:
+            del self._walking[who]
+        if changed:
             self._compute_again(stage, who)
         return status[who]
 
     def _compute_again(self, stage: int, who: int) -> None:
         """A suspect frame computed again and compared with its recorded value (not
-        with what the memo held: a stage before may have computed it anew); the other
-        keys of its cycle, if any, read as nothing, as when the cycle was computed
-        (engine.py): each of them read this one as nothing too, and keeps its value. A
-        frame that is no key (a side table's entry, computed again when next read)
-        counts as changed."""
-        flow, status = self.flow, self.status[stage]
+        with what the memo held: a stage before may have computed it anew). Where it
+        was a key of a cycle, every key of that cycle is let go first, and computed
+        again as the engine reaches it: an edit may take keys out of the cycle, or put
+        new ones in, and a key of a cycle reads the others as nothing (engine.py). A
+        key of the cycle the computation does not reach counts as changed (whatever
+        reads it computes it anew). A frame that is no key (a side table's entry,
+        computed again when next read) counts as changed."""
+        flow, status, again = self.flow, self.status[stage], self.again[stage]
         found = self._keys.get(who)
         if found is None:  # a side entry (computed again when read) changed, or a key
             status[who] = True
             if who in self._sides:
                 self._let_go(who)
             return
-        through, key = found
-        memo = flow._through_memo if through else flow._direct_memo
-        before = memo.pop(key, None)
-        members = self.old.components[stage].get(who, ())
-        around = flow._as_open  # (of a key computed again around this one, if any)
-        flow._as_open = around | frozenset(member for member in members if member != found)
-        self._computing.add(who)
-        base = len(flow._component)
-        flow._low.append(float("inf"))  # (what joins the recorded cycle closes here)
+        if who in again:  # (with its cycle, while its own reads were verified)
+            return
+        components = self.old.components[stage]
+        members = components.get(who, (found,))
+        held = {}
+        for member in members:
+            hashed = hash(member)
+            memo = flow._through_memo if member[0] else flow._direct_memo
+            held[hashed] = member, memo, memo.pop(member[1], None)
+            components.pop(hashed, None)  # (the engine records the cycle as it is now)
+        self._computing.update(held)
+        self._depth += 1
         try:
-            flow._in_mode(through, compute_again, flow, key)
+            flow._in_mode(found[0], compute_again, flow, found[1])
         finally:
-            low = flow._low.pop()
-            flow._as_open = around
-            self._computing.discard(who)
-        if low == -1:
-            self._close(members, base)
-        status[who] = memo.get(key) != self._recorded.get(who, before)
-        self.again[stage].add(who)
-
-    def _close(self, members: tuple, base: int) -> None:
-        """The keys computed since the engine's stack was `base` deep that read a key of
-        the recorded cycle (the one computed again, and fresh keys an edit added to the
-        cycle) are the cycle's now: memoised with what each found, the others read as
-        nothing, as a cold solve's cycle is (engine.py)."""
-        joined = self.flow.settle(base)
-        self.flow._recording.component([*members, *(m for m in joined if m not in members)])
+            self._depth -= 1
+            self._computing.difference_update(held)
+        for hashed, (member, memo, before) in held.items():
+            status[hashed] = memo.get(member[1]) != self._recorded.get(hashed, before)
+            again.add(hashed)
 
     def _let_go(self, who: int) -> None:
         """A side entry kept from the recorded solve that may have changed is dropped,
