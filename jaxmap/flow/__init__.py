@@ -49,21 +49,20 @@ equal to their old ones, or differ only in line numbers or in local assignments
 nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
 question, `locate`, at the next graph question: until then the call graph is
 stale). Any other edit solves the tree again, from the facts kept for the files that
-did not change and those extracted again. A process that solves again and again
-(graph.keep_solves, which no front end turns on yet) records what every key, side-table entry
+did not change and those extracted again. A process that solves again and again (a
+server's build process: graph.keep_solves) records what every key, side-table entry
 and root reads in each stage of a solve (recording.py) and keeps the solve; the next
 starts from it (update.py): the inputs the edit changed are found by comparing the
 two trees' tables and asking the resolver's questions again, a key whose reads did
-not change keeps its value, one whose reads changed is computed again (in its cycle,
-the others read as nothing) and compared, so that what reads it is computed again
-only where its value changed, and a root (a call of a pass, a module's rows) whose
-reads are all unchanged keeps what it found. Where the update cannot follow an edit
-(a module added or removed, a definition's id moved, a table of values of the whole
-tree changed) it gives up and the tree is solved in full. A key an edit adds to a
-cycle (it reads a key of the recorded cycle of the key computed again) joins it: the
-two are memoised together, each having read the other as nothing, as in a cold solve.
-Not yet followed: a key an edit takes out of a cycle, still read as nothing. So no
-front end turns the update on yet (the servers solve in full too), and nothing of a
+not change keeps its value, one whose reads changed is computed again and compared,
+so that what reads it is computed again only where its value changed, and a root (a
+call of a pass, a module's rows) whose reads are all unchanged keeps what it found.
+Where the update cannot follow an edit (a module added or removed, a definition's id
+moved, a table of values of the whole tree changed) it gives up and the tree is
+solved in full. A key of a cycle is computed again with every key of its recorded
+cycle: what each holds does not depend on where the cycle was entered, so the keys an
+edit takes out of the cycle are read with their values and those it puts in join it,
+as in a cold solve. A command-line process solves in full, unrecorded: nothing of a
 solve is kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
