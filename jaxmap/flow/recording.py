@@ -81,9 +81,13 @@ class Recording:
 
     def leave(self, who: tuple) -> None:
         """The frame started last is done: `who`'s reads are those it noted (a frame
-        computed again in the same stage replaces what it read before)."""
+        computed again in the same stage replaces what it read before, and moves to the
+        end: the frames stay in the order they were last done, each after its reads but
+        in a cycle, which `closure_from` passes over)."""
         key = hash(who)
-        self.reads[self.stage][key] = array("q", self._frames.pop())
+        frames = self.reads[self.stage]
+        frames.pop(key, None)
+        frames[key] = array("q", self._frames.pop())
         held = self._held.pop()
         if held:
             self.held[self.stage][key] = held
@@ -137,17 +141,21 @@ class Recording:
 
     def closure_from(self, stage: int, seeds: set[int]) -> set[int]:
         """The frames of `stage` that read something in `seeds`, or read such a frame,
-        and so on: passes over the frames in the order they were first done (each read
-        frame done before its reader, but in a cycle), until one marks none."""
+        and so on: passes over the frames in the order they were last done, until one
+        marks none. A frame marked marks its cycle's other keys with it (each reads the
+        others), so a pass misses only readers done before what they read changed
+        again (a frame computed again moves to the end; one kept stays)."""
         marked, dirty = set(seeds), set()
-        frames = self.reads[stage]
+        frames, components = self.reads[stage], self.components[stage]
         grew = True
         while grew:
             grew = False
             for who, reads in frames.items():
                 if who not in dirty and not marked.isdisjoint(reads):
-                    dirty.add(who)
-                    marked.add(who)
+                    cycle = components.get(who)
+                    found = {who} if cycle is None else {hash(member) for member in cycle}
+                    dirty |= found
+                    marked |= found
                     grew = True
         return dirty
 
