@@ -59,6 +59,7 @@ class Plan:
         self._depth = 0  # how many computations again are under way, one in another
         # the frames whose reads are being verified -> the depth their walk started at
         self._walking: dict[int, int] = {}
+        self._changed_before: set[int] = set()  # frames changed in the stage continued
         # a side table's entry kept from the recorded solve -> (its table, its key)
         self._sides: dict[int, tuple[dict, object]] = {}
 
@@ -128,9 +129,14 @@ class Plan:
                 if who in self._sides:
                     self._let_go(who)
         seeds = set(self.changed)
-        continued = _CONTINUED.get(stage)  # (round 0's memo is the first pass's; the
-        if continued is not None:  # final stage keeps the second pass's direct values)
-            seeds |= {who for who, changed in self.status[continued].items() if changed}
+        # (round 0's memo is the first pass's; the final stage keeps the second pass's
+        # direct values)
+        continued = _CONTINUED.get(stage)
+        self._changed_before = set()
+        if continued is not None:
+            self._changed_before = {who for who, changed in self.status[continued].items()
+                                    if changed}
+            seeds |= self._changed_before
             seeds |= self.suspects[continued] - self.status[continued].keys()
         self.suspects[stage] = self.old.closure_from(stage, seeds)
 
@@ -152,7 +158,16 @@ class Plan:
         reads = self.old.roots[stage].get(root)
         if reads is None or stage in (PASS_1, PASS_2) and root not in self.old.results[stage]:
             return False
-        return not any(self._read_changed(stage, r) for r in reads)
+        return not self._reads_changed(stage, reads)
+
+    def _reads_changed(self, stage: int, reads) -> bool:
+        """Whether one of `reads` changed (in order: each suspect verified, until one
+        did); at once where none is a changed input, a suspect or a frame changed in
+        the stage before."""
+        if self.changed.isdisjoint(reads) and self.suspects[stage].isdisjoint(reads) \
+                and self._changed_before.isdisjoint(reads):
+            return False
+        return any(self._read_changed(stage, read) for read in reads)
 
     def _read_changed(self, stage: int, read: int) -> bool:
         if read in self.changed:
@@ -180,7 +195,7 @@ class Plan:
         reads = self.old.reads[stage].get(who, ())
         self._walking[who] = self._depth
         try:
-            changed = any(self._read_changed(stage, read) for read in reads)
+            changed = self._reads_changed(stage, reads)
         finally:
             del self._walking[who]
         if changed:
