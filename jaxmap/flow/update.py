@@ -77,8 +77,12 @@ class Plan:
         side entry): where what the frame read changed, it is computed again (a side
         entry let go, to be computed again now). A frame open as a cold solve would
         have it (`_open`) is computed again at once: the edit made a cycle through it
-        and the keys being computed, which it joins, reading those as nothing."""
+        and the keys being computed, which it joins, reading those as nothing. (A key
+        of a cycle being computed again that the engine has memoised is read as is: it
+        was computed anew, out of the cycle.)"""
         hashed = hash(who)
+        if hashed in self._computing:
+            return
         if self._open(hashed):
             self._compute_again(self.stage, hashed)
         else:
