@@ -262,13 +262,21 @@ def graph_kept(root=None) -> bool:
     """Whether the index of `root` holds a call graph of this jaxmap's making, current
     or stale after an edit: refreshing it re-reads only the files that changed."""
     root = roots.resolve_root(root)
-    conn = store.connect_readonly(store.index_path(root))
-    if conn is None:
-        return False
-    with closing(conn):
-        meta = store.read_meta(conn)
+    with _opened(root) as (_conn, meta):
         return store.is_current(meta, {**store.query_key(), "root": str(root)}) \
             and meta.get(store.GRAPH) in ("1", store.STALE)
+
+
+@contextmanager
+def _opened(root: str):
+    """The index of `root` opened read-only, and its meta: (None, {}) where it has
+    none."""
+    conn = store.connect_readonly(store.index_path(root))
+    if conn is None:
+        yield None, {}
+        return
+    with closing(conn):
+        yield conn, store.read_meta(conn)
 
 
 def solve_as_indexed(root=None) -> bool:
@@ -281,12 +289,8 @@ def solve_as_indexed(root=None) -> bool:
     from jaxmap.indexing.worker import usable_cores
 
     root = roots.resolve_root(root)
-    conn = store.connect_readonly(store.index_path(root))
-    if conn is None:
-        return False
-    with closing(conn):
-        meta = store.read_meta(conn)
-        if not store.is_current(meta, {**_version_key(), "root": str(root)}) \
+    with _opened(root) as (conn, meta):
+        if conn is None or not store.is_current(meta, {**_version_key(), "root": str(root)}) \
                 or meta.get(store.GRAPH) != "1" or not _unchanged(root, conn):
             return False
         tree = discover.list_files(root)
