@@ -49,8 +49,8 @@ equal to their old ones, or differ only in line numbers or in local assignments
 nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
 question, `locate`, at the next graph question: until then the call graph is
 stale). Any other edit solves the tree again, from the facts kept for the files that
-did not change and those extracted again. A process that solves again and again (a
-server's build process: graph.keep_solves) records what every key, side-table entry
+did not change and those extracted again. A process that solves again and again
+(graph.keep_solves, which no front end turns on yet) records what every key, side-table entry
 and root reads in each stage of a solve (recording.py) and keeps the solve; the next
 starts from it (update.py): the inputs the edit changed are found by comparing the
 two trees' tables and asking the resolver's questions again, a key whose reads did
@@ -61,9 +61,13 @@ Where the update cannot follow an edit (a module added or removed, a definition'
 moved, a table of values of the whole tree changed) it gives up and the tree is
 solved in full. A key of a cycle is computed again with every key of its recorded
 cycle: what each holds does not depend on where the cycle was entered, so the keys an
-edit takes out of the cycle are read with their values and those it puts in join it,
-as in a cold solve. A command-line process solves in full, unrecorded: nothing of a
-solve is kept on disk.
+edit takes out of the cycle are read with their values and those it puts in join it.
+Not yet right: which keys form a cycle can depend on the order keys are computed in (a
+key computed while another is open reads it as nothing, and may then read less), and
+an update computes in another order than a cold solve: on jax, a new cycle of two
+(`typeof` and `shaped_abstractify` calling each other) joined a recorded cycle of
+4,600 keys instead. So no front end turns the update on, and nothing of a solve is
+kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

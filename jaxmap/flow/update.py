@@ -16,7 +16,9 @@ where one differs, or a module is added or removed, or a definition's id moves, 
 update gives up (`GiveUp`), and the caller solves in full. A key of a cycle is computed
 again with every key of its recorded cycle, as the engine reaches them (`_compute_again`),
 and a frame the edit puts on a cycle with a key being computed again is computed again
-too, the keys open below it read as nothing (`_open`): the cycles are a cold solve's.
+too, the keys open below it read as nothing (`_open`). Not yet: the cycles a cold
+solve finds where an edit makes a new one (which keys form a cycle can depend on the
+order keys are computed in; flow/__init__.py).
 """
 
 from __future__ import annotations
