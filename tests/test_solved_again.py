@@ -41,6 +41,18 @@ def picked(x):
 
 def picked_again(x):
   return pick_again(0)(x)
+
+
+def head(x):
+  return middle(x)
+
+
+def middle(x):
+  return tail(x)
+
+
+def tail(x):
+  return x
 """
 
 # name -> (file, text before, text after): each applied, or taken back if applied.
@@ -147,6 +159,23 @@ def test_keys_leaving_a_cycle_and_joining_it_again(kept, tmp_path, monkeypatch):
         callees.append(_callees(tables, "picked"))
     # (`pick(1)` calls what `pick` returns: with `neg` alone while in the cycle)
     assert callees == [{"pick", "cos", "neg"}, {"pick", "neg"}]
+
+
+def test_a_save_that_changes_a_function_and_closes_a_cycle_through_it(kept, tmp_path,
+                                                                      monkeypatch):
+    """One save changes `head` (computed again) and makes `tail` call `head` back: a
+    cycle of three, closed while `head` is computed again; solved again (or, where the
+    update cannot tell the cycle a cold solve makes, in full: Plan.read_open) to a cold
+    index's tables."""
+    tree = _minijax(tmp_path)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "warm"))
+    indexer.build_index(tree)
+    source = tree / PICKING
+    source.write_text(source.read_text()
+                      .replace("  return middle(x)", "  return middle(x) or cos(x)")
+                      .replace("def tail(x):\n  return x", "def tail(x):\n  return head(x)"))
+    tables, expected, updated = _solved_again(tree, kept, tmp_path, monkeypatch)
+    assert tables == expected, updated
 
 
 def _callees(tables: dict, function: str) -> set[str]:

@@ -62,12 +62,13 @@ moved, a table of values of the whole tree changed) it gives up and the tree is
 solved in full. A key of a cycle is computed again with every key of its recorded
 cycle: what each holds does not depend on where the cycle was entered, so the keys an
 edit takes out of the cycle are read with their values and those it puts in join it.
-Not yet right: which keys form a cycle can depend on the order keys are computed in (a
-key computed while another is open reads it as nothing, and may then read less), and
-an update computes in another order than a cold solve: on jax, a new cycle of two
-(`typeof` and `shaped_abstractify` calling each other) joined a recorded cycle of
-4,600 keys instead. So no front end turns the update on, and nothing of a solve is
-kept on disk.
+Which keys form a cycle can depend on the order keys are computed in (a key computed
+while another is open reads it as nothing, and may then read less), and verifying a
+frame's reads computes what changed among them ahead of a cold solve's turn: where
+such a computation reads a key open around it, the update gives up (on jax, a new
+cycle of two, `typeof` and `shaped_abstractify` calling each other, had joined a
+recorded cycle of 4,600 keys that way). No front end turns the update on yet, and
+nothing of a solve is kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

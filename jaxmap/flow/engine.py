@@ -169,6 +169,8 @@ class Engine(FlowFacts):
         mode_key = (self._through, key)
         index = self._open.get(mode_key)
         if index is not None:  # a key of the asking key's component: read as nothing
+            if self._plan is not None:
+                self._plan.read_open(index)
             if index < self._low[-1]:
                 self._low[-1] = index
             return _EMPTY

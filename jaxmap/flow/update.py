@@ -16,9 +16,11 @@ where one differs, or a module is added or removed, or a definition's id moves, 
 update gives up (`GiveUp`), and the caller solves in full. A key of a cycle is computed
 again with every key of its recorded cycle, as the engine reaches them (`_compute_again`),
 and a frame the edit puts on a cycle with a key being computed again is computed again
-too, the keys open below it read as nothing (`_open`). Not yet: the cycles a cold
-solve finds where an edit makes a new one (which keys form a cycle can depend on the
-order keys are computed in; flow/__init__.py).
+too, the keys open below it read as nothing (`_open`). Which keys form a cycle can
+depend on the order keys are computed in (flow/__init__.py), and verifying a frame's
+reads computes what changed among them ahead of the turn a cold solve would give it:
+where such a computation reads a key open around it, the update gives up
+(`read_open`), the one case where it could join a cycle a cold solve does not make.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ class Plan:
         self._depth = 0  # how many computations again are under way, one in another
         # the frames whose reads are being verified -> the depth their walk started at
         self._walking: dict[int, int] = {}
+        # the engine's first index of the keys opened by what is computed ahead of its
+        # turn, if anything is (`read_open`)
+        self._ahead = -1
         self._changed_before: set[int] = set()  # frames changed in the stage continued
         # a side table's entry kept from the recorded solve -> (its table, its key)
         self._sides: dict[int, tuple[dict, object]] = {}
@@ -88,7 +93,16 @@ class Plan:
         if self._open(hashed):
             self._compute_again(self.stage, hashed)
         else:
-            self.verify(self.stage, hashed)
+            self.verify(self.stage, hashed, read=True)
+
+    def read_open(self, index: int) -> None:
+        """The engine reads a key open at `index`: GiveUp where a computation made
+        ahead of its turn (a frame its reader's recorded reads reach, not what the
+        reader reads now) reads a key open around it. A cold solve computes that frame
+        when something reads it; here it could join a cycle a cold solve does not
+        make (which keys form a cycle can depend on the order)."""
+        if index < self._ahead:
+            raise GiveUp("a frame computed ahead read a key open around it")
 
     def _open(self, who: int) -> bool:
         """Whether a cold solve would have the frame open here: it is being computed
@@ -185,9 +199,11 @@ class Plan:
             return self.status[before][read]
         return False
 
-    def verify(self, stage: int, who: int) -> bool:
+    def verify(self, stage: int, who: int, read: bool = False) -> bool:
         """Whether a frame's value changed: where something it read did, it is
-        computed again (with its cycle) and compared."""
+        computed again (with its cycle) and compared. Where the engine reads it
+        (`read`), what its reads' verification computes again is computed ahead of
+        its turn (`read_open`)."""
         status = self.status[stage]
         if who in self.again[stage]:
             return status[who]
@@ -200,10 +216,14 @@ class Plan:
         status[who] = False  # (while its reads are verified: a cycle reads it as is)
         reads = self.old.reads[stage].get(who, ())
         self._walking[who] = self._depth
+        ahead = self._ahead
+        if read:
+            self._ahead = self.flow._visited
         try:
             changed = self._reads_changed(stage, reads)
         finally:
             del self._walking[who]
+            self._ahead = ahead
         if changed:
             self._compute_again(stage, who)
         return status[who]
