@@ -141,6 +141,14 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
                                 in (self.classes._subclasses or {}).items()},
                                set(self.classes._of_tests))}
 
+    def release(self) -> None:
+        """Let go of the parts that hold the flow (reference cycles the collector would
+        keep for long in a process that solves again and again), and of an update's
+        plan, which holds the flow and the solve it started from."""
+        self._plan = None
+        for part in ("classes", "_bound", "_site_fields"):
+            vars(self).pop(part, None)
+
     def close(self) -> None:
         """Forget what was computed, and the parsed texts kept for reuse; where it was
         recorded, what an update reads first (recording.py)."""
@@ -157,8 +165,7 @@ class Flow(ImplicitCalls, CallSites, CallResults, Arrays, Members, Containers, S
         self._direct_memo.clear()
         self._sets.clear()
         self._of_names.clear()
-        # each holds the flow: reference cycles, broken here
-        del self.classes, self._bound, self._site_fields
+        self.release()
         parse_text.cache_clear()
         split_arguments.cache_clear()
         ordered_key.cache_clear()
