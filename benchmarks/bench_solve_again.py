@@ -4,7 +4,7 @@
     python benchmarks/bench_solve_again.py [--work DIR]
 
 Copies the installed jax into DIR, indexes it cold with the solve kept
-(flow/graph.py `keep_solves`, which no front end turns on yet), then makes the edits
+(flow/graph.py `keep_solves`, as a server's build process does), then makes the edits
 below one after another. After each, it brings the index up to date (the edited file
 parsed again, the call graph solved again from the kept solve) and, in the same
 process, builds a cold index of the edited tree in a cache of its own, solved in full

@@ -1,5 +1,5 @@
 """A solve of the value flow kept and solved again after each edit (flow/update.py, as a
-process that keeps its solves does: graph.keep_solves): every table equals a cold index of the edited tree, after
+server's build process does): every table equals a cold index of the edited tree, after
 edits that change what calls call, what names hold, what helpers return and register,
 which defs exist, what a class derives from, what an import binds and which keys a cycle
 holds, in random orders;
@@ -177,6 +177,64 @@ def test_a_save_that_changes_a_function_and_closes_a_cycle_through_it(kept, tmp_
     tables, expected, updated = _solved_again(tree, kept, tmp_path, monkeypatch)
     assert tables == expected, updated
 
+
+def test_a_solve_of_the_index_as_it_stands_is_solved_again_from(tmp_path, monkeypatch):
+    """A build process started on an index built before solves its call graph again,
+    writing nothing (indexer.solve_as_indexed), and the first edit is solved again from
+    that solve, to the tables of a cold index."""
+    tree = _minijax(tmp_path)
+    warm, cold = tmp_path / "warm", tmp_path / "cold"
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(warm))
+    monkeypatch.setattr(graph, "_KEPT", graph._Kept())  # (built by a process that keeps none)
+    path = indexer.build_index(tree).path
+    written = Path(path).read_bytes()
+    kept = graph._Kept()
+    monkeypatch.setattr(graph, "_KEPT", kept)
+    graph.keep_solves()
+    assert indexer.solve_as_indexed(tree) and kept.flow is not None
+    assert Path(path).read_bytes() == written
+    _toggled(tree / LAX, *EDITS["mul calls add"][1:])
+    indexer.ensure_index(tree, graph=True)
+    assert kept.updated
+    monkeypatch.setattr(graph, "_KEPT", graph._Kept())
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(cold))
+    expected = indexer.build_index(tree).path
+    assert _tables(path, facts=True) == _tables(expected, facts=True)
+
+
+def test_no_index_or_a_stale_one_is_not_solved_as_indexed(tmp_path, monkeypatch):
+    tree = _minijax(tmp_path)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    kept = graph._Kept()
+    monkeypatch.setattr(graph, "_KEPT", kept)
+    graph.keep_solves()
+    assert not indexer.solve_as_indexed(tree)  # no index
+    indexer.build_index(tree, graph=False)
+    assert not indexer.solve_as_indexed(tree)  # no call graph
+    indexer.build_index(tree)
+    kept.flow = None
+    _toggled(tree / LAX, *EDITS["mul calls add"][1:])
+    assert not indexer.solve_as_indexed(tree)  # a file changed since
+    assert kept.flow is None
+
+
+def test_a_build_process_solves_a_current_call_graph_once_it_has_answered(tmp_path, monkeypatch):
+    """A server's build process told the index is current (`report: null`) then solves
+    its call graph, to solve the first save from; for a first-phase request it does not."""
+    from jaxmap.indexing import builder
+
+    tree = _minijax(tmp_path)
+    monkeypatch.setenv("JAXMAP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(graph, "_KEPT", graph._Kept())
+    indexer.build_index(tree)
+    kept = graph._Kept()
+    monkeypatch.setattr(graph, "_KEPT", kept)
+    graph.keep_solves()
+    sent: list[dict] = []
+    builder.answer(str(tree), {"graph": False}, sent.append)
+    assert sent == [{"report": None}] and kept.flow is None
+    builder.answer(str(tree), {"graph": True}, sent.append)
+    assert sent == [{"report": None}] * 2 and kept.flow is not None
 
 def _callees(tables: dict, function: str) -> set[str]:
     """The short names of what `function` of the picking module calls (calls table)."""

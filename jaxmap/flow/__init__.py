@@ -50,7 +50,7 @@ nothing reads (`unused = 1`), the rows are moved in place (after a first-phase
 question, `locate`, at the next graph question: until then the call graph is
 stale). Any other edit solves the tree again, from the facts kept for the files that
 did not change and those extracted again. A process that solves again and again
-(graph.keep_solves, which no front end turns on yet) records what every key, side-table entry
+(a server's build process: graph.keep_solves) records what every key, side-table entry
 and root reads in each stage of a solve (recording.py) and keeps the solve; the next
 starts from it (update.py): the inputs the edit changed are found by comparing the
 two trees' tables and asking the resolver's questions again, a key whose reads did
@@ -67,8 +67,8 @@ while another is open reads it as nothing, and may then read less), and verifyin
 frame's reads computes what changed among them ahead of a cold solve's turn: where
 such a computation reads a key open around it, the update gives up (on jax, a new
 cycle of two, `typeof` and `shaped_abstractify` calling each other, had joined a
-recorded cycle of 4,600 keys that way). No front end turns the update on yet, and
-nothing of a solve is kept on disk.
+recorded cycle of 4,600 keys that way). A command-line process solves in full,
+unrecorded: nothing of a solve is kept on disk.
 
 May import: indexing (its facts schema and the resolver's names), store (records),
 knowledge, models, roots, errors. Never commands, render, scaffold, session or the front

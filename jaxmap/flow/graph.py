@@ -58,8 +58,8 @@ def _on_deep_stack(function, *args):
 
 
 class _Kept:
-    """The last solve of a process that solves again and again, recorded, for the next
-    to start from (update.py)."""
+    """The last solve of a process that solves again and again (a server's build
+    process: indexing/builder.py), recorded, for the next to start from (update.py)."""
 
     on = False
     flow: Flow | None = None
@@ -73,10 +73,13 @@ def keep_solves() -> None:
     """From now on, this process records each solve of the value flow and solves the
     next from it: only what an edit reaches is computed again (update.py). It costs
     the recording (on jax about a fifth more time and 200 MB more memory, held between
-    solves). No front end turns it on yet: an edit that makes a cycle can be solved
-    again to other cycles than a cold solve finds (README, "Solving again after an
-    edit")."""
+    solves)."""
     _KEPT.on = True
+
+
+def solve_kept() -> bool:
+    """Whether this process keeps a solve for the next to start from."""
+    return _KEPT.flow is not None
 
 
 def _call_graph(names: Names, findings: Findings, definitions: list[DefinitionRecord],

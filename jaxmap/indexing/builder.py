@@ -9,9 +9,12 @@ lines on stdout: `{"progress": [stage, done, total, percent]}` while it builds
 A request for the call graph of an index that has one (a refresh after a save) is
 answered in two steps where files changed: the first phase (definitions, primitives,
 rules) is written and told as `{"first": {...}}` within a fraction of a second, then
-the call graph is solved again and the report follows. (An index built from nothing
+the call graph is solved again (from the process's last solve, where it has one: only
+what the edit reaches; flow/update.py) and the report follows. (An index built from nothing
 is built in one step: its first phase alone would leave out what the graph reads.)
-It ends when stdin closes.
+Once it has answered that an index with a call graph is current, it solves that call
+graph again, keeping the solve, before it reads the next request (`warm`): the first
+save after a server starts is then solved again too. It ends when stdin closes.
 """
 
 from __future__ import annotations
@@ -67,13 +70,34 @@ def answer(root: str | None, request: dict, send) -> None:
         send({"error": describe(error, debug_hint=False)})
         return
     send({"report": None if report is None else report._asdict()})
+    if graph and report is None:
+        warm(root)
+
+
+def warm(root: str | None) -> None:
+    """With the call graph current and no solve kept (the process has just started on
+    an index built before), solve it again now, answered already, so that the first
+    save is solved again from it rather than in full. A failure here is the next
+    build's to meet and tell."""
+    from jaxmap.flow.graph import solve_kept
+    from jaxmap.indexing import indexer
+
+    if not solve_kept():
+        try:
+            indexer.solve_as_indexed(root)
+        except Exception:  # noqa: BLE001, S110 - nothing asked for it: the next build tells
+            pass
 
 
 def main(argv: list[str]) -> int:
     """Serve requests until stdin closes, at a lower priority than the server: on a
-    busy machine the editor's answers come first."""
+    busy machine the editor's answers come first. Each solve of the call graph is kept
+    for the next to start from (flow/graph.py `keep_solves`)."""
+    from jaxmap.flow.graph import keep_solves
+
     if hasattr(os, "nice"):
         os.nice(_NICENESS)
+    keep_solves()
     root = argv[0] if argv and argv[0] else None
     out = sys.stdout
 

@@ -262,13 +262,47 @@ def graph_kept(root=None) -> bool:
     """Whether the index of `root` holds a call graph of this jaxmap's making, current
     or stale after an edit: refreshing it re-reads only the files that changed."""
     root = roots.resolve_root(root)
-    conn = store.connect_readonly(store.index_path(root))
-    if conn is None:
-        return False
-    with closing(conn):
-        meta = store.read_meta(conn)
+    with _opened(root) as (_conn, meta):
         return store.is_current(meta, {**store.query_key(), "root": str(root)}) \
             and meta.get(store.GRAPH) in ("1", store.STALE)
+
+
+@contextmanager
+def _opened(root: str):
+    """The index of `root` opened read-only, and its meta: (None, {}) where it has
+    none."""
+    conn = store.connect_readonly(store.index_path(root))
+    if conn is None:
+        yield None, {}
+        return
+    with closing(conn):
+        yield conn, store.read_meta(conn)
+
+
+def solve_as_indexed(root=None) -> bool:
+    """Solve the call graph of the index of `root` again from its stored facts, as the
+    build that wrote it did, writing nothing: a process that keeps its solves
+    (flow/graph.py `keep_solves`) then solves the next edit from this one. False where
+    the index is missing, not current or without a current call graph."""
+    from jaxmap.flow.graph import call_graph
+    from jaxmap.indexing import discover, resolve
+    from jaxmap.indexing.worker import usable_cores
+
+    root = roots.resolve_root(root)
+    with _opened(root) as (conn, meta):
+        if conn is None or not store.is_current(meta, {**_version_key(), "root": str(root)}) \
+                or meta.get(store.GRAPH) != "1" or not _unchanged(root, conn):
+            return False
+        tree = discover.list_files(root)
+        stored = store.load_facts(conn, [source.path for source in tree.files],
+                                  read=lambda _facts: None)
+    if len(stored) != len(tree.files):
+        return False
+    facts = {source.path: stored.pop(source.path)[2] for source in tree.files}  # (its order)
+    with _gc_paused():
+        resolve.resolve(facts, graph=functools.partial(call_graph, progress=None,
+                                                       jobs=usable_cores()))
+    return True
 
 
 def _plan(root: str, tree, path: str, expected: dict, rebuild: bool,
