@@ -20,7 +20,8 @@ too, the keys open below it read as nothing (`_open`). Which keys form a cycle c
 depend on the order keys are computed in (flow/__init__.py), and verifying a frame's
 reads computes what changed among them ahead of the turn a cold solve would give it:
 where such a computation reads a key open around it, the update gives up
-(`read_open`), the one case where it could join a cycle a cold solve does not make.
+(`read_open`): there it could join a cycle a cold solve does not make (the one way
+it was seen to, on jax; no fixture shows it).
 """
 
 from __future__ import annotations
