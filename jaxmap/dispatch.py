@@ -31,6 +31,8 @@ def answer(command: Command, index: Index, arguments: dict, fmt: str = "json",
     paging = _paging(command, arguments)
     result = load(command.run)(index, **arguments)
     view = (view or View(index.root, index.jax_version))._replace(paging=paging)
+    if command.graph:
+        view = view._replace(unparsed=tuple(index.unparsed()))
     if said is not None and command.said and (line := load(command.said)(result, view)):
         said.append(line)
     text = load(command.render[fmt])(result, view)

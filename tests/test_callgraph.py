@@ -14,7 +14,7 @@ from jaxmap.flow.calls import MAX_CERTAIN
 
 CALL_KEYS = {"root", "query", "direction", "targets", "count", "unresolved", "others",
              "others_why", "found", "registrations", "read_as", "total", "offset", "truncated",
-             "next_offset", "aliases", "also_named"}
+             "next_offset", "aliases", "also_named", "unparsed"}
 FOUND_KEYS = {"name", "kind", "file", "line", "depth", "public", "chain", "call_line",
               "call_file", "through", "handed", "dispatch", "steps", "trace_time",
               "left_out"}

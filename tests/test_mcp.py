@@ -258,6 +258,22 @@ def test_an_edited_file_is_seen_by_the_next_call(tmp_path):
     assert after["primitives"][0]["line"] == line + 1
 
 
+def test_a_graph_answer_names_the_files_that_do_not_parse(tmp_path):
+    """A file left mid-edit is read as far as it parses: the call-graph tools say which,
+    as the CLI does on stderr, since what follows the refusal may be missing."""
+    tree = shutil.copytree(ROOT, tmp_path / "tree")
+    module = tree / "jax" / "_src" / "lax" / "parallel.py"
+    assert _tool_json(tree, "callers", {"name": "apply_primitive"})["unparsed"] == []
+    module.write_text(module.read_text() + "\ndef broken(:\n    pass\n")
+    line = module.read_text().count("\n") - 1
+    said = [f"jax/_src/lax/parallel.py:{line}: does not parse (invalid syntax); "
+            "read as far as it parses"]
+    for name, arguments in (("callers", {"name": "apply_primitive"}),
+                            ("binds", {"name": "psum_p"}), ("calls", {"name": "psum"}),
+                            ("path", {"source": "psum", "target": "psum_p"})):
+        assert _tool_json(tree, name, arguments)["unparsed"] == said, name
+
+
 def test_the_tool_list_is_small_and_complete():
     """Agents pay for the tool list in every conversation: under 2,000 tokens,
     estimated as characters / 4 of its JSON (as the README states)."""

@@ -402,3 +402,7 @@ def test_locate_says_when_a_file_it_shows_does_not_parse(tree, capsys, monkeypat
         assert capsys.readouterr().err.startswith(
             f"jaxmap: jax/_src/lax/parallel.py:{line}: does not parse (invalid syntax); "
             "read as far as it parses, so the answer may lack what follows it\n")
+        assert main([*command, "--root", str(tree), "--json", "-q"]) == 0  # and in JSON
+        assert json.loads(capsys.readouterr().out)["unparsed"] == [
+            f"jax/_src/lax/parallel.py:{line}: does not parse (invalid syntax); "
+            "read as far as it parses"]

@@ -261,7 +261,8 @@ def call_document(answer, view: View) -> str:
                         "aliases": [{"variable": label, "names": list(names)}
                                     for label, names in answer.aliases],
                         "also_named": [{"name": label, "aliases": list(names)}
-                                       for label, names in answer.also]},
+                                       for label, names in answer.also],
+                        "unparsed": list(view.unparsed)},
                        "found", view.paging))
 
 
@@ -282,7 +283,8 @@ def path_document(answer, view: View) -> str:
                   "runs": answer.runs, "count": len(answer.chains),
                   "chains": [[{"caller": s.caller, "callee": s.callee, "how": s.how,
                                "file": view.path(s.file), "line": s.line} for s in steps]
-                             for steps in answer.chains]})
+                             for steps in answer.chains],
+                  "unparsed": list(view.unparsed)})
 
 
 def coverage_document(matrix, view: View) -> str:
@@ -311,7 +313,7 @@ def explanation_document(answers, view: View) -> str:
     records = [_explanation(found, view.path) for found in answers]
     top = next((r for r, a in zip(records, answers) if a.placed), records[0] if records else {})
     document = {"root": str(view.root), **top, "tracebacks": len({a.segment for a in answers}),
-                "exceptions": records}
+                "exceptions": records, "unparsed": list(view.unparsed)}
     text = _dump(document)
     for i in range(len(records) - 1, 0, -1):
         if len(text) <= _EXPLAIN_CHARS:

@@ -24,3 +24,6 @@ class View(NamedTuple):
     path: Callable[[str], str] = _as_given
     source_line: Callable[[str, int], str | None] = _no_source
     paging: Paging = EVERYTHING  # how much of a long list a JSON answer shows
+    # a call-graph answer's: the diagnostics of the tree's files Python's parser refuses
+    # (what follows a refusal may be missing from the answer)
+    unparsed: tuple[str, ...] = ()
