@@ -1,7 +1,8 @@
 """`jaxmap lsp` figures on a warm index, side by side in one run.
 
     python benchmarks/bench_lsp.py [--root PATH] [--requests N] [--starts N] [--refreshes N]
-                                   [--body-edits N] [--call-edits N] [--settle S] [--cold]
+                                   [--body-edits N] [--call-edits N] [--leaf-call-edits N]
+                                   [--settle S] [--cold]
 
 Prints, for N definition and N hover requests at real positions (every `*_p` name and
 every `def` in two of jax's busiest files, taken in turn): the p50/p95 of the work the
@@ -18,13 +19,15 @@ added first in `_psum_transpose_rule`'s body, one nothing reads (the answer is c
 when the next primitive made below it has moved down); with --call-edits N, the same
 for a call added there (the call graph is solved again: definitions are current
 from the refresh's first phase on, the call graph when the refresh ends, timed
-too). With --settle S, each of those waits S seconds after the server starts before
-its first save (an editor opened, then a while before the first edit: meanwhile the
-build process solves the call graph the saves are solved again from). With --cold:
-the server started
-on an empty cache, the time to its first answer (initialize) and to its first
-definition that finds something (the build done), beside `jaxmap index` on an empty
-cache. The issue's targets are printed beside; nothing here asserts.
+too); with --leaf-call-edits N, a call of `jnp.asarray` added first in the body of
+`odeint`, in a module no other module of jax imports (jax/experimental/ode.py), the
+issue's "body edit in a leaf module". With --settle S, each of those waits S seconds
+after the server starts before its first save (an editor opened, then a while before
+the first edit: meanwhile the build process solves the call graph the saves are solved
+again from). With --cold: the server started on an empty cache, the time to its first
+answer (initialize) and to its first definition that finds something (the build done),
+beside `jaxmap index` on an empty cache. The issue's targets are printed beside;
+nothing here asserts.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ def main() -> None:
     parser.add_argument("--refreshes", type=int, default=0)
     parser.add_argument("--body-edits", type=int, default=0)
     parser.add_argument("--call-edits", type=int, default=0)
+    parser.add_argument("--leaf-call-edits", type=int, default=0)
     parser.add_argument("--settle", type=float, default=0.0)
     parser.add_argument("--cold", action="store_true")
     args = parser.parse_args()
@@ -83,6 +87,8 @@ def main() -> None:
         refreshes(root, args.body_edits, trips, _add_a_body_statement, args.settle)
     if args.call_edits:
         refreshes(root, args.call_edits, trips, _add_a_call, args.settle)
+    if args.leaf_call_edits:
+        refreshes(root, args.leaf_call_edits, trips, _add_a_leaf_call, args.settle)
     if args.cold:
         cold(root, places[0])
 
@@ -123,37 +129,57 @@ async def _cold_answers(root: Path, place, env: dict) -> tuple[float, float]:
     return first, found
 
 
-def _append_a_primitive(target: Path, n: int) -> tuple[str, str, object]:
-    """--refreshes' edit: (what it is, the symbol to ask for, whether an answer knows it)."""
+# --leaf-call-edits' module: one no other module of jax imports (its functions are
+# called from outside the tree only), and the function it edits
+LEAF = ("jax/experimental/ode.py", "def odeint(")
+
+
+def _append_a_primitive(root: Path, n: int) -> tuple[str, Path, str, object]:
+    """--refreshes' edit: (what it is, the file saved, the symbol to ask for, whether an
+    answer knows it)."""
     name = f"bench_refresh_{n}"
-    with open(target, "a") as handle:
+    with open(root / FILES[0], "a") as handle:
         handle.write(f"\n{name}_p = core.Primitive('{name}')\n")
-    return f"a primitive appended to {FILES[0]}", name, bool
+    return f"a primitive appended to {FILES[0]}", root / FILES[0], name, bool
 
 
-def _add_a_body_statement(target: Path, n: int, statement: str = "unused_by_an_edit_{n} = {n}"
-                          ) -> tuple[str, str, object]:
+def _add_a_body_statement(root: Path, n: int, statement: str = "unused_by_an_edit_{n} = {n}",
+                          where: tuple[str, str] = (FILES[0], "def _psum_transpose_rule"),
+                          following: str = r"^(\w+_p) = ") -> tuple[str, Path, str, object]:
     """--body-edits' edit: a statement nothing reads, first in `_psum_transpose_rule`'s
     body; an answer knows it when the next primitive made below (a workspace symbol)
     has moved down."""
+    file, function = where
+    target = root / file
     text = target.read_text()
-    at = text.index("def _psum_transpose_rule")
+    at = text.index(function)
     end = text.index("\n", at) + 1
+    if function.startswith("def ") and '"""' in text[end:text.index("\n", end) + 1]:
+        end = text.index('"""', text.index('"""', end) + 3) + 4  # after its docstring
     text = text[:end] + "  " + statement.format(n=n) + "\n" + text[end:]
     target.write_text(text)
-    following = re.compile(r"^(\w+_p) = ", re.M).search(text, end)
-    line = text.count("\n", 0, following.start())  # 0-based, as LSP counts
+    below = re.compile(following, re.M).search(text, end)
+    line = text.count("\n", 0, below.start(1))  # 0-based, as LSP counts
 
     def moved(found) -> bool:
         return any(symbol.location.range.start.line == line for symbol in found or ())
 
-    return f"a statement in a body of {FILES[0]}", following.group(1), moved
+    return f"a statement in a body of {file}", target, below.group(1), moved
 
 
-def _add_a_call(target: Path, n: int) -> tuple[str, str, object]:
+def _add_a_call(root: Path, n: int) -> tuple[str, Path, str, object]:
     """--call-edits' edit: a call first in `_psum_transpose_rule`'s body."""
-    what, name, moved = _add_a_body_statement(target, n, "cts = lax.stop_gradient(cts)")
-    return what.replace("a statement", "a call"), name, moved
+    what, target, name, moved = _add_a_body_statement(root, n, "cts = lax.stop_gradient(cts)")
+    return what.replace("a statement", "a call"), target, name, moved
+
+
+def _add_a_leaf_call(root: Path, n: int) -> tuple[str, Path, str, object]:
+    """--leaf-call-edits' edit: a call of a popular function (`jnp.asarray`) first in
+    the body of a function of a leaf module (`LEAF`); an answer knows it when the next
+    def below has moved down."""
+    what, target, name, moved = _add_a_body_statement(
+        root, n, "jnp.asarray(t).reshape({n})", LEAF, r"^def (\w+)")
+    return what.replace("a statement", "a call"), target, name, moved
 
 
 def refreshes(root: Path, count: int, at_rest: dict[str, list[float]], edit,
@@ -188,14 +214,13 @@ async def _refreshes(root: Path, places, count: int, edit, settle: float):
 
     client = await _client(root)
     await asyncio.sleep(settle)
-    target = root / FILES[0]
     waits: list[float] = []
     ends: list[float] = []
     during: dict[str, list[float]] = {"definition": [], "hover": []}
     ask = {"definition": (client.text_document_definition_async, t.DefinitionParams),
            "hover": (client.text_document_hover_async, t.HoverParams)}
     for n in range(count):
-        what, name, current = edit(target, n)
+        what, target, name, current = edit(root, n)
         start = time.perf_counter()
         client.text_document_did_save(t.DidSaveTextDocumentParams(
             t.TextDocumentIdentifier(target.as_uri())))
