@@ -53,6 +53,9 @@ def middle(x):
 
 def tail(x):
   return x
+
+
+CHOSEN = neg
 """
 
 # name -> (file, text before, text after): each applied, or taken back if applied.
@@ -83,6 +86,7 @@ EDITS = {
     "an import binds another class": (
         HIJAX_USER, "from jax._src.hijax import VJPHiPrimitive",
         "from jax._src.hijax import HiPrimitive as VJPHiPrimitive"),
+    "a module's variable names another function": (PICKING, "CHOSEN = neg", "CHOSEN = cos"),
     "a helper leaves its cycle": (
         PICKING, "def pick_again(n):\n  return pick(n)", "def pick_again(n):\n  return cos"),
 }

@@ -296,9 +296,9 @@ class _RecordedFacts:
 
 
 class RecordedNames:
-    """The resolver as the flow reads it: each answer recorded with its question. The
-    environment `env_of` hands out is only handed back to `lookup`, whose question
-    records it by module."""
+    """The resolver as the flow reads it: each answer recorded with its question, and
+    each module's environment (`env_of`: its top-level names' values) by module, which
+    `lookup`'s questions record too where it is handed back to them."""
 
     def __init__(self, recording: Recording, names):
         self._recording, self._names = recording, names
@@ -309,6 +309,7 @@ class RecordedNames:
         return _RecordedFacts(self._recording, module, self._names.facts(module))
 
     def env_of(self, module: str):
+        self._recording.read(("names", "env", module))
         return self._names.env_of(module)
 
     def __getattr__(self, attr: str):

@@ -368,6 +368,8 @@ def changed_inputs(old, new) -> set[int]:
     if set(old_names.modules) != set(new_names.modules):
         raise GiveUp("a module added or removed")
     for module, (_path, facts) in new_names.modules.items():
+        if not _same(old_names.env_of(module), new_names.env_of(module)):
+            changed.add(hash(("names", "env", module)))
         before = old_names.modules[module][1]
         if before is facts or before == facts:
             continue
