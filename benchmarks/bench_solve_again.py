@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 PARALLEL, LAX, CORE = "jax/_src/lax/parallel.py", "jax/_src/lax/lax.py", "jax/_src/core.py"
+ODE = "jax/experimental/ode.py"  # a leaf module: no other module of jax imports it
 # (what, file, texts before and after): each made on the tree as the one before left it,
 # with the first pair whose text before this release has.
 EDITS = [
@@ -35,6 +36,13 @@ EDITS = [
          "  return (pmax_p.bind(cts, axes=tuple(named_axes),"),
         ("  nonzero_in_cts = psum_p.bind(*nonzero_out_cts, axes=tuple(named_axes),",
          "  nonzero_in_cts = pmax_p.bind(*nonzero_out_cts, axes=tuple(named_axes),")]),
+    ("a call of jnp.asarray added in odeint (a leaf module)", ODE, [
+        ("  converted, consts = custom_derivatives.closure_convert(func, y0, t[0], *args)\n",
+         "  jnp.asarray(t).reshape(-1)\n"
+         "  converted, consts = custom_derivatives.closure_convert(func, y0, t[0], *args)\n")]),
+    ("a call of jax.vmap added in ode.py (a leaf module)", ODE, [
+        ("  return jax.vmap(unravel)(out)\n", "  out = jax.vmap(jnp.abs)(out)\n"
+         "  return jax.vmap(unravel)(out)\n")]),
     ("a helper of lax returns another value", LAX, [
         ("sharding=x_aval.sharding.update(spec=P()))\n  return out\n",
          "sharding=x_aval.sharding.update(spec=P()))\n  return x_aval\n"),
