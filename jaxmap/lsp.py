@@ -435,6 +435,7 @@ class _BuildProgress:
         self.server = server
         self._token: str | None = None  # of the update running
         self._begun = False
+        self._unanswered: str | None = None  # of one that ended before its bar was begun
         self._count = 0
         self._told = (0, "")  # (percentage, message): the latest
 
@@ -464,16 +465,28 @@ class _BuildProgress:
 
         if token == self._token:
             self._begun = True
-            self.server.work_done_progress.begin(token, t.WorkDoneProgressBegin(
-                title="jaxmap: indexing", percentage=self._told[0], message=self._told[1]))
+        elif token == self._unanswered:  # the editor answered after the update ended
+            self._unanswered = None
+        else:
+            return
+        self.server.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+            title="jaxmap: indexing", percentage=self._told[0], message=self._told[1]))
+        if token != self._token:
+            self._ended(token)
 
     def end(self) -> None:
-        from lsprotocol import types as t
-
+        """The update ended: its bar too, or, where the editor has not yet answered
+        the bar's creation (a short update on a busy machine), once it does."""
         token, begun, self._token, self._begun = self._token, self._begun, None, False
         if begun:
-            self.server.work_done_progress.end(token, t.WorkDoneProgressEnd(
-                message="index ready"))
+            self._ended(token)
+        elif token is not None:
+            self._unanswered = token
+
+    def _ended(self, token: str) -> None:
+        from lsprotocol import types as t
+
+        self.server.work_done_progress.end(token, t.WorkDoneProgressEnd(message="index ready"))
 
 
 def serve_stdio(root: str | None = None) -> None:

@@ -490,3 +490,32 @@ async def test_a_tree_that_is_not_jax_still_serves_its_names_from_jaxmap_root(tm
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_an_update_that_ends_before_its_bar_is_answered_still_shows_it_whole():
+    """An editor answers the progress bar's creation after the update ended (a short
+    update on a busy machine): the bar is begun then, and ended at once; before, it
+    was never begun, so the editor saw no progress at all."""
+    from types import SimpleNamespace
+
+    from jaxmap.lsp import _BuildProgress
+
+    sent, answers = [], []
+    bar = SimpleNamespace(create=lambda token, answered: answers.append(answered),
+                          begin=lambda token, value: sent.append((token, value.kind)),
+                          report=lambda token, value: sent.append((token, value.kind)),
+                          end=lambda token, value: sent.append((token, value.kind)))
+    server = SimpleNamespace(work_done_progress=bar, client_capabilities=SimpleNamespace(
+        window=SimpleNamespace(work_done_progress=True)))
+    progress = _BuildProgress(server)
+    progress.report(SimpleNamespace(percent=50, stage=0, done=1, total=2))
+    progress.end()
+    assert sent == []  # the editor has not answered yet
+    answers[0]()
+    assert sent == [("jaxmap-index-1", "begin"), ("jaxmap-index-1", "end")]
+    progress.report(SimpleNamespace(percent=10, stage=0, done=0, total=2))  # the next update
+    answers[1]()
+    progress.report(SimpleNamespace(percent=60, stage=0, done=1, total=2))
+    progress.end()
+    assert sent[2:] == [("jaxmap-index-2", "begin"), ("jaxmap-index-2", "report"),
+                        ("jaxmap-index-2", "end")]
