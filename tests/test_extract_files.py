@@ -54,3 +54,22 @@ def test_graph_facts_added_by_helpers_are_those_of_one_extraction(jax_files):
         root, [(f.path, digest, f.size) for f, (digest, _, _) in zip(files, first)], facts,
         jobs=3)
     assert added == worker.extract_files(root, files, jobs=1, flow=True)
+
+
+def test_graph_facts_added_to_a_file_that_does_not_parse_are_one_extractions(tmp_path):
+    """A file Python's parser refuses keeps its diagnostic where one extraction puts
+    it, after what the call graph reads: its stored facts are the same bytes whether
+    the call graph's were read at once or added later (a server's first phase, then
+    its graph)."""
+    package = tmp_path / "jax"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "broken.py").write_text("def f(x):\n  return g(x)\n\ndef h(:\n  pass\n")
+    files = discover.list_files(str(tmp_path)).files
+    first = worker.extract_files(str(tmp_path), files, jobs=1)
+    assert any("error" in facts for _, facts, _ in first)
+    added = worker.with_graph_facts(
+        str(tmp_path), [(f.path, digest, f.size) for f, (digest, _, _) in zip(files, first)],
+        {f.path: facts for f, (_, facts, _) in zip(files, first)}, jobs=1)
+    assert [blob for _, _, blob in added] == \
+        [blob for _, _, blob in worker.extract_files(str(tmp_path), files, jobs=1, flow=True)]

@@ -47,6 +47,8 @@ def add_graph_facts(facts: dict, source: bytes) -> None:
         set_callees(callees, qualname, read_callees(source, ranges, line), merge)
     if callees:
         facts["callees"] = callees
+    if "error" in facts:  # last, where one extraction with the rest puts it: same bytes
+        facts["error"] = facts.pop("error")
 
 
 def set_callees(callees: dict, qualname: str, found: tuple, merge: bool) -> None:
