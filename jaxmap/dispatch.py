@@ -7,6 +7,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from jaxmap.errors import NotFound
+from jaxmap.models import UNPARSED
 from jaxmap.render.paging import EVERYTHING, Paging, taken
 from jaxmap.render.view import View
 
@@ -29,7 +30,10 @@ def answer(command: Command, index: Index, arguments: dict, fmt: str = "json",
     answers nothing. The row's line for stderr, if any, is added to `said`."""
     arguments = dict(arguments)
     paging = _paging(command, arguments)
-    result = load(command.run)(index, **arguments)
+    try:
+        result = load(command.run)(index, **arguments)
+    except NotFound as error:
+        raise _noting_unparsed(error, index) from None
     view = (view or View(index.root, index.jax_version))._replace(paging=paging)
     if command.graph:
         view = view._replace(unparsed=tuple(index.unparsed()))
@@ -38,8 +42,19 @@ def answer(command: Command, index: Index, arguments: dict, fmt: str = "json",
     text = load(command.render[fmt])(result, view)
     reason = load(command.refusal)(result) if command.refusal else None
     if reason:
-        raise NotFound(reason, output=text)
+        raise _noting_unparsed(NotFound(reason, output=text), index)
     return text
+
+
+def _noting_unparsed(error: NotFound, index: Index) -> NotFound:
+    """`error`, naming the files of the tree that Python's parser refuses, if any: what
+    was not found may be behind a refusal (a file left mid-edit), not absent."""
+    unparsed = index.unparsed()
+    if unparsed:
+        places = ", ".join(line.partition(f": {UNPARSED}")[0] for line in unparsed)
+        error.args = (f"{error.args[0]} (the index may lack what follows a line Python "
+                      f"cannot parse: {places})", *error.args[1:])
+    return error
 
 
 def _paging(command: Command, arguments: dict) -> Paging:

@@ -272,6 +272,11 @@ def test_a_graph_answer_names_the_files_that_do_not_parse(tmp_path):
                             ("binds", {"name": "psum_p"}), ("calls", {"name": "psum"}),
                             ("path", {"source": "psum", "target": "psum_p"})):
         assert _tool_json(tree, name, arguments)["unparsed"] == said, name
+    # a name not found may be behind the refusal, not absent: the error says where
+    (result,) = _calls(tree, ("binds", {"name": "gone_p"}))
+    assert result.is_error and _text(result).endswith(
+        f"(the index may lack what follows a line Python cannot parse: "
+        f"jax/_src/lax/parallel.py:{line})"), _text(result)
 
 
 def test_the_tool_list_is_small_and_complete():

@@ -396,6 +396,10 @@ def test_locate_says_when_a_file_it_shows_does_not_parse(tree, capsys, monkeypat
     assert json.loads(capsys.readouterr().out)["unparsed"]
     assert main(["locate", "apply_primitive", "--root", str(tree), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["unparsed"] == []
+    assert main(["locate", "broken_away", "--root", str(tree)]) == 1  # maybe behind it
+    assert capsys.readouterr().err == (
+        f"jaxmap: nothing named 'broken_away' in the index of {tree} (the index may lack "
+        f"what follows a line Python cannot parse: jax/_src/lax/parallel.py:{line})\n")
     monkeypatch.delenv("JAXMAP_QUIET")
     for command in (["callers", "apply_primitive"], ["binds", "psum_p"]):  # anywhere
         assert main([*command, "--root", str(tree)]) == 0
