@@ -75,7 +75,7 @@ def from_snapshot(args) -> int:
     root = f"jax {snapshot['jax_version']} (snapshot)"
     if args.json:
         # A snapshot has no call graph: what a function reaches is not known there.
-        definitions = [{**d, "reaches_total": 0, "reaches": []} for d in definitions]
+        definitions = [{**d, "reaches_total": None, "reaches": None} for d in definitions]
         # Everything, as `jaxmap locate --json` prints by default: one page of all.
         print(json.dumps({"root": root, "jax_version": snapshot["jax_version"],
                           "query": args.name.strip(), "call_graph": False,
@@ -93,8 +93,8 @@ def _match(snapshot: dict, query: str) -> tuple[list, list]:
     (suffix)."""
     leaf = query.rpartition(".")[2]
     stem = leaf[:-2] if leaf.endswith("_p") else leaf
-    # A snapshot is built from a wheel, which has no tests to list.
-    primitives = [{**p, "tests_total": 0, "tests": [],
+    # A snapshot has no call graph: which tests reach a primitive is not known there.
+    primitives = [{**p, "tests_total": None, "tests": None,
                    "switched_off": p.get("switched_off", []),  # only where there are any
                    # a snapshot written before jaxmap knew overrides says none
                    "rules": [{"overridden_by": None, **r, "stands_for": _stands_for(r)}
