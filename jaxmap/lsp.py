@@ -478,9 +478,11 @@ class _BuildProgress:
         """The update ended: its bar too, or, where the editor has not yet answered
         the bar's creation (a short update on a busy machine), once it does."""
         token, begun, self._token, self._begun = self._token, self._begun, None, False
+        if token is None:
+            return
         if begun:
             self._ended(token)
-        elif token is not None:
+        else:
             self._unanswered = token
 
     def _ended(self, token: str) -> None:
