@@ -76,24 +76,30 @@ def located_document(found, view: View) -> str:
     """A locate answer: one page of its definitions; each primitive's tests and each
     definition's reaches cut to the page's limit, with `tests_total` and `reaches_total`
     (all four null where the index holds no current call graph: not known, not none)."""
-    path, limit, known = view.path, view.paging.limit, found.graph
+    path, limit = view.path, view.paging.limit
+
+    def listed(key: str, items, item) -> dict:
+        if not found.graph:
+            return {f"{key}_total": None, key: None}
+        return {f"{key}_total": len(items), key: [item(i) for i in capped(items, limit)]}
+
+    def test(t) -> dict:
+        return {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
+                "chain": list(t.chain), "direct": t.direct}
+
+    def reach(r) -> dict:
+        return {"primitive": r.label, "chain": list(r.chain)}
+
     return _dump(paged({
         "root": str(view.root), "jax_version": view.jax_version, "query": found.query,
-        "call_graph": known, "unparsed": list(found.unparsed),
+        "call_graph": found.graph, "unparsed": list(found.unparsed),
         "config_options": [{"name": o.name, "file": path(o.file), "line": o.line}
                            for o in found.options],
-        "primitives": [{**primitive(p, path), "tests_total": len(tests) if known else None,
-                        "tests": [
-            {"name": t.name, "file": path(t.file), "line": t.line, "depth": t.depth,
-             "chain": list(t.chain), "direct": t.direct} for t in capped(tests, limit)]
-            if known else None}
-            for p, tests in zip(found.primitives, found.tests)],
-        "definitions": [{**definition(d, path),
-                         "reaches_total": len(reached) if known else None, "reaches": [
-            {"primitive": r.label, "chain": list(r.chain)} for r in capped(reached, limit)]
-            if known else None}
-            for d, reached in zip(found.definitions, found.reaches)]}, "definitions",
-        view.paging))
+        "primitives": [{**primitive(p, path), **listed("tests", tests, test)}
+                       for p, tests in zip(found.primitives, found.tests)],
+        "definitions": [{**definition(d, path), **listed("reaches", reached, reach)}
+                        for d, reached in zip(found.definitions, found.reaches)]},
+        "definitions", view.paging))
 
 
 def repo_map_document(data) -> str:
